@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One library holds all the logic; each stage is a thin executable over it.
+let stages = ["inat", "dedupe", "bundle", "manifest", "verify", "synth"]
+
+let package = Package(
+    name: "fieldpack",
+    products: stages.map { .executable(name: "fieldpack-\($0)", targets: ["fieldpack-\($0)"]) },
+    targets: [
+        .systemLibrary(name: "CSQLite3", path: "Sources/CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "CSimdJSON", path: "Sources/CSimdJSON",
+            cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
+            linkerSettings: [.linkedLibrary("simdjson")]),
+        .target(
+            name: "FieldpackKit",
+            dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CSimdJSON"],
+            path: "Sources/FieldpackKit"),
+    ] + stages.map {
+        .executableTarget(name: "fieldpack-\($0)", dependencies: ["FieldpackKit"], path: "Sources/fieldpack-\($0)")
+    } + [
+        .testTarget(name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests"),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,6 @@
+#ifndef FIELDPACK_CCRYPTO_SHIM_H
+#define FIELDPACK_CCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+#endif

@@ -1,0 +1,158 @@
+#include "fp_json.h"
+
+#include <cstring>
+#include <new>
+#include <simdjson.h>
+
+using simdjson::dom::element;
+
+static_assert(sizeof(element) <= sizeof(fp_json_value), "dom::element must fit in fp_json_value");
+
+struct fp_json_parser {
+    simdjson::dom::parser parser;
+};
+
+namespace {
+struct Iter {
+    uint8_t is_object;
+    uint8_t pad[7];
+    uint64_t words[3];
+};
+static_assert(sizeof(Iter) == sizeof(fp_json_iter), "Iter layout");
+static_assert(sizeof(simdjson::dom::array::iterator) == 16, "array iterator is a tape_ref");
+static_assert(sizeof(simdjson::dom::object::iterator) == 16, "object iterator is a tape_ref");
+
+inline element unwrap(fp_json_value value) {
+    element e;
+    std::memcpy(static_cast<void *>(&e), &value, sizeof(element));
+    return e;
+}
+inline fp_json_value wrap(element e) {
+    fp_json_value value{};
+    std::memcpy(&value, static_cast<const void *>(&e), sizeof(element));
+    return value;
+}
+}  // namespace
+
+extern "C" {
+
+fp_json_parser *fp_json_parser_create(void) { return new (std::nothrow) fp_json_parser(); }
+
+void fp_json_parser_destroy(fp_json_parser *parser) { delete parser; }
+
+int fp_json_parse(fp_json_parser *parser, const char *bytes, size_t length, fp_json_value *root) {
+    element e;
+    auto error = parser->parser.parse(bytes, length, false).get(e);
+    if (error) return static_cast<int>(error);
+    *root = wrap(e);
+    return 0;
+}
+
+const char *fp_json_error_message(int code) {
+    return simdjson::error_message(static_cast<simdjson::error_code>(code));
+}
+
+const char *fp_json_implementation(void) { return simdjson::get_active_implementation()->name().c_str(); }
+
+#define FP_STRINGIFY2(x) #x
+#define FP_STRINGIFY(x) FP_STRINGIFY2(x)
+const char *fp_json_version(void) { return FP_STRINGIFY(SIMDJSON_VERSION); }
+
+fp_json_type fp_json_type_of(fp_json_value value) {
+    switch (unwrap(value).type()) {
+    case simdjson::dom::element_type::ARRAY: return FP_JSON_ARRAY;
+    case simdjson::dom::element_type::OBJECT: return FP_JSON_OBJECT;
+    case simdjson::dom::element_type::INT64: return FP_JSON_INT;
+    case simdjson::dom::element_type::UINT64: return FP_JSON_UINT;
+    case simdjson::dom::element_type::DOUBLE: return FP_JSON_DOUBLE;
+    case simdjson::dom::element_type::STRING: return FP_JSON_STRING;
+    case simdjson::dom::element_type::BOOL: return FP_JSON_BOOL;
+    case simdjson::dom::element_type::NULL_VALUE: return FP_JSON_NULL;
+    }
+    return FP_JSON_NULL;
+}
+
+bool fp_json_find(fp_json_value object, const char *key, size_t key_length, fp_json_value *out) {
+    simdjson::dom::object o;
+    if (unwrap(object).get_object().get(o)) return false;
+    element e;
+    if (o.at_key(std::string_view(key, key_length)).get(e)) return false;
+    *out = wrap(e);
+    return true;
+}
+
+bool fp_json_get_int64(fp_json_value value, int64_t *out) {
+    element e = unwrap(value);
+    if (!e.is_int64() && !e.is_uint64()) return false;
+    return !e.get_int64().get(*out);
+}
+
+bool fp_json_get_double(fp_json_value value, double *out) { return !unwrap(value).get_double().get(*out); }
+
+bool fp_json_get_bool(fp_json_value value, bool *out) { return !unwrap(value).get_bool().get(*out); }
+
+bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length) {
+    std::string_view s;
+    if (unwrap(value).get_string().get(s)) return false;
+    *bytes = s.data();
+    *length = s.size();
+    return true;
+}
+
+bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter) {
+    element e = unwrap(container);
+    Iter it{};
+    if (e.is_array()) {
+        simdjson::dom::array a = e.get_array().value_unsafe();
+        auto begin = a.begin(), end = a.end();
+        it.is_object = 0;
+        std::memcpy(&it.words[0], static_cast<const void *>(&begin), 16);
+        std::memcpy(&it.words[2], reinterpret_cast<const char *>(&end) + 8, 8);
+    } else if (e.is_object()) {
+        simdjson::dom::object o = e.get_object().value_unsafe();
+        auto begin = o.begin(), end = o.end();
+        it.is_object = 1;
+        std::memcpy(&it.words[0], static_cast<const void *>(&begin), 16);
+        std::memcpy(&it.words[2], reinterpret_cast<const char *>(&end) + 8, 8);
+    } else {
+        return false;
+    }
+    std::memcpy(iter, &it, sizeof(Iter));
+    return true;
+}
+
+bool fp_json_iter_next(fp_json_iter *iter, fp_json_value *out, const char **key, size_t *key_length) {
+    Iter it;
+    std::memcpy(&it, iter, sizeof(Iter));
+    // Both iterators are a tape_ref {document pointer, tape index}; `end` shares the document,
+    // so words hold {document, current index, end index}.
+    uint64_t current[2] = {it.words[0], it.words[1]};
+    uint64_t end[2] = {it.words[0], it.words[2]};
+    if (it.is_object) {
+        simdjson::dom::object::iterator cur, stop;
+        std::memcpy(static_cast<void *>(&cur), current, 16);
+        std::memcpy(static_cast<void *>(&stop), end, 16);
+        if (!(cur != stop)) return false;
+        std::string_view k = cur.key();
+        *key = k.data();
+        *key_length = k.size();
+        *out = wrap(cur.value());
+        ++cur;
+        std::memcpy(current, static_cast<const void *>(&cur), 16);
+    } else {
+        simdjson::dom::array::iterator cur, stop;
+        std::memcpy(static_cast<void *>(&cur), current, 16);
+        std::memcpy(static_cast<void *>(&stop), end, 16);
+        if (!(cur != stop)) return false;
+        if (key) { *key = nullptr; *key_length = 0; }
+        *out = wrap(*cur);
+        ++cur;
+        std::memcpy(current, static_cast<const void *>(&cur), 16);
+    }
+    it.words[0] = current[0];
+    it.words[1] = current[1];
+    std::memcpy(iter, &it, sizeof(Iter));
+    return true;
+}
+
+}  // extern "C"

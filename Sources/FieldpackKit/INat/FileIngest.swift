@@ -1,0 +1,165 @@
+/// Ingests one input file into normalized records (JSON Lines) and findings.
+///
+/// Not thread-safe: one per worker thread; it owns a parser and an output buffer.
+final class FileIngest {
+    let parser = JSONParser()
+    let elementParser = JSONParser()
+    var extractor = RecordExtractor()
+    let maxDocumentBytes: Int
+
+    init(maxDocumentBytes: Int) {
+        self.maxDocumentBytes = maxDocumentBytes
+    }
+
+    struct Result: Sendable {
+        var path: String
+        var bytes = 0
+        var sha256 = ""
+        var format = ""
+        var compressed = false
+        var accepted = 0
+        var rejected = 0
+        var counts = RecordCounts()
+        var findings: [Finding] = []
+    }
+
+    /// Reads `path`, appending records to `output` as they are extracted.
+    func run(path: String, output: AtomicOutput) throws -> Result {
+        var result = Result(path: path)
+        let (source, raw, gzip) = try openInput(path)
+        result.compressed = gzip
+        let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
+        let format = try InputFormat.detect(reader, parser: parser)
+        result.format = (gzip ? "gzip+" : "") + format.rawValue
+        extractor.counts = RecordCounts()
+        switch format {
+        case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
+        case .document: try ingestDocument(reader, path: path, output: output, result: &result)
+        }
+        if !extractor.out.bytes.isEmpty {
+            try output.write(extractor.out.bytes)
+            extractor.out.reset()
+        }
+        result.counts = extractor.counts
+        result.sha256 = try raw.finishDigest()
+        result.bytes = raw.bytesRead
+        return result
+    }
+
+    private func ingestLines(_ reader: LineReader, path: String, output: AtomicOutput, result: inout Result) throws {
+        while let line = try reader.next() {
+            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            if line.unterminated, let damage = reader.damage {
+                reject(&result, Finding(path: path, line: line.number, offset: line.offset,
+                                        reason: "incomplete record at the end of a damaged stream (\(damage.message))"))
+                continue
+            }
+            let value: JSONValue
+            do {
+                value = try parser.parse(line.bytes)
+            } catch {
+                let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
+                let reason = line.unterminated
+                    ? "incomplete record at the end of the file: \(message)" : "not valid JSON: \(message)"
+                reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
+                continue
+            }
+            accept(value, source: "\(path):\(line.number)", result: &result) { reason in
+                Finding(path: path, line: line.number, offset: line.offset, reason: reason)
+            }
+            if extractor.out.bytes.count > 1 << 20 {
+                try output.write(extractor.out.bytes)
+                extractor.out.reset()
+            }
+        }
+        if let damage = reader.damage {
+            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
+        }
+    }
+
+    private func ingestDocument(_ reader: LineReader, path: String, output: AtomicOutput, result: inout Result) throws {
+        let bytes: UnsafeRawBufferPointer
+        do {
+            bytes = try reader.rest(limit: maxDocumentBytes)
+        } catch let error as FieldpackError {
+            throw FieldpackError(path: path, error.message)
+        }
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
+            result.findings.append(Finding(path: path, reason: "input is empty"))
+            return
+        }
+        var scan: JSONScanner.ArrayScan? = nil
+        func location(_ index: Int) -> (line: Int?, offset: Int?) {
+            if scan == nil { scan = JSONScanner.scanArray(named: "results", in: bytes) }
+            guard let scan, index < scan.elements.count else { return (nil, nil) }
+            let start = scan.elements[index].lowerBound
+            return (JSONScanner.lineAndColumn(of: start, in: bytes).line, start)
+        }
+        do {
+            let root = try parser.parse(bytes)
+            if let results = root["results"], root.isObject {
+                guard results.isArray else {
+                    reject(&result, Finding(path: path, line: 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
+                    return
+                }
+                for (index, element) in results.elements.enumerated() {
+                    accept(element, source: "\(path)#results[\(index)]", result: &result) { reason in
+                        let (line, offset) = location(index)
+                        return Finding(path: path, line: line, offset: offset, record: "results[\(index)]", reason: reason)
+                    }
+                }
+            } else {
+                accept(root, source: path, result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
+            }
+        } catch {
+            salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
+        }
+        if let damage = reader.damage {
+            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
+        }
+    }
+
+    /// A page that does not parse: keep every complete element of `results` before the damage.
+    private func salvage(_ bytes: UnsafeRawBufferPointer, path: String, syntax: String, result: inout Result) {
+        let scan = JSONScanner.scanArray(named: "results", in: bytes)
+        for (index, range) in scan.elements.enumerated() {
+            let element = UnsafeRawBufferPointer(rebasing: bytes[range])
+            let line = JSONScanner.lineAndColumn(of: range.lowerBound, in: bytes).line
+            guard let value = try? elementParser.parse(element) else {
+                reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]",
+                                        reason: "not valid JSON"))
+                continue
+            }
+            accept(value, source: "\(path)#results[\(index)]", result: &result) { reason in
+                Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]", reason: reason)
+            }
+        }
+        let damageOffset = scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
+        let line = JSONScanner.lineAndColumn(of: damageOffset, in: bytes).line
+        let what = scan.closed ? "the document is malformed after its results array"
+            : "the document is truncated or corrupt after results[\(scan.elements.count - 1)]"
+        reject(&result, Finding(
+            path: path, line: line, offset: damageOffset, record: "results[\(scan.elements.count)]",
+            reason: "\(what) (\(syntax)); kept the \(scan.elements.count) complete record(s) before it"))
+    }
+
+    private func accept(
+        _ value: JSONValue, source: String, result: inout Result, finding: (String) -> Finding
+    ) {
+        let mark = extractor.out.bytes.count
+        let counts = extractor.counts
+        do {
+            try extractor.extract(value, source: source)
+            result.accepted += 1
+        } catch {
+            extractor.out.truncate(to: mark)
+            extractor.counts = counts
+            reject(&result, finding(error.reason))
+        }
+    }
+
+    private func reject(_ result: inout Result, _ finding: Finding) {
+        result.rejected += 1
+        result.findings.append(finding)
+    }
+}

@@ -1,0 +1,219 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ingest stage: iNaturalist dumps in, one normalized records file out (JSON Lines), plus a
+/// rejects file. Files are read in parallel and their records joined in input order, so the
+/// output does not depend on scheduling.
+public struct INatIngest {
+    public struct Options: Sendable {
+        public var inputs: [String]
+        public var output: String
+        public var rejects: String
+        public var maxRejectRate = 0.01
+        public var workers = 2
+        public var maxDocumentBytes = 256 << 20
+        public var depfile: String? = nil
+        /// Folders and globs the inputs came from, for the depfile (a new file changes a folder).
+        public var watchedFolders: [String] = []
+        public var quiet = false
+
+        public init(inputs: [String], output: String, rejects: String) {
+            self.inputs = inputs
+            self.output = output
+            self.rejects = rejects
+        }
+    }
+
+    public struct Summary: Sendable {
+        public var files: [FileSummary] = []
+        public var counts = RecordCounts()
+        public var accepted = 0
+        public var rejected = 0
+        public var findings: [Finding] = []
+        public var bytes = 0
+
+        public var rejectRate: Double {
+            accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
+        }
+    }
+
+    public struct FileSummary: Sendable {
+        public var path: String
+        public var bytes: Int
+        public var sha256: String
+        public var format: String
+        public var accepted: Int
+        public var rejected: Int
+    }
+
+    public let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Runs the stage.
+    ///
+    /// - Throws: `FieldpackError` when an input cannot be read, or when the reject rate exceeds
+    ///   `maxRejectRate` (the rejects file is still written; the records file is not published).
+    @discardableResult
+    public func run() throws -> Summary {
+        let inputs = options.inputs
+        if inputs.isEmpty { throw FieldpackError("no input files") }
+        let output = try AtomicOutput(path: options.output)
+        let partsDirectory = "\(output.temporaryPath).parts"
+        try FileSystem.makeDirectories(partsDirectory)
+        defer { FileSystem.removeTree(partsDirectory) }
+
+        let state = WorkState(count: inputs.count)
+        let workers = max(1, min(options.workers, inputs.count))
+        let maxDocumentBytes = options.maxDocumentBytes
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes)
+            while let index = state.claim() {
+                let partPath = "\(partsDirectory)/\(index).jsonl"
+                do {
+                    let part = try AtomicOutput(path: partPath)
+                    let result = try ingest.run(path: inputs[index], output: part)
+                    try part.commit(durable: false)
+                    state.finish(index, .success(result))
+                } catch let error as FieldpackError {
+                    state.finish(index, .failure(error))
+                } catch {
+                    state.finish(index, .failure(FieldpackError(path: inputs[index], "\(error)")))
+                }
+            }
+        }
+
+        var summary = Summary()
+        var results: [FileIngest.Result] = []
+        for outcome in state.results {
+            switch outcome {
+            case .success(let result)?: results.append(result)
+            case .failure(let error)?: throw error
+            case nil: throw FieldpackError("internal error: an input was not processed")
+            }
+        }
+        var header = JSONWriter()
+        for result in results {
+            header.beginObject()
+            header.key("k"); header.string("input")
+            header.key("path"); header.string(result.path)
+            header.key("bytes"); header.int(result.bytes)
+            header.key("sha256"); header.string(result.sha256)
+            header.key("format"); header.string(result.format)
+            header.key("records"); header.int(result.accepted)
+            header.key("rejected"); header.int(result.rejected)
+            header.endObject()
+            header.newline()
+            summary.files.append(FileSummary(
+                path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
+                accepted: result.accepted, rejected: result.rejected))
+            summary.counts += result.counts
+            summary.accepted += result.accepted
+            summary.rejected += result.rejected
+            summary.findings += result.findings
+            summary.bytes += result.bytes
+        }
+        try output.write(header.bytes)
+        for index in inputs.indices {
+            let partPath = "\(partsDirectory)/\(index).jsonl"
+            try output.append(contentsOf: partPath)
+        }
+
+        try writeRejects(summary.findings)
+        if let depfile = options.depfile {
+            try writeDepfile(depfile, inputs: inputs)
+        }
+        if summary.rejectRate > options.maxRejectRate {
+            throw FieldpackError(
+                path: options.rejects,
+                "\(summary.rejected) of \(summary.accepted + summary.rejected) records rejected "
+                    + "(\(percent(summary.rejectRate))), over the --max-reject-rate of \(percent(options.maxRejectRate)); "
+                    + "\(options.output) was not written")
+        }
+        try output.commit()
+        return summary
+    }
+
+    private func writeRejects(_ findings: [Finding]) throws {
+        let rejects = try AtomicOutput(path: options.rejects)
+        var writer = JSONWriter()
+        for finding in findings {
+            writer.beginObject()
+            writer.key("file"); writer.string(finding.path)
+            writer.key("line"); writer.int(finding.line.map(Int64.init))
+            writer.key("offset"); writer.int(finding.offset.map(Int64.init))
+            writer.key("record"); writer.string(finding.record)
+            writer.key("reason"); writer.string(finding.reason)
+            writer.endObject()
+            writer.newline()
+        }
+        try rejects.write(writer.bytes)
+        try rejects.commit()
+    }
+
+    /// A make depfile: the output depends on every input and on the folders they were found in.
+    private func writeDepfile(_ path: String, inputs: [String]) throws {
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: " ", with: "\\ ").replacingOccurrences(of: "$", with: "$$")
+        }
+        var text = "\(escape(options.output)):"
+        for input in inputs + options.watchedFolders { text += " \\\n  \(escape(input))" }
+        text += "\n"
+        for input in inputs + options.watchedFolders { text += "\(escape(input)):\n" }
+        try AtomicOutput.write(text, to: path)
+    }
+}
+
+func percent(_ rate: Double) -> String {
+    let scaled = (rate * 10000).rounded() / 100
+    return "\(scaled)%"
+}
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        if target.isEmpty { return self }
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}
+
+/// Hands out file indices to workers and collects their results; lock-protected.
+final class WorkState: @unchecked Sendable {
+    private var next = 0
+    private let count: Int
+    private(set) var results: [Result<FileIngest.Result, FieldpackError>?]
+    private var lock = pthread_mutex_t()
+
+    init(count: Int) {
+        self.count = count
+        results = Array(repeating: nil, count: count)
+        pthread_mutex_init(&lock, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&lock) }
+
+    func claim() -> Int? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        guard next < count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func finish(_ index: Int, _ result: Result<FileIngest.Result, FieldpackError>) {
+        pthread_mutex_lock(&lock)
+        results[index] = result
+        pthread_mutex_unlock(&lock)
+    }
+}

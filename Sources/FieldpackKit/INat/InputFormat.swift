@@ -1,0 +1,38 @@
+/// What an input holds, decided from its content (never its name).
+public enum InputFormat: String, Sendable {
+    /// One JSON document: an API page envelope (`results`), or a single observation or taxon.
+    case document
+    /// JSON Lines: one record per line.
+    case jsonLines = "json-lines"
+
+    /// Looks at the first lines: if the first non-blank line is a complete JSON value and more
+    /// content follows it, or the first line is broken but the second is complete, it is JSON Lines.
+    static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
+        let head = try reader.peek(atLeast: 1 << 20)
+        var lines: [Range<Int>] = []
+        var lineStart = 0
+        var index = 0
+        while index < head.count && lines.count < 3 {
+            if head[index] == 0x0A {
+                if !isBlank(head, lineStart..<index) { lines.append(lineStart..<index) }
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        if lines.count < 3 && lineStart < head.count && !isBlank(head, lineStart..<head.count) {
+            lines.append(lineStart..<head.count)
+        }
+        guard lines.count >= 2 else { return .document }
+        func completeObject(_ range: Range<Int>) -> Bool {
+            let bytes = UnsafeRawBufferPointer(rebasing: head[range])
+            return (try? parser.parse(bytes))?.isObject ?? false
+        }
+        if completeObject(lines[0]) { return .jsonLines }
+        if completeObject(lines[1]) { return .jsonLines }
+        return .document
+    }
+
+    private static func isBlank(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        bytes[range].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+    }
+}

@@ -1,0 +1,96 @@
+import CSimdJSON
+
+/// A simdjson DOM parser. Values it returns stay valid until its next `parse`.
+///
+/// Not thread-safe: use one parser per thread.
+public final class JSONParser {
+    private let handle: OpaquePointer
+
+    public init() {
+        guard let handle = fp_json_parser_create() else { fatalError("simdjson parser allocation failed") }
+        self.handle = handle
+    }
+
+    deinit { fp_json_parser_destroy(handle) }
+
+    /// Parses `bytes`, which must be followed by `JSONParser.padding` readable bytes.
+    ///
+    /// - Throws: `JSONSyntaxError` with simdjson's reason.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+        var root = fp_json_value()
+        guard let base = bytes.baseAddress else { throw JSONSyntaxError(message: "empty document") }
+        let code = fp_json_parse(handle, base.assumingMemoryBound(to: CChar.self), bytes.count, &root)
+        if code != 0 { throw JSONSyntaxError(message: String(cString: fp_json_error_message(code))) }
+        return JSONValue(raw: root)
+    }
+
+    /// Parses a padded buffer's content.
+    public func parse(_ buffer: PaddedBuffer) throws -> JSONValue {
+        try parse(buffer.bytes)
+    }
+
+    public static let padding = Int(FP_JSON_PADDING)
+
+    /// "simdjson 3.0.1 (haswell)".
+    public static var versionDescription: String {
+        "simdjson \(String(cString: fp_json_version())) (\(String(cString: fp_json_implementation())))"
+    }
+}
+
+/// Why a document is not JSON.
+public struct JSONSyntaxError: Error, Sendable {
+    public var message: String
+}
+
+/// Bytes with the padding simdjson needs after them; grows as needed.
+public final class PaddedBuffer {
+    public private(set) var storage: UnsafeMutableRawPointer
+    public private(set) var capacity: Int
+    public var count = 0
+
+    public init(capacity: Int = 1 << 16) {
+        self.capacity = capacity
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity + JSONParser.padding, alignment: 64)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity + JSONParser.padding)
+    }
+
+    deinit { storage.deallocate() }
+
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+
+    /// Makes room for at least `needed` bytes in total, keeping the content.
+    public func reserve(_ needed: Int) {
+        if needed <= capacity { return }
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity + JSONParser.padding, alignment: 64)
+        newStorage.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity + JSONParser.padding)
+        newStorage.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// Reads the whole source into the buffer, up to `limit` bytes.
+    ///
+    /// - Returns: the error that ended reading early (damaged input), if any.
+    public func fill(from source: ByteSource, limit: Int) throws -> FieldpackError? {
+        count = 0
+        while true {
+            if count == capacity {
+                if capacity >= limit {
+                    throw FieldpackError("document is larger than the \(limit >> 20) MiB limit for one JSON document")
+                }
+                reserve(min(capacity * 2, limit))
+            }
+            let got: Int
+            do {
+                got = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + count, count: capacity - count))
+            } catch let error as FieldpackError {
+                return error
+            }
+            if got == 0 { return nil }
+            count += got
+        }
+    }
+}

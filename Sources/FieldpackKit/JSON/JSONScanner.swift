@@ -1,0 +1,96 @@
+/// Finds where the elements of a document's top-level `"results"` array start and end, without
+/// a full parse: used to locate a bad record (its line) and to salvage the complete records of a
+/// truncated or damaged page.
+public enum JSONScanner {
+    public struct ArrayScan {
+        /// Byte ranges of the elements that are complete (balanced brackets, closed strings).
+        public var elements: [Range<Int>]
+        /// Whether the array closed properly.
+        public var closed: Bool
+        /// Where the array's content begins, if the key was found.
+        public var arrayStart: Int?
+    }
+
+    /// Scans `bytes` for the top-level member `key` holding an array.
+    public static func scanArray(named key: String, in bytes: UnsafeRawBufferPointer) -> ArrayScan {
+        let keyBytes = Array(key.utf8)
+        var scan = ArrayScan(elements: [], closed: false, arrayStart: nil)
+        var depth = 0
+        var index = 0
+        let count = bytes.count
+        var lastStringAtDepth1: Range<Int>? = nil
+        var awaitingArray = false
+        var elementStart: Int? = nil
+        var inArray = false
+
+        while index < count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                let start = index + 1
+                index += 1
+                while index < count && bytes[index] != UInt8(ascii: "\"") {
+                    if bytes[index] == UInt8(ascii: "\\") { index += 1 }
+                    index += 1
+                }
+                if index >= count { return scan }  // unterminated string: the damage
+                if depth == 1 && !inArray { lastStringAtDepth1 = start..<index }
+                if inArray && depth == 2 && elementStart == nil { elementStart = start - 1 }
+            case UInt8(ascii: ":"):
+                if depth == 1, let name = lastStringAtDepth1, !inArray {
+                    awaitingArray = name.count == keyBytes.count
+                        && zip(bytes[name], keyBytes).allSatisfy { $0 == $1 }
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if awaitingArray && depth == 1 && byte == UInt8(ascii: "[") {
+                    inArray = true
+                    awaitingArray = false
+                    scan.arrayStart = index + 1
+                } else if inArray && depth == 2 && elementStart == nil {
+                    elementStart = index
+                }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if inArray && depth == 2, let start = elementStart {
+                    // A container element just closed.
+                    scan.elements.append(start..<(index + 1))
+                    elementStart = nil
+                } else if inArray && depth == 1 {
+                    // The array itself closed.
+                    if let start = elementStart { scan.elements.append(start..<index) }
+                    scan.closed = true
+                    return scan
+                }
+            case UInt8(ascii: ","):
+                if inArray && depth == 2, let start = elementStart {
+                    // A scalar element ended.
+                    scan.elements.append(start..<index)
+                    elementStart = nil
+                }
+                if depth == 1 { awaitingArray = false }
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                break
+            default:
+                if inArray && depth == 2 && elementStart == nil { elementStart = index }
+            }
+            index += 1
+        }
+        return scan
+    }
+
+    /// The 1-based line and column of a byte offset.
+    public static func lineAndColumn(of offset: Int, in bytes: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        while index < offset && index < bytes.count {
+            if bytes[index] == 0x0A {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+}

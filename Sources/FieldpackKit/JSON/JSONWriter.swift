@@ -1,0 +1,195 @@
+/// Writes compact JSON into a byte buffer, members in the order they are written.
+///
+/// The same values always give the same bytes: no dictionaries, shortest round-trip doubles.
+public struct JSONWriter {
+    public var bytes: [UInt8] = []
+    private var needsComma = false
+
+    public init(capacity: Int = 4096) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
+    /// Drops everything after `count` bytes (a record that turned out bad); the next value
+    /// starts a new line's record.
+    public mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+        needsComma = false
+    }
+
+    public mutating func beginObject() {
+        comma()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    public mutating func beginArray() {
+        comma()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Ends a JSON Lines record.
+    public mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
+    /// Writes `"key":`; the value must follow.
+    public mutating func key(_ name: StaticString) {
+        comma()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func key(_ name: String) {
+        comma()
+        appendQuoted(Array(name.utf8))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func string(_ value: String) {
+        comma()
+        appendQuoted(Array(value.utf8))
+        needsComma = true
+    }
+
+    public mutating func string(_ value: JSONText) {
+        comma()
+        appendQuoted(value.bytes)
+        needsComma = true
+    }
+
+    public mutating func string(_ value: UnsafeRawBufferPointer) {
+        comma()
+        appendQuoted(value)
+        needsComma = true
+    }
+
+    public mutating func string(_ value: JSONText?) {
+        if let value { string(value) } else { null() }
+    }
+
+    public mutating func string(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+
+    public mutating func int(_ value: Int64) {
+        comma()
+        appendInteger(value)
+        needsComma = true
+    }
+
+    public mutating func int(_ value: Int) { int(Int64(value)) }
+
+    public mutating func int(_ value: Int64?) {
+        if let value { int(value) } else { null() }
+    }
+
+    public mutating func double(_ value: Double) {
+        comma()
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            appendInteger(Int64(value))
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+        needsComma = true
+    }
+
+    public mutating func double(_ value: Double?) {
+        if let value { double(value) } else { null() }
+    }
+
+    public mutating func bool(_ value: Bool) {
+        comma()
+        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        needsComma = true
+    }
+
+    public mutating func bool(_ value: Bool?) {
+        if let value { bool(value) } else { null() }
+    }
+
+    public mutating func null() {
+        comma()
+        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        needsComma = true
+    }
+
+    /// Writes already-encoded JSON as one value.
+    public mutating func raw(_ json: [UInt8]) {
+        comma()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
+    @inline(__always)
+    private mutating func comma() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func appendInteger(_ value: Int64) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while magnitude > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendQuoted<C: Collection>(_ value: C) where C.Element == UInt8 {
+        bytes.append(UInt8(ascii: "\""))
+        if !value.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: value)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in value {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

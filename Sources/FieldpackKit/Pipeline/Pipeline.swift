@@ -1,0 +1,94 @@
+/// A pipeline definition (`pipelines/*.json`): what to build and from which inputs.
+///
+/// ```json
+/// { "name": "sample", "inat": ["sample-data/inat"] }
+/// ```
+/// Relative paths are relative to the working directory (the repository root under make).
+/// `wikipedia`, `destinations`, `targets` and `licenses` are read by later stages.
+public struct Pipeline: Sendable {
+    public var name: String
+    /// Paths, folders or glob patterns of iNaturalist dumps.
+    public var inat: [String]
+    public var wikipedia: [String]
+    public var licenses: [String]?
+    public var path: String
+
+    /// Reads and validates a pipeline file.
+    public static func load(_ path: String) throws -> Pipeline {
+        let bytes = try ReadableFile.contents(of: path)
+        let buffer = PaddedBuffer(capacity: max(bytes.count, 1))
+        bytes.withUnsafeBytes { buffer.storage.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        buffer.count = bytes.count
+        let parser = JSONParser()
+        let root: JSONValue
+        do {
+            root = try parser.parse(buffer)
+        } catch {
+            throw FieldpackError(path: path, line: 1, "pipeline is not valid JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")")
+        }
+        guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
+        guard let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+        }
+        guard allowed, !name.isEmpty, !name.hasPrefix(".") else {
+            throw FieldpackError(path: path, "pipeline name \"\(name)\" must be letters, digits, '.', '-' or '_' (it names build/<name>/)")
+        }
+        func strings(_ key: StaticString) throws -> [String] {
+            guard let value = root[key], !value.isNull else { return [] }
+            if let single = value.string { return [single] }
+            guard value.isArray else { throw FieldpackError(path: path, "\"\(key)\" must be a string or an array of strings") }
+            return try value.elements.map {
+                guard let text = $0.string else { throw FieldpackError(path: path, "\"\(key)\" must hold only strings") }
+                return text
+            }
+        }
+        let inat = try strings("inat")
+        if inat.isEmpty { throw FieldpackError(path: path, "pipeline needs \"inat\": paths, folders or globs of iNaturalist dumps") }
+        let licenses = root["licenses"] == nil ? nil : try strings("licenses")
+        return Pipeline(name: name, inat: inat, wikipedia: try strings("wikipedia"), licenses: licenses, path: path)
+    }
+
+    /// The iNaturalist input files, in a stable order, and the folders they were found in.
+    ///
+    /// Folders are walked recursively in sorted (byte) order; hidden files and notes
+    /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
+    public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
+        try Self.resolve(inat, pipelinePath: path)
+    }
+
+    public static func resolve(_ entries: [String], pipelinePath: String) throws -> (files: [String], folders: [String]) {
+        var files: [String] = []
+        var folders: [String] = []
+        func walk(_ folder: String) throws {
+            folders.append(folder)
+            for name in try FileSystem.list(folder) where !name.hasPrefix(".") {
+                let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
+                if FileSystem.isDirectory(child) {
+                    try walk(child)
+                } else if !name.hasSuffix(".md") && !name.hasSuffix(".txt") {
+                    files.append(child)
+                }
+            }
+        }
+        for entry in entries {
+            if entry.contains(where: { "*?[".contains($0) }) {
+                let matches = FileSystem.glob(entry)
+                if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\"\(entry)\" matches no files") }
+                for match in matches {
+                    if FileSystem.isDirectory(match) { try walk(match) } else { files.append(match) }
+                }
+            } else if FileSystem.isDirectory(entry) {
+                try walk(entry)
+            } else if FileSystem.exists(entry) {
+                files.append(entry)
+            } else {
+                throw FieldpackError(path: pipelinePath, "input \"\(entry)\" does not exist")
+            }
+        }
+        var seen = Set<String>()
+        files = files.filter { seen.insert($0).inserted }
+        return (files, folders)
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small command-line parser: `--name value`, `--name=value`, `--flag`, and positionals.
+public struct Arguments {
+    public private(set) var positional: [String] = []
+    private var values: [String: [String]] = [:]
+    private var flags: Set<String> = []
+
+    /// - Parameters:
+    ///   - options: names (without `--`) that take a value; they may repeat.
+    ///   - flags: names that take none.
+    public init(_ arguments: [String], options: Set<String>, flags: Set<String>) throws(UsageError) {
+        var index = 0
+        var onlyPositional = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositional || !argument.hasPrefix("--") || argument == "-" {
+                positional.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositional = true
+                continue
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String? = nil
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if flags.contains(name) {
+                if inlineValue != nil { throw UsageError("--\(name) takes no value") }
+                self.flags.insert(name)
+            } else if options.contains(name) {
+                if let inlineValue {
+                    values[name, default: []].append(inlineValue)
+                } else {
+                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
+                    values[name, default: []].append(arguments[index])
+                    index += 1
+                }
+            } else {
+                throw UsageError("unknown option --\(name)")
+            }
+        }
+    }
+
+    public func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The last value given for an option.
+    public func value(_ name: String) -> String? { values[name]?.last }
+
+    public func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    public func required(_ name: String) throws(UsageError) -> String {
+        guard let value = value(name) else { throw UsageError("--\(name) is required") }
+        return value
+    }
+
+    public func double(_ name: String) throws(UsageError) -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let value = Double(text) else { throw UsageError("--\(name) must be a number, not \"\(text)\"") }
+        return value
+    }
+
+    public func int(_ name: String) throws(UsageError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let value = Int(text) else { throw UsageError("--\(name) must be an integer, not \"\(text)\"") }
+        return value
+    }
+}
+
+/// The contract every `fieldpack-*` executable shares: `--help` (exit 0), success (0), failure
+/// (1, `path:line: error: …` on stderr), bad usage (64, with the usage line).
+public struct StageCommand {
+    public var name: String
+    public var usage: String
+    public var help: String
+    public var options: Set<String>
+    public var flags: Set<String>
+
+    public init(name: String, usage: String, help: String, options: Set<String>, flags: Set<String> = []) {
+        self.name = name
+        self.usage = usage
+        self.help = help
+        self.options = options
+        self.flags = flags.union(["help", "version"])
+    }
+
+    public func main(_ body: (Arguments) throws -> Void) -> Never {
+        let raw = Array(CommandLine.arguments.dropFirst())
+        do {
+            let arguments = try Arguments(raw, options: options, flags: flags)
+            if arguments.flag("help") {
+                print("usage: \(usage)\n\n\(help)")
+                exit(0)
+            }
+            if arguments.flag("version") {
+                print("\(name) \(ToolVersion.description)")
+                exit(0)
+            }
+            try body(arguments)
+            exit(0)
+        } catch let error as UsageError {
+            StandardError.write("\(name): error: \(error.message)\nusage: \(usage)")
+            exit(64)
+        } catch let error as FieldpackError {
+            StandardError.write(error.description)
+            exit(1)
+        } catch {
+            StandardError.write("\(name): error: \(error)")
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import CZlib
+
+/// A stream of bytes: a file, or a file decompressed on the fly.
+public protocol ByteSource: AnyObject {
+    /// Reads up to `buffer.count` bytes; 0 means the end. Throws when the input is damaged,
+    /// after every intact byte before the damage has been returned.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// A file's raw bytes, hashed (SHA-256) and counted as they are read.
+public final class RawFileSource: ByteSource {
+    public let file: ReadableFile
+    private let hasher = SHA256()
+    public private(set) var bytesRead = 0
+    private var pending: [UInt8] = []
+
+    public init(path: String) throws {
+        file = try ReadableFile(path: path)
+    }
+
+    /// The first bytes of the file, without consuming them.
+    public func peek(_ count: Int) throws -> [UInt8] {
+        while pending.count < count {
+            var chunk = [UInt8](repeating: 0, count: count - pending.count)
+            let got = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+            if got == 0 { break }
+            chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            bytesRead += got
+            pending.append(contentsOf: chunk[0..<got])
+        }
+        return Array(pending.prefix(count))
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pending.isEmpty {
+            let count = min(buffer.count, pending.count)
+            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            pending.removeFirst(count)
+            return count
+        }
+        let count = try file.read(into: buffer)
+        if count > 0 {
+            hasher.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            bytesRead += count
+        }
+        return count
+    }
+
+    /// Reads whatever is left so the digest covers the whole file, then returns it.
+    public func finishDigest() throws -> String {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        pending.removeAll()
+        while try chunk.withUnsafeMutableBytes({ try read(into: $0) }) > 0 {}
+        return hasher.finalizeHex()
+    }
+}
+
+/// Inflates gzip data (including several concatenated members) from another source, with zlib.
+public final class GzipSource: ByteSource {
+    private let source: RawFileSource
+    private var stream = z_stream()
+    private var input: [UInt8]
+    private var inputStart = 0
+    private var inputEnd = 0
+    private var ended = false
+    private var memberEnded = false
+    private var sawInputEnd = false
+    private var pendingError: FieldpackError?
+
+    public init(source: RawFileSource) throws {
+        self.source = source
+        input = [UInt8](repeating: 0, count: 1 << 18)
+        // 15 + 16: a gzip wrapper, with the largest window.
+        let status = fp_inflate_init2(&stream, 15 + 16)
+        if status != Z_OK { throw FieldpackError(path: source.file.path, "zlib could not start inflating") }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let error = pendingError {
+            pendingError = nil
+            throw error
+        }
+        if ended { return 0 }
+        while true {
+            if inputStart == inputEnd && !sawInputEnd {
+                inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
+                inputStart = 0
+                if inputEnd == 0 { sawInputEnd = true }
+            }
+            if memberEnded {
+                // Another gzip member may follow the one that ended.
+                if inputStart == inputEnd && sawInputEnd {
+                    ended = true
+                    return 0
+                }
+                inflateReset(&stream)
+                memberEnded = false
+            }
+            if inputStart == inputEnd && sawInputEnd {
+                ended = true
+                throw FieldpackError(
+                    path: source.file.path,
+                    "gzip stream is truncated: it ends after \(source.bytesRead) compressed bytes without its trailer")
+            }
+            let produced: Int
+            let status: Int32
+            (produced, status) = input.withUnsafeMutableBytes { inputBytes in
+                stream.next_in = inputBytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + inputStart
+                stream.avail_in = uInt(inputEnd - inputStart)
+                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(buffer.count)
+                let status = inflate(&stream, Z_NO_FLUSH)
+                inputStart = inputEnd - Int(stream.avail_in)
+                return (buffer.count - Int(stream.avail_out), status)
+            }
+            switch status {
+            case Z_STREAM_END:
+                memberEnded = true
+            case Z_OK, Z_BUF_ERROR:
+                break
+            default:
+                ended = true
+                let detail = stream.msg.map { String(cString: $0) } ?? "code \(status)"
+                let error = FieldpackError(
+                    path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)")
+                if produced == 0 { throw error }
+                pendingError = error
+                return produced
+            }
+            if produced > 0 { return produced }
+        }
+    }
+}
+
+/// Opens an input file, decompressing it when its content (not its name) says gzip.
+public func openInput(_ path: String) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
+    let raw = try RawFileSource(path: path)
+    let magic = try raw.peek(2)
+    if magic == [0x1F, 0x8B] {
+        return (try GzipSource(source: raw), raw, true)
+    }
+    return (raw, raw, false)
+}

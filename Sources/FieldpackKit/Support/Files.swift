@@ -1,0 +1,246 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file opened for reading; the descriptor closes with the object.
+public final class ReadableFile {
+    public let path: String
+    let descriptor: Int32
+
+    public init(path: String) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 { throw FieldpackError(path: path, "cannot open: \(systemError())") }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Reads up to `buffer.count` bytes; 0 means end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw FieldpackError(path: path, "read failed: \(systemError())")
+        }
+    }
+
+    /// Reads exactly `count` bytes at `offset` (fewer only at end of file).
+    public func read(at offset: Int, count: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < count {
+            let got = pread(descriptor, buffer.baseAddress! + done, count - done, off_t(offset + done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw FieldpackError(path: path, "read failed: \(systemError())")
+            }
+            if got == 0 { break }
+            done += got
+        }
+        return done
+    }
+
+    /// The whole file as bytes; for small files (pipeline definitions, reports).
+    public static func contents(of path: String) throws -> [UInt8] {
+        let file = try ReadableFile(path: path)
+        var result = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+}
+
+/// An output published atomically: bytes go to a hidden temp file beside the destination, which
+/// is fsynced and renamed over it by `commit()`. Without `commit()` the temp file is removed, so a
+/// half-written output is never visible under its real name.
+public final class AtomicOutput {
+    public let path: String
+    let temporaryPath: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var committed = false
+    private static let flushThreshold = 1 << 20
+
+    public init(path: String) throws {
+        self.path = path
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        try FileSystem.makeDirectories(directory)
+        temporaryPath = "\(directory)/.\(name).tmp-\(getpid())"
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if descriptor < 0 { throw FieldpackError(path: temporaryPath, "cannot create: \(systemError())") }
+        buffer.reserveCapacity(Self.flushThreshold + 4096)
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if !committed { unlink(temporaryPath) }
+    }
+
+    public func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Appends another file's bytes (used to join per-file parts in order).
+    public func append(contentsOf other: String) throws {
+        try flush()
+        let source = try ReadableFile(path: other)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            if count == 0 { break }
+            try chunk.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+    }
+
+    public func flush() throws {
+        try buffer.withUnsafeBytes { try writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FieldpackError(path: temporaryPath, "write failed: \(systemError())")
+            }
+            done += count
+        }
+    }
+
+    /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory.
+    ///
+    /// - Parameter durable: false skips the fsyncs, for scratch files that never get published.
+    public func commit(durable: Bool = true) throws {
+        try flush()
+        if durable && fsync(descriptor) != 0 {
+            throw FieldpackError(path: temporaryPath, "fsync failed: \(systemError())")
+        }
+        close(descriptor)
+        descriptor = -1
+        if durable {
+            try FileSystem.rename(temporaryPath, to: path)
+        } else if Glibc.rename(temporaryPath, path) != 0 {
+            throw FieldpackError(path: path, "cannot rename \(temporaryPath) into place: \(systemError())")
+        }
+        committed = true
+    }
+
+    /// Writes a whole small file atomically.
+    public static func write(_ text: String, to path: String) throws {
+        let output = try AtomicOutput(path: path)
+        try output.write(text)
+        try output.commit()
+    }
+}
+
+/// File-system operations the stages need, with errors that name the path.
+public enum FileSystem {
+    public static func makeDirectories(_ path: String) throws {
+        if path.isEmpty || path == "." || path == "/" { return }
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/\(component)"
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw FieldpackError(path: current, "cannot create directory: \(systemError())")
+            }
+        }
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    public static func size(_ path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    /// Entries of a directory (not `.`/`..`), sorted by their UTF-8 bytes.
+    public static func list(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else {
+            throw FieldpackError(path: path, "cannot list directory: \(systemError())")
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// Renames and fsyncs the destination's directory so the rename survives a crash.
+    public static func rename(_ from: String, to: String) throws {
+        if Glibc.rename(from, to) != 0 {
+            throw FieldpackError(path: to, "cannot rename \(from) into place: \(systemError())")
+        }
+        let slash = to.lastIndex(of: "/")
+        let directory = slash.map { String(to[..<$0]) } ?? "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    public static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    /// Removes a directory tree (used for scratch folders).
+    public static func removeTree(_ path: String) {
+        if isDirectory(path) {
+            for name in (try? list(path)) ?? [] { removeTree("\(path)/\(name)") }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
+    }
+
+    /// fsyncs a file that another library wrote (SQLite's `VACUUM INTO` does not sync).
+    public static func fsyncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw FieldpackError(path: path, "cannot open to sync: \(systemError())") }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw FieldpackError(path: path, "fsync failed: \(systemError())") }
+    }
+
+    /// Expands a shell glob pattern, sorted; no match gives no paths.
+    public static func glob(_ pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        var paths: [String] = []
+        for index in 0..<Int(result.gl_pathc) {
+            if let path = result.gl_pathv[index] { paths.append(String(cString: path)) }
+        }
+        return paths.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a byte source line by line into one reusable padded buffer, so each line can be handed
+/// to simdjson in place. Memory is bounded by the longest line, not the input.
+///
+/// Not thread-safe.
+public final class LineReader {
+    public struct Line {
+        /// The line's bytes without its `\n`; valid until the next call.
+        public var bytes: UnsafeRawBufferPointer
+        /// 1-based.
+        public var number: Int
+        /// Byte offset of the line's start in the (decompressed) stream.
+        public var offset: Int
+        /// The stream ended (or broke) before this line's newline.
+        public var unterminated: Bool
+    }
+
+    private let source: ByteSource
+    public let buffer: PaddedBuffer
+    private var start = 0
+    private var scanned = 0
+    private var atEnd = false
+    private var lineNumber = 0
+    private var consumed = 0
+    /// The error that cut the stream short, if any (a truncated or corrupt gzip stream).
+    public private(set) var damage: FieldpackError?
+    public let maxLineBytes: Int
+
+    public init(source: ByteSource, chunkSize: Int = 1 << 20, maxLineBytes: Int = 256 << 20) {
+        self.source = source
+        self.buffer = PaddedBuffer(capacity: chunkSize)
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// Reads more bytes; returns false at the end of the stream.
+    private func refill() throws -> Bool {
+        if atEnd { return false }
+        if start > 0 {
+            let remaining = buffer.count - start
+            memmove(buffer.storage, buffer.storage + start, remaining)
+            buffer.count = remaining
+            scanned -= start
+            start = 0
+        }
+        if buffer.count == buffer.capacity {
+            if buffer.capacity >= maxLineBytes {
+                throw FieldpackError("line \(lineNumber + 1) is longer than \(maxLineBytes >> 20) MiB")
+            }
+            buffer.reserve(buffer.capacity * 2)
+        }
+        do {
+            let got = try source.read(
+                into: UnsafeMutableRawBufferPointer(start: buffer.storage + buffer.count, count: buffer.capacity - buffer.count))
+            if got == 0 { atEnd = true }
+            buffer.count += got
+            return got > 0
+        } catch let error as FieldpackError {
+            damage = error
+            atEnd = true
+            return false
+        }
+    }
+
+    /// The next line, or nil at the end.
+    public func next() throws -> Line? {
+        while true {
+            let searchFrom = buffer.storage + scanned
+            if let newline = memchr(searchFrom, 0x0A, buffer.count - scanned) {
+                let end = UnsafeRawPointer(newline) - UnsafeRawPointer(buffer.storage)
+                let line = Line(
+                    bytes: UnsafeRawBufferPointer(start: buffer.storage + start, count: end - start),
+                    number: lineNumber + 1, offset: consumed, unterminated: false)
+                lineNumber += 1
+                consumed += end + 1 - start
+                start = end + 1
+                scanned = start
+                return line
+            }
+            scanned = buffer.count
+            if try !refill() {
+                guard start < buffer.count else { return nil }
+                let line = Line(
+                    bytes: UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start),
+                    number: lineNumber + 1, offset: consumed, unterminated: true)
+                lineNumber += 1
+                consumed += buffer.count - start
+                start = buffer.count
+                scanned = start
+                return line
+            }
+        }
+    }
+
+    /// Reads everything that is left after the current position into the buffer and returns it
+    /// as one block (for whole-document inputs), up to `limit` bytes.
+    public func rest(limit: Int) throws -> UnsafeRawBufferPointer {
+        while true {
+            if buffer.count - start > limit {
+                throw FieldpackError("document is larger than the \(limit >> 20) MiB limit for one JSON document")
+            }
+            scanned = buffer.count
+            if try !refill() { break }
+        }
+        return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
+    }
+
+    /// Peeks at the buffered bytes without consuming them, reading at least `count` if possible.
+    public func peek(atLeast count: Int) throws -> UnsafeRawBufferPointer {
+        while buffer.count - start < count {
+            scanned = buffer.count
+            if try !refill() { break }
+        }
+        scanned = start
+        return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wall-clock time of a stage, for its progress line (never written into any output).
+public struct StageClock {
+    let start: timespec
+
+    public init() {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        start = now
+    }
+
+    public var seconds: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec - start.tv_sec) + Double(now.tv_nsec - start.tv_nsec) / 1e9
+    }
+}
+
+/// The one summary line a stage prints to stderr: what it did, how fast, and its peak memory.
+public struct StageReport {
+    public let stage: String
+    public let clock: StageClock
+
+    public init(stage: String, clock: StageClock) {
+        self.stage = stage
+        self.clock = clock
+    }
+
+    /// Peak resident set size of this process, in bytes.
+    public static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss) * 1024
+    }
+
+    public func print(_ what: String, records: Int? = nil, bytes: Int? = nil) {
+        let seconds = clock.seconds
+        var line = "fieldpack-\(stage): \(what) in \(format(seconds, 2)) s"
+        if let records, seconds > 0 { line += ", \(format(Double(records) / seconds, 0)) records/s" }
+        if let bytes, seconds > 0 { line += ", \(format(Double(bytes) / seconds / 1e6, 1)) MB/s" }
+        line += ", peak RSS \(Self.peakResidentBytes >> 20) MB"
+        StandardError.write(line)
+    }
+}
+
+func format(_ value: Double, _ decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    if decimals == 0 { return String(Int64(rounded)) }
+    var text = String(rounded)
+    if let dot = text.firstIndex(of: ".") {
+        let have = text.distance(from: dot, to: text.endIndex) - 1
+        if have < decimals { text += String(repeating: "0", count: decimals - have) }
+    }
+    return text
+}

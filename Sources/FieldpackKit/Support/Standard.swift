@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes diagnostics to standard error, unbuffered and without Foundation.
+public enum StandardError {
+    public static func write(_ text: String) {
+        var line = text
+        if !line.hasSuffix("\n") { line += "\n" }
+        line.utf8CString.withUnsafeBufferPointer { buffer in
+            _ = buffer.baseAddress.map { Glibc.write(2, $0, buffer.count - 1) }
+        }
+    }
+}
+
+/// The current `errno` as text.
+func systemError() -> String {
+    String(cString: strerror(errno))
+}

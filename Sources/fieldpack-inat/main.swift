@@ -1,0 +1,46 @@
+import FieldpackKit
+
+let command = StageCommand(
+    name: "fieldpack-inat",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N]",
+    help: """
+        Ingests iNaturalist dumps (API v1 pages of observations or taxa, JSON Lines, single
+        records; any of them gzip-compressed, detected by content) into normalized records.
+        Malformed records go to the rejects file with file, line and reason; the stage fails
+        when more than --max-reject-rate of the records are rejected (default 0.01 = 1%).
+        """,
+    options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
+    flags: ["quiet"])
+
+command.main { arguments in
+    var inputs = arguments.positional
+    var folders: [String] = []
+    if let pipelinePath = arguments.value("pipeline") {
+        let pipeline = try Pipeline.load(pipelinePath)
+        let resolved = try pipeline.resolveINatInputs()
+        inputs += resolved.files
+        folders = resolved.folders + [pipelinePath]
+    }
+    if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
+    var options = INatIngest.Options(
+        inputs: inputs, output: try arguments.required("output"), rejects: try arguments.required("rejects"))
+    options.depfile = arguments.value("depfile")
+    options.watchedFolders = folders
+    if let rate = try arguments.double("max-reject-rate") {
+        guard (0...1).contains(rate) else { throw UsageError("--max-reject-rate must be between 0 and 1") }
+        options.maxRejectRate = rate
+    }
+    if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
+    let clock = StageClock()
+    let summary = try INatIngest(options: options).run()
+    let report = StageReport(stage: "inat", clock: clock)
+    for finding in summary.findings.prefix(20) { StandardError.write(finding.diagnostic) }
+    if summary.findings.count > 20 {
+        StandardError.write("fieldpack-inat: … \(summary.findings.count - 20) more in \(options.rejects)")
+    }
+    let counts = summary.counts
+    report.print(
+        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected; "
+            + "wrote \(counts.observations) observations, \(counts.taxa) taxa, \(counts.users) users, \(counts.photos) photo occurrences",
+        records: summary.accepted, bytes: summary.bytes)
+}
