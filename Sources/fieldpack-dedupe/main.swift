@@ -1,1 +1,28 @@
-print("todo")
+import FieldpackKit
+
+let command = StageCommand(
+    name: "fieldpack-dedupe",
+    usage: "fieldpack-dedupe RECORDS.jsonl --output DEDUPED.jsonl --conflicts CONFLICTS.json",
+    help: """
+        Keeps one record per observation, taxon, user and photo id: the newest updated_at wins,
+        whatever file it came from. Photo identity is the photo id, never the URL. Writes the
+        records sorted by kind and id, and a report of photos whose licence, attribution or URL
+        differ between occurrences.
+        """,
+    options: ["output", "conflicts", "examples"])
+
+command.main { arguments in
+    guard arguments.positional.count == 1 else { throw UsageError("give exactly one records file") }
+    var options = Dedupe.Options(
+        input: arguments.positional[0], output: try arguments.required("output"),
+        conflicts: try arguments.required("conflicts"))
+    if let examples = try arguments.int("examples") { options.examples = examples }
+    let clock = StageClock()
+    let summary = try Dedupe(options: options).run()
+    let unique = summary.unique
+    StageReport(stage: "dedupe", clock: clock).print(
+        "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "
+            + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "
+            + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)",
+        records: summary.records, bytes: summary.bytes)
+}

@@ -1,0 +1,76 @@
+/// Writes each id's winning record, read back from the records file, without its `src` and with
+/// gaps (photo dimensions, a taxon's photo list) filled from the other occurrences.
+struct Winners {
+    let source: ReadableFile
+    let output: AtomicOutput
+    private var line = [UInt8](repeating: 0, count: 1 << 16)
+    private var pending: [UInt8] = []
+
+    init(source: ReadableFile, output: AtomicOutput) {
+        self.source = source
+        self.output = output
+        pending.reserveCapacity(1 << 20)
+    }
+
+    mutating func write(_ group: ArraySlice<Occurrence>, kind: String, summary: inout Dedupe.Summary) throws {
+        let winner = group[group.startIndex]
+        var record = try read(winner)
+        let contentEnd = record.withUnsafeBytes { Dedupe.contentLength($0) }
+        record.removeSubrange(contentEnd...)
+        if kind == "photo" && (winner.width < 0 || winner.height < 0),
+           let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 })
+        {
+            if replace(&record, Array("\"width\":null,\"height\":null".utf8),
+                       with: Array("\"width\":\(donor.width),\"height\":\(donor.height)".utf8))
+            {
+                summary.filledDimensions += 1
+            }
+        }
+        if kind == "taxon" && !winner.hasList, let donor = group.first(where: { $0.hasList }) {
+            let donorBytes = try read(donor)
+            if let list = Self.value(of: "photos", in: donorBytes) {
+                _ = replace(&record, Array("\"photos\":null".utf8), with: Array("\"photos\":".utf8) + list)
+            }
+        }
+        pending.append(contentsOf: record)
+        pending.append(UInt8(ascii: "}"))
+        pending.append(0x0A)
+        if pending.count >= 1 << 20 { try flush() }
+    }
+
+    mutating func flush() throws {
+        try output.write(pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func read(_ occurrence: Occurrence) throws -> [UInt8] {
+        let count = Int(occurrence.length)
+        if line.count < count { line = [UInt8](repeating: 0, count: count) }
+        let got = try line.withUnsafeMutableBytes { try source.read(at: Int(occurrence.offset), count: count, into: $0) }
+        if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
+        return Array(line[0..<count])
+    }
+
+    private func replace(_ bytes: inout [UInt8], _ target: [UInt8], with replacement: [UInt8]) -> Bool {
+        guard let range = bytes.firstRange(of: target) else { return false }
+        bytes.replaceSubrange(range, with: replacement)
+        return true
+    }
+
+    /// The raw JSON text of a top-level array member `"key":[…]` in one of our records.
+    static func value(of key: String, in record: [UInt8]) -> [UInt8]? {
+        let marker = Array("\"\(key)\":[".utf8)
+        guard let range = record.firstRange(of: marker) else { return nil }
+        var depth = 0
+        var index = range.upperBound - 1
+        while index < record.count {
+            if record[index] == UInt8(ascii: "[") { depth += 1 }
+            if record[index] == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { return Array(record[(range.upperBound - 1)...index]) }
+            }
+            index += 1
+        }
+        return nil
+    }
+}
