@@ -2,21 +2,28 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N]",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name",
     help: """
         Ingests iNaturalist dumps (API v1 pages of observations or taxa, JSON Lines, single
         records; any of them gzip-compressed, detected by content) into normalized records.
         Malformed records go to the rejects file with file, line and reason; the stage fails
-        when more than --max-reject-rate of the records are rejected (default 0.01 = 1%).
+        when more than --max-reject-rate of the records are rejected (default: the pipeline's
+        "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
         """,
     options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
-    flags: ["quiet"])
+    flags: ["print-name"])
 
 command.main { arguments in
     var inputs = arguments.positional
     var folders: [String] = []
+    var maxRejectRate: Double? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
+        if arguments.flag("print-name") {
+            print(pipeline.name)
+            return
+        }
+        maxRejectRate = pipeline.maxRejectRate
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
         folders = resolved.folders + [pipelinePath]
@@ -29,6 +36,8 @@ command.main { arguments in
     if let rate = try arguments.double("max-reject-rate") {
         guard (0...1).contains(rate) else { throw UsageError("--max-reject-rate must be between 0 and 1") }
         options.maxRejectRate = rate
+    } else if let maxRejectRate {
+        options.maxRejectRate = maxRejectRate
     }
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
     let clock = StageClock()

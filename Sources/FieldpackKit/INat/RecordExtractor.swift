@@ -117,6 +117,7 @@ struct RecordExtractor {
 
     private mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin, source: String) throws(RecordError) {
         let id = try taxon.requiredID()
+        guard let name = try taxon.text("name") else { throw RecordError("\(taxon.name("name")) is missing") }
         let defaultPhoto = try taxon.object("default_photo")
         let defaultPhotoID = try defaultPhoto?.requiredID()
         var ownSeen = seen
@@ -159,7 +160,7 @@ struct RecordExtractor {
         out.key("id"); out.int(id)
         out.key("seen"); out.int(ownSeen)
         out.key("from"); out.string(observationID == nil ? "taxa" : "obs")
-        out.key("name"); out.string(try taxon.text("name"))
+        out.key("name"); out.string(name)
         out.key("rank"); out.string(try taxon.text("rank"))
         out.key("rank_level"); out.double(try taxon.double("rank_level"))
         out.key("ancestry"); out.string(ancestry)

@@ -54,6 +54,13 @@ public final class PaddedBuffer {
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity + JSONParser.padding)
     }
 
+    /// A padded copy of `bytes`.
+    public convenience init(copying bytes: [UInt8]) {
+        self.init(capacity: max(1, bytes.count))
+        bytes.withUnsafeBytes { if !$0.isEmpty { storage.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        count = bytes.count
+    }
+
     deinit { storage.deallocate() }
 
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }

@@ -11,14 +11,14 @@ public struct Pipeline: Sendable {
     public var inat: [String]
     public var wikipedia: [String]
     public var licenses: [String]?
+    /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
+    public var maxRejectRate: Double?
     public var path: String
 
     /// Reads and validates a pipeline file.
     public static func load(_ path: String) throws -> Pipeline {
         let bytes = try ReadableFile.contents(of: path)
-        let buffer = PaddedBuffer(capacity: max(bytes.count, 1))
-        bytes.withUnsafeBytes { buffer.storage.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-        buffer.count = bytes.count
+        let buffer = PaddedBuffer(copying: bytes)
         let parser = JSONParser()
         let root: JSONValue
         do {
@@ -47,7 +47,16 @@ public struct Pipeline: Sendable {
         let inat = try strings("inat")
         if inat.isEmpty { throw FieldpackError(path: path, "pipeline needs \"inat\": paths, folders or globs of iNaturalist dumps") }
         let licenses = root["licenses"] == nil ? nil : try strings("licenses")
-        return Pipeline(name: name, inat: inat, wikipedia: try strings("wikipedia"), licenses: licenses, path: path)
+        var maxRejectRate: Double? = nil
+        if let value = root["max_reject_rate"], !value.isNull {
+            guard let rate = value.double, (0...1).contains(rate) else {
+                throw FieldpackError(path: path, "\"max_reject_rate\" must be a number between 0 and 1")
+            }
+            maxRejectRate = rate
+        }
+        return Pipeline(
+            name: name, inat: inat, wikipedia: try strings("wikipedia"), licenses: licenses,
+            maxRejectRate: maxRejectRate, path: path)
     }
 
     /// The iNaturalist input files, in a stable order, and the folders they were found in.

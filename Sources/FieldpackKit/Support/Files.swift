@@ -210,6 +210,13 @@ public enum FileSystem {
         }
     }
 
+    public static func fsyncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 { throw FieldpackError(path: path, "cannot open directory to sync: \(systemError())") }
+        defer { close(fd) }
+        fsync(fd)
+    }
+
     public static func remove(_ path: String) {
         unlink(path)
     }

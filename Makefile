@@ -1,0 +1,87 @@
+# fieldpack: the make-driven pipeline. `make bundle`, then `make test`. See README.md.
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+PIPELINE ?= pipelines/sample.json
+BUILD ?= build
+SWIFT ?= swift
+BIN := .build/release
+TOOLS_STAMP := .build/fieldpack-tools.stamp
+STAGES := inat dedupe bundle manifest verify synth
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev pkg-config sqlite3
+SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
+BENCH_N ?= 1000000
+BENCH_DIR ?= $(BUILD)/bench
+
+.PHONY: all bundle test bench clean deps tools pipeline-bundle
+
+all: bundle
+
+# --- Set-up: the Debian packages the C targets need ---------------------------------------
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
+	  else \
+	    echo "fieldpack needs Debian packages:$$missing"; \
+	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+# --- The executables (one swift build for all; skipped when SKIP_TOOLS=1, as tests do) ----
+ifeq ($(SKIP_TOOLS),1)
+tools:
+else
+tools: $(TOOLS_STAMP)
+$(TOOLS_STAMP): $(SWIFT_SOURCES) | deps
+	$(SWIFT) build -c release $(addprefix --product fieldpack-,$(STAGES))
+	@touch $@
+endif
+
+# --- The pipeline -------------------------------------------------------------------------
+# The outer make builds the tools and reads the pipeline's name; the inner make (NAME set)
+# runs the stages as file-to-file rules under $(BUILD)/<name>/.
+ifeq ($(NAME),)
+bundle: tools
+	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
+	$(MAKE) --no-print-directory pipeline-bundle NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+else
+OUT := $(BUILD)/$(NAME)
+RECORDS := $(OUT)/inat/records.jsonl
+DEDUPED := $(OUT)/dedupe/records.jsonl
+DATABASE := $(OUT)/content.sqlite
+MANIFEST := $(OUT)/bundle/manifest.json
+TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
+
+pipeline-bundle: $(MANIFEST)
+
+$(RECORDS): $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
+
+-include $(OUT)/inat/records.d
+
+$(DEDUPED): $(RECORDS) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe $< --output $@ --conflicts $(OUT)/dedupe/conflicts.json
+
+$(DATABASE): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $@
+
+$(MANIFEST): $(DATABASE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle
+	$(BIN)/fieldpack-verify $(OUT)/bundle
+endif
+
+# --- Tests, benchmark, clean --------------------------------------------------------------
+test: tools
+	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
+
+bench: tools
+	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh
+
+clean:
+	rm -rf $(BUILD) .build

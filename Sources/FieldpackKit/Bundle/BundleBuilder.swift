@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bundle stage: deduped records in, a migrated, verified, reproducible SQLite file out.
+///
+/// Builds in a scratch file (fast settings, one transaction, rows in key order), checks it, then
+/// `VACUUM INTO` a temp file beside the destination (dropping freelist and insertion-order
+/// differences), checks that copy as the app would, fsyncs it and renames it into place.
+public struct BundleBuilder {
+    public struct Options: Sendable {
+        public var input: String
+        public var output: String
+        public var pipelineName: String
+        /// Build date (Unix seconds); nil takes `SOURCE_DATE_EPOCH`, then the newest record's date.
+        public var sourceDateEpoch: Int64? = nil
+        /// For tests: fail after this many migrations, to prove nothing is published.
+        public var failAfterMigration: Int? = nil
+
+        public init(input: String, output: String, pipelineName: String) {
+            self.input = input
+            self.output = output
+            self.pipelineName = pipelineName
+        }
+    }
+
+    public struct Summary: Sendable {
+        public var counts: [(table: String, rows: Int64)] = []
+        public var fingerprint = ""
+        public var buildDate = ""
+        public var bytes = 0
+        public var records = 0
+    }
+
+    public static let tables = ["users", "photos", "taxa", "observations", "observation_photos", "taxon_photos"]
+
+    public let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    @discardableResult
+    public func run() throws -> Summary {
+        let scratchPath = "\(options.output).scratch-\(getpid())"
+        let publishPath = temporaryPath(options.output)
+        FileSystem.remove(scratchPath)
+        FileSystem.remove(publishPath)
+        defer {
+            FileSystem.remove(scratchPath)
+            FileSystem.remove(scratchPath + "-journal")
+            FileSystem.remove(publishPath)
+        }
+        try FileSystem.makeDirectories(directory(of: options.output))
+        var summary = Summary()
+        do {
+            let scratch = try Database(path: scratchPath)
+            try scratch.execute("""
+                PRAGMA page_size = 4096;
+                PRAGMA journal_mode = MEMORY;
+                PRAGMA synchronous = OFF;
+                PRAGMA cache_size = -65536;
+                PRAGMA application_id = \(Migrations.applicationID);
+                """)
+            if let failAfter = options.failAfterMigration {
+                try Migrator().migrate(scratch, to: failAfter)
+                throw FieldpackError(path: options.output, "stopped after migration \(failAfter) (test failure injection)")
+            }
+            try Migrator().migrate(scratch)
+            // Records arrive grouped by kind, not parents first: check the keys once, after loading.
+            try scratch.execute("PRAGMA foreign_keys = OFF")
+            let loader = try RecordLoader(database: scratch)
+            var info: [(String, String)] = []
+            try scratch.transaction {
+                try loader.load(path: options.input)
+                summary.records = loader.records
+                let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
+                summary.buildDate = Timestamp.iso8601(seconds: buildSeconds)
+                for table in Self.tables {
+                    summary.counts.append((table, try scratch.int("SELECT count(*) FROM \(table)") ?? 0))
+                }
+                info = [
+                    ("schema_version", String(Migrations.latestVersion)),
+                    ("pipeline", options.pipelineName),
+                    ("tool_version", ToolVersion.version),
+                    ("build_date", summary.buildDate),
+                    ("inputs", loader.inputsJSON()),
+                ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
+                let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
+                for (key, value) in info {
+                    try insert.bind(key, at: 1)
+                    try insert.bind(value, at: 2)
+                    try insert.run()
+                }
+            }
+            try Self.checkForeignKeys(scratch)
+            summary.fingerprint = try SchemaFingerprint.compute(scratch)
+            try scratch.transaction {
+                let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES ('schema_fingerprint', ?)")
+                try insert.bind(summary.fingerprint, at: 1)
+                try insert.run()
+            }
+            try scratch.execute("ANALYZE")
+            try scratch.execute("VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'")
+        }
+        // The published copy: rollback journal (no -wal), checked the way the app opens it.
+        do {
+            let published = try Database(path: publishPath)
+            try published.execute("PRAGMA journal_mode = DELETE")
+        }
+        try Self.checkIntegrity(try Database(path: publishPath, mode: .readOnly), path: options.output)
+        try FileSystem.fsyncFile(publishPath)
+        try FileSystem.rename(publishPath, to: options.output)
+        summary.bytes = FileSystem.size(options.output) ?? 0
+        return summary
+    }
+
+    private func environmentEpoch() -> Int64? {
+        guard let text = getenv("SOURCE_DATE_EPOCH") else { return nil }
+        return Int64(String(cString: text))
+    }
+
+    static func checkForeignKeys(_ database: Database) throws {
+        let violations = try database.rows("PRAGMA foreign_key_check")
+        if let first = violations.first {
+            throw FieldpackError(
+                path: database.path,
+                "\(violations.count) foreign key violation(s); first: \(first[0] ?? "?") row \(first[1] ?? "?") "
+                    + "references a missing \(first[2] ?? "?") row")
+        }
+    }
+
+    static func checkIntegrity(_ database: Database, path: String) throws {
+        let result = try database.rows("PRAGMA integrity_check").compactMap { $0.first ?? nil }
+        if result != ["ok"] {
+            throw FieldpackError(path: path, "integrity_check failed: \(result.prefix(3).joined(separator: "; "))")
+        }
+        try checkForeignKeys(database)
+    }
+}
+
+func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+func temporaryPath(_ path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory(of: path))/.\(name).tmp-\(getpid())"
+}

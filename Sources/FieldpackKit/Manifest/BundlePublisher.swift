@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Assembles a bundle folder (database + manifest) in a hidden staging folder beside the
+/// destination and swaps it in, so the destination never holds a database with a stale or
+/// half-written manifest.
+public struct BundlePublisher {
+    public var database: String
+    public var destination: String
+
+    public init(database: String, destination: String) {
+        self.database = database
+        self.destination = destination
+    }
+
+    @discardableResult
+    public func publish() throws -> Manifest {
+        let parent = directory(of: destination)
+        let name = destination.split(separator: "/").last.map(String.init) ?? destination
+        let staging = "\(parent)/.\(name).staging-\(getpid())"
+        let retired = "\(parent)/.\(name).retired-\(getpid())"
+        FileSystem.removeTree(staging)
+        try FileSystem.makeDirectories(staging)
+        var published = false
+        defer { if !published { FileSystem.removeTree(staging) } }
+
+        let staged = "\(staging)/\(Manifest.databaseName)"
+        if link(database, staged) != 0 {
+            // Another file system: copy instead.
+            let output = try AtomicOutput(path: staged)
+            try output.append(contentsOf: database)
+            try output.commit()
+        }
+        let manifest = try Manifest.describe(bundle: staging)
+        try manifest.write(to: staging)
+        try FileSystem.fsyncDirectory(staging)
+
+        if FileSystem.exists(destination) {
+            try FileSystem.rename(destination, to: retired)
+        }
+        try FileSystem.rename(staging, to: destination)
+        published = true
+        FileSystem.removeTree(retired)
+        return manifest
+    }
+}

@@ -1,0 +1,111 @@
+/// The bundle's manifest: `manifest.json` (every file's size and SHA-256, the schema version and
+/// fingerprint, row counts, the pipeline, every input's SHA-256, tool version, build date) and
+/// `manifest-sha256.txt`, which `sha256sum -c` accepts in the bundle folder.
+public struct Manifest: Sendable, Equatable {
+    public struct FileEntry: Sendable, Equatable {
+        public var path: String
+        public var bytes: Int
+        public var sha256: String
+    }
+
+    public static let jsonName = "manifest.json"
+    public static let checksumName = "manifest-sha256.txt"
+    public static let databaseName = "content.sqlite"
+    public static let formatName = "fieldpack-bundle"
+
+    public var pipeline: String
+    public var toolVersion: String
+    public var buildDate: String
+    public var schemaVersion: Int
+    public var schemaFingerprint: String
+    public var applicationID: Int64
+    public var files: [FileEntry]
+    public var rows: [(table: String, count: Int64)]
+    public var inputsJSON: String
+
+    public static func == (lhs: Manifest, rhs: Manifest) -> Bool {
+        lhs.json == rhs.json
+    }
+
+    /// Reads what the manifest says about the database from the database itself, and hashes
+    /// every payload file of the bundle folder.
+    public static func describe(bundle directory: String) throws -> Manifest {
+        let databasePath = "\(directory)/\(databaseName)"
+        guard FileSystem.exists(databasePath) else {
+            throw FieldpackError(path: databasePath, "bundle has no \(databaseName)")
+        }
+        let database = try Database(path: databasePath, mode: .readOnly)
+        var info: [String: String] = [:]
+        for row in try database.rows("SELECT key, value FROM bundle_info ORDER BY key") {
+            if let key = row[0], let value = row[1] { info[key] = value }
+        }
+        func required(_ key: String) throws -> String {
+            guard let value = info[key] else { throw FieldpackError(path: databasePath, "bundle_info has no \(key)") }
+            return value
+        }
+        var rows: [(String, Int64)] = []
+        for key in info.keys.sorted() where key.hasPrefix("rows.") {
+            rows.append((String(key.dropFirst(5)), Int64(info[key]!) ?? 0))
+        }
+        var files: [FileEntry] = []
+        for name in try payloadFiles(in: directory) {
+            let (digest, bytes) = try SHA256.hex(ofFile: "\(directory)/\(name)")
+            files.append(FileEntry(path: name, bytes: bytes, sha256: digest))
+        }
+        return Manifest(
+            pipeline: try required("pipeline"), toolVersion: try required("tool_version"),
+            buildDate: try required("build_date"), schemaVersion: Int(try required("schema_version")) ?? 0,
+            schemaFingerprint: try required("schema_fingerprint"),
+            applicationID: try database.int("PRAGMA application_id") ?? 0, files: files, rows: rows,
+            inputsJSON: info["inputs"] ?? "[]")
+    }
+
+    /// The files a manifest covers: everything in the folder except the manifest files themselves.
+    public static func payloadFiles(in directory: String) throws -> [String] {
+        try FileSystem.list(directory).filter { $0 != jsonName && $0 != checksumName && !$0.hasPrefix(".") }
+    }
+
+    public var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("format"); writer.string(Self.formatName)
+        writer.key("manifest_version"); writer.int(1)
+        writer.key("pipeline"); writer.string(pipeline)
+        writer.key("tool_version"); writer.string(toolVersion)
+        writer.key("build_date"); writer.string(buildDate)
+        writer.key("schema_version"); writer.int(schemaVersion)
+        writer.key("schema_fingerprint"); writer.string(schemaFingerprint)
+        writer.key("application_id"); writer.int(applicationID)
+        writer.key("files")
+        writer.beginArray()
+        for file in files {
+            writer.beginObject()
+            writer.key("path"); writer.string(file.path)
+            writer.key("bytes"); writer.int(file.bytes)
+            writer.key("sha256"); writer.string(file.sha256)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("rows")
+        writer.beginObject()
+        for (table, count) in rows {
+            writer.key(table); writer.int(count)
+        }
+        writer.endObject()
+        writer.key("inputs"); writer.raw(Array(inputsJSON.utf8))
+        writer.endObject()
+        return PrettyJSON.format(writer.bytes)
+    }
+
+    /// Writes `manifest.json`, then `manifest-sha256.txt` covering it and every payload file,
+    /// each atomically.
+    public func write(to directory: String) throws {
+        let jsonPath = "\(directory)/\(Self.jsonName)"
+        try AtomicOutput.write(json, to: jsonPath)
+        let (jsonDigest, _) = try SHA256.hex(ofFile: jsonPath)
+        var lines = files.map { ($0.path, $0.sha256) } + [(Self.jsonName, jsonDigest)]
+        lines.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+        let text = lines.map { "\($0.1)  \($0.0)\n" }.joined()
+        try AtomicOutput.write(text, to: "\(directory)/\(Self.checksumName)")
+    }
+}

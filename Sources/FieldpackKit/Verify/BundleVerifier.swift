@@ -1,0 +1,111 @@
+/// Checks a bundle folder the way the app does before ingesting it: the file set, every
+/// checksum, then the database opened read-only: application id, a known schema version whose
+/// golden fingerprint matches, integrity, foreign keys, and row counts against the manifest.
+///
+/// Every problem is collected and named; the bundle is good only if there are none.
+public struct BundleVerifier {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
+    public func verify() -> [String] {
+        var problems: [String] = []
+        func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(file): error: \(message)") }
+
+        guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
+        let manifestPath = "\(directory)/\(Manifest.jsonName)"
+        let checksumPath = "\(directory)/\(Manifest.checksumName)"
+        guard let listing = try? FileSystem.list(directory) else { return ["\(directory): error: cannot list the folder"] }
+
+        // 1. manifest-sha256.txt: every line's checksum, and nothing in the folder it does not list.
+        var checksumListed: [String: String] = [:]
+        if let text = try? ReadableFile.contents(of: checksumPath) {
+            for (number, line) in String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where !line.isEmpty {
+                let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, parts[0].count == 64, parts[1].hasPrefix(" ") else {
+                    problems.append("\(checksumPath):\(number + 1): error: not a `sha256sum` line")
+                    continue
+                }
+                checksumListed[String(parts[1].dropFirst())] = String(parts[0])
+            }
+        } else {
+            problem(Manifest.checksumName, "missing")
+        }
+
+        // 2. manifest.json: parse it.
+        var manifestFiles: [String: (bytes: Int, sha256: String)] = [:]
+        var manifestRows: [String: Int64] = [:]
+        var manifestVersion: Int? = nil
+        var manifestFingerprint: String? = nil
+        if let bytes = try? ReadableFile.contents(of: manifestPath) {
+            let buffer = PaddedBuffer(copying: bytes)
+            let parser = JSONParser()
+            if let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName {
+                for file in root["files"].map({ Array($0.elements) }) ?? [] {
+                    guard let path = file["path"]?.string, let size = file["bytes"]?.int64, let digest = file["sha256"]?.string else {
+                        problem(Manifest.jsonName, "a files entry lacks path, bytes or sha256")
+                        continue
+                    }
+                    manifestFiles[path] = (Int(size), digest)
+                }
+                if let counts = root["rows"] {
+                    for member in counts.members { manifestRows[member.key.string] = member.value.int64 ?? -1 }
+                }
+                manifestVersion = root["schema_version"]?.int64.map { Int($0) }
+                manifestFingerprint = root["schema_fingerprint"]?.string
+            } else {
+                problem(Manifest.jsonName, "not a fieldpack manifest (invalid JSON or wrong format)")
+            }
+        } else {
+            problem(Manifest.jsonName, "missing")
+        }
+
+        // 3. The file set: exactly the manifest's files plus the two manifest files.
+        let expected = Set(manifestFiles.keys).union([Manifest.jsonName, Manifest.checksumName])
+        for name in listing where !expected.contains(name) { problem(name, "unexpected file: not listed in the manifest") }
+        for name in expected.sorted() where !listing.contains(name) && name != Manifest.jsonName && name != Manifest.checksumName {
+            problem(name, "missing: listed in the manifest")
+        }
+        let checksumExpected = Set(manifestFiles.keys).union([Manifest.jsonName])
+        if !checksumListed.isEmpty || FileSystem.exists(checksumPath) {
+            for name in checksumExpected.sorted() where checksumListed[name] == nil {
+                problem(Manifest.checksumName, "does not list \(name)")
+            }
+            for name in checksumListed.keys.sorted() where !checksumExpected.contains(name) {
+                problem(Manifest.checksumName, "lists \(name), which the manifest does not")
+            }
+        }
+
+        // 4. Every checksum and size.
+        var digests: [String: String] = [:]
+        for name in checksumExpected.sorted() where listing.contains(name) {
+            guard let (digest, size) = try? SHA256.hex(ofFile: "\(directory)/\(name)") else {
+                problem(name, "cannot be read")
+                continue
+            }
+            digests[name] = digest
+            if let listed = checksumListed[name], listed != digest {
+                problem(name, "SHA-256 \(digest) does not match \(Manifest.checksumName) (\(listed))")
+            }
+            if let entry = manifestFiles[name] {
+                if entry.sha256 != digest { problem(name, "SHA-256 \(digest) does not match manifest.json (\(entry.sha256))") }
+                if entry.bytes != size { problem(name, "size \(size) does not match manifest.json (\(entry.bytes))") }
+            }
+        }
+
+        // 5. The database, only if its bytes are the ones the manifest vouches for.
+        let databaseName = Manifest.databaseName
+        guard manifestFiles[databaseName] != nil else {
+            problem(Manifest.jsonName, "does not list \(databaseName)")
+            return problems
+        }
+        guard problems.isEmpty else { return problems }
+        problems += DatabaseChecks(path: "\(directory)/\(databaseName)", rows: manifestRows,
+                                   version: manifestVersion, fingerprint: manifestFingerprint).run()
+        return problems
+    }
+}
