@@ -101,7 +101,7 @@ public enum Migrations {
     /// The structural fingerprint (see `SchemaFingerprint`) of each schema version, as built
     /// from scratch. A test rebuilds every version and compares; never edit a shipped value.
     public static let goldenFingerprints: [Int: String] = [
-        1: "0000000000000000000000000000000000000000000000000000000000000000",
+        1: "e23a19099857b8af7a1f3e73a7623eefbc6174046a11beaef9a510c6b64c430a",
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
     ]
 }

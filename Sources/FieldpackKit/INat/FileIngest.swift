@@ -134,7 +134,7 @@ final class FileIngest {
                 Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]", reason: reason)
             }
         }
-        let damageOffset = scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
+        let damageOffset = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
         let line = JSONScanner.lineAndColumn(of: damageOffset, in: bytes).line
         let what = scan.closed ? "the document is malformed after its results array"
             : "the document is truncated or corrupt after results[\(scan.elements.count - 1)]"

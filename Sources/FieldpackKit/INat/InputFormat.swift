@@ -28,8 +28,31 @@ public enum InputFormat: String, Sendable {
             return (try? parser.parse(bytes))?.isObject ?? false
         }
         if completeObject(lines[0]) { return .jsonLines }
+        // A first line that opens brackets it does not close starts a multi-line document; one that
+        // is balanced but invalid is a malformed first record of JSON Lines.
+        if openDepth(UnsafeRawBufferPointer(rebasing: head[lines[0]])) > 0 { return .document }
         if completeObject(lines[1]) { return .jsonLines }
         return .document
+    }
+
+    /// Brackets opened and not closed in `bytes`, outside strings.
+    private static func openDepth(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return depth
     }
 
     private static func isBlank(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {

@@ -9,12 +9,14 @@ public enum JSONScanner {
         public var closed: Bool
         /// Where the array's content begins, if the key was found.
         public var arrayStart: Int?
+        /// Where an element that never completed begins (the damaged record), if any.
+        public var partialStart: Int?
     }
 
     /// Scans `bytes` for the top-level member `key` holding an array.
     public static func scanArray(named key: String, in bytes: UnsafeRawBufferPointer) -> ArrayScan {
         let keyBytes = Array(key.utf8)
-        var scan = ArrayScan(elements: [], closed: false, arrayStart: nil)
+        var scan = ArrayScan(elements: [], closed: false, arrayStart: nil, partialStart: nil)
         var depth = 0
         var index = 0
         let count = bytes.count
@@ -33,7 +35,10 @@ public enum JSONScanner {
                     if bytes[index] == UInt8(ascii: "\\") { index += 1 }
                     index += 1
                 }
-                if index >= count { return scan }  // unterminated string: the damage
+                if index >= count {  // unterminated string: the damage
+                    scan.partialStart = elementStart ?? (inArray && depth == 2 ? start - 1 : nil)
+                    return scan
+                }
                 if depth == 1 && !inArray { lastStringAtDepth1 = start..<index }
                 if inArray && depth == 2 && elementStart == nil { elementStart = start - 1 }
             case UInt8(ascii: ":"):
@@ -76,6 +81,7 @@ public enum JSONScanner {
             }
             index += 1
         }
+        scan.partialStart = elementStart
         return scan
     }
 

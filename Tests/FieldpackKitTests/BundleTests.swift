@@ -1,0 +1,119 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct BundleTests {
+    private func sampleInputs() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
+    }
+
+    @Test func migrationsAreAppliedInOrderAndRecordedWithTheirSQLHash() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("m.sqlite"))
+        try Migrator().migrate(database)
+        #expect(try database.int("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        let recorded = try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version")
+        #expect(recorded.map { $0[0] } == Migrations.all.map { String($0.version) })
+        #expect(recorded.map { $0[2] } == Migrations.all.map { $0.sqlSHA256 })
+        // Running again is a no-op.
+        try Migrator().migrate(database)
+        #expect(try database.int("SELECT count(*) FROM schema_migrations") == Int64(Migrations.all.count))
+    }
+
+    @Test(arguments: Array(1...Migrations.latestVersion))
+    func freshSchemaOfEveryVersionHasItsGoldenFingerprint(version: Int) throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("v\(version).sqlite"))
+        try Migrator().migrate(database, to: version)
+        let fingerprint = try SchemaFingerprint.compute(database)
+        #expect(fingerprint == Migrations.goldenFingerprints[version], "version \(version) fingerprint is \(fingerprint)")
+    }
+
+    @Test func fingerprintIgnoresFormattingButNotStructure() throws {
+        let directory = try TemporaryDirectory()
+        let a = try Database(path: directory.file("a.sqlite"))
+        try a.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+        let b = try Database(path: directory.file("b.sqlite"))
+        try b.execute("CREATE TABLE \"t\" (\n  id   INTEGER PRIMARY KEY,\n  name TEXT\n)")
+        let c = try Database(path: directory.file("c.sqlite"))
+        try c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        #expect(try SchemaFingerprint.compute(a) == SchemaFingerprint.compute(b))
+        #expect(try SchemaFingerprint.compute(a) != SchemaFingerprint.compute(c))
+    }
+
+    @Test func aDatabaseNewerThanThisToolIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("new.sqlite"))
+        try database.execute("PRAGMA user_version = \(Migrations.latestVersion + 1)")
+        #expect(throws: FieldpackError.self) { try Migrator().migrate(database) }
+    }
+
+    @Test func bundleHasShipReadySettingsAndTheSampleRows() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.scalar("PRAGMA journal_mode") == "delete")
+        #expect(try database.int("PRAGMA application_id") == Int64(Migrations.applicationID))
+        #expect(try database.int("PRAGMA freelist_count") == 0)
+        #expect(try database.int("SELECT count(*) FROM sqlite_stat1")! > 0)
+        #expect(try database.int("SELECT count(*) FROM observations") == 14)
+        #expect(try database.int("SELECT count(*) FROM photos") == 29)
+        #expect(try database.int("SELECT count(*) FROM observation_photos") == 24)
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'pipeline'") == "sample")
+        // The newest observation copy won, and a photo shared by two observations has two links.
+        #expect(try database.scalar("SELECT quality_grade FROM observations WHERE id = 9100007") == "research")
+        #expect(try database.int("SELECT count(*) FROM observation_photos WHERE photo_id = 81000015") == 2)
+        // Unicode survives.
+        #expect(try database.int("SELECT count(*) FROM users WHERE name = 'Zoë Brontë'") == 1)
+        // No journal or WAL files beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
+                == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
+    }
+
+    @Test func sameInputsGiveByteIdenticalBundlesWhateverTheirOrder() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let inputs = try sampleInputs()
+        let a = try buildBundle(inputs: inputs, in: first, name: "sample")
+        let b = try buildBundle(inputs: inputs.reversed(), in: second, name: "sample")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(a)/content.sqlite")) == Data(contentsOf: URL(fileURLWithPath: "\(b)/content.sqlite")))
+        #expect(try text("\(a)/manifest.json") == text("\(b)/manifest.json"))
+    }
+
+    @Test func buildDateComesFromTheDataOrSourceDateEpochNeverTheClock() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+        let newest = try database.scalar("SELECT max(updated_at) FROM observations")
+        #expect(newest != nil)
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'") == "2024-07-15T16:44:03Z")
+        let pinned = try TemporaryDirectory()
+        let other = try buildBundle(inputs: try sampleInputs(), in: pinned, name: "sample", epoch: 1_700_000_000)
+        let pinnedDatabase = try Database(path: "\(other)/content.sqlite", mode: .readOnly)
+        #expect(try pinnedDatabase.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'") == "2023-11-14T22:13:20Z")
+    }
+
+    @Test func aFailedBuildPublishesNothingAndLeavesTheOldBundleAlone() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite")))
+        var options = BundleBuilder.Options(input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample")
+        options.failAfterMigration = 1
+        #expect(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("scratch") || $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func dedupedRecordsWithADanglingReferenceAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("deduped.jsonl", """
+            {"k":"obs","id":1,"seen":null,"uuid":null,"user":null,"taxon":999,"quality_grade":null,"observed_on":null,"time_observed_at":null,"created_at":null,"updated_at":null,"lat":null,"lng":null,"positional_accuracy":null,"geoprivacy":null,"obscured":null,"place_guess":null,"license":null,"photos":[]}
+
+            """)
+        let options = BundleBuilder.Options(input: input, output: directory.file("content.sqlite"), pipelineName: "t")
+        #expect(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+    }
+}

@@ -1,0 +1,122 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct DedupeTests {
+    /// Ingests pages (in the given order) and dedupes them; returns the deduped records by kind.
+    private func dedupe(_ pages: [String], in directory: TemporaryDirectory) throws -> [String: [[String: Any]]] {
+        let inputs = try pages.enumerated().map { try directory.write("in-\($0.offset).json", $0.element) }
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        try INatIngest(options: options).run()
+        try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                                  conflicts: directory.file("conflicts.json"))).run()
+        return Dictionary(grouping: try jsonLines(directory.file("deduped.jsonl")), by: { $0["k"] as! String })
+    }
+
+    @Test(arguments: [false, true])
+    func newerObservationWinsWhicheverFileComesLast(newerFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let older = page([observationJSON(id: 5, updatedAt: "2024-05-01T10:00:00+02:00", quality: "needs_id")])
+        // Later in absolute time although its local clock reads earlier: offsets are honoured.
+        let newer = page([observationJSON(id: 5, updatedAt: "2024-05-01T09:30:00+00:00", quality: "research")])
+        let records = try dedupe(newerFirst ? [newer, older] : [older, newer], in: directory)
+        let observations = try #require(records["obs"])
+        #expect(observations.count == 1)
+        #expect(observations[0]["quality_grade"] as? String == "research")
+    }
+
+    @Test func photoIdentityIsTheIdNotTheURL() throws {
+        let directory = try TemporaryDirectory()
+        let first = observationJSON(id: 1, photos: [(77, "cc-by", 1000)])
+        let moved = observationJSON(id: 2, photos: [(77, "cc-by", 1000)])
+            .replacingOccurrences(of: "inaturalist-open-data.s3.amazonaws.com/photos/77/square.jpg", with: "static.inaturalist.org/photos/77/square.jpeg?1598551272")
+        let records = try dedupe([page([first, moved])], in: directory)
+        let photos = try #require(records["photo"])
+        #expect(photos.count == 1)
+        // The photo belongs to both observations: both links are kept.
+        let links = try #require(records["obs"]).map { ($0["photos"] as? [[Int]]) ?? [] }
+        #expect(links == [[[77, 0]], [[77, 0]]])
+        // Ties on updated_at go to the higher observation id.
+        #expect((photos[0]["url"] as? String)?.contains("static.inaturalist.org") == true)
+        let conflicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("conflicts.json")))) as! [String: Any]
+        #expect(conflicts["url"] as? Int == 1)
+        #expect(conflicts["license"] as? Int == 0)
+    }
+
+    @Test func urlsThatDifferOnlyByTheirTimestampAreNotAConflict() throws {
+        let directory = try TemporaryDirectory()
+        let first = observationJSON(id: 1, photos: [(77, "cc-by", 1000)])
+        let stamped = observationJSON(id: 2, photos: [(77, "cc-by", 1000)]).replacingOccurrences(of: "77/square.jpg", with: "77/square.jpg?1598551272")
+        _ = try dedupe([page([first, stamped])], in: directory)
+        let conflicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("conflicts.json")))) as! [String: Any]
+        #expect(conflicts["photos_with_conflicts"] as? Int == 0)
+    }
+
+    @Test func newestOccurrenceWinsAndMissingDimensionsAreFilledFromAnother() throws {
+        let directory = try TemporaryDirectory()
+        let old = observationJSON(id: 1, updatedAt: "2023-01-01T00:00:00Z", photos: [(77, "cc-by-nc", 1600)])
+        let new = observationJSON(id: 2, updatedAt: "2024-01-01T00:00:00Z", photos: [(77, "cc-by", nil)])
+        let records = try dedupe([page([new]), page([old])], in: directory)
+        let photo = try #require(records["photo"]?.first)
+        #expect(photo["license"] as? String == "cc-by")
+        #expect(photo["width"] as? Int == 1600)
+        #expect(photo["height"] as? Int == 1200)
+    }
+
+    @Test func observationPhotoBeatsTaxonPhotoOnATie() throws {
+        let directory = try TemporaryDirectory()
+        // Photo 77 is the observation's own photo and its taxon's default photo, in one record.
+        let observation = observationJSON(id: 1, photos: [(77, "cc-by", 1000)]).replacingOccurrences(
+            of: "\"rank_level\":10}",
+            with: "\"rank_level\":10,\"default_photo\":{\"id\":77,\"license_code\":\"cc0\",\"url\":\"https://x/photos/77/square.jpg\",\"attribution\":\"no rights reserved\",\"original_dimensions\":null}}")
+        let records = try dedupe([page([observation])], in: directory)
+        let photo = try #require(records["photo"]?.first)
+        #expect(photo["ctx"] as? String == "obs")
+        #expect(photo["license"] as? String == "cc-by")
+        #expect(try #require(records["taxon"]?.first)["default_photo"] as? Int == 77)
+    }
+
+    @Test func linksComeFromTheNewestCopyOfAnObservation() throws {
+        let directory = try TemporaryDirectory()
+        let old = observationJSON(id: 1, updatedAt: "2023-01-01T00:00:00Z", photos: [(10, "cc-by", 100), (11, "cc-by", 100)])
+        let new = observationJSON(id: 1, updatedAt: "2024-01-01T00:00:00Z", photos: [(11, "cc-by", 100)])
+        let records = try dedupe([page([new]), page([old])], in: directory)
+        #expect(records["obs"]?.first?["photos"] as? [[Int]] == [[11, 0]])
+    }
+
+    @Test func sampleDataDedupesToTheGoldenFiles() throws {
+        let directory = try TemporaryDirectory()
+        let folder = "sample-data/inat"
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/\(folder)")
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
+        // Relative input paths, as make passes them, so the golden files name them the same way.
+        let previous = FileManager.default.currentDirectoryPath
+        #expect(previous == repositoryRoot, "swift test runs from the package root")
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        try INatIngest(options: options).run()
+        let summary = try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                                                conflicts: directory.file("conflicts.json"))).run()
+        #expect(summary.unique["obs"] == 14)
+        #expect(summary.unique["photo"] == 29)
+        #expect(summary.unique["taxon"] == 8)
+        #expect(summary.unique["user"] == 8)
+        #expect(summary.conflicts.ids == 2)
+        try expectGolden(directory.file("deduped.jsonl"), "sample-deduped.jsonl")
+        try expectGolden(directory.file("conflicts.json"), "sample-conflicts.json")
+        try expectGolden(directory.file("rejects.jsonl"), "sample-rejects.jsonl")
+    }
+}
+
+/// Compares a stage output with its golden file; `FIELDPACK_UPDATE_GOLDEN=1` rewrites the golden.
+func expectGolden(_ path: String, _ golden: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let goldenPath = "\(repositoryRoot)/Tests/FieldpackKitTests/Golden/\(golden)"
+    let actual = try text(path)
+    if ProcessInfo.processInfo.environment["FIELDPACK_UPDATE_GOLDEN"] == "1" {
+        try actual.write(toFile: goldenPath, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try text(goldenPath)
+    #expect(actual == expected, "\(path) differs from Golden/\(golden); rerun with FIELDPACK_UPDATE_GOLDEN=1 after checking the diff", sourceLocation: sourceLocation)
+}

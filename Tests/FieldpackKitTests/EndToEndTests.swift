@@ -1,0 +1,66 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// Runs the built executables through the Makefile, as a user does. Needs `FIELDPACK_BIN`
+/// (set by `make test`, which builds the tools first); skipped otherwise.
+@Suite(.serialized) struct EndToEndTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    private func make(_ arguments: [String], build: String) throws -> ProcessResult {
+        try run("/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(build)"] + arguments, directory: repositoryRoot)
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func makeBundleBuildsAVerifiedBundleAndASecondRunDoesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let first = try make(["bundle"], build: directory.path)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let bundle = directory.file("sample/bundle")
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        #expect(try run("/usr/bin/sha256sum", ["-c", "manifest-sha256.txt"], directory: bundle).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.file("sample/inat/rejects.jsonl")))
+        #expect(FileManager.default.fileExists(atPath: directory.file("sample/dedupe/conflicts.json")))
+
+        let second = try make(["bundle"], build: directory.path)
+        #expect(second.status == 0)
+        #expect(!second.stdout.contains("fieldpack-"), "a second run ran: \(second.stdout)")
+
+        // A newer intermediate reruns only the stages after it.
+        let later = Date().addingTimeInterval(5)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: directory.file("sample/dedupe/records.jsonl"))
+        let third = try make(["bundle"], build: directory.path)
+        #expect(third.status == 0)
+        #expect(!third.stdout.contains("fieldpack-inat") && !third.stdout.contains("fieldpack-dedupe"))
+        #expect(third.stdout.contains("fieldpack-bundle") && third.stdout.contains("fieldpack-manifest"))
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func parallelBuildGivesTheSameBytesAsASerialOne() throws {
+        let serial = try TemporaryDirectory()
+        let parallel = try TemporaryDirectory()
+        #expect(try make(["-j1", "bundle"], build: serial.path).status == 0)
+        #expect(try make(["-j2", "bundle"], build: parallel.path).status == 0)
+        for file in ["content.sqlite", "manifest.json", "manifest-sha256.txt"] {
+            let a = try Data(contentsOf: URL(fileURLWithPath: serial.file("sample/bundle/\(file)")))
+            let b = try Data(contentsOf: URL(fileURLWithPath: parallel.file("sample/bundle/\(file)")))
+            #expect(a == b, "\(file) differs between -j1 and -j2")
+        }
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func everyExecutableFollowsTheExitCodeContract() throws {
+        let bin = try #require(Self.binaries)
+        for stage in ["inat", "dedupe", "bundle", "manifest", "verify", "synth"] {
+            let help = try run("\(bin)/fieldpack-\(stage)", ["--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.hasPrefix("usage: fieldpack-\(stage)"))
+            let bad = try run("\(bin)/fieldpack-\(stage)", ["--no-such-option"])
+            #expect(bad.status == 64, "fieldpack-\(stage) exits \(bad.status) on bad usage")
+            #expect(bad.stderr.contains("usage: fieldpack-\(stage)"))
+        }
+        let missing = try run("\(bin)/fieldpack-dedupe", ["/nonexistent/records.jsonl", "--output", "/tmp/x", "--conflicts", "/tmp/y"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("/nonexistent/records.jsonl: error: cannot open"))
+    }
+}

@@ -1,0 +1,168 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct IngestTests {
+    private func ingest(_ inputs: [String], in directory: TemporaryDirectory, maxRejectRate: Double = 1) throws -> INatIngest.Summary {
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = maxRejectRate
+        return try INatIngest(options: options).run()
+    }
+
+    private func records(_ directory: TemporaryDirectory, kind: String) throws -> [[String: Any]] {
+        try jsonLines(directory.file("records.jsonl")).filter { $0["k"] as? String == kind }
+    }
+
+    @Test func realAPIObservationPagesIngestWithTheirPhotoOccurrences() throws {
+        let directory = try TemporaryDirectory()
+        let inputs = ["get_observations_page1.json", "get_observations_page2.json", "get_observations_by_id.json", "get_observation.json"]
+            .map { "\(samplesRoot)/pyinaturalist/v1/\($0)" }
+        let summary = try ingest(inputs, in: directory)
+        #expect(summary.rejected == 0)
+        #expect(summary.accepted == 4)
+        let observations = try records(directory, kind: "obs")
+        #expect(observations.map { $0["id"] as? Int } == [57754375, 57707611, 16227955, 16227955])
+        // Own photos only (not identification taxa): 1 + 1 + 2 + 2 observation photos and one default photo per taxon.
+        let photos = try records(directory, kind: "photo")
+        #expect(photos.filter { $0["ctx"] as? String == "obs" }.count == 6)
+        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 4)
+        // The 2018 copy has string GeoJSON coordinates and a "lat,lng" location; both parse.
+        let old = try #require(observations.last)
+        #expect(old["lat"] as? Double == 50.646894)
+        #expect(old["lng"] as? Double == 4.360086)
+        // page2's photo has a null licence.
+        let page2Photo = try #require(photos.first { $0["id"] as? Int == 92_075_215 })
+        #expect(page2Photo["license"] is NSNull)
+    }
+
+    @Test func realTaxaResponsesIngestTaxonPhotosAndDefaultPhotos() throws {
+        let directory = try TemporaryDirectory()
+        let summary = try ingest(
+            ["\(samplesRoot)/pyinaturalist/v1/get_taxa.json", "\(samplesRoot)/pyinaturalist/v1/get_taxa_by_id.json"], in: directory)
+        #expect(summary.rejected == 0)
+        #expect(summary.accepted == 31)
+        let taxa = try records(directory, kind: "taxon")
+        #expect(taxa.count == 31)
+        // 17 of the 30 search results have a default photo; the by-id taxon has one and 5 taxon photos.
+        let photos = try records(directory, kind: "photo")
+        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 18)
+        #expect(photos.filter { $0["ctx"] as? String == "taxon" }.count == 5)
+        // 70118 is in both files: the search result has no taxon photos, the by-id response has 5.
+        let copies = taxa.filter { $0["id"] as? Int == 70118 }.map { ($0["photos"] as? [Int])?.count }
+        #expect(copies == [0, 5])
+        // preferred_common_name is absent, not null, on most search results: it reads as null.
+        #expect(taxa.filter { $0["preferred_common_name"] is NSNull }.count >= 27)
+    }
+
+    @Test func reSerialisedObservationWithNullTaxonAndNoCoordinatesIngests() throws {
+        let directory = try TemporaryDirectory()
+        let summary = try ingest(["\(samplesRoot)/pyinaturalist-convert/observations_without_coords.json"], in: directory)
+        #expect(summary.rejected == 0)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["taxon"] is NSNull)
+        #expect(observation["lat"] is NSNull)
+        #expect(try records(directory, kind: "taxon").isEmpty)
+    }
+
+    @Test func sampleDataIngestsWithItsMalformedRecordAndTruncatedFileReported() throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
+        let summary = try ingest(inputs, in: directory)
+        #expect(summary.accepted == 19)
+        #expect(summary.rejected == 2)
+        let rejects = try jsonLines(directory.file("rejects.jsonl"))
+        let malformed = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("updates.jsonl.gz") == true })
+        #expect(malformed["line"] as? Int == 4)
+        #expect((malformed["reason"] as? String)?.contains("id is a string") == true)
+        let truncated = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("observations-page-3.json") == true })
+        #expect(truncated["record"] as? String == "results[2]")
+        #expect((truncated["reason"] as? String)?.contains("kept the 2 complete record(s)") == true)
+    }
+
+    @Test(arguments: [
+        (#"{"id":"12","quality_grade":"research"}"#, "id is a string, expected an integer id"),
+        (#"{"quality_grade":"research"}"#, "id is missing"),
+        (#"{"id":1.5,"quality_grade":"research"}"#, "id is a non-integer number"),
+        (#"{"id":5,"quality_grade":"research","photos":{"id":1}}"#, "photos is an object, expected an array"),
+        (#"{"id":5,"quality_grade":"research","photos":[{"id":"9","url":"x"}]}"#, "photos[0].id is a string"),
+        (#"{"id":5,"quality_grade":"research","updated_at":"yesterday"}"#, "updated_at \"yesterday\" is not an ISO 8601 timestamp"),
+        (#"{"id":5,"quality_grade":"research","user":{"id":3,"login":7}}"#, "user.login is an integer, expected a string"),
+        (#"{"id":5,"quality_grade":"research","taxon":{"id":3}}"#, "taxon.name is missing"),
+        (#"{"id":5,"user":{"id":3},"photos":[{"id":9,"url":"u","original_dimensions":{"width":"big"}}]}"#,
+         "photos[0].original_dimensions.width is a string"),
+    ])
+    func malformedRecordIsRejectedWithItsLineAndReasonAndTheRestGoesOn(record: String, reason: String) throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("dump.jsonl", [observationJSON(id: 1), record, observationJSON(id: 2)].joined(separator: "\n") + "\n")
+        let summary = try ingest([input], in: directory)
+        #expect(summary.accepted == 2)
+        #expect(summary.rejected == 1)
+        let reject = try #require(try jsonLines(directory.file("rejects.jsonl")).first)
+        #expect(reject["line"] as? Int == 2)
+        #expect(reject["file"] as? String == input)
+        #expect((reject["reason"] as? String)?.contains(reason) == true, "got \(reject["reason"] ?? "nil")")
+        #expect(try records(directory, kind: "obs").map { $0["id"] as? Int } == [1, 2])
+    }
+
+    @Test func formatIsDetectedByContentNotByName() throws {
+        let directory = try TemporaryDirectory()
+        let lines = try directory.write("page.json", observationJSON(id: 1) + "\n" + observationJSON(id: 2) + "\n")
+        let pageFile = try directory.write("lines.jsonl", page([observationJSON(id: 3), observationJSON(id: 4)]))
+        let single = try directory.write("one.txt", observationJSON(id: 5))
+        let gzipped = try directory.writeGzip("plain.json", page([observationJSON(id: 6)]))
+        let summary = try ingest([lines, pageFile, single, gzipped], in: directory)
+        #expect(summary.files.map(\.format) == ["json-lines", "document", "document", "gzip+document"])
+        #expect(try records(directory, kind: "obs").map { $0["id"] as? Int } == [1, 2, 3, 4, 5, 6])
+    }
+
+    @Test func truncatedGzipKeepsEveryCompleteRecordBeforeTheDamage() throws {
+        let directory = try TemporaryDirectory()
+        let body = (1...400).map { observationJSON(id: $0, extra: ",\"note\":\"\(String(repeating: "x", count: $0 % 97))\"") }
+            .joined(separator: "\n") + "\n"
+        let whole = try directory.writeGzip("whole.jsonl.gz", body)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cut = directory.file("cut.jsonl.gz")
+        try bytes.prefix(bytes.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+        let summary = try ingest([cut], in: directory)
+        let kept = try records(directory, kind: "obs").compactMap { $0["id"] as? Int }
+        #expect(kept.count > 100 && kept.count < 400)
+        #expect(kept == Array(1...kept.count))
+        #expect(summary.findings.contains { $0.reason.contains("gzip stream is truncated") })
+    }
+
+    @Test func rejectRateOverTheThresholdFailsAndPublishesNoRecords() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("dump.jsonl", [observationJSON(id: 1), observationJSON(id: "x")].joined(separator: "\n"))
+        #expect(throws: FieldpackError.self) { try ingest([input], in: directory, maxRejectRate: 0.01) }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+        #expect(try jsonLines(directory.file("rejects.jsonl")).count == 1)
+    }
+
+    @Test func outputIsIdenticalWhateverTheWorkerCount() throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try (1...6).map { index in
+            try directory.write("p\(index).json", page((1...5).map { observationJSON(id: index * 10 + $0, photos: [(index * 100 + $0, "cc-by", 800)]) }))
+        }
+        var one = INatIngest.Options(inputs: inputs, output: directory.file("one.jsonl"), rejects: directory.file("r1.jsonl"))
+        one.workers = 1
+        var two = INatIngest.Options(inputs: inputs, output: directory.file("two.jsonl"), rejects: directory.file("r2.jsonl"))
+        two.workers = 2
+        try INatIngest(options: one).run()
+        try INatIngest(options: two).run()
+        #expect(try text(directory.file("one.jsonl")) == text(directory.file("two.jsonl")))
+    }
+
+    @Test func depfileNamesEveryInputAndFolder() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("in/a.json", page([observationJSON(id: 1)]))
+        var options = INatIngest.Options(inputs: [input], output: directory.file("out/records.jsonl"), rejects: directory.file("out/rejects.jsonl"))
+        options.depfile = directory.file("out/records.d")
+        options.watchedFolders = [directory.file("in")]
+        try INatIngest(options: options).run()
+        let depfile = try text(directory.file("out/records.d"))
+        #expect(depfile.hasPrefix("\(directory.file("out/records.jsonl")):"))
+        #expect(depfile.contains(input))
+        #expect(depfile.contains("\(directory.file("in")):\n"))
+    }
+}

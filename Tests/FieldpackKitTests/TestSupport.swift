@@ -1,0 +1,131 @@
+import FieldpackKit
+import Foundation
+
+/// A fresh folder under the system temp directory, removed when the value is released.
+final class TemporaryDirectory {
+    let path: String
+
+    init(_ label: String = "fieldpack") throws {
+        var template = Array("\(NSTemporaryDirectory())/\(label)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FieldpackError("mkdtemp failed")
+        }
+        path = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let target = file(name)
+        try FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: target, atomically: true, encoding: .utf8)
+        return target
+    }
+
+    /// Writes `text` gzip-compressed with the system `gzip -n` (a real gzip stream).
+    @discardableResult
+    func writeGzip(_ name: String, _ text: String) throws -> String {
+        let plain = try write(name + ".plain", text)
+        let output = file(name)
+        try run("/bin/sh", ["-c", "gzip -n -c '\(plain)' > '\(output)' && rm '\(plain)'"])
+        return output
+    }
+}
+
+/// The repository root (where Package.swift is), found from this file's location.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+    }
+    fatalError("no Package.swift above \(#filePath)")
+}()
+
+/// The shared real iNaturalist samples.
+let samplesRoot = "\(repositoryRoot)/../shared/samples/inat"
+
+func text(_ path: String) throws -> String {
+    try String(contentsOfFile: path, encoding: .utf8)
+}
+
+func lines(_ path: String) throws -> [String] {
+    try text(path).split(separator: "\n").map(String.init)
+}
+
+/// Parses JSON Lines with Foundation (an independent reader of what fieldpack wrote).
+func jsonLines(_ path: String) throws -> [[String: Any]] {
+    try lines(path).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+@discardableResult
+func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`.
+@discardableResult
+func buildBundle(inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil) throws -> String {
+    var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+    ingest.maxRejectRate = 1
+    try INatIngest(options: ingest).run()
+    try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                              conflicts: directory.file("conflicts.json"))).run()
+    var bundle = BundleBuilder.Options(input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: name)
+    bundle.sourceDateEpoch = epoch
+    try BundleBuilder(options: bundle).run()
+    try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+    return directory.file("bundle")
+}
+
+/// A minimal API v1 observation, as JSON text.
+func observationJSON(
+    id: Any, updatedAt: String = "2024-05-01T10:00:00+00:00", quality: String = "research", taxon: Int? = 48662,
+    user: Int = 7, photos: [(id: Int, license: String?, width: Int?)] = [], extra: String = ""
+) -> String {
+    let idText = id is String ? "\"\(id)\"" : "\(id)"
+    let photoObjects = photos.map { photo in
+        let license = photo.license.map { "\"\($0)\"" } ?? "null"
+        let dimensions = photo.width.map { "{\"width\":\($0),\"height\":\($0 * 3 / 4)}" } ?? "null"
+        return "{\"id\":\(photo.id),\"license_code\":\(license),\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/\(photo.id)/square.jpg\",\"attribution\":\"(c) u, some rights reserved\",\"original_dimensions\":\(dimensions)}"
+    }
+    let links = zip(photos.indices, photoObjects).map { "{\"id\":\($0.0 + 1000),\"position\":\($0.0),\"photo\":\($0.1)}" }
+    let taxonText = taxon.map { "{\"id\":\($0),\"name\":\"Danaus plexippus\",\"rank\":\"species\",\"rank_level\":10}" } ?? "null"
+    return """
+        {"id":\(idText),"uuid":"u-\(id)","quality_grade":"\(quality)","observed_on":"2024-04-30","updated_at":"\(updatedAt)",\
+        "created_at":"2024-04-30T09:00:00+00:00","location":"50.5,4.25","taxon":\(taxonText),\
+        "user":{"id":\(user),"login":"user\(user)","name":null},"photos":[\(photoObjects.joined(separator: ","))],\
+        "observation_photos":[\(links.joined(separator: ","))]\(extra)}
+        """
+}
+
+func page(_ observations: [String]) -> String {
+    "{\"total_results\":\(observations.count),\"page\":1,\"per_page\":\(observations.count),\"results\":[\n\(observations.joined(separator: ",\n"))\n]}\n"
+}

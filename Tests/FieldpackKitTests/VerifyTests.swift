@@ -1,0 +1,107 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct VerifyTests {
+    private func freshBundle(_ directory: TemporaryDirectory) throws -> String {
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
+        return try buildBundle(inputs: inputs, in: directory, name: "sample")
+    }
+
+    private func flipByte(_ path: String, at offset: Int) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let index = offset < 0 ? data.count + offset : offset
+        data[index] ^= 0x01
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func aFreshBundlePassesAndItsChecksumFilePassesSha256sum() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let check = try run("/usr/bin/sha256sum", ["-c", "manifest-sha256.txt"], directory: bundle)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("content.sqlite: OK"))
+        #expect(check.stdout.contains("manifest.json: OK"))
+    }
+
+    @Test func manifestListsFilesSchemaRowsAndInputs() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(bundle)/manifest.json"))) as! [String: Any]
+        #expect(manifest["schema_version"] as? Int == Migrations.latestVersion)
+        #expect(manifest["schema_fingerprint"] as? String == Migrations.goldenFingerprints[Migrations.latestVersion])
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        #expect(files.map { $0["path"] as? String } == ["content.sqlite"])
+        let database = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
+        #expect(files[0]["bytes"] as? Int == database.count)
+        #expect((manifest["rows"] as? [String: Int])?["photos"] == 29)
+        let inputs = try #require(manifest["inputs"] as? [[String: Any]])
+        #expect(inputs.count == 5)
+        let (digest, _) = try SHA256.hex(ofFile: "\(repositoryRoot)/sample-data/inat/updates.jsonl.gz")
+        #expect(inputs.contains { $0["sha256"] as? String == digest })
+    }
+
+    @Test(arguments: ["content.sqlite", "manifest.json", "manifest-sha256.txt"])
+    func aFlippedByteInAnyFileIsRefused(file: String) throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        try flipByte("\(bundle)/\(file)", at: file == "content.sqlite" ? 5000 : 12)
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(!problems.isEmpty)
+        #expect(problems.contains { $0.contains(file) || $0.contains("manifest") }, "\(problems)")
+    }
+
+    @Test func aMissingDatabaseIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        try FileManager.default.removeItem(atPath: "\(bundle)/content.sqlite")
+        #expect(BundleVerifier(directory: bundle).verify().contains { $0.contains("content.sqlite: error: missing") })
+    }
+
+    @Test func anExtraFileIsRefusedByName() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        try "x".write(toFile: "\(bundle)/content.sqlite-wal", atomically: false, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify().contains { $0.contains("content.sqlite-wal: error: unexpected file") })
+    }
+
+    @Test func aTruncatedDatabaseIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
+        try handle.truncate(atOffset: 8192)
+        try handle.close()
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains { $0.contains("content.sqlite") && $0.contains("SHA-256") })
+        #expect(problems.contains { $0.contains("size 8192") })
+    }
+
+    @Test func aConsistentlyRehashedButCorruptedRowCountIsRefused() throws {
+        // Someone edits the manifest's row count and re-hashes everything: the checksums pass,
+        // but the database disagrees with the manifest.
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let manifestPath = "\(bundle)/manifest.json"
+        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 29", with: "\"photos\": 30")
+        try edited.write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        let (digest, _) = try SHA256.hex(ofFile: manifestPath)
+        let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
+            line.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : String(line)
+        }.joined(separator: "\n") + "\n"
+        try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 29 rows, the manifest says 30"])
+    }
+
+    @Test func aDatabaseFromAnotherApplicationIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let database = try Database(path: "\(bundle)/content.sqlite")
+        try database.execute("PRAGMA application_id = 7")
+        try BundlePublisher(database: "\(bundle)/content.sqlite", destination: directory.file("republished")).publish()
+        let problems = BundleVerifier(directory: directory.file("republished")).verify()
+        #expect(problems.contains { $0.contains("application_id is 7") })
+    }
+}
