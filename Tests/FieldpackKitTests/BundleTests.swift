@@ -117,3 +117,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 }
+
+@Suite struct LinkedLibraryTests {
+    /// This test module imports Foundation and sees libxml2's headers through FieldpackKit: a
+    /// clean build of it is the proof that the ICU module clash is handled (see CLibXML2/shim.h).
+    @Test func libxml2SQLiteAndSimdjsonAreTheDebianOnes() {
+        #expect(ToolVersion.libxml2.hasPrefix("2."))
+        #expect(ToolVersion.sqlite.hasPrefix("3."))
+        #expect(JSONParser.versionDescription.hasPrefix("simdjson 3."))
+    }
+}
