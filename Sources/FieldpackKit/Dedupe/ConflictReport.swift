@@ -2,16 +2,19 @@
 /// occurrences: counted per field, with the first `examples` ids shown in full.
 struct ConflictReport {
     let examples: Int
+    /// Input index → path, to name each variant's source.
+    let sourceNames: [Int: String]
     private var writer = JSONWriter()
     private var shown = 0
     private let parser = JSONParser()
 
-    init(examples: Int) {
+    init(examples: Int, sourceNames: [Int: String]) {
         self.examples = examples
+        self.sourceNames = sourceNames
         writer.beginArray()
     }
 
-    mutating func check(_ group: ArraySlice<Occurrence>, source: ReadableFile, counts: inout Dedupe.ConflictCounts) throws {
+    mutating func check(_ group: ArraySlice<PhotoOccurrence>, source: ReadableFile, counts: inout Dedupe.ConflictCounts) throws {
         let first = group[group.startIndex]
         let license = group.contains { $0.license != first.license }
         let attribution = group.contains { $0.attribution != first.attribution }
@@ -34,11 +37,9 @@ struct ConflictReport {
         writer.key("occurrences"); writer.int(group.count)
         writer.key("variants")
         writer.beginArray()
-        var seen: [(UInt32, UInt32, UInt32)] = []
-        for occurrence in group {
-            let key = (occurrence.license, occurrence.attribution, occurrence.url)
-            if seen.contains(where: { $0 == key }) { continue }
-            seen.append(key)
+        var seen: [UInt64] = []
+        for occurrence in group where !seen.contains(occurrence.fields) {
+            seen.append(occurrence.fields)
             let buffer = PaddedBuffer(capacity: Int(occurrence.length))
             buffer.count = try source.read(
                 at: Int(occurrence.offset), count: Int(occurrence.length),
@@ -48,14 +49,23 @@ struct ConflictReport {
             writer.key("license"); writer.string(record["license"]?.text)
             writer.key("attribution"); writer.string(record["attribution"]?.text)
             writer.key("url"); writer.string(record["url"]?.text)
-            writer.key("src"); writer.string(record["src"]?.text)
+            writer.key("source"); writer.string(record["src"]?.string.map(describe))
             writer.endObject()
         }
         writer.endArray()
         writer.endObject()
     }
 
-    mutating func write(to path: String, counts: Dedupe.ConflictCounts, summary: Dedupe.Summary) throws {
+    /// `3#17` → `path#results[17]`; `3:12` → `path:12`.
+    private func describe(_ source: String) -> String {
+        let separator = source.firstIndex(where: { $0 == "#" || $0 == ":" })
+        guard let separator, let index = Int(source[..<separator]), let path = sourceNames[index] else { return source }
+        let rest = source[source.index(after: separator)...]
+        if source[separator] == ":" { return "\(path):\(rest)" }
+        return rest.isEmpty ? path : "\(path)#results[\(rest)]"
+    }
+
+    mutating func write(to path: String, counts: Dedupe.ConflictCounts) throws {
         writer.endArray()
         var report = JSONWriter()
         report.beginObject()
@@ -65,7 +75,6 @@ struct ConflictReport {
         report.key("url"); report.int(counts.url)
         report.key("examples"); report.raw(writer.bytes)
         report.endObject()
-        report.newline()
-        try AtomicOutput.write(String(decoding: report.bytes, as: UTF8.self), to: path)
+        try AtomicOutput.write(PrettyJSON.format(report.bytes), to: path)
     }
 }

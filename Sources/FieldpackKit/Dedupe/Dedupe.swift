@@ -5,16 +5,19 @@ import Glibc
 /// The dedupe stage: one record per id for observations, taxa, users and photos.
 ///
 /// The newest copy wins (`updated_at`, of the record or of the observation it came in), whatever
-/// file it came from; ties fall to deterministic rules (see `Occurrence.outranks`). Photo identity
-/// is the photo id, never the URL; a winner without dimensions takes them from another occurrence.
-/// Memory holds one compact `Occurrence` per record of one kind at a time; record bytes are read
-/// back from the input file only for winners.
+/// file it came from; ties fall to deterministic rules (see `PhotoOccurrence.outranks` and
+/// `RecordOccurrence.outranks`). Photo identity is the photo id, never the URL; a winner without
+/// dimensions takes them from another occurrence.
+///
+/// Memory: one compact occurrence per record, for photos in one pass and for the other kinds in
+/// another, in arrays sized exactly and sorted in place. Record bytes are read back from the
+/// input only for winners.
 public struct Dedupe {
     public struct Options: Sendable {
         public var input: String
         public var output: String
         public var conflicts: String
-        /// How many example ids the conflicts report lists per field.
+        /// How many example ids the conflicts report lists.
         public var examples = 20
 
         public init(input: String, output: String, conflicts: String) {
@@ -40,105 +43,165 @@ public struct Dedupe {
         public var ids = 0
     }
 
+    enum Kind: Int, CaseIterable {
+        case input, photo, taxon, user, observation
+
+        var name: String { ["input", "photo", "taxon", "user", "obs"][rawValue] }
+
+        /// Records start `{"k":"<kind>"`: the byte after the opening quote of the kind tells them apart.
+        static func of(_ line: UnsafeRawBufferPointer) -> Kind? {
+            guard line.count > 7, line[0] == UInt8(ascii: "{"), line[5] == UInt8(ascii: "\"") else { return nil }
+            switch line[6] {
+            case UInt8(ascii: "i"): return .input
+            case UInt8(ascii: "p"): return .photo
+            case UInt8(ascii: "t"): return .taxon
+            case UInt8(ascii: "u"): return .user
+            case UInt8(ascii: "o"): return .observation
+            default: return nil
+            }
+        }
+    }
+
     public let options: Options
 
     public init(options: Options) {
         self.options = options
     }
 
-    static let kinds: [(name: String, prefix: [UInt8])] = [
-        ("input", Array("{\"k\":\"input\"".utf8)),
-        ("taxon", Array("{\"k\":\"taxon\"".utf8)),
-        ("user", Array("{\"k\":\"user\"".utf8)),
-        ("photo", Array("{\"k\":\"photo\"".utf8)),
-        ("obs", Array("{\"k\":\"obs\"".utf8)),
-    ]
-
     @discardableResult
     public func run() throws -> Summary {
         var summary = Summary()
+        let trace = PhaseTrace(stage: "dedupe")
         let output = try AtomicOutput(path: options.output)
         let source = try ReadableFile(path: options.input)
-        var report = ConflictReport(examples: options.examples)
         summary.bytes = FileSystem.size(options.input) ?? 0
+        let parser = JSONParser()
 
-        for (kind, prefix) in Self.kinds {
-            var occurrences = try collect(kind: kind, prefix: prefix)
-            summary.occurrences[kind] = occurrences.count
-            summary.records += occurrences.count
-            if kind == "input" {
-                try writeInputs(occurrences, source: source, output: output)
-                continue
+        // Pass 1: the inputs, and how many records of each kind (to size the arrays exactly).
+        var counts = [Int](repeating: 0, count: Kind.allCases.count)
+        var inputs: [[UInt8]] = []
+        var sourceNames: [Int: String] = [:]
+        try scan { kind, line, _, _ in
+            counts[kind.rawValue] += 1
+            if kind == .input {
+                inputs.append(Array(line))
+                let record = try parser.parse(line)
+                if let index = record["index"]?.int64, let path = record["path"]?.string { sourceNames[Int(index)] = path }
             }
-            occurrences.sort { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
-            var writer = Winners(source: source, output: output)
-            var start = 0
-            var unique = 0
-            while start < occurrences.count {
-                var end = start + 1
-                while end < occurrences.count && occurrences[end].id == occurrences[start].id { end += 1 }
-                let group = occurrences[start..<end]
-                unique += 1
-                try writer.write(group, kind: kind, summary: &summary)
-                if kind == "photo" && group.count > 1 {
-                    try report.check(group, source: source, counts: &summary.conflicts)
-                }
-                start = end
-            }
-            try writer.flush()
-            summary.unique[kind] = unique
         }
-        try report.write(to: options.conflicts, counts: summary.conflicts, summary: summary)
+        for kind in Kind.allCases { summary.occurrences[kind.name] = counts[kind.rawValue] }
+        summary.records = counts.reduce(0, +)
+        try writeInputs(inputs, to: output)
+        trace.mark("count")
+
+        // Pass 2: photos.
+        var photos = [PhotoOccurrence]()
+        photos.reserveCapacity(counts[Kind.photo.rawValue])
+        try scan { kind, line, offset, lineNumber in
+            guard kind == .photo else { return }
+            let record = try parse(line, parser: parser, lineNumber: lineNumber)
+            let id = try requiredID(record, lineNumber: lineNumber)
+            let observationPhoto = record["ctx"]?.text?.equals("obs") ?? false
+            let position = Int32(clamping: record["pos"]?.int64 ?? 0)
+            let fields = fieldHash(record["license"]?.text) | fieldHash(record["attribution"]?.text) << 21
+                | fieldHash(record["url"]?.text.map(Self.withoutQuery)) << 42
+            photos.append(PhotoOccurrence(
+                id: id, seen: record["seen"]?.int64 ?? Int64.min, observation: record["obs"]?.int64 ?? 0,
+                content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - min(position, 1 << 29),
+                length: Int32(line.count), width: Int32(clamping: record["width"]?.int64 ?? -1),
+                height: Int32(clamping: record["height"]?.int64 ?? -1), fields: fields))
+        }
+        trace.mark("collect photos")
+        photos.withUnsafeMutableBufferPointer { sortInPlace($0) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) } }
+        trace.mark("sort photos")
+        var winners = Winners(source: source, output: output)
+        var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
+        summary.unique["photo"] = try groups(photos) { group in
+            try winners.writePhoto(group, summary: &summary)
+            if group.count > 1 { try report.check(group, source: source, counts: &summary.conflicts) }
+        }
+        photos = []
+        trace.mark("write photos")
+
+        // Pass 3: taxa, users and observations.
+        var records: [[RecordOccurrence]] = Kind.allCases.map { kind in
+            var array = [RecordOccurrence]()
+            if kind != .photo && kind != .input { array.reserveCapacity(counts[kind.rawValue]) }
+            return array
+        }
+        try scan { kind, line, offset, lineNumber in
+            guard kind == .taxon || kind == .user || kind == .observation else { return }
+            let record = try parse(line, parser: parser, lineNumber: lineNumber)
+            var rank: Int32 = 0
+            if kind == .taxon {
+                if record["from"]?.text?.equals("taxa") ?? false { rank |= 2 }
+                if record["photos"]?.isArray ?? false { rank |= 1 }
+            }
+            records[kind.rawValue].append(RecordOccurrence(
+                id: try requiredID(record, lineNumber: lineNumber), seen: record["seen"]?.int64 ?? Int64.min,
+                content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                offset: Int64(offset), length: Int32(line.count), rank: rank))
+        }
+        trace.mark("collect records")
+        for kind in [Kind.taxon, .user, .observation] {
+            records[kind.rawValue].withUnsafeMutableBufferPointer {
+                sortInPlace($0) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
+            }
+            summary.unique[kind.name] = try groups(records[kind.rawValue]) { group in
+                try winners.writeRecord(group, taxon: kind == .taxon)
+            }
+            records[kind.rawValue] = []
+        }
+        try winners.flush()
+        trace.mark("write records")
+        try report.write(to: options.conflicts, counts: summary.conflicts)
         try output.commit()
         return summary
     }
 
-    /// One pass over the records file, keeping the occurrences of one kind.
-    private func collect(kind: String, prefix: [UInt8]) throws -> [Occurrence] {
+    /// Calls `body` with each run of equal ids (best first); returns how many there were.
+    private func groups<T>(_ sorted: [T], _ body: (ArraySlice<T>) throws -> Void) rethrows -> Int where T: HasID {
+        var start = 0
+        var count = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count && sorted[end].id == sorted[start].id { end += 1 }
+            try body(sorted[start..<end])
+            count += 1
+            start = end
+        }
+        return count
+    }
+
+    /// One pass over the records file: each line with its kind, byte offset and line number.
+    private func scan(_ body: (Kind, UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
         let reader = LineReader(source: try RawFileSource(path: options.input))
-        let parser = JSONParser()
-        var occurrences: [Occurrence] = []
         var offset = 0
         while let line = try reader.next() {
             defer { offset += line.bytes.count + 1 }
-            guard line.bytes.count >= prefix.count,
-                  prefix.withUnsafeBytes({ memcmp($0.baseAddress!, line.bytes.baseAddress!, prefix.count) == 0 })
-            else { continue }
+            if line.bytes.isEmpty { continue }
+            guard let kind = Kind.of(line.bytes) else {
+                throw FieldpackError(path: options.input, line: line.number, "not a records line (no {\"k\":…} kind)")
+            }
             if line.unterminated { throw FieldpackError(path: options.input, line: line.number, "records file ends mid-record") }
-            let record: JSONValue
-            do {
-                record = try parser.parse(line.bytes)
-            } catch {
-                throw FieldpackError(path: options.input, line: line.number, "not a records file line: \(error)")
-            }
-            guard let id = record["id"]?.int64 ?? (kind == "input" ? Int64(occurrences.count) : nil) else {
-                throw FieldpackError(path: options.input, line: line.number, "record has no integer id")
-            }
-            let contentEnd = Self.contentLength(line.bytes)
-            var occurrence = Occurrence(
-                id: id, seen: record["seen"]?.int64 ?? Int64.min, tie1: 0, tie2: 0,
-                content: stableHash(UnsafeRawBufferPointer(rebasing: line.bytes[0..<contentEnd])),
-                offset: Int64(offset), length: Int32(line.bytes.count))
-            switch kind {
-            case "photo":
-                occurrence.tie1 = record["obs"]?.int64 ?? 0
-                let observationPhoto = record["ctx"]?.text?.equals("obs") ?? false
-                let position = record["pos"]?.int64 ?? 0
-                occurrence.tie2 = (observationPhoto ? 1 << 40 : 0) - position
-                occurrence.width = Int32(clamping: record["width"]?.int64 ?? -1)
-                occurrence.height = Int32(clamping: record["height"]?.int64 ?? -1)
-                occurrence.license = stableHash32(record["license"]?.text)
-                occurrence.attribution = stableHash32(record["attribution"]?.text)
-                occurrence.url = stableHash32(record["url"]?.text.map(Self.withoutQuery))
-            case "taxon":
-                occurrence.tie2 = (record["from"]?.text?.equals("taxa") ?? false) ? 1 : 0
-                occurrence.hasList = record["photos"]?.isArray ?? false
-            default:
-                break
-            }
-            occurrences.append(occurrence)
+            try body(kind, line.bytes, offset, line.number)
         }
-        return occurrences
+    }
+
+    private func parse(_ line: UnsafeRawBufferPointer, parser: JSONParser, lineNumber: Int) throws -> JSONValue {
+        do {
+            return try parser.parse(line)
+        } catch {
+            throw FieldpackError(path: options.input, line: lineNumber, "not valid JSON: \(error)")
+        }
+    }
+
+    private func requiredID(_ record: JSONValue, lineNumber: Int) throws -> Int64 {
+        guard let id = record["id"]?.int64 else {
+            throw FieldpackError(path: options.input, line: lineNumber, "record has no integer id")
+        }
+        return id
     }
 
     /// Bytes of a record before its trailing `,"src":"…"}`.
@@ -159,22 +222,36 @@ public struct Dedupe {
         return url
     }
 
-    private func writeInputs(_ occurrences: [Occurrence], source: ReadableFile, output: AtomicOutput) throws {
-        var lines: [[UInt8]] = []
-        for occurrence in occurrences {
-            var bytes = [UInt8](repeating: 0, count: Int(occurrence.length))
-            _ = try bytes.withUnsafeMutableBytes {
-                try source.read(at: Int(occurrence.offset), count: Int(occurrence.length), into: $0)
-            }
-            lines.append(bytes)
+    /// The inputs in path order, once each, so the output does not depend on argument order.
+    private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput) throws {
+        var entries: [(path: [UInt8], line: [UInt8])] = []
+        let parser = JSONParser()
+        for line in lines {
+            let buffer = PaddedBuffer(copying: line)
+            let record = try parser.parse(buffer)
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("k"); writer.string("input")
+            writer.key("path"); writer.string(record["path"]?.text)
+            writer.key("bytes"); writer.int(record["bytes"]?.int64)
+            writer.key("sha256"); writer.string(record["sha256"]?.text)
+            writer.key("format"); writer.string(record["format"]?.text)
+            writer.endObject()
+            writer.newline()
+            entries.append((Array(record["path"]?.text?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)), writer.bytes))
         }
-        // Inputs in path order, once each, so the output does not depend on the order of arguments.
-        lines.sort { $0.lexicographicallyPrecedes($1) }
+        entries.sort { $0.line.lexicographicallyPrecedes($1.line) }
         var previous: [UInt8]? = nil
-        for line in lines where line != previous {
-            try output.write(line)
-            try output.write([0x0A])
-            previous = line
+        for entry in entries where entry.line != previous {
+            try output.write(entry.line)
+            previous = entry.line
         }
     }
 }
+
+protocol HasID {
+    var id: Int64 { get }
+}
+
+extension PhotoOccurrence: HasID {}
+extension RecordOccurrence: HasID {}

@@ -12,30 +12,29 @@ struct Winners {
         pending.reserveCapacity(1 << 20)
     }
 
-    mutating func write(_ group: ArraySlice<Occurrence>, kind: String, summary: inout Dedupe.Summary) throws {
+    mutating func writePhoto(_ group: ArraySlice<PhotoOccurrence>, summary: inout Dedupe.Summary) throws {
         let winner = group[group.startIndex]
-        var record = try read(winner)
-        let contentEnd = record.withUnsafeBytes { Dedupe.contentLength($0) }
-        record.removeSubrange(contentEnd...)
-        if kind == "photo" && (winner.width < 0 || winner.height < 0),
-           let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 })
-        {
+        var record = try content(offset: winner.offset, length: winner.length)
+        if winner.width < 0 || winner.height < 0, let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 }) {
             if replace(&record, Array("\"width\":null,\"height\":null".utf8),
                        with: Array("\"width\":\(donor.width),\"height\":\(donor.height)".utf8))
             {
                 summary.filledDimensions += 1
             }
         }
-        if kind == "taxon" && !winner.hasList, let donor = group.first(where: { $0.hasList }) {
-            let donorBytes = try read(donor)
+        try emit(record)
+    }
+
+    mutating func writeRecord(_ group: ArraySlice<RecordOccurrence>, taxon: Bool) throws {
+        let winner = group[group.startIndex]
+        var record = try content(offset: winner.offset, length: winner.length)
+        if taxon && !winner.hasList, let donor = group.first(where: { $0.hasList }) {
+            let donorBytes = try content(offset: donor.offset, length: donor.length)
             if let list = Self.value(of: "photos", in: donorBytes) {
                 _ = replace(&record, Array("\"photos\":null".utf8), with: Array("\"photos\":".utf8) + list)
             }
         }
-        pending.append(contentsOf: record)
-        pending.append(UInt8(ascii: "}"))
-        pending.append(0x0A)
-        if pending.count >= 1 << 20 { try flush() }
+        try emit(record)
     }
 
     mutating func flush() throws {
@@ -43,12 +42,21 @@ struct Winners {
         pending.removeAll(keepingCapacity: true)
     }
 
-    private mutating func read(_ occurrence: Occurrence) throws -> [UInt8] {
-        let count = Int(occurrence.length)
+    private mutating func emit(_ record: [UInt8]) throws {
+        pending.append(contentsOf: record)
+        pending.append(UInt8(ascii: "}"))
+        pending.append(0x0A)
+        if pending.count >= 1 << 20 { try flush() }
+    }
+
+    /// The record at `offset` without its trailing `,"src":"…"}`.
+    private mutating func content(offset: Int64, length: Int32) throws -> [UInt8] {
+        let count = Int(length)
         if line.count < count { line = [UInt8](repeating: 0, count: count) }
-        let got = try line.withUnsafeMutableBytes { try source.read(at: Int(occurrence.offset), count: count, into: $0) }
+        let got = try line.withUnsafeMutableBytes { try source.read(at: Int(offset), count: count, into: $0) }
         if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
-        return Array(line[0..<count])
+        let end = line.withUnsafeBytes { Dedupe.contentLength(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        return Array(line[0..<end])
     }
 
     private func replace(_ bytes: inout [UInt8], _ target: [UInt8], with replacement: [UInt8]) -> Bool {

@@ -6,6 +6,7 @@ final class FileIngest {
     let elementParser = JSONParser()
     var extractor = RecordExtractor()
     let maxDocumentBytes: Int
+    private var fileIndex = 0
 
     init(maxDocumentBytes: Int) {
         self.maxDocumentBytes = maxDocumentBytes
@@ -24,7 +25,8 @@ final class FileIngest {
     }
 
     /// Reads `path`, appending records to `output` as they are extracted.
-    func run(path: String, output: AtomicOutput) throws -> Result {
+    func run(path: String, index: Int, output: PartBuffer) throws -> Result {
+        fileIndex = index
         var result = Result(path: path)
         let (source, raw, gzip) = try openInput(path)
         result.compressed = gzip
@@ -46,7 +48,7 @@ final class FileIngest {
         return result
     }
 
-    private func ingestLines(_ reader: LineReader, path: String, output: AtomicOutput, result: inout Result) throws {
+    private func ingestLines(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         while let line = try reader.next() {
             if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             if line.unterminated, let damage = reader.damage {
@@ -64,7 +66,7 @@ final class FileIngest {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
                 continue
             }
-            accept(value, source: "\(path):\(line.number)", result: &result) { reason in
+            accept(value, source: "\(fileIndex):\(line.number)", result: &result) { reason in
                 Finding(path: path, line: line.number, offset: line.offset, reason: reason)
             }
             if extractor.out.bytes.count > 1 << 20 {
@@ -77,7 +79,7 @@ final class FileIngest {
         }
     }
 
-    private func ingestDocument(_ reader: LineReader, path: String, output: AtomicOutput, result: inout Result) throws {
+    private func ingestDocument(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
         do {
             bytes = try reader.rest(limit: maxDocumentBytes)
@@ -103,13 +105,13 @@ final class FileIngest {
                     return
                 }
                 for (index, element) in results.elements.enumerated() {
-                    accept(element, source: "\(path)#results[\(index)]", result: &result) { reason in
+                    accept(element, source: "\(fileIndex)#\(index)", result: &result) { reason in
                         let (line, offset) = location(index)
                         return Finding(path: path, line: line, offset: offset, record: "results[\(index)]", reason: reason)
                     }
                 }
             } else {
-                accept(root, source: path, result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
+                accept(root, source: "\(fileIndex)#", result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
             }
         } catch {
             salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
@@ -130,7 +132,7 @@ final class FileIngest {
                                         reason: "not valid JSON"))
                 continue
             }
-            accept(value, source: "\(path)#results[\(index)]", result: &result) { reason in
+            accept(value, source: "\(fileIndex)#\(index)", result: &result) { reason in
                 Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]", reason: reason)
             }
         }

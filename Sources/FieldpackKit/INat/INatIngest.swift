@@ -64,51 +64,28 @@ public struct INatIngest {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
         let output = try AtomicOutput(path: options.output)
-        let partsDirectory = "\(output.temporaryPath).parts"
-        try FileSystem.makeDirectories(partsDirectory)
-        defer { FileSystem.removeTree(partsDirectory) }
-
-        let state = WorkState(count: inputs.count)
         let workers = max(1, min(options.workers, inputs.count))
+        let sink = OrderedSink(output: output, count: inputs.count, window: workers * 4)
         let maxDocumentBytes = options.maxDocumentBytes
+        let spillPrefix = output.temporaryPath
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes)
-            while let index = state.claim() {
-                let partPath = "\(partsDirectory)/\(index).jsonl"
+            while let index = sink.claim() {
                 do {
-                    let part = try AtomicOutput(path: partPath)
-                    let result = try ingest.run(path: inputs[index], output: part)
-                    try part.commit(durable: false)
-                    state.finish(index, .success(result))
+                    let part = PartBuffer(spillPath: "\(spillPrefix).part-\(index)")
+                    let result = try ingest.run(path: inputs[index], index: index, output: part)
+                    sink.submit(index, result: result, header: Self.header(result, index: index), part: part)
                 } catch let error as FieldpackError {
-                    state.finish(index, .failure(error))
+                    sink.fail(index, error)
                 } catch {
-                    state.finish(index, .failure(FieldpackError(path: inputs[index], "\(error)")))
+                    sink.fail(index, FieldpackError(path: inputs[index], "\(error)"))
                 }
             }
         }
+        if let failure = sink.failure { throw failure.error }
 
         var summary = Summary()
-        var results: [FileIngest.Result] = []
-        for outcome in state.results {
-            switch outcome {
-            case .success(let result)?: results.append(result)
-            case .failure(let error)?: throw error
-            case nil: throw FieldpackError("internal error: an input was not processed")
-            }
-        }
-        var header = JSONWriter()
-        for result in results {
-            header.beginObject()
-            header.key("k"); header.string("input")
-            header.key("path"); header.string(result.path)
-            header.key("bytes"); header.int(result.bytes)
-            header.key("sha256"); header.string(result.sha256)
-            header.key("format"); header.string(result.format)
-            header.key("records"); header.int(result.accepted)
-            header.key("rejected"); header.int(result.rejected)
-            header.endObject()
-            header.newline()
+        for case let result? in sink.results {
             summary.files.append(FileSummary(
                 path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
                 accepted: result.accepted, rejected: result.rejected))
@@ -118,11 +95,7 @@ public struct INatIngest {
             summary.findings += result.findings
             summary.bytes += result.bytes
         }
-        try output.write(header.bytes)
-        for index in inputs.indices {
-            let partPath = "\(partsDirectory)/\(index).jsonl"
-            try output.append(contentsOf: partPath)
-        }
+        guard summary.files.count == inputs.count else { throw FieldpackError("internal error: an input was not processed") }
 
         try writeRejects(summary.findings)
         if let depfile = options.depfile {
@@ -137,6 +110,24 @@ public struct INatIngest {
         }
         try output.commit()
         return summary
+    }
+
+    /// The `input` record written before a file's records: its path, size, SHA-256 and format.
+    /// Records name their source as `<index>#<result>` or `<index>:<line>`.
+    static func header(_ result: FileIngest.Result, index: Int) -> [UInt8] {
+        var header = JSONWriter()
+        header.beginObject()
+        header.key("k"); header.string("input")
+        header.key("index"); header.int(index)
+        header.key("path"); header.string(result.path)
+        header.key("bytes"); header.int(result.bytes)
+        header.key("sha256"); header.string(result.sha256)
+        header.key("format"); header.string(result.format)
+        header.key("records"); header.int(result.accepted)
+        header.key("rejected"); header.int(result.rejected)
+        header.endObject()
+        header.newline()
+        return header.bytes
     }
 
     private func writeRejects(_ findings: [Finding]) throws {
@@ -185,35 +176,5 @@ extension String {
             rest = rest[range.upperBound...]
         }
         return result + rest
-    }
-}
-
-/// Hands out file indices to workers and collects their results; lock-protected.
-final class WorkState: @unchecked Sendable {
-    private var next = 0
-    private let count: Int
-    private(set) var results: [Result<FileIngest.Result, FieldpackError>?]
-    private var lock = pthread_mutex_t()
-
-    init(count: Int) {
-        self.count = count
-        results = Array(repeating: nil, count: count)
-        pthread_mutex_init(&lock, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&lock) }
-
-    func claim() -> Int? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        guard next < count else { return nil }
-        next += 1
-        return next - 1
-    }
-
-    func finish(_ index: Int, _ result: Result<FileIngest.Result, FieldpackError>) {
-        pthread_mutex_lock(&lock)
-        results[index] = result
-        pthread_mutex_unlock(&lock)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What an input holds, decided from its content (never its name).
 public enum InputFormat: String, Sendable {
     /// One JSON document: an API page envelope (`results`), or a single observation or taxon.
@@ -9,18 +13,15 @@ public enum InputFormat: String, Sendable {
     /// content follows it, or the first line is broken but the second is complete, it is JSON Lines.
     static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
         let head = try reader.peek(atLeast: 1 << 20)
+        // The first three non-blank lines (a minified page is one line: stop looking after 1 MiB).
         var lines: [Range<Int>] = []
         var lineStart = 0
-        var index = 0
-        while index < head.count && lines.count < 3 {
-            if head[index] == 0x0A {
-                if !isBlank(head, lineStart..<index) { lines.append(lineStart..<index) }
-                lineStart = index + 1
-            }
-            index += 1
-        }
-        if lines.count < 3 && lineStart < head.count && !isBlank(head, lineStart..<head.count) {
-            lines.append(lineStart..<head.count)
+        while lineStart < head.count && lines.count < 3 {
+            let rest = head.count - lineStart
+            let found = memchr(head.baseAddress! + lineStart, 0x0A, rest)
+            let lineEnd = found.map { UnsafeRawPointer($0) - head.baseAddress! } ?? head.count
+            if !isBlank(head, lineStart..<lineEnd) { lines.append(lineStart..<lineEnd) }
+            lineStart = lineEnd + 1
         }
         guard lines.count >= 2 else { return .document }
         func completeObject(_ range: Range<Int>) -> Bool {

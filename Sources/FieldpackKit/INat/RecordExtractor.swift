@@ -208,7 +208,7 @@ struct RecordExtractor {
         out.key("seen"); out.int(seen)
         out.key("obs"); out.int(observation)
         out.key("taxon"); out.int(taxon)
-        out.key("ctx"); out.string(context.description)
+        out.key("ctx"); out.string(context)
         out.key("pos"); out.int(position)
         out.key("url"); out.string(url)
         out.key("license"); lowercased(try photo.text("license_code"))
@@ -253,8 +253,10 @@ struct RecordExtractor {
         return (nil, nil)
     }
 
+    /// Licence codes in lower case (the open-data export writes `CC-BY`, the API `cc-by`).
     private mutating func lowercased(_ text: JSONText?) {
         guard let text else { return out.null() }
+        if !text.bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) { return out.string(text) }
         out.string(text.string.lowercased())
     }
 }

@@ -61,14 +61,22 @@ public struct JSONWriter {
 
     public mutating func key(_ name: String) {
         comma()
-        appendQuoted(Array(name.utf8))
+        var name = name
+        name.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0)) }
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     public mutating func string(_ value: String) {
         comma()
-        appendQuoted(Array(value.utf8))
+        var value = value
+        value.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0)) }
+        needsComma = true
+    }
+
+    public mutating func string(_ value: StaticString) {
+        comma()
+        appendQuoted(UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
         needsComma = true
     }
 
@@ -169,26 +177,36 @@ public struct JSONWriter {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func appendQuoted<C: Collection>(_ value: C) where C.Element == UInt8 {
+    private mutating func appendQuoted(_ value: [UInt8]) {
+        value.withUnsafeBytes { appendQuoted($0) }
+    }
+
+    private mutating func appendQuoted(_ value: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
-        if !value.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: value)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in value {
+        var clean = 0
+        let count = value.count
+        // Copy runs of bytes that need no escaping in one append.
+        while clean < count {
+            var index = clean
+            while index < count {
+                let byte = value[index]
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                index += 1
+            }
+            if index > clean { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[clean..<index])) }
+            if index == count { break }
+            let byte = value[index]
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
             case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
             case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
             case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8))
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
                 bytes.append(Self.hexDigits[Int(byte >> 4)])
                 bytes.append(Self.hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
             }
+            clean = index + 1
         }
         bytes.append(UInt8(ascii: "\""))
     }

@@ -7,15 +7,16 @@ public protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
-/// A file's raw bytes, hashed (SHA-256) and counted as they are read.
+/// A file's raw bytes, counted (and, if asked, hashed with SHA-256) as they are read.
 public final class RawFileSource: ByteSource {
     public let file: ReadableFile
-    private let hasher = SHA256()
+    private let hasher: SHA256?
     public private(set) var bytesRead = 0
     private var pending: [UInt8] = []
 
-    public init(path: String) throws {
+    public init(path: String, hashing: Bool = false) throws {
         file = try ReadableFile(path: path)
+        hasher = hashing ? SHA256() : nil
     }
 
     /// The first bytes of the file, without consuming them.
@@ -24,7 +25,7 @@ public final class RawFileSource: ByteSource {
             var chunk = [UInt8](repeating: 0, count: count - pending.count)
             let got = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
             if got == 0 { break }
-            chunk.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            chunk.withUnsafeBytes { hasher?.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
             bytesRead += got
             pending.append(contentsOf: chunk[0..<got])
         }
@@ -40,7 +41,7 @@ public final class RawFileSource: ByteSource {
         }
         let count = try file.read(into: buffer)
         if count > 0 {
-            hasher.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            hasher?.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
             bytesRead += count
         }
         return count
@@ -48,6 +49,7 @@ public final class RawFileSource: ByteSource {
 
     /// Reads whatever is left so the digest covers the whole file, then returns it.
     public func finishDigest() throws -> String {
+        guard let hasher else { preconditionFailure("finishDigest() on a source opened without hashing") }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         pending.removeAll()
         while try chunk.withUnsafeMutableBytes({ try read(into: $0) }) > 0 {}
@@ -136,7 +138,7 @@ public final class GzipSource: ByteSource {
 
 /// Opens an input file, decompressing it when its content (not its name) says gzip.
 public func openInput(_ path: String) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
-    let raw = try RawFileSource(path: path)
+    let raw = try RawFileSource(path: path, hashing: true)
     let magic = try raw.peek(2)
     if magic == [0x1F, 0x8B] {
         return (try GzipSource(source: raw), raw, true)

@@ -58,3 +58,21 @@ func format(_ value: Double, _ decimals: Int) -> String {
     }
     return text
 }
+
+/// Phase timings on stderr when `FIELDPACK_TRACE=1`; for finding where a stage spends its time.
+public final class PhaseTrace {
+    let stage: String
+    let enabled: Bool
+    var clock = StageClock()
+
+    public init(stage: String) {
+        self.stage = stage
+        enabled = getenv("FIELDPACK_TRACE").map { String(cString: $0) == "1" } ?? false
+    }
+
+    public func mark(_ phase: String) {
+        guard enabled else { return }
+        StandardError.write("fieldpack-\(stage): \(phase): \(format(clock.seconds, 2)) s, peak RSS \(StageReport.peakResidentBytes >> 20) MB")
+        clock = StageClock()
+    }
+}
