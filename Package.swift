@@ -27,7 +27,9 @@ let package = Package(
     ] + stages.map {
         .executableTarget(name: "fieldpack-\($0)", dependencies: ["FieldpackKit"], path: "Sources/fieldpack-\($0)")
     } + [
-        .testTarget(name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests"),
+        .testTarget(
+            name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests",
+            exclude: ["Golden"]),
     ],
     cxxLanguageStandard: .cxx17
 )

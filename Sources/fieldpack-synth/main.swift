@@ -1,1 +1,44 @@
-print("todo")
+import FieldpackKit
+
+let command = StageCommand(
+    name: "fieldpack-synth",
+    usage: "fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse]",
+    help: """
+        Writes a deterministic synthetic iNaturalist dump for benchmarks: API v1 observation pages
+        DIR/page-000001.json, … (one minified page per file), then DIR/synth.txt naming the
+        parameters (ingest skips it). The same N and seed give the same bytes. About 1% of the
+        observations also appear as an older copy in another page; ~0.1% of photo ids are shared
+        by two observations. --taxa and --users default to N/50 and N/20, at most 20000 and 50000.
+        --reuse keeps DIR as it is when its synth.txt says it already holds this dump.
+        """,
+    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users"],
+    flags: ["reuse"])
+
+command.main { arguments in
+    guard arguments.positional.isEmpty else { throw UsageError("takes no positional arguments") }
+    guard let observations = try arguments.int("observations") else { throw UsageError("--observations is required") }
+    let seedText = try arguments.required("seed")
+    guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer, not \"\(seedText)\"") }
+    var options = SyntheticDump.Options(observations: observations, seed: seed, output: try arguments.required("output"))
+    if let perPage = try arguments.int("per-page") { options.perPage = perPage }
+    if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
+    if let taxa = try arguments.int("taxa") {
+        guard taxa > 0 else { throw UsageError("--taxa must be at least 1") }
+        options.taxa = taxa
+    }
+    if let users = try arguments.int("users") {
+        guard users > 0 else { throw UsageError("--users must be at least 1") }
+        options.users = users
+    }
+    let dump = SyntheticDump(options: options)
+    if arguments.flag("reuse") && dump.isComplete {
+        StandardError.write("fieldpack-synth: \(options.output) already holds this dump; kept it")
+        return
+    }
+    let clock = StageClock()
+    let summary = try dump.run()
+    StageReport(stage: "synth", clock: clock).print(
+        "\(summary.pages) pages, \(summary.records) observation records (\(summary.olderCopies) older copies), "
+            + "\(summary.taxa) taxa, \(summary.users) users, \(summary.bytes) bytes",
+        records: summary.records, bytes: summary.bytes)
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Benchmarks the fieldpack pipeline on a synthetic iNaturalist dump, and DuckDB on the same files.
+#
+# Run by `make bench` from the repository root, after the tools are built:
+#   BENCH_N=1000000 BENCH_DIR=build/bench BIN=.build/release Tests/Bench/run-bench.sh
+#
+# Steps:
+#   1. fieldpack-synth writes BENCH_N observations into $BENCH_DIR/input-$BENCH_N (kept and reused
+#      while its synth.txt marker says it holds the same N, seed and format);
+#   2. ingest, dedupe and bundle run one after the other, each timed by GNU time for wall
+#      seconds and peak RSS;
+#   3. Tests/Bench/duckdb_baseline.py does the same job with DuckDB (what a user might pick
+#      instead), timed the same way; skipped if DuckDB cannot be installed;
+#   4. a table compares them against the target: ingest+dedupe+bundle under 20 s wall, every
+#      stage under 300 MB peak RSS.
+#
+# Environment: BENCH_N (default 1000000), BENCH_DIR (default build/bench), BIN (default
+# .build/release), BENCH_SEED (default 1), BENCH_DUCKDB=0 to skip the DuckDB baseline,
+# BENCH_DUCKDB_MEMORY (e.g. 300MB) to cap DuckDB's memory.
+set -euo pipefail
+
+BENCH_N=${BENCH_N:-1000000}
+BENCH_DIR=${BENCH_DIR:-build/bench}
+BIN=${BIN:-.build/release}
+BENCH_SEED=${BENCH_SEED:-1}
+BENCH_DUCKDB=${BENCH_DUCKDB:-1}
+TARGET_WALL=20      # seconds, ingest + dedupe + bundle
+TARGET_RSS=300      # MB, every stage
+# Stages that support it log the time of each of their phases (into $BENCH_DIR/logs).
+export FIELDPACK_TRACE=${FIELDPACK_TRACE:-1}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ ! -d $BIN ]]; then
+  echo "run-bench: BIN=$BIN is not a folder; build the tools first (make tools)" >&2
+  exit 1
+fi
+mkdir -p "$BENCH_DIR"
+BENCH_DIR=$(cd "$BENCH_DIR" && pwd)   # absolute, so the pipeline file works from anywhere
+BIN=$(cd "$BIN" && pwd)
+input="$BENCH_DIR/input-$BENCH_N"
+out="$BENCH_DIR/out"
+logs="$BENCH_DIR/logs"
+
+for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle; do
+  if [[ ! -x "$BIN/$tool" ]]; then
+    echo "run-bench: $BIN/$tool is missing; build the tools first (make tools)" >&2
+    exit 1
+  fi
+done
+
+# --- GNU time: wall seconds and peak RSS of each command -------------------------------------
+if [[ ! -x /usr/bin/time ]]; then
+  if [[ $(id -u) == 0 ]]; then
+    echo "run-bench: installing GNU time" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
+  else
+    echo "run-bench: needs GNU time (/usr/bin/time); run: sudo apt-get install -y time" >&2
+    exit 1
+  fi
+fi
+
+# measure NAME COMMAND...: runs COMMAND with its stderr in $logs/NAME.log, prints the tool's
+# own summary line, and records "wall_s peak_rss_kb user_s system_s" in $logs/NAME.time.
+# Stops the benchmark, showing the log, if the command fails.
+measure() {
+  local name=$1
+  shift
+  echo "== $name: $*" >&2
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$logs/$name.time" "$@" 2>"$logs/$name.log"; then
+    echo "run-bench: $name failed; its stderr ($logs/$name.log):" >&2
+    tail -n 30 "$logs/$name.log" >&2
+    exit 1
+  fi
+  tail -n 1 "$logs/$name.log" >&2
+}
+
+# Table rows, filled as stages finish: "name records input_bytes".
+rows=()
+row() { rows+=("$1 $2 $3"); }
+
+file_bytes() { stat -c %s "$1"; }
+
+# --- 1. The synthetic dump -------------------------------------------------------------------
+mkdir -p "$logs"
+measure synth "$BIN/fieldpack-synth" --observations "$BENCH_N" --seed "$BENCH_SEED" --output "$input" --reuse
+# synth.txt's second line: pages=… records=… older_copies=… bytes=…
+stats=$(sed -n 2p "$input/synth.txt")
+input_records=$(sed -E 's/.*records=([0-9]+).*/\1/' <<<"$stats")
+input_bytes=$(sed -E 's/.*bytes=([0-9]+).*/\1/' <<<"$stats")
+echo "input: $input ($stats)" >&2
+if grep -q "already holds this dump" "$logs/synth.log"; then
+  synth_note="reused"
+else
+  synth_note=$(awk -v b="$input_bytes" '{ printf "generated in %.2f s, %.0f MB/s", $1, b / ($1 > 0 ? $1 : 0.01) / 1e6 }' "$logs/synth.time")
+  # Write the fresh dump out now, so its writeback does not slow the timed stages down.
+  sync
+fi
+
+cat >"$BENCH_DIR/bench.json" <<EOF
+{"name":"bench","inat":["$input"]}
+EOF
+
+# --- 2. The pipeline -------------------------------------------------------------------------
+rm -rf "$out"
+mkdir -p "$out"
+
+measure ingest "$BIN/fieldpack-inat" --pipeline "$BENCH_DIR/bench.json" \
+  --output "$out/inat/records.jsonl" --rejects "$out/inat/rejects.jsonl"
+row ingest "$input_records" "$input_bytes"
+
+# Dedupe's input is ingest's records file: one line per normalized record.
+measure dedupe "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
+  --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
+row dedupe "$(wc -l <"$out/inat/records.jsonl")" "$(file_bytes "$out/inat/records.jsonl")"
+
+measure bundle "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
+  --pipeline "$BENCH_DIR/bench.json" --output "$out/content.sqlite"
+row bundle "$(wc -l <"$out/dedupe/records.jsonl")" "$(file_bytes "$out/dedupe/records.jsonl")"
+
+# --- 3. The baseline: DuckDB from PyPI -------------------------------------------------------
+duckdb_status="skipped (BENCH_DUCKDB=0)"
+if [[ $BENCH_DUCKDB != 0 ]]; then
+  if ! python3 -c 'import duckdb' 2>/dev/null; then
+    echo "run-bench: installing DuckDB from PyPI (python3 -m pip install duckdb)" >&2
+    python3 -m pip install --quiet duckdb >&2 || true
+  fi
+  if python3 -c 'import duckdb' 2>/dev/null; then
+    rm -f "$out/duckdb.db" "$out/duckdb.db.wal"
+    # BENCH_DUCKDB_MEMORY (e.g. 300MB) caps DuckDB's memory_limit; by default DuckDB takes 80% of RAM.
+    measure duckdb python3 "$here/duckdb_baseline.py" --input "$input" --output "$out/duckdb.db" \
+      ${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"}
+    row duckdb "$input_records" "$input_bytes"
+    duckdb_status="DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)')"
+  else
+    duckdb_status="skipped: DuckDB could not be installed (python3 -m pip install duckdb failed)"
+    echo "run-bench: $duckdb_status" >&2
+  fi
+fi
+
+# --- 4. The table ----------------------------------------------------------------------------
+# records/s and MB/s are of each stage's own input: the dump for ingest and DuckDB, the
+# previous stage's records file for dedupe and bundle. cpu s is user + system time: above
+# wall s means the stage used both cores, well below means it waited on the disk.
+echo
+echo "fieldpack bench: $BENCH_N observations (seed $BENCH_SEED), $input_records records, $(awk -v b="$input_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB of pages in $input ($synth_note)"
+printf '%-10s %9s %9s %12s %9s %13s\n' stage "wall s" "cpu s" "records/s" "MB/s" "peak RSS MB"
+total_wall=0
+worst_rss=0
+for entry in "${rows[@]}"; do
+  read -r name records bytes <<<"$entry"
+  read -r wall rss_kb user_s system_s <"$logs/$name.time"
+  awk -v n="$name" -v w="$wall" -v c="$user_s" -v k="$system_s" -v r="$records" -v b="$bytes" -v m="$rss_kb" 'BEGIN {
+    s = (w > 0) ? w : 0.01
+    printf "%-10s %9.2f %9.2f %12.0f %9.1f %13.0f\n", n, w, c + k, r / s, b / s / 1e6, m / 1024
+  }'
+  if [[ $name != duckdb ]]; then
+    total_wall=$(awk -v t="$total_wall" -v w="$wall" 'BEGIN { print t + w }')
+    worst_rss=$(awk -v a="$worst_rss" -v m="$rss_kb" 'BEGIN { r = m / 1024; print (r > a) ? r : a }')
+  fi
+done
+verdict=$(awk -v t="$total_wall" -v r="$worst_rss" -v tw="$TARGET_WALL" -v tr="$TARGET_RSS" 'BEGIN {
+  printf "%s", (t < tw && r < tr) ? "meets the target" : "MISSES the target"
+}')
+awk -v t="$total_wall" -v r="$worst_rss" -v i="$input_records" 'BEGIN {
+  printf "%-10s %9.2f %9s %12.0f %9s %13.0f\n", "pipeline", t, "", i / (t > 0 ? t : 0.01), "", r
+}'
+echo "target: ingest+dedupe+bundle under ${TARGET_WALL} s wall, every stage under ${TARGET_RSS} MB peak RSS: $verdict"
+echo "baseline: $duckdb_status"
+echo "logs: $logs"
