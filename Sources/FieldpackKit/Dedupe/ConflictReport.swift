@@ -4,18 +4,27 @@ struct ConflictReport {
     let examples: Int
     /// Input index → path, to name each variant's source.
     let sourceNames: [Int: String]
-    private var writer = JSONWriter()
-    private var shown = 0
+    /// Each example as JSON, in id order.
+    private(set) var shown: [[UInt8]] = []
+    private(set) var counts = Dedupe.ConflictCounts()
     private let parser = JSONParser()
 
     init(examples: Int, sourceNames: [Int: String]) {
         self.examples = examples
         self.sourceNames = sourceNames
-        writer.beginArray()
     }
 
-    mutating func check(_ group: ArraySlice<PhotoOccurrence>, source: ReadableFile, counts: inout Dedupe.ConflictCounts) throws {
-        let first = group[group.startIndex]
+    /// Appends a later part's findings (ids after this part's).
+    mutating func merge(_ later: ConflictReport) {
+        counts.ids += later.counts.ids
+        counts.license += later.counts.license
+        counts.attribution += later.counts.attribution
+        counts.url += later.counts.url
+        shown += later.shown.prefix(max(0, examples - shown.count))
+    }
+
+    mutating func check(_ group: UnsafeBufferPointer<PhotoOccurrence>, source: ReadableFile) throws {
+        let first = group[0]
         let license = group.contains { $0.license != first.license }
         let attribution = group.contains { $0.attribution != first.attribution }
         let url = group.contains { $0.url != first.url }
@@ -24,8 +33,8 @@ struct ConflictReport {
         if license { counts.license += 1 }
         if attribution { counts.attribution += 1 }
         if url { counts.url += 1 }
-        guard shown < examples else { return }
-        shown += 1
+        guard shown.count < examples else { return }
+        var writer = JSONWriter()
         writer.beginObject()
         writer.key("id"); writer.int(first.id)
         writer.key("fields")
@@ -54,6 +63,7 @@ struct ConflictReport {
         }
         writer.endArray()
         writer.endObject()
+        shown.append(writer.bytes)
     }
 
     /// `3#17` → `path#results[17]`; `3:12` → `path:12`.
@@ -65,15 +75,18 @@ struct ConflictReport {
         return rest.isEmpty ? path : "\(path)#results[\(rest)]"
     }
 
-    mutating func write(to path: String, counts: Dedupe.ConflictCounts) throws {
-        writer.endArray()
+    func write(to path: String) throws {
+        var examplesJSON = JSONWriter()
+        examplesJSON.beginArray()
+        for example in shown { examplesJSON.raw(example) }
+        examplesJSON.endArray()
         var report = JSONWriter()
         report.beginObject()
         report.key("photos_with_conflicts"); report.int(counts.ids)
         report.key("license"); report.int(counts.license)
         report.key("attribution"); report.int(counts.attribution)
         report.key("url"); report.int(counts.url)
-        report.key("examples"); report.raw(writer.bytes)
+        report.key("examples"); report.raw(examplesJSON.bytes)
         report.endObject()
         try AtomicOutput.write(PrettyJSON.format(report.bytes), to: path)
     }

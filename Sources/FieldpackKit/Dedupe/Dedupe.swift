@@ -12,7 +12,7 @@ import Glibc
 /// Memory: one compact occurrence per record, for photos in one pass and for the other kinds in
 /// another, in arrays sized exactly and sorted in place. Record bytes are read back from the
 /// input only for winners.
-public struct Dedupe {
+public struct Dedupe: Sendable {
     public struct Options: Sendable {
         public var input: String
         public var output: String
@@ -73,133 +73,104 @@ public struct Dedupe {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
         let output = try AtomicOutput(path: options.output)
-        let source = try ReadableFile(path: options.input)
+        _ = try ReadableFile(path: options.input)  // fail early, naming the path, if it cannot be read
         summary.bytes = FileSystem.size(options.input) ?? 0
         let parser = JSONParser()
 
-        // Pass 1: the inputs, and how many records of each kind (to size the arrays exactly).
-        var counts = [Int](repeating: 0, count: Kind.allCases.count)
-        var inputs: [[UInt8]] = []
-        var sourceNames: [Int: String] = [:]
-        try scan { kind, line, _, _ in
-            counts[kind.rawValue] += 1
-            if kind == .input {
-                inputs.append(Array(line))
-                let record = try parser.parse(line)
-                if let index = record["index"]?.int64, let path = record["path"]?.string { sourceNames[Int(index)] = path }
-            }
+        // The file is read as two line-aligned halves by two threads; each pass keeps file order.
+        let ranges = try FileRangeSource.lineAlignedRanges(path: options.input, parts: 2)
+
+        // Pass 1: the inputs, and how many records of each kind each half holds.
+        let counting = try ParallelScan.run(path: options.input, ranges: ranges) { _, kind, line, _ -> [UInt8]? in
+            kind == .input ? Array(line) : nil
         }
-        for kind in Kind.allCases { summary.occurrences[kind.name] = counts[kind.rawValue] }
-        summary.records = counts.reduce(0, +)
-        try writeInputs(inputs, to: output)
+        let counts = counting.counts
+        var sourceNames: [Int: String] = [:]
+        for line in counting.items {
+            let record = try parser.parse(PaddedBuffer(copying: line))
+            if let index = record["index"]?.int64, let path = record["path"]?.string { sourceNames[Int(index)] = path }
+        }
+        for kind in Kind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
+        summary.records = summary.occurrences.values.reduce(0, +)
+        try writeInputs(counting.items, to: output)
         trace.mark("count")
 
-        // Pass 2: photos.
-        var photos = [PhotoOccurrence]()
-        photos.reserveCapacity(counts[Kind.photo.rawValue])
-        try scan { kind, line, offset, lineNumber in
-            guard kind == .photo else { return }
-            let record = try parse(line, parser: parser, lineNumber: lineNumber)
-            let id = try requiredID(record, lineNumber: lineNumber)
-            let observationPhoto = record["ctx"]?.text?.equals("obs") ?? false
-            let position = Int32(clamping: record["pos"]?.int64 ?? 0)
-            let fields = fieldHash(record["license"]?.text) | fieldHash(record["attribution"]?.text) << 21
-                | fieldHash(record["url"]?.text.map(Self.withoutQuery)) << 42
-            photos.append(PhotoOccurrence(
-                id: id, seen: record["seen"]?.int64 ?? Int64.min, observation: record["obs"]?.int64 ?? 0,
-                content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
-                offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - min(position, 1 << 29),
-                length: Int32(line.count), width: Int32(clamping: record["width"]?.int64 ?? -1),
-                height: Int32(clamping: record["height"]?.int64 ?? -1), fields: fields))
-        }
-        trace.mark("collect photos")
-        photos.withUnsafeMutableBufferPointer { sortInPlace($0) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) } }
-        trace.mark("sort photos")
-        var winners = Winners(source: source, output: output)
+        // Pass 2: photos, into one array sized exactly; each half fills its own region. Scoped,
+        // so their memory is freed before the next pass.
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
-        summary.unique["photo"] = try groups(photos) { group in
-            try winners.writePhoto(group, summary: &summary)
-            if group.count > 1 { try report.check(group, source: source, counts: &summary.conflicts) }
+        do {
+            let photos = try ParallelScan.collect(
+                path: options.input, ranges: ranges, kinds: [.photo], counts: counts
+            ) { parser, kind, line, offset -> PhotoOccurrence? in
+                guard kind == .photo else { return nil }
+                let record = try parse(line, parser: parser, offset: offset)
+                let id = try requiredID(record, offset: offset)
+                let observationPhoto = record["ctx"]?.text?.equals("obs") ?? false
+                let position = Int32(clamping: record["pos"]?.int64 ?? 0)
+                let fields = fieldHash(record["license"]?.text) | fieldHash(record["attribution"]?.text) << 21
+                    | fieldHash(record["url"]?.text.map(Self.withoutQuery)) << 42
+                return PhotoOccurrence(
+                    id: id, seen: record["seen"]?.int64 ?? Int64.min, observation: record["obs"]?.int64 ?? 0,
+                    content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                    offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - min(position, 1 << 29),
+                    length: Int32(line.count), width: Int32(clamping: record["width"]?.int64 ?? -1),
+                    height: Int32(clamping: record["height"]?.int64 ?? -1), fields: fields)
+            }[0]
+            trace.mark("collect photos")
+            sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
+            trace.mark("sort photos")
+            let photoTally = try ParallelWrite.run(photos, path: options.input, output: output) { winners, tally, group in
+                try winners.writePhoto(group, filled: &tally.filledDimensions)
+                if group.count > 1 { try tally.report.check(group, source: winners.source) }
+            } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }
+            for part in photoTally { report.merge(part.report) }
+            summary.unique["photo"] = photoTally.reduce(0) { $0 + $1.unique }
+            summary.filledDimensions = photoTally.reduce(0) { $0 + $1.filledDimensions }
+            summary.conflicts = report.counts
+            trace.mark("write photos")
         }
-        photos = []
-        trace.mark("write photos")
 
-        // Pass 3: taxa, users and observations.
-        var records: [[RecordOccurrence]] = Kind.allCases.map { kind in
-            var array = [RecordOccurrence]()
-            if kind != .photo && kind != .input { array.reserveCapacity(counts[kind.rawValue]) }
-            return array
-        }
-        try scan { kind, line, offset, lineNumber in
-            guard kind == .taxon || kind == .user || kind == .observation else { return }
-            let record = try parse(line, parser: parser, lineNumber: lineNumber)
+        // Pass 3: taxa, users and observations (one array each, filled the same way).
+        let otherKinds: [Kind] = [.taxon, .user, .observation]
+        let records = try ParallelScan.collect(
+            path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
+        ) { parser, kind, line, offset -> RecordOccurrence? in
+            let record = try parse(line, parser: parser, offset: offset)
             var rank: Int32 = 0
             if kind == .taxon {
                 if record["from"]?.text?.equals("taxa") ?? false { rank |= 2 }
                 if record["photos"]?.isArray ?? false { rank |= 1 }
             }
-            records[kind.rawValue].append(RecordOccurrence(
-                id: try requiredID(record, lineNumber: lineNumber), seen: record["seen"]?.int64 ?? Int64.min,
+            return RecordOccurrence(
+                id: try requiredID(record, offset: offset), seen: record["seen"]?.int64 ?? Int64.min,
                 content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
-                offset: Int64(offset), length: Int32(line.count), rank: rank))
+                offset: Int64(offset), length: Int32(line.count), rank: rank)
         }
         trace.mark("collect records")
-        for kind in [Kind.taxon, .user, .observation] {
-            records[kind.rawValue].withUnsafeMutableBufferPointer {
-                sortInPlace($0) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
-            }
-            summary.unique[kind.name] = try groups(records[kind.rawValue]) { group in
+        for (slot, kind) in otherKinds.enumerated() {
+            sortInPlace(records[slot].buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
+            let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
                 try winners.writeRecord(group, taxon: kind == .taxon)
-            }
-            records[kind.rawValue] = []
+            } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
+            summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
         }
-        try winners.flush()
         trace.mark("write records")
-        try report.write(to: options.conflicts, counts: summary.conflicts)
+        try report.write(to: options.conflicts)
         try output.commit()
         return summary
     }
 
-    /// Calls `body` with each run of equal ids (best first); returns how many there were.
-    private func groups<T>(_ sorted: [T], _ body: (ArraySlice<T>) throws -> Void) rethrows -> Int where T: HasID {
-        var start = 0
-        var count = 0
-        while start < sorted.count {
-            var end = start + 1
-            while end < sorted.count && sorted[end].id == sorted[start].id { end += 1 }
-            try body(sorted[start..<end])
-            count += 1
-            start = end
-        }
-        return count
-    }
-
-    /// One pass over the records file: each line with its kind, byte offset and line number.
-    private func scan(_ body: (Kind, UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
-        let reader = LineReader(source: try RawFileSource(path: options.input))
-        var offset = 0
-        while let line = try reader.next() {
-            defer { offset += line.bytes.count + 1 }
-            if line.bytes.isEmpty { continue }
-            guard let kind = Kind.of(line.bytes) else {
-                throw FieldpackError(path: options.input, line: line.number, "not a records line (no {\"k\":…} kind)")
-            }
-            if line.unterminated { throw FieldpackError(path: options.input, line: line.number, "records file ends mid-record") }
-            try body(kind, line.bytes, offset, line.number)
-        }
-    }
-
-    private func parse(_ line: UnsafeRawBufferPointer, parser: JSONParser, lineNumber: Int) throws -> JSONValue {
+    private func parse(_ line: UnsafeRawBufferPointer, parser: JSONParser, offset: Int) throws -> JSONValue {
         do {
             return try parser.parse(line)
         } catch {
-            throw FieldpackError(path: options.input, line: lineNumber, "not valid JSON: \(error)")
+            throw FieldpackError(path: options.input, "record at byte \(offset) is not valid JSON: \(error)")
         }
     }
 
-    private func requiredID(_ record: JSONValue, lineNumber: Int) throws -> Int64 {
+    private func requiredID(_ record: JSONValue, offset: Int) throws -> Int64 {
         guard let id = record["id"]?.int64 else {
-            throw FieldpackError(path: options.input, line: lineNumber, "record has no integer id")
+            throw FieldpackError(path: options.input, "record at byte \(offset) has no integer id")
         }
         return id
     }

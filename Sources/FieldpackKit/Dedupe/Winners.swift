@@ -12,21 +12,27 @@ struct Winners {
         pending.reserveCapacity(1 << 20)
     }
 
-    mutating func writePhoto(_ group: ArraySlice<PhotoOccurrence>, summary: inout Dedupe.Summary) throws {
-        let winner = group[group.startIndex]
+    mutating func writePhoto(_ group: UnsafeBufferPointer<PhotoOccurrence>, filled: inout Int) throws {
+        let winner = group[0]
+        guard winner.width < 0 || winner.height < 0, group.count > 1 else {
+            return try emitDirect(offset: winner.offset, length: winner.length)
+        }
         var record = try content(offset: winner.offset, length: winner.length)
-        if winner.width < 0 || winner.height < 0, let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 }) {
+        if let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 }) {
             if replace(&record, Array("\"width\":null,\"height\":null".utf8),
                        with: Array("\"width\":\(donor.width),\"height\":\(donor.height)".utf8))
             {
-                summary.filledDimensions += 1
+                filled += 1
             }
         }
         try emit(record)
     }
 
-    mutating func writeRecord(_ group: ArraySlice<RecordOccurrence>, taxon: Bool) throws {
-        let winner = group[group.startIndex]
+    mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, taxon: Bool) throws {
+        let winner = group[0]
+        guard taxon && !winner.hasList && group.count > 1 else {
+            return try emitDirect(offset: winner.offset, length: winner.length)
+        }
         var record = try content(offset: winner.offset, length: winner.length)
         if taxon && !winner.hasList, let donor = group.first(where: { $0.hasList }) {
             let donorBytes = try content(offset: donor.offset, length: donor.length)
@@ -40,6 +46,21 @@ struct Winners {
     mutating func flush() throws {
         try output.write(pending)
         pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Copies a winner that needs no filling straight from the read buffer.
+    private mutating func emitDirect(offset: Int64, length: Int32) throws {
+        let count = Int(length)
+        if line.count < count { line = [UInt8](repeating: 0, count: count) }
+        try line.withUnsafeMutableBytes { buffer in
+            let got = try source.read(at: Int(offset), count: count, into: buffer)
+            if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
+            let end = Dedupe.contentLength(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
+        }
+        pending.append(UInt8(ascii: "}"))
+        pending.append(0x0A)
+        if pending.count >= 1 << 20 { try flush() }
     }
 
     private mutating func emit(_ record: [UInt8]) throws {

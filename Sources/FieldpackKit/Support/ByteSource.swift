@@ -145,3 +145,45 @@ public func openInput(_ path: String) throws -> (source: ByteSource, raw: RawFil
     }
     return (raw, raw, false)
 }
+
+/// A byte range of a file, read with `pread`: lets two threads read two halves of one file.
+public final class FileRangeSource: ByteSource {
+    private let file: ReadableFile
+    private var position: Int
+    private let end: Int
+
+    public init(path: String, range: Range<Int>) throws {
+        file = try ReadableFile(path: path)
+        position = range.lowerBound
+        end = range.upperBound
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = min(buffer.count, end - position)
+        if count <= 0 { return 0 }
+        let got = try file.read(at: position, count: count, into: buffer)
+        position += got
+        return got
+    }
+
+    /// Splits a file of JSON Lines into `parts` byte ranges that start at line starts.
+    public static func lineAlignedRanges(path: String, parts: Int) throws -> [Range<Int>] {
+        let size = FileSystem.size(path) ?? 0
+        let file = try ReadableFile(path: path)
+        var cuts = [0]
+        var probe = [UInt8](repeating: 0, count: 1 << 16)
+        for part in 1..<max(1, parts) {
+            var position = max(size * part / parts, cuts.last!)
+            var found: Int? = nil
+            while found == nil && position < size {
+                let got = try probe.withUnsafeMutableBytes { try file.read(at: position, count: $0.count, into: $0) }
+                if got == 0 { break }
+                if let newline = probe[0..<got].firstIndex(of: 0x0A) { found = position + newline + 1 }
+                position += got
+            }
+            cuts.append(found ?? size)
+        }
+        cuts.append(size)
+        return (0..<(cuts.count - 1)).map { cuts[$0]..<cuts[$0 + 1] }
+    }
+}

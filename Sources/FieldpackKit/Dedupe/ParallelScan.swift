@@ -1,0 +1,152 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a records file as line-aligned byte ranges, one thread per range, handing each line
+/// with its kind and absolute byte offset to a transform. Results keep file order.
+enum ParallelScan {
+    typealias Transform<T> = @Sendable (JSONParser, Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> T?
+
+    /// Counts lines per kind in each range, and keeps what `keep` returns (in file order).
+    static func run<T>(
+        path: String, ranges: [Range<Int>], keep: @escaping @Sendable (Int, Dedupe.Kind, UnsafeRawBufferPointer, Int) -> T?
+    ) throws -> (counts: [[Int]], items: [T]) {
+        let results = Results<(counts: [Int], items: [T])>(count: ranges.count)
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { part in
+            results.record(part) {
+                var counts = [Int](repeating: 0, count: Dedupe.Kind.allCases.count)
+                var items: [T] = []
+                try lines(path: path, range: ranges[part]) { kind, line, offset in
+                    counts[kind.rawValue] += 1
+                    if let item = keep(part, kind, line, offset) { items.append(item) }
+                }
+                return (counts, items)
+            }
+        }
+        let parts = try results.values()
+        return (parts.map(\.counts), parts.flatMap(\.items))
+    }
+
+    /// Builds one array per kind in `kinds`, each of exactly the number of lines of that kind:
+    /// range `i` fills the slots after those of ranges `0..<i`, so every array is in file order,
+    /// without growing or copying. `counts[part][kind.rawValue]` comes from a counting pass.
+    static func collect<T>(
+        path: String, ranges: [Range<Int>], kinds: [Dedupe.Kind], counts: [[Int]], _ transform: @escaping Transform<T>
+    ) throws -> [OccurrenceArray<T>] {
+        let slots = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
+        // starts[k][part]: where part's elements of kind k begin.
+        let starts = kinds.map { kind in ranges.indices.map { part in (0..<part).reduce(0) { $0 + counts[$1][kind.rawValue] } } }
+        let totals = kinds.map { kind in ranges.indices.reduce(0) { $0 + counts[$1][kind.rawValue] } }
+        let storage = kinds.indices.map { UnsafeMutablePointer<T>.allocate(capacity: max(1, totals[$0])) }
+        let bases = UncheckedBox(storage)
+        let results = Results<[Int]>(count: ranges.count)
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { part in
+            results.record(part) {
+                let parser = JSONParser()
+                var filled = [Int](repeating: 0, count: kinds.count)
+                do {
+                    try lines(path: path, range: ranges[part]) { kind, line, offset in
+                        guard let slot = slots[kind], let item = try transform(parser, kind, line, offset) else { return }
+                        guard filled[slot] < counts[part][kind.rawValue] else {
+                            throw FieldpackError(path: path, "records file changed while reading it")
+                        }
+                        (bases.value[slot] + starts[slot][part] + filled[slot]).initialize(to: item)
+                        filled[slot] += 1
+                    }
+                } catch {
+                    for slot in kinds.indices { (bases.value[slot] + starts[slot][part]).deinitialize(count: filled[slot]) }
+                    throw error
+                }
+                return filled
+            }
+        }
+        let outcome = Result { try results.values() }
+        let complete = (try? outcome.get()).map { filled in
+            filled.indices.allSatisfy { part in kinds.indices.allSatisfy { filled[part][$0] == counts[part][kinds[$0].rawValue] } }
+        } ?? false
+        var owned = false
+        defer { if !owned { for pointer in storage { pointer.deallocate() } } }
+        guard complete else {
+            if case .success(let filled) = outcome {
+                for part in filled.indices {
+                    for slot in kinds.indices { (storage[slot] + starts[slot][part]).deinitialize(count: filled[part][slot]) }
+                }
+            }
+            _ = try outcome.get()
+            throw FieldpackError(path: path, "records file changed while reading it")
+        }
+        owned = true
+        return kinds.indices.map { OccurrenceArray(base: storage[$0], count: totals[$0]) }
+    }
+
+    private static func lines(
+        path: String, range: Range<Int>, _ body: (Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> Void
+    ) throws {
+        let reader = LineReader(source: try FileRangeSource(path: path, range: range))
+        while let line = try reader.next() {
+            if line.bytes.isEmpty { continue }
+            let offset = range.lowerBound + line.offset
+            guard let kind = Dedupe.Kind.of(line.bytes) else {
+                throw FieldpackError(path: path, "the line at byte \(offset) is not a records line (no {\"k\":…} kind)")
+            }
+            if line.unterminated { throw FieldpackError(path: path, "records file ends mid-record at byte \(offset)") }
+            try body(kind, line.bytes, offset)
+        }
+    }
+}
+
+/// Occurrences in memory allocated once at their exact size (a Swift array would double it while
+/// growing or copying); freed with the object.
+final class OccurrenceArray<T>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<T>
+    let count: Int
+
+    init(base: UnsafeMutablePointer<T>, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var buffer: UnsafeMutableBufferPointer<T> { UnsafeMutableBufferPointer(start: base, count: count) }
+}
+
+/// A pointer handed to worker threads that write disjoint regions through it.
+struct SendablePointer<T>: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<T>?
+    init(_ pointer: UnsafeMutablePointer<T>?) { self.pointer = pointer }
+}
+
+/// Per-task results (or errors) of tasks run side by side; lock-protected.
+final class Results<T>: @unchecked Sendable {
+    private var slots: [Result<T, Error>?]
+    private var lock = pthread_mutex_t()
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+        pthread_mutex_init(&lock, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&lock) }
+
+    func record(_ task: Int, _ body: () throws -> T) {
+        let outcome: Result<T, Error>
+        do { outcome = .success(try body()) } catch { outcome = .failure(error) }
+        pthread_mutex_lock(&lock)
+        slots[task] = outcome
+        pthread_mutex_unlock(&lock)
+    }
+
+    /// Every task's value in task order; the first error (in task order) if any failed.
+    func values() throws -> [T] {
+        try slots.map { slot in
+            guard let slot else { throw FieldpackError("internal error: a task did not finish") }
+            return try slot.get()
+        }
+    }
+}
