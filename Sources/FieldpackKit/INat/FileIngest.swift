@@ -38,10 +38,7 @@ final class FileIngest {
         case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
         case .document: try ingestDocument(reader, path: path, output: output, result: &result)
         }
-        if !extractor.out.bytes.isEmpty {
-            try output.write(extractor.out.bytes)
-            extractor.out.reset()
-        }
+        try output.finish(&extractor.out)
         result.counts = extractor.counts
         result.sha256 = try raw.finishDigest()
         result.bytes = raw.bytesRead
@@ -69,10 +66,7 @@ final class FileIngest {
             accept(value, source: "\(fileIndex):\(line.number)", result: &result) { reason in
                 Finding(path: path, line: line.number, offset: line.offset, reason: reason)
             }
-            if extractor.out.bytes.count > 1 << 20 {
-                try output.write(extractor.out.bytes)
-                extractor.out.reset()
-            }
+            if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
         }
         if let damage = reader.damage {
             result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
@@ -148,7 +142,7 @@ final class FileIngest {
     private func accept(
         _ value: JSONValue, source: String, result: inout Result, finding: (String) -> Finding
     ) {
-        let mark = extractor.out.bytes.count
+        let mark = extractor.out.count
         let counts = extractor.counts
         do {
             try extractor.extract(value, source: source)

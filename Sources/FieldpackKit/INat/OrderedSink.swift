@@ -5,35 +5,30 @@ import Glibc
 /// One input file's records: in memory, or spilled to a temp file once they outgrow `limit`
 /// (a multi-GB JSON Lines dump must not be held in memory).
 final class PartBuffer {
-    private(set) var bytes: [UInt8] = []
+    private(set) var memory: ByteBuffer? = nil
     private(set) var spill: AtomicOutput? = nil
     let spillPath: String
-    let limit: Int
+    static let limit = 64 << 20
 
-    init(spillPath: String, limit: Int = 64 << 20) {
+    init(spillPath: String) {
         self.spillPath = spillPath
-        self.limit = limit
     }
 
-    func write(_ chunk: [UInt8]) throws {
-        if let spill {
-            try spill.write(chunk)
-            return
-        }
-        bytes.append(contentsOf: chunk)
-        if bytes.count > limit {
-            let file = try AtomicOutput(path: spillPath)
-            try file.write(bytes)
-            bytes = []
-            spill = file
-        }
+    /// Moves what the writer holds to the spill file (created on first use).
+    func spill(_ writer: inout JSONWriter) throws {
+        if spill == nil { spill = try AtomicOutput(path: spillPath) }
+        try spill!.write(writer.buffer.bytes)
+        writer.reset()
     }
 
-    /// Finishes a spilled part so it can be copied; returns its path.
-    func finish() throws -> String? {
-        guard let spill else { return nil }
-        try spill.commit(durable: false)
-        return spillPath
+    /// Takes the writer's bytes as the part's (in memory, or appended to the spill file).
+    func finish(_ writer: inout JSONWriter) throws {
+        if spill != nil {
+            try spill(&writer)
+            try spill!.commit(durable: false)
+        } else {
+            memory = writer.take(capacity: 1 << 20)
+        }
     }
 }
 
@@ -87,11 +82,11 @@ final class OrderedSink: @unchecked Sendable {
         while failure == nil, let next = ready.removeValue(forKey: nextWrite) {
             do {
                 try output.write(next.header)
-                if let spilled = try next.part.finish() {
-                    try output.append(contentsOf: spilled)
-                    FileSystem.remove(spilled)
-                } else {
-                    try output.write(next.part.bytes)
+                if let memory = next.part.memory {
+                    try output.write(memory.bytes)
+                } else if next.part.spill != nil {
+                    try output.append(contentsOf: next.part.spillPath)
+                    FileSystem.remove(next.part.spillPath)
                 }
             } catch let error as FieldpackError {
                 failure = (nextWrite, error)

@@ -2,68 +2,83 @@
 ///
 /// The same values always give the same bytes: no dictionaries, shortest round-trip doubles.
 public struct JSONWriter {
-    public var bytes: [UInt8] = []
+    /// The written bytes (shared with copies of this writer).
+    public private(set) var buffer: ByteBuffer
     private var needsComma = false
 
     public init(capacity: Int = 4096) {
-        bytes.reserveCapacity(capacity)
+        buffer = ByteBuffer(capacity: capacity)
     }
 
+    /// A copy of the written bytes.
+    public var bytes: [UInt8] { buffer.array }
+
+    public var count: Int { buffer.count }
+
     public mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        buffer.removeAll()
         needsComma = false
+    }
+
+    /// Hands the written bytes over and starts a fresh buffer.
+    public mutating func take(capacity: Int = 4096) -> ByteBuffer {
+        let taken = buffer
+        buffer = ByteBuffer(capacity: capacity)
+        needsComma = false
+        return taken
     }
 
     /// Drops everything after `count` bytes (a record that turned out bad); the next value
     /// starts a new line's record.
     public mutating func truncate(to count: Int) {
-        bytes.removeSubrange(count...)
+        buffer.truncate(to: count)
         needsComma = false
     }
 
     public mutating func beginObject() {
         comma()
-        bytes.append(UInt8(ascii: "{"))
+        buffer.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+        buffer.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     public mutating func beginArray() {
         comma()
-        bytes.append(UInt8(ascii: "["))
+        buffer.append(UInt8(ascii: "["))
         needsComma = false
     }
 
     public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        buffer.append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// Ends a JSON Lines record.
     public mutating func newline() {
-        bytes.append(UInt8(ascii: "\n"))
+        buffer.append(UInt8(ascii: "\n"))
         needsComma = false
     }
 
     /// Writes `"key":`; the value must follow.
     public mutating func key(_ name: StaticString) {
         comma()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
-    public mutating func key(_ name: String) {
+    /// Writes `"name":` for a key known only at run time.
+    public mutating func key(dynamic name: String) {
         comma()
         var name = name
         name.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0)) }
-        bytes.append(UInt8(ascii: ":"))
+        buffer.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -117,7 +132,7 @@ public struct JSONWriter {
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
             appendInteger(Int64(value))
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            buffer.append(Array(value.description.utf8))
         }
         needsComma = true
     }
@@ -128,7 +143,7 @@ public struct JSONWriter {
 
     public mutating func bool(_ value: Bool) {
         comma()
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        buffer.append(value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
@@ -138,29 +153,29 @@ public struct JSONWriter {
 
     public mutating func null() {
         comma()
-        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        buffer.append(Self.nullBytes)
         needsComma = true
     }
 
     /// Writes already-encoded JSON as one value.
     public mutating func raw(_ json: [UInt8]) {
         comma()
-        bytes.append(contentsOf: json)
+        buffer.append(json)
         needsComma = true
     }
 
     @inline(__always)
     private mutating func comma() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { buffer.append(UInt8(ascii: ",")) }
     }
 
     private mutating func appendInteger(_ value: Int64) {
         if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+            buffer.append(UInt8(ascii: "0"))
             return
         }
         var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -171,18 +186,22 @@ public struct JSONWriter {
                 magnitude /= 10
                 count += 1
             }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+            self.buffer.append(UnsafeRawBufferPointer(rebasing: buffer[(20 - count)...]))
         }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+    private static let unicodeEscape: [UInt8] = Array("\\u00".utf8)
 
     private mutating func appendQuoted(_ value: [UInt8]) {
         value.withUnsafeBytes { appendQuoted($0) }
     }
 
     private mutating func appendQuoted(_ value: UnsafeRawBufferPointer) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var clean = 0
         let count = value.count
         // Copy runs of bytes that need no escaping in one append.
@@ -193,21 +212,21 @@ public struct JSONWriter {
                 if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
                 index += 1
             }
-            if index > clean { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[clean..<index])) }
+            if index > clean { buffer.append(UnsafeRawBufferPointer(rebasing: value[clean..<index])) }
             if index == count { break }
             let byte = value[index]
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(byte)
+            case 0x0A: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
+            case 0x0D: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
+            case 0x09: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
             default:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(Self.hexDigits[Int(byte >> 4)])
-                bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                buffer.append(Self.unicodeEscape)
+                buffer.append(Self.hexDigits[Int(byte >> 4)])
+                buffer.append(Self.hexDigits[Int(byte & 0xF)])
             }
             clean = index + 1
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -89,7 +89,7 @@ public struct Manifest: Sendable, Equatable {
         writer.key("rows")
         writer.beginObject()
         for (table, count) in rows {
-            writer.key(table); writer.int(count)
+            writer.key(dynamic: table); writer.int(count)
         }
         writer.endObject()
         writer.key("inputs"); writer.raw(Array(inputsJSON.utf8))

@@ -93,6 +93,12 @@ public final class AtomicOutput {
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if bytes.count >= Self.flushThreshold {
+            // Large blocks go straight to the file, without a copy into the buffer.
+            try flush()
+            try writeAll(bytes)
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= Self.flushThreshold { try flush() }
     }
