@@ -22,10 +22,11 @@ import Testing
         #expect(summary.accepted == 4)
         let observations = try records(directory, kind: "obs")
         #expect(observations.map { $0["id"] as? Int } == [57754375, 57707611, 16227955, 16227955])
-        // Own photos only (not identification taxa): 1 + 1 + 2 + 2 observation photos and one default photo per taxon.
+        // Own photos only (not identification taxa): 1 + 1 + 2 + 2 observation photos, and the
+        // taxa's default photos, the two copies of 16227955 sharing one identical default photo.
         let photos = try records(directory, kind: "photo")
         #expect(photos.filter { $0["ctx"] as? String == "obs" }.count == 6)
-        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 4)
+        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 3)
         // The 2018 copy has string GeoJSON coordinates and a "lat,lng" location; both parse.
         let old = try #require(observations.last)
         #expect(old["lat"] as? Double == 50.646894)

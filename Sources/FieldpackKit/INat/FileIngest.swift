@@ -12,6 +12,13 @@ final class FileIngest {
         self.maxDocumentBytes = maxDocumentBytes
     }
 
+    /// Forgets a failed chunk's partial output.
+    func reset() {
+        extractor.out.reset()
+        extractor.satellites.discard()
+        extractor.satellites = Satellites()
+    }
+
     struct Result: Sendable {
         var path: String
         var bytes = 0
@@ -24,7 +31,8 @@ final class FileIngest {
         var findings: [Finding] = []
     }
 
-    /// Reads `path`, appending records to `output` as they are extracted.
+    /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
+    /// `output` when it grows large.
     func run(path: String, index: Int, output: PartBuffer) throws -> Result {
         fileIndex = index
         var result = Result(path: path)
@@ -38,7 +46,6 @@ final class FileIngest {
         case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
         case .document: try ingestDocument(reader, path: path, output: output, result: &result)
         }
-        try output.finish(&extractor.out)
         result.counts = extractor.counts
         result.sha256 = try raw.finishDigest()
         result.bytes = raw.bytesRead
@@ -67,6 +74,7 @@ final class FileIngest {
                 Finding(path: path, line: line.number, offset: line.offset, reason: reason)
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
+            if extractor.satellites.isFull { extractor.satellites.flush(into: &extractor.out) }
         }
         if let damage = reader.damage {
             result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
@@ -146,9 +154,11 @@ final class FileIngest {
         let counts = extractor.counts
         do {
             try extractor.extract(value, source: source)
+            extractor.satellites.commit()
             result.accepted += 1
         } catch {
             extractor.out.truncate(to: mark)
+            extractor.satellites.discard()
             extractor.counts = counts
             reject(&result, finding(error.reason))
         }

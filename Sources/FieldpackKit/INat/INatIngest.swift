@@ -50,6 +50,8 @@ public struct INatIngest {
     }
 
     public let options: Options
+    /// Input files per unit of work.
+    static let filesPerChunk = 32
 
     public init(options: Options) {
         self.options = options
@@ -65,27 +67,44 @@ public struct INatIngest {
         if inputs.isEmpty { throw FieldpackError("no input files") }
         let output = try AtomicOutput(path: options.output)
         let workers = max(1, min(options.workers, inputs.count))
-        let sink = OrderedSink(output: output, count: inputs.count, window: workers * 4)
+        // Fixed runs of files: the unit of work, and of satellite collapsing (see `Satellites`).
+        let chunks = stride(from: 0, to: inputs.count, by: Self.filesPerChunk).map {
+            $0..<min($0 + Self.filesPerChunk, inputs.count)
+        }
+        let sink = OrderedSink(output: output, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let spillPrefix = output.temporaryPath
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes)
-            while let index = sink.claim() {
+            while let chunk = sink.claim() {
+                var index = chunks[chunk].lowerBound
                 do {
-                    let part = PartBuffer(spillPath: "\(spillPrefix).part-\(index)")
-                    let result = try ingest.run(path: inputs[index], index: index, output: part)
-                    sink.submit(index, result: result, header: Self.header(result, index: index), part: part)
+                    let part = PartBuffer(spillPath: "\(spillPrefix).part-\(chunk)")
+                    var results: [FileIngest.Result] = []
+                    while index < chunks[chunk].upperBound {
+                        let result = try ingest.run(path: inputs[index], index: index, output: part)
+                        ingest.extractor.out.buffer.append(Self.header(result, index: index))
+                        if ingest.extractor.satellites.isFull { ingest.extractor.satellites.flush(into: &ingest.extractor.out) }
+                        results.append(result)
+                        index += 1
+                    }
+                    ingest.extractor.satellites.flush(into: &ingest.extractor.out)
+                    try part.finish(&ingest.extractor.out)
+                    sink.submit(chunk, results: results, part: part)
                 } catch let error as FieldpackError {
-                    sink.fail(index, error)
+                    ingest.reset()
+                    sink.fail(chunk, error)
                 } catch {
-                    sink.fail(index, FieldpackError(path: inputs[index], "\(error)"))
+                    ingest.reset()
+                    sink.fail(chunk, FieldpackError(path: inputs[index], "\(error)"))
                 }
             }
         }
         if let failure = sink.failure { throw failure.error }
 
         var summary = Summary()
-        for case let result? in sink.results {
+        for case let chunk? in sink.results {
+            for result in chunk {
             summary.files.append(FileSummary(
                 path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
                 accepted: result.accepted, rejected: result.rejected))
@@ -94,6 +113,7 @@ public struct INatIngest {
             summary.rejected += result.rejected
             summary.findings += result.findings
             summary.bytes += result.bytes
+            }
         }
         guard summary.files.count == inputs.count else { throw FieldpackError("internal error: an input was not processed") }
 

@@ -33,7 +33,7 @@ final class PartBuffer {
 }
 
 /// Joins the workers' parts into the output in input order, as soon as each next part is ready,
-/// and keeps workers from running more than `window` files ahead of the writer, so memory stays
+/// and keeps workers from running more than `window` chunks ahead of the writer, so memory stays
 /// bounded whatever the number of inputs. Lock-protected.
 final class OrderedSink: @unchecked Sendable {
     private let output: AtomicOutput
@@ -41,8 +41,9 @@ final class OrderedSink: @unchecked Sendable {
     private let window: Int
     private var nextClaim = 0
     private var nextWrite = 0
-    private var ready: [Int: (header: [UInt8], part: PartBuffer)] = [:]
-    private(set) var results: [FileIngest.Result?]
+    private var ready: [Int: PartBuffer] = [:]
+    private var writing = false
+    private(set) var results: [[FileIngest.Result]?]
     private(set) var failure: (index: Int, error: FieldpackError)? = nil
     private var lock = pthread_mutex_t()
     private var advanced = pthread_cond_t()
@@ -61,7 +62,7 @@ final class OrderedSink: @unchecked Sendable {
         pthread_mutex_destroy(&lock)
     }
 
-    /// The next file index to process, or nil when all are taken (or a file failed).
+    /// The next chunk to process, or nil when all are taken (or one failed).
     func claim() -> Int? {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
@@ -73,29 +74,52 @@ final class OrderedSink: @unchecked Sendable {
         return nextClaim - 1
     }
 
-    /// Hands in a finished file; writes every part that is now next in order.
-    func submit(_ index: Int, result: FileIngest.Result, header: [UInt8], part: PartBuffer) {
+    /// Hands in a finished file. Whoever finds the next parts in order writes them, outside the
+    /// lock, while the other workers go on parsing; one writer at a time.
+    func submit(_ index: Int, results chunk: [FileIngest.Result], part: PartBuffer) {
         pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        results[index] = result
-        ready[index] = (header, part)
-        while failure == nil, let next = ready.removeValue(forKey: nextWrite) {
-            do {
-                try output.write(next.header)
-                if let memory = next.part.memory {
-                    try output.write(memory.bytes)
-                } else if next.part.spill != nil {
-                    try output.append(contentsOf: next.part.spillPath)
-                    FileSystem.remove(next.part.spillPath)
-                }
-            } catch let error as FieldpackError {
-                failure = (nextWrite, error)
-            } catch {
-                failure = (nextWrite, FieldpackError("\(error)"))
-            }
-            nextWrite += 1
+        results[index] = chunk
+        ready[index] = part
+        if writing {
+            pthread_mutex_unlock(&lock)
+            return
         }
-        pthread_cond_broadcast(&advanced)
+        writing = true
+        while true {
+            var batch: [PartBuffer] = []
+            var position = nextWrite
+            while failure == nil, let next = ready.removeValue(forKey: position) {
+                batch.append(next)
+                position += 1
+            }
+            if batch.isEmpty {
+                writing = false
+                pthread_cond_broadcast(&advanced)
+                pthread_mutex_unlock(&lock)
+                return
+            }
+            let first = nextWrite
+            pthread_mutex_unlock(&lock)
+            var writeError: FieldpackError? = nil
+            do {
+                for part in batch {
+                    if let memory = part.memory {
+                        try output.write(memory.bytes)
+                    } else if part.spill != nil {
+                        try output.append(contentsOf: part.spillPath)
+                        FileSystem.remove(part.spillPath)
+                    }
+                }
+            } catch let caught as FieldpackError {
+                writeError = caught
+            } catch {
+                writeError = FieldpackError("\(error)")
+            }
+            pthread_mutex_lock(&lock)
+            nextWrite = position
+            if let writeError, failure == nil { failure = (first, writeError) }
+            pthread_cond_broadcast(&advanced)
+        }
     }
 
     func fail(_ index: Int, _ error: FieldpackError) {

@@ -6,6 +6,8 @@
 struct RecordExtractor {
     var out = JSONWriter(capacity: 1 << 16)
     var counts = RecordCounts()
+    /// Users, taxa and taxon photos: repeated in many observations, so collapsed (see `Satellites`).
+    var satellites = Satellites()
 
     /// Extracts an observation or a taxon, told apart by their fields.
     mutating func extract(_ value: JSONValue, source: String) throws(RecordError) {
@@ -91,15 +93,18 @@ struct RecordExtractor {
         counts.observations += 1
 
         if let user, let userID {
+            let start = out.count
             out.beginObject()
             out.key("k"); out.string("user")
             out.key("id"); out.int(userID)
-            out.key("seen"); out.int(seen)
             out.key("login"); out.string(try user.text("login"))
             out.key("name"); out.string(try user.text("name"))
+            let dataEnd = out.count
+            out.key("seen"); out.int(seen)
             out.key("src"); out.string(source)
             out.endObject()
             out.newline()
+            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: 1, id: userID, rank: (seen ?? Int64.min, 0))
             counts.users += 1
         }
         for (photo, position) in photoObjects {
@@ -155,10 +160,10 @@ struct RecordExtractor {
             ancestry = nil
         }
 
+        let start = out.count
         out.beginObject()
         out.key("k"); out.string("taxon")
         out.key("id"); out.int(id)
-        out.key("seen"); out.int(ownSeen)
         out.key("from"); out.string(observationID == nil ? "taxa" : "obs")
         out.key("name"); out.string(name)
         out.key("rank"); out.string(try taxon.text("rank"))
@@ -177,9 +182,12 @@ struct RecordExtractor {
         } else {
             out.null()
         }
+        let dataEnd = out.count
+        out.key("seen"); out.int(ownSeen)
         out.key("src"); out.string(source)
         out.endObject()
         out.newline()
+        satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: 2, id: id, rank: (ownSeen ?? Int64.min, 0))
         counts.taxa += 1
 
         if let defaultPhoto {
@@ -202,11 +210,10 @@ struct RecordExtractor {
             height = try dimensions.int("height")
         }
         guard let url = try photo.text("url") else { throw RecordError("\(photo.name("url")) is missing") }
+        let start = out.count
         out.beginObject()
         out.key("k"); out.string("photo")
         out.key("id"); out.int(id)
-        out.key("seen"); out.int(seen)
-        out.key("obs"); out.int(observation)
         out.key("taxon"); out.int(taxon)
         out.key("ctx"); out.string(context)
         out.key("pos"); out.int(position)
@@ -217,9 +224,17 @@ struct RecordExtractor {
         out.key("height"); out.int(height)
         out.key("type"); out.string(try photo.text("type"))
         out.key("hidden"); out.bool(try photo.bool("hidden"))
+        let dataEnd = out.count
+        out.key("seen"); out.int(seen)
+        out.key("obs"); out.int(observation)
         out.key("src"); out.string(source)
         out.endObject()
         out.newline()
+        if context.utf8Start.pointee != UInt8(ascii: "o") {
+            // Taxon photos repeat in every observation of the taxon: a satellite.
+            satellites.stash(
+                from: &out, start: start, dataEnd: dataEnd, kind: 3, id: id, rank: (seen ?? Int64.min, observation ?? 0))
+        }
         counts.photos += 1
     }
 

@@ -1,0 +1,57 @@
+/// Records that repeat across observations (their users, their taxa and the taxa's photos),
+/// collapsed within a chunk of input files: of the copies with the same id and the same content
+/// (everything but `seen`, the observation and the source) only the best-ranked is kept, which is
+/// the one dedupe would pick anyway. Dedupe still sees every distinct variant, so the result is
+/// the same, with far fewer records to write and read.
+///
+/// Chunks are fixed runs of input files, so the output does not depend on the number of workers.
+struct Satellites {
+    struct Key: Hashable {
+        var kind: UInt8
+        var id: Int64
+        var content: UInt64
+    }
+
+    typealias Rank = (seen: Int64, observation: Int64)
+
+    private var index: [Key: Int] = [:]
+    private var entries: [(rank: Rank, bytes: [UInt8])] = []
+    private var pending: [(key: Key, rank: Rank, bytes: [UInt8])] = []
+    /// The most distinct satellites held before they are written out.
+    static let limit = 100_000
+
+    /// Moves the record just written at `start…` out of `out` into the pending satellites.
+    mutating func stash(from out: inout JSONWriter, start: Int, dataEnd: Int, kind: UInt8, id: Int64, rank: Rank) {
+        let all = out.buffer.bytes
+        let content = stableHash(UnsafeRawBufferPointer(rebasing: all[start..<dataEnd]))
+        pending.append((Key(kind: kind, id: id, content: content), rank, Array(all[start..<all.count])))
+        out.truncate(to: start)
+    }
+
+    /// The record they came with was accepted: keep them.
+    mutating func commit() {
+        for (key, rank, bytes) in pending {
+            if let slot = index[key] {
+                if rank > entries[slot].rank { entries[slot] = (rank, bytes) }
+            } else {
+                index[key] = entries.count
+                entries.append((rank, bytes))
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The record they came with was rejected: drop them.
+    mutating func discard() {
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    var isFull: Bool { entries.count >= Self.limit }
+
+    /// Writes the kept satellites in first-seen order and forgets them.
+    mutating func flush(into out: inout JSONWriter) {
+        for entry in entries { out.buffer.append(entry.bytes) }
+        entries.removeAll(keepingCapacity: true)
+        index.removeAll(keepingCapacity: true)
+    }
+}
