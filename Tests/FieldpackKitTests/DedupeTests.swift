@@ -11,7 +11,7 @@ import Testing
         try INatIngest(options: options).run()
         try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
                                   conflicts: directory.file("conflicts.json"))).run()
-        return Dictionary(grouping: try jsonLines(directory.file("deduped.jsonl")), by: { $0["k"] as! String })
+        return Dictionary(grouping: try recordLines(directory.file("deduped.jsonl"), deduped: true), by: { $0["k"] as! String })
     }
 
     @Test(arguments: [false, true])

@@ -10,7 +10,7 @@ import Testing
     }
 
     private func records(_ directory: TemporaryDirectory, kind: String) throws -> [[String: Any]] {
-        try jsonLines(directory.file("records.jsonl")).filter { $0["k"] as? String == kind }
+        try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == kind }
     }
 
     @Test func realAPIObservationPagesIngestWithTheirPhotoOccurrences() throws {
@@ -147,11 +147,28 @@ import Testing
         }
         var one = INatIngest.Options(inputs: inputs, output: directory.file("one.jsonl"), rejects: directory.file("r1.jsonl"))
         one.workers = 1
+        one.filesPerChunk = 2
         var two = INatIngest.Options(inputs: inputs, output: directory.file("two.jsonl"), rejects: directory.file("r2.jsonl"))
         two.workers = 2
+        two.filesPerChunk = 2
         try INatIngest(options: one).run()
         try INatIngest(options: two).run()
         #expect(try text(directory.file("one.jsonl")) == text(directory.file("two.jsonl")))
+    }
+
+    @Test func repeatedTaxaAndUsersCollapseWithinAChunkButEveryVariantSurvives() throws {
+        let directory = try TemporaryDirectory()
+        let same = (1...4).map { observationJSON(id: $0, updatedAt: "2024-05-0\($0)T10:00:00Z", user: 7) }
+        // A fifth observation carries a renamed copy of the same taxon: a variant, kept.
+        let renamed = observationJSON(id: 5, user: 7).replacingOccurrences(of: "Danaus plexippus", with: "Danaus erippus")
+        let input = try directory.write("p.json", page(same + [renamed]))
+        _ = try ingest([input], in: directory)
+        let taxa = try records(directory, kind: "taxon")
+        #expect(taxa.map { $0["name"] as? String } == ["Danaus plexippus", "Danaus erippus"])
+        // Of the identical copies, the newest is the one kept.
+        #expect(taxa[0]["seen"] as? Int == Int(Timestamp.parse("2024-05-04T10:00:00Z")!))
+        #expect(try records(directory, kind: "user").count == 1)
+        #expect(try records(directory, kind: "obs").count == 5)
     }
 
     @Test func depfileNamesEveryInputAndFolder() throws {

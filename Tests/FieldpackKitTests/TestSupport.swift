@@ -62,6 +62,33 @@ func jsonLines(_ path: String) throws -> [[String: Any]] {
     try lines(path).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
 }
 
+/// The column names of each record kind in the records files: the layout documented in
+/// `RecordColumns`, restated here as the test's own reading of it.
+let recordColumnNames: [String: [String]] = [
+    "obs": ["k", "id", "uuid", "user", "taxon", "quality_grade", "observed_on", "time_observed_at", "created_at",
+            "updated_at", "lat", "lng", "positional_accuracy", "geoprivacy", "obscured", "place_guess", "license",
+            "photos", "seen", "src"],
+    "user": ["k", "id", "login", "name", "seen", "src"],
+    "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
+              "wikipedia_url", "is_active", "default_photo", "photos", "seen", "src"],
+    "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
+              "seen", "obs", "src"],
+    "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected"],
+]
+
+/// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.
+/// Deduped files drop the source and shorten `input` records to path, bytes, sha256, format.
+func recordLines(_ path: String, deduped: Bool = false) throws -> [[String: Any]] {
+    try lines(path).map { line in
+        let array = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [Any]
+        let kind = array[0] as! String
+        var names = recordColumnNames[kind]!
+        if deduped && kind == "input" { names = ["k", "path", "bytes", "sha256", "format"] }
+        if deduped { precondition(array.count == names.count - (kind == "input" ? 0 : 1), "\(kind) has \(array.count) columns") }
+        return Dictionary(uniqueKeysWithValues: zip(names, array).map { ($0, $1) })
+    }
+}
+
 struct ProcessResult {
     var status: Int32
     var stdout: String

@@ -82,39 +82,44 @@ struct RecordParser {
     func run(into channel: BatchChannel) throws {
         let reader = LineReader(source: try RawFileSource(path: path))
         let parser = JSONParser()
+        var columns = JSONColumns()
         var batch = RecordBatch()
         var lines = 0
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
-            let record: JSONValue
             do {
-                record = try parser.parse(line.bytes)
-            } catch {
-                throw FieldpackError(path: path, line: line.number, "not a deduped records line: \(error)")
+                guard columns.load(try parser.parse(line.bytes)) else {
+                    throw FieldpackError(path: path, line: line.number, "not a deduped record (a JSON array)")
+                }
+            } catch let error as JSONSyntaxError {
+                throw FieldpackError(path: path, line: line.number, "not a deduped records line: \(error.message)")
             }
-            guard let kind = record["k"]?.text else {
-                throw FieldpackError(path: path, line: line.number, "record has no kind \"k\"")
+            guard let kind = columns.text(0) else {
+                throw FieldpackError(path: path, line: line.number, "record has no kind")
             }
             if kind.equals("obs") {
-                try observation(record, into: batch, line: line.number)
+                try observation(columns, into: batch, line: line.number)
             } else if kind.equals("photo") {
+                typealias C = RecordColumns.Photo
                 batch.begin(.photos)
-                batch.int(try requiredID(record, line: line.number))
-                batch.text(record["url"]?.text)
-                batch.text(record["license"]?.text)
-                batch.text(record["attribution"]?.text)
-                batch.int(record["width"]?.int64)
-                batch.int(record["height"]?.int64)
-                batch.text(record["type"]?.text)
+                batch.int(try requiredID(columns, line: line.number))
+                batch.text(columns.text(C.url))
+                batch.text(columns.text(C.license))
+                batch.text(columns.text(C.attribution))
+                batch.int(columns.int64(C.width))
+                batch.int(columns.int64(C.height))
+                batch.text(columns.text(C.type))
             } else if kind.equals("taxon") {
-                try taxon(record, into: batch, line: line.number)
+                try taxon(columns, into: batch, line: line.number)
             } else if kind.equals("user") {
+                typealias C = RecordColumns.User
                 batch.begin(.users)
-                batch.int(try requiredID(record, line: line.number))
-                batch.text(record["login"]?.text)
-                batch.text(record["name"]?.text)
+                batch.int(try requiredID(columns, line: line.number))
+                batch.text(columns.text(C.login))
+                batch.text(columns.text(C.name))
             } else if kind.equals("input") {
-                batch.inputs.append((record["path"]?.string ?? "", record["bytes"]?.int64 ?? 0, record["sha256"]?.string ?? ""))
+                // The deduped input record: ["input", path, bytes, sha256, format].
+                batch.inputs.append((columns.string(1) ?? "", columns.int64(2) ?? 0, columns.string(3) ?? ""))
             } else {
                 throw FieldpackError(path: path, line: line.number, "unknown record kind \"\(kind.string)\"")
             }
@@ -130,27 +135,28 @@ struct RecordParser {
         channel.send(nil)
     }
 
-    private func observation(_ record: JSONValue, into batch: RecordBatch, line: Int) throws {
+    private func observation(_ record: JSONColumns, into batch: RecordBatch, line: Int) throws {
+        typealias C = RecordColumns.Observation
         let id = try requiredID(record, line: line)
-        if let seen = record["seen"]?.int64 { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
+        if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
         batch.begin(.observations)
         batch.int(id)
-        batch.text(record["uuid"]?.text)
-        batch.int(record["user"]?.int64)
-        batch.int(record["taxon"]?.int64)
-        batch.text(record["quality_grade"]?.text)
-        batch.text(record["observed_on"]?.text)
-        batch.text(record["time_observed_at"]?.text)
-        batch.real(record["lat"]?.double)
-        batch.real(record["lng"]?.double)
-        batch.int(record["positional_accuracy"]?.int64)
-        batch.text(record["geoprivacy"]?.text)
-        batch.bool(record["obscured"]?.bool)
-        batch.text(record["place_guess"]?.text)
-        batch.text(record["license"]?.text)
-        batch.text(record["created_at"]?.text)
-        batch.text(record["updated_at"]?.text)
-        guard let links = record["photos"] else { return }
+        batch.text(record.text(C.uuid))
+        batch.int(record.int64(C.user))
+        batch.int(record.int64(C.taxon))
+        batch.text(record.text(C.qualityGrade))
+        batch.text(record.text(C.observedOn))
+        batch.text(record.text(C.timeObservedAt))
+        batch.real(record.double(C.latitude))
+        batch.real(record.double(C.longitude))
+        batch.int(record.int64(C.positionalAccuracy))
+        batch.text(record.text(C.geoprivacy))
+        batch.bool(record.bool(C.obscured))
+        batch.text(record.text(C.placeGuess))
+        batch.text(record.text(C.license))
+        batch.text(record.text(C.createdAt))
+        batch.text(record.text(C.updatedAt))
+        guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
@@ -163,20 +169,21 @@ struct RecordParser {
         }
     }
 
-    private func taxon(_ record: JSONValue, into batch: RecordBatch, line: Int) throws {
+    private func taxon(_ record: JSONColumns, into batch: RecordBatch, line: Int) throws {
+        typealias C = RecordColumns.Taxon
         let id = try requiredID(record, line: line)
         batch.begin(.taxa)
         batch.int(id)
-        batch.text(record["name"]?.text)
-        batch.text(record["rank"]?.text)
-        batch.real(record["rank_level"]?.double)
-        batch.text(record["ancestry"]?.text)
-        batch.text(record["iconic_taxon_name"]?.text)
-        batch.text(record["preferred_common_name"]?.text)
-        batch.text(record["wikipedia_url"]?.text)
-        batch.bool(record["is_active"]?.bool)
-        batch.int(record["default_photo"]?.int64)
-        guard let photos = record["photos"], photos.isArray else { return }
+        batch.text(record.text(C.name))
+        batch.text(record.text(C.rank))
+        batch.real(record.double(C.rankLevel))
+        batch.text(record.text(C.ancestry))
+        batch.text(record.text(C.iconicTaxonName))
+        batch.text(record.text(C.preferredCommonName))
+        batch.text(record.text(C.wikipediaURL))
+        batch.bool(record.bool(C.isActive))
+        batch.int(record.int64(C.defaultPhoto))
+        guard let photos = record[C.photos], photos.isArray else { return }
         for (position, photo) in photos.elements.enumerated() {
             guard let photoID = photo.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold photo ids")
@@ -188,8 +195,8 @@ struct RecordParser {
         }
     }
 
-    private func requiredID(_ record: JSONValue, line: Int) throws -> Int64 {
-        guard let id = record["id"]?.int64 else { throw FieldpackError(path: path, line: line, "record has no integer id") }
+    private func requiredID(_ record: JSONColumns, line: Int) throws -> Int64 {
+        guard let id = record.int64(1) else { throw FieldpackError(path: path, line: line, "record has no integer id") }
         return id
     }
 }

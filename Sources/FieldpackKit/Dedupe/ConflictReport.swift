@@ -53,12 +53,13 @@ struct ConflictReport {
             buffer.count = try source.read(
                 at: Int(occurrence.offset), count: Int(occurrence.length),
                 into: UnsafeMutableRawBufferPointer(start: buffer.storage, count: Int(occurrence.length)))
-            let record = try parser.parse(buffer)
+            var record = JSONColumns()
+            _ = record.load(try parser.parse(buffer))
             writer.beginObject()
-            writer.key("license"); writer.string(record["license"]?.text)
-            writer.key("attribution"); writer.string(record["attribution"]?.text)
-            writer.key("url"); writer.string(record["url"]?.text)
-            writer.key("source"); writer.string(record["src"]?.string.map(describe))
+            writer.key("license"); writer.string(record.text(RecordColumns.Photo.license))
+            writer.key("attribution"); writer.string(record.text(RecordColumns.Photo.attribution))
+            writer.key("url"); writer.string(record.text(RecordColumns.Photo.url))
+            writer.key("source"); writer.string(record.string(record.count - 1).map(describe))
             writer.endObject()
         }
         writer.endArray()

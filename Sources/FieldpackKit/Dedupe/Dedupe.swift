@@ -48,10 +48,10 @@ public struct Dedupe: Sendable {
 
         var name: String { ["input", "photo", "taxon", "user", "obs"][rawValue] }
 
-        /// Records start `{"k":"<kind>"`: the byte after the opening quote of the kind tells them apart.
+        /// Records start `["<kind>"`: the kind's first letter tells them apart.
         static func of(_ line: UnsafeRawBufferPointer) -> Kind? {
-            guard line.count > 7, line[0] == UInt8(ascii: "{"), line[5] == UInt8(ascii: "\"") else { return nil }
-            switch line[6] {
+            guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\"") else { return nil }
+            switch line[2] {
             case UInt8(ascii: "i"): return .input
             case UInt8(ascii: "p"): return .photo
             case UInt8(ascii: "t"): return .taxon
@@ -86,9 +86,12 @@ public struct Dedupe: Sendable {
         }
         let counts = counting.counts
         var sourceNames: [Int: String] = [:]
+        var columns = JSONColumns()
         for line in counting.items {
-            let record = try parser.parse(PaddedBuffer(copying: line))
-            if let index = record["index"]?.int64, let path = record["path"]?.string { sourceNames[Int(index)] = path }
+            _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
+            if let index = columns.int64(RecordColumns.Input.index), let path = columns.string(RecordColumns.Input.path) {
+                sourceNames[Int(index)] = path
+            }
         }
         for kind in Kind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
         summary.records = summary.occurrences.values.reduce(0, +)
@@ -101,20 +104,21 @@ public struct Dedupe: Sendable {
         do {
             let photos = try ParallelScan.collect(
                 path: options.input, ranges: ranges, kinds: [.photo], counts: counts
-            ) { parser, kind, line, offset -> PhotoOccurrence? in
+            ) { reader, kind, line, offset -> PhotoOccurrence? in
                 guard kind == .photo else { return nil }
-                let record = try parse(line, parser: parser, offset: offset)
+                typealias C = RecordColumns.Photo
+                let record = try reader.load(line, offset: offset)
                 let id = try requiredID(record, offset: offset)
-                let observationPhoto = record["ctx"]?.text?.equals("obs") ?? false
-                let position = Int32(clamping: record["pos"]?.int64 ?? 0)
-                let fields = fieldHash(record["license"]?.text) | fieldHash(record["attribution"]?.text) << 21
-                    | fieldHash(record["url"]?.text.map(Self.withoutQuery)) << 42
+                let observationPhoto = record.text(C.context)?.equals("obs") ?? false
+                let position = Int32(clamping: record.int64(C.position) ?? 0)
+                let fields = fieldHash(record.text(C.license)) | fieldHash(record.text(C.attribution)) << 21
+                    | fieldHash(record.text(C.url).map(Self.withoutQuery)) << 42
                 return PhotoOccurrence(
-                    id: id, seen: record["seen"]?.int64 ?? Int64.min, observation: record["obs"]?.int64 ?? 0,
+                    id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
                     content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
                     offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - min(position, 1 << 29),
-                    length: Int32(line.count), width: Int32(clamping: record["width"]?.int64 ?? -1),
-                    height: Int32(clamping: record["height"]?.int64 ?? -1), fields: fields)
+                    length: Int32(line.count), width: Int32(clamping: record.int64(C.width) ?? -1),
+                    height: Int32(clamping: record.int64(C.height) ?? -1), fields: fields)
             }[0]
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
@@ -134,15 +138,20 @@ public struct Dedupe: Sendable {
         let otherKinds: [Kind] = [.taxon, .user, .observation]
         let records = try ParallelScan.collect(
             path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
-        ) { parser, kind, line, offset -> RecordOccurrence? in
-            let record = try parse(line, parser: parser, offset: offset)
+        ) { reader, kind, line, offset -> RecordOccurrence? in
+            let record = try reader.load(line, offset: offset)
             var rank: Int32 = 0
-            if kind == .taxon {
-                if record["from"]?.text?.equals("taxa") ?? false { rank |= 2 }
-                if record["photos"]?.isArray ?? false { rank |= 1 }
+            let seen: Int64?
+            switch kind {
+            case .taxon:
+                if record.text(RecordColumns.Taxon.from)?.equals("taxa") ?? false { rank |= 2 }
+                if record[RecordColumns.Taxon.photos]?.isArray ?? false { rank |= 1 }
+                seen = record.int64(RecordColumns.Taxon.seen)
+            case .user: seen = record.int64(RecordColumns.User.seen)
+            default: seen = record.int64(RecordColumns.Observation.seen)
             }
             return RecordOccurrence(
-                id: try requiredID(record, offset: offset), seen: record["seen"]?.int64 ?? Int64.min,
+                id: try requiredID(record, offset: offset), seen: seen ?? Int64.min,
                 content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
                 offset: Int64(offset), length: Int32(line.count), rank: rank)
         }
@@ -160,27 +169,18 @@ public struct Dedupe: Sendable {
         return summary
     }
 
-    private func parse(_ line: UnsafeRawBufferPointer, parser: JSONParser, offset: Int) throws -> JSONValue {
-        do {
-            return try parser.parse(line)
-        } catch {
-            throw FieldpackError(path: options.input, "record at byte \(offset) is not valid JSON: \(error)")
-        }
-    }
-
-    private func requiredID(_ record: JSONValue, offset: Int) throws -> Int64 {
-        guard let id = record["id"]?.int64 else {
+    private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {
+        guard let id = record.int64(1) else {
             throw FieldpackError(path: options.input, "record at byte \(offset) has no integer id")
         }
         return id
     }
 
-    /// Bytes of a record before its trailing `,"src":"…"}`.
+    /// Bytes of a record before its trailing `,"<source>"]` (a source holds no comma).
     static func contentLength(_ line: UnsafeRawBufferPointer) -> Int {
-        let marker = Array(",\"src\":\"".utf8)
-        var index = line.count - marker.count
-        while index >= 0 {
-            if line[index] == marker[0] && memcmp(line.baseAddress! + index, marker, marker.count) == 0 { return index }
+        var index = line.count - 1
+        while index > 0 {
+            if line[index] == UInt8(ascii: ",") { return index }
             index -= 1
         }
         return line.count
@@ -193,29 +193,31 @@ public struct Dedupe: Sendable {
         return url
     }
 
-    /// The inputs in path order, once each, so the output does not depend on argument order.
+    /// The inputs in path order, once each, so the output does not depend on argument order:
+    /// `["input", path, bytes, sha256, format]`.
     private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput) throws {
-        var entries: [(path: [UInt8], line: [UInt8])] = []
+        var entries: [[UInt8]] = []
         let parser = JSONParser()
+        var columns = JSONColumns()
+        typealias C = RecordColumns.Input
         for line in lines {
-            let buffer = PaddedBuffer(copying: line)
-            let record = try parser.parse(buffer)
+            _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
             var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("k"); writer.string("input")
-            writer.key("path"); writer.string(record["path"]?.text)
-            writer.key("bytes"); writer.int(record["bytes"]?.int64)
-            writer.key("sha256"); writer.string(record["sha256"]?.text)
-            writer.key("format"); writer.string(record["format"]?.text)
-            writer.endObject()
+            writer.beginArray()
+            writer.string("input")
+            writer.string(columns.text(C.path))
+            writer.int(columns.int64(C.bytes))
+            writer.string(columns.text(C.sha256))
+            writer.string(columns.text(C.format))
+            writer.endArray()
             writer.newline()
-            entries.append((Array(record["path"]?.text?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)), writer.bytes))
+            entries.append(writer.bytes)
         }
-        entries.sort { $0.line.lexicographicallyPrecedes($1.line) }
+        entries.sort { $0.lexicographicallyPrecedes($1) }
         var previous: [UInt8]? = nil
-        for entry in entries where entry.line != previous {
-            try output.write(entry.line)
-            previous = entry.line
+        for entry in entries where entry != previous {
+            try output.write(entry)
+            previous = entry
         }
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// Reads a records file as line-aligned byte ranges, one thread per range, handing each line
 /// with its kind and absolute byte offset to a transform. Results keep file order.
 enum ParallelScan {
-    typealias Transform<T> = @Sendable (JSONParser, Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> T?
+    typealias Transform<T> = @Sendable (RecordReader, Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> T?
 
     /// Counts lines per kind in each range, and keeps what `keep` returns (in file order).
     static func run<T>(
@@ -44,11 +44,11 @@ enum ParallelScan {
         let results = Results<[Int]>(count: ranges.count)
         DispatchQueue.concurrentPerform(iterations: ranges.count) { part in
             results.record(part) {
-                let parser = JSONParser()
+                let reader = RecordReader(path: path)
                 var filled = [Int](repeating: 0, count: kinds.count)
                 do {
                     try lines(path: path, range: ranges[part]) { kind, line, offset in
-                        guard let slot = slots[kind], let item = try transform(parser, kind, line, offset) else { return }
+                        guard let slot = slots[kind], let item = try transform(reader, kind, line, offset) else { return }
                         guard filled[slot] < counts[part][kind.rawValue] else {
                             throw FieldpackError(path: path, "records file changed while reading it")
                         }
@@ -94,6 +94,29 @@ enum ParallelScan {
             if line.unterminated { throw FieldpackError(path: path, "records file ends mid-record at byte \(offset)") }
             try body(kind, line.bytes, offset)
         }
+    }
+}
+
+/// Parses records into columns, reusing its parser and column storage (one per thread).
+final class RecordReader {
+    let path: String
+    let parser = JSONParser()
+    var columns = JSONColumns()
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// The record's columns; valid until the next call.
+    func load(_ line: UnsafeRawBufferPointer, offset: Int) throws -> JSONColumns {
+        let record: JSONValue
+        do {
+            record = try parser.parse(line)
+        } catch {
+            throw FieldpackError(path: path, "record at byte \(offset) is not valid JSON: \(error)")
+        }
+        guard columns.load(record) else { throw FieldpackError(path: path, "record at byte \(offset) is not a JSON array") }
+        return columns
     }
 }
 

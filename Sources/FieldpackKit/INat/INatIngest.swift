@@ -18,7 +18,8 @@ public struct INatIngest {
         public var depfile: String? = nil
         /// Folders and globs the inputs came from, for the depfile (a new file changes a folder).
         public var watchedFolders: [String] = []
-        public var quiet = false
+        /// Input files per unit of work and of satellite collapsing (see `Satellites`).
+        public var filesPerChunk = 32
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -50,8 +51,6 @@ public struct INatIngest {
     }
 
     public let options: Options
-    /// Input files per unit of work.
-    static let filesPerChunk = 32
 
     public init(options: Options) {
         self.options = options
@@ -68,9 +67,8 @@ public struct INatIngest {
         let output = try AtomicOutput(path: options.output)
         let workers = max(1, min(options.workers, inputs.count))
         // Fixed runs of files: the unit of work, and of satellite collapsing (see `Satellites`).
-        let chunks = stride(from: 0, to: inputs.count, by: Self.filesPerChunk).map {
-            $0..<min($0 + Self.filesPerChunk, inputs.count)
-        }
+        let size = max(1, options.filesPerChunk)
+        let chunks = stride(from: 0, to: inputs.count, by: size).map { $0..<min($0 + size, inputs.count) }
         let sink = OrderedSink(output: output, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let spillPrefix = output.temporaryPath
@@ -132,20 +130,20 @@ public struct INatIngest {
         return summary
     }
 
-    /// The `input` record written before a file's records: its path, size, SHA-256 and format.
+    /// The `input` record written after a file's records: its path, size, SHA-256 and format.
     /// Records name their source as `<index>#<result>` or `<index>:<line>`.
     static func header(_ result: FileIngest.Result, index: Int) -> [UInt8] {
         var header = JSONWriter()
-        header.beginObject()
-        header.key("k"); header.string("input")
-        header.key("index"); header.int(index)
-        header.key("path"); header.string(result.path)
-        header.key("bytes"); header.int(result.bytes)
-        header.key("sha256"); header.string(result.sha256)
-        header.key("format"); header.string(result.format)
-        header.key("records"); header.int(result.accepted)
-        header.key("rejected"); header.int(result.rejected)
-        header.endObject()
+        header.beginArray()
+        header.string("input")
+        header.int(index)
+        header.string(result.path)
+        header.int(result.bytes)
+        header.string(result.sha256)
+        header.string(result.format)
+        header.int(result.accepted)
+        header.int(result.rejected)
+        header.endArray()
         header.newline()
         return header.bytes
     }

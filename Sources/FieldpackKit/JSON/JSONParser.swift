@@ -38,8 +38,9 @@ public final class JSONParser {
 }
 
 /// Why a document is not JSON.
-public struct JSONSyntaxError: Error, Sendable {
+public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
     public var message: String
+    public var description: String { message }
 }
 
 /// Bytes with the padding simdjson needs after them; grows as needed.

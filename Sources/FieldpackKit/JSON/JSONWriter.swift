@@ -157,6 +157,32 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// Copies a parsed value (as fieldpack writes JSON: compact, members in their order).
+    public mutating func value(_ value: JSONValue) {
+        switch value.kind {
+        case .null: null()
+        case .bool: bool(value.bool ?? false)
+        case .integer:
+            if let integer = value.int64 { int(integer) } else { double(value.double ?? 0) }
+        case .double: double(value.double ?? 0)
+        case .string: string(value.text)
+        case .array:
+            beginArray()
+            for element in value.elements { self.value(element) }
+            endArray()
+        case .object:
+            beginObject()
+            for member in value.members {
+                comma()
+                appendQuoted(member.key.bytes)
+                buffer.append(UInt8(ascii: ":"))
+                needsComma = false
+                self.value(member.value)
+            }
+            endObject()
+        }
+    }
+
     /// Writes already-encoded JSON as one value.
     public mutating func raw(_ json: [UInt8]) {
         comma()
