@@ -120,7 +120,7 @@ public struct BundleBuilder {
             trace.mark("analyze")
             // Two readers at once: the foreign key check on a second connection, and the copy.
             let vacuum = "VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'"
-            let outcomes = Outcomes(count: 2)
+            let outcomes = Results<Void>(count: 2)
             DispatchQueue.concurrentPerform(iterations: 2) { task in
                 outcomes.record(task) {
                     if task == 0 {
@@ -130,7 +130,7 @@ public struct BundleBuilder {
                     }
                 }
             }
-            try outcomes.rethrow()
+            _ = try outcomes.values()
         }
         // The published copy: rollback journal (no -wal), checked the way the app opens it.
         do {
@@ -174,33 +174,6 @@ public struct BundleBuilder {
                 path: path,
                 "the published copy reads user_version \(version ?? -1), application_id \(application ?? -1), journal_mode \(mode ?? "?")")
         }
-    }
-}
-
-/// Errors of tasks run side by side, rethrown in task order.
-final class Outcomes: @unchecked Sendable {
-    private var errors: [Error?]
-    private var lock = pthread_mutex_t()
-
-    init(count: Int) {
-        errors = Array(repeating: nil, count: count)
-        pthread_mutex_init(&lock, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&lock) }
-
-    func record(_ task: Int, _ body: () throws -> Void) {
-        do {
-            try body()
-        } catch {
-            pthread_mutex_lock(&lock)
-            errors[task] = error
-            pthread_mutex_unlock(&lock)
-        }
-    }
-
-    func rethrow() throws {
-        for case let error? in errors { throw error }
     }
 }
 

@@ -138,38 +138,3 @@ final class OccurrenceArray<T>: @unchecked Sendable {
 
     var buffer: UnsafeMutableBufferPointer<T> { UnsafeMutableBufferPointer(start: base, count: count) }
 }
-
-/// A pointer handed to worker threads that write disjoint regions through it.
-struct SendablePointer<T>: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<T>?
-    init(_ pointer: UnsafeMutablePointer<T>?) { self.pointer = pointer }
-}
-
-/// Per-task results (or errors) of tasks run side by side; lock-protected.
-final class Results<T>: @unchecked Sendable {
-    private var slots: [Result<T, Error>?]
-    private var lock = pthread_mutex_t()
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-        pthread_mutex_init(&lock, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&lock) }
-
-    func record(_ task: Int, _ body: () throws -> T) {
-        let outcome: Result<T, Error>
-        do { outcome = .success(try body()) } catch { outcome = .failure(error) }
-        pthread_mutex_lock(&lock)
-        slots[task] = outcome
-        pthread_mutex_unlock(&lock)
-    }
-
-    /// Every task's value in task order; the first error (in task order) if any failed.
-    func values() throws -> [T] {
-        try slots.map { slot in
-            guard let slot else { throw FieldpackError("internal error: a task did not finish") }
-            return try slot.get()
-        }
-    }
-}

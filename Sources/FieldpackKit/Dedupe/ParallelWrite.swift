@@ -50,9 +50,3 @@ enum ParallelWrite {
         return tallies
     }
 }
-
-/// Hands a value to worker threads that only read it (or, for outputs, each use their own).
-final class UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
