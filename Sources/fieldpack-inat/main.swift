@@ -50,6 +50,6 @@ command.main { arguments in
     let counts = summary.counts
     report.print(
         "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected; "
-            + "wrote \(counts.observations) observations, \(counts.taxa) taxa, \(counts.users) users, \(counts.photos) photo occurrences",
+            + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes)
 }

@@ -106,15 +106,34 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
-    @Test func dedupedRecordsWithADanglingReferenceAreRefused() throws {
+    @Test func aDanglingReferenceIsRefusedWithItsLineAndNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
+        // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
-            {"k":"obs","id":1,"seen":null,"uuid":null,"user":null,"taxon":999,"quality_grade":null,"observed_on":null,"time_observed_at":null,"created_at":null,"updated_at":null,"lat":null,"lng":null,"positional_accuracy":null,"geoprivacy":null,"obscured":null,"place_guess":null,"license":null,"photos":[]}
+            ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,1]
+            ["user",7,"u","U",1]
+            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
 
             """)
         let options = BundleBuilder.Options(input: input, output: directory.file("content.sqlite"), pipelineName: "t")
-        #expect(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.line == 3)
+        #expect(error.message == "foreign key violation: observations.taxon_id 999 has no row in taxa")
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+    }
+
+    @Test func theLoaderChecksExactlyTheForeignKeysTheSchemaDeclares() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("s.sqlite"))
+        try Migrator().migrate(database)
+        var declared: [String] = []
+        for table in BundleBuilder.tables {
+            for key in try database.rows("SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)", [.text(table)]) {
+                declared.append("\(table).\(key[0]!) -> \(key[1]!)")
+            }
+        }
+        let checked = BundleBuilder.checkedForeignKeys.map { "\($0.table).\($0.column) -> \($0.parent)" }
+        #expect(declared.sorted() == checked.sorted())
     }
 }
 

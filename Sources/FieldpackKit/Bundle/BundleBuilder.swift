@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,6 +34,11 @@ public struct BundleBuilder {
 
     public static let tables = ["users", "photos", "taxa", "observations", "observation_photos", "taxon_photos"]
 
+    /// The foreign keys the loader checks, as (table, column, parent table).
+    public static var checkedForeignKeys: [(table: String, column: String, parent: String)] {
+        ReferenceCheck.relations
+    }
+
     public let options: Options
 
     public init(options: Options) {
@@ -71,7 +74,7 @@ public struct BundleBuilder {
                 throw FieldpackError(path: options.output, "stopped after migration \(failAfter) (test failure injection)")
             }
             try Migrator().migrate(scratch)
-            // Records arrive grouped by kind, not parents first: check the keys once, after loading.
+            // SQLite does not enforce keys during the load: the loader checks them (see `ReferenceCheck`).
             try scratch.execute("PRAGMA foreign_keys = OFF")
             // Bulk load without the secondary indexes, then recreate them from their exact stored
             // SQL: building an index by sorting is far faster than millions of random inserts,
@@ -118,19 +121,8 @@ public struct BundleBuilder {
             // query planner (the app's queries are simple lookups).
             try scratch.execute("PRAGMA analysis_limit = 1000; ANALYZE")
             trace.mark("analyze")
-            // Two readers at once: the foreign key check on a second connection, and the copy.
-            let vacuum = "VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'"
-            let outcomes = Results<Void>(count: 2)
-            DispatchQueue.concurrentPerform(iterations: 2) { task in
-                outcomes.record(task) {
-                    if task == 0 {
-                        try Self.checkForeignKeys(try Database(path: scratchPath, mode: .readOnly))
-                    } else {
-                        try Database(path: scratchPath, mode: .readOnly).execute(vacuum)
-                    }
-                }
-            }
-            _ = try outcomes.values()
+            // Foreign keys were checked row by row during the load (see `ReferenceCheck`).
+            try scratch.execute("VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'")
         }
         // The published copy: rollback journal (no -wal), checked the way the app opens it.
         do {
@@ -138,8 +130,8 @@ public struct BundleBuilder {
             try published.execute("PRAGMA journal_mode = DELETE")
         }
         trace.mark("vacuum into")
-        // Foreign keys and the schema were checked on the scratch file, whose content VACUUM INTO
-        // copies. The copy must open read-only as this schema version; fieldpack-verify (run by
+        // Foreign keys were checked as rows loaded, and the schema on the scratch file, whose
+        // content VACUUM INTO copies. The copy must open read-only as this schema version; fieldpack-verify (run by
         // `make bundle` on the published folder) then runs integrity_check and the rest.
         try Self.checkHeader(try Database(path: publishPath, mode: .readOnly), path: options.output)
         trace.mark("header check")
@@ -153,16 +145,6 @@ public struct BundleBuilder {
     private func environmentEpoch() -> Int64? {
         guard let text = getenv("SOURCE_DATE_EPOCH") else { return nil }
         return Int64(String(cString: text))
-    }
-
-    static func checkForeignKeys(_ database: Database) throws {
-        let violations = try database.rows("PRAGMA foreign_key_check")
-        if let first = violations.first {
-            throw FieldpackError(
-                path: database.path,
-                "\(violations.count) foreign key violation(s); first: \(first[0] ?? "?") row \(first[1] ?? "?") "
-                    + "references a missing \(first[2] ?? "?") row")
-        }
     }
 
     static func checkHeader(_ database: Database, path: String) throws {

@@ -83,6 +83,7 @@ struct RecordParser {
         let reader = LineReader(source: try RawFileSource(path: path))
         let parser = JSONParser()
         var columns = JSONColumns()
+        var references = ReferenceCheck(path: path)
         var batch = RecordBatch()
         var lines = 0
         while let line = try reader.next() {
@@ -98,11 +99,13 @@ struct RecordParser {
                 throw FieldpackError(path: path, line: line.number, "record has no kind")
             }
             if kind.equals("obs") {
-                try observation(columns, into: batch, line: line.number)
+                try observation(columns, into: batch, references: &references, line: line.number)
             } else if kind.equals("photo") {
                 typealias C = RecordColumns.Photo
+                let id = try requiredID(columns, line: line.number)
+                try references.add(.photos, id: id, line: line.number)
                 batch.begin(.photos)
-                batch.int(try requiredID(columns, line: line.number))
+                batch.int(id)
                 batch.text(columns.text(C.url))
                 batch.text(columns.text(C.license))
                 batch.text(columns.text(C.attribution))
@@ -110,11 +113,13 @@ struct RecordParser {
                 batch.int(columns.int64(C.height))
                 batch.text(columns.text(C.type))
             } else if kind.equals("taxon") {
-                try taxon(columns, into: batch, line: line.number)
+                try taxon(columns, into: batch, references: &references, line: line.number)
             } else if kind.equals("user") {
                 typealias C = RecordColumns.User
+                let id = try requiredID(columns, line: line.number)
+                try references.add(.users, id: id, line: line.number)
                 batch.begin(.users)
-                batch.int(try requiredID(columns, line: line.number))
+                batch.int(id)
                 batch.text(columns.text(C.login))
                 batch.text(columns.text(C.name))
             } else if kind.equals("input") {
@@ -135,9 +140,14 @@ struct RecordParser {
         channel.send(nil)
     }
 
-    private func observation(_ record: JSONColumns, into batch: RecordBatch, line: Int) throws {
+    private func observation(
+        _ record: JSONColumns, into batch: RecordBatch, references: inout ReferenceCheck, line: Int
+    ) throws {
         typealias C = RecordColumns.Observation
         let id = try requiredID(record, line: line)
+        try references.add(.observations, id: id, line: line)
+        try references.require(.users, record.int64(C.user), from: "observations.user_id", line: line)
+        try references.require(.taxa, record.int64(C.taxon), from: "observations.taxon_id", line: line)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
         batch.begin(.observations)
         batch.int(id)
@@ -162,6 +172,7 @@ struct RecordParser {
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
             }
+            try references.require(.photos, photo, from: "observation_photos.photo_id", line: line)
             batch.begin(.observationPhotos)
             batch.int(id)
             batch.int(photo)
@@ -169,9 +180,11 @@ struct RecordParser {
         }
     }
 
-    private func taxon(_ record: JSONColumns, into batch: RecordBatch, line: Int) throws {
+    private func taxon(_ record: JSONColumns, into batch: RecordBatch, references: inout ReferenceCheck, line: Int) throws {
         typealias C = RecordColumns.Taxon
         let id = try requiredID(record, line: line)
+        try references.add(.taxa, id: id, line: line)
+        try references.require(.photos, record.int64(C.defaultPhoto), from: "taxa.default_photo_id", line: line)
         batch.begin(.taxa)
         batch.int(id)
         batch.text(record.text(C.name))
@@ -188,6 +201,7 @@ struct RecordParser {
             guard let photoID = photo.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold photo ids")
             }
+            try references.require(.photos, photoID, from: "taxon_photos.photo_id", line: line)
             batch.begin(.taxonPhotos)
             batch.int(id)
             batch.int(Int64(position))

@@ -103,14 +103,14 @@ public struct INatIngest {
         var summary = Summary()
         for case let chunk? in sink.results {
             for result in chunk {
-            summary.files.append(FileSummary(
-                path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
-                accepted: result.accepted, rejected: result.rejected))
-            summary.counts += result.counts
-            summary.accepted += result.accepted
-            summary.rejected += result.rejected
-            summary.findings += result.findings
-            summary.bytes += result.bytes
+                summary.files.append(FileSummary(
+                    path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
+                    accepted: result.accepted, rejected: result.rejected))
+                summary.counts += result.counts
+                summary.accepted += result.accepted
+                summary.rejected += result.rejected
+                summary.findings += result.findings
+                summary.bytes += result.bytes
             }
         }
         guard summary.files.count == inputs.count else { throw FieldpackError("internal error: an input was not processed") }
