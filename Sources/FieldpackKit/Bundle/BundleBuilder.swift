@@ -32,6 +32,9 @@ public struct BundleBuilder {
         public var records = 0
     }
 
+    /// The shipped file's page size: SQLite's default and recommendation, and APFS's block size.
+    public static let pageSize = 4096
+
     public static let tables = ["users", "photos", "taxa", "observations", "observation_photos", "taxon_photos"]
 
     /// The foreign keys the loader checks, as (table, column, parent table).
@@ -62,7 +65,7 @@ public struct BundleBuilder {
         do {
             let scratch = try Database(path: scratchPath)
             try scratch.execute("""
-                PRAGMA page_size = 4096;
+                PRAGMA page_size = 65536;
                 PRAGMA journal_mode = MEMORY;
                 PRAGMA synchronous = OFF;
                 PRAGMA cache_size = -65536;
@@ -122,6 +125,9 @@ public struct BundleBuilder {
             try scratch.execute("PRAGMA analysis_limit = 1000; ANALYZE")
             trace.mark("analyze")
             // Foreign keys were checked row by row during the load (see `ReferenceCheck`).
+            // The scratch file loads faster in 64 KiB pages; the shipped copy takes SQLite's
+            // recommended 4 KiB (VACUUM INTO honours a page_size set just before it).
+            try scratch.execute("PRAGMA page_size = \(Self.pageSize)")
             try scratch.execute("VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'")
         }
         // The published copy: rollback journal (no -wal), checked the way the app opens it.
