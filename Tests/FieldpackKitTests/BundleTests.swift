@@ -56,6 +56,7 @@ import Testing
         #expect(try database.scalar("PRAGMA journal_mode") == "delete")
         #expect(try database.int("PRAGMA application_id") == Int64(Migrations.applicationID))
         #expect(try database.int("PRAGMA freelist_count") == 0)
+        #expect(try database.int("PRAGMA page_size") == Int64(BundleBuilder.pageSize))
         #expect(try database.int("SELECT count(*) FROM sqlite_stat1")! > 0)
         #expect(try database.int("SELECT count(*) FROM observations") == 14)
         #expect(try database.int("SELECT count(*) FROM photos") == 29)

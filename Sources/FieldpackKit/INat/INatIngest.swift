@@ -87,7 +87,7 @@ public struct INatIngest {
                         index += 1
                     }
                     ingest.extractor.satellites.flush(into: &ingest.extractor.out)
-                    try part.finish(&ingest.extractor.out)
+                    try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
                     sink.submit(chunk, results: results, part: part)
                 } catch let error as FieldpackError {
                     ingest.reset()

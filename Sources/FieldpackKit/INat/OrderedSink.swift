@@ -14,6 +14,9 @@ final class PartBuffer {
         self.spillPath = spillPath
     }
 
+    /// Drops the in-memory bytes once written (the buffer may live on, reused).
+    func release() { memory = nil }
+
     /// Moves what the writer holds to the spill file (created on first use).
     func spill(_ writer: inout JSONWriter) throws {
         if spill == nil { spill = try AtomicOutput(path: spillPath) }
@@ -21,13 +24,14 @@ final class PartBuffer {
         writer.reset()
     }
 
-    /// Takes the writer's bytes as the part's (in memory, or appended to the spill file).
-    func finish(_ writer: inout JSONWriter) throws {
+    /// Takes the writer's bytes as the part's (in memory, or appended to the spill file); the
+    /// writer goes on in `replacement`, a buffer already written out (no fresh pages to fault in).
+    func finish(_ writer: inout JSONWriter, replacement: ByteBuffer?) throws {
         if spill != nil {
             try spill(&writer)
             try spill!.commit(durable: false)
         } else {
-            memory = writer.take(capacity: 1 << 20)
+            memory = writer.take(replacement: replacement, capacity: 1 << 20)
         }
     }
 }
@@ -43,6 +47,8 @@ final class OrderedSink: @unchecked Sendable {
     private var nextWrite = 0
     private var ready: [Int: PartBuffer] = [:]
     private var writing = false
+    /// Buffers of parts already written, for workers to reuse.
+    private var spare: [ByteBuffer] = []
     private(set) var results: [[FileIngest.Result]?]
     private(set) var failure: (index: Int, error: FieldpackError)? = nil
     private var lock = pthread_mutex_t()
@@ -116,10 +122,21 @@ final class OrderedSink: @unchecked Sendable {
                 writeError = FieldpackError("\(error)")
             }
             pthread_mutex_lock(&lock)
+            for part in batch {
+                if let memory = part.memory, spare.count < 8 { spare.append(memory) }
+                part.release()
+            }
             nextWrite = position
             if let writeError, failure == nil { failure = (first, writeError) }
             pthread_cond_broadcast(&advanced)
         }
+    }
+
+    /// A written part's buffer to reuse, if one is free.
+    func spareBuffer() -> ByteBuffer? {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        return spare.popLast()
     }
 
     func fail(_ index: Int, _ error: FieldpackError) {

@@ -20,10 +20,11 @@ public struct JSONWriter {
         needsComma = false
     }
 
-    /// Hands the written bytes over and starts a fresh buffer.
-    public mutating func take(capacity: Int = 4096) -> ByteBuffer {
+    /// Hands the written bytes over and goes on in `replacement` (emptied), or a fresh buffer.
+    public mutating func take(replacement: ByteBuffer? = nil, capacity: Int = 4096) -> ByteBuffer {
         let taken = buffer
-        buffer = ByteBuffer(capacity: capacity)
+        buffer = replacement ?? ByteBuffer(capacity: capacity)
+        buffer.removeAll()
         needsComma = false
         return taken
     }
