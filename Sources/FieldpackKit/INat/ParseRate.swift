@@ -1,0 +1,31 @@
+/// How fast the JSON parser alone gets through inputs: read (and gunzip), then parse every
+/// document or line with simdjson, with no extraction, hashing or output. `make bench` runs it
+/// on one core to show the parser's share of ingest (`fieldpack-inat --parse-only`).
+public enum ParseRate {
+    public struct Result: Sendable {
+        public var bytes = 0
+        public var documents = 0
+    }
+
+    public static func measure(inputs: [String], maxDocumentBytes: Int = 256 << 20) throws -> Result {
+        var result = Result()
+        let parser = JSONParser()
+        for path in inputs {
+            let raw = try RawFileSource(path: path)
+            let source: ByteSource = try raw.peek(2) == [0x1F, 0x8B] ? GzipSource(source: raw) : raw
+            let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
+            switch try InputFormat.detect(reader, parser: parser) {
+            case .jsonLines:
+                while let line = try reader.next() {
+                    result.bytes += line.bytes.count + 1
+                    if (try? parser.parse(line.bytes)) != nil { result.documents += 1 }
+                }
+            case .document:
+                let bytes = try reader.rest(limit: maxDocumentBytes)
+                result.bytes += bytes.count
+                if (try? parser.parse(bytes)) != nil { result.documents += 1 }
+            }
+        }
+        return result
+    }
+}
