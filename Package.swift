@@ -32,7 +32,7 @@ let package = Package(
     } + [
         .testTarget(
             name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests",
-            exclude: ["Golden"]),
+            exclude: ["Golden", "Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17
 )

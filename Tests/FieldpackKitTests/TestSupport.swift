@@ -46,8 +46,9 @@ let repositoryRoot: String = {
     fatalError("no Package.swift above \(#filePath)")
 }()
 
-/// The shared real iNaturalist samples.
-let samplesRoot = "\(repositoryRoot)/../shared/samples/inat"
+/// Real iNaturalist API responses (copied from the shared samples with their attribution, so a
+/// clean clone tests on its own; see Fixtures/README.md).
+let samplesRoot = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/inat"
 
 func text(_ path: String) throws -> String {
     try String(contentsOfFile: path, encoding: .utf8)

@@ -60,16 +60,10 @@ final class RecordLoader {
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
     func inputsJSON() -> String {
+        let entries = inputs.map { Manifest.FileEntry(path: $0.path, bytes: Int($0.bytes), sha256: $0.sha256) }
         var writer = JSONWriter()
-        writer.beginArray()
-        for input in inputs.sorted(by: { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }) {
-            writer.beginObject()
-            writer.key("path"); writer.string(input.path)
-            writer.key("bytes"); writer.int(input.bytes)
-            writer.key("sha256"); writer.string(input.sha256)
-            writer.endObject()
-        }
-        writer.endArray()
+        Manifest.FileEntry.write(
+            entries.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }, into: &writer)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

@@ -6,6 +6,19 @@ public struct Manifest: Sendable, Equatable {
         public var path: String
         public var bytes: Int
         public var sha256: String
+
+        /// Writes `[{"path","bytes","sha256"}, …]`.
+        static func write(_ entries: [FileEntry], into writer: inout JSONWriter) {
+            writer.beginArray()
+            for entry in entries {
+                writer.beginObject()
+                writer.key("path"); writer.string(entry.path)
+                writer.key("bytes"); writer.int(entry.bytes)
+                writer.key("sha256"); writer.string(entry.sha256)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
     }
 
     public static let jsonName = "manifest.json"
@@ -77,15 +90,7 @@ public struct Manifest: Sendable, Equatable {
         writer.key("schema_fingerprint"); writer.string(schemaFingerprint)
         writer.key("application_id"); writer.int(applicationID)
         writer.key("files")
-        writer.beginArray()
-        for file in files {
-            writer.beginObject()
-            writer.key("path"); writer.string(file.path)
-            writer.key("bytes"); writer.int(file.bytes)
-            writer.key("sha256"); writer.string(file.sha256)
-            writer.endObject()
-        }
-        writer.endArray()
+        FileEntry.write(files, into: &writer)
         writer.key("rows")
         writer.beginObject()
         for (table, count) in rows {
