@@ -4,9 +4,10 @@ import Glibc
 
 /// The bundle stage: deduped records in, a migrated, verified, reproducible SQLite file out.
 ///
-/// Builds in a scratch file (fast settings, one transaction, rows in key order), checks it, then
-/// `VACUUM INTO` a temp file beside the destination (dropping freelist and insertion-order
-/// differences), checks that copy as the app would, fsyncs it and renames it into place.
+/// Builds in a scratch file (fast settings, one transaction, rows in key order, foreign keys
+/// checked row by row), then `VACUUM INTO` a temp file beside the destination (dropping freelist
+/// and insertion-order differences), checks that copy's header read-only, fsyncs it and renames
+/// it into place. `fieldpack-verify` runs the full checks on the published bundle.
 public struct BundleBuilder {
     public struct Options: Sendable {
         public var input: String
@@ -69,7 +70,6 @@ public struct BundleBuilder {
                 PRAGMA journal_mode = MEMORY;
                 PRAGMA synchronous = OFF;
                 PRAGMA cache_size = -65536;
-                PRAGMA threads = 2;
                 PRAGMA application_id = \(Migrations.applicationID);
                 """)
             if let failAfter = options.failAfterMigration {
