@@ -1,0 +1,69 @@
+/// How a photo's cost is estimated for a target: which tier to fetch, how big it is on the wire,
+/// and how much memory it takes decoded. Every figure here is an assumption the pipeline file may
+/// override; the defaults are documented in the README.
+public struct CostModel: Sendable, Equatable {
+    /// Bytes per decoded pixel (RGBA8).
+    public var bytesPerPixel = 4
+    /// Row alignment of decoded bitmaps (Core Graphics pads rows to 64 bytes).
+    public var rowAlignment = 64
+    /// Estimated JPEG bytes per served pixel, per tier: small images compress worse.
+    public var downloadBytesPerPixel: [PhotoTier: Double] = [
+        .square: 0.60, .thumb: 0.50, .small: 0.30, .medium: 0.22, .large: 0.18, .original: 0.15,
+    ]
+    /// The original assumed when a photo's dimensions are unknown (remote photos): the most common
+    /// stored original, 2048 px on the long edge, 4:3.
+    public var assumedOriginal = PixelSize(width: 2048, height: 1536)
+
+    public init() {}
+
+    /// bytesPerRow × height, with bytesPerRow = width × bytesPerPixel rounded up to the alignment.
+    public func decodedBytes(_ size: PixelSize) -> Int {
+        let row = size.width * bytesPerPixel
+        let aligned = (row + rowAlignment - 1) / rowAlignment * rowAlignment
+        return aligned * size.height
+    }
+
+    /// The estimated download size of `size` pixels of `tier`.
+    public func downloadBytes(_ size: PixelSize, tier: PhotoTier) -> Int {
+        Int((Double(size.pixels) * (downloadBytesPerPixel[tier] ?? 0.2)).rounded())
+    }
+
+    /// The cost of showing a photo whose stored original is `original` (nil: unknown) in `target`.
+    public func estimate(original: PixelSize?, target: DisplayTarget) -> PhotoCost {
+        let known = original.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
+        let source = known ?? assumedOriginal
+        var chosen = PhotoTier.original
+        var upscaled = true
+        for tier in PhotoTier.allCases where target.isCovered(by: tier.servedSize(original: source), tier: tier) {
+            chosen = tier
+            upscaled = false
+            break
+        }
+        let served = chosen.servedSize(original: source)
+        let display = target.displaySize(of: served)
+        return PhotoCost(
+            target: target.name, tier: chosen, served: served, display: display,
+            decodedBytes: decodedBytes(display), transientBytes: decodedBytes(served),
+            downloadBytes: downloadBytes(served, tier: chosen), upscaled: upscaled, assumedDimensions: known == nil)
+    }
+}
+
+/// One photo in one target.
+public struct PhotoCost: Sendable, Equatable {
+    public var target: String
+    /// The smallest tier that covers the target (or the largest, if none does).
+    public var tier: PhotoTier
+    /// The tier's size as the CDN serves it.
+    public var served: PixelSize
+    /// What the app draws.
+    public var display: PixelSize
+    /// The decoded thumbnail at display size: the app's LRU cost.
+    public var decodedBytes: Int
+    /// Decoding the downloaded image at its served size, before it is scaled.
+    public var transientBytes: Int
+    public var downloadBytes: Int
+    /// No tier covers the target: the largest is shown enlarged.
+    public var upscaled: Bool
+    /// The photo's dimensions were unknown; `CostModel.assumedOriginal` stood in.
+    public var assumedDimensions: Bool
+}

@@ -1,0 +1,43 @@
+/// Photo licences as the API and the open-data export write them, and who may ship what.
+public enum License: String, CaseIterable, Sendable {
+    case cc0, pd
+    case ccBy = "cc-by", ccBySa = "cc-by-sa", ccByNd = "cc-by-nd", ccByNc = "cc-by-nc"
+    case ccByNcSa = "cc-by-nc-sa", ccByNcNd = "cc-by-nc-nd", gfdl
+    /// `null` in the API: all rights reserved.
+    case allRightsReserved = "all-rights-reserved"
+
+    /// Reads a code in either case (`cc-by` from the API, `CC-BY` from the open-data export);
+    /// nil (no code) is all rights reserved. Unknown codes give nil.
+    public static func parse(_ code: String?) -> License? {
+        guard let code, !code.isEmpty else { return .allRightsReserved }
+        return License(rawValue: code.lowercased())
+    }
+
+    /// The app sells content: by default only licences that allow commercial use ship.
+    public static let commercialDefault: Set<License> = [.cc0, .pd, .ccBy, .ccBySa]
+
+    /// The short label in credits: "CC BY-NC", "CC0".
+    public var shortName: String {
+        switch self {
+        case .cc0: return "CC0"
+        case .pd: return "public domain"
+        case .gfdl: return "GFDL"
+        case .allRightsReserved: return "all rights reserved"
+        default: return "CC " + rawValue.dropFirst(3).uppercased()
+        }
+    }
+
+    /// The credit line, built from the licence and the photographer's name (never parsed from the
+    /// API's attribution string, which is localised, may be a bare "no rights reserved" for CC0,
+    /// and may hold stray newlines). nil if there is no name to credit.
+    public func credit(name: String?) -> String? {
+        let cleaned = name.map { $0.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ") } ?? ""
+        guard !cleaned.isEmpty else { return nil }
+        switch self {
+        case .cc0: return "\(cleaned), no rights reserved (CC0)"
+        case .pd: return "\(cleaned), no known copyright restrictions (public domain)"
+        case .gfdl, .allRightsReserved: return "(c) \(cleaned), all rights reserved"
+        default: return "(c) \(cleaned), some rights reserved (\(shortName))"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct PhotoURLTests {
+    @Test(arguments: [
+        ("https://inaturalist-open-data.s3.amazonaws.com/photos/24355315/square.jpeg",
+         "https://inaturalist-open-data.s3.amazonaws.com/photos/24355315/large.jpeg"),
+        ("https://static.inaturalist.org/photos/92152429/square.jpg?1598551272",
+         "https://static.inaturalist.org/photos/92152429/large.jpg"),
+        ("http://static.inaturalist.org/photos/7/square.JPG", "https://static.inaturalist.org/photos/7/large.JPG"),
+        ("https://static.inaturalist.org/photos/1205428/square.?1413275622", "https://static.inaturalist.org/photos/1205428/large."),
+        ("https://static.inaturalist.org/photos/9/medium.png", "https://static.inaturalist.org/photos/9/large.png"),
+    ])
+    func everyTierIsDerivedByReplacingOnlyTheSizeToken(url: String, large: String) throws {
+        guard case .inaturalist(let parsed) = PhotoURL.classify(url) else {
+            Issue.record("\(url) is not an iNaturalist photo URL")
+            return
+        }
+        #expect(parsed.url(.large) == large)
+    }
+
+    @Test(arguments: [
+        ("https://www.inaturalist.org/assets/copyright-infringement-square.png", PlaceholderKind.copyrightInfringement),
+        ("https://www.inaturalist.org/assets/artificially-generated-content-square.png", .artificiallyGenerated),
+        ("https://static.inaturalist.org/assets/media-hidden-square.png", .mediaHidden),
+        ("https://static.inaturalist.org/attachment_defaults/local_photos/square.png", .stillProcessing),
+    ])
+    func placeholdersAreNotPhotos(url: String, kind: PlaceholderKind) {
+        #expect(PhotoURL.classify(url) == .placeholder(kind))
+    }
+
+    @Test func remotePhotosKeepTheirURLAndOnlyHttpsShips() {
+        let flickr = "https://live.staticflickr.com/65535/52000000001_abcdef1234_s.jpg"
+        #expect(PhotoURL.classify(flickr) == .remote(url: flickr))
+        #expect(PhotoURL.classify("http://farm1.staticflickr.com/1/2_s.jpg") == .unusable("remote photo URL is not https"))
+        #expect(PhotoURL.classify("ftp://x/photos/1/square.jpg") == .unusable("not an http(s) URL"))
+    }
+
+    /// Every size URL the real `/v1/taxa/{id}` response gives for its taxon photos is what the
+    /// square URL derives to.
+    @Test func derivedTiersMatchTheSizeURLsOfTheRealTaxaResponse() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(samplesRoot)/pyinaturalist/v1/get_taxa_by_id.json"))
+        let root = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let taxon = (root["results"] as! [[String: Any]])[0]
+        var checked = 0
+        for entry in taxon["taxon_photos"] as! [[String: Any]] {
+            let photo = entry["photo"] as! [String: Any]
+            guard case .inaturalist(let parsed) = PhotoURL.classify(photo["url"] as! String) else {
+                Issue.record("not parsed: \(photo["url"]!)")
+                continue
+            }
+            for tier in [PhotoTier.square, .small, .medium, .large, .original] {
+                guard let given = photo["\(tier.rawValue)_url"] as? String else { continue }
+                let withoutQuery = String(given.split(separator: "?")[0])
+                #expect(parsed.url(tier) == withoutQuery)
+                checked += 1
+            }
+        }
+        #expect(checked == 25)
+    }
+
+    /// Every photo URL in the real responses classifies as a photo or a remote photo.
+    @Test func everyRealSampleURLIsClassified() throws {
+        var urls: [String] = []
+        func collect(_ value: Any) {
+            if let object = value as? [String: Any] {
+                if let url = object["url"] as? String, object["id"] is Int, object["license_code"] != nil || object["attribution"] != nil {
+                    urls.append(url)
+                }
+                object.values.forEach(collect)
+            } else if let array = value as? [Any] {
+                array.forEach(collect)
+            }
+        }
+        for file in ["get_observations_page1", "get_observations_page2", "get_observation", "get_observations_by_id", "get_taxa", "get_taxa_by_id"] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(samplesRoot)/pyinaturalist/v1/\(file).json"))
+            collect(try JSONSerialization.jsonObject(with: data))
+        }
+        #expect(urls.count > 300)
+        var remote = 0
+        for url in urls {
+            switch PhotoURL.classify(url) {
+            case .inaturalist: break
+            case .remote: remote += 1
+            default: Issue.record("\(url) → \(PhotoURL.classify(url))")
+            }
+        }
+        #expect(remote > 0)
+    }
+}
+
+@Suite struct LicenseTests {
+    @Test(arguments: [
+        ("cc-by", License.ccBy), ("CC-BY", .ccBy), ("CC-BY-NC-SA", .ccByNcSa), ("cc0", .cc0), ("CC0", .cc0),
+        ("pd", .pd), ("gfdl", .gfdl),
+    ])
+    func codesReadInEitherCase(code: String, license: License) {
+        #expect(License.parse(code) == license)
+    }
+
+    @Test func aMissingCodeIsAllRightsReservedAndAnUnknownOneIsNotGuessed() {
+        #expect(License.parse(nil) == .allRightsReserved)
+        #expect(License.parse("cc-by-4.0-weird") == nil)
+    }
+
+    @Test func theDefaultAllowsOnlyCommercialUse() {
+        #expect(License.commercialDefault == [.cc0, .pd, .ccBy, .ccBySa])
+    }
+
+    @Test(arguments: [
+        (License.ccBy, "(c) Zoë Brontë, some rights reserved (CC BY)"),
+        (.ccByNcSa, "(c) Zoë Brontë, some rights reserved (CC BY-NC-SA)"),
+        (.cc0, "Zoë Brontë, no rights reserved (CC0)"),
+        (.pd, "Zoë Brontë, no known copyright restrictions (public domain)"),
+        (.allRightsReserved, "(c) Zoë Brontë, all rights reserved"),
+    ])
+    func creditsAreBuiltFromTheLicenceAndTheName(license: License, credit: String) {
+        #expect(license.credit(name: "Zoë\n Brontë") == credit)
+    }
+
+    @Test func noNameMeansNoCredit() {
+        #expect(License.ccBy.credit(name: nil) == nil)
+        #expect(License.cc0.credit(name: "  \n") == nil)
+    }
+}
