@@ -111,7 +111,7 @@ import Testing
         let directory = try TemporaryDirectory()
         // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
-            ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,1]
+            ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1]
             ["user",7,"u","U",1]
             ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
 

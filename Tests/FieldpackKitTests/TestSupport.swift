@@ -73,7 +73,7 @@ let recordColumnNames: [String: [String]] = [
     "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
               "wikipedia_url", "is_active", "default_photo", "photos", "seen", "src"],
     "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
-              "seen", "obs", "src"],
+              "attribution_name", "seen", "obs", "src"],
     "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected"],
 ]
 

@@ -12,7 +12,7 @@
 ///         preferred_common_name, wikipedia_url, is_active, default_photo, [photo, …] | null,
 ///         seen, source]
 /// ["photo", id, taxon, ctx ("obs"|"default"|"taxon"), position, url, license, attribution,
-///         width, height, type, hidden, seen, observation, source]
+///         width, height, type, hidden, attribution_name, seen, observation, source]
 /// ["input", index, path, bytes, sha256, format, records, rejected]
 /// ```
 /// `seen` is the `updated_at` (Unix ms) of the record or of the observation it came in.
@@ -36,7 +36,8 @@ public enum RecordColumns {
 
     public enum Photo {
         public static let id = 1, taxon = 2, context = 3, position = 4, url = 5, license = 6, attribution = 7
-        public static let width = 8, height = 9, type = 10, hidden = 11, seen = 12, observation = 13
+        public static let width = 8, height = 9, type = 10, hidden = 11, attributionName = 12, seen = 13
+        public static let observation = 14
     }
 
     public enum Input {

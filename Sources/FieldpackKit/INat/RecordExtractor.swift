@@ -222,6 +222,7 @@ struct RecordExtractor {
         out.int(height)
         out.string(try photo.text("type"))
         out.bool(try photo.bool("hidden"))
+        out.string(try photo.text("attribution_name"))
         let dataEnd = out.count
         out.int(seen)
         out.int(observation)

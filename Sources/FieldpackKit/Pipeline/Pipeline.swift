@@ -10,7 +10,8 @@ public struct Pipeline: Sendable {
     /// Paths, folders or glob patterns of iNaturalist dumps.
     public var inat: [String]
     public var wikipedia: [String]
-    public var licenses: [String]?
+    /// Licences, display targets, memory budget and cost figures for photos.
+    public var shipping: ShippingPolicy
     /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
     public var maxRejectRate: Double?
     public var path: String
@@ -46,7 +47,7 @@ public struct Pipeline: Sendable {
         }
         let inat = try strings("inat")
         if inat.isEmpty { throw FieldpackError(path: path, "pipeline needs \"inat\": paths, folders or globs of iNaturalist dumps") }
-        let licenses = root["licenses"] == nil ? nil : try strings("licenses")
+        let shipping = try ShippingPolicy.read(root, path: path)
         var maxRejectRate: Double? = nil
         if let value = root["max_reject_rate"], !value.isNull {
             guard let rate = value.double, (0...1).contains(rate) else {
@@ -55,7 +56,7 @@ public struct Pipeline: Sendable {
             maxRejectRate = rate
         }
         return Pipeline(
-            name: name, inat: inat, wikipedia: try strings("wikipedia"), licenses: licenses,
+            name: name, inat: inat, wikipedia: try strings("wikipedia"), shipping: shipping,
             maxRejectRate: maxRejectRate, path: path)
     }
 

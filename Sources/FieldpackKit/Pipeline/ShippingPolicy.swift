@@ -1,0 +1,84 @@
+/// What the pipeline file says about shipping photos: which licences may ship, the app's display
+/// targets, its thumbnail memory budget and the cost model's figures.
+///
+/// ```json
+/// "licenses": ["cc0", "pd", "cc-by", "cc-by-sa"],
+/// "targets": [{"name": "list-cell", "width": 60, "height": 60, "scale": 3, "mode": "fill"}],
+/// "memory_budget_bytes": 52428800,
+/// "costs": {"bytes_per_pixel": 4, "row_alignment": 64, "assumed_original": [2048, 1536],
+///           "download_bytes_per_pixel": {"small": 0.3}}
+/// ```
+public struct ShippingPolicy: Sendable, Equatable {
+    public var licenses: Set<License> = License.commercialDefault
+    public var targets: [DisplayTarget] = []
+    /// The app's LRU `costLimit` for decoded thumbnails, in bytes.
+    public var memoryBudget: Int = 50 << 20
+    public var model = CostModel()
+
+    public init() {}
+
+    /// Reads the policy from a parsed pipeline file; absent keys keep the defaults.
+    static func read(_ root: JSONValue, path: String) throws -> ShippingPolicy {
+        var policy = ShippingPolicy()
+        if let list = root["licenses"], !list.isNull {
+            guard list.isArray else { throw FieldpackError(path: path, "\"licenses\" must be an array of licence codes") }
+            var licenses = Set<License>()
+            for element in list.elements {
+                guard let code = element.string, let license = License.parse(code) else {
+                    throw FieldpackError(path: path, "\"licenses\" holds an unknown licence code \(element.string.map { "\"\($0)\"" } ?? "")")
+                }
+                licenses.insert(license)
+            }
+            policy.licenses = licenses
+        }
+        if let list = root["targets"], !list.isNull {
+            guard list.isArray else { throw FieldpackError(path: path, "\"targets\" must be an array") }
+            for (index, element) in list.elements.enumerated() {
+                let place = "targets[\(index)]"
+                guard let name = element["name"]?.string, !name.isEmpty,
+                      let width = element["width"]?.double, let height = element["height"]?.double,
+                      width > 0, height > 0
+                else { throw FieldpackError(path: path, "\(place) needs a name and a positive width and height in points") }
+                let scale = element["scale"]?.double ?? 1
+                guard scale > 0 else { throw FieldpackError(path: path, "\(place).scale must be positive") }
+                guard let mode = DisplayTarget.Mode(rawValue: element["mode"]?.string ?? "fill") else {
+                    throw FieldpackError(path: path, "\(place).mode must be \"fill\" or \"fit\"")
+                }
+                if policy.targets.contains(where: { $0.name == name }) {
+                    throw FieldpackError(path: path, "\(place): target \"\(name)\" is defined twice")
+                }
+                policy.targets.append(DisplayTarget(name: name, width: width, height: height, scale: scale, mode: mode))
+            }
+        }
+        if let budget = root["memory_budget_bytes"], !budget.isNull {
+            guard let bytes = budget.int64, bytes > 0 else {
+                throw FieldpackError(path: path, "\"memory_budget_bytes\" must be a positive integer")
+            }
+            policy.memoryBudget = Int(bytes)
+        }
+        if let costs = root["costs"], !costs.isNull {
+            guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
+            if let value = costs["bytes_per_pixel"]?.int64 { policy.model.bytesPerPixel = Int(value) }
+            if let value = costs["row_alignment"]?.int64 {
+                guard value > 0 else { throw FieldpackError(path: path, "costs.row_alignment must be positive") }
+                policy.model.rowAlignment = Int(value)
+            }
+            if let size = costs["assumed_original"] {
+                let values = size.elements.compactMap(\.int64)
+                guard values.count == 2, values.allSatisfy({ $0 > 0 }) else {
+                    throw FieldpackError(path: path, "costs.assumed_original must be [width, height]")
+                }
+                policy.model.assumedOriginal = PixelSize(width: Int(values[0]), height: Int(values[1]))
+            }
+            if let rates = costs["download_bytes_per_pixel"] {
+                for member in rates.members {
+                    guard let tier = PhotoTier(rawValue: member.key.string), let rate = member.value.double, rate > 0 else {
+                        throw FieldpackError(path: path, "costs.download_bytes_per_pixel.\(member.key.string) must be a tier and a positive number")
+                    }
+                    policy.model.downloadBytesPerPixel[tier] = rate
+                }
+            }
+        }
+        return policy
+    }
+}
