@@ -21,6 +21,8 @@ import Testing
         #expect(try run("/usr/bin/sha256sum", ["-c", "manifest-sha256.txt"], directory: bundle).status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.file("sample/inat/rejects.jsonl")))
         #expect(FileManager.default.fileExists(atPath: directory.file("sample/dedupe/conflicts.json")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
+                == ["content.sqlite", "costs-report.json", "manifest-sha256.txt", "manifest.json"])
 
         let second = try make(["bundle"], build: directory.path)
         #expect(second.status == 0)
@@ -32,7 +34,8 @@ import Testing
         let third = try make(["bundle"], build: directory.path)
         #expect(third.status == 0)
         #expect(!third.stdout.contains("fieldpack-inat") && !third.stdout.contains("fieldpack-dedupe"))
-        #expect(third.stdout.contains("fieldpack-bundle") && third.stdout.contains("fieldpack-manifest"))
+        #expect(third.stdout.contains("fieldpack-bundle") && third.stdout.contains("fieldpack-costs"))
+        #expect(third.stdout.contains("fieldpack-manifest"))
     }
 
     @Test(.enabled(if: binaries != nil))
@@ -51,7 +54,7 @@ import Testing
     @Test(.enabled(if: binaries != nil))
     func everyExecutableFollowsTheExitCodeContract() throws {
         let bin = try #require(Self.binaries)
-        for stage in ["inat", "dedupe", "bundle", "manifest", "verify", "synth"] {
+        for stage in ["inat", "dedupe", "costs", "bundle", "manifest", "verify", "synth"] {
             let help = try run("\(bin)/fieldpack-\(stage)", ["--help"])
             #expect(help.status == 0)
             #expect(help.stdout.hasPrefix("usage: fieldpack-\(stage)"))

@@ -8,10 +8,13 @@ import Glibc
 public struct BundlePublisher {
     public var database: String
     public var destination: String
+    /// Other files published beside the database (reports), listed in the manifest like it.
+    public var extraFiles: [String]
 
-    public init(database: String, destination: String) {
+    public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
         self.destination = destination
+        self.extraFiles = extraFiles
     }
 
     @discardableResult
@@ -30,6 +33,15 @@ public struct BundlePublisher {
             // Another file system: copy instead.
             let output = try AtomicOutput(path: staged)
             try output.append(contentsOf: database)
+            try output.commit()
+        }
+        for file in extraFiles {
+            let name = file.split(separator: "/").last.map(String.init) ?? file
+            guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName else {
+                throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files")
+            }
+            let output = try AtomicOutput(path: "\(staging)/\(name)")
+            try output.append(contentsOf: file)
             try output.commit()
         }
         let manifest = try Manifest.describe(bundle: staging)

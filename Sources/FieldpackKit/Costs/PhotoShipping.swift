@@ -1,0 +1,66 @@
+/// The shipping decision for one photo: whether it may ship and why not, its licence and credit,
+/// the URL of every tier (or the remote URL), and its cost in every display target.
+public struct PhotoShipping: Sendable {
+    public enum Exclusion: Sendable, Equatable, Hashable {
+        case license(License)
+        case unknownLicense(String)
+        case placeholder(PlaceholderKind)
+        case unusableURL(String)
+        case noCredit
+
+        /// A stable key for counting: `license:cc-by-nc`, `placeholder:media-hidden`, …
+        public var key: String {
+            switch self {
+            case .license(let license): return "license:\(license.rawValue)"
+            case .unknownLicense(let code): return "unknown-license:\(code)"
+            case .placeholder(let kind): return "placeholder:\(kind.rawValue)"
+            case .unusableURL(let reason): return "url:\(reason)"
+            case .noCredit: return "no-credit"
+            }
+        }
+    }
+
+    public var id: Int64
+    public var exclusion: Exclusion?
+    public var license: License?
+    public var credit: String?
+    public var originalAttribution: String?
+    public var source: PhotoSource
+    public var original: PixelSize?
+    public var costs: [PhotoCost]
+
+    public var ships: Bool { exclusion == nil }
+
+    /// Decides for one photo.
+    ///
+    /// - Parameters:
+    ///   - name: the photographer's name to credit (the photo's `attribution_name`, else the
+    ///     observer's name or login), nil if unknown.
+    public static func decide(
+        id: Int64, url: String, licenseCode: String?, attribution: String?, name: String?, original: PixelSize?,
+        policy: ShippingPolicy
+    ) -> PhotoShipping {
+        let source = PhotoURL.classify(url)
+        let license = License.parse(licenseCode)
+        var shipping = PhotoShipping(
+            id: id, exclusion: nil, license: license, credit: license?.credit(name: name), originalAttribution: attribution,
+            source: source, original: original, costs: [])
+        switch source {
+        case .placeholder(let kind): shipping.exclusion = .placeholder(kind)
+        case .unusable(let reason): shipping.exclusion = .unusableURL(reason)
+        case .inaturalist, .remote: break
+        }
+        if shipping.exclusion == nil {
+            if let license {
+                if !policy.licenses.contains(license) { shipping.exclusion = .license(license) }
+            } else {
+                shipping.exclusion = .unknownLicense(licenseCode ?? "")
+            }
+        }
+        if shipping.exclusion == nil && shipping.credit == nil { shipping.exclusion = .noCredit }
+        if shipping.ships {
+            shipping.costs = policy.targets.map { policy.model.estimate(original: original, target: $0) }
+        }
+        return shipping
+    }
+}
