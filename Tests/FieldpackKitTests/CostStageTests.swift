@@ -42,8 +42,7 @@ import Testing
         let shipped = try #require(photos[10])
         #expect(shipped[2] as? Bool == true)
         #expect(shipped[5] as? String == "(c) Zoë Brontë, some rights reserved (CC BY)")
-        let urls = try #require(shipped[8] as? [String])
-        #expect(urls[4] == "https://inaturalist-open-data.s3.amazonaws.com/photos/10/large.jpg")
+        #expect(shipped[8] as? String == "https://inaturalist-open-data.s3.amazonaws.com/photos/10/{size}.jpg")
         // The worked example: a 2048 × 1536 photo in a 60 pt @3x cell fetches `small`.
         let cell = try #require((shipped[11] as? [[Any]])?.first)
         #expect(cell[1] as? String == "small")

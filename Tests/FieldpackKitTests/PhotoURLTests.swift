@@ -18,6 +18,7 @@ import Testing
             return
         }
         #expect(parsed.url(.large) == large)
+        #expect(parsed.template.replacingOccurrences(of: "{size}", with: "large") == large)
     }
 
     @Test(arguments: [

@@ -6,10 +6,9 @@ public struct CostModel: Sendable, Equatable {
     public var bytesPerPixel = 4
     /// Row alignment of decoded bitmaps (Core Graphics pads rows to 64 bytes).
     public var rowAlignment = 64
-    /// Estimated JPEG bytes per served pixel, per tier: small images compress worse.
-    public var downloadBytesPerPixel: [PhotoTier: Double] = [
-        .square: 0.60, .thumb: 0.50, .small: 0.30, .medium: 0.22, .large: 0.18, .original: 0.15,
-    ]
+    /// Estimated JPEG bytes per served pixel, per tier (in `PhotoTier.allCases` order: square,
+    /// thumb, small, medium, large, original): small images compress worse.
+    public var downloadBytesPerPixel: [Double] = [0.60, 0.50, 0.30, 0.22, 0.18, 0.15]
     /// The original assumed when a photo's dimensions are unknown (remote photos): the most common
     /// stored original, 2048 px on the long edge, 4:3.
     public var assumedOriginal = PixelSize(width: 2048, height: 1536)
@@ -25,7 +24,7 @@ public struct CostModel: Sendable, Equatable {
 
     /// The estimated download size of `size` pixels of `tier`.
     public func downloadBytes(_ size: PixelSize, tier: PhotoTier) -> Int {
-        Int((Double(size.pixels) * (downloadBytesPerPixel[tier] ?? 0.2)).rounded())
+        Int((Double(size.pixels) * downloadBytesPerPixel[tier.ordinal]).rounded())
     }
 
     /// The cost of showing a photo whose stored original is `original` (nil: unknown) in `target`.

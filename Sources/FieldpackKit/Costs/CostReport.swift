@@ -11,7 +11,8 @@ public struct CostReport: Sendable {
 
     public struct TargetTotals: Sendable {
         public var target: DisplayTarget
-        public var tiers: [PhotoTier: Int] = [:]
+        /// Photos per tier, in `PhotoTier.allCases` order.
+        public var tiers = [Int](repeating: 0, count: PhotoTier.allCases.count)
         public var upscaled = 0
         public var download: [Int] = []
         public var decoded: [Int] = []
@@ -33,7 +34,7 @@ public struct CostReport: Sendable {
         if case .remote = photo.source { remote += 1 }
         if photo.costs.first?.assumedDimensions ?? (photo.original == nil) { assumedDimensions += 1 }
         for (index, cost) in photo.costs.enumerated() {
-            targets[index].tiers[cost.tier, default: 0] += 1
+            targets[index].tiers[cost.tier.ordinal] += 1
             if cost.upscaled { targets[index].upscaled += 1 }
             targets[index].download.append(cost.downloadBytes)
             targets[index].decoded.append(cost.decodedBytes)
@@ -93,7 +94,7 @@ public struct CostReport: Sendable {
             writer.beginArray(); writer.int(box.width); writer.int(box.height); writer.endArray()
             writer.key("tiers")
             writer.beginObject()
-            for tier in PhotoTier.allCases { writer.key(dynamic: tier.rawValue); writer.int(totals.tiers[tier] ?? 0) }
+            for tier in PhotoTier.allCases { writer.key(dynamic: tier.rawValue); writer.int(totals.tiers[tier.ordinal]) }
             writer.endObject()
             writer.key("upscaled"); writer.int(totals.upscaled)
             for (name, values) in [("download_bytes", totals.download), ("decoded_bytes", totals.decoded)] {

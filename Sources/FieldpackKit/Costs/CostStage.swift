@@ -33,6 +33,7 @@ public struct CostStage {
         var writer = JSONWriter(capacity: 1 << 20)
         var columns = JSONColumns()
         let parser = JSONParser()
+        let urls = PhotoURLParser()
         try eachRecord(parser: parser) { kind, record, line in
             guard kind == "photo" else { return }
             _ = columns.load(record)
@@ -53,7 +54,7 @@ public struct CostStage {
                 original = PixelSize(width: Int(width), height: Int(height))
             }
             let photo = PhotoShipping.decide(
-                id: id, url: url, licenseCode: columns.string(C.license), attribution: columns.string(C.attribution),
+                id: id, source: urls.classify(url), licenseCode: columns.string(C.license), attribution: columns.string(C.attribution),
                 name: name, original: original, policy: options.policy)
             report.add(photo)
             Self.write(photo, into: &writer)
@@ -68,8 +69,9 @@ public struct CostStage {
         return report
     }
 
-    /// `["photo", id, ships, exclusion, license, credit, attribution, source, urls, width, height,
-    /// [[target, tier, served w, h, display w, h, decoded, transient, download, upscaled, assumed], …]]`
+    /// `["photo", id, ships, exclusion, license, credit, attribution, source, url, width, height,
+    /// [[target, tier, served w, h, display w, h, decoded, transient, download, upscaled, assumed], …]]`,
+    /// where `url` is a template with `{size}` for iNaturalist photos, the URL itself for remote ones.
     static func write(_ photo: PhotoShipping, into writer: inout JSONWriter) {
         writer.beginArray()
         writer.string("photo")
@@ -82,12 +84,10 @@ public struct CostStage {
         switch photo.source {
         case .inaturalist(let url):
             writer.string("inaturalist")
-            writer.beginArray()
-            for tier in PhotoTier.allCases { writer.string(url.url(tier)) }
-            writer.endArray()
+            writer.string(parts: url.origin, url.pathPrefix, "/photos/", String(url.id), url.hasDot ? "/{size}." : "/{size}", url.fileExtension)
         case .remote(let url):
             writer.string("remote")
-            writer.beginArray(); writer.string(url); writer.endArray()
+            writer.string(url)
         case .placeholder, .unusable:
             writer.string("none")
             writer.null()

@@ -10,6 +10,7 @@ public enum License: String, CaseIterable, Sendable {
     /// nil (no code) is all rights reserved. Unknown codes give nil.
     public static func parse(_ code: String?) -> License? {
         guard let code, !code.isEmpty else { return .allRightsReserved }
+        if let license = License(rawValue: code) { return license }
         return License(rawValue: code.lowercased())
     }
 

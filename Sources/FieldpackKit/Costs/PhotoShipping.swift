@@ -37,10 +37,9 @@ public struct PhotoShipping: Sendable {
     ///   - name: the photographer's name to credit (the photo's `attribution_name`, else the
     ///     observer's name or login), nil if unknown.
     public static func decide(
-        id: Int64, url: String, licenseCode: String?, attribution: String?, name: String?, original: PixelSize?,
+        id: Int64, source: PhotoSource, licenseCode: String?, attribution: String?, name: String?, original: PixelSize?,
         policy: ShippingPolicy
     ) -> PhotoShipping {
-        let source = PhotoURL.classify(url)
         let license = License.parse(licenseCode)
         var shipping = PhotoShipping(
             id: id, exclusion: nil, license: license, credit: license?.credit(name: name), originalAttribution: attribution,

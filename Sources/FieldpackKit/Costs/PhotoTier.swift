@@ -15,9 +15,31 @@ public enum PhotoTier: String, CaseIterable, Sendable, Comparable {
         }
     }
 
-    public static func < (lhs: PhotoTier, rhs: PhotoTier) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    /// The size token in URLs, as static bytes.
+    var marker: StaticString {
+        switch self {
+        case .square: return "square"
+        case .thumb: return "thumb"
+        case .small: return "small"
+        case .medium: return "medium"
+        case .large: return "large"
+        case .original: return "original"
+        }
     }
+
+    /// Position in `allCases`, smallest first.
+    public var ordinal: Int {
+        switch self {
+        case .square: return 0
+        case .thumb: return 1
+        case .small: return 2
+        case .medium: return 3
+        case .large: return 4
+        case .original: return 5
+        }
+    }
+
+    public static func < (lhs: PhotoTier, rhs: PhotoTier) -> Bool { lhs.ordinal < rhs.ordinal }
 
     /// The size the CDN serves for a photo whose stored original is `original`: the original when
     /// its longest edge is within the bound, else scaled so the longest edge is the bound, the

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a photo URL from the API is, decided structurally.
 public enum PhotoSource: Sendable, Equatable {
     /// An iNaturalist-hosted photo: every tier's URL can be derived.
@@ -16,6 +20,16 @@ public enum PlaceholderKind: String, Sendable, CaseIterable {
     case artificiallyGenerated = "artificially-generated-content"
     case mediaHidden = "media-hidden"
     case stillProcessing = "attachment_defaults"
+
+    /// The path fragment that marks it.
+    var marker: StaticString {
+        switch self {
+        case .copyrightInfringement: return "copyright-infringement"
+        case .artificiallyGenerated: return "artificially-generated-content"
+        case .mediaHidden: return "media-hidden"
+        case .stillProcessing: return "attachment_defaults"
+        }
+    }
 }
 
 /// `{prefix}/photos/{id}/{size}.{ext}[?timestamp]`, parsed so that other tiers are derived by
@@ -44,45 +58,122 @@ public struct PhotoURL: Sendable, Equatable {
             || host == "inaturalist-open-data.s3.amazonaws.com" || host == "inaturalist.s3.amazonaws.com"
     }
 
+    /// The URL with `{size}` where the size token goes: `https://host/photos/1/{size}.jpg`.
+    public var template: String {
+        "\(origin)\(pathPrefix)/photos/\(id)/{size}\(hasDot ? "." : "")\(fileExtension)"
+    }
+
     /// Classifies a photo URL from the API.
     public static func classify(_ text: String) -> PhotoSource {
-        let lower = text.lowercased()
-        let scheme: String
-        if lower.hasPrefix("https://") {
-            scheme = "https"
-        } else if lower.hasPrefix("http://") {
-            scheme = "http"
+        PhotoURLParser().classify(text)
+    }
+}
+
+/// Classifies photo URLs on their UTF-8 bytes, remembering the last host it saw (URLs mostly
+/// share a few hosts), so that the common case allocates nothing but the result. It runs for
+/// every photo. Not thread-safe: one per thread.
+public final class PhotoURLParser {
+    private var lastHost: [UInt8] = []
+    private var lastOrigin = ""
+    private var lastOurs = false
+
+    public init() {}
+
+    public func classify(_ text: String) -> PhotoSource {
+        var bytes = text
+        return bytes.withUTF8 { classify(bytes: $0, original: text) }
+    }
+
+    private func classify(bytes: UnsafeBufferPointer<UInt8>, original: String) -> PhotoSource {
+        @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            let count = prefix.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            for index in 0..<count where lower(bytes[index]) != prefix.utf8Start[index] { return false }
+            return true
+        }
+        let secure: Bool
+        let index: Int
+        if hasPrefix("https://") {
+            secure = true
+            index = 8
+        } else if hasPrefix("http://") {
+            secure = false
+            index = 7
         } else {
             return .unusable("not an http(s) URL")
         }
-        let afterScheme = text.dropFirst(scheme.count + 3)
-        let withoutQuery = afterScheme.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let hostEnd = withoutQuery.firstIndex(of: "/") ?? withoutQuery.endIndex
-        let host = String(withoutQuery[..<hostEnd]).lowercased()
-        let path = String(withoutQuery[hostEnd...])
-        guard !host.isEmpty else { return .unusable("URL has no host") }
-        let ours = isINaturalistHost(host)
+        // The query string, if any, ends the part that matters.
+        var end = index
+        while end < bytes.count && bytes[end] != UInt8(ascii: "?") && bytes[end] != UInt8(ascii: "#") { end += 1 }
+        var hostEnd = index
+        while hostEnd < end && bytes[hostEnd] != UInt8(ascii: "/") { hostEnd += 1 }
+        guard hostEnd > index else { return .unusable("URL has no host") }
+        let hostBytes = UnsafeBufferPointer(rebasing: bytes[index..<hostEnd])
+        if !(hostBytes.count == lastHost.count && zip(hostBytes, lastHost).allSatisfy({ lower($0) == $1 })) {
+            lastHost = hostBytes.map(lower)
+            let host = String(decoding: lastHost, as: UTF8.self)
+            lastOurs = PhotoURL.isINaturalistHost(host)
+            lastOrigin = "https://\(host)"
+        }
+        guard lastOurs else { return secure ? .remote(url: original) : .unusable("remote photo URL is not https") }
+        let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
+        for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
 
-        for kind in PlaceholderKind.allCases where path.contains(kind.rawValue) && ours {
-            return .placeholder(kind)
+        // …/photos/{id}/{file}: the last three slashes.
+        var found = 0
+        var slashes = (0, 0, 0)
+        var position = path.count - 1
+        while position >= 0 && found < 3 {
+            if path[position] == UInt8(ascii: "/") {
+                switch found {
+                case 0: slashes.0 = position
+                case 1: slashes.1 = position
+                default: slashes.2 = position
+                }
+                found += 1
+            }
+            position -= 1
         }
-        guard ours else {
-            return scheme == "https" ? .remote(url: text) : .unusable("remote photo URL is not https")
+        let malformed = PhotoSource.unusable("iNaturalist URL is not …/photos/{id}/{size}.{ext}")
+        guard found == 3 else { return malformed }
+        let (fileStart, idStart, photosStart) = (slashes.0 + 1, slashes.1 + 1, slashes.2 + 1)
+        guard idStart - 1 - photosStart == 6, Self.contains(UnsafeBufferPointer(rebasing: path[photosStart..<(idStart - 1)]), "photos")
+        else { return malformed }
+        var id: Int64 = 0
+        guard fileStart - 1 > idStart, fileStart - 1 - idStart <= 18 else { return malformed }
+        for byte in path[idStart..<(fileStart - 1)] {
+            guard byte >= 0x30 && byte <= 0x39 else { return malformed }
+            id = id * 10 + Int64(byte - 0x30)
         }
-        // …/photos/{id}/{size}.{ext}
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[parts.count - 3] == "photos", let id = Int64(parts[parts.count - 2]) else {
-            return .unusable("iNaturalist URL is not …/photos/{id}/{size}.{ext}")
+        var dot = fileStart
+        while dot < path.count && path[dot] != UInt8(ascii: ".") { dot += 1 }
+        guard let tier = Self.tier(UnsafeBufferPointer(rebasing: path[fileStart..<dot])) else {
+            return .unusable("iNaturalist URL has no size token (\(String(decoding: path[fileStart...], as: UTF8.self)))")
         }
-        let file = parts[parts.count - 1]
-        let dot = file.firstIndex(of: ".")
-        let sizeToken = String(dot.map { file[..<$0] } ?? file[...])
-        guard let tier = PhotoTier(rawValue: sizeToken) else {
-            return .unusable("iNaturalist URL has no size token (\(file))")
-        }
-        let prefix = parts[1..<(parts.count - 3)].map { "/\($0)" }.joined()
+        let hasDot = dot < path.count
         return .inaturalist(PhotoURL(
-            origin: "https://\(host)", pathPrefix: prefix, id: id, tier: tier,
-            fileExtension: dot.map { String(file[file.index(after: $0)...]) } ?? "", hasDot: dot != nil))
+            origin: lastOrigin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
+            id: id, tier: tier, fileExtension: hasDot ? String(decoding: path[(dot + 1)...], as: UTF8.self) : "",
+            hasDot: hasDot))
+    }
+
+    private static func tier(_ token: UnsafeBufferPointer<UInt8>) -> PhotoTier? {
+        for tier in PhotoTier.allCases {
+            let name = tier.marker
+            if token.count == name.utf8CodeUnitCount && memcmp(token.baseAddress!, name.utf8Start, token.count) == 0 { return tier }
+        }
+        return nil
+    }
+
+    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard haystack.count >= count, let base = haystack.baseAddress else { return false }
+        var index = 0
+        while index + count <= haystack.count {
+            if base[index] == needle.utf8Start[0] && memcmp(base + index, needle.utf8Start, count) == 0 { return true }
+            index += 1
+        }
+        return false
     }
 }

@@ -90,6 +90,17 @@ public struct JSONWriter {
         needsComma = true
     }
 
+    /// Writes the concatenation of `parts` as one string, without building it.
+    public mutating func string(parts: String...) {
+        comma()
+        buffer.append(UInt8(ascii: "\""))
+        for var part in parts {
+            part.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0)) }
+        }
+        buffer.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     public mutating func string(_ value: StaticString) {
         comma()
         appendQuoted(UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
@@ -229,6 +240,11 @@ public struct JSONWriter {
 
     private mutating func appendQuoted(_ value: UnsafeRawBufferPointer) {
         buffer.append(UInt8(ascii: "\""))
+        appendEscaped(value)
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ value: UnsafeRawBufferPointer) {
         var clean = 0
         let count = value.count
         // Copy runs of bytes that need no escaping in one append.
@@ -254,6 +270,5 @@ public struct JSONWriter {
             }
             clean = index + 1
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 }

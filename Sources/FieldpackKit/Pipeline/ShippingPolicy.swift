@@ -75,7 +75,7 @@ public struct ShippingPolicy: Sendable, Equatable {
                     guard let tier = PhotoTier(rawValue: member.key.string), let rate = member.value.double, rate > 0 else {
                         throw FieldpackError(path: path, "costs.download_bytes_per_pixel.\(member.key.string) must be a tier and a positive number")
                     }
-                    policy.model.downloadBytesPerPixel[tier] = rate
+                    policy.model.downloadBytesPerPixel[tier.ordinal] = rate
                 }
             }
         }
