@@ -15,11 +15,7 @@ import Testing
     /// Ingests and dedupes `pages`, then runs the costs stage; returns the photo lines by id.
     private func costs(_ pages: [String], in directory: TemporaryDirectory) throws -> (CostReport, [Int: [Any]]) {
         let inputs = try pages.enumerated().map { try directory.write("in-\($0.offset).json", $0.element) }
-        var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        ingest.maxRejectRate = 1
-        try INatIngest(options: ingest).run()
-        try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-                                  conflicts: directory.file("conflicts.json"))).run()
+        try ingestAndDedupe(inputs, in: directory)
         let report = try CostStage(options: .init(
             input: directory.file("deduped.jsonl"), output: directory.file("photos.jsonl"),
             report: directory.file("costs-report.json"), policy: policy())).run()
@@ -74,11 +70,7 @@ import Testing
         let folder = "sample-data/inat"
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/\(folder)")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
-        var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        ingest.maxRejectRate = 1
-        try INatIngest(options: ingest).run()
-        try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-                                  conflicts: directory.file("conflicts.json"))).run()
+        try ingestAndDedupe(inputs, in: directory)
         let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/sample.json")
         try CostStage(options: .init(
             input: directory.file("deduped.jsonl"), output: directory.file("photos.jsonl"),

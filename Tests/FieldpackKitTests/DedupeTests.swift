@@ -6,11 +6,7 @@ import Testing
     /// Ingests pages (in the given order) and dedupes them; returns the deduped records by kind.
     private func dedupe(_ pages: [String], in directory: TemporaryDirectory) throws -> [String: [[String: Any]]] {
         let inputs = try pages.enumerated().map { try directory.write("in-\($0.offset).json", $0.element) }
-        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        try INatIngest(options: options).run()
-        try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-                                  conflicts: directory.file("conflicts.json"))).run()
+        try ingestAndDedupe(inputs, in: directory)
         return Dictionary(grouping: try recordLines(directory.file("deduped.jsonl"), deduped: true), by: { $0["k"] as! String })
     }
 
@@ -93,11 +89,7 @@ import Testing
         // Relative input paths, as make passes them, so the golden files name them the same way.
         let previous = FileManager.default.currentDirectoryPath
         #expect(previous == repositoryRoot, "swift test runs from the package root")
-        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        try INatIngest(options: options).run()
-        let summary = try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-                                                conflicts: directory.file("conflicts.json"))).run()
+        let summary = try ingestAndDedupe(inputs, in: directory)
         #expect(summary.unique["obs"] == 14)
         #expect(summary.unique["photo"] == 29)
         #expect(summary.unique["taxon"] == 8)

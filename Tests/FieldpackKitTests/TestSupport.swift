@@ -118,14 +118,22 @@ func run(_ executable: String, _ arguments: [String], directory: String? = nil, 
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
-/// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`.
+/// Runs ingest (accepting any reject rate) and dedupe in-process on `inputs`, into `directory`:
+/// `records.jsonl`, `rejects.jsonl`, `deduped.jsonl`, `conflicts.json`.
 @discardableResult
-func buildBundle(inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil) throws -> String {
+func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throws -> Dedupe.Summary {
     var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
     ingest.maxRejectRate = 1
     try INatIngest(options: ingest).run()
-    try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-                              conflicts: directory.file("conflicts.json"))).run()
+    return try Dedupe(options: .init(
+        input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+        conflicts: directory.file("conflicts.json"))).run()
+}
+
+/// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`.
+@discardableResult
+func buildBundle(inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil) throws -> String {
+    try ingestAndDedupe(inputs, in: directory)
     var bundle = BundleBuilder.Options(input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: name)
     bundle.sourceDateEpoch = epoch
     try BundleBuilder(options: bundle).run()
