@@ -1,0 +1,93 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+@Suite struct PipelineTests {
+    @Test func theSamplePipelineReadsItsInputsTargetsAndLicences() throws {
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/sample.json")
+        #expect(pipeline.name == "sample")
+        #expect(pipeline.maxRejectRate == 0.2)
+        #expect(pipeline.shipping.licenses == License.commercialDefault)
+        #expect(pipeline.shipping.targets.map(\.name) == ["map-pin", "list-cell", "detail"])
+        #expect(pipeline.shipping.targets[2].mode == .fit)
+        #expect(pipeline.shipping.memoryBudget == 52_428_800)
+    }
+
+    @Test func foldersAreWalkedInByteOrderSkippingHiddenFilesAndNotes() throws {
+        let directory = try TemporaryDirectory()
+        for name in ["b.json", "a.json.gz", "B.jsonl", "README.md", ".hidden.json", "sub/c.json", "notes.txt"] {
+            try directory.write("dumps/\(name)", "{}")
+        }
+        let resolved = try Pipeline.resolve([directory.file("dumps")], pipelinePath: "p.json")
+        #expect(resolved.files.map { String($0.dropFirst(directory.file("dumps/").count)) } == ["B.jsonl", "a.json.gz", "b.json", "sub/c.json"])
+        #expect(resolved.folders == [directory.file("dumps"), directory.file("dumps/sub")])
+        let globbed = try Pipeline.resolve([directory.file("dumps/*.json*")], pipelinePath: "p.json")
+        #expect(globbed.files.count == 3)  // B.jsonl, a.json.gz, b.json; not the hidden one
+    }
+
+    @Test func inputsThatMatchNothingAreErrorsNamingThePipeline() throws {
+        let directory = try TemporaryDirectory()
+        #expect(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("missing")], pipelinePath: "p.json") }
+        #expect(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("*.none")], pipelinePath: "p.json") }
+    }
+
+    @Test(arguments: [
+        #"{"inat": ["x"]}"#,
+        #"{"name": "../escape", "inat": ["x"]}"#,
+        #"{"name": "ok"}"#,
+        #"{"name": "ok", "inat": ["x"], "max_reject_rate": 2}"#,
+        #"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", "all-mine"]}"#,
+        #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 10, "mode": "stretch"}]}"#,
+        #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 0, "height": 10}]}"#,
+        #"{"name": "ok", "inat": "#,
+    ])
+    func aBadPipelineIsRefusedWithItsPath(text: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("bad.json", text)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.path == path)
+    }
+}
+
+@Suite struct TimestampTests {
+    @Test(arguments: [
+        ("2024-05-01T10:00:00Z", Int64(1_714_557_600_000)),
+        ("2024-05-01T12:00:00+02:00", 1_714_557_600_000),
+        ("2024-05-01T05:30:00-04:30", 1_714_557_600_000),
+        ("2024-05-01T10:00:00.250Z", 1_714_557_600_250),
+        ("2024-05-01", 1_714_521_600_000),
+        ("2024-05-01 10:00:00", 1_714_557_600_000),
+        ("1969-12-31T23:59:59Z", -1000),
+    ])
+    func isoTimestampsBecomeUnixMilliseconds(text: String, millis: Int64) {
+        #expect(Timestamp.parse(text) == millis)
+    }
+
+    @Test(arguments: ["", "yesterday", "2024-13-01", "2024-05-01T25:00:00Z", "2024-05-01T10:00:00+0", "2024-05-01T10:00:00Zjunk"])
+    func malformedTimestampsAreRefused(text: String) {
+        #expect(Timestamp.parse(text) == nil)
+    }
+
+    @Test func secondsFormatBackAsUTC() {
+        #expect(Timestamp.iso8601(seconds: 1_700_000_000) == "2023-11-14T22:13:20Z")
+        #expect(Timestamp.iso8601(seconds: 0) == "1970-01-01T00:00:00Z")
+    }
+}
+
+@Suite struct GzipTests {
+    @Test func concatenatedGzipMembersReadAsOneStream() throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.writeGzip("one.gz", observationJSON(id: 1) + "\n")
+        let second = try directory.writeGzip("two.gz", observationJSON(id: 2) + "\n")
+        let joined = directory.file("joined.jsonl.gz")
+        var data = try Data(contentsOf: URL(fileURLWithPath: first))
+        data.append(try Data(contentsOf: URL(fileURLWithPath: second)))
+        try data.write(to: URL(fileURLWithPath: joined))
+        var options = INatIngest.Options(inputs: [joined], output: directory.file("r.jsonl"), rejects: directory.file("x.jsonl"))
+        options.maxRejectRate = 0
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 2)
+        #expect(summary.files.first?.format == "gzip+json-lines")
+        #expect(summary.files.first?.sha256 == (try SHA256.hex(ofFile: joined).digest))
+    }
+}
