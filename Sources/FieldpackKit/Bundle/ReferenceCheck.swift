@@ -45,12 +45,7 @@ struct ReferenceCheck {
     func require(_ parent: Parent, _ id: Int64?, from column: String, line: Int) throws {
         guard let id else { return }
         let sorted = ids[parent.rawValue]
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < id { low = middle + 1 } else { high = middle }
-        }
+        let low = sorted.partitionPoint { $0 < id }
         if low == sorted.count || sorted[low] != id {
             throw FieldpackError(
                 path: path, line: line, "foreign key violation: \(column) \(id) has no row in \(Self.tableName(parent))")

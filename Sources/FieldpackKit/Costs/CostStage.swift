@@ -35,7 +35,7 @@ public struct CostStage {
         let parser = JSONParser()
         let urls = PhotoURLParser()
         try eachRecord(parser: parser) { kind, record, line in
-            guard kind == "photo" else { return }
+            guard kind == .photo else { return }
             _ = columns.load(record)
             typealias C = RecordColumns.Photo
             guard let id = columns.int64(C.id), let url = columns.string(C.url) else {
@@ -119,22 +119,12 @@ public struct CostStage {
         var links: [(photo: Int64, observation: Int64)] = []
 
         func observation(linking photo: Int64) -> Int64? {
-            var low = 0
-            var high = links.count
-            while low < high {
-                let middle = (low + high) / 2
-                if links[middle].photo < photo { low = middle + 1 } else { high = middle }
-            }
+            let low = links.partitionPoint { $0.photo < photo }
             return low < links.count && links[low].photo == photo ? links[low].observation : nil
         }
 
         func name(ofObserverOf observation: Int64) -> String? {
-            var low = 0
-            var high = observations.count
-            while low < high {
-                let middle = (low + high) / 2
-                if observations[middle] < observation { low = middle + 1 } else { high = middle }
-            }
+            let low = observations.partitionPoint { $0 < observation }
             guard low < observations.count, observations[low] == observation, observers[low] != 0 else { return nil }
             return users[observers[low]]
         }
@@ -144,13 +134,13 @@ public struct CostStage {
         var names = ObserverNames()
         var columns = JSONColumns()
         try eachRecord(parser: JSONParser()) { kind, record, _ in
-            if kind == "user" {
+            if kind == .user {
                 _ = columns.load(record)
                 typealias C = RecordColumns.User
                 if let id = columns.int64(C.id), let name = columns.string(C.name) ?? columns.string(C.login) {
                     names.users[id] = name
                 }
-            } else if kind == "obs" {
+            } else if kind == .observation {
                 _ = columns.load(record)
                 typealias C = RecordColumns.Observation
                 if let id = columns.int64(C.id) {
@@ -173,22 +163,16 @@ public struct CostStage {
         return names
     }
 
-    /// Each deduped record with its kind (the first column) and line number.
-    private func eachRecord(parser: JSONParser, _ body: (String, JSONValue, Int) throws -> Void) throws {
+    /// Each photo, user and observation record with its kind and line number.
+    private func eachRecord(parser: JSONParser, _ body: (Dedupe.Kind, JSONValue, Int) throws -> Void) throws {
         let reader = LineReader(source: try RawFileSource(path: options.input))
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
             // The kind is the first string: a cheap look before a full parse.
-            guard line.bytes.count > 4, line.bytes[0] == UInt8(ascii: "["), line.bytes[1] == UInt8(ascii: "\"") else {
+            guard let kind = Dedupe.Kind.of(line.bytes) else {
                 throw FieldpackError(path: options.input, line: line.number, "not a deduped record")
             }
-            let kind: String
-            switch line.bytes[2] {
-            case UInt8(ascii: "p"): kind = "photo"
-            case UInt8(ascii: "u"): kind = "user"
-            case UInt8(ascii: "o"): kind = "obs"
-            default: continue
-            }
+            guard kind == .photo || kind == .user || kind == .observation else { continue }
             let record: JSONValue
             do {
                 record = try parser.parse(line.bytes)

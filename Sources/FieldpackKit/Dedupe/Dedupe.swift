@@ -85,17 +85,9 @@ public struct Dedupe: Sendable {
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
-        var sourceNames: [Int: String] = [:]
-        var columns = JSONColumns()
-        for line in counting.items {
-            _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
-            if let index = columns.int64(RecordColumns.Input.index), let path = columns.string(RecordColumns.Input.path) {
-                sourceNames[Int(index)] = path
-            }
-        }
         for kind in Kind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
         summary.records = summary.occurrences.values.reduce(0, +)
-        try writeInputs(counting.items, to: output)
+        let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
         trace.mark("count")
 
         // Pass 2: photos, into one array sized exactly; each half fills its own region. Scoped,
@@ -193,15 +185,18 @@ public struct Dedupe: Sendable {
         return url
     }
 
-    /// The inputs in path order, once each, so the output does not depend on argument order:
-    /// `["input", path, bytes, sha256, format]`.
-    private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput) throws {
+    /// Writes the inputs in path order, once each, so the output does not depend on argument
+    /// order: `["input", path, bytes, sha256, format]`.
+    ///
+    /// - Returns: each input's path by its index, to name the sources of records.
+    private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser) throws -> [Int: String] {
         var entries: [[UInt8]] = []
-        let parser = JSONParser()
+        var sourceNames: [Int: String] = [:]
         var columns = JSONColumns()
         typealias C = RecordColumns.Input
         for line in lines {
             _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
+            if let index = columns.int64(C.index), let path = columns.string(C.path) { sourceNames[Int(index)] = path }
             var writer = JSONWriter()
             writer.beginArray()
             writer.string("input")
@@ -219,6 +214,7 @@ public struct Dedupe: Sendable {
             try output.write(entry)
             previous = entry
         }
+        return sourceNames
     }
 }
 

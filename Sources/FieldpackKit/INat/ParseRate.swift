@@ -11,9 +11,7 @@ public enum ParseRate {
         var result = Result()
         let parser = JSONParser()
         for path in inputs {
-            let raw = try RawFileSource(path: path)
-            let source: ByteSource = try raw.peek(2) == [0x1F, 0x8B] ? GzipSource(source: raw) : raw
-            let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
+            let reader = LineReader(source: try openInput(path, hashing: false).source, maxLineBytes: maxDocumentBytes)
             switch try InputFormat.detect(reader, parser: parser) {
             case .jsonLines:
                 while let line = try reader.next() {

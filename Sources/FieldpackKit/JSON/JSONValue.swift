@@ -38,16 +38,6 @@ public struct JSONValue {
         return found ? JSONValue(raw: out) : nil
     }
 
-    /// The member named `key` (a run-time string).
-    public func member(_ key: String) -> JSONValue? {
-        var out = fp_json_value()
-        var key = key
-        let found = key.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { fp_json_find(raw, $0.baseAddress, $0.count, &out) }
-        }
-        return found ? JSONValue(raw: out) : nil
-    }
-
     /// An integer that fits in Int64; nil for doubles, even integral ones.
     public var int64: Int64? {
         var value: Int64 = 0

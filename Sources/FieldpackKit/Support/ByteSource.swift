@@ -137,8 +137,10 @@ public final class GzipSource: ByteSource {
 }
 
 /// Opens an input file, decompressing it when its content (not its name) says gzip.
-public func openInput(_ path: String) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
-    let raw = try RawFileSource(path: path, hashing: true)
+///
+/// - Parameter hashing: whether the raw bytes are hashed with SHA-256 as they are read.
+public func openInput(_ path: String, hashing: Bool = true) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
+    let raw = try RawFileSource(path: path, hashing: hashing)
     let magic = try raw.peek(2)
     if magic == [0x1F, 0x8B] {
         return (try GzipSource(source: raw), raw, true)

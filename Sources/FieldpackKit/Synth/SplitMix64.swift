@@ -78,12 +78,7 @@ struct ZipfTable: Sendable {
 
     func draw(_ rng: inout SplitMix64) -> Int {
         let target = rng.next() % cumulative[cumulative.count - 1]
-        var low = 0
-        var high = cumulative.count - 1
-        while low < high {
-            let middle = (low + high) / 2
-            if cumulative[middle] > target { high = middle } else { low = middle + 1 }
-        }
-        return low
+        // The first bucket whose cumulative weight exceeds the target.
+        return cumulative.partitionPoint { $0 <= target }
     }
 }

@@ -1,0 +1,20 @@
+extension RandomAccessCollection {
+    /// The first index whose element does not satisfy `isBefore`, for a collection partitioned so
+    /// that every element satisfying it comes first (a sorted array and `{ $0 < key }` gives the
+    /// lower bound of `key`). Binary search: O(log n).
+    func partitionPoint(where isBefore: (Element) throws -> Bool) rethrows -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if try isBefore(self[middle]) {
+                low = index(after: middle)
+                count -= half + 1
+            } else {
+                count = half
+            }
+        }
+        return low
+    }
+}
