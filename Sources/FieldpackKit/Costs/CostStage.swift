@@ -84,7 +84,7 @@ public struct CostStage {
         switch photo.source {
         case .inaturalist(let url):
             writer.string("inaturalist")
-            writer.string(parts: url.origin, url.pathPrefix, "/photos/", String(url.id), url.hasDot ? "/{size}." : "/{size}", url.fileExtension)
+            writer.string(parts: url.pieces(size: PhotoURL.sizePlaceholder))
         case .remote(let url):
             writer.string("remote")
             writer.string(url)

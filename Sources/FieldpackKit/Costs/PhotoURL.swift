@@ -49,7 +49,12 @@ public struct PhotoURL: Sendable, Equatable {
 
     /// The URL of `tier` for the same photo.
     public func url(_ tier: PhotoTier) -> String {
-        "\(origin)\(pathPrefix)/photos/\(id)/\(tier.rawValue)\(hasDot ? "." : "")\(fileExtension)"
+        pieces(size: tier.rawValue).joined()
+    }
+
+    /// The URL's pieces around the size token, for writers that join them without a String.
+    public func pieces(size: String) -> [String] {
+        [origin, pathPrefix, "/photos/", String(id), "/", size, hasDot ? "." : "", fileExtension]
     }
 
     /// Hosts that belong to iNaturalist (an `http` URL on them is upgraded to `https`).
@@ -60,8 +65,10 @@ public struct PhotoURL: Sendable, Equatable {
 
     /// The URL with `{size}` where the size token goes: `https://host/photos/1/{size}.jpg`.
     public var template: String {
-        "\(origin)\(pathPrefix)/photos/\(id)/{size}\(hasDot ? "." : "")\(fileExtension)"
+        pieces(size: Self.sizePlaceholder).joined()
     }
+
+    public static let sizePlaceholder = "{size}"
 
     /// Classifies a photo URL from the API.
     public static func classify(_ text: String) -> PhotoSource {

@@ -15,7 +15,6 @@ final class FileIngest {
     /// Forgets a failed chunk's partial output.
     func reset() {
         extractor.out.reset()
-        extractor.satellites.discard()
         extractor.satellites = Satellites()
     }
 
@@ -24,7 +23,6 @@ final class FileIngest {
         var bytes = 0
         var sha256 = ""
         var format = ""
-        var compressed = false
         var accepted = 0
         var rejected = 0
         var counts = RecordCounts()
@@ -37,14 +35,13 @@ final class FileIngest {
         fileIndex = index
         var result = Result(path: path)
         let (source, raw, gzip) = try openInput(path)
-        result.compressed = gzip
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
         let format = try InputFormat.detect(reader, parser: parser)
         result.format = (gzip ? "gzip+" : "") + format.rawValue
         extractor.counts = RecordCounts()
         switch format {
         case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
-        case .document: try ingestDocument(reader, path: path, output: output, result: &result)
+        case .document: try ingestDocument(reader, path: path, result: &result)
         }
         result.counts = extractor.counts
         result.sha256 = try raw.finishDigest()
@@ -81,7 +78,8 @@ final class FileIngest {
         }
     }
 
-    private func ingestDocument(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
+    /// A whole document (an API page or one record) is held in memory, and so are its records.
+    private func ingestDocument(_ reader: LineReader, path: String, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
         do {
             bytes = try reader.rest(limit: maxDocumentBytes)

@@ -91,7 +91,7 @@ public struct JSONWriter {
     }
 
     /// Writes the concatenation of `parts` as one string, without building it.
-    public mutating func string(parts: String...) {
+    public mutating func string(parts: [String]) {
         comma()
         buffer.append(UInt8(ascii: "\""))
         for var part in parts {
