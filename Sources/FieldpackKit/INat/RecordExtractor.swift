@@ -103,7 +103,7 @@ struct RecordExtractor {
             out.string(source)
             out.endArray()
             out.newline()
-            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: 1, id: userID, rank: (seen ?? Int64.min, 0))
+            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: userID, rank: (seen ?? Int64.min, 0))
             counts.users += 1
         }
         for (photo, position) in photoObjects {
@@ -185,7 +185,7 @@ struct RecordExtractor {
         out.string(source)
         out.endArray()
         out.newline()
-        satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: 2, id: id, rank: (ownSeen ?? Int64.min, 0))
+        satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: id, rank: (ownSeen ?? Int64.min, 0))
         counts.taxa += 1
 
         if let defaultPhoto {
@@ -232,7 +232,7 @@ struct RecordExtractor {
         if context.utf8Start.pointee != UInt8(ascii: "o") {
             // Taxon photos repeat in every observation of the taxon: a satellite.
             satellites.stash(
-                from: &out, start: start, dataEnd: dataEnd, kind: 3, id: id, rank: (seen ?? Int64.min, observation ?? 0))
+                from: &out, start: start, dataEnd: dataEnd, kind: .photo, id: id, rank: (seen ?? Int64.min, observation ?? 0))
         }
         counts.photos += 1
     }
