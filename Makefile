@@ -39,7 +39,8 @@ tools:
 else
 tools: $(TOOLS_STAMP)
 $(TOOLS_STAMP): $(SWIFT_SOURCES) | deps
-	$(SWIFT) build -c release $(addprefix --product fieldpack-,$(STAGES))
+	$(SWIFT) build -c release
+	@for stage in $(STAGES); do test -x $(BIN)/fieldpack-$$stage || { echo "missing $(BIN)/fieldpack-$$stage"; exit 1; }; done
 	@touch $@
 endif
 
