@@ -8,7 +8,7 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-STAGES := inat dedupe costs bundle manifest verify synth
+STAGES := inat dedupe bundle manifest verify synth
 DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev pkg-config sqlite3
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 BENCH_N ?= 1000000
@@ -55,8 +55,7 @@ else
 OUT := $(BUILD)/$(NAME)
 RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
-COSTS := $(OUT)/costs/photos.jsonl
-COSTS_REPORT := $(OUT)/costs/costs-report.json
+COSTS_REPORT := $(OUT)/costs-report.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
@@ -71,13 +70,14 @@ $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 $(DEDUPED): $(RECORDS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $< --output $@ --conflicts $(OUT)/dedupe/conflicts.json
 
-$(COSTS): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-costs $< --pipeline $(PIPELINE) --output $@ --report $(COSTS_REPORT)
+# One run writes both (a grouped target): the photo shipping rules and costs are decided as the
+# records load. content.d names the pipeline's measured sizes file, if any.
+$(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d
 
-$(DATABASE): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $@
+-include $(OUT)/content.d
 
-$(MANIFEST): $(DATABASE) $(COSTS) $(TOOL_DEPS)
+$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT)
 	$(BIN)/fieldpack-verify $(OUT)/bundle
 endif

@@ -2,24 +2,40 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-bundle",
-    usage: "fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--source-date-epoch SECONDS]",
+    usage: """
+        fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--costs-report FILE]
+                         [--depfile FILE] [--source-date-epoch SECONDS]
+        """,
     help: """
         Builds the content bundle: applies the ordered migrations to a scratch database, loads the
         deduped records in one transaction, checks foreign keys and integrity, then publishes a
         compacted copy (VACUUM INTO, fsync, rename). The same inputs give the same bytes: the build
         date is SOURCE_DATE_EPOCH or the newest record's updated_at, never the clock.
+
+        Only photos that may ship go in: an allowed licence (the pipeline's "licenses"), a real
+        https photo (not a placeholder), and someone to credit. Each gets its tier URL template,
+        normalised licence and credit; each taxon its hero photo; each size class its cost in every
+        display target (the pipeline's "targets"). --costs-report writes the aggregates as JSON.
         """,
-    options: ["pipeline", "output", "source-date-epoch"])
+    options: ["pipeline", "output", "costs-report", "depfile", "source-date-epoch"])
 
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one deduped records file") }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var options = BundleBuilder.Options(
-        input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name)
+        input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
+        policy: pipeline.shipping)
+    options.costsReport = arguments.value("costs-report")
     if let epoch = try arguments.int("source-date-epoch") { options.sourceDateEpoch = Int64(epoch) }
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()
+    if let depfile = arguments.value("depfile") {
+        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.shipping.measuredSizes.map { [$0] } ?? [])
+    }
     let rows = summary.counts.map { "\($0.rows) \($0.table)" }.joined(separator: ", ")
+    let photos = summary.report.map { report in
+        "; photos: \(report.shipped) of \(report.photos) ship (\(report.remote) remote), \(report.photos - report.shipped) excluded"
+    } ?? ""
     StageReport(stage: "bundle", clock: clock).print(
-        "schema v\(Migrations.latestVersion), \(rows); \(summary.bytes) bytes", records: summary.records)
+        "schema v\(Migrations.latestVersion), \(rows)\(photos); \(summary.bytes) bytes", records: summary.records)
 }

@@ -51,16 +51,20 @@ import Testing
 
     @Test func bundleHasShipReadySettingsAndTheSampleRows() throws {
         let directory = try TemporaryDirectory()
-        let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
+        // Every licence allowed: only the 4 placeholders and the 4 taxon default photos nobody
+        // can be credited for (no attribution_name, in no observation) stay out of the 42 photos.
+        var policy = try samplePolicy()
+        policy.licenses = Set(License.allCases)
+        let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample", policy: policy)
         let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
         #expect(try database.scalar("PRAGMA journal_mode") == "delete")
         #expect(try database.int("PRAGMA application_id") == Int64(Migrations.applicationID))
         #expect(try database.int("PRAGMA freelist_count") == 0)
         #expect(try database.int("PRAGMA page_size") == Int64(BundleBuilder.pageSize))
         #expect(try database.int("SELECT count(*) FROM sqlite_stat1")! > 0)
-        #expect(try database.int("SELECT count(*) FROM observations") == 14)
-        #expect(try database.int("SELECT count(*) FROM photos") == 29)
-        #expect(try database.int("SELECT count(*) FROM observation_photos") == 24)
+        #expect(try database.int("SELECT count(*) FROM observations") == 17)
+        #expect(try database.int("SELECT count(*) FROM photos") == 34)
+        #expect(try database.int("SELECT count(*) FROM observation_photos") == 33)
         #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'pipeline'") == "sample")
         // The newest observation copy won, and a photo shared by two observations has two links.
         #expect(try database.scalar("SELECT quality_grade FROM observations WHERE id = 9100007") == "research")
@@ -70,6 +74,11 @@ import Testing
         // No journal or WAL files beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
                 == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
+        // The commercial allow-list of the sample pipeline keeps 19 of them.
+        let commercial = try TemporaryDirectory()
+        let shipped = try Database(path: "\(try buildBundle(inputs: try sampleInputs(), in: commercial))/content.sqlite", mode: .immutable)
+        #expect(try shipped.int("SELECT count(*) FROM photos") == 19)
+        #expect(try shipped.int("SELECT count(*) FROM photos WHERE license NOT IN ('cc0', 'pd', 'cc-by', 'cc-by-sa')") == 0)
     }
 
     @Test func sameInputsGiveByteIdenticalBundlesWhateverTheirOrder() throws {
@@ -99,7 +108,9 @@ import Testing
         let directory = try TemporaryDirectory()
         try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
         let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite")))
-        var options = BundleBuilder.Options(input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample")
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
+            policy: try samplePolicy())
         options.failAfterMigration = 1
         #expect(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))) == before)
@@ -111,15 +122,33 @@ import Testing
         let directory = try TemporaryDirectory()
         // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
-            ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1]
             ["user",7,"u","U",1]
             ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
+            ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
-        let options = BundleBuilder.Options(input: input, output: directory.file("content.sqlite"), pipelineName: "t")
+        let options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
         let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
-        #expect(error.line == 3)
+        #expect(error.line == 2)
         #expect(error.message == "foreign key violation: observations.taxon_id 999 has no row in taxa")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+    }
+
+    @Test func aLinkToAPhotoWithNoRecordIsRefusedWithTheLineThatMakesIt() throws {
+        let directory = try TemporaryDirectory()
+        // Observation 1 shows photo 6; only photo 5 has a record.
+        let input = try directory.write("deduped.jsonl", """
+            ["user",7,"u","U",1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+            ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
+
+            """)
+        let options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.line == 2)
+        #expect(error.message == "foreign key violation: observation_photos.photo_id 6 has no row in photos")
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 

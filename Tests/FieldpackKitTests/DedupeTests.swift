@@ -90,8 +90,8 @@ import Testing
         let previous = FileManager.default.currentDirectoryPath
         #expect(previous == repositoryRoot, "swift test runs from the package root")
         let summary = try ingestAndDedupe(inputs, in: directory)
-        #expect(summary.unique["obs"] == 14)
-        #expect(summary.unique["photo"] == 29)
+        #expect(summary.unique["obs"] == 17)
+        #expect(summary.unique["photo"] == 42)
         #expect(summary.unique["taxon"] == 8)
         #expect(summary.unique["user"] == 8)
         #expect(summary.conflicts.ids == 2)

@@ -34,7 +34,7 @@ import Testing
         let third = try make(["bundle"], build: directory.path)
         #expect(third.status == 0)
         #expect(!third.stdout.contains("fieldpack-inat") && !third.stdout.contains("fieldpack-dedupe"))
-        #expect(third.stdout.contains("fieldpack-bundle") && third.stdout.contains("fieldpack-costs"))
+        #expect(third.stdout.contains("fieldpack-bundle"))
         #expect(third.stdout.contains("fieldpack-manifest"))
     }
 
@@ -54,7 +54,7 @@ import Testing
     @Test(.enabled(if: binaries != nil))
     func everyExecutableFollowsTheExitCodeContract() throws {
         let bin = try #require(Self.binaries)
-        for stage in ["inat", "dedupe", "costs", "bundle", "manifest", "verify", "synth"] {
+        for stage in ["inat", "dedupe", "bundle", "manifest", "verify", "synth"] {
             let help = try run("\(bin)/fieldpack-\(stage)", ["--help"])
             #expect(help.status == 0)
             #expect(help.stdout.hasPrefix("usage: fieldpack-\(stage)"))

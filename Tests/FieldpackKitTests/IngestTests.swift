@@ -70,7 +70,7 @@ import Testing
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
         let summary = try ingest(inputs, in: directory)
-        #expect(summary.accepted == 19)
+        #expect(summary.accepted == 22)
         #expect(summary.rejected == 2)
         let rejects = try jsonLines(directory.file("rejects.jsonl"))
         let malformed = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("updates.jsonl.gz") == true })

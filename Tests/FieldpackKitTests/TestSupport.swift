@@ -130,12 +130,27 @@ func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throw
         conflicts: directory.file("conflicts.json"))).run()
 }
 
-/// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`.
+/// The sample pipeline's shipping policy: the commercial licences, three display targets, the
+/// measured sizes file (its path, relative to the repository root, made absolute).
+func samplePolicy() throws -> ShippingPolicy {
+    var policy = try Pipeline.load("\(repositoryRoot)/pipelines/sample.json").shipping
+    if let path = policy.measuredSizes, !path.hasPrefix("/") { policy.measuredSizes = "\(repositoryRoot)/\(path)" }
+    return policy
+}
+
+/// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`; the bundle
+/// stage also writes `costs-report.json` there.
 @discardableResult
-func buildBundle(inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil) throws -> String {
+func buildBundle(
+    inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil,
+    policy: ShippingPolicy? = nil
+) throws -> String {
     try ingestAndDedupe(inputs, in: directory)
-    var bundle = BundleBuilder.Options(input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: name)
+    var bundle = BundleBuilder.Options(
+        input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: name,
+        policy: try policy ?? samplePolicy())
     bundle.sourceDateEpoch = epoch
+    bundle.costsReport = directory.file("costs-report.json")
     try BundleBuilder(options: bundle).run()
     try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
     return directory.file("bundle")

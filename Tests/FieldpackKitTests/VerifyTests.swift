@@ -36,9 +36,9 @@ import Testing
         #expect(files.map { $0["path"] as? String } == ["content.sqlite"])
         let database = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
         #expect(files[0]["bytes"] as? Int == database.count)
-        #expect((manifest["rows"] as? [String: Int])?["photos"] == 29)
+        #expect((manifest["rows"] as? [String: Int])?["photos"] == 19)
         let inputs = try #require(manifest["inputs"] as? [[String: Any]])
-        #expect(inputs.count == 5)
+        #expect(inputs.count == 6)
         let (digest, _) = try SHA256.hex(ofFile: "\(repositoryRoot)/sample-data/inat/updates.jsonl.gz")
         #expect(inputs.contains { $0["sha256"] as? String == digest })
     }
@@ -84,7 +84,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
         let manifestPath = "\(bundle)/manifest.json"
-        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 29", with: "\"photos\": 30")
+        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 19", with: "\"photos\": 20")
         try edited.write(toFile: manifestPath, atomically: true, encoding: .utf8)
         let (digest, _) = try SHA256.hex(ofFile: manifestPath)
         let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
@@ -92,7 +92,7 @@ import Testing
         }.joined(separator: "\n") + "\n"
         try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
         let problems = BundleVerifier(directory: bundle).verify()
-        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 29 rows, the manifest says 30"])
+        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 19 rows, the manifest says 20"])
     }
 
     @Test func aDatabaseFromAnotherApplicationIsRefused() throws {

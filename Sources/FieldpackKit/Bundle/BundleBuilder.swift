@@ -13,15 +13,20 @@ public struct BundleBuilder {
         public var input: String
         public var output: String
         public var pipelineName: String
+        /// Which photos ship and what they cost (the pipeline's licences, targets, budget).
+        public var policy: ShippingPolicy
+        /// Where to write `costs-report.json` (nil: not written).
+        public var costsReport: String? = nil
         /// Build date (Unix seconds); nil takes `SOURCE_DATE_EPOCH`, then the newest record's date.
         public var sourceDateEpoch: Int64? = nil
         /// For tests: fail after this many migrations, to prove nothing is published.
         public var failAfterMigration: Int? = nil
 
-        public init(input: String, output: String, pipelineName: String) {
+        public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
             self.input = input
             self.output = output
             self.pipelineName = pipelineName
+            self.policy = policy
         }
     }
 
@@ -31,12 +36,28 @@ public struct BundleBuilder {
         public var buildDate = ""
         public var bytes = 0
         public var records = 0
+        public var report: CostReport? = nil
     }
 
     /// The shipped file's page size: SQLite's default and recommendation, and APFS's block size.
     public static let pageSize = 4096
 
-    public static let tables = ["users", "photos", "taxa", "observations", "observation_photos", "taxon_photos"]
+    public static let tables = [
+        "users", "photos", "taxa", "observations", "observation_photos", "taxon_photos", "photo_tiers", "display_targets",
+        "size_costs",
+    ]
+
+    /// Each taxon's hero photo, among the photos that ship (the only ones in the bundle): its
+    /// default photo, else its first taxon photo, else the photo of its newest research-grade
+    /// observation (in absolute time; ties to the higher observation id, then the lower position).
+    static let chooseHeroPhotos = """
+        UPDATE taxa SET hero_photo_id = coalesce(
+            default_photo_id,
+            (SELECT tp.photo_id FROM taxon_photos AS tp WHERE tp.taxon_id = taxa.id ORDER BY tp.position LIMIT 1),
+            (SELECT op.photo_id FROM observations AS o JOIN observation_photos AS op ON op.observation_id = o.id
+             WHERE o.taxon_id = taxa.id AND o.quality_grade = 'research'
+             ORDER BY julianday(o.updated_at) DESC, o.id DESC, op.position, op.photo_id LIMIT 1))
+        """
 
     /// The foreign keys the loader checks, as (table, column, parent table).
     public static var checkedForeignKeys: [(table: String, column: String, parent: String)] {
@@ -88,11 +109,15 @@ public struct BundleBuilder {
             trace.mark("migrations")
             try scratch.transaction {
                 for index in indexes { try scratch.execute("DROP INDEX \"\(index[0]!)\"") }
+                let measured = try options.policy.measuredSizes.map { try MeasuredSizes(path: $0) }
                 let loader = try RecordLoader(database: scratch)
-                try loader.load(path: options.input)
+                try loader.load(path: options.input, policy: options.policy, measured: measured)
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
+                try scratch.execute(Self.chooseHeroPhotos)
+                trace.mark("hero photos")
+                summary.report = loader.report
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
                 summary.buildDate = Timestamp.iso8601(seconds: buildSeconds)
@@ -105,7 +130,9 @@ public struct BundleBuilder {
                     ("tool_version", ToolVersion.version),
                     ("build_date", summary.buildDate),
                     ("inputs", loader.inputsJSON()),
+                    ("photos.licenses_allowed", options.policy.licenses.map(\.rawValue).sorted().joined(separator: ",")),
                 ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
+                    + (loader.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                 for (key, value) in info {
                     try insert.bind(key, at: 1)
@@ -144,6 +171,9 @@ public struct BundleBuilder {
         try FileSystem.fsyncFile(publishPath)
         trace.mark("fsync")
         try FileSystem.rename(publishPath, to: options.output)
+        if let path = options.costsReport, let report = summary.report {
+            try AtomicOutput.write(report.json, to: path)
+        }
         summary.bytes = FileSystem.size(options.output) ?? 0
         return summary
     }

@@ -93,6 +93,78 @@ public enum Migrations {
             CREATE INDEX observation_photos_by_photo ON observation_photos(photo_id);
             CREATE INDEX taxon_photos_by_photo ON taxon_photos(photo_id);
             """),
+        Migration(version: 3, name: "photo-shipping-and-costs", sql: """
+            -- Every photo row may ship: its own licence is allowed, its URL is https, it has a credit.
+            ALTER TABLE photos ADD COLUMN source TEXT;        -- 'inaturalist' or 'remote'
+            ALTER TABLE photos ADD COLUMN url_template TEXT;  -- '{size}' stands for the tier; NULL when remote
+            ALTER TABLE photos ADD COLUMN license TEXT;       -- normalised code; 'all-rights-reserved' for none
+            ALTER TABLE photos ADD COLUMN credit TEXT;        -- the attribution line the app shows
+            ALTER TABLE taxa ADD COLUMN hero_photo_id INTEGER REFERENCES photos(id);
+
+            -- iNaturalist's CDN sizes: square is a 75 x 75 crop; the others fit inside bound px.
+            CREATE TABLE photo_tiers (
+                name TEXT NOT NULL PRIMARY KEY,
+                ordinal INTEGER NOT NULL UNIQUE,
+                bound INTEGER NOT NULL,
+                cropped INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            INSERT INTO photo_tiers (name, ordinal, bound, cropped) VALUES
+                ('square', 0, 75, 1), ('thumb', 1, 100, 0), ('small', 2, 240, 0),
+                ('medium', 3, 500, 0), ('large', 4, 1024, 0), ('original', 5, 2048, 0);
+
+            -- Where the app shows photos (from the pipeline file); id is the pipeline's order.
+            CREATE TABLE display_targets (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL UNIQUE,
+                width_points REAL NOT NULL,
+                height_points REAL NOT NULL,
+                scale REAL NOT NULL,
+                mode TEXT NOT NULL,
+                box_width INTEGER NOT NULL,
+                box_height INTEGER NOT NULL
+            );
+
+            -- A photo's costs depend only on whether it is remote and its stored size (0 x 0 when
+            -- unknown), so they are stored once per such size class and target.
+            CREATE TABLE size_costs (
+                remote INTEGER NOT NULL,
+                original_width INTEGER NOT NULL,
+                original_height INTEGER NOT NULL,
+                target_id INTEGER NOT NULL REFERENCES display_targets(id),
+                tier TEXT REFERENCES photo_tiers(name),  -- NULL: a remote photo's own URL
+                served_width INTEGER NOT NULL,
+                served_height INTEGER NOT NULL,
+                display_width INTEGER NOT NULL,
+                display_height INTEGER NOT NULL,
+                decoded_bytes INTEGER NOT NULL,
+                transient_bytes INTEGER NOT NULL,
+                download_bytes INTEGER NOT NULL,
+                upscaled INTEGER NOT NULL,
+                assumed_dimensions INTEGER NOT NULL,
+                PRIMARY KEY (remote, original_width, original_height, target_id)
+            ) WITHOUT ROWID;
+
+            -- One row per photo and target.
+            CREATE VIEW photo_costs AS
+            SELECT p.id AS photo_id, t.id AS target_id, t.name AS target, c.tier,
+                   CASE WHEN c.tier IS NULL THEN p.url ELSE replace(p.url_template, '{size}', c.tier) END AS url,
+                   c.served_width, c.served_height, c.display_width, c.display_height,
+                   c.decoded_bytes, c.transient_bytes, c.download_bytes, c.upscaled, c.assumed_dimensions
+            FROM photos AS p
+            JOIN size_costs AS c
+              ON c.remote = (p.source = 'remote')
+             AND c.original_width = CASE WHEN p.width > 0 AND p.height > 0 THEN p.width ELSE 0 END
+             AND c.original_height = CASE WHEN p.width > 0 AND p.height > 0 THEN p.height ELSE 0 END
+            JOIN display_targets AS t ON t.id = c.target_id;
+
+            -- One row per photo and tier (a remote photo: one row, tier NULL, its own URL).
+            CREATE VIEW photo_urls AS
+            SELECT p.id AS photo_id, t.name AS tier, replace(p.url_template, '{size}', t.name) AS url
+            FROM photos AS p JOIN photo_tiers AS t
+            WHERE p.url_template IS NOT NULL
+            UNION ALL
+            SELECT p.id, NULL, p.url FROM photos AS p WHERE p.url_template IS NULL;
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -103,5 +175,6 @@ public enum Migrations {
     public static let goldenFingerprints: [Int: String] = [
         1: "e23a19099857b8af7a1f3e73a7623eefbc6174046a11beaef9a510c6b64c430a",
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
+        3: "78e3b18f97317e09e4f03eec1ba6a3d8c557a68a0c9dc41b76e88f48eab317cc",
     ]
 }

@@ -9,6 +9,9 @@ import Glibc
 final class RecordBatch {
     enum Table: UInt8 {
         case users, photos, taxa, observations, observationPhotos, taxonPhotos
+        /// `UPDATE taxa SET default_photo_id = ? WHERE id = ?`, once the photo is known to ship.
+        case taxonDefaultPhoto
+        case displayTargets, sizeCosts
     }
 
     struct Value {
@@ -30,6 +33,8 @@ final class RecordBatch {
     var records = 0
     var newestSeen: Int64? = nil
     var inputs: [(path: String, bytes: Int64, sha256: String)] = []
+    /// On the last batch: what the photos cost (see `PhotoShippingLoad`).
+    var report: CostReport? = nil
 
     init() {
         arena.reserveCapacity(1 << 20)
@@ -62,6 +67,13 @@ final class RecordBatch {
         add(Value(tag: 3, payload: Int64(offset), length: Int32(value.count)))
     }
 
+    func text(_ value: String?) {
+        guard var value else { return add(Value(tag: 0, payload: 0, length: 0)) }
+        let offset = arena.count
+        value.withUTF8 { arena.append(contentsOf: $0) }
+        add(Value(tag: 3, payload: Int64(offset), length: Int32(arena.count - offset)))
+    }
+
     func bool(_ value: Bool?) { int(value.map { $0 ? 1 : 0 }) }
 
     /// Binds row `row`'s values to `statement` (parameters 1…n).
@@ -80,6 +92,35 @@ final class RecordBatch {
                 }
             }
         }
+    }
+}
+
+/// Fills batches for the inserting thread, handing each over once it holds `rowsPerBatch` rows.
+final class BatchStream {
+    static let rowsPerBatch = 8192
+    let channel: BatchChannel
+    private(set) var batch = RecordBatch()
+
+    init(channel: BatchChannel) {
+        self.channel = channel
+    }
+
+    /// Starts a row of `table`, in a fresh batch if the current one is full; returns the batch
+    /// to add the row's values to.
+    func begin(_ table: RecordBatch.Table) -> RecordBatch {
+        if batch.rows.count >= Self.rowsPerBatch {
+            channel.send(batch)
+            batch = RecordBatch()
+        }
+        batch.begin(table)
+        return batch
+    }
+
+    /// Sends the last batch, carrying `report`, and the end.
+    func finish(report: CostReport) {
+        batch.report = report
+        channel.send(batch)
+        channel.send(nil)
     }
 }
 

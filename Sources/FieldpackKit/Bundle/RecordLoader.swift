@@ -1,24 +1,29 @@
 import Dispatch
 
 /// Loads deduped records into the bundle tables: a producer thread parses lines into
-/// `RecordBatch`es while this thread inserts them with reused prepared statements. The caller
-/// wraps the load in one transaction. Records arrive sorted by kind and id, so rows go in key order.
+/// `RecordBatch`es (deciding which photos ship, see `PhotoShippingLoad`) while this thread inserts
+/// them with reused prepared statements. The caller wraps the load in one transaction. Records
+/// arrive sorted by kind and id, so rows go in key order.
 final class RecordLoader {
     let database: Database
     private var statements: [RecordBatch.Table: Statement] = [:]
     private(set) var records = 0
     private(set) var newestSeen: Int64? = nil
+    private(set) var report: CostReport? = nil
     private var inputs: [(path: String, bytes: Int64, sha256: String)] = []
 
     init(database: Database) throws {
         self.database = database
         statements[.users] = try database.prepare("INSERT INTO users (id, login, name) VALUES (?, ?, ?)")
-        statements[.photos] = try database.prepare(
-            "INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        statements[.photos] = try database.prepare("""
+            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type,
+                                source, url_template, license, credit)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         statements[.taxa] = try database.prepare("""
             INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name,
-                              wikipedia_url, is_active, default_photo_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              wikipedia_url, is_active)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         statements[.observations] = try database.prepare("""
             INSERT INTO observations (id, uuid, user_id, taxon_id, quality_grade, observed_on, time_observed_at,
@@ -30,14 +35,25 @@ final class RecordLoader {
             "INSERT INTO observation_photos (observation_id, photo_id, position) VALUES (?, ?, ?)")
         statements[.taxonPhotos] = try database.prepare(
             "INSERT INTO taxon_photos (taxon_id, position, photo_id) VALUES (?, ?, ?)")
+        statements[.taxonDefaultPhoto] = try database.prepare("UPDATE taxa SET default_photo_id = ? WHERE id = ?")
+        statements[.displayTargets] = try database.prepare("""
+            INSERT INTO display_targets (id, name, width_points, height_points, scale, mode, box_width, box_height)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        statements[.sizeCosts] = try database.prepare("""
+            INSERT INTO size_costs (remote, original_width, original_height, target_id, tier, served_width, served_height,
+                                    display_width, display_height, decoded_bytes, transient_bytes, download_bytes,
+                                    upscaled, assumed_dimensions)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
     }
 
-    func load(path: String) throws {
+    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?) throws {
         let channel = BatchChannel(capacity: 3)
         _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
         DispatchQueue.global().async {
             do {
-                try RecordParser(path: path).run(into: channel)
+                try RecordParser(path: path, policy: policy, measured: measured).run(into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -55,6 +71,7 @@ final class RecordLoader {
             records += batch.records
             if let seen = batch.newestSeen { newestSeen = max(newestSeen ?? seen, seen) }
             inputs += batch.inputs
+            if let report = batch.report { self.report = report }
         }
     }
 
@@ -71,15 +88,16 @@ final class RecordLoader {
 /// The producer half of the load: deduped JSON Lines → row batches, in file order.
 struct RecordParser {
     let path: String
-    static let linesPerBatch = 4096
+    let policy: ShippingPolicy
+    let measured: MeasuredSizes?
 
     func run(into channel: BatchChannel) throws {
         let reader = LineReader(source: try RawFileSource(path: path))
         let parser = JSONParser()
         var columns = JSONColumns()
         var references = ReferenceCheck(path: path)
-        var batch = RecordBatch()
-        var lines = 0
+        var shipping = PhotoShippingLoad(path: path, policy: policy, measured: measured)
+        let stream = BatchStream(channel: channel)
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
             do {
@@ -93,57 +111,71 @@ struct RecordParser {
                 throw FieldpackError(path: path, line: line.number, "record has no kind")
             }
             if kind.equals("obs") {
-                try observation(columns, into: batch, references: &references, line: line.number)
+                try observation(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
             } else if kind.equals("photo") {
-                typealias C = RecordColumns.Photo
-                let id = try requiredID(columns, line: line.number)
-                try references.add(.photos, id: id, line: line.number)
-                batch.begin(.photos)
-                batch.int(id)
-                batch.text(columns.text(C.url))
-                batch.text(columns.text(C.license))
-                batch.text(columns.text(C.attribution))
-                batch.int(columns.int64(C.width))
-                batch.int(columns.int64(C.height))
-                batch.text(columns.text(C.type))
+                try photo(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
             } else if kind.equals("taxon") {
-                try taxon(columns, into: batch, references: &references, line: line.number)
+                try taxon(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
             } else if kind.equals("user") {
                 typealias C = RecordColumns.User
                 let id = try requiredID(columns, line: line.number)
                 try references.add(.users, id: id, line: line.number)
-                batch.begin(.users)
+                let batch = stream.begin(.users)
                 batch.int(id)
                 batch.text(columns.text(C.login))
                 batch.text(columns.text(C.name))
+                shipping.user(id, name: columns.string(C.name) ?? columns.string(C.login))
             } else if kind.equals("input") {
                 // The deduped input record: ["input", path, bytes, sha256, format].
-                batch.inputs.append((columns.string(1) ?? "", columns.int64(2) ?? 0, columns.string(3) ?? ""))
+                stream.batch.inputs.append((columns.string(1) ?? "", columns.int64(2) ?? 0, columns.string(3) ?? ""))
             } else {
                 throw FieldpackError(path: path, line: line.number, "unknown record kind \"\(kind.string)\"")
             }
-            batch.records += 1
-            lines += 1
-            if lines == Self.linesPerBatch {
-                channel.send(batch)
-                batch = RecordBatch()
-                lines = 0
-            }
+            stream.batch.records += 1
         }
-        channel.send(batch)
-        channel.send(nil)
+        try shipping.finish(references: references, into: stream)
+        stream.finish(report: shipping.report)
+    }
+
+    private func photo(
+        _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
+        shipping: inout PhotoShippingLoad, line: Int
+    ) throws {
+        typealias C = RecordColumns.Photo
+        let id = try requiredID(record, line: line)
+        try references.add(.photos, id: id, line: line)
+        let photo = shipping.decide(record, id: id)
+        guard photo.ships else { return }
+        let batch = stream.begin(.photos)
+        batch.int(id)
+        batch.text(photo.url)
+        batch.text(record.text(C.license))
+        batch.text(record.text(C.attribution))
+        batch.int(record.int64(C.width))
+        batch.int(record.int64(C.height))
+        batch.text(record.text(C.type))
+        if case .inaturalist(let url) = photo.source {
+            batch.text("inaturalist")
+            batch.text(url.template)
+        } else {
+            batch.text("remote")
+            batch.text(nil as String?)
+        }
+        batch.text(photo.license?.rawValue)
+        batch.text(photo.credit)
     }
 
     private func observation(
-        _ record: JSONColumns, into batch: RecordBatch, references: inout ReferenceCheck, line: Int
+        _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
+        shipping: inout PhotoShippingLoad, line: Int
     ) throws {
         typealias C = RecordColumns.Observation
         let id = try requiredID(record, line: line)
         try references.add(.observations, id: id, line: line)
         try references.require(.users, record.int64(C.user), from: "observations.user_id", line: line)
         try references.require(.taxa, record.int64(C.taxon), from: "observations.taxon_id", line: line)
+        let batch = stream.begin(.observations)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
-        batch.begin(.observations)
         batch.int(id)
         batch.text(record.text(C.uuid))
         batch.int(record.int64(C.user))
@@ -160,26 +192,25 @@ struct RecordParser {
         batch.text(record.text(C.license))
         batch.text(record.text(C.createdAt))
         batch.text(record.text(C.updatedAt))
+        shipping.observation(id, user: record.int64(C.user))
         guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
             }
-            try references.require(.photos, photo, from: "observation_photos.photo_id", line: line)
-            batch.begin(.observationPhotos)
-            batch.int(id)
-            batch.int(photo)
-            batch.int(position)
+            shipping.link(observation: id, photo: photo, position: position, line: line)
         }
     }
 
-    private func taxon(_ record: JSONColumns, into batch: RecordBatch, references: inout ReferenceCheck, line: Int) throws {
+    private func taxon(
+        _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
+        shipping: inout PhotoShippingLoad, line: Int
+    ) throws {
         typealias C = RecordColumns.Taxon
         let id = try requiredID(record, line: line)
         try references.add(.taxa, id: id, line: line)
-        try references.require(.photos, record.int64(C.defaultPhoto), from: "taxa.default_photo_id", line: line)
-        batch.begin(.taxa)
+        let batch = stream.begin(.taxa)
         batch.int(id)
         batch.text(record.text(C.name))
         batch.text(record.text(C.rank))
@@ -189,17 +220,14 @@ struct RecordParser {
         batch.text(record.text(C.preferredCommonName))
         batch.text(record.text(C.wikipediaURL))
         batch.bool(record.bool(C.isActive))
-        batch.int(record.int64(C.defaultPhoto))
+        // The default photo is set once it is known to ship.
+        if let photo = record.int64(C.defaultPhoto) { shipping.defaultPhoto(taxon: id, photo: photo, line: line) }
         guard let photos = record[C.photos], photos.isArray else { return }
         for (position, photo) in photos.elements.enumerated() {
             guard let photoID = photo.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold photo ids")
             }
-            try references.require(.photos, photoID, from: "taxon_photos.photo_id", line: line)
-            batch.begin(.taxonPhotos)
-            batch.int(id)
-            batch.int(Int64(position))
-            batch.int(photoID)
+            shipping.taxonPhoto(taxon: id, position: Int64(position), photo: photoID, line: line)
         }
     }
 

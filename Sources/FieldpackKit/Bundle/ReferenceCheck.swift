@@ -1,8 +1,9 @@
 /// The bundle's foreign keys, checked while the records load: deduped records arrive by kind
-/// (photos, taxa, users, observations), each sorted by id, so every parent is known before any
-/// child that refers to it. A missing parent is reported with the line that refers to it, which
-/// `PRAGMA foreign_key_check` after the fact could not do. `fieldpack-verify` still runs
-/// `foreign_key_check` on the published bundle.
+/// (taxa, users, observations, photos), each sorted by id, so every parent but a photo is known
+/// before any child that refers to it; references to photos are held back and checked once the
+/// photos are in (`PhotoShippingLoad.finish`). A missing parent is reported with the line that
+/// refers to it, which `PRAGMA foreign_key_check` after the fact could not do. `fieldpack-verify`
+/// still runs `foreign_key_check` on the published bundle.
 struct ReferenceCheck {
     /// Every foreign key the schema declares, as (child table, column, parent table); a test
     /// keeps this equal to `PRAGMA foreign_key_list` of the migrated schema.
@@ -14,10 +15,15 @@ struct ReferenceCheck {
         ("observation_photos", "photo_id", "photos"),
         ("taxon_photos", "taxon_id", "taxa"),
         ("taxon_photos", "photo_id", "photos"),
+        // Built by the bundle stage from rows already checked (see `BundleBuilder`).
+        ("taxa", "hero_photo_id", "photos"),
+        ("size_costs", "target_id", "display_targets"),
+        ("size_costs", "tier", "photo_tiers"),
     ]
 
+    /// In the order records arrive.
     enum Parent: Int {
-        case photos, taxa, users, observations
+        case taxa, users, observations, photos
     }
 
     private var ids: [[Int64]] = [[], [], [], []]
@@ -31,28 +37,33 @@ struct ReferenceCheck {
     /// Records a parent row; kinds must come in order and ids ascending within a kind.
     mutating func add(_ parent: Parent, id: Int64, line: Int) throws {
         if parent.rawValue < stage {
-            throw FieldpackError(path: path, line: line, "deduped records out of order: photos, taxa, users, then observations")
+            throw FieldpackError(path: path, line: line, "deduped records out of order: taxa, users, observations, then photos")
         }
         stage = parent.rawValue
         if let last = ids[parent.rawValue].last, last >= id {
             throw FieldpackError(path: path, line: line, "deduped records out of order: id \(id) after \(last)")
         }
-        // Observations are the last kind; nothing refers to them across records.
+        // Nothing refers to an observation across records.
         if parent != .observations { ids[parent.rawValue].append(id) }
     }
 
     /// Throws unless `id` (if any) names a row of `parent` already loaded.
     func require(_ parent: Parent, _ id: Int64?, from column: String, line: Int) throws {
         guard let id else { return }
-        let sorted = ids[parent.rawValue]
-        let low = sorted.partitionPoint { $0 < id }
-        if low == sorted.count || sorted[low] != id {
+        if position(of: id, in: parent) == nil {
             throw FieldpackError(
                 path: path, line: line, "foreign key violation: \(column) \(id) has no row in \(Self.tableName(parent))")
         }
     }
 
+    /// Where `id` is among the loaded rows of `parent` (in load order), nil if absent.
+    func position(of id: Int64, in parent: Parent) -> Int? {
+        let sorted = ids[parent.rawValue]
+        let low = sorted.partitionPoint { $0 < id }
+        return low < sorted.count && sorted[low] == id ? low : nil
+    }
+
     static func tableName(_ parent: Parent) -> String {
-        ["photos", "taxa", "users", "observations"][parent.rawValue]
+        ["taxa", "users", "observations", "photos"][parent.rawValue]
     }
 }

@@ -28,30 +28,71 @@ public struct CostModel: Sendable, Equatable {
     }
 
     /// The cost of showing a photo whose stored original is `original` (nil: unknown) in `target`.
-    public func estimate(original: PixelSize?, target: DisplayTarget) -> PhotoCost {
+    /// An iNaturalist photo is served in every tier; a remote photo only as the one URL it came
+    /// with (`tier` nil), at its own size.
+    public func estimate(original: PixelSize?, target: DisplayTarget, remote: Bool = false) -> PhotoCost {
         let known = original.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
         let source = known ?? assumedOriginal
-        var chosen = PhotoTier.original
+        var chosen: PhotoTier? = .original
         var upscaled = true
-        for tier in PhotoTier.allCases where target.isCovered(by: tier.servedSize(original: source), tier: tier) {
-            chosen = tier
-            upscaled = false
-            break
+        if remote {
+            chosen = nil
+            upscaled = !target.isCovered(by: source, tier: .original)
+        } else {
+            for tier in PhotoTier.allCases where target.isCovered(by: tier.servedSize(original: source), tier: tier) {
+                chosen = tier
+                upscaled = false
+                break
+            }
         }
-        let served = chosen.servedSize(original: source)
+        let served = chosen?.servedSize(original: source) ?? source
         let display = target.displaySize(of: served)
         return PhotoCost(
             target: target.name, tier: chosen, served: served, display: display,
             decodedBytes: decodedBytes(display), transientBytes: decodedBytes(served),
-            downloadBytes: downloadBytes(served, tier: chosen), upscaled: upscaled, assumedDimensions: known == nil)
+            downloadBytes: downloadBytes(served, tier: chosen ?? .original), upscaled: upscaled,
+            assumedDimensions: known == nil)
+    }
+
+    /// The cost of every photo of one size class in `target`.
+    public func estimate(_ size: SizeClass, target: DisplayTarget) -> PhotoCost {
+        estimate(original: size.original, target: target, remote: size.remote)
+    }
+}
+
+/// What a photo's costs depend on: whether it is remote, and its stored size (unknown when not
+/// both sides are positive). Costs are computed once per class, not once per photo, and the
+/// bundle stores them per class (`size_costs`), with a view giving a row per photo and target.
+public struct SizeClass: Hashable, Sendable, Comparable {
+    public var remote: Bool
+    /// 0 × 0 when unknown.
+    public var width: Int
+    public var height: Int
+
+    public init(remote: Bool, original: PixelSize?) {
+        self.remote = remote
+        if let original, original.width > 0, original.height > 0 {
+            width = original.width
+            height = original.height
+        } else {
+            width = 0
+            height = 0
+        }
+    }
+
+    public var original: PixelSize? { width > 0 ? PixelSize(width: width, height: height) : nil }
+
+    public static func < (a: SizeClass, b: SizeClass) -> Bool {
+        (a.remote ? 1 : 0, a.width, a.height) < (b.remote ? 1 : 0, b.width, b.height)
     }
 }
 
 /// One photo in one target.
 public struct PhotoCost: Sendable, Equatable {
     public var target: String
-    /// The smallest tier that covers the target (or the largest, if none does).
-    public var tier: PhotoTier
+    /// The smallest tier that covers the target (or the largest, if none does); nil for a remote
+    /// photo, which has only its own URL.
+    public var tier: PhotoTier?
     /// The tier's size as the CDN serves it.
     public var served: PixelSize
     /// What the app draws.

@@ -1,11 +1,13 @@
 /// The shipping decision for one photo: whether it may ship and why not, its licence and credit,
-/// the URL of every tier (or the remote URL), and its cost in every display target.
+/// and the URL of every tier (or the remote URL). Its costs depend only on its `sizeClass`.
 public struct PhotoShipping: Sendable {
     public enum Exclusion: Sendable, Equatable, Hashable {
         case license(License)
         case unknownLicense(String)
         case placeholder(PlaceholderKind)
         case unusableURL(String)
+        /// Hidden by a moderator (`hidden: true`), whatever its URL says.
+        case hidden
         case noCredit
 
         /// A stable key for counting: `license:cc-by-nc`, `placeholder:media-hidden`, …
@@ -15,6 +17,7 @@ public struct PhotoShipping: Sendable {
             case .unknownLicense(let code): return "unknown-license:\(code)"
             case .placeholder(let kind): return "placeholder:\(kind.rawValue)"
             case .unusableURL(let reason): return "url:\(reason)"
+            case .hidden: return "hidden"
             case .noCredit: return "no-credit"
             }
         }
@@ -27,7 +30,6 @@ public struct PhotoShipping: Sendable {
     public var originalAttribution: String?
     public var source: PhotoSource
     public var original: PixelSize?
-    public var costs: [PhotoCost]
 
     public var ships: Bool { exclusion == nil }
 
@@ -38,16 +40,16 @@ public struct PhotoShipping: Sendable {
     ///     observer's name or login), nil if unknown.
     public static func decide(
         id: Int64, source: PhotoSource, licenseCode: String?, attribution: String?, name: String?, original: PixelSize?,
-        policy: ShippingPolicy
+        hidden: Bool = false, policy: ShippingPolicy
     ) -> PhotoShipping {
         let license = License.parse(licenseCode)
         var shipping = PhotoShipping(
             id: id, exclusion: nil, license: license, credit: license?.credit(name: name), originalAttribution: attribution,
-            source: source, original: original, costs: [])
+            source: source, original: original)
         switch source {
         case .placeholder(let kind): shipping.exclusion = .placeholder(kind)
         case .unusable(let reason): shipping.exclusion = .unusableURL(reason)
-        case .inaturalist, .remote: break
+        case .inaturalist, .remote: if hidden { shipping.exclusion = .hidden }
         }
         if shipping.exclusion == nil {
             if let license {
@@ -57,9 +59,23 @@ public struct PhotoShipping: Sendable {
             }
         }
         if shipping.exclusion == nil && shipping.credit == nil { shipping.exclusion = .noCredit }
-        if shipping.ships {
-            shipping.costs = policy.targets.map { policy.model.estimate(original: original, target: $0) }
-        }
         return shipping
+    }
+
+    public var isRemote: Bool {
+        if case .remote = source { return true }
+        return false
+    }
+
+    public var sizeClass: SizeClass { SizeClass(remote: isRemote, original: original) }
+
+    /// The URL to store: for an iNaturalist photo, its own tier's URL as https without the
+    /// cache-busting query; a remote photo's URL as it came.
+    public var url: String? {
+        switch source {
+        case .inaturalist(let url): return url.url(url.tier)
+        case .remote(let url): return url
+        case .placeholder, .unusable: return nil
+        }
     }
 }

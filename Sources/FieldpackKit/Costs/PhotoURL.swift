@@ -144,6 +144,10 @@ public final class PhotoURLParser {
         }
         let malformed = PhotoSource.unusable("iNaturalist URL is not …/photos/{id}/{size}.{ext}")
         guard found == 3 else { return malformed }
+        // A brace would be mistaken for the template's `{size}`; real paths never hold one.
+        if path.contains(UInt8(ascii: "{")) || path.contains(UInt8(ascii: "}")) {
+            return .unusable("iNaturalist URL path holds a brace")
+        }
         let (fileStart, idStart, photosStart) = (slashes.0 + 1, slashes.1 + 1, slashes.2 + 1)
         guard idStart - 1 - photosStart == 6, Self.contains(UnsafeBufferPointer(rebasing: path[photosStart..<(idStart - 1)]), "photos")
         else { return malformed }

@@ -90,8 +90,42 @@ public struct Dedupe: Sendable {
         let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
         trace.mark("count")
 
-        // Pass 2: photos, into one array sized exactly; each half fills its own region. Scoped,
-        // so their memory is freed before the next pass.
+        // Pass 2: taxa, users and observations (one array each, filled the same way), written before
+        // the photos so that the bundle knows every observer before it credits a photo. Scoped, so
+        // their memory is freed before the next pass.
+        do {
+            let otherKinds: [Kind] = [.taxon, .user, .observation]
+            let records = try ParallelScan.collect(
+                path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
+            ) { reader, kind, line, offset -> RecordOccurrence? in
+                let record = try reader.load(line, offset: offset)
+                var rank: Int32 = 0
+                let seen: Int64?
+                switch kind {
+                case .taxon:
+                    if record.text(RecordColumns.Taxon.from)?.equals("taxa") ?? false { rank |= 2 }
+                    if record[RecordColumns.Taxon.photos]?.isArray ?? false { rank |= 1 }
+                    seen = record.int64(RecordColumns.Taxon.seen)
+                case .user: seen = record.int64(RecordColumns.User.seen)
+                default: seen = record.int64(RecordColumns.Observation.seen)
+                }
+                return RecordOccurrence(
+                    id: try requiredID(record, offset: offset), seen: seen ?? Int64.min,
+                    content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                    offset: Int64(offset), length: Int32(line.count), rank: rank)
+            }
+            trace.mark("collect records")
+            for (slot, kind) in otherKinds.enumerated() {
+                sortInPlace(records[slot].buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
+                let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
+                    try winners.writeRecord(group, taxon: kind == .taxon)
+                } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
+                summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
+            }
+            trace.mark("write records")
+        }
+
+        // Pass 3: photos, into one array sized exactly; each half fills its own region.
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
         do {
             let photos = try ParallelScan.collect(
@@ -125,37 +159,6 @@ public struct Dedupe: Sendable {
             summary.conflicts = report.counts
             trace.mark("write photos")
         }
-
-        // Pass 3: taxa, users and observations (one array each, filled the same way).
-        let otherKinds: [Kind] = [.taxon, .user, .observation]
-        let records = try ParallelScan.collect(
-            path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
-        ) { reader, kind, line, offset -> RecordOccurrence? in
-            let record = try reader.load(line, offset: offset)
-            var rank: Int32 = 0
-            let seen: Int64?
-            switch kind {
-            case .taxon:
-                if record.text(RecordColumns.Taxon.from)?.equals("taxa") ?? false { rank |= 2 }
-                if record[RecordColumns.Taxon.photos]?.isArray ?? false { rank |= 1 }
-                seen = record.int64(RecordColumns.Taxon.seen)
-            case .user: seen = record.int64(RecordColumns.User.seen)
-            default: seen = record.int64(RecordColumns.Observation.seen)
-            }
-            return RecordOccurrence(
-                id: try requiredID(record, offset: offset), seen: seen ?? Int64.min,
-                content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
-                offset: Int64(offset), length: Int32(line.count), rank: rank)
-        }
-        trace.mark("collect records")
-        for (slot, kind) in otherKinds.enumerated() {
-            sortInPlace(records[slot].buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
-            let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
-                try winners.writeRecord(group, taxon: kind == .taxon)
-            } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
-            summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
-        }
-        trace.mark("write records")
         try report.write(to: options.conflicts)
         try output.commit()
         return summary

@@ -117,7 +117,7 @@ public struct INatIngest {
 
         try writeRejects(summary.findings)
         if let depfile = options.depfile {
-            try writeDepfile(depfile, inputs: inputs)
+            try Depfile.write(depfile, target: options.output, prerequisites: inputs + options.watchedFolders)
         }
         if summary.rejectRate > options.maxRejectRate {
             throw FieldpackError(
@@ -163,18 +163,6 @@ public struct INatIngest {
         }
         try rejects.write(writer.bytes)
         try rejects.commit()
-    }
-
-    /// A make depfile: the output depends on every input and on the folders they were found in.
-    private func writeDepfile(_ path: String, inputs: [String]) throws {
-        func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: " ", with: "\\ ").replacingOccurrences(of: "$", with: "$$")
-        }
-        var text = "\(escape(options.output)):"
-        for input in inputs + options.watchedFolders { text += " \\\n  \(escape(input))" }
-        text += "\n"
-        for input in inputs + options.watchedFolders { text += "\(escape(input)):\n" }
-        try AtomicOutput.write(text, to: path)
     }
 }
 

@@ -289,12 +289,3 @@ public struct RecordCounts: Sendable, Equatable {
         lhs.photos += rhs.photos
     }
 }
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var result = self
-        while result.first == " " { result.removeFirst() }
-        while result.last == " " { result.removeLast() }
-        return result
-    }
-}

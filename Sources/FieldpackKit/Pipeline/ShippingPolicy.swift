@@ -6,7 +6,7 @@
 /// "targets": [{"name": "list-cell", "width": 60, "height": 60, "scale": 3, "mode": "fill"}],
 /// "memory_budget_bytes": 52428800,
 /// "costs": {"bytes_per_pixel": 4, "row_alignment": 64, "assumed_original": [2048, 1536],
-///           "download_bytes_per_pixel": {"small": 0.3}}
+///           "download_bytes_per_pixel": {"small": 0.3}, "measured_sizes": "sizes.csv"}
 /// ```
 public struct ShippingPolicy: Sendable, Equatable {
     public var licenses: Set<License> = License.commercialDefault
@@ -14,6 +14,8 @@ public struct ShippingPolicy: Sendable, Equatable {
     /// The app's LRU `costLimit` for decoded thumbnails, in bytes.
     public var memoryBudget: Int = 50 << 20
     public var model = CostModel()
+    /// A CSV of measured tier file sizes (`MeasuredSizes`) to fit the download figures to.
+    public var measuredSizes: String? = nil
 
     public init() {}
 
@@ -58,7 +60,10 @@ public struct ShippingPolicy: Sendable, Equatable {
         }
         if let costs = root["costs"], !costs.isNull {
             guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
-            if let value = costs["bytes_per_pixel"]?.int64 { policy.model.bytesPerPixel = Int(value) }
+            if let value = costs["bytes_per_pixel"]?.int64 {
+                guard value > 0 else { throw FieldpackError(path: path, "costs.bytes_per_pixel must be positive") }
+                policy.model.bytesPerPixel = Int(value)
+            }
             if let value = costs["row_alignment"]?.int64 {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.row_alignment must be positive") }
                 policy.model.rowAlignment = Int(value)
@@ -77,6 +82,12 @@ public struct ShippingPolicy: Sendable, Equatable {
                     }
                     policy.model.downloadBytesPerPixel[tier.ordinal] = rate
                 }
+            }
+            if let value = costs["measured_sizes"], !value.isNull {
+                guard let file = value.string, !file.isEmpty else {
+                    throw FieldpackError(path: path, "costs.measured_sizes must be the path of a CSV file")
+                }
+                policy.measuredSizes = file
             }
         }
         return policy

@@ -17,3 +17,13 @@ public enum StandardError {
 func systemError() -> String {
     String(cString: strerror(errno))
 }
+
+extension Substring {
+    /// Without leading and trailing spaces, tabs and carriage returns.
+    var trimmingSpaces: Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" || first == "\r" { result.removeFirst() }
+        while let last = result.last, last == " " || last == "\t" || last == "\r" { result.removeLast() }
+        return result
+    }
+}

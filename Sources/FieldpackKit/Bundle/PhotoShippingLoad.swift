@@ -1,0 +1,186 @@
+/// The photo half of the bundle load, on the parsing thread: decides for every photo whether it
+/// may ship (and with what credit and URLs), and holds back the rows that refer to photos until
+/// the photos are decided — observation photo links, taxon photos, taxa's default photos — so
+/// that the bundle keeps only shipped photos and every reference to them.
+///
+/// Deduped records arrive as taxa, users, observations, then photos: every observer is known
+/// before a photo needs a credit.
+struct PhotoShippingLoad {
+    struct Link {
+        var observation: Int64
+        var photo: Int64
+        var position: Int64
+        var line: Int32
+    }
+
+    struct TaxonPhoto {
+        var taxon: Int64
+        var position: Int64
+        var photo: Int64
+        var line: Int32
+    }
+
+    let path: String
+    let policy: ShippingPolicy
+    let measured: MeasuredSizes?
+    private let urls = PhotoURLParser()
+    private(set) var report: CostReport
+    /// Each user's name, else login, by id.
+    private var names: [Int64: String] = [:]
+    private var observationIDs: [Int64] = []
+    private var observers: [Int64] = []
+    private var links: [Link] = []
+    /// Link indices by photo, then observation id descending: the observation that credits a
+    /// photo is its highest-id one. Built when the first photo arrives.
+    private var linksByPhoto: [Int32] = []
+    private var taxonPhotos: [TaxonPhoto] = []
+    private var defaultPhotos: [TaxonPhoto] = []
+    /// Whether each photo (in `ReferenceCheck`'s photo order) ships.
+    private var shipped: [Bool] = []
+    private var samples: [DownloadSizeFit.Sample] = []
+
+    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?) {
+        self.path = path
+        self.policy = policy
+        self.measured = measured
+        report = CostReport(policy: policy)
+    }
+
+    mutating func user(_ id: Int64, name: String?) {
+        if let name, !name.isEmpty { names[id] = name }
+    }
+
+    mutating func observation(_ id: Int64, user: Int64?) {
+        observationIDs.append(id)
+        observers.append(user ?? 0)
+    }
+
+    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) {
+        links.append(Link(observation: observation, photo: photo, position: position, line: Int32(clamping: line)))
+    }
+
+    mutating func taxonPhoto(taxon: Int64, position: Int64, photo: Int64, line: Int) {
+        taxonPhotos.append(TaxonPhoto(taxon: taxon, position: position, photo: photo, line: Int32(clamping: line)))
+    }
+
+    mutating func defaultPhoto(taxon: Int64, photo: Int64, line: Int) {
+        defaultPhotos.append(TaxonPhoto(taxon: taxon, position: 0, photo: photo, line: Int32(clamping: line)))
+    }
+
+    /// Decides one photo record (photos arrive by id); the caller inserts it if it ships.
+    mutating func decide(_ record: JSONColumns, id: Int64) -> PhotoShipping {
+        typealias C = RecordColumns.Photo
+        if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
+        var name = record.string(C.attributionName)
+        if name == nil, record.text(C.context)?.equals("obs") ?? false, let observation = record.int64(C.observation) {
+            name = observerName(of: observation)
+        }
+        if name == nil, let observation = observation(showing: id) {
+            // A taxon photo that is also an observation's photo: its observer took it.
+            name = observerName(of: observation)
+        }
+        var original: PixelSize? = nil
+        if let width = record.int64(C.width), let height = record.int64(C.height) {
+            original = PixelSize(width: Int(width), height: Int(height))
+        }
+        let source = record.string(C.url).map(urls.classify) ?? .unusable("no URL")
+        let photo = PhotoShipping.decide(
+            id: id, source: source, licenseCode: record.string(C.license), attribution: record.string(C.attribution),
+            name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
+        report.add(photo)
+        shipped.append(photo.ships)
+        if photo.ships, let measured, let known = photo.sizeClass.original, !photo.isRemote {
+            for size in measured.sizes(of: id) {
+                samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
+            }
+        }
+        return photo
+    }
+
+    private mutating func indexLinks() {
+        linksByPhoto = Array(0..<Int32(links.count))
+        linksByPhoto.sort { a, b in
+            let (x, y) = (links[Int(a)], links[Int(b)])
+            return x.photo != y.photo ? x.photo < y.photo : x.observation > y.observation
+        }
+    }
+
+    private func observation(showing photo: Int64) -> Int64? {
+        let low = linksByPhoto.partitionPoint { links[Int($0)].photo < photo }
+        return low < linksByPhoto.count && links[Int(linksByPhoto[low])].photo == photo
+            ? links[Int(linksByPhoto[low])].observation : nil
+    }
+
+    private func observerName(of observation: Int64) -> String? {
+        let low = observationIDs.partitionPoint { $0 < observation }
+        guard low < observationIDs.count, observationIDs[low] == observation, observers[low] != 0 else { return nil }
+        return names[observers[low]]
+    }
+
+    /// After the last photo: checks every held-back reference against the photos (a photo with
+    /// no record at all is an error naming the line that refers to it; an excluded photo's
+    /// references are dropped), fits the download figures to measured sizes, and adds the held
+    /// rows, the display targets and the size-class costs to `stream`.
+    mutating func finish(references: ReferenceCheck, into stream: BatchStream) throws {
+        func ships(_ photo: Int64, from column: String, line: Int32) throws -> Bool {
+            guard let index = references.position(of: photo, in: .photos) else {
+                throw FieldpackError(
+                    path: path, line: Int(line), "foreign key violation: \(column) \(photo) has no row in photos")
+            }
+            return shipped[index]
+        }
+        for taxon in defaultPhotos where try ships(taxon.photo, from: "taxa.default_photo_id", line: taxon.line) {
+            let batch = stream.begin(.taxonDefaultPhoto)
+            batch.int(taxon.photo)
+            batch.int(taxon.taxon)
+        }
+        // Links arrive by observation; within one, insert by photo id (the primary key's order).
+        links.sort { $0.observation != $1.observation ? $0.observation < $1.observation : $0.photo < $1.photo }
+        for link in links where try ships(link.photo, from: "observation_photos.photo_id", line: link.line) {
+            let batch = stream.begin(.observationPhotos)
+            batch.int(link.observation)
+            batch.int(link.photo)
+            batch.int(link.position)
+        }
+        for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
+            let batch = stream.begin(.taxonPhotos)
+            batch.int(entry.taxon)
+            batch.int(entry.position)
+            batch.int(entry.photo)
+        }
+        links = []
+        linksByPhoto = []
+        if !samples.isEmpty { report.apply(DownloadSizeFit.fit(samples)) }
+        for (index, target) in policy.targets.enumerated() {
+            let box = target.box
+            let batch = stream.begin(.displayTargets)
+            batch.int(Int64(index + 1))
+            batch.text(target.name)
+            batch.real(target.width)
+            batch.real(target.height)
+            batch.real(target.scale)
+            batch.text(target.mode.rawValue)
+            batch.int(Int64(box.width))
+            batch.int(Int64(box.height))
+        }
+        for (size, costs) in zip(report.classes, report.classCosts()) {
+            for (index, cost) in costs.enumerated() {
+                let batch = stream.begin(.sizeCosts)
+                batch.bool(size.remote)
+                batch.int(Int64(size.width))
+                batch.int(Int64(size.height))
+                batch.int(Int64(index + 1))
+                batch.text(cost.tier?.rawValue)
+                batch.int(Int64(cost.served.width))
+                batch.int(Int64(cost.served.height))
+                batch.int(Int64(cost.display.width))
+                batch.int(Int64(cost.display.height))
+                batch.int(Int64(cost.decodedBytes))
+                batch.int(Int64(cost.transientBytes))
+                batch.int(Int64(cost.downloadBytes))
+                batch.bool(cost.upscaled)
+                batch.bool(cost.assumedDimensions)
+            }
+        }
+    }
+}
