@@ -108,6 +108,35 @@ import Testing
         #expect(report["excluded"] as? [String: Int] == ["url:remote photo URL is not https": 1])
     }
 
+    @Test func theStoredTemplateIsTheOneTheURLParserDerives() throws {
+        // url_template is computed by SQLite from url; it must agree with PhotoURL everywhere.
+        let directory = try TemporaryDirectory()
+        let folder = "\(repositoryRoot)/sample-data/inat"
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
+        var policy = try samplePolicy()
+        policy.licenses = Set(License.allCases)
+        let published = try buildBundle(inputs: inputs, in: directory, policy: policy)
+        let database = try Database(path: "\(published)/content.sqlite", mode: .immutable)
+        let rows = try database.rows("SELECT url, url_template FROM photos WHERE remote = 0")
+        #expect(rows.count > 20)
+        for row in rows {
+            guard case .inaturalist(let url) = PhotoURL.classify(row[0]!) else {
+                Issue.record("\(row[0]!) is not an iNaturalist photo URL")
+                continue
+            }
+            #expect(row[1] == url.template)
+        }
+    }
+
+    @Test func aURLNamingAnotherPhotoDoesNotShip() throws {
+        let directory = try TemporaryDirectory()
+        let wrong = photoJSON(10, license: "cc-by", url: "https://static.inaturalist.org/photos/11/square.jpg")
+        let (database, report) = try bundle([page([observation(1, photos: [wrong])])], in: directory)
+        #expect(try database.int("SELECT count(*) FROM photos") == 0)
+        #expect(report["excluded"] as? [String: Int] == ["url:URL names another photo": 1])
+    }
+
     @Test func placeholdersAndUncreditedPhotosNeverShip() throws {
         let directory = try TemporaryDirectory()
         let photos = PlaceholderKind.allCases.enumerated().map { index, kind in
@@ -128,8 +157,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let flickr = photoJSON(10, license: "cc-by-sa", url: "https://live.staticflickr.com/65535/10_abc_b.jpg", width: nil)
         let (database, report) = try bundle([page([observation(1, photos: [flickr])])], in: directory)
-        #expect(try database.rows("SELECT source, url, url_template, width FROM photos") == [
-            ["remote", "https://live.staticflickr.com/65535/10_abc_b.jpg", nil, nil],
+        #expect(try database.rows("SELECT remote, url, url_template, width FROM photos") == [
+            ["1", "https://live.staticflickr.com/65535/10_abc_b.jpg", nil, nil],
         ])
         #expect(try database.rows("SELECT tier, url FROM photo_urls") == [[nil, "https://live.staticflickr.com/65535/10_abc_b.jpg"]])
         // Its own URL is the only size; the assumed 2048 × 1536 original stands in, flagged.

@@ -47,18 +47,6 @@ public struct BundleBuilder {
         "size_costs",
     ]
 
-    /// Each taxon's hero photo, among the photos that ship (the only ones in the bundle): its
-    /// default photo, else its first taxon photo, else the photo of its newest research-grade
-    /// observation (in absolute time; ties to the higher observation id, then the lower position).
-    static let chooseHeroPhotos = """
-        UPDATE taxa SET hero_photo_id = coalesce(
-            default_photo_id,
-            (SELECT tp.photo_id FROM taxon_photos AS tp WHERE tp.taxon_id = taxa.id ORDER BY tp.position LIMIT 1),
-            (SELECT op.photo_id FROM observations AS o JOIN observation_photos AS op ON op.observation_id = o.id
-             WHERE o.taxon_id = taxa.id AND o.quality_grade = 'research'
-             ORDER BY julianday(o.updated_at) DESC, o.id DESC, op.position, op.photo_id LIMIT 1))
-        """
-
     /// The foreign keys the loader checks, as (table, column, parent table).
     public static var checkedForeignKeys: [(table: String, column: String, parent: String)] {
         ReferenceCheck.relations
@@ -115,8 +103,6 @@ public struct BundleBuilder {
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
-                try scratch.execute(Self.chooseHeroPhotos)
-                trace.mark("hero photos")
                 summary.report = loader.report
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)

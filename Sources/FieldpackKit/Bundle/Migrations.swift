@@ -95,10 +95,23 @@ public enum Migrations {
             """),
         Migration(version: 3, name: "photo-shipping-and-costs", sql: """
             -- Every photo row may ship: its own licence is allowed, its URL is https, it has a credit.
-            ALTER TABLE photos ADD COLUMN source TEXT;        -- 'inaturalist' or 'remote'
-            ALTER TABLE photos ADD COLUMN url_template TEXT;  -- '{size}' stands for the tier; NULL when remote
-            ALTER TABLE photos ADD COLUMN license TEXT;       -- normalised code; 'all-rights-reserved' for none
-            ALTER TABLE photos ADD COLUMN credit TEXT;        -- the attribution line the app shows
+            -- url is the photo's own tier URL, as https and without the cache-busting query.
+            ALTER TABLE photos ADD COLUMN remote INTEGER NOT NULL DEFAULT 0;  -- 1: a third-party URL, no tiers
+            ALTER TABLE photos ADD COLUMN credit TEXT;  -- the attribution line the app shows
+            -- Derived by SQLite from the stored columns (no bytes in the file): the licence code
+            -- normalised, and url with '{size}' in place of its size token ("/photos/{id}/{size}.{ext}").
+            ALTER TABLE photos ADD COLUMN license TEXT GENERATED ALWAYS AS (
+                CASE WHEN license_code IS NULL OR license_code = '' THEN 'all-rights-reserved' ELSE lower(license_code) END
+            ) VIRTUAL;
+            ALTER TABLE photos ADD COLUMN url_template TEXT GENERATED ALWAYS AS (
+                CASE WHEN remote THEN NULL ELSE
+                    substr(url, 1, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/') - 1) || '{size}' ||
+                    substr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')),
+                           CASE WHEN instr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')), '.') > 0
+                                THEN instr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')), '.')
+                                ELSE 1000000 END)
+                END
+            ) VIRTUAL;
             ALTER TABLE taxa ADD COLUMN hero_photo_id INTEGER REFERENCES photos(id);
 
             -- iNaturalist's CDN sizes: square is a 75 x 75 crop; the others fit inside bound px.
@@ -152,7 +165,7 @@ public enum Migrations {
                    c.decoded_bytes, c.transient_bytes, c.download_bytes, c.upscaled, c.assumed_dimensions
             FROM photos AS p
             JOIN size_costs AS c
-              ON c.remote = (p.source = 'remote')
+              ON c.remote = p.remote
              AND c.original_width = CASE WHEN p.width > 0 AND p.height > 0 THEN p.width ELSE 0 END
              AND c.original_height = CASE WHEN p.width > 0 AND p.height > 0 THEN p.height ELSE 0 END
             JOIN display_targets AS t ON t.id = c.target_id;
@@ -175,6 +188,6 @@ public enum Migrations {
     public static let goldenFingerprints: [Int: String] = [
         1: "e23a19099857b8af7a1f3e73a7623eefbc6174046a11beaef9a510c6b64c430a",
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
-        3: "78e3b18f97317e09e4f03eec1ba6a3d8c557a68a0c9dc41b76e88f48eab317cc",
+        3: "384d778d937e19b0ba79a2a4cc39126d1b4b50fd3c4bcb9a19709900395c25a1",
     ]
 }

@@ -29,6 +29,10 @@ struct PhotoShippingLoad {
     private var names: [Int64: String] = [:]
     private var observationIDs: [Int64] = []
     private var observers: [Int64] = []
+    /// Each observation's taxon (0: none), and its `updated_at` in Unix ms if it is research
+    /// grade (nil otherwise): what the hero photo fallback ranks by.
+    private var observationTaxa: [Int64] = []
+    private var researchGradeUpdated: [Int64?] = []
     private var links: [Link] = []
     /// Link indices by photo, then observation id descending: the observation that credits a
     /// photo is its highest-id one. Built when the first photo arrives.
@@ -50,9 +54,11 @@ struct PhotoShippingLoad {
         if let name, !name.isEmpty { names[id] = name }
     }
 
-    mutating func observation(_ id: Int64, user: Int64?) {
+    mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) {
         observationIDs.append(id)
         observers.append(user ?? 0)
+        observationTaxa.append(taxon ?? 0)
+        researchGradeUpdated.append(updated)
     }
 
     mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) {
@@ -119,8 +125,9 @@ struct PhotoShippingLoad {
 
     /// After the last photo: checks every held-back reference against the photos (a photo with
     /// no record at all is an error naming the line that refers to it; an excluded photo's
-    /// references are dropped), fits the download figures to measured sizes, and adds the held
-    /// rows, the display targets and the size-class costs to `stream`.
+    /// references are dropped), chooses each taxon's hero photo, fits the download figures to
+    /// measured sizes, and adds the held rows, the display targets and the size-class costs to
+    /// `stream`.
     mutating func finish(references: ReferenceCheck, into stream: BatchStream) throws {
         func ships(_ photo: Int64, from column: String, line: Int32) throws -> Bool {
             guard let index = references.position(of: photo, in: .photos) else {
@@ -129,24 +136,37 @@ struct PhotoShippingLoad {
             }
             return shipped[index]
         }
-        for taxon in defaultPhotos where try ships(taxon.photo, from: "taxa.default_photo_id", line: taxon.line) {
-            let batch = stream.begin(.taxonDefaultPhoto)
-            batch.int(taxon.photo)
-            batch.int(taxon.taxon)
-        }
         // Links arrive by observation; within one, insert by photo id (the primary key's order).
         links.sort { $0.observation != $1.observation ? $0.observation < $1.observation : $0.photo < $1.photo }
+        var heroes = HeroChoice()
+        var cursor = 0
         for link in links where try ships(link.photo, from: "observation_photos.photo_id", line: link.line) {
             let batch = stream.begin(.observationPhotos)
             batch.int(link.observation)
             batch.int(link.photo)
             batch.int(link.position)
+            while observationIDs[cursor] < link.observation { cursor += 1 }
+            if let updated = researchGradeUpdated[cursor], observationTaxa[cursor] != 0 {
+                heroes.offer(
+                    taxon: observationTaxa[cursor],
+                    HeroChoice.Candidate(updated: updated, observation: link.observation, position: link.position, photo: link.photo))
+            }
         }
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
             let batch = stream.begin(.taxonPhotos)
             batch.int(entry.taxon)
             batch.int(entry.position)
             batch.int(entry.photo)
+            heroes.taxonPhoto(taxon: entry.taxon, photo: entry.photo)
+        }
+        for taxon in defaultPhotos where try ships(taxon.photo, from: "taxa.default_photo_id", line: taxon.line) {
+            heroes.defaultPhoto(taxon: taxon.taxon, photo: taxon.photo)
+        }
+        for choice in heroes.choices() {
+            let batch = stream.begin(.taxonPhotoChoice)
+            batch.int(choice.defaultPhoto)
+            batch.int(choice.hero)
+            batch.int(choice.taxon)
         }
         links = []
         linksByPhoto = []

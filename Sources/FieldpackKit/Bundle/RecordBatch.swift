@@ -9,8 +9,9 @@ import Glibc
 final class RecordBatch {
     enum Table: UInt8 {
         case users, photos, taxa, observations, observationPhotos, taxonPhotos
-        /// `UPDATE taxa SET default_photo_id = ? WHERE id = ?`, once the photo is known to ship.
-        case taxonDefaultPhoto
+        /// `UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?`, once the
+        /// photos are decided.
+        case taxonPhotoChoice
         case displayTargets, sizeCosts
     }
 

@@ -16,9 +16,8 @@ final class RecordLoader {
         self.database = database
         statements[.users] = try database.prepare("INSERT INTO users (id, login, name) VALUES (?, ?, ?)")
         statements[.photos] = try database.prepare("""
-            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type,
-                                source, url_template, license, credit)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type, remote, credit)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         statements[.taxa] = try database.prepare("""
             INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name,
@@ -35,7 +34,8 @@ final class RecordLoader {
             "INSERT INTO observation_photos (observation_id, photo_id, position) VALUES (?, ?, ?)")
         statements[.taxonPhotos] = try database.prepare(
             "INSERT INTO taxon_photos (taxon_id, position, photo_id) VALUES (?, ?, ?)")
-        statements[.taxonDefaultPhoto] = try database.prepare("UPDATE taxa SET default_photo_id = ? WHERE id = ?")
+        statements[.taxonPhotoChoice] = try database.prepare(
+            "UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?")
         statements[.displayTargets] = try database.prepare("""
             INSERT INTO display_targets (id, name, width_points, height_points, scale, mode, box_width, box_height)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -154,14 +154,7 @@ struct RecordParser {
         batch.int(record.int64(C.width))
         batch.int(record.int64(C.height))
         batch.text(record.text(C.type))
-        if case .inaturalist(let url) = photo.source {
-            batch.text("inaturalist")
-            batch.text(url.template)
-        } else {
-            batch.text("remote")
-            batch.text(nil as String?)
-        }
-        batch.text(photo.license?.rawValue)
+        batch.bool(photo.isRemote)
         batch.text(photo.credit)
     }
 
@@ -192,7 +185,10 @@ struct RecordParser {
         batch.text(record.text(C.license))
         batch.text(record.text(C.createdAt))
         batch.text(record.text(C.updatedAt))
-        shipping.observation(id, user: record.int64(C.user))
+        let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
+        shipping.observation(
+            id, user: record.int64(C.user), taxon: record.int64(C.taxon),
+            researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
         guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()

@@ -32,7 +32,7 @@ public enum License: String, CaseIterable, Sendable {
     /// API's attribution string, which is localised, may be a bare "no rights reserved" for CC0,
     /// and may hold stray newlines). nil if there is no name to credit.
     public func credit(name: String?) -> String? {
-        let cleaned = name.map { $0.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ") } ?? ""
+        let cleaned = name.map(Self.collapsingWhitespace) ?? ""
         guard !cleaned.isEmpty else { return nil }
         switch self {
         case .cc0: return "\(cleaned), no rights reserved (CC0)"
@@ -40,5 +40,21 @@ public enum License: String, CaseIterable, Sendable {
         case .gfdl, .allRightsReserved: return "(c) \(cleaned), all rights reserved"
         default: return "(c) \(cleaned), some rights reserved (\(shortName))"
         }
+    }
+
+    /// Runs of whitespace (stray newlines, double spaces) as one space, none at the ends. Most
+    /// names are printable ASCII with single inner spaces already: those are returned as they are.
+    static func collapsingWhitespace(_ name: String) -> String {
+        var previousSpace = true
+        for byte in name.utf8 {
+            let space = byte == 0x20
+            if byte < 0x20 || byte >= 0x7F || (space && previousSpace) { return collapsed(name) }
+            previousSpace = space
+        }
+        return previousSpace ? collapsed(name) : name
+    }
+
+    private static func collapsed(_ name: String) -> String {
+        name.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 }

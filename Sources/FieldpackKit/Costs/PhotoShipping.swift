@@ -47,6 +47,7 @@ public struct PhotoShipping: Sendable {
             id: id, exclusion: nil, license: license, credit: license?.credit(name: name), originalAttribution: attribution,
             source: source, original: original)
         switch source {
+        case .inaturalist(let url) where url.id != id: shipping.exclusion = .unusableURL("URL names another photo")
         case .placeholder(let kind): shipping.exclusion = .placeholder(kind)
         case .unusable(let reason): shipping.exclusion = .unusableURL(reason)
         case .inaturalist, .remote: if hidden { shipping.exclusion = .hidden }
