@@ -98,19 +98,16 @@ public enum Migrations {
             -- url is the photo's own tier URL, as https and without the cache-busting query.
             ALTER TABLE photos ADD COLUMN remote INTEGER NOT NULL DEFAULT 0;  -- 1: a third-party URL, no tiers
             ALTER TABLE photos ADD COLUMN credit TEXT;  -- the attribution line the app shows
-            -- Derived by SQLite from the stored columns (no bytes in the file): the licence code
-            -- normalised, and url with '{size}' in place of its size token ("/photos/{id}/{size}.{ext}").
+            -- Where url's size token is (1-based, in characters; NULL when remote), so that:
+            ALTER TABLE photos ADD COLUMN url_size_start INTEGER;
+            ALTER TABLE photos ADD COLUMN url_size_length INTEGER;
+            -- Derived by SQLite from the stored columns (no bytes in the file): url with '{size}'
+            -- in place of its size token, and the licence code normalised.
+            ALTER TABLE photos ADD COLUMN url_template TEXT GENERATED ALWAYS AS (
+                substr(url, 1, url_size_start - 1) || '{size}' || substr(url, url_size_start + url_size_length)
+            ) VIRTUAL;
             ALTER TABLE photos ADD COLUMN license TEXT GENERATED ALWAYS AS (
                 CASE WHEN license_code IS NULL OR license_code = '' THEN 'all-rights-reserved' ELSE lower(license_code) END
-            ) VIRTUAL;
-            ALTER TABLE photos ADD COLUMN url_template TEXT GENERATED ALWAYS AS (
-                CASE WHEN remote THEN NULL ELSE
-                    substr(url, 1, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/') - 1) || '{size}' ||
-                    substr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')),
-                           CASE WHEN instr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')), '.') > 0
-                                THEN instr(substr(url, instr(url, '/photos/' || id || '/') + length('/photos/' || id || '/')), '.')
-                                ELSE 1000000 END)
-                END
             ) VIRTUAL;
             ALTER TABLE taxa ADD COLUMN hero_photo_id INTEGER REFERENCES photos(id);
 
@@ -188,6 +185,6 @@ public enum Migrations {
     public static let goldenFingerprints: [Int: String] = [
         1: "e23a19099857b8af7a1f3e73a7623eefbc6174046a11beaef9a510c6b64c430a",
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
-        3: "384d778d937e19b0ba79a2a4cc39126d1b4b50fd3c4bcb9a19709900395c25a1",
+        3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
     ]
 }

@@ -4,7 +4,8 @@
 /// that the bundle keeps only shipped photos and every reference to them.
 ///
 /// Deduped records arrive as taxa, users, observations, then photos: every observer is known
-/// before a photo needs a credit.
+/// before a photo needs a credit. Photos arrive by id, and the links are indexed by photo, so
+/// each photo's links are merged in (inserted, or dropped with it) as the photo is decided.
 struct PhotoShippingLoad {
     struct Link {
         var observation: Int64
@@ -37,6 +38,9 @@ struct PhotoShippingLoad {
     /// Link indices by photo, then observation id descending: the observation that credits a
     /// photo is its highest-id one. Built when the first photo arrives.
     private var linksByPhoto: [Int32] = []
+    /// The next entry of `linksByPhoto` to merge with the photos.
+    private var nextLink = 0
+    private var heroes = HeroChoice()
     private var taxonPhotos: [TaxonPhoto] = []
     private var defaultPhotos: [TaxonPhoto] = []
     /// Whether each photo (in `ReferenceCheck`'s photo order) ships.
@@ -73,17 +77,22 @@ struct PhotoShippingLoad {
         defaultPhotos.append(TaxonPhoto(taxon: taxon, position: 0, photo: photo, line: Int32(clamping: line)))
     }
 
-    /// Decides one photo record (photos arrive by id); the caller inserts it if it ships.
-    mutating func decide(_ record: JSONColumns, id: Int64) -> PhotoShipping {
+    /// Decides one photo record (photos arrive by id). A photo that ships goes into `stream`,
+    /// followed by the observation links to it.
+    ///
+    /// - Throws: `FieldpackError` naming the line of an observation that links a photo with no
+    ///   record (photo ids skipped over since the previous photo).
+    mutating func photo(_ record: JSONColumns, id: Int64, into stream: BatchStream) throws {
         typealias C = RecordColumns.Photo
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
+        try skipLinks(before: id)
         var name = record.string(C.attributionName)
         if name == nil, record.text(C.context)?.equals("obs") ?? false, let observation = record.int64(C.observation) {
             name = observerName(of: observation)
         }
-        if name == nil, let observation = observation(showing: id) {
+        if name == nil, nextLink < linksByPhoto.count, links[Int(linksByPhoto[nextLink])].photo == id {
             // A taxon photo that is also an observation's photo: its observer took it.
-            name = observerName(of: observation)
+            name = observerName(of: links[Int(linksByPhoto[nextLink])].observation)
         }
         var original: PixelSize? = nil
         if let width = record.int64(C.width), let height = record.int64(C.height) {
@@ -95,12 +104,57 @@ struct PhotoShippingLoad {
             name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
         report.add(photo)
         shipped.append(photo.ships)
-        if photo.ships, let measured, let known = photo.sizeClass.original, !photo.isRemote {
-            for size in measured.sizes(of: id) {
-                samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
+        if photo.ships {
+            let batch = stream.begin(.photos)
+            batch.int(id)
+            batch.text(photo.url)
+            batch.text(record.text(C.license))
+            batch.text(record.text(C.attribution))
+            batch.int(record.int64(C.width))
+            batch.int(record.int64(C.height))
+            batch.text(record.text(C.type))
+            batch.bool(photo.isRemote)
+            batch.text(photo.credit)
+            if case .inaturalist(let url) = photo.source {
+                let token = url.sizeToken
+                batch.int(Int64(token.start))
+                batch.int(Int64(token.length))
+            } else {
+                batch.int(nil)
+                batch.int(nil)
+            }
+            if let measured, let known = photo.sizeClass.original, !photo.isRemote {
+                for size in measured.sizes(of: id) {
+                    samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
+                }
             }
         }
-        return photo
+        while nextLink < linksByPhoto.count, links[Int(linksByPhoto[nextLink])].photo == id {
+            let link = links[Int(linksByPhoto[nextLink])]
+            nextLink += 1
+            guard photo.ships else { continue }
+            let batch = stream.begin(.observationPhotos)
+            batch.int(link.observation)
+            batch.int(link.photo)
+            batch.int(link.position)
+            let index = observationIDs.partitionPoint { $0 < link.observation }
+            if let updated = researchGradeUpdated[index], observationTaxa[index] != 0 {
+                heroes.offer(
+                    taxon: observationTaxa[index],
+                    HeroChoice.Candidate(updated: updated, observation: link.observation, position: link.position, photo: id))
+            }
+        }
+    }
+
+    /// Links to photo ids below `id` that have not been merged name photos with no record.
+    private func skipLinks(before id: Int64) throws {
+        guard nextLink < linksByPhoto.count else { return }
+        let link = links[Int(linksByPhoto[nextLink])]
+        if link.photo < id {
+            throw FieldpackError(
+                path: path, line: Int(link.line),
+                "foreign key violation: observation_photos.photo_id \(link.photo) has no row in photos")
+        }
     }
 
     private mutating func indexLinks() {
@@ -111,20 +165,14 @@ struct PhotoShippingLoad {
         }
     }
 
-    private func observation(showing photo: Int64) -> Int64? {
-        let low = linksByPhoto.partitionPoint { links[Int($0)].photo < photo }
-        return low < linksByPhoto.count && links[Int(linksByPhoto[low])].photo == photo
-            ? links[Int(linksByPhoto[low])].observation : nil
-    }
-
     private func observerName(of observation: Int64) -> String? {
         let low = observationIDs.partitionPoint { $0 < observation }
         guard low < observationIDs.count, observationIDs[low] == observation, observers[low] != 0 else { return nil }
         return names[observers[low]]
     }
 
-    /// After the last photo: checks every held-back reference against the photos (a photo with
-    /// no record at all is an error naming the line that refers to it; an excluded photo's
+    /// After the last photo: checks the held-back references of taxa against the photos (a photo
+    /// with no record at all is an error naming the line that refers to it; an excluded photo's
     /// references are dropped), chooses each taxon's hero photo, fits the download figures to
     /// measured sizes, and adds the held rows, the display targets and the size-class costs to
     /// `stream`.
@@ -136,22 +184,7 @@ struct PhotoShippingLoad {
             }
             return shipped[index]
         }
-        // Links arrive by observation; within one, insert by photo id (the primary key's order).
-        links.sort { $0.observation != $1.observation ? $0.observation < $1.observation : $0.photo < $1.photo }
-        var heroes = HeroChoice()
-        var cursor = 0
-        for link in links where try ships(link.photo, from: "observation_photos.photo_id", line: link.line) {
-            let batch = stream.begin(.observationPhotos)
-            batch.int(link.observation)
-            batch.int(link.photo)
-            batch.int(link.position)
-            while observationIDs[cursor] < link.observation { cursor += 1 }
-            if let updated = researchGradeUpdated[cursor], observationTaxa[cursor] != 0 {
-                heroes.offer(
-                    taxon: observationTaxa[cursor],
-                    HeroChoice.Candidate(updated: updated, observation: link.observation, position: link.position, photo: link.photo))
-            }
-        }
+        try skipLinks(before: Int64.max)
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
             let batch = stream.begin(.taxonPhotos)
             batch.int(entry.taxon)
@@ -168,8 +201,6 @@ struct PhotoShippingLoad {
             batch.int(choice.hero)
             batch.int(choice.taxon)
         }
-        links = []
-        linksByPhoto = []
         if !samples.isEmpty { report.apply(DownloadSizeFit.fit(samples)) }
         for (index, target) in policy.targets.enumerated() {
             let box = target.box

@@ -16,8 +16,9 @@ final class RecordLoader {
         self.database = database
         statements[.users] = try database.prepare("INSERT INTO users (id, login, name) VALUES (?, ?, ?)")
         statements[.photos] = try database.prepare("""
-            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type, remote, credit)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type, remote, credit,
+                                url_size_start, url_size_length)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         statements[.taxa] = try database.prepare("""
             INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name,
@@ -141,21 +142,9 @@ struct RecordParser {
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
         shipping: inout PhotoShippingLoad, line: Int
     ) throws {
-        typealias C = RecordColumns.Photo
         let id = try requiredID(record, line: line)
         try references.add(.photos, id: id, line: line)
-        let photo = shipping.decide(record, id: id)
-        guard photo.ships else { return }
-        let batch = stream.begin(.photos)
-        batch.int(id)
-        batch.text(photo.url)
-        batch.text(record.text(C.license))
-        batch.text(record.text(C.attribution))
-        batch.int(record.int64(C.width))
-        batch.int(record.int64(C.height))
-        batch.text(record.text(C.type))
-        batch.bool(photo.isRemote)
-        batch.text(photo.credit)
+        try shipping.photo(record, id: id, into: stream)
     }
 
     private func observation(

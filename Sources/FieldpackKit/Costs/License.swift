@@ -43,12 +43,17 @@ public enum License: String, CaseIterable, Sendable {
     }
 
     /// Runs of whitespace (stray newlines, double spaces) as one space, none at the ends. Most
-    /// names are printable ASCII with single inner spaces already: those are returned as they are.
+    /// names are clean already (single inner spaces, no control characters, none of the UTF-8
+    /// lead bytes that can start a Unicode space: C2, E1, E2, E3): those are returned as they are.
     static func collapsingWhitespace(_ name: String) -> String {
         var previousSpace = true
         for byte in name.utf8 {
             let space = byte == 0x20
-            if byte < 0x20 || byte >= 0x7F || (space && previousSpace) { return collapsed(name) }
+            if byte < 0x20 || byte == 0x7F || (byte >= 0xC2 && byte <= 0xE3 && (byte == 0xC2 || byte >= 0xE1))
+                || (space && previousSpace)
+            {
+                return collapsed(name)
+            }
             previousSpace = space
         }
         return previousSpace ? collapsed(name) : name

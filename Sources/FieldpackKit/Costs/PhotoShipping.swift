@@ -74,7 +74,7 @@ public struct PhotoShipping: Sendable {
     /// cache-busting query; a remote photo's URL as it came.
     public var url: String? {
         switch source {
-        case .inaturalist(let url): return url.url(url.tier)
+        case .inaturalist(let url): return url.normalized
         case .remote(let url): return url
         case .placeholder, .unusable: return nil
         }

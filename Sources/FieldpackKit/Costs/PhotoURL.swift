@@ -46,6 +46,11 @@ public struct PhotoURL: Sendable, Equatable {
     public var fileExtension: String
     /// Whether the file name has a dot (`square.` with an empty extension does; `square` does not).
     public var hasDot: Bool
+    /// `url(tier)`: the URL as https, without the cache-busting query.
+    public var normalized: String
+    /// Where the size token starts in `normalized`: 1-based, in Unicode characters (how SQLite's
+    /// `substr` counts).
+    public var sizeTokenStart: Int
 
     /// The URL of `tier` for the same photo.
     public func url(_ tier: PhotoTier) -> String {
@@ -70,6 +75,12 @@ public struct PhotoURL: Sendable, Equatable {
 
     public static let sizePlaceholder = "{size}"
 
+    /// Where the size token is in `normalized`: its 1-based start and its length, in Unicode
+    /// characters.
+    public var sizeToken: (start: Int, length: Int) {
+        (sizeTokenStart, tier.marker.utf8CodeUnitCount)
+    }
+
     /// Classifies a photo URL from the API.
     public static func classify(_ text: String) -> PhotoSource {
         PhotoURLParser().classify(text)
@@ -82,6 +93,7 @@ public struct PhotoURL: Sendable, Equatable {
 public final class PhotoURLParser {
     private var lastHost: [UInt8] = []
     private var lastOrigin = ""
+    private var lastOriginCharacters = 0
     private var lastOurs = false
 
     public init() {}
@@ -122,6 +134,7 @@ public final class PhotoURLParser {
             let host = String(decoding: lastHost, as: UTF8.self)
             lastOurs = PhotoURL.isINaturalistHost(host)
             lastOrigin = "https://\(host)"
+            lastOriginCharacters = lastOrigin.unicodeScalars.count
         }
         guard lastOurs else { return secure ? .remote(url: original) : .unusable("remote photo URL is not https") }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
@@ -163,10 +176,17 @@ public final class PhotoURLParser {
             return .unusable("iNaturalist URL has no size token (\(String(decoding: path[fileStart...], as: UTF8.self)))")
         }
         let hasDot = dot < path.count
-        return .inaturalist(PhotoURL(
+        var characters = 0
+        for byte in path[0..<fileStart] where byte & 0xC0 != 0x80 { characters += 1 }
+        var url = PhotoURL(
             origin: lastOrigin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
             id: id, tier: tier, fileExtension: hasDot ? String(decoding: path[(dot + 1)...], as: UTF8.self) : "",
-            hasDot: hasDot))
+            hasDot: hasDot, normalized: "", sizeTokenStart: lastOriginCharacters + characters + 1)
+        // Already https, lower-case scheme and host, no query: the text itself (no copy).
+        let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0
+            && zip(hostBytes, lastHost).allSatisfy { $0 == $1 }
+        url.normalized = alreadyNormal ? original : url.url(tier)
+        return .inaturalist(url)
     }
 
     private static func tier(_ token: UnsafeBufferPointer<UInt8>) -> PhotoTier? {
