@@ -98,16 +98,19 @@ struct PhotoShippingLoad {
         if let width = record.int64(C.width), let height = record.int64(C.height) {
             original = PixelSize(width: Int(width), height: Int(height))
         }
-        let source = record.string(C.url).map(urls.classify) ?? .unusable("no URL")
+        let source = record.text(C.url).map(urls.classify) ?? .unusable("no URL")
         let photo = PhotoShipping.decide(
-            id: id, source: source, licenseCode: record.string(C.license), attribution: record.string(C.attribution),
-            name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
+            id: id, source: source, licenseCode: record.string(C.license), name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
         report.add(photo)
         shipped.append(photo.ships)
         if photo.ships {
             let batch = stream.begin(.photos)
             batch.int(id)
-            batch.text(photo.url)
+            if case .inaturalist(let url) = source, url.isAlreadyNormal {
+                batch.text(record.text(C.url))
+            } else {
+                batch.text(photo.url)
+            }
             batch.text(record.text(C.license))
             batch.text(record.text(C.attribution))
             batch.int(record.int64(C.width))

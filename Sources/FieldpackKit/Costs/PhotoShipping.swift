@@ -27,7 +27,6 @@ public struct PhotoShipping: Sendable {
     public var exclusion: Exclusion?
     public var license: License?
     public var credit: String?
-    public var originalAttribution: String?
     public var source: PhotoSource
     public var original: PixelSize?
 
@@ -39,13 +38,12 @@ public struct PhotoShipping: Sendable {
     ///   - name: the photographer's name to credit (the photo's `attribution_name`, else the
     ///     observer's name or login), nil if unknown.
     public static func decide(
-        id: Int64, source: PhotoSource, licenseCode: String?, attribution: String?, name: String?, original: PixelSize?,
+        id: Int64, source: PhotoSource, licenseCode: String?, name: String?, original: PixelSize?,
         hidden: Bool = false, policy: ShippingPolicy
     ) -> PhotoShipping {
         let license = License.parse(licenseCode)
         var shipping = PhotoShipping(
-            id: id, exclusion: nil, license: license, credit: license?.credit(name: name), originalAttribution: attribution,
-            source: source, original: original)
+            id: id, exclusion: nil, license: license, credit: nil, source: source, original: original)
         switch source {
         case .inaturalist(let url) where url.id != id: shipping.exclusion = .unusableURL("URL names another photo")
         case .placeholder(let kind): shipping.exclusion = .placeholder(kind)
@@ -59,7 +57,10 @@ public struct PhotoShipping: Sendable {
                 shipping.exclusion = .unknownLicense(licenseCode ?? "")
             }
         }
-        if shipping.exclusion == nil && shipping.credit == nil { shipping.exclusion = .noCredit }
+        if shipping.exclusion == nil {
+            shipping.credit = license?.credit(name: name)
+            if shipping.credit == nil { shipping.exclusion = .noCredit }
+        }
         return shipping
     }
 
@@ -74,7 +75,7 @@ public struct PhotoShipping: Sendable {
     /// cache-busting query; a remote photo's URL as it came.
     public var url: String? {
         switch source {
-        case .inaturalist(let url): return url.normalized
+        case .inaturalist(let url): return url.url(url.tier)
         case .remote(let url): return url
         case .placeholder, .unusable: return nil
         }

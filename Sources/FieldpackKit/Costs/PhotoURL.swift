@@ -46,11 +46,12 @@ public struct PhotoURL: Sendable, Equatable {
     public var fileExtension: String
     /// Whether the file name has a dot (`square.` with an empty extension does; `square` does not).
     public var hasDot: Bool
-    /// `url(tier)`: the URL as https, without the cache-busting query.
-    public var normalized: String
-    /// Where the size token starts in `normalized`: 1-based, in Unicode characters (how SQLite's
+    /// Where the size token starts in `url(tier)`: 1-based, in Unicode characters (how SQLite's
     /// `substr` counts).
     public var sizeTokenStart: Int
+    /// The text parsed was already `url(tier)` (https, lower-case host, no query): it can be
+    /// stored as it is.
+    public var isAlreadyNormal: Bool
 
     /// The URL of `tier` for the same photo.
     public func url(_ tier: PhotoTier) -> String {
@@ -75,7 +76,7 @@ public struct PhotoURL: Sendable, Equatable {
 
     public static let sizePlaceholder = "{size}"
 
-    /// Where the size token is in `normalized`: its 1-based start and its length, in Unicode
+    /// Where the size token is in `url(tier)`: its 1-based start and its length, in Unicode
     /// characters.
     public var sizeToken: (start: Int, length: Int) {
         (sizeTokenStart, tier.marker.utf8CodeUnitCount)
@@ -100,10 +101,16 @@ public final class PhotoURLParser {
 
     public func classify(_ text: String) -> PhotoSource {
         var bytes = text
-        return bytes.withUTF8 { classify(bytes: $0, original: text) }
+        return bytes.withUTF8 { classify(bytes: $0, original: { text }) }
     }
 
-    private func classify(bytes: UnsafeBufferPointer<UInt8>, original: String) -> PhotoSource {
+    /// Classifies a URL in the JSON parser's buffer: a String is made only for a remote URL.
+    public func classify(_ text: JSONText) -> PhotoSource {
+        let bytes = UnsafeBufferPointer(start: text.start.assumingMemoryBound(to: UInt8.self), count: text.count)
+        return classify(bytes: bytes, original: { text.string })
+    }
+
+    private func classify(bytes: UnsafeBufferPointer<UInt8>, original: () -> String) -> PhotoSource {
         @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
         func hasPrefix(_ prefix: StaticString) -> Bool {
             let count = prefix.utf8CodeUnitCount
@@ -136,7 +143,7 @@ public final class PhotoURLParser {
             lastOrigin = "https://\(host)"
             lastOriginCharacters = lastOrigin.unicodeScalars.count
         }
-        guard lastOurs else { return secure ? .remote(url: original) : .unusable("remote photo URL is not https") }
+        guard lastOurs else { return secure ? .remote(url: original()) : .unusable("remote photo URL is not https") }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
         for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
 
@@ -178,15 +185,12 @@ public final class PhotoURLParser {
         let hasDot = dot < path.count
         var characters = 0
         for byte in path[0..<fileStart] where byte & 0xC0 != 0x80 { characters += 1 }
-        var url = PhotoURL(
-            origin: lastOrigin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
-            id: id, tier: tier, fileExtension: hasDot ? String(decoding: path[(dot + 1)...], as: UTF8.self) : "",
-            hasDot: hasDot, normalized: "", sizeTokenStart: lastOriginCharacters + characters + 1)
-        // Already https, lower-case scheme and host, no query: the text itself (no copy).
         let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0
             && zip(hostBytes, lastHost).allSatisfy { $0 == $1 }
-        url.normalized = alreadyNormal ? original : url.url(tier)
-        return .inaturalist(url)
+        return .inaturalist(PhotoURL(
+            origin: lastOrigin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
+            id: id, tier: tier, fileExtension: hasDot ? String(decoding: path[(dot + 1)...], as: UTF8.self) : "",
+            hasDot: hasDot, sizeTokenStart: lastOriginCharacters + characters + 1, isAlreadyNormal: alreadyNormal))
     }
 
     private static func tier(_ token: UnsafeBufferPointer<UInt8>) -> PhotoTier? {
