@@ -26,6 +26,26 @@ import Testing
         #expect(check.stdout.contains("manifest.json: OK"))
     }
 
+    @Test func aBundleWithAPhotoThatMayNotShipIsRefused() throws {
+        // A build that let an uncredited, non-commercial photo through, consistently re-published.
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute("""
+            UPDATE photos SET credit = ' ', license_code = 'cc-by-nc' WHERE id = (SELECT min(id) FROM photos);
+            UPDATE photos SET url = 'http://static.inaturalist.org/photos/81000007/square.jpg' WHERE id = 81000007
+            """)
+        let first = try #require(try database.scalar("SELECT min(id) FROM photos"))
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        let problems = BundleVerifier(directory: directory.file("bundle")).verify()
+        let path = directory.file("bundle/content.sqlite")
+        #expect(problems == [
+            "\(path): error: 1 photo(s) without an https URL, first id 81000007",
+            "\(path): error: 1 photo(s) without a credit, first id \(first)",
+            "\(path): error: 1 photo(s) with a licence outside photos.licenses_allowed (cc-by,cc-by-sa,cc0,pd), first id \(first)",
+        ])
+    }
+
     @Test func manifestListsFilesSchemaRowsAndInputs() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

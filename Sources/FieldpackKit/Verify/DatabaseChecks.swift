@@ -41,6 +41,7 @@ struct DatabaseChecks {
             if let fingerprint, fingerprint != actual {
                 problem("schema fingerprint \(actual) does not match the manifest's \(fingerprint)")
             }
+            if userVersion >= 3 { problems += try shippingProblems(database) }
             for (table, expected) in rows.sorted(by: { $0.key < $1.key }) {
                 guard BundleBuilder.tables.contains(table) else {
                     problem("manifest counts rows of unknown table \(table)")
@@ -55,6 +56,27 @@ struct DatabaseChecks {
         } catch {
             problem("\(error)")
         }
+        return problems
+    }
+
+    /// Schema 3 on: every photo may ship (an https URL, a credit, a licence the bundle says was
+    /// allowed), and every hero photo is one of them.
+    private func shippingProblems(_ database: Database) throws -> [String] {
+        var problems: [String] = []
+        func check(_ sql: String, _ what: String) throws {
+            let ids = try database.rows(sql).compactMap { $0.first ?? nil }
+            if let first = ids.first { problems.append("\(path): error: \(ids.count) photo(s) \(what), first id \(first)") }
+        }
+        try check("SELECT id FROM photos WHERE url NOT LIKE 'https://%' ORDER BY id", "without an https URL")
+        try check("SELECT id FROM photos WHERE credit IS NULL OR trim(credit) = '' ORDER BY id", "without a credit")
+        let allowed = try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") ?? ""
+        let list = allowed.split(separator: ",").map { "'\(String($0).replacingOccurrences(of: "'", with: "''"))'" }
+        try check(
+            "SELECT id FROM photos WHERE license NOT IN (\(list.joined(separator: ", "))) ORDER BY id",
+            "with a licence outside photos.licenses_allowed (\(allowed))")
+        try check(
+            "SELECT id FROM photos WHERE remote = 0 AND (url_template IS NULL OR replace(url_template, '{size}', 'x') = url_template) ORDER BY id",
+            "whose URL has no size token")
         return problems
     }
 }
