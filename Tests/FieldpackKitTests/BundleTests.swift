@@ -150,6 +150,15 @@ import Testing
         #expect(error.line == 2)
         #expect(error.message == "foreign key violation: observation_photos.photo_id 6 has no row in photos")
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+        // The same with no photo record at all.
+        try directory.write("deduped.jsonl", """
+            ["user",7,"u","U",1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+
+            """)
+        let none = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(none.line == 2)
+        #expect(none.message == "foreign key violation: observation_photos.photo_id 6 has no row in photos")
     }
 
     @Test func theLoaderChecksExactlyTheForeignKeysTheSchemaDeclares() throws {

@@ -187,6 +187,7 @@ struct PhotoShippingLoad {
             }
             return shipped[index]
         }
+        if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }  // no photo record at all
         try skipLinks(before: Int64.max)
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
             let batch = stream.begin(.taxonPhotos)
