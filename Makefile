@@ -8,9 +8,11 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-STAGES := inat dedupe bundle manifest verify synth
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev pkg-config sqlite3
+STAGES := inat dedupe bundle manifest verify synth sanitize
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev pkg-config sqlite3 python3-html5lib
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
+# The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`.
+XSS_CORPUS ?= ../shared/corpus/xss
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
 
@@ -85,6 +87,7 @@ endif
 # --- Tests, benchmark, clean --------------------------------------------------------------
 test: tools
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
+	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 
 bench: tools
 	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One library holds all the logic; each stage is a thin executable over it.
-let stages = ["inat", "dedupe", "bundle", "manifest", "verify", "synth"]
+let stages = ["inat", "dedupe", "bundle", "manifest", "verify", "synth", "sanitize"]
 
 let package = Package(
     name: "fieldpack",

@@ -1,0 +1,181 @@
+import CLibXML2
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTML document parsed by libxml2 with the options that are safe for untrusted input, owned
+/// here and freed with it.
+///
+/// - The input is made valid UTF-8 first (bad sequences become U+FFFD, as a browser does) and
+///   NUL bytes become U+FFFD too: libxml2 2.9 stops at the first NUL.
+/// - It is parsed as `"UTF-8"` with `HTML_PARSE_IGNORE_ENC`, so a `<meta charset=utf-7>` in the
+///   input cannot change how its bytes are read; with `HTML_PARSE_NONET`; never `XML_PARSE_HUGE`.
+/// - Input over `limit` bytes is refused before parsing, and so is a document that reached
+///   libxml2's depth limit (it stops there and returns a truncated tree).
+final class HTMLDocument {
+    enum Refusal: Error, Equatable, CustomStringConvertible {
+        case tooLarge(bytes: Int, limit: Int)
+        case unparsable
+        case tooDeep(depth: Int)
+
+        var description: String {
+            switch self {
+            case .tooLarge(let bytes, let limit): return "\(bytes) bytes of HTML, over the \(limit)-byte limit"
+            case .unparsable: return "libxml2 returned no document"
+            case .tooDeep(let depth): return "elements nest \(depth) deep, at libxml2's limit: the parse was cut short"
+            }
+        }
+    }
+
+    let pointer: htmlDocPtr
+
+    /// libxml2 2.9 stops building the tree at 256 levels; a tree this deep was cut short.
+    static let truncatedDepth = 250
+
+    private static let initialized: Void = { xmlInitParser() }()
+
+    private init(pointer: htmlDocPtr) {
+        self.pointer = pointer
+    }
+
+    deinit { xmlFreeDoc(pointer) }
+
+    /// Parses `bytes` as a document: libxml2 adds `html`, `head` and `body` as needed. (Not
+    /// `HTML_PARSE_NOIMPLIED`: without a body, libxml2 2.9 nests whatever follows a `script` or
+    /// an `svg` inside it, and a sanitizer that drops those would drop the text after them.)
+    static func parse(_ bytes: UnsafeRawBufferPointer, limit: Int) throws(Refusal) -> HTMLDocument {
+        _ = initialized
+        guard bytes.count <= limit, bytes.count < Int(Int32.max) else {
+            throw .tooLarge(bytes: bytes.count, limit: limit)
+        }
+        let options = HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
+            | HTML_PARSE_NONET.rawValue | HTML_PARSE_NODEFDTD.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
+            | HTML_PARSE_COMPACT.rawValue
+        let parsed: htmlDocPtr? = Self.withCleanUTF8(bytes) { clean in
+            clean.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
+                guard let base = chars.baseAddress, !chars.isEmpty else { return nil }
+                return htmlReadMemory(base, Int32(chars.count), nil, "UTF-8", Int32(options))
+            }
+        }
+        guard let parsed else { throw .unparsable }
+        let document = HTMLDocument(pointer: parsed)
+        let depth = document.maximumDepth()
+        if depth >= truncatedDepth { throw .tooDeep(depth: depth) }
+        return document
+    }
+
+    /// Calls `body` with `bytes` as valid UTF-8 without NUL: the bytes themselves when they
+    /// already are, else a repaired copy.
+    private static func withCleanUTF8<T>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        let raw = bytes.bindMemory(to: UInt8.self)
+        if raw.isEmpty || (memchr(bytes.baseAddress!, 0, bytes.count) == nil && isValidUTF8(raw)) { return body(raw) }
+        var repaired = String(decoding: raw, as: UTF8.self)
+        if repaired.utf8.contains(0) {
+            repaired = String(String.UnicodeScalarView(repaired.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
+        }
+        return repaired.withUTF8(body)
+    }
+
+    /// Whether `bytes` is well-formed UTF-8 (the ASCII run is checked a word at a time).
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            // Fast path: 8 ASCII bytes at once.
+            if index + 8 <= count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int
+            var minimum: UInt32
+            var scalar: UInt32
+            switch lead {
+            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
+            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
+            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+            default: return false
+            }
+            guard index + length <= count else { return false }
+            for offset in 1..<length {
+                let byte = bytes[index + offset]
+                guard byte & 0xC0 == 0x80 else { return false }
+                scalar = scalar << 6 | UInt32(byte & 0x3F)
+            }
+            if scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return false }
+            index += length
+        }
+        return true
+    }
+
+    /// The top-level nodes: every child of the document node (a fragment can have several).
+    var topLevel: xmlNodePtr? { pointer.pointee.children }
+
+    /// The deepest element nesting, counted without recursion.
+    func maximumDepth() -> Int {
+        var deepest = 0
+        var depth = 0
+        var node = topLevel
+        while let current = node {
+            if current.pointee.type == XML_ELEMENT_NODE {
+                deepest = max(deepest, depth + 1)
+            }
+            if let child = current.pointee.children, current.pointee.type == XML_ELEMENT_NODE {
+                depth += 1
+                node = child
+                continue
+            }
+            var next: xmlNodePtr? = current
+            while let candidate = next, candidate.pointee.next == nil {
+                next = candidate.pointee.parent
+                if next == nil || next!.pointee.type == XML_HTML_DOCUMENT_NODE || next!.pointee.type == XML_DOCUMENT_NODE {
+                    return deepest
+                }
+                depth -= 1
+            }
+            node = next?.pointee.next
+        }
+        return deepest
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == xmlNode {
+    /// The element's name, lower case as libxml2's HTML parser writes it.
+    var elementName: UnsafePointer<UInt8>? { pointee.name }
+
+    /// Whether the element's name is `name`.
+    func named(_ name: StaticString) -> Bool {
+        guard let own = pointee.name else { return false }
+        return strcmp(UnsafeRawPointer(own).assumingMemoryBound(to: CChar.self),
+                      UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+    }
+
+    /// The value of attribute `name` when it is plain text, pointing into the tree (valid while
+    /// the document lives); "" when its value is not plain text; nil if absent.
+    func attribute(_ name: StaticString) -> UnsafePointer<UInt8>? {
+        var property = pointee.properties
+        while let current = property {
+            if let own = current.pointee.name,
+               strcmp(UnsafeRawPointer(own).assumingMemoryBound(to: CChar.self),
+                      UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+            {
+                if let text = current.pointee.children, text.pointee.type == XML_TEXT_NODE, text.pointee.next == nil,
+                   let content = text.pointee.content
+                {
+                    return UnsafePointer(content)
+                }
+                return StaticString("").utf8Start
+            }
+            property = current.pointee.next
+        }
+        return nil
+    }
+}
