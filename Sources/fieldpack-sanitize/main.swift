@@ -2,17 +2,31 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-sanitize",
-    usage: "fieldpack-sanitize [--max-bytes N] < inputs.jsonl > outputs.jsonl",
+    usage: """
+        fieldpack-sanitize [--max-bytes N] < inputs.jsonl > outputs.jsonl
+               fieldpack-sanitize --article FILE.html
+        """,
     help: """
         Sanitizes HTML the way blurbs are: reads JSON Lines {"id", "html"} (or {"id", "html_base64"}
         for raw bytes) on standard input and writes {"id", "output"} on standard output, in order.
         The output holds only text and the elements p, b, i and br, without attributes; it is null
         only when the input is refused (larger than --max-bytes, default 2 MiB, or nested past
         libxml2's depth limit). A line that is not such an object is an error naming its line.
+
+        --article FILE.html prints the blurb of one Wikipedia article (Parsoid or legacy HTML) and
+        its summary, by the wiki stage's rules: a way to see what the app would show.
         """,
-    options: ["max-bytes"])
+    options: ["max-bytes", "article"])
 
 command.main { arguments in
+    if let path = arguments.value("article") {
+        let bytes = try ReadableFile.contents(of: path)
+        let blurb = try bytes.withUnsafeBytes { buffer in
+            do { return try BlurbMaker().blurb(html: buffer) } catch { throw FieldpackError(path: path, "\(error)") }
+        }
+        print("kind: \(blurb.kind)\ntitle: \(blurb.title ?? "-")\nsections: \(blurb.sections)\n\n\(blurb.html)\n\nsummary: \(blurb.summary)")
+        return
+    }
     guard arguments.positional.isEmpty else { throw UsageError("reads standard input; give no files") }
     var sanitizer = Sanitizer()
     if let limit = try arguments.int("max-bytes") {

@@ -1,0 +1,93 @@
+import CLibXML2
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Cheap questions about libxml2 element nodes, answered on their bytes without copying.
+extension UnsafeMutablePointer where Pointee == xmlNode {
+    var isElement: Bool { pointee.type == XML_ELEMENT_NODE }
+    var isText: Bool { pointee.type == XML_TEXT_NODE }
+
+    /// The element's name as a Swift string (short names stay inline: no allocation).
+    var nameString: String { pointee.name.map { String(cString: $0) } ?? "" }
+
+    /// Whether the `class` attribute holds `token` as one of its space-separated words.
+    func hasClass(_ token: StaticString) -> Bool {
+        guard let classes = attribute("class") else { return false }
+        return Self.containsWord(classes, token, suffix: false)
+    }
+
+    /// Whether a word of the `class` attribute ends with `suffix` (`ambox`, `dmbox` end in `mbox`).
+    func hasClassEnding(in suffix: StaticString) -> Bool {
+        guard let classes = attribute("class") else { return false }
+        return Self.containsWord(classes, suffix, suffix: true)
+    }
+
+    /// Whether attribute `name` holds `token` as a space-separated word (`typeof`, `rel`, `role`).
+    func attribute(_ name: StaticString, hasWord token: StaticString) -> Bool {
+        guard let value = attribute(name) else { return false }
+        return Self.containsWord(value, token, suffix: false)
+    }
+
+    /// Whether attribute `name` contains `fragment` anywhere.
+    func attribute(_ name: StaticString, contains fragment: StaticString) -> Bool {
+        guard let value = attribute(name) else { return false }
+        return strstr(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self),
+                      UnsafeRawPointer(fragment.utf8Start).assumingMemoryBound(to: CChar.self)) != nil
+    }
+
+    private static func containsWord(_ text: UnsafePointer<UInt8>, _ token: StaticString, suffix: Bool) -> Bool {
+        let wanted = token.utf8Start
+        let length = token.utf8CodeUnitCount
+        var index = 0
+        while true {
+            while text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0C || text[index] == 0x0D {
+                index += 1
+            }
+            if text[index] == 0 { return false }
+            let start = index
+            while text[index] != 0 && text[index] != 0x20 && text[index] != 0x09 && text[index] != 0x0A
+                && text[index] != 0x0C && text[index] != 0x0D
+            {
+                index += 1
+            }
+            let wordLength = index - start
+            if suffix {
+                if wordLength >= length && memcmp(text + index - length, wanted, length) == 0 { return true }
+            } else if wordLength == length && memcmp(text + start, wanted, length) == 0 {
+                return true
+            }
+        }
+    }
+
+    /// The text node's content as bytes (valid while the document lives).
+    var textBytes: UnsafeBufferPointer<UInt8> {
+        guard let content = pointee.content else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: content, count: strlen(UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)))
+    }
+}
+
+/// Walks the subtree under `root` (not `root` itself) in document order without recursion.
+/// `visit` returns whether to descend into an element; `leave` is called when an element that
+/// was descended into ends.
+func walkChildren(
+    of root: xmlNodePtr, visit: (xmlNodePtr) -> Bool, leave: (xmlNodePtr) -> Void = { _ in }
+) {
+    var node = root.pointee.children
+    while let current = node {
+        if current.isElement, current.pointee.children != nil, visit(current) {
+            node = current.pointee.children
+            continue
+        } else if !(current.isElement && current.pointee.children != nil) {
+            _ = visit(current)
+        }
+        var cursor = current
+        while cursor.pointee.next == nil {
+            guard let parent = cursor.pointee.parent, parent != root else { return }
+            leave(parent)
+            cursor = parent
+        }
+        node = cursor.pointee.next
+    }
+}
