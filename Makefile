@@ -8,8 +8,8 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-STAGES := inat dedupe bundle manifest verify synth sanitize
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev pkg-config sqlite3 python3-html5lib
+STAGES := inat dedupe wiki bundle manifest verify synth sanitize
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev pkg-config sqlite3 python3-html5lib
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`.
 XSS_CORPUS ?= ../shared/corpus/xss

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One library holds all the logic; each stage is a thin executable over it.
-let stages = ["inat", "dedupe", "bundle", "manifest", "verify", "synth", "sanitize"]
+let stages = ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize"]
 
 let package = Package(
     name: "fieldpack",
@@ -16,13 +16,15 @@ let package = Package(
             name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .target(
             name: "CSimdJSON", path: "Sources/CSimdJSON",
             cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
             linkerSettings: [.linkedLibrary("simdjson")]),
         .target(
             name: "FieldpackKit",
-            dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CSimdJSON"],
+            dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON"],
             path: "Sources/FieldpackKit",
             // The hot loops write through class-backed buffers (ByteBuffer); run-time exclusivity
             // checks on their stored properties cost ~25% of ingest. Static checks still apply.

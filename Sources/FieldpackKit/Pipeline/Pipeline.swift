@@ -9,7 +9,14 @@ public struct Pipeline: Sendable {
     public var name: String
     /// Paths, folders or glob patterns of iNaturalist dumps.
     public var inat: [String]
+    /// Paths, folders or glob patterns of Wikipedia dumps (Enterprise `.tar.gz`, NDJSON, `.html`).
     public var wikipedia: [String]
+    /// The places the app describes, each with its Wikipedia article or Wikidata item.
+    public var destinations: [Destination]
+    /// The Wikipedia language whose articles are read (`wikipedia_language`, default "en").
+    public var wikipediaLanguage: String
+    /// The blurb rules, with the pipeline's extra boilerplate sections and summary length.
+    public var blurbRules: BlurbRules
     /// Licences, display targets, memory budget and cost figures for photos.
     public var shipping: ShippingPolicy
     /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
@@ -55,8 +62,38 @@ public struct Pipeline: Sendable {
             }
             maxRejectRate = rate
         }
+        var destinations: [Destination] = []
+        if let list = root["destinations"], !list.isNull {
+            guard list.isArray else { throw FieldpackError(path: path, "\"destinations\" must be an array") }
+            for (index, element) in list.elements.enumerated() {
+                guard let id = element["id"]?.string, !id.isEmpty, let name = element["name"]?.string else {
+                    throw FieldpackError(path: path, "destinations[\(index)] needs an \"id\" and a \"name\"")
+                }
+                let wikipedia = element["wikipedia"]?.string
+                let wikidata = element["wikidata"]?.string
+                guard wikipedia != nil || wikidata != nil else {
+                    throw FieldpackError(path: path, "destinations[\(index)] needs a \"wikipedia\" title or a \"wikidata\" QID")
+                }
+                if let wikidata, !(wikidata.hasPrefix("Q") && wikidata.dropFirst().allSatisfy(\.isNumber) && wikidata.count > 1) {
+                    throw FieldpackError(path: path, "destinations[\(index)].wikidata \"\(wikidata)\" is not a QID like Q42")
+                }
+                if destinations.contains(where: { $0.id == id }) {
+                    throw FieldpackError(path: path, "destinations[\(index)]: id \"\(id)\" is used twice")
+                }
+                destinations.append(Destination(id: id, name: name, wikipedia: wikipedia, wikidata: wikidata))
+            }
+        }
+        var rules = BlurbRules()
+        for section in try strings("wikipedia_skip_sections") { rules.skippedSections.insert(section.lowercased()) }
+        if let value = root["wikipedia_summary_length"], !value.isNull {
+            guard let length = value.int64, length >= 40 else {
+                throw FieldpackError(path: path, "\"wikipedia_summary_length\" must be an integer of at least 40")
+            }
+            rules.summaryLength = Int(length)
+        }
         return Pipeline(
-            name: name, inat: inat, wikipedia: try strings("wikipedia"), shipping: shipping,
+            name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
+            wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, path: path)
     }
 
@@ -66,6 +103,19 @@ public struct Pipeline: Sendable {
     /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
     public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
         try Self.resolve(inat, pipelinePath: path)
+    }
+
+    /// The Wikipedia input files and the folders they were found in, like `resolveINatInputs`.
+    public func resolveWikipediaInputs() throws -> (files: [String], folders: [String]) {
+        try Self.resolve(wikipedia, pipelinePath: path)
+    }
+
+    /// What the pipeline's destinations want from Wikipedia.
+    public func destinationWants(into wants: inout WikiWants) {
+        for destination in destinations {
+            if let title = destination.wikipedia { wants.want(title: title, by: .destination(destination.id)) }
+            if let id = destination.wikidata { wants.want(wikidata: id, by: .destination(destination.id)) }
+        }
     }
 
     public static func resolve(_ entries: [String], pipelinePath: String) throws -> (files: [String], folders: [String]) {

@@ -1,0 +1,69 @@
+import CArchive
+
+/// A dump file read through libarchive, streaming: a `.tar.gz` (or `.tar`) yields each member
+/// in turn; a bare or gzip-compressed file yields one member, its content. Memory does not grow
+/// with the file.
+final class ArchiveReader {
+    let path: String
+    private let handle: OpaquePointer
+
+    init(path: String) throws {
+        self.path = path
+        guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
+        self.handle = handle
+        archive_read_support_filter_all(handle)
+        archive_read_support_format_tar(handle)
+        archive_read_support_format_gnutar(handle)
+        archive_read_support_format_raw(handle)
+        if archive_read_open_filename(handle, path, 1 << 16) != ARCHIVE_OK {
+            throw FieldpackError(path: path, "cannot open: \(errorText)")
+        }
+    }
+
+    deinit { archive_read_free(handle) }
+
+    var errorText: String {
+        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+    }
+
+    /// The next member's name (a bare file's is `data`), or nil at the end.
+    func nextMember() throws -> String? {
+        var entry: OpaquePointer? = nil
+        let status = archive_read_next_header(handle, &entry)
+        switch status {
+        case ARCHIVE_OK, ARCHIVE_WARN:
+            guard let entry else { return "data" }
+            return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
+        case ARCHIVE_EOF:
+            return nil
+        default:
+            throw FieldpackError(path: path, "damaged archive: \(errorText)")
+        }
+    }
+
+    /// The current member's bytes, as a source for a `LineReader`.
+    func memberSource() -> ByteSource { MemberSource(reader: self) }
+
+    fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
+        if count < 0 { throw FieldpackError(path: path, "damaged archive: \(errorText)") }
+        return count
+    }
+
+    /// Whether the file is a tar archive (its members are named) rather than one stream.
+    var isTar: Bool {
+        archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
+    }
+}
+
+private final class MemberSource: ByteSource {
+    let reader: ArchiveReader
+
+    init(reader: ArchiveReader) {
+        self.reader = reader
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try reader.read(into: buffer)
+    }
+}

@@ -1,0 +1,39 @@
+/// The fields fieldpack reads from one Wikimedia Enterprise NDJSON line (unknown keys are
+/// ignored, optional ones may be absent). The HTML stays in the JSON parser's buffer until the
+/// line is known to be wanted.
+struct EnterpriseLine {
+    var name: String
+    var pageID: Int64?
+    var url: String?
+    var modified: String?
+    var revision: Int64?
+    var wikidata: String?
+    var language: String?
+    var license: String?
+    var redirects: [String]
+    var html: JSONText?
+
+    /// Reads a parsed line.
+    ///
+    /// - Throws: the reason the line is unusable (no `name`, no `article_body.html`).
+    init(_ value: JSONValue) throws {
+        guard value.isObject else { throw Problem("the line is not a JSON object") }
+        guard let name = value["name"]?.string, !name.isEmpty else { throw Problem("no \"name\"") }
+        self.name = name
+        pageID = value["identifier"]?.int64
+        url = value["url"]?.string
+        modified = value["date_modified"]?.string
+        revision = value["version"]?["identifier"]?.int64
+        wikidata = value["main_entity"]?["identifier"]?.string
+        language = value["in_language"]?["identifier"]?.string
+        license = value["license"]?.elements.first(where: { _ in true })?["identifier"]?.string
+        redirects = value["redirects"]?.elements.compactMap { $0["name"]?.string } ?? []
+        guard let html = value["article_body"]?["html"]?.text else { throw Problem("no \"article_body.html\"") }
+        self.html = html
+    }
+
+    struct Problem: Error {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+}

@@ -1,0 +1,69 @@
+/// The articles the bundle needs: the taxa's `wikipedia_url` titles (from the deduped iNat
+/// records) and the pipeline's destinations (a `wikipedia` title or a Wikidata `wikidata` QID),
+/// each with who asked for it. Titles are compared normalized (`WikiTitle.normalize`).
+public struct WikiWants: Sendable {
+    public enum Requester: Hashable, Sendable, Comparable {
+        case taxon(Int64)
+        case destination(String)
+    }
+
+    public private(set) var titles: [String: Set<Requester>] = [:]
+    public private(set) var wikidata: [String: Set<Requester>] = [:]
+    public let language: String
+
+    public init(language: String) {
+        self.language = language
+    }
+
+    public mutating func want(title: String, by requester: Requester) {
+        titles[WikiTitle.normalize(title), default: []].insert(requester)
+    }
+
+    public mutating func want(wikidata id: String, by requester: Requester) {
+        wikidata[id.uppercased(), default: []].insert(requester)
+    }
+
+    public var isEmpty: Bool { titles.isEmpty && wikidata.isEmpty }
+    public var count: Int { titles.count + wikidata.count }
+
+    /// Adds the taxa of a deduped records file whose `wikipedia_url` is an article in `language`.
+    /// Taxa come before users, observations and photos in that file, so reading stops there.
+    public mutating func addTaxa(fromDeduped path: String) throws {
+        let reader = LineReader(source: try RawFileSource(path: path))
+        let parser = JSONParser()
+        var columns = JSONColumns()
+        while let line = try reader.next() {
+            if line.bytes.isEmpty { continue }
+            guard let kind = Dedupe.Kind.of(line.bytes) else {
+                throw FieldpackError(path: path, line: line.number, "not a deduped record")
+            }
+            if kind == .input { continue }
+            if kind != .taxon { break }
+            do {
+                _ = columns.load(try parser.parse(line.bytes))
+            } catch {
+                throw FieldpackError(path: path, line: line.number, "not valid JSON: \(error)")
+            }
+            guard let id = columns.int64(RecordColumns.Taxon.id), let url = columns.string(RecordColumns.Taxon.wikipediaURL),
+                  let article = WikiTitle.fromURL(url), article.language == language
+            else { continue }
+            want(title: article.title, by: .taxon(id))
+        }
+    }
+}
+
+/// A place the app describes (a park, a reserve), from the pipeline's `destinations`.
+public struct Destination: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// The article's title, or nil when the destination names a Wikidata item instead.
+    public var wikipedia: String?
+    public var wikidata: String?
+
+    public init(id: String, name: String, wikipedia: String?, wikidata: String?) {
+        self.id = id
+        self.name = name
+        self.wikipedia = wikipedia
+        self.wikidata = wikidata
+    }
+}
