@@ -57,6 +57,7 @@ else
 OUT := $(BUILD)/$(NAME)
 RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
+ARTICLES := $(OUT)/wiki/articles.jsonl
 COSTS_REPORT := $(OUT)/costs-report.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
@@ -72,10 +73,16 @@ $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 $(DEDUPED): $(RECORDS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $< --output $@ --conflicts $(OUT)/dedupe/conflicts.json
 
+# The Wikipedia articles the taxa and destinations need, as blurbs; articles.d lists the dumps.
+$(ARTICLES): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE) --records $(DEDUPED) --output $@ --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d
+
+-include $(OUT)/wiki/articles.d
+
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
-$(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d
+$(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d
 
 -include $(OUT)/content.d
 

@@ -3,8 +3,8 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-bundle",
     usage: """
-        fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--costs-report FILE]
-                         [--depfile FILE] [--source-date-epoch SECONDS]
+        fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--articles articles.jsonl]
+                         [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
         """,
     help: """
         Builds the content bundle: applies the ordered migrations to a scratch database, loads the
@@ -17,7 +17,7 @@ let command = StageCommand(
         normalised licence and credit; each taxon its hero photo; each size class its cost in every
         display target (the pipeline's "targets"). --costs-report writes the aggregates as JSON.
         """,
-    options: ["pipeline", "output", "costs-report", "depfile", "source-date-epoch"])
+    options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch"])
 
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one deduped records file") }
@@ -26,6 +26,8 @@ command.main { arguments in
         input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
         policy: pipeline.shipping)
     options.costsReport = arguments.value("costs-report")
+    options.articles = arguments.value("articles")
+    options.destinations = pipeline.destinations
     if let epoch = try arguments.int("source-date-epoch") { options.sourceDateEpoch = Int64(epoch) }
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()

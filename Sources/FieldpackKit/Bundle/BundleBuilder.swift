@@ -17,6 +17,10 @@ public struct BundleBuilder {
         public var policy: ShippingPolicy
         /// Where to write `costs-report.json` (nil: not written).
         public var costsReport: String? = nil
+        /// The wiki stage's `articles.jsonl` (nil: no articles).
+        public var articles: String? = nil
+        /// The pipeline's destinations.
+        public var destinations: [Destination] = []
         /// Build date (Unix seconds); nil takes `SOURCE_DATE_EPOCH`, then the newest record's date.
         public var sourceDateEpoch: Int64? = nil
         /// For tests: fail after this many migrations, to prove nothing is published.
@@ -44,7 +48,7 @@ public struct BundleBuilder {
 
     public static let tables = [
         "users", "photos", "taxa", "observations", "observation_photos", "taxon_photos", "photo_tiers", "display_targets",
-        "size_costs",
+        "size_costs", "articles", "destinations",
     ]
 
     /// The foreign keys the loader checks, as (table, column, parent table).
@@ -98,8 +102,15 @@ public struct BundleBuilder {
             try scratch.transaction {
                 for index in indexes { try scratch.execute("DROP INDEX \"\(index[0]!)\"") }
                 let measured = try options.policy.measuredSizes.map { try MeasuredSizes(path: $0) }
+                var articleByTaxon: [Int64: Int64] = [:]
+                if let articles = options.articles {
+                    articleByTaxon = try ArticleLoader(path: articles).load(into: scratch, destinations: options.destinations).byTaxon
+                } else if !options.destinations.isEmpty {
+                    throw FieldpackError(path: options.output, "the pipeline has destinations but no articles file was given")
+                }
+                trace.mark("articles")
                 let loader = try RecordLoader(database: scratch)
-                try loader.load(path: options.input, policy: options.policy, measured: measured)
+                try loader.load(path: options.input, policy: options.policy, measured: measured, articles: articleByTaxon)
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")

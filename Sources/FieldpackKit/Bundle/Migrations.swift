@@ -175,6 +175,38 @@ public enum Migrations {
             UNION ALL
             SELECT p.id, NULL, p.url FROM photos AS p WHERE p.url_template IS NULL;
             """),
+        Migration(version: 4, name: "wikipedia-articles", sql: """
+            -- One Wikipedia article per row: its safe blurb (text and p, b, i, br only) and summary,
+            -- and what the app's credits need. id follows the titles' order.
+            CREATE TABLE articles (
+                id INTEGER PRIMARY KEY,
+                title TEXT NOT NULL UNIQUE,
+                language TEXT NOT NULL,
+                url TEXT NOT NULL,
+                page_id INTEGER,
+                revision INTEGER,
+                modified TEXT,
+                wikidata_id TEXT,
+                license TEXT NOT NULL,
+                sections INTEGER NOT NULL,
+                summary TEXT NOT NULL,
+                blurb_html TEXT NOT NULL
+            );
+
+            -- The taxon's article, from its wikipedia_url (redirects followed).
+            ALTER TABLE taxa ADD COLUMN article_id INTEGER REFERENCES articles(id);
+
+            -- The places the app describes, from the pipeline, with their article if found.
+            CREATE TABLE destinations (
+                id TEXT NOT NULL PRIMARY KEY,
+                name TEXT NOT NULL,
+                wikipedia_title TEXT,
+                wikidata_id TEXT,
+                article_id INTEGER REFERENCES articles(id)
+            ) WITHOUT ROWID;
+
+            CREATE INDEX taxa_by_article ON taxa(article_id);
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -186,5 +218,6 @@ public enum Migrations {
         1: "e23a19099857b8af7a1f3e73a7623eefbc6174046a11beaef9a510c6b64c430a",
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
         3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
+        4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
     ]
 }

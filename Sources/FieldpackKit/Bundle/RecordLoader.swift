@@ -22,8 +22,8 @@ final class RecordLoader {
             """)
         statements[.taxa] = try database.prepare("""
             INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name,
-                              wikipedia_url, is_active)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              wikipedia_url, is_active, article_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         statements[.observations] = try database.prepare("""
             INSERT INTO observations (id, uuid, user_id, taxon_id, quality_grade, observed_on, time_observed_at,
@@ -49,12 +49,13 @@ final class RecordLoader {
             """)
     }
 
-    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?) throws {
+    /// - Parameter articles: each taxon's article id (from `ArticleLoader`).
+    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) throws {
         let channel = BatchChannel(capacity: 3)
         _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
         DispatchQueue.global().async {
             do {
-                try RecordParser(path: path, policy: policy, measured: measured).run(into: channel)
+                try RecordParser(path: path, policy: policy, measured: measured, articles: articles).run(into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -91,6 +92,7 @@ struct RecordParser {
     let path: String
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
+    let articles: [Int64: Int64]
 
     func run(into channel: BatchChannel) throws {
         let reader = LineReader(source: try RawFileSource(path: path))
@@ -205,6 +207,7 @@ struct RecordParser {
         batch.text(record.text(C.preferredCommonName))
         batch.text(record.text(C.wikipediaURL))
         batch.bool(record.bool(C.isActive))
+        batch.int(articles[id])
         // The default photo is set once it is known to ship.
         if let photo = record.int64(C.defaultPhoto) { shipping.defaultPhoto(taxon: id, photo: photo, line: line) }
         guard let photos = record[C.photos], photos.isArray else { return }

@@ -19,6 +19,9 @@ struct ReferenceCheck {
         ("taxa", "hero_photo_id", "photos"),
         ("size_costs", "target_id", "display_targets"),
         ("size_costs", "tier", "photo_tiers"),
+        // Articles are loaded before the records (see `ArticleLoader`).
+        ("taxa", "article_id", "articles"),
+        ("destinations", "article_id", "articles"),
     ]
 
     /// In the order records arrive.

@@ -1,0 +1,139 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// The blurb rules, one by one, on small articles in each markup flavour, and golden blurbs of
+/// real pages.
+@Suite struct BlurbTests {
+    let maker = BlurbMaker()
+
+    /// A Parsoid article body: sections wrapping bare headings.
+    private func parsoid(_ sections: String) -> String {
+        """
+        <!DOCTYPE html><html><head><meta charset="utf-8"/><title>Test</title></head>
+        <body class="mw-parser-output"><section data-mw-section-id="0">\(sections)</body></html>
+        """
+    }
+
+    private let lead = "<p>The <b>great tit</b> (<i>Parus major</i>) is a passerine bird of woodlands and gardens across Europe.</p>"
+
+    @Test func citationMarkersOfEveryStyleGoButRealSuperscriptsStay() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            <p>It covers about 12 km<sup>2</sup> of heath.<sup about="#mwt3" class="mw-ref reference" typeof="mw:Extension/ref">\
+            <a href="./X#cite_note-1"><span class="mw-reflink-text"><span class="cite-bracket">[</span>1<span class="cite-bracket">]\
+            </span></span></a></sup> Males sing.<sup class="mw-ref" typeof="mw:Extension/ref"><a>[lower-alpha 1]</a></sup>\
+            <sup class="reference"><a>[a]</a></sup><sup typeof="mw:Extension/ref mw:Error"><a>[1.1]</a></sup>\
+            <sup class="reference">:104</sup> Females do not[note 2] sing[12].</p>
+            """))
+        #expect(blurb.html == "<p>It covers about 12 km² of heath. Males sing. Females do not sing.</p>")
+    }
+
+    @Test func linksKeepTheirTextOnly() throws {
+        let blurb = try maker.blurb(html: parsoid(lead.replacingOccurrences(
+            of: "passerine", with: "<a rel=\"mw:WikiLink\" href=\"./Passerine\" title=\"Passerine\">passerine</a>")))
+        #expect(blurb.html.contains("is a passerine bird"))
+        #expect(!blurb.html.contains("href") && !blurb.html.contains("title"))
+    }
+
+    @Test func tablesFiguresHatnotesAndBoxesAreDropped() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            <div class="shortdescription nomobile noexcerpt noprint searchaux" style="display:none">Species of bird</div>
+            <div role="note" class="hatnote navigation-not-searchable">For other uses, see Tit.</div>
+            <table class="infobox biota"><tr><td>Kingdom: Animalia. A long cell of text that is not prose at all here.</td></tr></table>
+            <table class="ambox"><tr><td>This article needs additional citations for verification of its claims.</td></tr></table>
+            <figure typeof="mw:File/Thumb"><img src="x.jpg"/><figcaption>A male great tit singing on a branch in spring.</figcaption></figure>
+            <style data-mw-deduplicate="TemplateStyles:r1">.x{color:red}</style>
+            \(lead)<link rel="mw:PageProp/Category" href="./Category:Birds"/>
+            <div role="navigation" class="navbox">Birds of Europe: tits, chickadees and titmice of the region.</div>
+            """))
+        #expect(blurb.html == "<p>The <b>great tit</b> (<i>Parus major</i>) is a passerine bird of woodlands and gardens across Europe.</p>")
+    }
+
+    @Test func boilerplateSectionsAreSkippedWithTheirSubsections() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            \(lead)</section>
+            <section data-mw-section-id="1"><h2 id="Description">Description</h2>
+            <p>Adults weigh about eighteen grams and have a black head with white cheeks.</p></section>
+            <section data-mw-section-id="2"><h2 id="See_also">See also</h2><p>Other tits are described in other articles of this wiki.</p>
+            <section data-mw-section-id="3"><h3 id="Lists">Related lists</h3><p>A list of the birds of Europe can be found elsewhere.</p></section></section>
+            <section data-mw-section-id="4"><h2 id="References">References</h2>
+            <div class="reflist"><ol class="mw-references references"><li>Smith, J. (2001). Tits. A very long reference text.</li></ol></div></section>
+            """))
+        #expect(blurb.html.hasSuffix("<br><b>DESCRIPTION</b><br><p>Adults weigh about eighteen grams and have a black head with white cheeks.</p>"))
+        #expect(!blurb.html.contains("Other tits") && !blurb.html.contains("list of the birds") && !blurb.html.contains("Smith"))
+        #expect(blurb.sections == 1)
+    }
+
+    @Test func emptySectionsAndShortHeadingsAreNotShownAndHeadingsAreBoldUpperCase() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            \(lead)</section><section data-mw-section-id="1"><h2 id="Behaviour">Behaviour</h2>
+            <section data-mw-section-id="2"><h3 id="Diet">Diet and feeding</h3><p>It eats insects in summer and seeds in winter, often at feeders.</p></section></section>
+            <section data-mw-section-id="3"><h2 id="Art">Art</h2><p>The bird appears on stamps and coins of several European countries.</p></section>
+            """))
+        #expect(blurb.html.components(separatedBy: "<b>").count - 1 == 2)  // the lead's bold and one heading
+        #expect(blurb.html.contains("<br><b>DIET AND FEEDING</b><br><p>It eats insects"))
+        #expect(!blurb.html.contains("BEHAVIOUR") && !blurb.html.contains("ART"))
+        #expect(blurb.html.contains("<p>The bird appears on stamps"))
+    }
+
+    @Test func stubsAndOrphanedListIntroductionsAreDropped() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            \(lead)<p>Adult female, Belgium</p><p>51°N 4°E</p><p>Short but a sentence.</p>
+            <p>The subspecies are:</p><ul><li>P. m. major</li></ul><p>Recognised forms include:-</p><p class="mw-empty-elt"></p>
+            """))
+        #expect(blurb.html == lead.replacingOccurrences(of: "</p>", with: "</p>") + "<p>Short but a sentence.</p>")
+    }
+
+    @Test func legacyHeadingsOfBothGenerationsAreRead() throws {
+        let blurb = try maker.blurb(html: """
+            <html><head><title>Heath - Wikipedia</title></head><body>
+            <div id="toc" class="toc"><h2 id="mw-toc-heading">Contents</h2></div>
+            <div class="mw-parser-output">\(lead)
+            <h2><span class="mw-headline" id="History">History</span><span class="mw-editsection">[<a href="/w/index.php?action=edit">edit</a>]</span></h2>
+            <p>The heath was grazed by sheep for centuries before it became a reserve.</p>
+            <div class="mw-heading mw-heading2"><h2 id="Fauna">Fauna</h2><span class="mw-editsection">[<a>edit</a>]</span></div>
+            <p>Nightjars and woodlarks breed on the open heath in late spring.<sup id="cite_ref-1" class="reference"><a>&#91;1&#93;</a></sup></p>
+            </div><h2>Navigation menu</h2><p>Not part of the article at all, and long enough to count.</p></body></html>
+            """)
+        #expect(blurb.html.contains("<br><b>HISTORY</b><br><p>The heath was grazed"))
+        #expect(blurb.html.hasSuffix("<br><b>FAUNA</b><br><p>Nightjars and woodlarks breed on the open heath in late spring.</p>"))
+        #expect(!blurb.html.contains("CONTENTS") && !blurb.html.contains("edit") && !blurb.html.contains("Navigation"))
+        #expect(blurb.title == "Heath - Wikipedia")
+    }
+
+    @Test func theSummaryIsTheLeadCutAtASentenceNearTheLength() throws {
+        var rules = BlurbRules()
+        rules.summaryLength = 120
+        let text = "<p>First sentence is here and it is long enough to matter a bit. Second sentence follows it, also long. "
+            + "Third sentence goes past the limit by some way for sure.</p>"
+        let blurb = try BlurbMaker(rules: rules).blurb(html: parsoid(text + "</section><section><h2>Later</h2><p>Not in the summary at all, though it is prose.</p>"))
+        #expect(blurb.summary == "First sentence is here and it is long enough to matter a bit. Second sentence follows it, also long.")
+    }
+
+    @Test func redirectStubsAndDisambiguationPagesAreRecognized() throws {
+        let stub = try maker.blurb(html: text(fixture("redirect-stub.html")))
+        #expect(stub.kind == .redirect("Aşkale"))
+        #expect(stub.html.isEmpty)
+        let line = try lines(fixture("enterprise-2021.ndjson"))[0]
+        let html = try #require(((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["article_body"]
+            as? [String: Any])?["html"] as? String)
+        #expect(try maker.blurb(html: html).kind == .disambiguation)
+    }
+
+    private func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
+
+    @Test(arguments: ["Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html"])
+    func realPagesMakeTheirGoldenBlurbs(name: String) throws {
+        // CiteDetails is a test page of one-line examples: keep its short paragraphs to see
+        // its sub-references ([1.1], [group 1.2]) go.
+        var rules = BlurbRules()
+        if name == "SubReferences.html" { rules.stubLength = 0 }
+        let blurb = try BlurbMaker(rules: rules).blurb(html: text(fixture(name)))
+        let directory = try TemporaryDirectory()
+        let output = try directory.write("blurb.html", "\(blurb.html)\n\nsummary: \(blurb.summary)\n")
+        try expectGolden(output, "wiki-\(name)")
+        // Whatever the page, the blurb is safe markup: sanitizing it again changes nothing.
+        #expect(Sanitizer().sanitize(blurb.html).map { $0.replacingOccurrences(of: "<p></p>", with: "") } == blurb.html
+                || blurb.html.isEmpty)
+    }
+}
