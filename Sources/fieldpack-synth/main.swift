@@ -2,7 +2,10 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-synth",
-    usage: "fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse]",
+    usage: """
+        fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse]
+               fieldpack-synth --wiki-articles N --seed S --output DIR
+        """,
     help: """
         Writes a deterministic synthetic iNaturalist dump for benchmarks: API v1 observation pages
         DIR/page-000001.json, … (one minified page per file), then DIR/synth.txt naming the
@@ -10,12 +13,27 @@ let command = StageCommand(
         observations also appear as an older copy in another page; ~0.1% of photo ids are shared
         by two observations. --taxa and --users default to N/50 and N/20, at most 20000 and 50000.
         --reuse keeps DIR as it is when its synth.txt says it already holds this dump.
+
+        --wiki-articles N writes instead a synthetic Wikimedia Enterprise NDJSON dump of N Parsoid-like
+        articles (median about 50 KB of HTML, a tail to about 1 MB) to DIR/articles.ndjson, and
+        DIR/pipeline.json wanting 80% of them, for the wiki stage's benchmark.
         """,
-    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users"],
+    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles"],
     flags: ["reuse"])
 
 command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("takes no positional arguments") }
+    if let articles = try arguments.int("wiki-articles") {
+        guard articles > 0 else { throw UsageError("--wiki-articles must be at least 1") }
+        let seedText = try arguments.required("seed")
+        guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer") }
+        let clock = StageClock()
+        let written = try SyntheticWiki(options: .init(articles: articles, seed: seed, output: try arguments.required("output"))).run()
+        StageReport(stage: "synth", clock: clock).print(
+            "\(articles) articles, \(written.htmlBytes) bytes of HTML, \(written.bytes) bytes of NDJSON", records: articles,
+            bytes: written.bytes)
+        return
+    }
     guard let observations = try arguments.int("observations") else { throw UsageError("--observations is required") }
     let seedText = try arguments.required("seed")
     guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer, not \"\(seedText)\"") }

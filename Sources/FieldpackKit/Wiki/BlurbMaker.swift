@@ -5,6 +5,9 @@ public struct BlurbMaker: Sendable {
     }
 
     public var rules: BlurbRules
+    /// Parse only up to the trailing boilerplate (`BoilerplateCut`); off only to test that the
+    /// cut changes nothing.
+    public var cutsBoilerplate = true
 
     public init(rules: BlurbRules = BlurbRules()) {
         self.rules = rules
@@ -15,13 +18,26 @@ public struct BlurbMaker: Sendable {
     /// - Throws: `Refusal` if the HTML is over `rules.maximumArticleBytes` or nests past
     ///   libxml2's depth limit.
     public func blurb(html: UnsafeRawBufferPointer) throws -> Blurb {
+        guard html.count <= rules.maximumArticleBytes else {
+            throw Refusal(description: "\(html.count) bytes of HTML, over the \(rules.maximumArticleBytes)-byte limit")
+        }
+        // Page properties can sit anywhere: look for them before cutting.
+        let disambiguation = BoilerplateCut.contains("mw:PageProp/disambiguation", in: html)
+        var parsed = html
+        if cutsBoilerplate, let cut = BoilerplateCut.offset(in: html, skipped: rules.skippedSections) {
+            parsed = UnsafeRawBufferPointer(rebasing: html[0..<cut])
+        }
         let document: HTMLDocument
         do {
-            document = try HTMLDocument.parse(html, limit: rules.maximumArticleBytes)
+            document = try HTMLDocument.parse(parsed, limit: rules.maximumArticleBytes)
         } catch {
             throw Refusal(description: (error as? HTMLDocument.Refusal)?.description ?? "\(error)")
         }
-        return ArticleCleaner(rules: rules).clean(document)
+        var blurb = ArticleCleaner(rules: rules).clean(document)
+        if disambiguation && blurb.kind == .article {
+            blurb = Blurb(kind: .disambiguation, html: "", summary: "", title: blurb.title, sections: 0)
+        }
+        return blurb
     }
 
     public func blurb(html: String) throws -> Blurb {

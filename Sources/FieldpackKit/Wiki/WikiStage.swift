@@ -16,6 +16,8 @@ public struct WikiStage {
         public var rules = BlurbRules()
         /// The share of dump lines that may be rejected before the stage fails.
         public var maxRejectRate = 0.01
+        /// Threads making blurbs (the reader is one more).
+        public var workers = 2
 
         public init(inputs: [String], wants: WikiWants, output: String, report: String, rejects: String) {
             self.inputs = inputs
@@ -114,6 +116,8 @@ public struct WikiStage {
         run.summary.passes += 1
         let first = run.summary.passes == 1
         let maker = BlurbMaker(rules: options.rules)
+        let pool = BlurbPool(maker: maker, inFlight: options.workers * 2)
+        defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
         let parser = JSONParser()
         for input in options.inputs {
             if input.hasSuffix(".html") || input.hasSuffix(".htm") {
@@ -163,14 +167,15 @@ public struct WikiStage {
                         if first { run.summary.rejected += 1 }
                         break
                     }
-                    try self.line(line, source: name, wanted: wanted, parser: parser, maker: maker, into: &run, counting: first)
+                    try self.line(line, source: name, wanted: wanted, parser: parser, pool: pool, into: &run, counting: first)
+                    for (article, result) in pool.collect() { finish(article, result, into: &run) }
                 }
             }
         }
     }
 
     private func line(
-        _ line: LineReader.Line, source: String, wanted: WikiWants, parser: JSONParser, maker: BlurbMaker,
+        _ line: LineReader.Line, source: String, wanted: WikiWants, parser: JSONParser, pool: BlurbPool,
         into run: inout Run, counting: Bool
     ) throws {
         func reject(_ reason: String) {
@@ -197,21 +202,29 @@ public struct WikiStage {
             return
         }
         run.summary.htmlBytes += html.count
-        let blurb: Blurb
-        do {
-            blurb = try maker.blurb(html: html.bytes)
-        } catch {
-            return reject("article \"\(fields.name)\": \(error)")
-        }
-        var article = Article(
+        let article = Article(
             title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,
             url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
-            license: fields.license ?? "CC-BY-SA-4.0", source: source, line: line.number, blurb: blurb)
+            license: fields.license ?? "CC-BY-SA-4.0", source: source, line: line.number,
+            blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
         for alias in fields.redirects {
             let normalized = WikiTitle.normalize(alias)
             if wanted.titles[normalized] != nil { run.redirects[normalized] = title }
         }
-        keep(&article, into: &run)
+        pool.submit(BlurbPool.Job(article: article, html: Array(html.bytes)))
+    }
+
+    /// Keeps a finished article, or records why its HTML was refused.
+    private func finish(_ article: Article, _ result: Result<Blurb, Error>, into run: inout Run) {
+        switch result {
+        case .success(let blurb):
+            var kept = article
+            kept.blurb = blurb
+            keep(&kept, into: &run)
+        case .failure(let error):
+            run.findings.append(Finding(path: article.source, line: article.line, reason: "article \"\(article.title)\": \(error)"))
+            run.summary.rejected += 1
+        }
     }
 
     /// A page from a folder of HTML files: its title is the document's (without " - Wikipedia"),
@@ -307,7 +320,10 @@ public struct WikiStage {
     private func write(_ run: Run, wanted: WikiWants) throws {
         // Rejects first: they are written even when the threshold stops the stage.
         var rejects = JSONWriter()
-        for (kind, finding) in run.findings.map({ ("rejected", $0) }) + run.skips.map({ ("skipped", $0) }) {
+        func ordered(_ findings: [Finding]) -> [Finding] {
+            findings.sorted { ($0.path, $0.line ?? 0, $0.reason) < ($1.path, $1.line ?? 0, $1.reason) }
+        }
+        for (kind, finding) in ordered(run.findings).map({ ("rejected", $0) }) + ordered(run.skips).map({ ("skipped", $0) }) {
             rejects.beginObject()
             rejects.key("kind"); rejects.string(kind)
             rejects.key("file"); rejects.string(finding.path)
