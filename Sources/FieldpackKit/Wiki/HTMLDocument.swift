@@ -30,9 +30,6 @@ final class HTMLDocument {
 
     let pointer: htmlDocPtr
 
-    /// libxml2 2.9 stops building the tree at 256 levels; a tree this deep was cut short.
-    static let truncatedDepth = 250
-
     private static let initialized: Void = { xmlInitParser() }()
 
     private init(pointer: htmlDocPtr) {
@@ -52,16 +49,23 @@ final class HTMLDocument {
         let options = HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
             | HTML_PARSE_NONET.rawValue | HTML_PARSE_NODEFDTD.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
             | HTML_PARSE_COMPACT.rawValue
+        guard let context = htmlNewParserCtxt() else { throw .unparsable }
+        defer { htmlFreeParserCtxt(context) }
         let parsed: htmlDocPtr? = Self.withCleanUTF8(bytes) { clean in
             clean.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
                 guard let base = chars.baseAddress, !chars.isEmpty else { return nil }
-                return htmlReadMemory(base, Int32(chars.count), nil, "UTF-8", Int32(options))
+                return htmlCtxtReadMemory(context, base, Int32(chars.count), nil, "UTF-8", Int32(options))
             }
         }
         guard let parsed else { throw .unparsable }
         let document = HTMLDocument(pointer: parsed)
-        let depth = document.maximumDepth()
-        if depth >= truncatedDepth { throw .tooDeep(depth: depth) }
+        // libxml2 stops at its depth limit with an "Excessive depth" error and returns the tree
+        // so far: refuse it rather than publish a truncated blurb.
+        if let error = xmlCtxtGetLastError(context), error.pointee.code == XML_ERR_INTERNAL_ERROR.rawValue,
+           let message = error.pointee.message, String(cString: message).contains("depth")
+        {
+            throw .tooDeep(depth: document.maximumDepth())
+        }
         return document
     }
 

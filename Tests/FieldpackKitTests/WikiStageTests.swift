@@ -1,0 +1,144 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// The wiki stage on the sample dumps and on damaged ones.
+@Suite struct WikiStageTests {
+    private let sampleWiki = "\(repositoryRoot)/sample-data/wiki"
+
+    private func sampleInputs() throws -> [String] {
+        try Pipeline.resolve(["\(repositoryRoot)/sample-data/wiki"], pipelinePath: "test").files
+    }
+
+    /// Runs the stage; returns the articles by title and the report.
+    @discardableResult
+    private func run(
+        _ inputs: [String], wants: WikiWants, in directory: TemporaryDirectory, maxRejectRate: Double = 1
+    ) throws -> (articles: [String: [String: Any]], report: [String: Any], rejects: [[String: Any]]) {
+        var options = WikiStage.Options(
+            inputs: inputs, wants: wants, output: directory.file("articles.jsonl"), report: directory.file("report.json"),
+            rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = maxRejectRate
+        try WikiStage(options: options).run()
+        var articles: [String: [String: Any]] = [:]
+        for line in try lines(directory.file("articles.jsonl")) {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            articles[object["title"] as! String] = object
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("report.json")))) as! [String: Any]
+        return (articles, report, try jsonLines(directory.file("rejects.jsonl")))
+    }
+
+    private func wants(_ titles: [String], wikidata: [String] = []) -> WikiWants {
+        var wants = WikiWants(language: "en")
+        for (index, title) in titles.enumerated() { wants.want(title: title, by: .destination("d\(index)")) }
+        for (index, id) in wikidata.enumerated() { wants.want(wikidata: id, by: .destination("q\(index)")) }
+        return wants
+    }
+
+    @Test func everyMemberOfEveryDumpFormatIsReadAndTheNewestRevisionWins() throws {
+        let directory = try TemporaryDirectory()
+        let (articles, report, _) = try run(try sampleInputs(), wants: wants(
+            ["Monarch_butterfly", "great tit", "European robin", "Burying beetle", "Kalmthoutse Heide", "Hoge Kempen National Park"],
+            wikidata: ["Q5094612"]), in: directory)
+        // The tar.gz's two members, the bare NDJSON, the gzip NDJSON and the legacy HTML page.
+        #expect(Set(articles.keys) == ["Monarch butterfly", "Great tit", "European robin", "Burying beetle",
+                                       "Kalmthoutse Heide", "Hoge Kempen National Park", "Serengeti National Park"])
+        #expect(articles["Great tit"]?["revision"] as? Int == 1_282_922_208)  // the later file's newer copy
+        #expect(articles["European robin"]?["revision"] as? Int == 1_281_140_260)  // the later file's copy is older
+        #expect(articles["Serengeti National Park"]?["destinations"] as? [String] == ["q0"])
+        #expect(report["duplicate_pages"] as? Int == 2)
+        // 16 lines: the 7 wanted articles, 2 of them twice; the other 7 (Beetle, the Parus major
+        // stub, Lixus, …) are skipped after a JSON parse only.
+        #expect(report["lines_skipped"] as? Int == 16 - 9)
+        let html = try #require(articles["Great tit"]?["html"] as? String)
+        #expect(html.hasPrefix("<p>The <b>great tit</b>"))
+        #expect(Sanitizer().sanitize(html) == html)
+    }
+
+    @Test func redirectsAreFollowedBothWays() throws {
+        let directory = try TemporaryDirectory()
+        // "Forêt de Soignes" is in Sonian Forest's redirects field; "Parus major" is a redirect
+        // stub whose target nobody else wanted: a second pass reads it.
+        let (articles, report, _) = try run(try sampleInputs(), wants: wants(["Forêt_de_Soignes", "Parus major"]), in: directory)
+        #expect(Set(articles.keys) == ["Sonian Forest", "Great tit"])
+        #expect(report["passes"] as? Int == 2)
+        #expect(report["redirects_followed"] as? [String: String] == ["Forêt de Soignes": "Sonian Forest", "Parus major": "Great tit"])
+        #expect(report["missing"] as? [String] == [])
+    }
+
+    @Test func aDisambiguationPageIsAFindingNotAnArticle() throws {
+        let directory = try TemporaryDirectory()
+        let (articles, report, rejects) = try run(try sampleInputs(), wants: wants(["Lixus", "Nowhere Park"]), in: directory)
+        #expect(articles.isEmpty)
+        #expect(report["disambiguation_pages_skipped"] as? [String] == ["Lixus"])
+        #expect(report["missing"] as? [String] == ["Nowhere Park"])
+        #expect(rejects.map { $0["kind"] as? String } == ["skipped"])
+        #expect(rejects.first?["line"] as? Int == 3)
+    }
+
+    @Test func damagedDumpsGiveFindingsWithTheirPlaceAndTheRunGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let good = try text("\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/enterprise-2021.ndjson")
+        let clark = try #require(good.split(separator: "\n").last.map(String.init))
+        func line(_ name: String, html: String) -> String {
+            let object: [String: Any] = ["name": name, "identifier": 1, "article_body": ["html": html]]
+            return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        let deep = line("Deep", html: String(repeating: "<div>", count: 100_000) + "<p>text.</p>")
+        let huge = line("Huge", html: "<p title=\"" + String(repeating: "a", count: 10_000_000) + "\">A paragraph long enough to keep, ending well.</p>")
+        let dump = [clark, "{\"name\": \"Broken\", ", deep, huge].joined(separator: "\n") + "\n"
+        let plain = try directory.write("dump.ndjson", dump)
+        var invalid = Array("{\"name\":\"Bad bytes\",\"article_body\":{\"html\":\"<p>\u{1}".utf8)
+        invalid += [0xFF, 0xFE]
+        invalid += Array("</p>\"}}\n".utf8)
+        let invalidPath = directory.file("invalid.ndjson")
+        try Data(invalid).write(to: URL(fileURLWithPath: invalidPath))
+        // A gzip stream cut in the middle of its second line.
+        let gzip = try directory.writeGzip("cut.ndjson.gz", dump)
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: gzip))
+        try compressed.prefix(compressed.count * 2 / 3).write(to: URL(fileURLWithPath: gzip))
+        let (articles, _, rejects) = try run([plain, invalidPath, gzip], wants: wants(
+            ["William Clark (inventor)", "Deep", "Huge", "Bad bytes"]), in: directory)
+        #expect(articles["William Clark (inventor)"] != nil)
+        #expect(articles["Huge"] != nil)  // within the 16 MB article limit: parsed, attribute dropped
+        let reasons = rejects.map { "\(($0["file"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""):\($0["line"] as? Int ?? 0): \($0["reason"] as? String ?? "")" }
+        #expect(reasons.contains { $0.hasPrefix("dump.ndjson:2: not JSON") })
+        #expect(reasons.contains { $0.hasPrefix("dump.ndjson:3: article \"Deep\": elements nest") })
+        #expect(reasons.contains { $0.hasPrefix("invalid.ndjson:1: not JSON") })
+        #expect(reasons.contains { $0.hasPrefix("cut.ndjson.gz:") })
+    }
+
+    @Test func overTheRejectThresholdNothingIsPublished() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("bad.ndjson", "not json\n{\"name\": 1}\n")
+        #expect(throws: FieldpackError.self) {
+            try run([dump], wants: wants(["X"]), in: directory, maxRejectRate: 0.5)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("articles.jsonl")))
+        #expect(try jsonLines(directory.file("rejects.jsonl")).count == 2)
+    }
+
+    @Test func theSameDumpsInAnotherOrderGiveTheSameArticles() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let titles = ["Great tit", "European robin", "Sonian Forest", "Kalmthoutse Heide"]
+        try run(try sampleInputs(), wants: wants(titles), in: first)
+        try run(try sampleInputs().reversed(), wants: wants(titles), in: second)
+        #expect(try text(first.file("articles.jsonl")) == text(second.file("articles.jsonl")))
+    }
+
+    @Test(arguments: [
+        ("great_tit", "Great tit"), ("Great%20tit", "Great tit"), ("  For%C3%AAt_de__Soignes ", "Forêt de Soignes"),
+        ("iPhone", "IPhone"), ("élan", "Élan"), ("Lixus_(beetle)", "Lixus (beetle)"),
+    ])
+    func titlesMatchTheWayWikipediaMatchesThem(raw: String, normalized: String) {
+        #expect(WikiTitle.normalize(raw) == normalized)
+    }
+
+    @Test func wikipediaURLsGiveLanguageAndTitle() {
+        #expect(WikiTitle.fromURL("http://en.wikipedia.org/wiki/Great_tit")! == ("en", "Great tit"))
+        #expect(WikiTitle.fromURL("https://fr.m.wikipedia.org/wiki/M%C3%A9sange_charbonni%C3%A8re#Taxonomie")! == ("fr", "Mésange charbonnière"))
+        #expect(WikiTitle.fromURL("https://www.inaturalist.org/taxa/1") == nil)
+    }
+}
