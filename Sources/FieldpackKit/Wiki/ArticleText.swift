@@ -11,6 +11,9 @@ struct ArticleText {
     private(set) var runs: [Run] = []
     private var boldDepth = 0
     private var italicDepth = 0
+    /// Whether the text so far ends in whitespace (or is empty): a next space is dropped.
+    private var previousSpace = true
+    private var mayHaveCitation = false
 
     mutating func begin(_ format: SafeMarkup.Format) {
         if format == .bold { boldDepth += 1 } else { italicDepth += 1 }
@@ -20,56 +23,59 @@ struct ArticleText {
         if format == .bold { boldDepth -= 1 } else { italicDepth -= 1 }
     }
 
+    /// Appends text, collapsing whitespace (ASCII and the no-break space) to single spaces as it
+    /// goes, with none at the start.
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        append(bytes, bold: boldDepth > 0, italic: italicDepth > 0)
+        let bold = boldDepth > 0
+        let italic = italicDepth > 0
+        if runs.isEmpty || runs[runs.count - 1].bold != bold || runs[runs.count - 1].italic != italic {
+            runs.append(Run(bytes: [], bold: bold, italic: italic))
+        }
+        let last = runs.count - 1
+        runs[last].bytes.reserveCapacity(runs[last].bytes.count + bytes.count)
+        var position = 0
+        let count = bytes.count
+        while position < count {
+            let byte = bytes[position]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
+                || (byte == 0xC2 && position + 1 < count && bytes[position + 1] == 0xA0)
+            {
+                if !previousSpace { runs[last].bytes.append(0x20) }
+                previousSpace = true
+                position += byte == 0xC2 ? 2 : 1
+                continue
+            }
+            // A run of ordinary bytes, copied at once.
+            var end = position + 1
+            while end < count {
+                let next = bytes[end]
+                if next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == 0x0C || next == 0xC2 { break }
+                end += 1
+            }
+            let chunk = UnsafeBufferPointer(rebasing: bytes[position..<end])
+            if !mayHaveCitation && chunk.contains(UInt8(ascii: "[")) { mayHaveCitation = true }
+            runs[last].bytes.append(contentsOf: chunk)
+            previousSpace = false
+            position = end
+        }
     }
 
     mutating func append(_ string: String) {
-        append(Array(string.utf8), bold: boldDepth > 0, italic: italicDepth > 0)
-    }
-
-    mutating func append<S: Sequence>(_ bytes: S, bold: Bool, italic: Bool) where S.Element == UInt8 {
-        if let last = runs.last, last.bold == bold, last.italic == italic {
-            runs[runs.count - 1].bytes.append(contentsOf: bytes)
-        } else {
-            runs.append(Run(bytes: Array(bytes), bold: bold, italic: italic))
-        }
+        var copy = string
+        copy.withUTF8 { append($0) }
     }
 
     mutating func space() {
-        append(CollectionOfOne(UInt8(ascii: " ")), bold: boldDepth > 0, italic: italicDepth > 0)
+        var space: UInt8 = 0x20
+        withUnsafePointer(to: &space) { append(UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
-    /// Collapses whitespace (ASCII and the no-break space) across runs and trims the ends, then
-    /// removes bracketed citation leftovers (`[12]`, `[a]`, `[note 2]`, `[lower-alpha 1]`,
-    /// `[1.1]`, `[citation needed]`) that were not marked up as references.
+    /// Trims the end and removes bracketed citation leftovers (`[12]`, `[a]`, `[note 2]`,
+    /// `[lower-alpha 1]`, `[1.1]`, `[citation needed]`) that were not marked up as references.
     mutating func normalize() {
-        var previousSpace = true
-        for index in runs.indices {
-            var out: [UInt8] = []
-            out.reserveCapacity(runs[index].bytes.count)
-            let bytes = runs[index].bytes
-            var position = 0
-            while position < bytes.count {
-                let byte = bytes[position]
-                var isSpace = byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
-                var width = 1
-                if byte == 0xC2 && position + 1 < bytes.count && bytes[position + 1] == 0xA0 {
-                    isSpace = true
-                    width = 2
-                }
-                if isSpace {
-                    if !previousSpace { out.append(0x20) }
-                    previousSpace = true
-                } else {
-                    out.append(contentsOf: bytes[position..<(position + width)])
-                    previousSpace = false
-                }
-                position += width
-            }
-            runs[index].bytes = Self.removingCitationLeftovers(out)
+        if mayHaveCitation {
+            for index in runs.indices { runs[index].bytes = Self.removingCitationLeftovers(runs[index].bytes) }
         }
-        // Trim the end.
         while let last = runs.last {
             var bytes = last.bytes
             while bytes.last == 0x20 { bytes.removeLast() }
@@ -81,6 +87,20 @@ struct ArticleText {
             }
         }
         runs.removeAll { $0.bytes.isEmpty }
+    }
+
+    /// Whether the text ends with `suffix` (ASCII).
+    func ends(with suffix: StaticString) -> Bool {
+        guard let last = runs.last?.bytes else { return false }
+        let count = suffix.utf8CodeUnitCount
+        guard last.count >= count else { return false }
+        for index in 0..<count where last[last.count - count + index] != suffix.utf8Start[index] { return false }
+        return true
+    }
+
+    /// The number of Unicode scalars.
+    var characterCount: Int {
+        runs.reduce(0) { total, run in total + run.bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
     }
 
     /// The plain text (UTF-8).
