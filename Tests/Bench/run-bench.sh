@@ -11,12 +11,15 @@
 #      seconds and peak RSS;
 #   3. Tests/Bench/duckdb_baseline.py does the same job with DuckDB (what a user might pick
 #      instead), timed the same way; skipped if DuckDB cannot be installed;
+#   2b. the wiki stage on BENCH_WIKI_N synthetic Enterprise articles (fieldpack-synth --wiki-articles),
+#      and lxml + nh3 (PyPI) doing the lead only on 2 processes, unless BENCH_WIKI_BASELINE=0;
 #   4. a table compares them against the target: ingest+dedupe+bundle under 20 s wall, every
 #      stage under 300 MB peak RSS; and what cost estimation adds: the bundle stage run again
 #      without display targets (and once more with every licence allowed, so every photo ships).
 #
 # Environment: BENCH_N (default 1000000), BENCH_DIR (default build/bench), BIN (default
 # .build/release), BENCH_SEED (default 1), BENCH_DUCKDB=0 to skip the DuckDB baseline,
+# BENCH_WIKI_N (default 2000 articles), BENCH_WIKI_BASELINE=0 to skip the lxml + nh3 baseline,
 # BENCH_DUCKDB_MEMORY (e.g. 300MB) to cap DuckDB's memory.
 set -euo pipefail
 
@@ -25,6 +28,10 @@ BENCH_DIR=${BENCH_DIR:-build/bench}
 BIN=${BIN:-.build/release}
 BENCH_SEED=${BENCH_SEED:-1}
 BENCH_DUCKDB=${BENCH_DUCKDB:-1}
+BENCH_WIKI_N=${BENCH_WIKI_N:-2000}
+BENCH_WIKI_BASELINE=${BENCH_WIKI_BASELINE:-1}
+TARGET_WIKI_MBS=100   # MB/s of article HTML turned into full blurbs, 2 cores
+TARGET_WIKI_RSS=100   # MB
 TARGET_WALL=20      # seconds, ingest + dedupe + bundle
 TARGET_RSS=300      # MB, every stage
 # Stages that support it log the time of each of their phases (into $BENCH_DIR/logs).
@@ -42,7 +49,7 @@ input="$BENCH_DIR/input-$BENCH_N"
 out="$BENCH_DIR/out"
 logs="$BENCH_DIR/logs"
 
-for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle; do
+for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle fieldpack-wiki; do
   if [[ ! -x "$BIN/$tool" ]]; then
     echo "run-bench: $BIN/$tool is missing; build the tools first (make tools)" >&2
     exit 1
@@ -147,6 +154,34 @@ rm -f "$out/content-no-costs.sqlite" "$out/content-every-licence.sqlite"
 measure parse "$BIN/fieldpack-inat" --pipeline "$BENCH_DIR/bench.json" --parse-only
 row parse "$input_records" "$input_bytes"
 
+# --- 2b. The wiki stage ----------------------------------------------------------------------
+# BENCH_WIKI_N synthetic Parsoid-like articles (median ~50 KB, tail to ~1 MB) in one Enterprise
+# NDJSON file, 80% of them wanted by the generated pipeline; the stage makes full blurbs.
+wiki_input="$BENCH_DIR/wiki-$BENCH_WIKI_N"
+measure wiki-synth "$BIN/fieldpack-synth" --wiki-articles "$BENCH_WIKI_N" --seed "$BENCH_SEED" --output "$wiki_input"
+: >"$wiki_input/no-records.jsonl"
+measure wiki "$BIN/fieldpack-wiki" --pipeline "$wiki_input/pipeline.json" --records "$wiki_input/no-records.jsonl" \
+  --output "$out/wiki/articles.jsonl" --report "$out/wiki/wiki-report.json" --rejects "$out/wiki/rejects.jsonl"
+wiki_bytes=$(file_bytes "$wiki_input/articles.ndjson")
+wiki_html=$(sed -n 's/.*"html_bytes_cleaned": \([0-9]*\).*/\1/p' "$out/wiki/wiki-report.json")
+row wiki "$BENCH_WIKI_N" "$wiki_bytes"
+
+# The baseline a user might write instead: lxml + nh3 from PyPI on 2 processes, lead only.
+wiki_baseline_status="skipped (BENCH_WIKI_BASELINE=0)"
+if [[ $BENCH_WIKI_BASELINE != 0 ]]; then
+  if ! python3 -c 'import lxml, nh3' 2>/dev/null; then
+    echo "run-bench: installing lxml and nh3 from PyPI (python3 -m pip install lxml nh3)" >&2
+    python3 -m pip install --quiet lxml nh3 >&2 || true
+  fi
+  if python3 -c 'import lxml, nh3' 2>/dev/null; then
+    measure wiki-baseline python3 "$here/wiki_baseline.py" --dump "$wiki_input/articles.ndjson" --pipeline "$wiki_input/pipeline.json"
+    row wiki-baseline "$BENCH_WIKI_N" "$wiki_bytes"
+    wiki_baseline_status="lxml + nh3, lead paragraphs only, 2 processes"
+  else
+    wiki_baseline_status="skipped: lxml and nh3 could not be installed"
+  fi
+fi
+
 # --- 3. The baseline: DuckDB from PyPI -------------------------------------------------------
 duckdb_status="skipped (BENCH_DUCKDB=0)"
 if [[ $BENCH_DUCKDB != 0 ]]; then
@@ -203,5 +238,16 @@ awk -v a="$with_costs" -v b="$without_costs" -v t="$total_wall" 'BEGIN {
   printf "cost estimation: bundle %.2f s with the 3 display targets, %.2f s without: %+.2f s, %+.1f%% of the photo path (target: under 10%%): %s\n", a, b, a - b, share, (share < 10) ? "meets the target" : "MISSES the target"
 }'
 echo "bundle-every-licence: every photo ships (the pipeline's licences allow all): the most work per photo"
+read -r wiki_wall wiki_rss _ <"$logs/wiki.time"
+awk -v h="$wiki_html" -v d="$wiki_bytes" -v w="$wiki_wall" -v r="$wiki_rss" -v tm="$TARGET_WIKI_MBS" -v tr="$TARGET_WIKI_RSS" 'BEGIN {
+  s = (w > 0) ? w : 0.01
+  mbs = h / s / 1e6
+  printf "wiki: %.1f MB/s of dump read, %.1f MB/s of article HTML into full blurbs (%.0f MB), peak RSS %.0f MB (target: at least %d MB/s, under %d MB): %s\n", d / s / 1e6, mbs, h / 1e6, r / 1024, tm, tr, (mbs >= tm && r / 1024 < tr) ? "meets the target" : "MISSES the target"
+}'
+if [[ -f $logs/wiki-baseline.time ]]; then
+  read -r base_wall _ <"$logs/wiki-baseline.time"
+  awk -v h="$wiki_html" -v w="$base_wall" 'BEGIN { printf "wiki-baseline: %.1f MB/s of article HTML (wall, including interpreter start)\n", h / ((w > 0) ? w : 0.01) / 1e6 }'
+fi
+echo "wiki baseline: $wiki_baseline_status"
 echo "baseline: $duckdb_status"
 echo "logs: $logs"
