@@ -142,7 +142,7 @@ struct ArticleCleaner {
                 if node.attribute("property", hasWord: "mw:PageProp/disambiguation") { kind = .disambiguation }
                 return false
             default:
-                return !Self.isDropped(node, name: lookups.name(of: node), lookups: lookups)
+                return !Self.isDropped(node, kind: lookups.kind(of: node), lookups: lookups)
             }
         }
 
@@ -211,36 +211,36 @@ struct ArticleCleaner {
                     return false
                 }
                 guard node.isElement else { return false }
-                let name = lookups.name(of: node)
-                switch name {
-                case "b", "strong":
+                let kind = lookups.kind(of: node)
+                switch kind {
+                case .bold:
                     text.begin(.bold)
                     if node.pointee.children == nil { text.end(.bold) }
                     return true
-                case "i", "em", "cite", "var":
+                case .italic:
                     text.begin(.italic)
                     if node.pointee.children == nil { text.end(.italic) }
                     return true
-                case "br":
+                case .lineBreak:
                     text.space()
                     return false
-                case "sup", "sub":
-                    if isDropped(node, name: name, lookups: lookups) { return false }
+                case .superscript, .lowered:
+                    if isDropped(node, kind: kind, lookups: lookups) { return false }
                     var inner = ArticleText()
                     walkChildren(of: node, visit: { child in
                         if child.isText { inner.append(child.textBytes) }
-                        return child.isElement && !isDropped(child, name: lookups.name(of: child), lookups: lookups)
+                        return child.isElement && !isDropped(child, kind: lookups.kind(of: child), lookups: lookups)
                     })
                     let raw = inner.runs.flatMap(\.bytes)
-                    text.append(Self.scripted(String(decoding: raw, as: UTF8.self), superscript: name == "sup"))
+                    text.append(Self.scripted(String(decoding: raw, as: UTF8.self), superscript: kind == .superscript))
                     return false
-                default:
-                    return !isDropped(node, name: name, lookups: lookups)
+                case .dropped, .other:
+                    return !isDropped(node, kind: kind, lookups: lookups)
                 }
             }, leave: { node in
-                switch lookups.name(of: node) {
-                case "b", "strong": text.end(.bold)
-                case "i", "em", "cite", "var": text.end(.italic)
+                switch lookups.kind(of: node) {
+                case .bold: text.end(.bold)
+                case .italic: text.end(.italic)
                 default: break
                 }
             })
@@ -275,8 +275,8 @@ struct ArticleCleaner {
             "geo-multi-punct", "IPA", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
         ]
 
-        static func isDropped(_ node: xmlNodePtr, name: String, lookups: Lookups) -> Bool {
-            if droppedNames.contains(name) { return true }
+        static func isDropped(_ node: xmlNodePtr, kind: ElementKind, lookups: Lookups) -> Bool {
+            if kind == .dropped { return true }
             // One pass over the attributes for the five that matter.
             var classes: UnsafePointer<UInt8>? = nil
             var role: UnsafePointer<UInt8>? = nil
@@ -307,7 +307,7 @@ struct ArticleCleaner {
             }
             if let id {
                 if strcmp(id, "coordinates") == 0 || strcmp(id, "toc") == 0 { return true }
-                if name == "sup" && contains(id, "cite_ref") { return true }
+                if kind == .superscript && contains(id, "cite_ref") { return true }
             }
             if let style, contains(style, "display:none") || contains(style, "display: none") { return true }
             return false
@@ -346,19 +346,35 @@ struct ArticleCleaner {
         }
     }
 
-    /// Per-document caches: element names by their interned pointer, and the verdict on each
+    /// What an element is to the inline walk.
+    enum ElementKind {
+        case bold, italic, lineBreak, superscript, lowered, dropped, other
+
+        init(name: String) {
+            switch name {
+            case "b", "strong": self = .bold
+            case "i", "em", "cite", "var": self = .italic
+            case "br": self = .lineBreak
+            case "sup": self = .superscript
+            case "sub": self = .lowered
+            default: self = State.droppedNames.contains(name) ? .dropped : .other
+            }
+        }
+    }
+
+    /// Per-document caches: element kinds by their interned pointer, and the verdict on each
     /// distinct `class` value (by a 64-bit FNV-1a hash of its bytes).
     final class Lookups {
-        private var names: [UnsafeRawPointer: String] = [:]
+        private var kinds: [UnsafeRawPointer: ElementKind] = [:]
         private var classVerdicts: [UInt64: Bool] = [:]
 
-        func name(of node: xmlNodePtr) -> String {
-            guard let pointer = node.pointee.name else { return "" }
+        func kind(of node: xmlNodePtr) -> ElementKind {
+            guard let pointer = node.pointee.name else { return .dropped }
             let key = UnsafeRawPointer(pointer)
-            if let known = names[key] { return known }
-            let name = String(cString: pointer)
-            names[key] = name
-            return name
+            if let known = kinds[key] { return known }
+            let kind = ElementKind(name: String(cString: pointer))
+            kinds[key] = kind
+            return kind
         }
 
         func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
