@@ -120,6 +120,17 @@ import Testing
         #expect(try maker.blurb(html: html).kind == .disambiguation)
     }
 
+    @Test func anEnterpriseDumpLineMakesItsGoldenBlurb() throws {
+        // William Clark (inventor), enwiki 2021: a hatnote, a reference, categories and hidden
+        // template spans inside the lead paragraph.
+        let line = try lines(fixture("enterprise-2021.ndjson"))[1]
+        let html = try #require(((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["article_body"]
+            as? [String: Any])?["html"] as? String)
+        let blurb = try maker.blurb(html: html)
+        let directory = try TemporaryDirectory()
+        try expectGolden(try directory.write("blurb.html", "\(blurb.html)\n\nsummary: \(blurb.summary)\n"), "wiki-enterprise-William_Clark.html")
+    }
+
     private func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
 
     @Test(arguments: ["Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html"])

@@ -34,7 +34,16 @@ import Testing
         let third = try make(["bundle"], build: directory.path)
         #expect(third.status == 0)
         #expect(!third.stdout.contains("fieldpack-inat") && !third.stdout.contains("fieldpack-dedupe"))
-        #expect(third.stdout.contains("fieldpack-bundle"))
+        #expect(third.stdout.contains("fieldpack-bundle") && third.stdout.contains("fieldpack-wiki"))
+
+        // The wiki stage's depfile names every dump; a newer articles file reruns only the bundle.
+        #expect(try text(directory.file("sample/wiki/articles.d")).contains("sample-data/wiki/updates.ndjson"))
+        let evenLater = Date().addingTimeInterval(10)
+        try FileManager.default.setAttributes([.modificationDate: evenLater], ofItemAtPath: directory.file("sample/wiki/articles.jsonl"))
+        let fourth = try make(["bundle"], build: directory.path)
+        #expect(fourth.status == 0)
+        #expect(!fourth.stdout.contains("fieldpack-wiki") && !fourth.stdout.contains("fieldpack-dedupe"))
+        #expect(fourth.stdout.contains("fieldpack-bundle"))
         #expect(third.stdout.contains("fieldpack-manifest"))
     }
 
@@ -54,7 +63,7 @@ import Testing
     @Test(.enabled(if: binaries != nil))
     func everyExecutableFollowsTheExitCodeContract() throws {
         let bin = try #require(Self.binaries)
-        for stage in ["inat", "dedupe", "bundle", "manifest", "verify", "synth"] {
+        for stage in ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize"] {
             let help = try run("\(bin)/fieldpack-\(stage)", ["--help"])
             #expect(help.status == 0)
             #expect(help.stdout.hasPrefix("usage: fieldpack-\(stage)"))

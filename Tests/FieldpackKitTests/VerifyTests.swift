@@ -46,6 +46,31 @@ import Testing
         ])
     }
 
+    @Test func aBundleWhoseBlurbIsNotSafeMarkupIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        // An article as the wiki stage writes it, linked to a destination.
+        let articles = try directory.write("articles.jsonl", """
+            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
+
+            """)
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
+            policy: try samplePolicy())
+        options.articles = articles
+        options.destinations = [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)]
+        try BundleBuilder(options: options).run()
+        let database = try Database(path: directory.file("content.sqlite"))
+        #expect(try database.rows("SELECT d.id, a.title FROM destinations d JOIN articles a ON a.id = d.article_id") == [["forest", "Sonian Forest"]])
+        #expect(try database.scalar("SELECT a.title FROM taxa t JOIN articles a ON a.id = t.article_id WHERE t.id = 48662") == "Sonian Forest")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
+        try database.execute("UPDATE articles SET blurb_html = '<p>A <b>forest<p>x</p></b></p><img src=x onerror=alert(1)>'")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify()
+                == ["\(directory.file("bundle/content.sqlite")): error: article 1 (Sonian Forest): blurb opens <p> inside <b>"])
+    }
+
     @Test func manifestListsFilesSchemaRowsAndInputs() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

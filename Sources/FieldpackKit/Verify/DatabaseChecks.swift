@@ -42,6 +42,7 @@ struct DatabaseChecks {
                 problem("schema fingerprint \(actual) does not match the manifest's \(fingerprint)")
             }
             if userVersion >= 3 { problems += try shippingProblems(database) }
+            if userVersion >= 4 { problems += try blurbProblems(database) }
             for (table, expected) in rows.sorted(by: { $0.key < $1.key }) {
                 guard BundleBuilder.tables.contains(table) else {
                     problem("manifest counts rows of unknown table \(table)")
@@ -78,5 +79,54 @@ struct DatabaseChecks {
             "SELECT id FROM photos WHERE remote = 0 AND (url_template IS NULL OR replace(url_template, '{size}', 'x') = url_template) ORDER BY id",
             "whose URL has no size token")
         return problems
+    }
+
+    /// Schema 4 on: every blurb is safe markup as the app's importer will read it: text and the
+    /// tags `<p>`, `</p>`, `<b>`, `</b>`, `<i>`, `</i>`, `<br>` only, balanced, with no `p`
+    /// inside another element; every article has a summary.
+    private func blurbProblems(_ database: Database) throws -> [String] {
+        var problems: [String] = []
+        for row in try database.rows("SELECT id, title, blurb_html, summary FROM articles ORDER BY id") {
+            guard let html = row[2] else { continue }
+            if let reason = Self.blurbDefect(html) {
+                problems.append("\(path): error: article \(row[0] ?? "?") (\(row[1] ?? "?")): blurb \(reason)")
+            }
+            if (row[3] ?? "").isEmpty && !html.isEmpty {
+                problems.append("\(path): error: article \(row[0] ?? "?") (\(row[1] ?? "?")) has a blurb but no summary")
+            }
+        }
+        return problems
+    }
+
+    /// Why `html` is not a well-formed blurb, or nil.
+    static func blurbDefect(_ html: String) -> String? {
+        var open: [String] = []
+        var rest = Substring(html)
+        while let start = rest.firstIndex(of: "<") {
+            guard let end = rest[start...].firstIndex(of: ">") else { return "has a '<' that opens no tag" }
+            let tag = String(rest[start...end])
+            rest = rest[rest.index(after: end)...]
+            switch tag {
+            case "<br>": continue
+            case "<p>":
+                if !open.isEmpty { return "opens <p> inside <\(open.last!)>" }
+                open.append("p")
+            case "<b>", "<i>":
+                let name = String(tag.dropFirst().dropLast())
+                if open.contains(name) { return "nests \(tag) in itself" }
+                open.append(name)
+            case "</p>", "</b>", "</i>":
+                let name = String(tag.dropFirst(2).dropLast())
+                if open.last != name { return "closes \(tag) out of order" }
+                open.removeLast()
+            default:
+                return "holds \(tag.prefix(40)), which is not allowed"
+            }
+        }
+        if !open.isEmpty { return "leaves <\(open.last!)> open" }
+        if html.contains(">") && html.filter({ $0 == ">" }).count != html.filter({ $0 == "<" }).count {
+            return "has a bare '>'"
+        }
+        return nil
     }
 }
