@@ -18,12 +18,7 @@ struct ArticleLoader {
         var previous: String? = nil
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
-            let record: JSONValue
-            do {
-                record = try parser.parse(line.bytes)
-            } catch let error as JSONSyntaxError {
-                throw FieldpackError(path: path, line: line.number, "not JSON: \(error.message)")
-            }
+            let record = try parser.parse(line, in: path)
             guard let title = record["title"]?.string, let url = record["url"]?.string,
                   let html = record["html"]?.text, let summary = record["summary"]?.text
             else { throw FieldpackError(path: path, line: line.number, "an article needs a title, url, html and summary") }

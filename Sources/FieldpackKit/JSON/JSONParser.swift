@@ -102,3 +102,14 @@ public final class PaddedBuffer {
         }
     }
 }
+
+extension JSONParser {
+    /// Parses one line of a JSON Lines file; a syntax error names the file and line.
+    func parse(_ line: LineReader.Line, in path: String) throws -> JSONValue {
+        do {
+            return try parse(line.bytes)
+        } catch let error as JSONSyntaxError {
+            throw FieldpackError(path: path, line: line.number, "not JSON: \(error.message)")
+        }
+    }
+}

@@ -23,12 +23,7 @@ public struct SanitizeLines {
         var refused = 0
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
-            let record: JSONValue
-            do {
-                record = try parser.parse(line.bytes)
-            } catch let error as JSONSyntaxError {
-                throw FieldpackError(path: input, line: line.number, "not JSON: \(error.message)")
-            }
+            let record = try parser.parse(line, in: input)
             guard record.isObject, let id = record["id"], !id.isNull else {
                 throw FieldpackError(path: input, line: line.number, "expected an object with an \"id\"")
             }
