@@ -48,7 +48,7 @@ public struct BundleBuilder {
 
     public static let tables = [
         "users", "photos", "taxa", "observations", "observation_photos", "taxon_photos", "photo_tiers", "display_targets",
-        "size_costs", "articles", "destinations",
+        "size_costs", "articles", "destinations", "search_entries",
     ]
 
     /// The foreign keys the loader checks, as (table, column, parent table).
@@ -114,6 +114,8 @@ public struct BundleBuilder {
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
+                try SearchIndex.build(scratch)
+                trace.mark("search index")
                 summary.report = loader.report
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)

@@ -207,6 +207,24 @@ public enum Migrations {
 
             CREATE INDEX taxa_by_article ON taxa(article_id);
             """),
+        Migration(version: 5, name: "offline-search", sql: """
+            -- What the app searches offline: taxa (scientific and common names), destinations and
+            -- articles, with the article text. search is an FTS5 index over it (external content:
+            -- the text is stored once); diacritics are folded, prefixes of 2 and 3 characters indexed.
+            CREATE TABLE search_entries (
+                id INTEGER PRIMARY KEY,
+                kind TEXT NOT NULL,  -- 'taxon', 'destination' or 'article'
+                ref TEXT NOT NULL,   -- the taxon's id, the destination's id or the article's id
+                name TEXT NOT NULL,
+                common_name TEXT,
+                body TEXT
+            );
+            CREATE VIRTUAL TABLE search USING fts5(
+                name, common_name, body,
+                content='search_entries', content_rowid='id',
+                tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+            );
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -219,5 +237,6 @@ public enum Migrations {
         2: "6ce674422624bc31445b933577cc9014a6faed70bb3b6b6bfa6654a24ec24c2b",
         3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
         4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
+        5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
     ]
 }

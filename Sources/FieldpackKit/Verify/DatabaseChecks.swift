@@ -43,6 +43,15 @@ struct DatabaseChecks {
             }
             if userVersion >= 3 { problems += try shippingProblems(database) }
             if userVersion >= 4 { problems += try blurbProblems(database) }
+            if userVersion >= 5 {
+                // FTS5's own integrity-check writes; read-only, compare the index's document
+                // count with its content table (the build ran the full check).
+                let entries = try database.int("SELECT count(*) FROM search_entries") ?? -1
+                let indexed = try database.int("SELECT count(*) FROM search_docsize") ?? -2
+                if entries != indexed {
+                    problem("the search index holds \(indexed) documents for \(entries) search entries")
+                }
+            }
             for (table, expected) in rows.sorted(by: { $0.key < $1.key }) {
                 guard BundleBuilder.tables.contains(table) else {
                     problem("manifest counts rows of unknown table \(table)")

@@ -1,0 +1,44 @@
+/// Fills the offline search index (migration 5) from the loaded rows: one entry per taxon
+/// (scientific and common name, its article's summary), per destination (its name, its article's
+/// summary) and per article (its title and the blurb's text), in that order; then rebuilds and
+/// optimizes the FTS5 index and checks it against its content.
+///
+/// The app searches with, for example:
+/// `SELECT kind, ref, name FROM search JOIN search_entries ON search_entries.id = search.rowid
+///  WHERE search MATCH 'robin*' ORDER BY bm25(search, 10.0, 5.0, 1.0)`.
+enum SearchIndex {
+    static func build(_ database: Database) throws {
+        try database.execute("""
+            INSERT INTO search_entries (kind, ref, name, common_name, body)
+            SELECT 'taxon', t.id, t.name, t.preferred_common_name, a.summary
+            FROM taxa AS t LEFT JOIN articles AS a ON a.id = t.article_id ORDER BY t.id;
+            INSERT INTO search_entries (kind, ref, name, common_name, body)
+            SELECT 'destination', d.id, d.name, NULL, a.summary
+            FROM destinations AS d LEFT JOIN articles AS a ON a.id = d.article_id ORDER BY d.id;
+            """)
+        let insert = try database.prepare(
+            "INSERT INTO search_entries (kind, ref, name, common_name, body) VALUES ('article', ?, ?, NULL, ?)")
+        for row in try database.rows("SELECT id, title, blurb_html FROM articles ORDER BY id") {
+            try insert.bind([.text(row[0] ?? ""), .text(row[1] ?? ""), .text(plainText(ofBlurb: row[2] ?? ""))])
+            try insert.run()
+        }
+        try database.execute("""
+            INSERT INTO search(search) VALUES ('rebuild');
+            INSERT INTO search(search) VALUES ('optimize');
+            INSERT INTO search(search, rank) VALUES ('integrity-check', 1);
+            """)
+    }
+
+    /// A blurb's text: its tags as spaces, its three entities decoded.
+    static func plainText(ofBlurb html: String) -> String {
+        var out = ""
+        var inTag = false
+        for character in html {
+            if character == "<" { inTag = true; continue }
+            if character == ">" { inTag = false; out.append(" "); continue }
+            if !inTag { out.append(character) }
+        }
+        return out.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&").split(separator: " ").joined(separator: " ")
+    }
+}

@@ -1,0 +1,39 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// The offline search index, queried as the app queries it, on the sample bundle.
+@Suite(.serialized) struct SearchTests {
+    /// The sample pipeline's bundle, built once by make into a temporary folder.
+    private static func sampleBundle() throws -> (TemporaryDirectory, Database) {
+        let directory = try TemporaryDirectory()
+        let result = try run(
+            "/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(directory.path)", "bundle"], directory: repositoryRoot)
+        guard result.status == 0 else { throw FieldpackError("make bundle failed: \(result.stderr)") }
+        return (directory, try Database(path: directory.file("sample/bundle/content.sqlite"), mode: .immutable))
+    }
+
+    private func search(_ database: Database, _ query: String) throws -> [String] {
+        try database.rows("""
+            SELECT e.kind || ':' || e.name FROM search JOIN search_entries AS e ON e.id = search.rowid
+            WHERE search MATCH ? ORDER BY bm25(search, 10.0, 5.0, 1.0), e.id
+            """, [.text(query)]).map { $0[0] ?? "" }
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func prefixesDiacriticsAndRankingWorkAsTheAppQueriesThem() throws {
+        let (_, database) = try Self.sampleBundle()
+        // Prefixes, on scientific and common names.
+        #expect(try search(database, "nicroph*").prefix(3).allSatisfy { $0.hasPrefix("taxon:Nicrophorus") })
+        #expect(try search(database, "rouge*").first == "taxon:Erithacus rubecula")  // Rougegorge familier
+        // Diacritics folded both ways: "foret" finds the Sonian Forest article ("Forêt de Soignes").
+        #expect(try search(database, "foret").contains("article:Sonian Forest"))
+        #expect(try search(database, "mésange").first == "taxon:Parus major")
+        // A name match ranks above a mention in another article's text.
+        let robin = try search(database, "robin")
+        #expect(robin.first == "article:European robin")
+        #expect(robin.contains("taxon:Erithacus rubecula"))
+        // Destinations are found by name.
+        #expect(try search(database, "serengeti").first == "destination:Serengeti National Park")
+    }
+}
