@@ -26,6 +26,7 @@ let package = Package(
             name: "FieldpackKit",
             dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON"],
             path: "Sources/FieldpackKit",
+            exclude: ["Bundle/Migrations.lock.json"],
             // The hot loops write through class-backed buffers (ByteBuffer); run-time exclusivity
             // checks on their stored properties cost ~25% of ingest. Static checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),

@@ -30,6 +30,21 @@ import Testing
         #expect(fingerprint == Migrations.goldenFingerprints[version], "version \(version) fingerprint is \(fingerprint)")
     }
 
+    @Test func landedMigrationsAndTheirFingerprintsMatchTheLockFile() throws {
+        // Flyway's rule: a migration that has landed is never edited, and its schema's golden
+        // fingerprint never changes. A new migration adds its line to the lock.
+        let path = "\(repositoryRoot)/Sources/FieldpackKit/Bundle/Migrations.lock.json"
+        let lock = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+        let entries = try #require(lock["migrations"] as? [[String: Any]])
+        #expect(entries.count == Migrations.all.count, "every migration has its line in the lock, and only those")
+        for (entry, migration) in zip(entries, Migrations.all) {
+            #expect(entry["version"] as? Int == migration.version)
+            #expect(entry["name"] as? String == migration.name)
+            #expect(entry["sql_sha256"] as? String == migration.sqlSHA256, "migration \(migration.version) was edited after it landed")
+            #expect(entry["fingerprint"] as? String == Migrations.goldenFingerprints[migration.version])
+        }
+    }
+
     @Test func fingerprintIgnoresFormattingButNotStructure() throws {
         let directory = try TemporaryDirectory()
         let a = try Database(path: directory.file("a.sqlite"))
