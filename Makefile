@@ -87,9 +87,11 @@ $(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
 
 -include $(OUT)/content.d
 
+# SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the check
+# after publishing verify that signature, as the app does.
 $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT)
-	$(BIN)/fieldpack-verify $(OUT)/bundle
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
+	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 endif
 
 # --- Tests, benchmark, clean --------------------------------------------------------------

@@ -2,22 +2,24 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-manifest",
-    usage: "fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]...",
+    usage: "fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem]",
     help: """
         Publishes the bundle folder: the database, manifest.json (every file's size and SHA-256,
         schema version and fingerprint, row counts, pipeline, inputs' SHA-256, tool version, build
         date) and manifest-sha256.txt (which `sha256sum -c` accepts inside the folder). The folder
         is assembled beside BUNDLE_DIR and swapped in whole. --include adds a file (a report)
-        to the folder and the manifest.
+        to the folder and the manifest. --sign signs manifest.json with an Ed25519 private key
+        (openssl genpkey -algorithm ed25519) into manifest.json.sig.
         """,
-    options: ["output", "include"])
+    options: ["output", "include", "sign"])
 
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one database") }
     let clock = StageClock()
-    let manifest = try BundlePublisher(
-        database: arguments.positional[0], destination: try arguments.required("output"),
-        extraFiles: arguments.all("include")).publish()
+    var publisher = BundlePublisher(
+        database: arguments.positional[0], destination: try arguments.required("output"), extraFiles: arguments.all("include"))
+    publisher.signingKey = try arguments.value("sign").map { try Ed25519Key.privateKey(at: $0) }
+    let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(
         "\(manifest.files.count) file(s) hashed", bytes: manifest.files.reduce(0) { $0 + $1.bytes })
 }

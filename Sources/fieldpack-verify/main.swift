@@ -2,18 +2,20 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-verify",
-    usage: "fieldpack-verify BUNDLE_DIR",
+    usage: "fieldpack-verify BUNDLE_DIR [--public-key KEY.pem]",
     help: """
         Checks a bundle as the app does before ingesting it: nothing missing or extra, every
         checksum, then the database read-only: application_id, a known schema version with its
-        golden fingerprint, integrity_check, foreign_key_check, row counts. Names every problem;
+        golden fingerprint, integrity_check, foreign_key_check, row counts. With --public-key, the
+        manifest's Ed25519 signature (manifest.json.sig) must verify with it. Names every problem;
         exit 1 if there is any.
         """,
-    options: [])
+    options: ["public-key"])
 
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one bundle folder") }
-    let problems = BundleVerifier(directory: arguments.positional[0]).verify()
+    let key = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
+    let problems = BundleVerifier(directory: arguments.positional[0], publicKey: key).verify()
     for problem in problems { StandardError.write(problem) }
     if !problems.isEmpty {
         throw FieldpackError(path: arguments.positional[0], "bundle refused: \(problems.count) problem(s)")

@@ -71,6 +71,58 @@ import Testing
                 == ["\(directory.file("bundle/content.sqlite")): error: article 1 (Sonian Forest): blurb opens <p> inside <b>"])
     }
 
+    /// An Ed25519 key pair made by the openssl command line, as a publisher would.
+    private func keyPair(_ directory: TemporaryDirectory, _ name: String) throws -> (Ed25519Key, Ed25519Key) {
+        let privatePath = directory.file("\(name).pem")
+        let publicPath = directory.file("\(name).pub.pem")
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", privatePath]).status == 0)
+        #expect(try run("/usr/bin/openssl", ["pkey", "-in", privatePath, "-pubout", "-out", publicPath]).status == 0)
+        return (try Ed25519Key.privateKey(at: privatePath), try Ed25519Key.publicKey(at: publicPath))
+    }
+
+    @Test func aSignedManifestVerifiesAndAnyTamperingIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let (signer, publicKey) = try keyPair(directory, "publisher")
+        let (otherSigner, otherPublic) = try keyPair(directory, "someone-else")
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("signed"))
+        publisher.signingKey = signer
+        try publisher.publish()
+        let bundle = directory.file("signed")
+        let signature = "\(bundle)/manifest.json.sig"
+        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify() == [])
+        // The openssl command line agrees: the signature is plain Ed25519 over manifest.json.
+        let raw = directory.file("sig.bin")
+        #expect(try run("/bin/sh", ["-c", "base64 -d '\(signature)' > '\(raw)'"]).status == 0)
+        #expect(try run("/usr/bin/openssl", [
+            "pkeyutl", "-verify", "-pubin", "-inkey", directory.file("publisher.pub.pem"), "-rawin", "-in", "\(bundle)/manifest.json",
+            "-sigfile", raw,
+        ]).status == 0)
+        // Another publisher's key does not verify it.
+        #expect(BundleVerifier(directory: bundle, publicKey: otherPublic).verify()
+                == ["\(signature): error: does not verify: manifest.json is not the one signed with this key"])
+        // A swapped signature (someone else's, over the same manifest) is refused.
+        let original = try Data(contentsOf: URL(fileURLWithPath: signature))
+        try ManifestSignature.sign(bundle: bundle, with: otherSigner)
+        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify().count == 1)
+        try original.write(to: URL(fileURLWithPath: signature))
+        // An edited manifest, re-hashed so that the checksums pass, is refused by the signature.
+        let manifestPath = "\(bundle)/manifest.json"
+        try text(manifestPath).replacingOccurrences(of: "\"pipeline\": \"sample\"", with: "\"pipeline\": \"evil\"")
+            .write(toFile: manifestPath, atomically: true, encoding: .utf8)
+        let (digest, _) = try SHA256.hex(ofFile: manifestPath)
+        let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
+            line.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : String(line)
+        }.joined(separator: "\n") + "\n"
+        try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == [])  // without the key, nothing to notice
+        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify()
+                == ["\(signature): error: does not verify: manifest.json is not the one signed with this key"])
+        // No signature at all, when the app expects one.
+        try FileManager.default.removeItem(atPath: signature)
+        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify().contains("\(signature): error: missing: the bundle is not signed"))
+    }
+
     @Test func manifestListsFilesSchemaRowsAndInputs() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

@@ -10,6 +10,8 @@ public struct BundlePublisher {
     public var destination: String
     /// Other files published beside the database (reports), listed in the manifest like it.
     public var extraFiles: [String]
+    /// Signs manifest.json (`manifest.json.sig`) when set.
+    public var signingKey: Ed25519Key? = nil
 
     public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
@@ -37,7 +39,9 @@ public struct BundlePublisher {
         }
         for file in extraFiles {
             let name = file.split(separator: "/").last.map(String.init) ?? file
-            guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName else {
+            guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName,
+                  name != ManifestSignature.fileName
+            else {
                 throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files")
             }
             let output = try AtomicOutput(path: "\(staging)/\(name)")
@@ -46,6 +50,7 @@ public struct BundlePublisher {
         }
         let manifest = try Manifest.describe(bundle: staging)
         try manifest.write(to: staging)
+        if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         try FileSystem.fsyncDirectory(staging)
 
         if FileSystem.exists(destination) {

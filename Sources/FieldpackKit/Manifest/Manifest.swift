@@ -75,7 +75,9 @@ public struct Manifest: Sendable, Equatable {
 
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
     public static func payloadFiles(in directory: String) throws -> [String] {
-        try FileSystem.list(directory).filter { $0 != jsonName && $0 != checksumName && !$0.hasPrefix(".") }
+        try FileSystem.list(directory).filter {
+            $0 != jsonName && $0 != checksumName && $0 != ManifestSignature.fileName && !$0.hasPrefix(".")
+        }
     }
 
     public var json: String {

@@ -5,9 +5,13 @@
 /// Every problem is collected and named; the bundle is good only if there are none.
 public struct BundleVerifier {
     public let directory: String
+    /// The publisher's public key: when set, `manifest.json.sig` must be its signature of
+    /// manifest.json (checked before anything else is trusted).
+    public let publicKey: Ed25519Key?
 
-    public init(directory: String) {
+    public init(directory: String, publicKey: Ed25519Key? = nil) {
         self.directory = directory
+        self.publicKey = publicKey
     }
 
     /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
@@ -64,10 +68,17 @@ public struct BundleVerifier {
             problem(Manifest.jsonName, "missing")
         }
 
-        // 3. The file set: exactly the manifest's files plus the two manifest files.
-        let expected = Set(manifestFiles.keys).union([Manifest.jsonName, Manifest.checksumName])
+        // 0. The signature, when the app holds a key: a manifest anyone could have edited is refused.
+        if let publicKey, let reason = ManifestSignature.problem(bundle: directory, key: publicKey) {
+            problem(ManifestSignature.fileName, reason)
+        }
+
+        // 3. The file set: exactly the manifest's files plus the manifest files (and signature).
+        var expected = Set(manifestFiles.keys).union([Manifest.jsonName, Manifest.checksumName])
+        if publicKey != nil || listing.contains(ManifestSignature.fileName) { expected.insert(ManifestSignature.fileName) }
         for name in listing where !expected.contains(name) { problem(name, "unexpected file: not listed in the manifest") }
-        for name in expected.sorted() where !listing.contains(name) && name != Manifest.jsonName && name != Manifest.checksumName {
+        for name in expected.sorted()
+        where !listing.contains(name) && name != Manifest.jsonName && name != Manifest.checksumName && name != ManifestSignature.fileName {
             problem(name, "missing: listed in the manifest")
         }
         let checksumExpected = Set(manifestFiles.keys).union([Manifest.jsonName])

@@ -1,5 +1,3 @@
-import CCrypto
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +29,7 @@ public struct SanitizeLines {
             if let html = record["html"]?.text {
                 result = sanitizer.sanitize(html.bytes)
             } else if let encoded = record["html_base64"]?.text {
-                guard let bytes = Self.decodeBase64(encoded.bytes) else {
+                guard let bytes = Base64.decode(encoded.bytes) else {
                     throw FieldpackError(path: input, line: line.number, "html_base64 is not base64")
                 }
                 result = bytes.withUnsafeBytes { sanitizer.sanitize($0) }
@@ -54,22 +52,6 @@ public struct SanitizeLines {
         }
         try Self.write(writer.bytes, to: output)
         return (lines, refused)
-    }
-
-    /// Standard base64 (RFC 4648 §4) through libcrypto; nil if malformed.
-    static func decodeBase64(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-        let clean = text.filter { $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") }
-        guard clean.count % 4 == 0, clean.count < Int(Int32.max) else { return nil }
-        if clean.isEmpty { return [] }
-        var decoded = [UInt8](repeating: 0, count: clean.count / 4 * 3)
-        let count = clean.withUnsafeBufferPointer { input in
-            decoded.withUnsafeMutableBufferPointer { out in
-                EVP_DecodeBlock(out.baseAddress, input.baseAddress, Int32(input.count))
-            }
-        }
-        guard count >= 0 else { return nil }
-        let padding = clean.reversed().prefix(2).filter { $0 == UInt8(ascii: "=") }.count
-        return Array(decoded.prefix(Int(count) - padding))
     }
 
     private static func write(_ bytes: [UInt8], to descriptor: Int32) throws {
