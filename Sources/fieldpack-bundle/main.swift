@@ -5,6 +5,7 @@ let command = StageCommand(
     usage: """
         fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--articles articles.jsonl]
                          [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
+               fieldpack-bundle migrate PREVIOUS_BUNDLE --output content.sqlite
         """,
     help: """
         Builds the content bundle: applies the ordered migrations to a scratch database, loads the
@@ -20,6 +21,23 @@ let command = StageCommand(
     options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch"])
 
 command.main { arguments in
+    if arguments.positional.first == "migrate" {
+        guard arguments.positional.count == 2 else { throw UsageError("give exactly one previous bundle to migrate") }
+        var source = arguments.positional[1]
+        if FileSystem.isDirectory(source) {
+            let problems = BundleVerifier(directory: source).verify()
+            guard problems.isEmpty else {
+                for problem in problems { StandardError.write(problem) }
+                throw FieldpackError(path: source, "the previous bundle does not verify: \(problems.count) problem(s)")
+            }
+            source += "/\(Manifest.databaseName)"
+        }
+        let clock = StageClock()
+        let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
+        StageReport(stage: "bundle", clock: clock).print(
+            "migrated \(source) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
+        return
+    }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one deduped records file") }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var options = BundleBuilder.Options(

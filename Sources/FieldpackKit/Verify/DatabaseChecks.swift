@@ -41,7 +41,11 @@ struct DatabaseChecks {
             if let fingerprint, fingerprint != actual {
                 problem("schema fingerprint \(actual) does not match the manifest's \(fingerprint)")
             }
-            if userVersion >= 3 { problems += try shippingProblems(database) }
+            // Bundles built under the shipping rules (a bundle migrated from before schema 3 keeps
+            // its photos as they were, and says nothing about licences).
+            if userVersion >= 3, try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") != nil {
+                problems += try shippingProblems(database)
+            }
             if userVersion >= 4 { problems += try blurbProblems(database) }
             if userVersion >= 5 {
                 // FTS5's own integrity-check writes; read-only, compare the index's document

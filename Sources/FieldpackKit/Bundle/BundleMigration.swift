@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Brings a previously shipped bundle to the latest schema, the way the app once migrated Core
+/// Data stores: on a throwaway copy, proved by fingerprints before anything is published.
+///
+/// 1. The source is checked read-only: fieldpack's `application_id`, a schema version this tool
+///    knows (a newer one is refused), `integrity_check`, its migrations recorded with SQL this
+///    tool knows, and its structural fingerprint equal to that version's golden one.
+/// 2. It is copied (`VACUUM INTO`) to a scratch file; the source is never opened for writing.
+/// 3. Each pending migration runs in its own transaction with its `schema_migrations` row and
+///    `user_version`, and `foreign_key_check` before commit (`Migrator`); a migration that adds
+///    an index fills it from the rows (the search index of schema 5).
+/// 4. The copy must pass `integrity_check`, `foreign_key_check`, FTS5's integrity check, and
+///    have the latest golden fingerprint.
+/// 5. Only then is it published: `VACUUM INTO` a temp file, fsync, rename over the output.
+///
+/// On any failure the source is untouched and nothing is published.
+public struct BundleMigration {
+    public struct Options: Sendable {
+        public var source: String
+        public var output: String
+        /// For tests: fail after this migration, to prove nothing is published.
+        public var failAfterMigration: Int? = nil
+
+        public init(source: String, output: String) {
+            self.source = source
+            self.output = output
+        }
+    }
+
+    public struct Summary: Sendable {
+        public var from = 0
+        public var to = 0
+        public var fingerprint = ""
+    }
+
+    public let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    @discardableResult
+    public func run() throws -> Summary {
+        var summary = Summary()
+        let source = options.source
+        summary.from = try Self.checkSource(source)
+        let scratch = "\(options.output).migrating-\(getpid())"
+        let publish = temporaryPath(options.output)
+        FileSystem.remove(scratch)
+        FileSystem.remove(publish)
+        defer {
+            FileSystem.remove(scratch)
+            FileSystem.remove(scratch + "-journal")
+            FileSystem.remove(publish)
+        }
+        try FileSystem.makeDirectories(directory(of: options.output))
+        do {
+            let original = try Database(path: source, mode: .immutable)
+            try original.execute("VACUUM INTO '\(scratch.replacingOccurrences(of: "'", with: "''"))'")
+        }
+        do {
+            let copy = try Database(path: scratch)
+            try copy.execute("PRAGMA journal_mode = DELETE")
+            let target = options.failAfterMigration ?? Migrations.latestVersion
+            try Migrator().migrate(copy, to: target)
+            if options.failAfterMigration != nil {
+                throw FieldpackError(path: options.output, "stopped after migration \(target) (test failure injection)")
+            }
+            // Data steps: indexes a migration created empty.
+            if summary.from < 5 {
+                try copy.transaction { try SearchIndex.build(copy) }
+            }
+            try Self.checkMigrated(copy, path: scratch)
+            summary.fingerprint = try SchemaFingerprint.compute(copy)
+            try copy.transaction {
+                let set = try copy.prepare("INSERT OR REPLACE INTO bundle_info (key, value) VALUES (?, ?)")
+                for (key, value) in [
+                    ("schema_version", String(Migrations.latestVersion)), ("schema_fingerprint", summary.fingerprint),
+                    ("migrated_from_schema_version", String(summary.from)), ("tool_version", ToolVersion.version),
+                ] {
+                    try set.bind([.text(key), .text(value)])
+                    try set.run()
+                }
+                for table in BundleBuilder.tables {
+                    try set.bind([.text("rows.\(table)"), .text(String(try copy.int("SELECT count(*) FROM \(table)") ?? 0))])
+                    try set.run()
+                }
+            }
+            try copy.execute("PRAGMA analysis_limit = 1000; ANALYZE")
+            try copy.execute("PRAGMA page_size = \(BundleBuilder.pageSize)")
+            try copy.execute("VACUUM INTO '\(publish.replacingOccurrences(of: "'", with: "''"))'")
+        }
+        do {
+            let published = try Database(path: publish)
+            try published.execute("PRAGMA journal_mode = DELETE")
+        }
+        try BundleBuilder.checkHeader(try Database(path: publish, mode: .readOnly), path: options.output)
+        try FileSystem.fsyncFile(publish)
+        try FileSystem.rename(publish, to: options.output)
+        summary.to = Migrations.latestVersion
+        return summary
+    }
+
+    /// Checks the source read-only; returns its schema version.
+    static func checkSource(_ path: String) throws -> Int {
+        guard FileSystem.exists(path) else { throw FieldpackError(path: path, "no such bundle") }
+        let database: Database
+        do {
+            database = try Database(path: path, mode: .immutable)
+            _ = try database.int("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            throw FieldpackError(path: path, "not an SQLite database: \(error)")
+        }
+        let application = try database.int("PRAGMA application_id") ?? 0
+        guard application == Int64(Migrations.applicationID) else {
+            throw FieldpackError(path: path, "application_id is \(application), not fieldpack's bundle (\(Migrations.applicationID))")
+        }
+        let version = Int(try database.int("PRAGMA user_version") ?? 0)
+        guard version <= Migrations.latestVersion else {
+            throw FieldpackError(
+                path: path, "schema version \(version) is newer than this fieldpack knows (\(Migrations.latestVersion)); use a newer fieldpack")
+        }
+        guard version >= 1, let golden = Migrations.goldenFingerprints[version] else {
+            throw FieldpackError(path: path, "schema version \(version) is not one fieldpack ever shipped")
+        }
+        let integrity = try database.rows("PRAGMA integrity_check").compactMap { $0.first ?? nil }
+        guard integrity == ["ok"] else {
+            throw FieldpackError(path: path, "integrity_check fails: \(integrity.prefix(3).joined(separator: "; "))")
+        }
+        for row in try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version") {
+            guard let number = row[0].flatMap({ Int($0) }), number >= 1, number <= version,
+                  Migrations.all[number - 1].sqlSHA256 == row[2]
+            else {
+                throw FieldpackError(path: path, "migration \(row[0] ?? "?") (\(row[1] ?? "?")) was applied with SQL this fieldpack does not know")
+            }
+        }
+        let fingerprint = try SchemaFingerprint.compute(database)
+        guard fingerprint == golden else {
+            throw FieldpackError(
+                path: path, "its schema fingerprint \(fingerprint) is not version \(version)'s golden one (\(golden)): the schema was changed by hand")
+        }
+        return version
+    }
+
+    /// The migrated copy's checks, before it may be published.
+    static func checkMigrated(_ database: Database, path: String) throws {
+        let integrity = try database.rows("PRAGMA integrity_check").compactMap { $0.first ?? nil }
+        guard integrity == ["ok"] else { throw FieldpackError(path: path, "migrated copy fails integrity_check: \(integrity.prefix(3))") }
+        let violations = try database.rows("PRAGMA foreign_key_check")
+        guard violations.isEmpty else {
+            throw FieldpackError(path: path, "migrated copy has \(violations.count) foreign key violation(s), first in \(violations[0][0] ?? "?")")
+        }
+        try database.execute("INSERT INTO search(search, rank) VALUES ('integrity-check', 1)")
+        let fingerprint = try SchemaFingerprint.compute(database)
+        guard fingerprint == Migrations.goldenFingerprints[Migrations.latestVersion] else {
+            throw FieldpackError(path: path, "migrated copy's fingerprint \(fingerprint) is not the latest version's golden one")
+        }
+    }
+}

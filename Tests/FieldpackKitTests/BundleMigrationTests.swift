@@ -1,0 +1,122 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// Migrating the bundles of every released schema version to the latest one.
+///
+/// `Fixtures/bundles/v<N>.sqlite` are small bundles as fieldpack wrote them at schema version N
+/// (kept like Core Data apps keep every model version). They are written once, when a version is
+/// released, by `FIELDPACK_WRITE_BUNDLE_FIXTURES=N swift test --filter BundleMigrationTests`, and
+/// never rewritten.
+@Suite struct BundleMigrationTests {
+    static let fixtures = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles"
+    /// The released versions older than the latest, which must migrate.
+    static let released = [1, 2, 3, 4]
+
+    /// The rows a bundle of version 1 could hold (every later schema still has these columns).
+    static let rows = """
+        INSERT INTO users (id, login, name) VALUES (7, 'zoe', 'Zoë Brontë'), (8, 'lukasz', NULL);
+        INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type) VALUES
+            (10, 'https://inaturalist-open-data.s3.amazonaws.com/photos/10/square.jpg', 'cc-by', '(c) Zoë', 2048, 1536, NULL),
+            (11, 'https://static.inaturalist.org/photos/11/square.JPG', NULL, '(c) lukasz, all rights reserved', NULL, NULL, NULL);
+        INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name, wikipedia_url,
+                          is_active, default_photo_id) VALUES
+            (48662, 'Danaus plexippus', 'species', 10, '48460/1', 'Insecta', 'Monarque', 'http://en.wikipedia.org/wiki/Monarch_butterfly', 1, 10);
+        INSERT INTO observations (id, uuid, user_id, taxon_id, quality_grade, observed_on, latitude, longitude, updated_at) VALUES
+            (1, 'u-1', 7, 48662, 'research', '2024-05-01', 50.5, 4.25, '2024-05-01T10:00:00+02:00'),
+            (2, 'u-2', 8, 48662, 'needs_id', '2024-05-02', NULL, NULL, '2024-05-02T10:00:00Z');
+        INSERT INTO observation_photos (observation_id, photo_id, position) VALUES (1, 10, 0), (2, 11, 0);
+        INSERT INTO taxon_photos (taxon_id, position, photo_id) VALUES (48662, 0, 10);
+        """
+
+    /// The version-1 tables and their columns: the data every migration must carry over.
+    static let carried: [(table: String, columns: String, order: String)] = [
+        ("users", "id, login, name", "id"),
+        ("photos", "id, url, license_code, attribution, width, height, photo_type", "id"),
+        ("taxa", "id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name, wikipedia_url, is_active, default_photo_id", "id"),
+        ("observations", "id, uuid, user_id, taxon_id, quality_grade, observed_on, latitude, longitude, updated_at", "id"),
+        ("observation_photos", "observation_id, photo_id, position", "observation_id, photo_id"),
+        ("taxon_photos", "taxon_id, position, photo_id", "taxon_id, position"),
+    ]
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_WRITE_BUNDLE_FIXTURES"] != nil))
+    func writeTheFixtureOfANewlyReleasedVersion() throws {
+        let version = Int(ProcessInfo.processInfo.environment["FIELDPACK_WRITE_BUNDLE_FIXTURES"]!)!
+        let path = "\(Self.fixtures)/v\(version).sqlite"
+        #expect(!FileManager.default.fileExists(atPath: path), "a released version's fixture is never rewritten")
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("build.sqlite"))
+        try database.execute("PRAGMA application_id = \(Migrations.applicationID)")
+        try Migrator().migrate(database, to: version)
+        try database.execute(Self.rows)
+        try database.execute("""
+            INSERT INTO bundle_info (key, value) VALUES ('schema_version', '\(version)'), ('pipeline', 'fixture'),
+                ('tool_version', 'fieldpack fixture of schema \(version)'), ('build_date', '2024-05-02T10:00:00Z'), ('inputs', '[]'),
+                ('schema_fingerprint', '\(try SchemaFingerprint.compute(database))'),
+                ('rows.users', '2'), ('rows.photos', '2'), ('rows.taxa', '1'), ('rows.observations', '2'),
+                ('rows.observation_photos', '2'), ('rows.taxon_photos', '1')
+            """)
+        try database.execute("PRAGMA page_size = 4096; VACUUM INTO '\(path)'")
+    }
+
+    private func sha256(_ path: String) throws -> String { try SHA256.hex(ofFile: path).0 }
+
+    @Test(arguments: released)
+    func everyReleasedVersionMigratesToTheLatestWithTheSameData(version: Int) throws {
+        let source = "\(Self.fixtures)/v\(version).sqlite"
+        let before = try sha256(source)
+        let directory = try TemporaryDirectory()
+        let output = directory.file("content.sqlite")
+        let summary = try BundleMigration(options: .init(source: source, output: output)).run()
+        #expect(summary.from == version && summary.to == Migrations.latestVersion)
+        #expect(try sha256(source) == before, "the source was modified")
+        let migrated = try Database(path: output, mode: .immutable)
+        #expect(try SchemaFingerprint.compute(migrated) == Migrations.goldenFingerprints[Migrations.latestVersion])
+        #expect(try migrated.int("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try migrated.scalar("PRAGMA journal_mode") == "delete")
+        let original = try Database(path: source, mode: .immutable)
+        for (table, columns, order) in Self.carried {
+            let sql = "SELECT \(columns) FROM \(table) ORDER BY \(order)"
+            #expect(try migrated.rows(sql) == original.rows(sql), "\(table) changed")
+        }
+        // The new search index is filled from the carried rows.
+        #expect(try migrated.scalar("SELECT e.name FROM search JOIN search_entries e ON e.id = search.rowid WHERE search MATCH 'monarq*'")
+                == "Danaus plexippus")
+        // And the result is a bundle the app accepts.
+        try BundlePublisher(database: output, destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
+    }
+
+    @Test func aFailureMidMigrationLeavesTheSourceAsItWasAndPublishesNothing() throws {
+        let source = "\(Self.fixtures)/v2.sqlite"
+        let before = try sha256(source)
+        let directory = try TemporaryDirectory()
+        var options = BundleMigration.Options(source: source, output: directory.file("content.sqlite"))
+        options.failAfterMigration = 3
+        #expect(throws: FieldpackError.self) { try BundleMigration(options: options).run() }
+        #expect(try sha256(source) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test func aBundleNewerForeignOrEditedByHandIsRefusedWithTheReason() throws {
+        let directory = try TemporaryDirectory()
+        func copy(_ name: String, _ sql: String) throws -> String {
+            let path = directory.file(name)
+            try FileManager.default.copyItem(atPath: "\(Self.fixtures)/v2.sqlite", toPath: path)
+            try Database(path: path).execute(sql)
+            return path
+        }
+        func reason(_ source: String) throws -> String {
+            let error = try #require(throws: FieldpackError.self) {
+                try BundleMigration(options: .init(source: source, output: directory.file("out.sqlite"))).run()
+            }
+            return error.message
+        }
+        #expect(try reason(copy("newer.sqlite", "PRAGMA user_version = \(Migrations.latestVersion + 1)")).contains("is newer than this fieldpack knows"))
+        #expect(try reason(copy("foreign.sqlite", "PRAGMA application_id = 42")).hasPrefix("application_id is 42"))
+        #expect(try reason(copy("edited.sqlite", "ALTER TABLE users ADD COLUMN nickname TEXT")).contains("not version 2's golden one"))
+        #expect(try reason(copy("unknown.sqlite", "UPDATE schema_migrations SET sql_sha256 = 'x' WHERE version = 2"))
+                .contains("was applied with SQL this fieldpack does not know"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("out.sqlite")))
+    }
+}
