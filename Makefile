@@ -82,15 +82,16 @@ $(ARTICLES): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
 
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
+# PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
 $(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the check
 # after publishing verify that signature, as the app does.
 $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 endif
 

@@ -5,6 +5,7 @@ let command = StageCommand(
     usage: """
         fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--articles articles.jsonl]
                          [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
+                         [--previous PREVIOUS_BUNDLE --delta delta.json]
                fieldpack-bundle migrate PREVIOUS_BUNDLE --output content.sqlite
         """,
     help: """
@@ -18,7 +19,7 @@ let command = StageCommand(
         normalised licence and credit; each taxon its hero photo; each size class its cost in every
         display target (the pipeline's "targets"). --costs-report writes the aggregates as JSON.
         """,
-    options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch"])
+    options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta"])
 
 command.main { arguments in
     if arguments.positional.first == "migrate" {
@@ -46,6 +47,11 @@ command.main { arguments in
     options.costsReport = arguments.value("costs-report")
     options.articles = arguments.value("articles")
     options.destinations = pipeline.destinations
+    if var previous = arguments.value("previous") {
+        if FileSystem.isDirectory(previous) { previous += "/\(Manifest.databaseName)" }
+        options.previous = previous
+        options.delta = try arguments.required("delta")
+    }
     if let epoch = try arguments.int("source-date-epoch") { options.sourceDateEpoch = Int64(epoch) }
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()

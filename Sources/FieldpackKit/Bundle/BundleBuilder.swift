@@ -21,6 +21,10 @@ public struct BundleBuilder {
         public var articles: String? = nil
         /// The pipeline's destinations.
         public var destinations: [Destination] = []
+        /// The previously shipped bundle's database: what changed is counted in `bundle_info`
+        /// and written to `delta` (`delta.json`).
+        public var previous: String? = nil
+        public var delta: String? = nil
         /// Build date (Unix seconds); nil takes `SOURCE_DATE_EPOCH`, then the newest record's date.
         public var sourceDateEpoch: Int64? = nil
         /// For tests: fail after this many migrations, to prove nothing is published.
@@ -140,6 +144,18 @@ public struct BundleBuilder {
                 }
             }
             trace.mark("commit")
+            if let previous = options.previous {
+                let delta = try BundleDelta.compute(scratch, previous: previous)
+                try scratch.transaction {
+                    let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
+                    for (key, value) in delta.bundleInfo {
+                        try insert.bind([.text(key), .text(value)])
+                        try insert.run()
+                    }
+                }
+                if let path = options.delta { try AtomicOutput.write(delta.json, to: path) }
+                trace.mark("delta")
+            }
             summary.fingerprint = try SchemaFingerprint.compute(scratch)
             try scratch.transaction {
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES ('schema_fingerprint', ?)")

@@ -1,0 +1,138 @@
+/// What changed since the previously shipped bundle, so the app downloads each new photo once
+/// and touches nothing that did not change: per kind (photos, taxa, observations, articles), the
+/// keys added, changed (any column they share differs, or an observation's or taxon's photo
+/// list) and removed. Written as `delta.json` beside the bundle and counted in `bundle_info`.
+///
+/// Compared in SQL with the previous bundle attached, on the columns both schemas have.
+struct BundleDelta {
+    struct Kind {
+        var name: String
+        var table: String
+        /// The identity: the primary key, or the title for articles (their ids follow the titles).
+        var key: String
+        /// Extra content beyond the row: its photo links.
+        var extra: String? = nil
+    }
+
+    static let kinds = [
+        Kind(name: "photos", table: "photos", key: "id"),
+        Kind(
+            name: "taxa", table: "taxa", key: "id",
+            extra: "(SELECT group_concat(x, ',') FROM (SELECT position || ':' || photo_id AS x FROM %@.taxon_photos WHERE taxon_id = %@.id ORDER BY position))"),
+        Kind(
+            name: "observations", table: "observations", key: "id",
+            extra: "(SELECT group_concat(x, ',') FROM (SELECT photo_id || ':' || position AS x FROM %@.observation_photos WHERE observation_id = %@.id ORDER BY photo_id))"),
+        Kind(name: "articles", table: "articles", key: "title"),
+    ]
+
+    struct Changes {
+        var added: [String] = []
+        var changed: [String] = []
+        var removed: [String] = []
+    }
+
+    var previousPath: String
+    var previousSHA256: String
+    var previousVersion: Int
+    var previousBuildDate: String?
+    var changes: [(kind: String, changes: Changes)] = []
+
+    /// Compares `database` with the bundle at `previous` (its content.sqlite).
+    static func compute(_ database: Database, previous: String) throws -> BundleDelta {
+        let (digest, _) = try SHA256.hex(ofFile: previous)
+        let old = try Database(path: previous, mode: .immutable)
+        let version = Int(try old.int("PRAGMA user_version") ?? 0)
+        guard try old.int("PRAGMA application_id") == Int64(Migrations.applicationID), version >= 1 else {
+            throw FieldpackError(path: previous, "the previous bundle is not a fieldpack bundle")
+        }
+        var delta = BundleDelta(
+            previousPath: previous, previousSHA256: digest, previousVersion: version,
+            previousBuildDate: try old.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'"))
+        try database.execute("ATTACH DATABASE 'file:\(previous.replacingOccurrences(of: "'", with: "''"))?immutable=1' AS previous")
+        defer { try? database.execute("DETACH DATABASE previous") }
+        for kind in kinds {
+            let newColumns = try columns(database, "main", kind.table)
+            let oldColumns = try columns(database, "previous", kind.table)
+            var changes = Changes()
+            if oldColumns.isEmpty {
+                changes.added = try keys(database, "SELECT \(kind.key) FROM main.\(kind.table) ORDER BY \(kind.key)")
+                delta.changes.append((kind.name, changes))
+                continue
+            }
+            let shared = newColumns.filter { oldColumns.contains($0) && $0 != kind.key }
+            var differs = shared.map { "NOT (n.\"\($0)\" IS o.\"\($0)\")" }
+            if let extra = kind.extra {
+                let newer = extra.replacingOccurrences(of: "%@.taxon_photos", with: "main.taxon_photos")
+                    .replacingOccurrences(of: "%@.observation_photos", with: "main.observation_photos")
+                    .replacingOccurrences(of: "%@.id", with: "n.id")
+                let older = extra.replacingOccurrences(of: "%@.taxon_photos", with: "previous.taxon_photos")
+                    .replacingOccurrences(of: "%@.observation_photos", with: "previous.observation_photos")
+                    .replacingOccurrences(of: "%@.id", with: "o.id")
+                differs.append("NOT (\(newer) IS \(older))")
+            }
+            let key = kind.key
+            changes.added = try keys(database, """
+                SELECT n.\(key) FROM main.\(kind.table) AS n
+                WHERE NOT EXISTS (SELECT 1 FROM previous.\(kind.table) AS o WHERE o.\(key) = n.\(key)) ORDER BY n.\(key)
+                """)
+            changes.removed = try keys(database, """
+                SELECT o.\(key) FROM previous.\(kind.table) AS o
+                WHERE NOT EXISTS (SELECT 1 FROM main.\(kind.table) AS n WHERE n.\(key) = o.\(key)) ORDER BY o.\(key)
+                """)
+            if !differs.isEmpty {
+                changes.changed = try keys(database, """
+                    SELECT n.\(key) FROM main.\(kind.table) AS n JOIN previous.\(kind.table) AS o ON o.\(key) = n.\(key)
+                    WHERE \(differs.joined(separator: " OR ")) ORDER BY n.\(key)
+                    """)
+            }
+            delta.changes.append((kind.name, changes))
+        }
+        return delta
+    }
+
+    private static func columns(_ database: Database, _ schema: String, _ table: String) throws -> [String] {
+        try database.rows("SELECT name FROM pragma_table_info(?, ?) ORDER BY cid", [.text(table), .text(schema)]).compactMap { $0[0] }
+    }
+
+    private static func keys(_ database: Database, _ sql: String) throws -> [String] {
+        try database.rows(sql).compactMap { $0[0] }
+    }
+
+    /// The counts for `bundle_info`: `delta.<kind>.added` and so on, and the previous bundle.
+    var bundleInfo: [(key: String, value: String)] {
+        var rows: [(key: String, value: String)] = [("delta.previous_sha256", previousSHA256)]
+        for (kind, changes) in changes {
+            rows.append(("delta.\(kind).added", String(changes.added.count)))
+            rows.append(("delta.\(kind).changed", String(changes.changed.count)))
+            rows.append(("delta.\(kind).removed", String(changes.removed.count)))
+        }
+        return rows
+    }
+
+    /// `delta.json`: the previous bundle and every kind's keys (numbers for numeric ids).
+    var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("previous")
+        writer.beginObject()
+        writer.key("sha256"); writer.string(previousSHA256)
+        writer.key("schema_version"); writer.int(previousVersion)
+        writer.key("build_date"); writer.string(previousBuildDate)
+        writer.endObject()
+        for (kind, changes) in changes {
+            writer.key(dynamic: kind)
+            writer.beginObject()
+            for (name, keys) in [("added", changes.added), ("changed", changes.changed), ("removed", changes.removed)] {
+                writer.key(dynamic: name)
+                writer.beginArray()
+                for key in keys {
+                    if kind != "articles", let number = Int64(key) { writer.int(number) } else { writer.string(key) }
+                }
+                writer.endArray()
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        return PrettyJSON.format(writer.bytes)
+    }
+}

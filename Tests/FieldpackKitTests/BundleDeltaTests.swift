@@ -1,0 +1,84 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// delta.json: what changed since the previous bundle, checked exactly against an independent
+/// row-by-row comparison of the two bundles.
+@Suite struct BundleDeltaTests {
+    @discardableResult
+    private func build(_ inputs: [String], in directory: TemporaryDirectory, previous: String? = nil) throws -> String {
+        try ingestAndDedupe(inputs.map { "\(repositoryRoot)/sample-data/inat/\($0)" }, in: directory)
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
+            policy: try samplePolicy())
+        options.previous = previous
+        options.delta = previous == nil ? nil : directory.file("delta.json")
+        try BundleBuilder(options: options).run()
+        return directory.file("content.sqlite")
+    }
+
+    /// Every row of `table` by key, as text: the row's columns (those in `columns`) and its links.
+    private func snapshot(_ path: String, _ table: String, key: String, links: String?) throws -> [String: String] {
+        let database = try Database(path: path, mode: .immutable)
+        let columns = try database.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0] }
+        var result: [String: String] = [:]
+        for row in try database.rows("SELECT \(key), * FROM \(table)") {
+            var text = zip(columns, row.dropFirst()).map { "\($0)=\($1 ?? "∅")" }.joined(separator: "|")
+            if let links {
+                text += "|" + (try database.rows(links, [.text(row[0]!)]).map { $0.map { $0 ?? "" }.joined(separator: ":") }.joined(separator: ","))
+            }
+            result[row[0]!] = text
+        }
+        return result
+    }
+
+    @Test func aDeltaListsExactlyWhatWasAddedChangedAndRemoved() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let previous = try build(["observations-page-1.json", "taxa-page-1.json", "shipping-cases.jsonl"], in: first)
+        let current = try build(
+            ["observations-page-1.json", "observations-page-2.json", "observations-page-3.json", "taxa-page-1.json", "updates.jsonl.gz"],
+            in: second, previous: previous)
+        let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: second.file("delta.json")))) as! [String: Any]
+        let kinds: [(String, String, String, String?)] = [
+            ("photos", "photos", "id", nil),
+            ("taxa", "taxa", "id", "SELECT position, photo_id FROM taxon_photos WHERE taxon_id = ? ORDER BY position"),
+            ("observations", "observations", "id", "SELECT photo_id, position FROM observation_photos WHERE observation_id = ? ORDER BY photo_id"),
+        ]
+        for (kind, table, key, links) in kinds {
+            let old = try snapshot(previous, table, key: key, links: links)
+            let new = try snapshot(current, table, key: key, links: links)
+            let added = Set(new.keys).subtracting(old.keys)
+            let removed = Set(old.keys).subtracting(new.keys)
+            let changed = Set(new.keys).intersection(old.keys).filter { new[$0] != old[$0] }
+            let listed = try #require(delta[kind] as? [String: [Int]])
+            #expect(Set(listed["added"]!.map(String.init)) == added, "\(kind) added")
+            #expect(Set(listed["removed"]!.map(String.init)) == removed, "\(kind) removed")
+            #expect(Set(listed["changed"]!.map(String.init)) == changed, "\(kind) changed")
+            #expect(listed["added"] == listed["added"]!.sorted(), "\(kind) keys are sorted")
+        }
+        // Concretely: the shipping cases' photos are gone, page 2's are new.
+        let photos = try #require(delta["photos"] as? [String: [Int]])
+        #expect(photos["removed"]!.contains(81_000_100))
+        #expect(photos["added"]!.contains(81_000_024))
+        // And bundle_info counts them, for the app to see before it reads the delta.
+        let database = try Database(path: current, mode: .immutable)
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'delta.photos.added'") == String(photos["added"]!.count))
+        let digest = try SHA256.hex(ofFile: previous).0
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'delta.previous_sha256'") == digest)
+    }
+
+    @Test func anUnchangedRebuildHasAnEmptyDelta() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let inputs = ["observations-page-1.json", "taxa-page-1.json"]
+        let previous = try build(inputs, in: first)
+        try build(inputs, in: second, previous: previous)
+        let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: second.file("delta.json")))) as! [String: Any]
+        for kind in ["photos", "taxa", "observations", "articles"] {
+            let changes = try #require(delta[kind] as? [String: [Any]])
+            let total = changes.values.reduce(0) { $0 + $1.count }
+            #expect(total == 0, "\(kind): \(changes)")
+        }
+    }
+}
