@@ -2,7 +2,10 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-manifest",
-    usage: "fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem]",
+    usage: """
+        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem]
+               fieldpack-manifest --sha256 FILE...
+        """,
     help: """
         Publishes the bundle folder: the database, manifest.json (every file's size and SHA-256,
         schema version and fingerprint, row counts, pipeline, inputs' SHA-256, tool version, build
@@ -10,10 +13,26 @@ let command = StageCommand(
         is assembled beside BUNDLE_DIR and swapped in whole. --include adds a file (a report)
         to the folder and the manifest. --sign signs manifest.json with an Ed25519 private key
         (openssl genpkey -algorithm ed25519) into manifest.json.sig.
+
+        --sha256 prints each file's SHA-256 as `sha256sum` does, with the hashing the manifest
+        uses (libcrypto): what `make bench` compares with openssl and sha256sum.
         """,
-    options: ["output", "include", "sign"])
+    options: ["output", "include", "sign"],
+    flags: ["sha256"])
 
 command.main { arguments in
+    if arguments.flag("sha256") {
+        guard !arguments.positional.isEmpty else { throw UsageError("give the files to hash") }
+        let clock = StageClock()
+        var total = 0
+        for path in arguments.positional {
+            let (digest, bytes) = try SHA256.hex(ofFile: path)
+            print("\(digest)  \(path)")
+            total += bytes
+        }
+        StageReport(stage: "manifest", clock: clock).print("\(arguments.positional.count) file(s) hashed", bytes: total)
+        return
+    }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one database") }
     let clock = StageClock()
     var publisher = BundlePublisher(

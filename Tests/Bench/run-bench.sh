@@ -13,6 +13,7 @@
 #      instead), timed the same way; skipped if DuckDB cannot be installed;
 #   2b. the wiki stage on BENCH_WIKI_N synthetic Enterprise articles (fieldpack-synth --wiki-articles),
 #      and lxml + nh3 (PyPI) doing the lead only on 2 processes, unless BENCH_WIKI_BASELINE=0;
+#   2c. SHA-256 of a 1 GiB file by fieldpack (libcrypto), openssl dgst and sha256sum;
 #   4. a table compares them against the target: ingest+dedupe+bundle under 20 s wall, every
 #      stage under 300 MB peak RSS; and what cost estimation adds: the bundle stage run again
 #      without display targets (and once more with every licence allowed, so every photo ships).
@@ -183,6 +184,18 @@ if [[ $BENCH_WIKI_BASELINE != 0 ]]; then
   fi
 fi
 
+# --- 2c. SHA-256 of a 1 GiB file: the manifest's hashing against openssl and sha256sum ------
+hash_file="$BENCH_DIR/hash-1GiB.bin"
+if [[ $(stat -c %s "$hash_file" 2>/dev/null || echo 0) != 1073741824 ]]; then
+  head -c 1073741824 /dev/urandom >"$hash_file"
+  sync
+fi
+cat "$hash_file" >/dev/null   # cached, so that all three read from memory
+measure hash-fieldpack "$BIN/fieldpack-manifest" --sha256 "$hash_file"
+measure hash-openssl openssl dgst -sha256 "$hash_file"
+measure hash-sha256sum sha256sum "$hash_file"
+for name in hash-fieldpack hash-openssl hash-sha256sum; do row "$name" 1 1073741824; done
+
 # --- 3. The baseline: DuckDB from PyPI -------------------------------------------------------
 duckdb_status="skipped (BENCH_DUCKDB=0)"
 if [[ $BENCH_DUCKDB != 0 ]]; then
@@ -250,5 +263,11 @@ if [[ -f $logs/wiki-baseline.time ]]; then
   awk -v h="$wiki_html" -v w="$base_wall" 'BEGIN { printf "wiki-baseline: %.1f MB/s of article HTML (wall, including interpreter start)\n", h / ((w > 0) ? w : 0.01) / 1e6 }'
 fi
 echo "wiki baseline: $wiki_baseline_status"
+read -r ours _ <"$logs/hash-fieldpack.time"
+read -r theirs _ <"$logs/hash-openssl.time"
+awk -v a="$ours" -v b="$theirs" 'BEGIN {
+  ratio = (a > 0) ? b / a : 0
+  printf "sha256: fieldpack %.2f s, openssl %.2f s for 1 GiB: %.2f× openssl'"'"'s speed (target: at least 0.9×): %s\n", a, b, ratio, (ratio >= 0.9) ? "meets the target" : "MISSES the target"
+}' 
 echo "baseline: $duckdb_status"
 echo "logs: $logs"
