@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-manifest",
     usage: """
-        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem]
+        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem] [--bagit]
                fieldpack-manifest --sha256 FILE...
         """,
     help: """
@@ -14,11 +14,14 @@ let command = StageCommand(
         to the folder and the manifest. --sign signs manifest.json with an Ed25519 private key
         (openssl genpkey -algorithm ed25519) into manifest.json.sig.
 
+        --bagit publishes the folder as a BagIt bag (RFC 8493): the payload under data/, the
+        payload and tag manifests, bagit.txt and bag-info.txt; manifest.json is a tag file.
+
         --sha256 prints each file's SHA-256 as `sha256sum` does, with the hashing the manifest
         uses (libcrypto): what `make bench` compares with openssl and sha256sum.
         """,
     options: ["output", "include", "sign"],
-    flags: ["sha256"])
+    flags: ["sha256", "bagit"])
 
 command.main { arguments in
     if arguments.flag("sha256") {
@@ -38,6 +41,7 @@ command.main { arguments in
     var publisher = BundlePublisher(
         database: arguments.positional[0], destination: try arguments.required("output"), extraFiles: arguments.all("include"))
     publisher.signingKey = try arguments.value("sign").map { try Ed25519Key.privateKey(at: $0) }
+    publisher.bagIt = arguments.flag("bagit")
     let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(
         "\(manifest.files.count) file(s) hashed", bytes: manifest.files.reduce(0) { $0 + $1.bytes })

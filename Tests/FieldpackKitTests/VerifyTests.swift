@@ -123,6 +123,31 @@ import Testing
         #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify().contains("\(signature): error: missing: the bundle is not signed"))
     }
 
+    @Test func theBagItLayoutIsAValidBag() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bag"))
+        publisher.bagIt = true
+        try publisher.publish()
+        let bag = directory.file("bag")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bag).sorted() == [
+            "bag-info.txt", "bagit.txt", "data", "manifest-sha256.txt", "manifest.json", "tagmanifest-sha256.txt",
+        ])
+        #expect(try text("\(bag)/bagit.txt") == "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")
+        let size = try FileManager.default.attributesOfItem(atPath: "\(bag)/data/content.sqlite")[.size] as! Int
+        #expect(try text("\(bag)/bag-info.txt").contains("Payload-Oxum: \(size).1\n"))
+        for manifest in ["manifest-sha256.txt", "tagmanifest-sha256.txt"] {
+            #expect(try run("/usr/bin/sha256sum", ["-c", manifest], directory: bag).status == 0, "\(manifest)")
+        }
+        #expect(try text("\(bag)/manifest-sha256.txt").hasSuffix("  data/content.sqlite\n"))
+        // The reference implementation agrees, when it is installed (pip install bagit).
+        if try run("/bin/sh", ["-c", "python3 -c 'import bagit'"]).status == 0 {
+            #expect(try run("/bin/sh", ["-c", "python3 -m bagit --validate '\(bag)'"]).status == 0)
+            try flipByte("\(bag)/data/content.sqlite", at: 200)
+            #expect(try run("/bin/sh", ["-c", "python3 -m bagit --validate '\(bag)'"]).status != 0)
+        }
+    }
+
     @Test func manifestListsFilesSchemaRowsAndInputs() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

@@ -12,6 +12,8 @@ public struct BundlePublisher {
     public var extraFiles: [String]
     /// Signs manifest.json (`manifest.json.sig`) when set.
     public var signingKey: Ed25519Key? = nil
+    /// Publishes a BagIt bag (RFC 8493) instead of the flat folder the app downloads.
+    public var bagIt = false
 
     public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
@@ -51,6 +53,7 @@ public struct BundlePublisher {
         let manifest = try Manifest.describe(bundle: staging)
         try manifest.write(to: staging)
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
+        if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }
         try FileSystem.fsyncDirectory(staging)
 
         if FileSystem.exists(destination) {

@@ -1,0 +1,35 @@
+/// The bundle as a BagIt bag (RFC 8493, version 1.0), for archiving and exchange: the payload
+/// (database, reports) under `data/`, `manifest-sha256.txt` over the payload, `bagit.txt`,
+/// `bag-info.txt` (no clock: the bagging date is the bundle's build date), fieldpack's
+/// `manifest.json` (and its signature) as tag files, and `tagmanifest-sha256.txt` over the tag
+/// files. `bagit.py --validate` and `sha256sum -c` both accept it.
+enum BagItLayout {
+    /// Rearranges a staged flat bundle (payload files, manifest.json, optional signature) into a bag.
+    static func arrange(staging: String, manifest: Manifest) throws {
+        try FileSystem.makeDirectories("\(staging)/data")
+        for file in manifest.files {
+            try FileSystem.rename("\(staging)/\(file.path)", to: "\(staging)/data/\(file.path)")
+        }
+        FileSystem.remove("\(staging)/\(Manifest.checksumName)")
+        func sorted(_ lines: [(String, String)]) -> String {
+            lines.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }.map { "\($0.1)  \($0.0)\n" }.joined()
+        }
+        try AtomicOutput.write(sorted(manifest.files.map { ("data/\($0.path)", $0.sha256) }), to: "\(staging)/manifest-sha256.txt")
+        try AtomicOutput.write("BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n", to: "\(staging)/bagit.txt")
+        let bytes = manifest.files.reduce(0) { $0 + $1.bytes }
+        let info = """
+            Bag-Software-Agent: fieldpack \(ToolVersion.version)
+            Bagging-Date: \(manifest.buildDate.prefix(10))
+            External-Identifier: \(manifest.pipeline)
+            Payload-Oxum: \(bytes).\(manifest.files.count)
+
+            """
+        try AtomicOutput.write(info, to: "\(staging)/bag-info.txt")
+        var tags: [(String, String)] = []
+        for name in ["bagit.txt", "bag-info.txt", "manifest-sha256.txt", Manifest.jsonName, ManifestSignature.fileName]
+        where FileSystem.exists("\(staging)/\(name)") {
+            tags.append((name, try SHA256.hex(ofFile: "\(staging)/\(name)").digest))
+        }
+        try AtomicOutput.write(sorted(tags), to: "\(staging)/tagmanifest-sha256.txt")
+    }
+}
