@@ -60,6 +60,7 @@ RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
 ARTICLES := $(OUT)/wiki/articles.jsonl
 COSTS_REPORT := $(OUT)/costs-report.json
+INPUTS := $(OUT)/inputs.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
@@ -83,15 +84,15 @@ $(ARTICLES): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the check
 # after publishing verify that signature, as the app does.
-$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
+$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 endif
 

@@ -5,7 +5,7 @@ let command = StageCommand(
     usage: """
         fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--articles articles.jsonl]
                          [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
-                         [--previous PREVIOUS_BUNDLE --delta delta.json]
+                         [--previous PREVIOUS_BUNDLE --delta delta.json] [--inputs inputs.json]
                fieldpack-bundle migrate PREVIOUS_BUNDLE --output content.sqlite
         """,
     help: """
@@ -19,7 +19,7 @@ let command = StageCommand(
         normalised licence and credit; each taxon its hero photo; each size class its cost in every
         display target (the pipeline's "targets"). --costs-report writes the aggregates as JSON.
         """,
-    options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta"])
+    options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta", "inputs"])
 
 command.main { arguments in
     if arguments.positional.first == "migrate" {
@@ -46,6 +46,7 @@ command.main { arguments in
         policy: pipeline.shipping)
     options.costsReport = arguments.value("costs-report")
     options.articles = arguments.value("articles")
+    options.inputsFile = arguments.value("inputs")
     options.destinations = pipeline.destinations
     if var previous = arguments.value("previous") {
         if FileSystem.isDirectory(previous) { previous += "/\(Manifest.databaseName)" }

@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-manifest",
     usage: """
-        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--include FILE]... [--sign KEY.pem] [--bagit]
+        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--inputs inputs.json] [--include FILE]... [--sign KEY.pem] [--bagit]
                fieldpack-manifest --sha256 FILE...
         """,
     help: """
@@ -11,7 +11,8 @@ let command = StageCommand(
         schema version and fingerprint, row counts, pipeline, inputs' SHA-256, tool version, build
         date) and manifest-sha256.txt (which `sha256sum -c` accepts inside the folder). The folder
         is assembled beside BUNDLE_DIR and swapped in whole. --include adds a file (a report)
-        to the folder and the manifest. --sign signs manifest.json with an Ed25519 private key
+        to the folder and the manifest. --inputs names the bundle stage's inputs.json (the input
+        files' paths, sizes and SHA-256) for the manifest. --sign signs manifest.json with an Ed25519 private key
         (openssl genpkey -algorithm ed25519) into manifest.json.sig.
 
         --bagit publishes the folder as a BagIt bag (RFC 8493): the payload under data/, the
@@ -20,7 +21,7 @@ let command = StageCommand(
         --sha256 prints each file's SHA-256 as `sha256sum` does, with the hashing the manifest
         uses (libcrypto): what `make bench` compares with openssl and sha256sum.
         """,
-    options: ["output", "include", "sign"],
+    options: ["output", "include", "sign", "inputs"],
     flags: ["sha256", "bagit"])
 
 command.main { arguments in
@@ -42,6 +43,7 @@ command.main { arguments in
         database: arguments.positional[0], destination: try arguments.required("output"), extraFiles: arguments.all("include"))
     publisher.signingKey = try arguments.value("sign").map { try Ed25519Key.privateKey(at: $0) }
     publisher.bagIt = arguments.flag("bagit")
+    publisher.inputs = arguments.value("inputs")
     let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(
         "\(manifest.files.count) file(s) hashed", bytes: manifest.files.reduce(0) { $0 + $1.bytes })

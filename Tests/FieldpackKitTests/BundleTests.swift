@@ -106,6 +106,37 @@ import Testing
         #expect(try text("\(a)/manifest.json") == text("\(b)/manifest.json"))
     }
 
+    @Test func theSameRecordsSplitAcrossDifferentlyNamedFilesGiveTheSameDatabase() throws {
+        let split = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: split.file("inputs"), withIntermediateDirectories: true)
+        var inputs: [String] = []
+        for path in try sampleInputs() {
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            if name == "shipping-cases.jsonl" {
+                // Its three observations as two files with other names.
+                let lines = try lines(path)
+                inputs.append(try split.write("inputs/first-of-the-cases.jsonl", lines[0] + "\n"))
+                inputs.append(try split.write("inputs/zz-the-other-two.jsonl", lines[1...].joined(separator: "\n") + "\n"))
+            } else {
+                let copy = split.file("inputs/renamed-\(name)")
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                inputs.append(copy)
+            }
+        }
+        let whole = try TemporaryDirectory()
+        let a = try buildBundle(inputs: try sampleInputs(), in: whole, name: "sample")
+        let b = try buildBundle(inputs: inputs.reversed(), in: split, name: "sample")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(a)/content.sqlite")) == Data(contentsOf: URL(fileURLWithPath: "\(b)/content.sqlite")))
+        // The manifests differ only where they name the input files.
+        func withoutInputs(_ path: String) throws -> [String: String] {
+            var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(path)/manifest.json"))) as! [String: Any]
+            #expect((manifest["inputs"] as? [Any])?.isEmpty == false)
+            manifest["inputs"] = nil
+            return manifest.mapValues { "\($0)" }
+        }
+        #expect(try withoutInputs(a) == withoutInputs(b))
+    }
+
     @Test func buildDateComesFromTheDataOrSourceDateEpochNeverTheClock() throws {
         let directory = try TemporaryDirectory()
         let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")

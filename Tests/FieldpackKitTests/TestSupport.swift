@@ -151,8 +151,11 @@ func buildBundle(
         policy: try policy ?? samplePolicy())
     bundle.sourceDateEpoch = epoch
     bundle.costsReport = directory.file("costs-report.json")
+    bundle.inputsFile = directory.file("inputs.json")
     try BundleBuilder(options: bundle).run()
-    try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+    var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle"))
+    publisher.inputs = directory.file("inputs.json")
+    try publisher.publish()
     return directory.file("bundle")
 }
 

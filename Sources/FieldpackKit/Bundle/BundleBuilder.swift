@@ -21,6 +21,10 @@ public struct BundleBuilder {
         public var articles: String? = nil
         /// The pipeline's destinations.
         public var destinations: [Destination] = []
+        /// Where to write the input files' paths, sizes and SHA-256 (`inputs.json`) for the
+        /// manifest. They are not in the database: the same records split across differently
+        /// named files give the same bytes.
+        public var inputsFile: String? = nil
         /// The previously shipped bundle's database: what changed is counted in `bundle_info`
         /// and written to `delta` (`delta.json`).
         public var previous: String? = nil
@@ -132,10 +136,10 @@ public struct BundleBuilder {
                     ("pipeline", options.pipelineName),
                     ("tool_version", ToolVersion.version),
                     ("build_date", summary.buildDate),
-                    ("inputs", loader.inputsJSON()),
                     ("photos.licenses_allowed", options.policy.licenses.map(\.rawValue).sorted().joined(separator: ",")),
                 ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
                     + (loader.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
+                if let path = options.inputsFile { try AtomicOutput.write(loader.inputsJSON() + "\n", to: path) }
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                 for (key, value) in info {
                     try insert.bind(key, at: 1)

@@ -14,6 +14,8 @@ public struct BundlePublisher {
     public var signingKey: Ed25519Key? = nil
     /// Publishes a BagIt bag (RFC 8493) instead of the flat folder the app downloads.
     public var bagIt = false
+    /// The bundle stage's `inputs.json`, listed in the manifest.
+    public var inputs: String? = nil
 
     public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
@@ -50,7 +52,7 @@ public struct BundlePublisher {
             try output.append(contentsOf: file)
             try output.commit()
         }
-        let manifest = try Manifest.describe(bundle: staging)
+        let manifest = try Manifest.describe(bundle: staging, inputs: inputs)
         try manifest.write(to: staging)
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }

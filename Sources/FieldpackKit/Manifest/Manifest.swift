@@ -42,7 +42,9 @@ public struct Manifest: Sendable, Equatable {
 
     /// Reads what the manifest says about the database from the database itself, and hashes
     /// every payload file of the bundle folder.
-    public static func describe(bundle directory: String) throws -> Manifest {
+    /// - Parameter inputs: the bundle stage's `inputs.json`; without it, the `inputs` that bundles
+    ///   before schema 5 kept in `bundle_info`, else none.
+    public static func describe(bundle directory: String, inputs: String? = nil) throws -> Manifest {
         let databasePath = "\(directory)/\(databaseName)"
         guard FileSystem.exists(databasePath) else {
             throw FieldpackError(path: databasePath, "bundle has no \(databaseName)")
@@ -70,7 +72,8 @@ public struct Manifest: Sendable, Equatable {
             buildDate: try required("build_date"), schemaVersion: Int(try required("schema_version")) ?? 0,
             schemaFingerprint: try required("schema_fingerprint"),
             applicationID: try database.int("PRAGMA application_id") ?? 0, files: files, rows: rows,
-            inputsJSON: info["inputs"] ?? "[]")
+            inputsJSON: try inputs.map { String(decoding: try ReadableFile.contents(of: $0), as: UTF8.self).trimmingNewline }
+                ?? info["inputs"] ?? "[]")
     }
 
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
@@ -114,5 +117,13 @@ public struct Manifest: Sendable, Equatable {
         lines.sort { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
         let text = lines.map { "\($0.1)  \($0.0)\n" }.joined()
         try AtomicOutput.write(text, to: "\(directory)/\(Self.checksumName)")
+    }
+}
+
+extension String {
+    fileprivate var trimmingNewline: String {
+        var text = self
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
     }
 }
