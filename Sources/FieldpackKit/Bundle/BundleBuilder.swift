@@ -72,20 +72,12 @@ public struct BundleBuilder {
 
     @discardableResult
     public func run() throws -> Summary {
-        let scratchPath = "\(options.output).scratch-\(getpid())"
-        let publishPath = temporaryPath(options.output)
-        FileSystem.remove(scratchPath)
-        FileSystem.remove(publishPath)
-        defer {
-            FileSystem.remove(scratchPath)
-            FileSystem.remove(scratchPath + "-journal")
-            FileSystem.remove(publishPath)
-        }
-        try FileSystem.makeDirectories(directory(of: options.output))
+        let files = try BuildFiles(output: options.output, scratchLabel: "scratch")
+        defer { files.cleanUp() }
         var summary = Summary()
         let trace = PhaseTrace(stage: "bundle")
         do {
-            let scratch = try Database(path: scratchPath)
+            let scratch = try Database(path: files.scratch)
             try scratch.execute("""
                 PRAGMA page_size = 65536;
                 PRAGMA journal_mode = MEMORY;
@@ -166,30 +158,15 @@ public struct BundleBuilder {
                 try insert.bind(summary.fingerprint, at: 1)
                 try insert.run()
             }
-            // Statistics from a bounded sample of each index: deterministic, and enough for the
-            // query planner (the app's queries are simple lookups).
-            try scratch.execute("PRAGMA analysis_limit = 1000; ANALYZE")
-            trace.mark("analyze")
-            // Foreign keys were checked row by row during the load (see `ReferenceCheck`).
-            // The scratch file loads faster in 64 KiB pages; the shipped copy takes SQLite's
-            // recommended 4 KiB (VACUUM INTO honours a page_size set just before it).
-            try scratch.execute("PRAGMA page_size = \(Self.pageSize)")
-            try scratch.execute("VACUUM INTO '\(publishPath.replacingOccurrences(of: "'", with: "''"))'")
+            // Foreign keys were checked row by row during the load (see `ReferenceCheck`), and
+            // the schema on the scratch file, whose content VACUUM INTO copies. The scratch file
+            // loads faster in 64 KiB pages; the shipped copy takes 4 KiB.
+            try files.compact(scratch)
         }
-        // The published copy: rollback journal (no -wal), checked the way the app opens it.
-        do {
-            let published = try Database(path: publishPath)
-            try published.execute("PRAGMA journal_mode = DELETE")
-        }
-        trace.mark("vacuum into")
-        // Foreign keys were checked as rows loaded, and the schema on the scratch file, whose
-        // content VACUUM INTO copies. The copy must open read-only as this schema version; fieldpack-verify (run by
-        // `make bundle` on the published folder) then runs integrity_check and the rest.
-        try Self.checkHeader(try Database(path: publishPath, mode: .readOnly), path: options.output)
-        trace.mark("header check")
-        try FileSystem.fsyncFile(publishPath)
-        trace.mark("fsync")
-        try FileSystem.rename(publishPath, to: options.output)
+        trace.mark("analyze, vacuum into")
+        // fieldpack-verify (run by `make bundle` on the published folder) runs integrity_check and the rest.
+        try files.publishCopy()
+        trace.mark("publish")
         if let path = options.costsReport, let report = summary.report {
             try AtomicOutput.write(report.json, to: path)
         }

@@ -47,16 +47,9 @@ public struct BundleMigration {
         var summary = Summary()
         let source = options.source
         summary.from = try Self.checkSource(source)
-        let scratch = "\(options.output).migrating-\(getpid())"
-        let publish = temporaryPath(options.output)
-        FileSystem.remove(scratch)
-        FileSystem.remove(publish)
-        defer {
-            FileSystem.remove(scratch)
-            FileSystem.remove(scratch + "-journal")
-            FileSystem.remove(publish)
-        }
-        try FileSystem.makeDirectories(directory(of: options.output))
+        let files = try BuildFiles(output: options.output, scratchLabel: "migrating")
+        defer { files.cleanUp() }
+        let scratch = files.scratch
         do {
             let original = try Database(path: source, mode: .immutable)
             try original.execute("VACUUM INTO '\(scratch.replacingOccurrences(of: "'", with: "''"))'")
@@ -89,17 +82,9 @@ public struct BundleMigration {
                     try set.run()
                 }
             }
-            try copy.execute("PRAGMA analysis_limit = 1000; ANALYZE")
-            try copy.execute("PRAGMA page_size = \(BundleBuilder.pageSize)")
-            try copy.execute("VACUUM INTO '\(publish.replacingOccurrences(of: "'", with: "''"))'")
+            try files.compact(copy)
         }
-        do {
-            let published = try Database(path: publish)
-            try published.execute("PRAGMA journal_mode = DELETE")
-        }
-        try BundleBuilder.checkHeader(try Database(path: publish, mode: .readOnly), path: options.output)
-        try FileSystem.fsyncFile(publish)
-        try FileSystem.rename(publish, to: options.output)
+        try files.publishCopy()
         summary.to = Migrations.latestVersion
         return summary
     }
