@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @Suite struct VerifyTests {
+    @discardableResult
     private func freshBundle(_ directory: TemporaryDirectory) throws -> String {
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }

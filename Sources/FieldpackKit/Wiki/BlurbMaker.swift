@@ -31,7 +31,7 @@ public struct BlurbMaker: Sendable {
         do {
             document = try HTMLDocument.parse(parsed, limit: rules.maximumArticleBytes)
         } catch {
-            throw Refusal(description: (error as? HTMLDocument.Refusal)?.description ?? "\(error)")
+            throw Refusal(description: error.description)
         }
         var blurb = ArticleCleaner(rules: rules).clean(document)
         if disambiguation && blurb.kind == .article {

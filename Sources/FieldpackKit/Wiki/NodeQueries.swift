@@ -9,35 +9,19 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
     var isElement: Bool { pointee.type == XML_ELEMENT_NODE }
     var isText: Bool { pointee.type == XML_TEXT_NODE }
 
-    /// The element's name as a Swift string (short names stay inline: no allocation).
-    var nameString: String { pointee.name.map { String(cString: $0) } ?? "" }
-
     /// Whether the `class` attribute holds `token` as one of its space-separated words.
     func hasClass(_ token: StaticString) -> Bool {
         guard let classes = attribute("class") else { return false }
-        return Self.containsWord(classes, token, suffix: false)
-    }
-
-    /// Whether a word of the `class` attribute ends with `suffix` (`ambox`, `dmbox` end in `mbox`).
-    func hasClassEnding(in suffix: StaticString) -> Bool {
-        guard let classes = attribute("class") else { return false }
-        return Self.containsWord(classes, suffix, suffix: true)
+        return Self.containsWord(classes, token)
     }
 
     /// Whether attribute `name` holds `token` as a space-separated word (`typeof`, `rel`, `role`).
     func attribute(_ name: StaticString, hasWord token: StaticString) -> Bool {
         guard let value = attribute(name) else { return false }
-        return Self.containsWord(value, token, suffix: false)
+        return Self.containsWord(value, token)
     }
 
-    /// Whether attribute `name` contains `fragment` anywhere.
-    func attribute(_ name: StaticString, contains fragment: StaticString) -> Bool {
-        guard let value = attribute(name) else { return false }
-        return strstr(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self),
-                      UnsafeRawPointer(fragment.utf8Start).assumingMemoryBound(to: CChar.self)) != nil
-    }
-
-    private static func containsWord(_ text: UnsafePointer<UInt8>, _ token: StaticString, suffix: Bool) -> Bool {
+    private static func containsWord(_ text: UnsafePointer<UInt8>, _ token: StaticString) -> Bool {
         let wanted = token.utf8Start
         let length = token.utf8CodeUnitCount
         var index = 0
@@ -53,11 +37,7 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
                 index += 1
             }
             let wordLength = index - start
-            if suffix {
-                if wordLength >= length && memcmp(text + index - length, wanted, length) == 0 { return true }
-            } else if wordLength == length && memcmp(text + start, wanted, length) == 0 {
-                return true
-            }
+            if wordLength == length && memcmp(text + start, wanted, length) == 0 { return true }
         }
     }
 
