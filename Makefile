@@ -9,7 +9,7 @@ SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
 STAGES := inat dedupe wiki bundle manifest verify synth sanitize
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 python3-html5lib
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
