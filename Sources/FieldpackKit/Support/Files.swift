@@ -121,15 +121,7 @@ public final class AtomicOutput {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < bytes.count {
-            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FieldpackError(path: temporaryPath, "write failed: \(systemError())")
-            }
-            done += count
-        }
+        try FileSystem.writeAll(bytes, to: descriptor, path: temporaryPath)
     }
 
     /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory.
@@ -160,6 +152,20 @@ public final class AtomicOutput {
 
 /// File-system operations the stages need, with errors that name the path.
 public enum FileSystem {
+    /// Writes every byte to an open descriptor, retrying short and interrupted writes; a
+    /// failure names `path`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FieldpackError(path: path, "write failed: \(systemError())")
+            }
+            done += count
+        }
+    }
+
     public static func makeDirectories(_ path: String) throws {
         if path.isEmpty || path == "." || path == "/" { return }
         var current = path.hasPrefix("/") ? "" : "."

@@ -290,58 +290,34 @@ struct ArticleCleaner {
                       text.pointee.type == XML_TEXT_NODE, let value = text.pointee.content
                 else { continue }
                 switch attributeName[0] {
-                case UInt8(ascii: "c") where strcmp(attributeName, "class") == 0: classes = UnsafePointer(value)
-                case UInt8(ascii: "r") where strcmp(attributeName, "role") == 0: role = UnsafePointer(value)
-                case UInt8(ascii: "t") where strcmp(attributeName, "typeof") == 0: typeOf = UnsafePointer(value)
-                case UInt8(ascii: "i") where strcmp(attributeName, "id") == 0: id = UnsafePointer(value)
-                case UInt8(ascii: "s") where strcmp(attributeName, "style") == 0: style = UnsafePointer(value)
+                case UInt8(ascii: "c") where cString(attributeName, equals: "class"): classes = UnsafePointer(value)
+                case UInt8(ascii: "r") where cString(attributeName, equals: "role"): role = UnsafePointer(value)
+                case UInt8(ascii: "t") where cString(attributeName, equals: "typeof"): typeOf = UnsafePointer(value)
+                case UInt8(ascii: "i") where cString(attributeName, equals: "id"): id = UnsafePointer(value)
+                case UInt8(ascii: "s") where cString(attributeName, equals: "style"): style = UnsafePointer(value)
                 default: break
                 }
             }
             if let classes, lookups.classesDrop(classes) { return true }
-            if let role, strcmp(role, "navigation") == 0 || strcmp(role, "note") == 0 { return true }
-            if let typeOf, contains(typeOf, "mw:Extension/ref") || contains(typeOf, "mw:Extension/math")
-                || contains(typeOf, "mw:Extension/gallery")
+            if let role, cString(role, equals: "navigation") || cString(role, equals: "note") { return true }
+            if let typeOf, cString(typeOf, contains: "mw:Extension/ref") || cString(typeOf, contains: "mw:Extension/math")
+                || cString(typeOf, contains: "mw:Extension/gallery")
             {
                 return true
             }
             if let id {
-                if strcmp(id, "coordinates") == 0 || strcmp(id, "toc") == 0 { return true }
-                if kind == .superscript && contains(id, "cite_ref") { return true }
+                if cString(id, equals: "coordinates") || cString(id, equals: "toc") { return true }
+                if kind == .superscript && cString(id, contains: "cite_ref") { return true }
             }
-            if let style, contains(style, "display:none") || contains(style, "display: none") { return true }
+            if let style, cString(style, contains: "display:none") || cString(style, contains: "display: none") { return true }
             return false
-        }
-
-        private static func contains(_ text: UnsafePointer<UInt8>, _ fragment: StaticString) -> Bool {
-            strstr(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self),
-                   UnsafeRawPointer(fragment.utf8Start).assumingMemoryBound(to: CChar.self)) != nil
         }
 
         /// Whether a `class` value holds a dropped class (or one ending in "mbox").
         static func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
-            var dropped = false
-            eachWord(classes) { word in
-                if droppedClasses.contains(word) || word.hasSuffix("mbox") { dropped = true }
-            }
-            return dropped
-        }
-
-        private static func strcmp(_ text: UnsafePointer<UInt8>, _ literal: StaticString) -> Int32 {
-            Glibc.strcmp(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self),
-                         UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self))
-        }
-
-        /// Calls `body` with each space-separated word of a C string.
-        private static func eachWord(_ text: UnsafePointer<UInt8>, _ body: (String) -> Void) {
-            var index = 0
-            while text[index] != 0 {
-                while text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A { index += 1 }
-                let start = index
-                while text[index] != 0 && text[index] != 0x20 && text[index] != 0x09 && text[index] != 0x0A { index += 1 }
-                if index > start {
-                    body(String(decoding: UnsafeBufferPointer(start: text + start, count: index - start), as: UTF8.self))
-                }
+            anyWord(in: classes) { bytes in
+                let word = String(decoding: bytes, as: UTF8.self)
+                return droppedClasses.contains(word) || word.hasSuffix("mbox")
             }
         }
     }

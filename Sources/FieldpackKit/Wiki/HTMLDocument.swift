@@ -158,8 +158,7 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
     /// Whether the element's name is `name`.
     func named(_ name: StaticString) -> Bool {
         guard let own = pointee.name else { return false }
-        return strcmp(UnsafeRawPointer(own).assumingMemoryBound(to: CChar.self),
-                      UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+        return cString(own, equals: name)
     }
 
     /// The value of attribute `name` when it is plain text, pointing into the tree (valid while
@@ -167,10 +166,7 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
     func attribute(_ name: StaticString) -> UnsafePointer<UInt8>? {
         var property = pointee.properties
         while let current = property {
-            if let own = current.pointee.name,
-               strcmp(UnsafeRawPointer(own).assumingMemoryBound(to: CChar.self),
-                      UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
-            {
+            if let own = current.pointee.name, cString(own, equals: name) {
                 if let text = current.pointee.children, text.pointee.type == XML_TEXT_NODE, text.pointee.next == nil,
                    let content = text.pointee.content
                 {

@@ -12,33 +12,13 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
     /// Whether the `class` attribute holds `token` as one of its space-separated words.
     func hasClass(_ token: StaticString) -> Bool {
         guard let classes = attribute("class") else { return false }
-        return Self.containsWord(classes, token)
+        return anyWord(in: classes) { equals($0, token) }
     }
 
     /// Whether attribute `name` holds `token` as a space-separated word (`typeof`, `rel`, `role`).
     func attribute(_ name: StaticString, hasWord token: StaticString) -> Bool {
         guard let value = attribute(name) else { return false }
-        return Self.containsWord(value, token)
-    }
-
-    private static func containsWord(_ text: UnsafePointer<UInt8>, _ token: StaticString) -> Bool {
-        let wanted = token.utf8Start
-        let length = token.utf8CodeUnitCount
-        var index = 0
-        while true {
-            while text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0C || text[index] == 0x0D {
-                index += 1
-            }
-            if text[index] == 0 { return false }
-            let start = index
-            while text[index] != 0 && text[index] != 0x20 && text[index] != 0x09 && text[index] != 0x0A
-                && text[index] != 0x0C && text[index] != 0x0D
-            {
-                index += 1
-            }
-            let wordLength = index - start
-            if wordLength == length && memcmp(text + start, wanted, length) == 0 { return true }
-        }
+        return anyWord(in: value) { equals($0, token) }
     }
 
     /// The text node's content as bytes (valid while the document lives).
@@ -46,6 +26,39 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
         guard let content = pointee.content else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: content, count: strlen(UnsafeRawPointer(content).assumingMemoryBound(to: CChar.self)))
     }
+}
+
+/// Whether a NUL-terminated libxml2 string is `literal`.
+func cString(_ text: UnsafePointer<UInt8>, equals literal: StaticString) -> Bool {
+    strcmp(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self),
+           UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+}
+
+/// Whether a NUL-terminated libxml2 string contains `fragment`.
+func cString(_ text: UnsafePointer<UInt8>, contains fragment: StaticString) -> Bool {
+    strstr(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self),
+           UnsafeRawPointer(fragment.utf8Start).assumingMemoryBound(to: CChar.self)) != nil
+}
+
+/// Whether `body` holds for a word of a NUL-terminated string split on HTML whitespace (space,
+/// tab, line feed, form feed, carriage return), as `class`, `rel` and `typeof` values are.
+func anyWord(in text: UnsafePointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+    @inline(__always) func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
+    }
+    var index = 0
+    while true {
+        while isSpace(text[index]) { index += 1 }
+        if text[index] == 0 { return false }
+        let start = index
+        while text[index] != 0 && !isSpace(text[index]) { index += 1 }
+        if body(UnsafeBufferPointer(start: text + start, count: index - start)) { return true }
+    }
+}
+
+/// Whether `word` is `literal`'s bytes.
+func equals(_ word: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    word.count == literal.utf8CodeUnitCount && memcmp(word.baseAddress!, literal.utf8Start, word.count) == 0
 }
 
 /// Walks the subtree under `root` (not `root` itself) in document order without recursion.

@@ -55,14 +55,6 @@ public struct SanitizeLines {
     }
 
     private static func write(_ bytes: [UInt8], to descriptor: Int32) throws {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, bytes.count - done) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FieldpackError("writing the output failed: \(systemError())")
-            }
-            done += count
-        }
+        try bytes.withUnsafeBytes { try FileSystem.writeAll($0, to: descriptor, path: "standard output") }
     }
 }
