@@ -59,6 +59,11 @@ public struct BundleBuilder {
         "size_costs", "articles", "destinations", "search_entries",
     ]
 
+    /// Each bundle table's row count, as `bundle_info` and the manifest give them.
+    static func rowCounts(_ database: Database) throws -> [(table: String, rows: Int64)] {
+        try tables.map { ($0, try database.int("SELECT count(*) FROM \($0)") ?? 0) }
+    }
+
     /// The foreign keys the loader checks, as (table, column, parent table).
     public static var checkedForeignKeys: [(table: String, column: String, parent: String)] {
         ReferenceCheck.relations
@@ -120,9 +125,7 @@ public struct BundleBuilder {
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
                 summary.buildDate = Timestamp.iso8601(seconds: buildSeconds)
-                for table in Self.tables {
-                    summary.counts.append((table, try scratch.int("SELECT count(*) FROM \(table)") ?? 0))
-                }
+                summary.counts = try Self.rowCounts(scratch)
                 info = [
                     ("schema_version", String(Migrations.latestVersion)),
                     ("pipeline", options.pipelineName),

@@ -5,23 +5,24 @@
 ///
 /// Compared in SQL with the previous bundle attached, on the columns both schemas have.
 struct BundleDelta {
-    struct Kind {
+    struct Kind: Sendable {
         var name: String
         var table: String
         /// The identity: the primary key, or the title for articles (their ids follow the titles).
         var key: String
-        /// Extra content beyond the row: its photo links.
-        var extra: String? = nil
+        /// Extra content beyond the row, its photo links, as SQL over the row aliased `row` in
+        /// the database `schema` (`main` or `previous`).
+        var extra: (@Sendable (_ schema: String, _ row: String) -> String)? = nil
     }
 
     static let kinds = [
         Kind(name: "photos", table: "photos", key: "id"),
-        Kind(
-            name: "taxa", table: "taxa", key: "id",
-            extra: "(SELECT group_concat(x, ',') FROM (SELECT position || ':' || photo_id AS x FROM %@.taxon_photos WHERE taxon_id = %@.id ORDER BY position))"),
-        Kind(
-            name: "observations", table: "observations", key: "id",
-            extra: "(SELECT group_concat(x, ',') FROM (SELECT photo_id || ':' || position AS x FROM %@.observation_photos WHERE observation_id = %@.id ORDER BY photo_id))"),
+        Kind(name: "taxa", table: "taxa", key: "id") { schema, row in
+            "(SELECT group_concat(x, ',') FROM (SELECT position || ':' || photo_id AS x FROM \(schema).taxon_photos WHERE taxon_id = \(row).id ORDER BY position))"
+        },
+        Kind(name: "observations", table: "observations", key: "id") { schema, row in
+            "(SELECT group_concat(x, ',') FROM (SELECT photo_id || ':' || position AS x FROM \(schema).observation_photos WHERE observation_id = \(row).id ORDER BY photo_id))"
+        },
         Kind(name: "articles", table: "articles", key: "title"),
     ]
 
@@ -62,13 +63,7 @@ struct BundleDelta {
             let shared = newColumns.filter { oldColumns.contains($0) && $0 != kind.key }
             var differs = shared.map { "NOT (n.\"\($0)\" IS o.\"\($0)\")" }
             if let extra = kind.extra {
-                let newer = extra.replacingOccurrences(of: "%@.taxon_photos", with: "main.taxon_photos")
-                    .replacingOccurrences(of: "%@.observation_photos", with: "main.observation_photos")
-                    .replacingOccurrences(of: "%@.id", with: "n.id")
-                let older = extra.replacingOccurrences(of: "%@.taxon_photos", with: "previous.taxon_photos")
-                    .replacingOccurrences(of: "%@.observation_photos", with: "previous.observation_photos")
-                    .replacingOccurrences(of: "%@.id", with: "o.id")
-                differs.append("NOT (\(newer) IS \(older))")
+                differs.append("NOT (\(extra("main", "n")) IS \(extra("previous", "o")))")
             }
             let key = kind.key
             changes.added = try keys(database, """

@@ -77,8 +77,8 @@ public struct BundleMigration {
                     try set.bind([.text(key), .text(value)])
                     try set.run()
                 }
-                for table in BundleBuilder.tables {
-                    try set.bind([.text("rows.\(table)"), .text(String(try copy.int("SELECT count(*) FROM \(table)") ?? 0))])
+                for (table, rows) in try BundleBuilder.rowCounts(copy) {
+                    try set.bind([.text("rows.\(table)"), .text(String(rows))])
                     try set.run()
                 }
             }

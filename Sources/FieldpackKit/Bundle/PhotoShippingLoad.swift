@@ -21,7 +21,6 @@ struct PhotoShippingLoad {
         var line: Int32
     }
 
-    let path: String
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
     private let urls = PhotoURLParser()
@@ -47,8 +46,7 @@ struct PhotoShippingLoad {
     private var shipped: [Bool] = []
     private var samples: [DownloadSizeFit.Sample] = []
 
-    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?) {
-        self.path = path
+    init(policy: ShippingPolicy, measured: MeasuredSizes?) {
         self.policy = policy
         self.measured = measured
         report = CostReport(policy: policy)
@@ -82,10 +80,10 @@ struct PhotoShippingLoad {
     ///
     /// - Throws: `FieldpackError` naming the line of an observation that links a photo with no
     ///   record (photo ids skipped over since the previous photo).
-    mutating func photo(_ record: JSONColumns, id: Int64, into stream: BatchStream) throws {
+    mutating func photo(_ record: JSONColumns, id: Int64, references: ReferenceCheck, into stream: BatchStream) throws {
         typealias C = RecordColumns.Photo
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
-        try skipLinks(before: id)
+        try skipLinks(before: id, references: references)
         var name = record.string(C.attributionName)
         if name == nil, record.text(C.context)?.equals("obs") ?? false, let observation = record.int64(C.observation) {
             name = observerName(of: observation)
@@ -150,13 +148,11 @@ struct PhotoShippingLoad {
     }
 
     /// Links to photo ids below `id` that have not been merged name photos with no record.
-    private func skipLinks(before id: Int64) throws {
+    private func skipLinks(before id: Int64, references: ReferenceCheck) throws {
         guard nextLink < linksByPhoto.count else { return }
         let link = links[Int(linksByPhoto[nextLink])]
         if link.photo < id {
-            throw FieldpackError(
-                path: path, line: Int(link.line),
-                "foreign key violation: observation_photos.photo_id \(link.photo) has no row in photos")
+            throw references.violation(.photos, link.photo, from: "observation_photos.photo_id", line: Int(link.line))
         }
     }
 
@@ -181,14 +177,10 @@ struct PhotoShippingLoad {
     /// `stream`.
     mutating func finish(references: ReferenceCheck, into stream: BatchStream) throws {
         func ships(_ photo: Int64, from column: String, line: Int32) throws -> Bool {
-            guard let index = references.position(of: photo, in: .photos) else {
-                throw FieldpackError(
-                    path: path, line: Int(line), "foreign key violation: \(column) \(photo) has no row in photos")
-            }
-            return shipped[index]
+            shipped[try references.position(of: photo, in: .photos, from: column, line: Int(line))]
         }
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }  // no photo record at all
-        try skipLinks(before: Int64.max)
+        try skipLinks(before: Int64.max, references: references)
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
             let batch = stream.begin(.taxonPhotos)
             batch.int(entry.taxon)

@@ -99,7 +99,7 @@ struct RecordParser {
         let parser = JSONParser()
         var columns = JSONColumns()
         var references = ReferenceCheck(path: path)
-        var shipping = PhotoShippingLoad(path: path, policy: policy, measured: measured)
+        var shipping = PhotoShippingLoad(policy: policy, measured: measured)
         let stream = BatchStream(channel: channel)
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
@@ -146,7 +146,7 @@ struct RecordParser {
     ) throws {
         let id = try requiredID(record, line: line)
         try references.add(.photos, id: id, line: line)
-        try shipping.photo(record, id: id, into: stream)
+        try shipping.photo(record, id: id, references: references, into: stream)
     }
 
     private func observation(
