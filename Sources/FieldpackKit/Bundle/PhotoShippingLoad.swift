@@ -21,9 +21,13 @@ struct PhotoShippingLoad {
         var line: Int32
     }
 
+    /// The `photos` columns decided here, bound after the record's own (see `RecordBatch.Table`).
+    static let derivedPhotoColumns = ["url", "remote", "credit", "url_size_start", "url_size_length"]
+
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
     private let urls = PhotoURLParser()
+    private let photoColumns = PhotoRecord.Column.bundleColumns
     private(set) var report: CostReport
     /// Each user's name, else login, by id.
     private var names: [Int64: String] = [:]
@@ -80,12 +84,14 @@ struct PhotoShippingLoad {
     ///
     /// - Throws: `FieldpackError` naming the line of an observation that links a photo with no
     ///   record (photo ids skipped over since the previous photo).
-    mutating func photo(_ record: JSONColumns, id: Int64, references: ReferenceCheck, into stream: BatchStream) throws {
-        typealias C = RecordColumns.Photo
+    mutating func photo(
+        _ record: JSONColumns, id: Int64, line: Int, references: ReferenceCheck, into stream: BatchStream
+    ) throws {
+        typealias C = PhotoRecord.Column
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
         try skipLinks(before: id, references: references)
         var name = record.string(C.attributionName)
-        if name == nil, record.text(C.context)?.equals("obs") ?? false, let observation = record.int64(C.observation) {
+        if name == nil, PhotoRecord.isObservationPhoto(record), let observation = record.int64(C.observation) {
             name = observerName(of: observation)
         }
         if name == nil, nextLink < linksByPhoto.count, links[Int(linksByPhoto[nextLink])].photo == id {
@@ -102,18 +108,13 @@ struct PhotoShippingLoad {
         report.add(photo)
         shipped.append(photo.ships)
         if photo.ships {
-            let batch = stream.begin(.photos)
-            batch.int(id)
+            let batch = stream.begin(.photos, line: line)
+            batch.add(photoColumns, from: record)
             if case .inaturalist(let url) = source, url.isAlreadyNormal {
                 batch.text(record.text(C.url))
             } else {
                 batch.text(photo.url)
             }
-            batch.text(record.text(C.license))
-            batch.text(record.text(C.attribution))
-            batch.int(record.int64(C.width))
-            batch.int(record.int64(C.height))
-            batch.text(record.text(C.type))
             batch.bool(photo.isRemote)
             batch.text(photo.credit)
             if case .inaturalist(let url) = photo.source {
@@ -134,7 +135,7 @@ struct PhotoShippingLoad {
             let link = links[Int(linksByPhoto[nextLink])]
             nextLink += 1
             guard photo.ships else { continue }
-            let batch = stream.begin(.observationPhotos)
+            let batch = stream.begin(.observationPhotos, line: Int(link.line))
             batch.int(link.observation)
             batch.int(link.photo)
             batch.int(link.position)
@@ -182,7 +183,7 @@ struct PhotoShippingLoad {
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }  // no photo record at all
         try skipLinks(before: Int64.max, references: references)
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
-            let batch = stream.begin(.taxonPhotos)
+            let batch = stream.begin(.taxonPhotos, line: Int(entry.line))
             batch.int(entry.taxon)
             batch.int(entry.position)
             batch.int(entry.photo)
@@ -192,7 +193,7 @@ struct PhotoShippingLoad {
             heroes.defaultPhoto(taxon: taxon.taxon, photo: taxon.photo)
         }
         for choice in heroes.choices() {
-            let batch = stream.begin(.taxonPhotoChoice)
+            let batch = stream.begin(.taxonPhotoChoice, line: 0)
             batch.int(choice.defaultPhoto)
             batch.int(choice.hero)
             batch.int(choice.taxon)
@@ -200,7 +201,7 @@ struct PhotoShippingLoad {
         if !samples.isEmpty { report.apply(DownloadSizeFit.fit(samples)) }
         for (index, target) in policy.targets.enumerated() {
             let box = target.box
-            let batch = stream.begin(.displayTargets)
+            let batch = stream.begin(.displayTargets, line: 0)
             batch.int(Int64(index + 1))
             batch.text(target.name)
             batch.real(target.width)
@@ -212,7 +213,7 @@ struct PhotoShippingLoad {
         }
         for (size, costs) in zip(report.classes, report.classCosts()) {
             for (index, cost) in costs.enumerated() {
-                let batch = stream.begin(.sizeCosts)
+                let batch = stream.begin(.sizeCosts, line: 0)
                 batch.bool(size.remote)
                 batch.int(Int64(size.width))
                 batch.int(Int64(size.height))

@@ -7,12 +7,37 @@ import Glibc
 /// Rows for the bundle tables, copied out of the JSON parser so that one thread can parse the
 /// deduped records while another inserts them (the two halves of the load then overlap).
 final class RecordBatch {
-    enum Table: UInt8 {
+    /// The statements rows go to. The record tables' INSERTs are generated from the records'
+    /// column tables (see `RecordColumnSet`); a row binds exactly the statement's parameters.
+    enum Table: UInt8, CaseIterable {
         case users, photos, taxa, observations, observationPhotos, taxonPhotos
-        /// `UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?`, once the
-        /// photos are decided.
+        /// The default and hero photo of a taxon, once the photos are decided.
         case taxonPhotoChoice
         case displayTargets, sizeCosts
+
+        var sql: String {
+            switch self {
+            case .users: UserRecord.Column.insertSQL(into: "users")
+            case .photos: PhotoRecord.Column.insertSQL(into: "photos", extra: PhotoShippingLoad.derivedPhotoColumns)
+            case .taxa: TaxonRecord.Column.insertSQL(into: "taxa", extra: ["article_id"])
+            case .observations: ObservationRecord.Column.insertSQL(into: "observations")
+            case .observationPhotos: SQLText.insert(into: "observation_photos", columns: ["observation_id", "photo_id", "position"])
+            case .taxonPhotos: SQLText.insert(into: "taxon_photos", columns: ["taxon_id", "position", "photo_id"])
+            case .taxonPhotoChoice: "UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?"
+            case .displayTargets:
+                SQLText.insert(
+                    into: "display_targets",
+                    columns: ["id", "name", "width_points", "height_points", "scale", "mode", "box_width", "box_height"])
+            case .sizeCosts:
+                SQLText.insert(
+                    into: "size_costs",
+                    columns: [
+                        "remote", "original_width", "original_height", "target_id", "tier", "served_width", "served_height",
+                        "display_width", "display_height", "decoded_bytes", "transient_bytes", "download_bytes", "upscaled",
+                        "assumed_dimensions",
+                    ])
+            }
+        }
     }
 
     struct Value {
@@ -24,6 +49,8 @@ final class RecordBatch {
 
     struct Row {
         var table: Table
+        /// The deduped records line the row comes from (0: none, e.g. display targets).
+        var line: Int32
         var first: Int32
         var count: Int32
     }
@@ -33,7 +60,7 @@ final class RecordBatch {
     var rows: [Row] = []
     var records = 0
     var newestSeen: Int64? = nil
-    var inputs: [(path: String, bytes: Int64, sha256: String)] = []
+    var inputs: [DedupedInputRecord] = []
     /// On the last batch: what the photos cost (see `PhotoShippingLoad`).
     var report: CostReport? = nil
 
@@ -43,8 +70,8 @@ final class RecordBatch {
         rows.reserveCapacity(1 << 13)
     }
 
-    func begin(_ table: Table) {
-        rows.append(Row(table: table, first: Int32(values.count), count: 0))
+    func begin(_ table: Table, line: Int) {
+        rows.append(Row(table: table, line: Int32(clamping: line), first: Int32(values.count), count: 0))
     }
 
     @inline(__always)
@@ -77,8 +104,37 @@ final class RecordBatch {
 
     func bool(_ value: Bool?) { int(value.map { $0 ? 1 : 0 }) }
 
+    /// Adds `columns` of `record`, each as its column table says.
+    func add<C: RecordColumnSet>(_ columns: [C], from record: JSONColumns) {
+        for column in columns {
+            switch column.spec.value {
+            case .integer: int(record.int64(column))
+            case .real: real(record.double(column))
+            case .text: text(record.text(column))
+            case .bool: bool(record.bool(column))
+            case .list: preconditionFailure("a list column has no bundle column")
+            }
+        }
+    }
+
+    /// The row's values (for error messages).
+    func values(of row: Row) -> [SQLValue] {
+        (0..<Int(row.count)).map { index in
+            let value = values[Int(row.first) + index]
+            switch value.tag {
+            case 1: return .integer(value.payload)
+            case 2: return .real(Double(bitPattern: UInt64(bitPattern: value.payload)))
+            case 3:
+                let start = Int(value.payload)
+                return .text(String(decoding: arena[start..<(start + Int(value.length))], as: UTF8.self))
+            default: return .null
+            }
+        }
+    }
+
     /// Binds row `row`'s values to `statement` (parameters 1…n).
     func bind(_ row: Row, to statement: Statement) throws {
+        precondition(Int(row.count) == statement.parameterCount, "a \(row.table) row binds \(row.count) of \(statement.parameterCount) parameters")
         try arena.withUnsafeBytes { arena in
             for index in 0..<Int(row.count) {
                 let value = values[Int(row.first) + index]
@@ -108,12 +164,12 @@ final class BatchStream {
 
     /// Starts a row of `table`, in a fresh batch if the current one is full; returns the batch
     /// to add the row's values to.
-    func begin(_ table: RecordBatch.Table) -> RecordBatch {
+    func begin(_ table: RecordBatch.Table, line: Int) -> RecordBatch {
         if batch.rows.count >= Self.rowsPerBatch {
             channel.send(batch)
             batch = RecordBatch()
         }
-        batch.begin(table)
+        batch.begin(table, line: line)
         return batch
     }
 

@@ -10,43 +10,11 @@ final class RecordLoader {
     private(set) var records = 0
     private(set) var newestSeen: Int64? = nil
     private(set) var report: CostReport? = nil
-    private var inputs: [(path: String, bytes: Int64, sha256: String)] = []
+    private var inputs: [DedupedInputRecord] = []
 
     init(database: Database) throws {
         self.database = database
-        statements[.users] = try database.prepare("INSERT INTO users (id, login, name) VALUES (?, ?, ?)")
-        statements[.photos] = try database.prepare("""
-            INSERT INTO photos (id, url, license_code, attribution, width, height, photo_type, remote, credit,
-                                url_size_start, url_size_length)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        statements[.taxa] = try database.prepare("""
-            INSERT INTO taxa (id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name,
-                              wikipedia_url, is_active, article_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        statements[.observations] = try database.prepare("""
-            INSERT INTO observations (id, uuid, user_id, taxon_id, quality_grade, observed_on, time_observed_at,
-                                      latitude, longitude, positional_accuracy, geoprivacy, obscured, place_guess,
-                                      license_code, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        statements[.observationPhotos] = try database.prepare(
-            "INSERT INTO observation_photos (observation_id, photo_id, position) VALUES (?, ?, ?)")
-        statements[.taxonPhotos] = try database.prepare(
-            "INSERT INTO taxon_photos (taxon_id, position, photo_id) VALUES (?, ?, ?)")
-        statements[.taxonPhotoChoice] = try database.prepare(
-            "UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?")
-        statements[.displayTargets] = try database.prepare("""
-            INSERT INTO display_targets (id, name, width_points, height_points, scale, mode, box_width, box_height)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        statements[.sizeCosts] = try database.prepare("""
-            INSERT INTO size_costs (remote, original_width, original_height, target_id, tier, served_width, served_height,
-                                    display_width, display_height, decoded_bytes, transient_bytes, download_bytes,
-                                    upscaled, assumed_dimensions)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        for table in RecordBatch.Table.allCases { statements[table] = try database.prepare(table.sql) }
     }
 
     /// - Parameter articles: each taxon's article id (from `ArticleLoader`).
@@ -67,7 +35,7 @@ final class RecordLoader {
                     try batch.bind(row, to: statement)
                     try statement.run()
                 } catch let error as SQLiteError {
-                    throw FieldpackError(path: path, "\(error.description)")
+                    throw error.inserting(batch.values(of: row), from: path, line: row.line > 0 ? Int(row.line) : nil)
                 }
             }
             records += batch.records
@@ -93,6 +61,16 @@ struct RecordParser {
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
     let articles: [Int64: Int64]
+    private let userColumns = UserRecord.Column.bundleColumns
+    private let observationColumns = ObservationRecord.Column.bundleColumns
+    private let taxonColumns = TaxonRecord.Column.bundleColumns
+
+    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) {
+        self.path = path
+        self.policy = policy
+        self.measured = measured
+        self.articles = articles
+    }
 
     func run(into channel: BatchChannel) throws {
         let reader = LineReader(source: try RawFileSource(path: path))
@@ -110,29 +88,29 @@ struct RecordParser {
             } catch let error as JSONSyntaxError {
                 throw FieldpackError(path: path, line: line.number, "not a deduped records line: \(error.message)")
             }
-            guard let kind = columns.text(0) else {
+            guard let tag = columns.text(0) else {
                 throw FieldpackError(path: path, line: line.number, "record has no kind")
             }
-            if kind.equals("obs") {
+            guard let kind = RecordKind(tag: tag) else {
+                throw FieldpackError(path: path, line: line.number, "unknown record kind \"\(tag.string)\"")
+            }
+            switch kind {
+            case .observation:
                 try observation(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
-            } else if kind.equals("photo") {
+            case .photo:
                 try photo(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
-            } else if kind.equals("taxon") {
+            case .taxon:
                 try taxon(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
-            } else if kind.equals("user") {
-                typealias C = RecordColumns.User
+            case .user:
                 let id = try requiredID(columns, line: line.number)
                 try references.add(.users, id: id, line: line.number)
-                let batch = stream.begin(.users)
-                batch.int(id)
-                batch.text(columns.text(C.login))
-                batch.text(columns.text(C.name))
-                shipping.user(id, name: columns.string(C.name) ?? columns.string(C.login))
-            } else if kind.equals("input") {
-                // The deduped input record: ["input", path, bytes, sha256, format].
-                stream.batch.inputs.append((columns.string(1) ?? "", columns.int64(2) ?? 0, columns.string(3) ?? ""))
-            } else {
-                throw FieldpackError(path: path, line: line.number, "unknown record kind \"\(kind.string)\"")
+                stream.begin(.users, line: line.number).add(userColumns, from: columns)
+                shipping.user(id, name: columns.string(UserRecord.Column.name) ?? columns.string(UserRecord.Column.login))
+            case .input:
+                guard let input = DedupedInputRecord(deduped: columns) else {
+                    throw FieldpackError(path: path, line: line.number, "an input record has no path")
+                }
+                stream.batch.inputs.append(input)
             }
             stream.batch.records += 1
         }
@@ -146,36 +124,21 @@ struct RecordParser {
     ) throws {
         let id = try requiredID(record, line: line)
         try references.add(.photos, id: id, line: line)
-        try shipping.photo(record, id: id, references: references, into: stream)
+        try shipping.photo(record, id: id, line: line, references: references, into: stream)
     }
 
     private func observation(
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
         shipping: inout PhotoShippingLoad, line: Int
     ) throws {
-        typealias C = RecordColumns.Observation
+        typealias C = ObservationRecord.Column
         let id = try requiredID(record, line: line)
         try references.add(.observations, id: id, line: line)
         try references.require(.users, record.int64(C.user), from: "observations.user_id", line: line)
         try references.require(.taxa, record.int64(C.taxon), from: "observations.taxon_id", line: line)
-        let batch = stream.begin(.observations)
+        let batch = stream.begin(.observations, line: line)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
-        batch.int(id)
-        batch.text(record.text(C.uuid))
-        batch.int(record.int64(C.user))
-        batch.int(record.int64(C.taxon))
-        batch.text(record.text(C.qualityGrade))
-        batch.text(record.text(C.observedOn))
-        batch.text(record.text(C.timeObservedAt))
-        batch.real(record.double(C.latitude))
-        batch.real(record.double(C.longitude))
-        batch.int(record.int64(C.positionalAccuracy))
-        batch.text(record.text(C.geoprivacy))
-        batch.bool(record.bool(C.obscured))
-        batch.text(record.text(C.placeGuess))
-        batch.text(record.text(C.license))
-        batch.text(record.text(C.createdAt))
-        batch.text(record.text(C.updatedAt))
+        batch.add(observationColumns, from: record)
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
         shipping.observation(
             id, user: record.int64(C.user), taxon: record.int64(C.taxon),
@@ -194,19 +157,11 @@ struct RecordParser {
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
         shipping: inout PhotoShippingLoad, line: Int
     ) throws {
-        typealias C = RecordColumns.Taxon
+        typealias C = TaxonRecord.Column
         let id = try requiredID(record, line: line)
         try references.add(.taxa, id: id, line: line)
-        let batch = stream.begin(.taxa)
-        batch.int(id)
-        batch.text(record.text(C.name))
-        batch.text(record.text(C.rank))
-        batch.real(record.double(C.rankLevel))
-        batch.text(record.text(C.ancestry))
-        batch.text(record.text(C.iconicTaxonName))
-        batch.text(record.text(C.preferredCommonName))
-        batch.text(record.text(C.wikipediaURL))
-        batch.bool(record.bool(C.isActive))
+        let batch = stream.begin(.taxa, line: line)
+        batch.add(taxonColumns, from: record)
         batch.int(articles[id])
         // The default photo is set once it is known to ship.
         if let photo = record.int64(C.defaultPhoto) { shipping.defaultPhoto(taxon: id, photo: photo, line: line) }
@@ -220,7 +175,7 @@ struct RecordParser {
     }
 
     private func requiredID(_ record: JSONColumns, line: Int) throws -> Int64 {
-        guard let id = record.int64(1) else { throw FieldpackError(path: path, line: line, "record has no integer id") }
+        guard let id = record.id else { throw FieldpackError(path: path, line: line, "record has no integer id") }
         return id
     }
 }

@@ -56,9 +56,9 @@ struct ConflictReport {
             var record = JSONColumns()
             _ = record.load(try parser.parse(buffer))
             writer.beginObject()
-            writer.key("license"); writer.string(record.text(RecordColumns.Photo.license))
-            writer.key("attribution"); writer.string(record.text(RecordColumns.Photo.attribution))
-            writer.key("url"); writer.string(record.text(RecordColumns.Photo.url))
+            writer.key("license"); writer.string(record.text(PhotoRecord.Column.license))
+            writer.key("attribution"); writer.string(record.text(PhotoRecord.Column.attribution))
+            writer.key("url"); writer.string(record.text(PhotoRecord.Column.url))
             writer.key("source"); writer.string(record.string(record.count - 1).map(describe))
             writer.endObject()
         }

@@ -43,25 +43,6 @@ public struct Dedupe: Sendable {
         public var ids = 0
     }
 
-    enum Kind: Int, CaseIterable {
-        case input, photo, taxon, user, observation
-
-        var name: String { ["input", "photo", "taxon", "user", "obs"][rawValue] }
-
-        /// Records start `["<kind>"`: the kind's first letter tells them apart.
-        static func of(_ line: UnsafeRawBufferPointer) -> Kind? {
-            guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\"") else { return nil }
-            switch line[2] {
-            case UInt8(ascii: "i"): return .input
-            case UInt8(ascii: "p"): return .photo
-            case UInt8(ascii: "t"): return .taxon
-            case UInt8(ascii: "u"): return .user
-            case UInt8(ascii: "o"): return .observation
-            default: return nil
-            }
-        }
-    }
-
     public let options: Options
 
     public init(options: Options) {
@@ -85,7 +66,7 @@ public struct Dedupe: Sendable {
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
-        for kind in Kind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
+        for kind in RecordKind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
         summary.records = summary.occurrences.values.reduce(0, +)
         let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
         trace.mark("count")
@@ -94,7 +75,7 @@ public struct Dedupe: Sendable {
         // the photos so that the bundle knows every observer before it credits a photo. Scoped, so
         // their memory is freed before the next pass.
         do {
-            let otherKinds: [Kind] = [.taxon, .user, .observation]
+            let otherKinds: [RecordKind] = [.taxon, .user, .observation]
             let records = try ParallelScan.collect(
                 path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
             ) { reader, kind, line, offset -> RecordOccurrence? in
@@ -103,15 +84,15 @@ public struct Dedupe: Sendable {
                 let seen: Int64?
                 switch kind {
                 case .taxon:
-                    if record.text(RecordColumns.Taxon.from)?.equals("taxa") ?? false { rank |= 2 }
-                    if record[RecordColumns.Taxon.photos]?.isArray ?? false { rank |= 1 }
-                    seen = record.int64(RecordColumns.Taxon.seen)
-                case .user: seen = record.int64(RecordColumns.User.seen)
-                default: seen = record.int64(RecordColumns.Observation.seen)
+                    if TaxonRecord.isFromTaxa(record) { rank |= 2 }
+                    if record[TaxonRecord.Column.photos]?.isArray ?? false { rank |= 1 }
+                    seen = record.int64(TaxonRecord.Column.seen)
+                case .user: seen = record.int64(UserRecord.Column.seen)
+                default: seen = record.int64(ObservationRecord.Column.seen)
                 }
                 return RecordOccurrence(
                     id: try requiredID(record, offset: offset), seen: seen ?? Int64.min,
-                    content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                    content: RecordSource.contentHash(line),
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
@@ -132,16 +113,16 @@ public struct Dedupe: Sendable {
                 path: options.input, ranges: ranges, kinds: [.photo], counts: counts
             ) { reader, kind, line, offset -> PhotoOccurrence? in
                 guard kind == .photo else { return nil }
-                typealias C = RecordColumns.Photo
+                typealias C = PhotoRecord.Column
                 let record = try reader.load(line, offset: offset)
                 let id = try requiredID(record, offset: offset)
-                let observationPhoto = record.text(C.context)?.equals("obs") ?? false
+                let observationPhoto = PhotoRecord.isObservationPhoto(record)
                 let position = Int32(clamping: record.int64(C.position) ?? 0)
                 let fields = fieldHash(record.text(C.license)) | fieldHash(record.text(C.attribution)) << 21
                     | fieldHash(record.text(C.url).map(Self.withoutQuery)) << 42
                 return PhotoOccurrence(
                     id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
-                    content: stableHash(UnsafeRawBufferPointer(rebasing: line[0..<Self.contentLength(line)])),
+                    content: RecordSource.contentHash(line),
                     offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - min(position, 1 << 29),
                     length: Int32(line.count), width: Int32(clamping: record.int64(C.width) ?? -1),
                     height: Int32(clamping: record.int64(C.height) ?? -1), fields: fields)
@@ -171,16 +152,6 @@ public struct Dedupe: Sendable {
         return id
     }
 
-    /// Bytes of a record before its trailing `,"<source>"]` (a source holds no comma).
-    static func contentLength(_ line: UnsafeRawBufferPointer) -> Int {
-        var index = line.count - 1
-        while index > 0 {
-            if line[index] == UInt8(ascii: ",") { return index }
-            index -= 1
-        }
-        return line.count
-    }
-
     static func withoutQuery(_ url: JSONText) -> JSONText {
         if let question = memchr(url.start, Int32(UInt8(ascii: "?")), url.count) {
             return JSONText(start: url.start, count: UnsafeRawPointer(question) - url.start)
@@ -189,26 +160,23 @@ public struct Dedupe: Sendable {
     }
 
     /// Writes the inputs in path order, once each, so the output does not depend on argument
-    /// order: `["input", path, bytes, sha256, format]`.
+    /// order (see `DedupedInputRecord`).
     ///
     /// - Returns: each input's path by its index, to name the sources of records.
     private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser) throws -> [Int: String] {
         var entries: [[UInt8]] = []
         var sourceNames: [Int: String] = [:]
         var columns = JSONColumns()
-        typealias C = RecordColumns.Input
         for line in lines {
             _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
-            if let index = columns.int64(C.index), let path = columns.string(C.path) { sourceNames[Int(index)] = path }
+            if let index = columns.int64(InputRecord.Column.index), let path = columns.string(InputRecord.Column.path) {
+                sourceNames[Int(index)] = path
+            }
+            guard let input = DedupedInputRecord(ingest: columns) else {
+                throw FieldpackError(path: options.input, "an input record has no path")
+            }
             var writer = JSONWriter()
-            writer.beginArray()
-            writer.string("input")
-            writer.string(columns.text(C.path))
-            writer.int(columns.int64(C.bytes))
-            writer.string(columns.text(C.sha256))
-            writer.string(columns.text(C.format))
-            writer.endArray()
-            writer.newline()
+            input.encode(into: &writer)
             entries.append(writer.bytes)
         }
         entries.sort { $0.lexicographicallyPrecedes($1) }

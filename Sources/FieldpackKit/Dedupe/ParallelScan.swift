@@ -7,16 +7,16 @@ import Glibc
 /// Reads a records file as line-aligned byte ranges, one thread per range, handing each line
 /// with its kind and absolute byte offset to a transform. Results keep file order.
 enum ParallelScan {
-    typealias Transform<T> = @Sendable (RecordReader, Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> T?
+    typealias Transform<T> = @Sendable (RecordReader, RecordKind, UnsafeRawBufferPointer, Int) throws -> T?
 
     /// Counts lines per kind in each range, and keeps what `keep` returns (in file order).
     static func run<T>(
-        path: String, ranges: [Range<Int>], keep: @escaping @Sendable (Int, Dedupe.Kind, UnsafeRawBufferPointer, Int) -> T?
+        path: String, ranges: [Range<Int>], keep: @escaping @Sendable (Int, RecordKind, UnsafeRawBufferPointer, Int) -> T?
     ) throws -> (counts: [[Int]], items: [T]) {
         let results = Results<(counts: [Int], items: [T])>(count: ranges.count)
         DispatchQueue.concurrentPerform(iterations: ranges.count) { part in
             results.record(part) {
-                var counts = [Int](repeating: 0, count: Dedupe.Kind.allCases.count)
+                var counts = [Int](repeating: 0, count: RecordKind.allCases.count)
                 var items: [T] = []
                 try lines(path: path, range: ranges[part]) { kind, line, offset in
                     counts[kind.rawValue] += 1
@@ -33,7 +33,7 @@ enum ParallelScan {
     /// range `i` fills the slots after those of ranges `0..<i`, so every array is in file order,
     /// without growing or copying. `counts[part][kind.rawValue]` comes from a counting pass.
     static func collect<T>(
-        path: String, ranges: [Range<Int>], kinds: [Dedupe.Kind], counts: [[Int]], _ transform: @escaping Transform<T>
+        path: String, ranges: [Range<Int>], kinds: [RecordKind], counts: [[Int]], _ transform: @escaping Transform<T>
     ) throws -> [OccurrenceArray<T>] {
         let slots = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
         // starts[k][part]: where part's elements of kind k begin.
@@ -82,13 +82,13 @@ enum ParallelScan {
     }
 
     private static func lines(
-        path: String, range: Range<Int>, _ body: (Dedupe.Kind, UnsafeRawBufferPointer, Int) throws -> Void
+        path: String, range: Range<Int>, _ body: (RecordKind, UnsafeRawBufferPointer, Int) throws -> Void
     ) throws {
         let reader = LineReader(source: try FileRangeSource(path: path, range: range))
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
             let offset = range.lowerBound + line.offset
-            guard let kind = Dedupe.Kind.of(line.bytes) else {
+            guard let kind = RecordKind.of(line.bytes) else {
                 throw FieldpackError(path: path, "the line at byte \(offset) is not a records line (no {\"k\":…} kind)")
             }
             if line.unterminated { throw FieldpackError(path: path, "records file ends mid-record at byte \(offset)") }

@@ -23,8 +23,8 @@ struct Winners {
         // Rebuild the winner with the donor's dimensions.
         let record = try content(offset: winner.offset, length: winner.length)
         try rewrite(record, offset: winner.offset, replacing: [
-            RecordColumns.Photo.width: Array(String(donor.width).utf8),
-            RecordColumns.Photo.height: Array(String(donor.height).utf8),
+            PhotoRecord.Column.width.rawValue: Array(String(donor.width).utf8),
+            PhotoRecord.Column.height.rawValue: Array(String(donor.height).utf8),
         ])
         filled += 1
     }
@@ -39,9 +39,9 @@ struct Winners {
         var columns = JSONColumns()
         _ = columns.load(try parse(donorRecord + [UInt8(ascii: "]")], offset: donor.offset))
         var list = JSONWriter()
-        if let photos = columns[RecordColumns.Taxon.photos] { list.value(photos) } else { list.null() }
+        if let photos = columns[TaxonRecord.Column.photos] { list.value(photos) } else { list.null() }
         let record = try content(offset: winner.offset, length: winner.length)
-        try rewrite(record, offset: winner.offset, replacing: [RecordColumns.Taxon.photos: list.bytes])
+        try rewrite(record, offset: winner.offset, replacing: [TaxonRecord.Column.photos.rawValue: list.bytes])
     }
 
     private func parse(_ bytes: [UInt8], offset: Int64) throws -> JSONValue {
@@ -79,7 +79,7 @@ struct Winners {
         try line.withUnsafeMutableBytes { buffer in
             let got = try source.read(at: Int(offset), count: count, into: buffer)
             if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
-            let end = Dedupe.contentLength(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            let end = RecordSource.contentLength(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
         }
         pending.append(UInt8(ascii: "]"))
@@ -93,7 +93,7 @@ struct Winners {
         if line.count < count { line = [UInt8](repeating: 0, count: count) }
         let got = try line.withUnsafeMutableBytes { try source.read(at: Int(offset), count: count, into: $0) }
         if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
-        let end = line.withUnsafeBytes { Dedupe.contentLength(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        let end = line.withUnsafeBytes { RecordSource.contentLength(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         return Array(line[0..<end])
     }
 }

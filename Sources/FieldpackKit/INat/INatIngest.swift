@@ -134,17 +134,10 @@ public struct INatIngest {
     /// Records name their source as `<index>#<result>` or `<index>:<line>`.
     static func header(_ result: FileIngest.Result, index: Int) -> [UInt8] {
         var header = JSONWriter()
-        header.beginArray()
-        header.string("input")
-        header.int(index)
-        header.string(result.path)
-        header.int(result.bytes)
-        header.string(result.sha256)
-        header.string(result.format)
-        header.int(result.accepted)
-        header.int(result.rejected)
-        header.endArray()
-        header.newline()
+        InputRecord(
+            index: index, path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
+            records: result.accepted, rejected: result.rejected
+        ).encode(into: &header)
         return header.bytes
     }
 
@@ -163,24 +156,5 @@ public struct INatIngest {
         }
         try rejects.write(writer.bytes)
         try rejects.commit()
-    }
-}
-
-func percent(_ rate: Double) -> String {
-    let scaled = (rate * 10000).rounded() / 100
-    return "\(scaled)%"
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        if target.isEmpty { return self }
-        var result = ""
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
     }
 }

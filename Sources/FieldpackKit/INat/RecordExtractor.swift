@@ -1,5 +1,5 @@
 /// Turns one iNaturalist API record (an observation or a taxon) into normalized records, written
-/// as JSON Lines: `obs`, `taxon`, `user` and `photo` records (see `RecordKind`).
+/// as JSON Lines: `obs`, `taxon`, `user` and `photo` records (see `RecordKind` and the record types in `Records/`).
 ///
 /// A record is written whole or not at all: the first malformed field throws a `RecordError`
 /// and the caller discards what was written.
@@ -62,52 +62,39 @@ struct RecordExtractor {
             }
         }
 
-        out.beginArray()
-        out.string("obs")
-        out.int(id)
-        out.string(try obs.text("uuid"))
-        out.int(userID)
-        out.int(taxonID)
-        out.string(try obs.text("quality_grade"))
-        out.string(try obs.text("observed_on"))
-        out.string(try obs.text("time_observed_at"))
-        out.string(try obs.text("created_at"))
-        out.string(try obs.text("updated_at"))
-        out.double(latitude)
-        out.double(longitude)
-        out.int(try obs.int("positional_accuracy"))
-        out.string(try obs.text("geoprivacy"))
-        out.bool(try obs.bool("obscured"))
-        out.string(try obs.text("place_guess"))
-        lowercased(try obs.text("license_code"))
-        out.beginArray()
-        for link in links {
-            out.beginArray(); out.int(link.photo); out.int(link.position); out.endArray()
-        }
-        out.endArray()
-        out.int(seen)
-        out.string(source)
-        out.endArray()
-        out.newline()
+        var record = ObservationRecord(id: id)
+        record.uuid = try obs.text("uuid")
+        record.user = userID
+        record.taxon = taxonID
+        record.qualityGrade = try obs.text("quality_grade")
+        record.observedOn = try obs.text("observed_on")
+        record.timeObservedAt = try obs.text("time_observed_at")
+        record.createdAt = try obs.text("created_at")
+        record.updatedAt = try obs.text("updated_at")
+        record.latitude = latitude
+        record.longitude = longitude
+        record.positionalAccuracy = try obs.int("positional_accuracy")
+        record.geoprivacy = try obs.text("geoprivacy")
+        record.obscured = try obs.bool("obscured")
+        record.placeGuess = try obs.text("place_guess")
+        record.license = try obs.text("license_code")
+        record.photos = links
+        record.seen = seen
+        record.encode(into: &out, source: source)
         counts.observations += 1
 
         if let user, let userID {
+            var record = UserRecord(id: userID)
+            record.login = try user.text("login")
+            record.name = try user.text("name")
+            record.seen = seen
             let start = out.count
-            out.beginArray()
-            out.string("user")
-            out.int(userID)
-            out.string(try user.text("login"))
-            out.string(try user.text("name"))
-            let dataEnd = out.count
-            out.int(seen)
-            out.string(source)
-            out.endArray()
-            out.newline()
+            let dataEnd = record.encode(into: &out, source: source)
             satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: userID, rank: (seen ?? Int64.min, 0))
             counts.users += 1
         }
         for (photo, position) in photoObjects {
-            try self.photo(photo, seen: seen, observation: id, taxon: nil, context: "obs", position: position, source: source)
+            try self.photo(photo, seen: seen, observation: id, taxon: nil, context: .observation, position: position, source: source)
         }
         if let taxon {
             try self.taxon(taxon, seen: seen, from: .observation(id), source: source)
@@ -159,45 +146,36 @@ struct RecordExtractor {
             ancestry = nil
         }
 
-        let start = out.count
-        out.beginArray()
-        out.string("taxon")
-        out.int(id)
-        out.string(observationID == nil ? "taxa" : "obs")
-        out.string(name)
-        out.string(try taxon.text("rank"))
-        out.double(try taxon.double("rank_level"))
-        out.string(ancestry)
-        out.string(try taxon.text("iconic_taxon_name"))
-        out.string(try taxon.text("preferred_common_name"))
-        out.string(try taxon.text("wikipedia_url"))
-        out.bool(try taxon.bool("is_active"))
-        out.int(defaultPhotoID)
+        var record = TaxonRecord(id: id, from: observationID == nil ? .taxa : .observation, name: name)
+        record.rank = try taxon.text("rank")
+        record.rankLevel = try taxon.double("rank_level")
+        record.ancestry = ancestry
+        record.iconicTaxonName = try taxon.text("iconic_taxon_name")
+        record.preferredCommonName = try taxon.text("preferred_common_name")
+        record.wikipediaURL = try taxon.text("wikipedia_url")
+        record.isActive = try taxon.bool("is_active")
+        record.defaultPhoto = defaultPhotoID
         if observationID == nil {
-            out.beginArray()
-            for (photo, _) in taxonPhotos { out.int(try photo.requiredID()) }
-            out.endArray()
-        } else {
-            out.null()
+            var ids: [Int64] = []
+            for (photo, _) in taxonPhotos { ids.append(try photo.requiredID()) }
+            record.photos = ids
         }
-        let dataEnd = out.count
-        out.int(ownSeen)
-        out.string(source)
-        out.endArray()
-        out.newline()
+        record.seen = ownSeen
+        let start = out.count
+        let dataEnd = record.encode(into: &out, source: source)
         satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: id, rank: (ownSeen ?? Int64.min, 0))
         counts.taxa += 1
 
         if let defaultPhoto {
-            try photo(defaultPhoto, seen: ownSeen, observation: observationID, taxon: id, context: "default", position: nil, source: source)
+            try photo(defaultPhoto, seen: ownSeen, observation: observationID, taxon: id, context: .defaultPhoto, position: nil, source: source)
         }
         for (photo, position) in taxonPhotos {
-            try self.photo(photo, seen: ownSeen, observation: nil, taxon: id, context: "taxon", position: position, source: source)
+            try self.photo(photo, seen: ownSeen, observation: nil, taxon: id, context: .taxon, position: position, source: source)
         }
     }
 
     private mutating func photo(
-        _ photo: Fields, seen: Int64?, observation: Int64?, taxon: Int64?, context: StaticString, position: Int64?,
+        _ photo: Fields, seen: Int64?, observation: Int64?, taxon: Int64?, context: PhotoRecord.Context, position: Int64?,
         source: String
     ) throws(RecordError) {
         let id = try photo.requiredID()
@@ -208,28 +186,21 @@ struct RecordExtractor {
             height = try dimensions.int("height")
         }
         guard let url = try photo.text("url") else { throw RecordError("\(photo.name("url")) is missing") }
+        var record = PhotoRecord(id: id, context: context, url: url)
+        record.taxon = taxon
+        record.position = position
+        record.license = try photo.text("license_code")
+        record.attribution = try photo.text("attribution")
+        record.width = width
+        record.height = height
+        record.type = try photo.text("type")
+        record.hidden = try photo.bool("hidden")
+        record.attributionName = try photo.text("attribution_name")
+        record.seen = seen
+        record.observation = observation
         let start = out.count
-        out.beginArray()
-        out.string("photo")
-        out.int(id)
-        out.int(taxon)
-        out.string(context)
-        out.int(position)
-        out.string(url)
-        lowercased(try photo.text("license_code"))
-        out.string(try photo.text("attribution"))
-        out.int(width)
-        out.int(height)
-        out.string(try photo.text("type"))
-        out.bool(try photo.bool("hidden"))
-        out.string(try photo.text("attribution_name"))
-        let dataEnd = out.count
-        out.int(seen)
-        out.int(observation)
-        out.string(source)
-        out.endArray()
-        out.newline()
-        if context.utf8Start.pointee != UInt8(ascii: "o") {
+        let dataEnd = record.encode(into: &out, source: source)
+        if context != .observation {
             // Taxon photos repeat in every observation of the taxon: a satellite.
             satellites.stash(
                 from: &out, start: start, dataEnd: dataEnd, kind: .photo, id: id, rank: (seen ?? Int64.min, observation ?? 0))
@@ -265,13 +236,6 @@ struct RecordExtractor {
             return (lat, lng)
         }
         return (nil, nil)
-    }
-
-    /// Licence codes in lower case (the open-data export writes `CC-BY`, the API `cc-by`).
-    private mutating func lowercased(_ text: JSONText?) {
-        guard let text else { return out.null() }
-        if !text.bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) { return out.string(text) }
-        out.string(text.string.lowercased())
     }
 }
 

@@ -7,7 +7,7 @@
 /// Chunks are fixed runs of input files, so the output does not depend on the number of workers.
 struct Satellites {
     struct Key: Hashable {
-        var kind: Dedupe.Kind
+        var kind: RecordKind
         var id: Int64
         var content: UInt64
     }
@@ -21,7 +21,7 @@ struct Satellites {
     static let limit = 100_000
 
     /// Moves the record just written at `start…` out of `out` into the pending satellites.
-    mutating func stash(from out: inout JSONWriter, start: Int, dataEnd: Int, kind: Dedupe.Kind, id: Int64, rank: Rank) {
+    mutating func stash(from out: inout JSONWriter, start: Int, dataEnd: Int, kind: RecordKind, id: Int64, rank: Rank) {
         let all = out.buffer.bytes
         let content = stableHash(UnsafeRawBufferPointer(rebasing: all[start..<dataEnd]))
         pending.append((Key(kind: kind, id: id, content: content), rank, Array(all[start..<all.count])))

@@ -110,14 +110,6 @@ public struct Pipeline: Sendable {
         try Self.resolve(wikipedia, pipelinePath: path)
     }
 
-    /// What the pipeline's destinations want from Wikipedia.
-    public func destinationWants(into wants: inout WikiWants) {
-        for destination in destinations {
-            if let title = destination.wikipedia { wants.want(title: title, by: .destination(destination.id)) }
-            if let id = destination.wikidata { wants.want(wikidata: id, by: .destination(destination.id)) }
-        }
-    }
-
     public static func resolve(_ entries: [String], pipelinePath: String) throws -> (files: [String], folders: [String]) {
         var files: [String] = []
         var folders: [String] = []

@@ -76,3 +76,9 @@ public final class PhaseTrace {
         clock = StageClock()
     }
 }
+
+/// A rate as a percentage with at most two decimals: `0.0123` → `1.23%`.
+func percent(_ rate: Double) -> String {
+    let scaled = (rate * 10000).rounded() / 100
+    return "\(scaled)%"
+}

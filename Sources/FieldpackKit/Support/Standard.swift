@@ -27,3 +27,17 @@ extension Substring {
         return result
     }
 }
+
+extension String {
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        if target.isEmpty { return self }
+        var result = ""
+        var rest = Substring(self)
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}

@@ -205,7 +205,7 @@ public struct WikiStage {
         let article = Article(
             title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,
             url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
-            license: fields.license ?? "CC-BY-SA-4.0", source: source, line: line.number,
+            license: fields.license ?? ArticleRecord.defaultLicense, source: source, line: line.number,
             blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
         for alias in fields.redirects {
             let normalized = WikiTitle.normalize(alias)
@@ -257,7 +257,7 @@ public struct WikiStage {
         run.summary.htmlBytes += bytes.count
         var article = Article(
             title: title, pageID: nil, revision: nil, modified: nil, url: Self.url(of: title, language: wanted.language),
-            wikidata: nil, license: "CC-BY-SA-4.0", source: path, line: nil, blurb: blurb)
+            wikidata: nil, license: ArticleRecord.defaultLicense, source: path, line: nil, blurb: blurb)
         keep(&article, into: &run)
     }
 
@@ -346,28 +346,19 @@ public struct WikiStage {
         for title in run.articles.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let article = run.articles[title]!
             guard !article.requesters.isEmpty else { continue }
-            writer.beginObject()
-            writer.key("title"); writer.string(article.title)
-            writer.key("page_id"); writer.int(article.pageID)
-            writer.key("revision"); writer.int(article.revision)
-            writer.key("modified"); writer.string(article.modified)
-            writer.key("url"); writer.string(article.url)
-            writer.key("language"); writer.string(wanted.language)
-            writer.key("wikidata"); writer.string(article.wikidata)
-            writer.key("license"); writer.string(article.license)
-            writer.key("taxa")
-            writer.beginArray()
-            for case .taxon(let id) in article.requesters.sorted() { writer.int(id) }
-            writer.endArray()
-            writer.key("destinations")
-            writer.beginArray()
-            for case .destination(let id) in article.requesters.sorted() { writer.string(id) }
-            writer.endArray()
-            writer.key("sections"); writer.int(article.blurb.sections)
-            writer.key("summary"); writer.string(article.blurb.summary)
-            writer.key("html"); writer.string(article.blurb.html)
-            writer.endObject()
-            writer.newline()
+            var record = ArticleRecord(
+                title: article.title, url: article.url, summary: article.blurb.summary, html: article.blurb.html)
+            record.pageID = article.pageID
+            record.revision = article.revision
+            record.modified = article.modified
+            record.language = wanted.language
+            record.wikidata = article.wikidata
+            record.license = article.license
+            let requesters = article.requesters.sorted()
+            record.taxa = requesters.compactMap { if case .taxon(let id) = $0 { id } else { nil } }
+            record.destinations = requesters.compactMap { if case .destination(let id) = $0 { id } else { nil } }
+            record.sections = Int64(article.blurb.sections)
+            record.encode(into: &writer)
             if writer.count > 1 << 20 {
                 try output.write(writer.bytes)
                 writer.reset()

@@ -34,7 +34,7 @@ public struct WikiWants: Sendable {
         var columns = JSONColumns()
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
-            guard let kind = Dedupe.Kind.of(line.bytes) else {
+            guard let kind = RecordKind.of(line.bytes) else {
                 throw FieldpackError(path: path, line: line.number, "not a deduped record")
             }
             if kind == .input { continue }
@@ -44,7 +44,7 @@ public struct WikiWants: Sendable {
             } catch {
                 throw FieldpackError(path: path, line: line.number, "not valid JSON: \(error)")
             }
-            guard let id = columns.int64(RecordColumns.Taxon.id), let url = columns.string(RecordColumns.Taxon.wikipediaURL),
+            guard let id = columns.int64(TaxonRecord.Column.id), let url = columns.string(TaxonRecord.Column.wikipediaURL),
                   let article = WikiTitle.fromURL(url), article.language == language
             else { continue }
             want(title: article.title, by: .taxon(id))
@@ -52,18 +52,12 @@ public struct WikiWants: Sendable {
     }
 }
 
-/// A place the app describes (a park, a reserve), from the pipeline's `destinations`.
-public struct Destination: Sendable, Equatable {
-    public var id: String
-    public var name: String
-    /// The article's title, or nil when the destination names a Wikidata item instead.
-    public var wikipedia: String?
-    public var wikidata: String?
-
-    public init(id: String, name: String, wikipedia: String?, wikidata: String?) {
-        self.id = id
-        self.name = name
-        self.wikipedia = wikipedia
-        self.wikidata = wikidata
+extension Pipeline {
+    /// What the pipeline's destinations want from Wikipedia.
+    public func destinationWants(into wants: inout WikiWants) {
+        for destination in destinations {
+            if let title = destination.wikipedia { wants.want(title: title, by: .destination(destination.id)) }
+            if let id = destination.wikidata { wants.want(wikidata: id, by: .destination(destination.id)) }
+        }
     }
 }

@@ -1,0 +1,150 @@
+/// One article of the wiki stage's `articles.jsonl`, sorted by title: what the bundle loads into
+/// `articles`, and which taxa and destinations it describes.
+///
+/// Unlike the records files, each line is a JSON object: there are thousands of articles, not
+/// millions, and a person reads the file.
+public struct ArticleRecord: Sendable, Equatable {
+    /// The keys, in the order they are written; the one definition of the line's layout.
+    public enum Key: Int, CaseIterable, Sendable {
+        case title, pageID, revision, modified, url, language, wikidata, license, taxa, destinations, sections
+        case summary, html
+
+        public var name: StaticString {
+            switch self {
+            case .title: "title"
+            case .pageID: "page_id"
+            case .revision: "revision"
+            case .modified: "modified"
+            case .url: "url"
+            case .language: "language"
+            case .wikidata: "wikidata"
+            case .license: "license"
+            case .taxa: "taxa"
+            case .destinations: "destinations"
+            case .sections: "sections"
+            case .summary: "summary"
+            case .html: "html"
+            }
+        }
+
+        /// The `articles` column it loads into unchanged; nil for the requesters (which give
+        /// `taxa.article_id` and `destinations.article_id`).
+        public var bundleColumn: String? {
+            switch self {
+            case .title: "title"
+            case .pageID: "page_id"
+            case .revision: "revision"
+            case .modified: "modified"
+            case .url: "url"
+            case .language: "language"
+            case .wikidata: "wikidata_id"
+            case .license: "license"
+            case .taxa, .destinations: nil
+            case .sections: "sections"
+            case .summary: "summary"
+            case .html: "blurb_html"
+            }
+        }
+    }
+
+    public static let defaultLanguage = "en"
+    public static let defaultLicense = "CC-BY-SA-4.0"
+
+    public var title: String
+    public var pageID: Int64? = nil
+    public var revision: Int64? = nil
+    public var modified: String? = nil
+    public var url: String
+    public var language: String = ArticleRecord.defaultLanguage
+    public var wikidata: String? = nil
+    public var license: String = ArticleRecord.defaultLicense
+    /// The taxa (ids) and destinations (pipeline ids) that asked for the article, ascending.
+    public var taxa: [Int64] = []
+    public var destinations: [String] = []
+    public var sections: Int64 = 0
+    public var summary: String
+    public var html: String
+
+    public init(title: String, url: String, summary: String, html: String) {
+        self.title = title
+        self.url = url
+        self.summary = summary
+        self.html = html
+    }
+
+    /// `INSERT INTO articles (id, <bundle columns in key order>) VALUES (…)`: bind the id, then
+    /// `bind(to:)`'s values.
+    public static let insertSQL = SQLText.insert(
+        into: "articles", columns: ["id"] + Key.allCases.compactMap(\.bundleColumn))
+
+    /// The values for `insertSQL` after the id, in key order.
+    public var bundleValues: [SQLValue] {
+        Key.allCases.compactMap { key -> SQLValue? in
+            switch key {
+            case .title: .text(title)
+            case .pageID: pageID.map { .integer($0) } ?? .null
+            case .revision: revision.map { .integer($0) } ?? .null
+            case .modified: modified.map { .text($0) } ?? .null
+            case .url: .text(url)
+            case .language: .text(language)
+            case .wikidata: wikidata.map { .text($0) } ?? .null
+            case .license: .text(license)
+            case .taxa, .destinations: nil
+            case .sections: .integer(sections)
+            case .summary: .text(summary)
+            case .html: .text(html)
+            }
+        }
+    }
+
+    /// Writes the article as one JSON Lines object.
+    public func encode(into out: inout JSONWriter) {
+        out.beginObject()
+        for key in Key.allCases {
+            out.key(key.name)
+            switch key {
+            case .title: out.string(title)
+            case .pageID: out.int(pageID)
+            case .revision: out.int(revision)
+            case .modified: out.string(modified)
+            case .url: out.string(url)
+            case .language: out.string(language)
+            case .wikidata: out.string(wikidata)
+            case .license: out.string(license)
+            case .taxa:
+                out.beginArray()
+                for id in taxa { out.int(id) }
+                out.endArray()
+            case .destinations:
+                out.beginArray()
+                for id in destinations { out.string(id) }
+                out.endArray()
+            case .sections: out.int(sections)
+            case .summary: out.string(summary)
+            case .html: out.string(html)
+            }
+        }
+        out.endObject()
+        out.newline()
+    }
+
+    /// Reads one line of `articles.jsonl`.
+    ///
+    /// - Throws: `FieldpackError` naming the file and line if the title, URL, summary or HTML is
+    ///   missing.
+    public init(decoding record: JSONValue, path: String, line: Int) throws {
+        guard let title = record[Key.title.name]?.string, let url = record[Key.url.name]?.string,
+              let html = record[Key.html.name]?.string, let summary = record[Key.summary.name]?.string
+        else { throw FieldpackError(path: path, line: line, "an article needs a title, url, html and summary") }
+        self.init(title: title, url: url, summary: summary, html: html)
+        pageID = record[Key.pageID.name]?.int64
+        revision = record[Key.revision.name]?.int64
+        modified = record[Key.modified.name]?.string
+        language = record[Key.language.name]?.string ?? Self.defaultLanguage
+        wikidata = record[Key.wikidata.name]?.string
+        license = record[Key.license.name]?.string ?? Self.defaultLicense
+        taxa = record[Key.taxa.name]?.elements.compactMap(\.int64) ?? []
+        destinations = record[Key.destinations.name]?.elements.compactMap(\.string) ?? []
+        sections = record[Key.sections.name]?.int64 ?? 0
+    }
+}

@@ -1,0 +1,114 @@
+/// An input file of ingest, and what it gave: the first lines of the ingest records file. The
+/// deduped file keeps each input once, without the index and counts (`DedupedInputRecord`), so
+/// the same records in differently ordered inputs give the same bytes.
+public struct InputRecord {
+    public enum Column: Int, RecordColumnSet {
+        /// The input's index on the command line or in the pipeline: what sources refer to.
+        case index = 1
+        case path, bytes, sha256
+        /// How the file was read (`document`, `json-lines`, `gzip+json-lines`).
+        case format
+        case records, rejected
+
+        public static let kind = RecordKind.input
+
+        public var spec: ColumnSpec {
+            switch self {
+            case .index, .bytes, .records, .rejected: .integer()
+            case .path, .sha256, .format: .text()
+            }
+        }
+    }
+
+    public var index: Int
+    public var path: String
+    public var bytes: Int
+    public var sha256: String
+    public var format: String
+    public var records: Int
+    public var rejected: Int
+
+    public init(index: Int, path: String, bytes: Int, sha256: String, format: String, records: Int, rejected: Int) {
+        self.index = index
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.format = format
+        self.records = records
+        self.rejected = rejected
+    }
+
+    public func encode(into out: inout JSONWriter) {
+        out.beginArray()
+        out.string(Column.kind.tag)
+        Column.inOrder { column in
+            switch column {
+            case .index: out.int(index)
+            case .path: out.string(path)
+            case .bytes: out.int(bytes)
+            case .sha256: out.string(sha256)
+            case .format: out.string(format)
+            case .records: out.int(records)
+            case .rejected: out.int(rejected)
+            }
+        }
+        out.endArray()
+        out.newline()
+    }
+}
+
+/// An input as the deduped file lists it: `["input", path, bytes, sha256, format]`.
+public struct DedupedInputRecord: Sendable {
+    public enum Column: Int, RecordColumnSet {
+        case path = 1, bytes, sha256, format
+
+        public static let kind = RecordKind.input
+
+        public var spec: ColumnSpec {
+            switch self {
+            case .bytes: .integer()
+            case .path, .sha256, .format: .text()
+            }
+        }
+    }
+
+    public var path: String
+    public var bytes: Int64
+    public var sha256: String
+    public var format: String
+
+    /// The deduped form of an ingest input record.
+    public init?(ingest record: JSONColumns) {
+        typealias C = InputRecord.Column
+        guard let path = record.string(C.path) else { return nil }
+        self.init(path: path, bytes: record.int64(C.bytes) ?? 0, sha256: record.string(C.sha256) ?? "", format: record.string(C.format) ?? "")
+    }
+
+    /// A deduped input record read back.
+    public init?(deduped record: JSONColumns) {
+        guard let path = record.string(Column.path) else { return nil }
+        self.init(path: path, bytes: record.int64(Column.bytes) ?? 0, sha256: record.string(Column.sha256) ?? "", format: record.string(Column.format) ?? "")
+    }
+
+    public init(path: String, bytes: Int64, sha256: String, format: String) {
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.format = format
+    }
+
+    public func encode(into out: inout JSONWriter) {
+        out.beginArray()
+        out.string(Column.kind.tag)
+        Column.inOrder { column in
+            switch column {
+            case .path: out.string(path)
+            case .bytes: out.int(bytes)
+            case .sha256: out.string(sha256)
+            case .format: out.string(format)
+            }
+        }
+        out.endArray()
+        out.newline()
+    }
+}

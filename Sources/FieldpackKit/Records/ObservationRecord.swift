@@ -1,0 +1,96 @@
+/// An observation, as ingest writes it and the bundle loads it into `observations`.
+public struct ObservationRecord {
+    public enum Column: Int, RecordColumnSet {
+        case id = 1, uuid, user, taxon, qualityGrade, observedOn, timeObservedAt, createdAt, updatedAt, latitude
+        case longitude, positionalAccuracy, geoprivacy, obscured, placeGuess, license
+        /// `[[photo id, position], …]`: the `observation_photos` rows.
+        case photos
+        /// `updated_at` in Unix ms: which copy of the observation is newest.
+        case seen
+
+        public static let kind = RecordKind.observation
+
+        public var spec: ColumnSpec {
+            switch self {
+            case .id: .integer("id")
+            case .uuid: .text("uuid")
+            case .user: .integer("user_id")
+            case .taxon: .integer("taxon_id")
+            case .qualityGrade: .text("quality_grade")
+            case .observedOn: .text("observed_on")
+            case .timeObservedAt: .text("time_observed_at")
+            case .createdAt: .text("created_at")
+            case .updatedAt: .text("updated_at")
+            case .latitude: .real("latitude")
+            case .longitude: .real("longitude")
+            case .positionalAccuracy: .integer("positional_accuracy")
+            case .geoprivacy: .text("geoprivacy")
+            case .obscured: .bool("obscured")
+            case .placeGuess: .text("place_guess")
+            case .license: .text("license_code")
+            case .photos: .list
+            case .seen: .integer(occurrence: true)
+            }
+        }
+    }
+
+    public var id: Int64
+    public var uuid: JSONText? = nil
+    public var user: Int64? = nil
+    public var taxon: Int64? = nil
+    public var qualityGrade: JSONText? = nil
+    public var observedOn: JSONText? = nil
+    public var timeObservedAt: JSONText? = nil
+    public var createdAt: JSONText? = nil
+    public var updatedAt: JSONText? = nil
+    public var latitude: Double? = nil
+    public var longitude: Double? = nil
+    public var positionalAccuracy: Int64? = nil
+    public var geoprivacy: JSONText? = nil
+    public var obscured: Bool? = nil
+    public var placeGuess: JSONText? = nil
+    /// Written in lower case (the open-data export writes `CC-BY`, the API `cc-by`).
+    public var license: JSONText? = nil
+    public var photos: [(photo: Int64, position: Int64)] = []
+    public var seen: Int64? = nil
+
+    public init(id: Int64) {
+        self.id = id
+    }
+
+    /// Writes the record as one ingest line ending with `source`.
+    public func encode(into out: inout JSONWriter, source: String) {
+        out.beginArray()
+        out.string(Column.kind.tag)
+        Column.inOrder { column in
+            switch column {
+            case .id: out.int(id)
+            case .uuid: out.string(uuid)
+            case .user: out.int(user)
+            case .taxon: out.int(taxon)
+            case .qualityGrade: out.string(qualityGrade)
+            case .observedOn: out.string(observedOn)
+            case .timeObservedAt: out.string(timeObservedAt)
+            case .createdAt: out.string(createdAt)
+            case .updatedAt: out.string(updatedAt)
+            case .latitude: out.double(latitude)
+            case .longitude: out.double(longitude)
+            case .positionalAccuracy: out.int(positionalAccuracy)
+            case .geoprivacy: out.string(geoprivacy)
+            case .obscured: out.bool(obscured)
+            case .placeGuess: out.string(placeGuess)
+            case .license: out.lowercasedString(license)
+            case .photos:
+                out.beginArray()
+                for link in photos {
+                    out.beginArray(); out.int(link.photo); out.int(link.position); out.endArray()
+                }
+                out.endArray()
+            case .seen: out.int(seen)
+            }
+        }
+        out.string(source)
+        out.endArray()
+        out.newline()
+    }
+}

@@ -1,0 +1,71 @@
+/// The kinds of intermediate record, and how a records line names its kind.
+///
+/// The records files (`inat/records.jsonl`, `dedupe/records.jsonl`) hold one JSON array per
+/// line: the kind's tag, then the kind's columns by position (each kind's `Column` enum is the
+/// one definition of its layout), to keep gigabytes of intermediate data free of repeated key
+/// names. An ingest record ends with its source (`"<input index>#<result>"` or
+/// `"<input index>:<line>"`, see `RecordSource`); the deduped record is the same bytes without it.
+///
+/// ```
+/// ["obs", <ObservationRecord.Column…>, source]
+/// ["user", <UserRecord.Column…>, source]
+/// ["taxon", <TaxonRecord.Column…>, source]
+/// ["photo", <PhotoRecord.Column…>, source]
+/// ["input", <InputRecord.Column…>]          (ingest; deduped: <DedupedInputRecord.Column…>)
+/// ```
+public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
+    case input, photo, taxon, user, observation
+
+    /// The record's first element.
+    public var tag: StaticString {
+        switch self {
+        case .input: "input"
+        case .photo: "photo"
+        case .taxon: "taxon"
+        case .user: "user"
+        case .observation: "obs"
+        }
+    }
+
+    /// The tag as a `String` (report keys).
+    public var name: String { tag.description }
+
+    /// The kind a record's tag names, nil for an unknown tag.
+    public init?(tag: JSONText) {
+        guard let kind = Self.allCases.first(where: { tag.equals($0.tag) }) else { return nil }
+        self = kind
+    }
+
+    /// The kind of a records line, told by the first letter of its tag (lines start `["<tag>"`;
+    /// the tags' first letters differ): no parse needed. Nil if the line does not start that way.
+    public static func of(_ line: UnsafeRawBufferPointer) -> RecordKind? {
+        guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\"") else { return nil }
+        switch line[2] {
+        case UInt8(ascii: "i"): return .input
+        case UInt8(ascii: "p"): return .photo
+        case UInt8(ascii: "t"): return .taxon
+        case UInt8(ascii: "u"): return .user
+        case UInt8(ascii: "o"): return .observation
+        default: return nil
+        }
+    }
+}
+
+/// The source that ends every ingest record, and the deduped record's bytes without it.
+public enum RecordSource {
+    /// How many bytes of an ingest record precede its trailing `,"<source>"]` (a source holds no
+    /// comma): the record as the deduped file holds it, less the closing bracket.
+    public static func contentLength(_ line: UnsafeRawBufferPointer) -> Int {
+        var index = line.count - 1
+        while index > 0 {
+            if line[index] == UInt8(ascii: ",") { return index }
+            index -= 1
+        }
+        return line.count
+    }
+
+    /// The identity of a record's content: the stable hash of its bytes without the source.
+    public static func contentHash(_ line: UnsafeRawBufferPointer) -> UInt64 {
+        stableHash(UnsafeRawBufferPointer(rebasing: line[0..<contentLength(line)]))
+    }
+}

@@ -1,0 +1,114 @@
+/// A taxon, as ingest writes it (from the taxa endpoint, or inside an observation) and the
+/// bundle loads it into `taxa`.
+public struct TaxonRecord {
+    public enum Column: Int, RecordColumnSet {
+        case id = 1
+        /// Where the copy came from (`Origin`).
+        case from
+        case name, rank, rankLevel, ancestry, iconicTaxonName, preferredCommonName, wikipediaURL, isActive
+        /// The default photo's id; the bundle sets `default_photo_id` once it knows the photo ships.
+        case defaultPhoto
+        /// `[photo id, …]` from the taxa endpoint's `taxon_photos`; null in an observation's copy.
+        case photos
+        /// `updated_at` (Unix ms) of the taxon, or of the observation it came in.
+        case seen
+
+        public static let kind = RecordKind.taxon
+
+        public var spec: ColumnSpec {
+            switch self {
+            case .id: .integer("id")
+            case .from: .text()
+            case .name: .text("name")
+            case .rank: .text("rank")
+            case .rankLevel: .real("rank_level")
+            case .ancestry: .text("ancestry")
+            case .iconicTaxonName: .text("iconic_taxon_name")
+            case .preferredCommonName: .text("preferred_common_name")
+            case .wikipediaURL: .text("wikipedia_url")
+            case .isActive: .bool("is_active")
+            case .defaultPhoto: .integer()
+            case .photos: .list
+            case .seen: .integer(occurrence: true)
+            }
+        }
+    }
+
+    /// Where a copy of a taxon came from: a copy from the taxa endpoint outranks one inside an
+    /// observation of the same date, and only it lists the taxon's photos.
+    public enum Origin: Sendable {
+        case taxa, observation
+
+        public var tag: StaticString {
+            switch self {
+            case .taxa: "taxa"
+            case .observation: "obs"
+            }
+        }
+    }
+
+    public var id: Int64
+    public var from: Origin
+    public var name: JSONText
+    public var rank: JSONText? = nil
+    public var rankLevel: Double? = nil
+    public var ancestry: String? = nil
+    public var iconicTaxonName: JSONText? = nil
+    public var preferredCommonName: JSONText? = nil
+    public var wikipediaURL: JSONText? = nil
+    public var isActive: Bool? = nil
+    public var defaultPhoto: Int64? = nil
+    /// nil in an observation's copy (written as null).
+    public var photos: [Int64]? = nil
+    public var seen: Int64? = nil
+
+    public init(id: Int64, from: Origin, name: JSONText) {
+        self.id = id
+        self.from = from
+        self.name = name
+    }
+
+    /// Whether a deduped or ingest record's `from` column says it came from the taxa endpoint.
+    public static func isFromTaxa(_ record: JSONColumns) -> Bool {
+        record.text(Column.from)?.equals(Origin.taxa.tag) ?? false
+    }
+
+    /// Writes the record as one ingest line ending with `source`.
+    ///
+    /// - Returns: where in `out` the occurrence columns begin (what `Satellites` leaves out).
+    @discardableResult
+    public func encode(into out: inout JSONWriter, source: String) -> Int {
+        out.beginArray()
+        out.string(Column.kind.tag)
+        var occurrenceStart = 0
+        Column.inOrder { column in
+            if column.spec.occurrence && occurrenceStart == 0 { occurrenceStart = out.count }
+            switch column {
+            case .id: out.int(id)
+            case .from: out.string(from.tag)
+            case .name: out.string(name)
+            case .rank: out.string(rank)
+            case .rankLevel: out.double(rankLevel)
+            case .ancestry: out.string(ancestry)
+            case .iconicTaxonName: out.string(iconicTaxonName)
+            case .preferredCommonName: out.string(preferredCommonName)
+            case .wikipediaURL: out.string(wikipediaURL)
+            case .isActive: out.bool(isActive)
+            case .defaultPhoto: out.int(defaultPhoto)
+            case .photos:
+                if let photos {
+                    out.beginArray()
+                    for photo in photos { out.int(photo) }
+                    out.endArray()
+                } else {
+                    out.null()
+                }
+            case .seen: out.int(seen)
+            }
+        }
+        out.string(source)
+        out.endArray()
+        out.newline()
+        return occurrenceStart
+    }
+}

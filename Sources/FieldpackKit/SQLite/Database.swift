@@ -1,0 +1,107 @@
+import CSQLite3
+
+/// An open SQLite connection; closed when the object goes away.
+///
+/// Not thread-safe: one connection per thread.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+
+    public enum Mode {
+        case readOnly
+        /// Read-only and immutable (`immutable=1`): how the app opens a shipped bundle.
+        case immutable
+        case readWriteCreate
+    }
+
+    public init(path: String, mode: Mode = .readWriteCreate) throws {
+        self.path = path
+        var handle: OpaquePointer? = nil
+        let flags: Int32
+        var name = path
+        switch mode {
+        case .readOnly: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = "file:\(Self.uriEscape(path))?mode=ro"
+        case .immutable: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+            name = "file:\(Self.uriEscape(path))?mode=ro&immutable=1"
+        case .readWriteCreate: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        let status = sqlite3_open_v2(name, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: status, message: message, sql: nil, path: path)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    static func uriEscape(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"):
+                out += "%" + String(byte, radix: 16, uppercase: true)
+            default: out += String(UnicodeScalar(byte))
+            }
+        }
+        return out
+    }
+
+    func error(_ code: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
+    }
+
+    /// Runs one or more statements that return no rows of interest.
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>? = nil
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text, sql: sql, path: path)
+        }
+    }
+
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// All rows of a query, each as its columns' text (NULL as nil).
+    public func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [[String?]] {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        var rows: [[String?]] = []
+        while try statement.step() {
+            rows.append((0..<statement.columnCount).map { statement.text($0) })
+        }
+        return rows
+    }
+
+    /// The first column of the first row, as text.
+    public func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> String? {
+        try rows(sql, arguments).first?.first ?? nil
+    }
+
+    public func int(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

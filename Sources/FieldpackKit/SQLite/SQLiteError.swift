@@ -1,0 +1,25 @@
+import CSQLite3
+
+/// An SQLite failure: the extended result code, SQLite's message, the SQL and the database file.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public var code: Int32
+    public var message: String
+    public var sql: String?
+    public var path: String
+
+    public var description: String {
+        var text = "\(path): error: SQLite \(code): \(message)"
+        if let sql { text += "\n  in: \(sql)" }
+        return text
+    }
+}
+
+extension SQLiteError {
+    /// The failure of a statement run for an input record: names the input's file and line, the
+    /// values bound and the SQL, with SQLite's code and message.
+    public func inserting(_ values: [SQLValue], from path: String, line: Int?) -> FieldpackError {
+        FieldpackError(
+            path: path, line: line,
+            "SQLite \(code): \(message), binding \(SQLValue.literals(values)) to \(sql ?? "?") in \(self.path)")
+    }
+}

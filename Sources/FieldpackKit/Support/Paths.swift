@@ -1,0 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The folder holding `path` ("." for a bare name).
+func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+func temporaryPath(_ path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory(of: path))/.\(name).tmp-\(getpid())"
+}
