@@ -108,7 +108,7 @@ struct PhotoShippingLoad {
         report.add(photo)
         shipped.append(photo.ships)
         if photo.ships {
-            let batch = stream.begin(.photos, line: line)
+            let batch = try stream.begin(.photos, line: line)
             batch.add(photoColumns, from: record)
             if case .inaturalist(let url) = source, url.isAlreadyNormal {
                 batch.text(record.text(C.url))
@@ -135,7 +135,7 @@ struct PhotoShippingLoad {
             let link = links[Int(linksByPhoto[nextLink])]
             nextLink += 1
             guard photo.ships else { continue }
-            let batch = stream.begin(.observationPhotos, line: Int(link.line))
+            let batch = try stream.begin(.observationPhotos, line: Int(link.line))
             batch.int(link.observation)
             batch.int(link.photo)
             batch.int(link.position)
@@ -183,7 +183,7 @@ struct PhotoShippingLoad {
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }  // no photo record at all
         try skipLinks(before: Int64.max, references: references)
         for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
-            let batch = stream.begin(.taxonPhotos, line: Int(entry.line))
+            let batch = try stream.begin(.taxonPhotos, line: Int(entry.line))
             batch.int(entry.taxon)
             batch.int(entry.position)
             batch.int(entry.photo)
@@ -193,7 +193,7 @@ struct PhotoShippingLoad {
             heroes.defaultPhoto(taxon: taxon.taxon, photo: taxon.photo)
         }
         for choice in heroes.choices() {
-            let batch = stream.begin(.taxonPhotoChoice, line: 0)
+            let batch = try stream.begin(.taxonPhotoChoice, line: 0)
             batch.int(choice.defaultPhoto)
             batch.int(choice.hero)
             batch.int(choice.taxon)
@@ -201,7 +201,7 @@ struct PhotoShippingLoad {
         if !samples.isEmpty { report.apply(DownloadSizeFit.fit(samples)) }
         for (index, target) in policy.targets.enumerated() {
             let box = target.box
-            let batch = stream.begin(.displayTargets, line: 0)
+            let batch = try stream.begin(.displayTargets, line: 0)
             batch.int(Int64(index + 1))
             batch.text(target.name)
             batch.real(target.width)
@@ -213,7 +213,7 @@ struct PhotoShippingLoad {
         }
         for (size, costs) in zip(report.classes, report.classCosts()) {
             for (index, cost) in costs.enumerated() {
-                let batch = stream.begin(.sizeCosts, line: 0)
+                let batch = try stream.begin(.sizeCosts, line: 0)
                 batch.bool(size.remote)
                 batch.int(Int64(size.width))
                 batch.int(Int64(size.height))

@@ -1,9 +1,5 @@
 import Dispatch
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Rows for the bundle tables, copied out of the JSON parser so that one thread can parse the
 /// deduped records while another inserts them (the two halves of the load then overlap).
 final class RecordBatch {
@@ -155,18 +151,20 @@ final class RecordBatch {
 /// Fills batches for the inserting thread, handing each over once it holds `rowsPerBatch` rows.
 final class BatchStream {
     static let rowsPerBatch = 8192
-    let channel: BatchChannel
+    let channel: Channel<RecordBatch>
     private(set) var batch = RecordBatch()
 
-    init(channel: BatchChannel) {
+    init(channel: Channel<RecordBatch>) {
         self.channel = channel
     }
 
     /// Starts a row of `table`, in a fresh batch if the current one is full; returns the batch
     /// to add the row's values to.
-    func begin(_ table: RecordBatch.Table, line: Int) -> RecordBatch {
+    ///
+    /// - Throws: `Channel.Closed` once the inserting side has stopped.
+    func begin(_ table: RecordBatch.Table, line: Int) throws -> RecordBatch {
         if batch.rows.count >= Self.rowsPerBatch {
-            channel.send(batch)
+            try channel.send(batch)
             batch = RecordBatch()
         }
         batch.begin(table, line: line)
@@ -174,58 +172,9 @@ final class BatchStream {
     }
 
     /// Sends the last batch, carrying `report`, and the end.
-    func finish(report: CostReport) {
+    func finish(report: CostReport) throws {
         batch.report = report
-        channel.send(batch)
-        channel.send(nil)
-    }
-}
-
-/// A bounded hand-off between one producer and one consumer thread.
-final class BatchChannel: @unchecked Sendable {
-    private var queue: [RecordBatch?] = []
-    private var failure: Error? = nil
-    private var lock = pthread_mutex_t()
-    private var changed = pthread_cond_t()
-    private let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        pthread_mutex_init(&lock, nil)
-        pthread_cond_init(&changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(&changed)
-        pthread_mutex_destroy(&lock)
-    }
-
-    /// Sends a batch (nil = end), waiting while the channel is full.
-    func send(_ batch: RecordBatch?) {
-        pthread_mutex_lock(&lock)
-        while queue.count >= capacity { pthread_cond_wait(&changed, &lock) }
-        queue.append(batch)
-        pthread_cond_broadcast(&changed)
-        pthread_mutex_unlock(&lock)
-    }
-
-    func fail(_ error: Error) {
-        pthread_mutex_lock(&lock)
-        failure = error
-        queue.append(nil)
-        pthread_cond_broadcast(&changed)
-        pthread_mutex_unlock(&lock)
-    }
-
-    /// The next batch; nil at the end. Rethrows the producer's error.
-    func receive() throws -> RecordBatch? {
-        pthread_mutex_lock(&lock)
-        while queue.isEmpty { pthread_cond_wait(&changed, &lock) }
-        let batch = queue.removeFirst()
-        let error = failure
-        pthread_cond_broadcast(&changed)
-        pthread_mutex_unlock(&lock)
-        if batch == nil, let error { throw error }
-        return batch
+        try channel.send(batch)
+        channel.finish()
     }
 }

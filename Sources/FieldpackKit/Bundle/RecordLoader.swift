@@ -19,14 +19,20 @@ final class RecordLoader {
 
     /// - Parameter articles: each taxon's article id (from `ArticleLoader`).
     func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) throws {
-        let channel = BatchChannel(capacity: 3)
+        let channel = Channel<RecordBatch>(capacity: 3)
         _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
-        DispatchQueue.global().async {
+        let producer = DispatchGroup()
+        DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(path: path, policy: policy, measured: measured, articles: articles).run(into: channel)
             } catch {
                 channel.fail(error)
             }
+        }
+        // If an insert fails, the parser's next send throws and it stops; wait for it to be gone.
+        defer {
+            channel.close()
+            producer.wait()
         }
         while let batch = try channel.receive() {
             for row in batch.rows {
@@ -72,7 +78,7 @@ struct RecordParser {
         self.articles = articles
     }
 
-    func run(into channel: BatchChannel) throws {
+    func run(into channel: Channel<RecordBatch>) throws {
         let reader = LineReader(source: try RawFileSource(path: path))
         let parser = JSONParser()
         var columns = JSONColumns()
@@ -104,7 +110,7 @@ struct RecordParser {
             case .user:
                 let id = try requiredID(columns, line: line.number)
                 try references.add(.users, id: id, line: line.number)
-                stream.begin(.users, line: line.number).add(userColumns, from: columns)
+                try stream.begin(.users, line: line.number).add(userColumns, from: columns)
                 shipping.user(id, name: columns.string(UserRecord.Column.name) ?? columns.string(UserRecord.Column.login))
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
@@ -115,7 +121,7 @@ struct RecordParser {
             stream.batch.records += 1
         }
         try shipping.finish(references: references, into: stream)
-        stream.finish(report: shipping.report)
+        try stream.finish(report: shipping.report)
     }
 
     private func photo(
@@ -136,7 +142,7 @@ struct RecordParser {
         try references.add(.observations, id: id, line: line)
         try references.require(.users, record.int64(C.user), from: "observations.user_id", line: line)
         try references.require(.taxa, record.int64(C.taxon), from: "observations.taxon_id", line: line)
-        let batch = stream.begin(.observations, line: line)
+        let batch = try stream.begin(.observations, line: line)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
         batch.add(observationColumns, from: record)
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
@@ -160,7 +166,7 @@ struct RecordParser {
         typealias C = TaxonRecord.Column
         let id = try requiredID(record, line: line)
         try references.add(.taxa, id: id, line: line)
-        let batch = stream.begin(.taxa, line: line)
+        let batch = try stream.begin(.taxa, line: line)
         batch.add(taxonColumns, from: record)
         batch.int(articles[id])
         // The default photo is set once it is known to ship.

@@ -51,61 +51,52 @@ final class OrderedSink: @unchecked Sendable {
     private var spare: [ByteBuffer] = []
     private(set) var results: [[FileIngest.Result]?]
     private(set) var failure: (index: Int, error: FieldpackError)? = nil
-    private var lock = pthread_mutex_t()
-    private var advanced = pthread_cond_t()
+    /// Guards everything above; broadcast when a part is written or a worker fails.
+    private let lock = ConditionLock()
 
     init(output: AtomicOutput, count: Int, window: Int) {
         self.output = output
         self.count = count
         self.window = window
         results = Array(repeating: nil, count: count)
-        pthread_mutex_init(&lock, nil)
-        pthread_cond_init(&advanced, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(&advanced)
-        pthread_mutex_destroy(&lock)
     }
 
     /// The next chunk to process, or nil when all are taken (or one failed).
     func claim() -> Int? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        while nextClaim < count && failure == nil && nextClaim >= nextWrite + window {
-            pthread_cond_wait(&advanced, &lock)
+        lock.withLock {
+            while nextClaim < count && failure == nil && nextClaim >= nextWrite + window { lock.wait() }
+            guard nextClaim < count, failure == nil else { return nil }
+            nextClaim += 1
+            return nextClaim - 1
         }
-        guard nextClaim < count, failure == nil else { return nil }
-        nextClaim += 1
-        return nextClaim - 1
     }
 
     /// Hands in a finished file. Whoever finds the next parts in order writes them, outside the
     /// lock, while the other workers go on parsing; one writer at a time.
     func submit(_ index: Int, results chunk: [FileIngest.Result], part: PartBuffer) {
-        pthread_mutex_lock(&lock)
-        results[index] = chunk
-        ready[index] = part
-        if writing {
-            pthread_mutex_unlock(&lock)
-            return
+        let writer = lock.withLock { () -> Bool in
+            results[index] = chunk
+            ready[index] = part
+            if writing { return false }
+            writing = true
+            return true
         }
-        writing = true
+        guard writer else { return }
         while true {
-            var batch: [PartBuffer] = []
-            var position = nextWrite
-            while failure == nil, let next = ready.removeValue(forKey: position) {
-                batch.append(next)
-                position += 1
+            let (batch, first, position) = lock.withLock { () -> ([PartBuffer], Int, Int) in
+                var batch: [PartBuffer] = []
+                var position = nextWrite
+                while failure == nil, let next = ready.removeValue(forKey: position) {
+                    batch.append(next)
+                    position += 1
+                }
+                if batch.isEmpty {
+                    writing = false
+                    lock.broadcast()
+                }
+                return (batch, nextWrite, position)
             }
-            if batch.isEmpty {
-                writing = false
-                pthread_cond_broadcast(&advanced)
-                pthread_mutex_unlock(&lock)
-                return
-            }
-            let first = nextWrite
-            pthread_mutex_unlock(&lock)
+            if batch.isEmpty { return }
             var writeError: FieldpackError? = nil
             do {
                 for part in batch {
@@ -121,28 +112,27 @@ final class OrderedSink: @unchecked Sendable {
             } catch {
                 writeError = FieldpackError("\(error)")
             }
-            pthread_mutex_lock(&lock)
-            for part in batch {
-                if let memory = part.memory, spare.count < 8 { spare.append(memory) }
-                part.release()
+            lock.withLock {
+                for part in batch {
+                    if let memory = part.memory, spare.count < 8 { spare.append(memory) }
+                    part.release()
+                }
+                nextWrite = position
+                if let writeError, failure == nil { failure = (first, writeError) }
+                lock.broadcast()
             }
-            nextWrite = position
-            if let writeError, failure == nil { failure = (first, writeError) }
-            pthread_cond_broadcast(&advanced)
         }
     }
 
     /// A written part's buffer to reuse, if one is free.
     func spareBuffer() -> ByteBuffer? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        return spare.popLast()
+        lock.withLock { spare.popLast() }
     }
 
     func fail(_ index: Int, _ error: FieldpackError) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        if failure == nil || index < failure!.index { failure = (index, error) }
-        pthread_cond_broadcast(&advanced)
+        lock.withLock {
+            if failure == nil || index < failure!.index { failure = (index, error) }
+            lock.broadcast()
+        }
     }
 }

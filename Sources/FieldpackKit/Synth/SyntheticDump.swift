@@ -1,3 +1,4 @@
+import Synchronization
 import Dispatch
 
 #if canImport(Glibc)
@@ -212,32 +213,35 @@ public struct SyntheticDump {
 
 /// Hands out page numbers to writer threads and collects byte counts and the first error.
 final class PageQueue: @unchecked Sendable {
-    private var next = 0
+    private struct State {
+        var next = 0
+        var bytes = 0
+        var error: Error? = nil
+    }
+
     private let count: Int
-    private var lock = pthread_mutex_t()
-    private(set) var bytes = 0
-    private(set) var error: Error? = nil
+    private let state = Mutex(State())
 
     init(count: Int) {
         self.count = count
-        pthread_mutex_init(&lock, nil)
     }
 
-    deinit { pthread_mutex_destroy(&lock) }
+    var bytes: Int { state.withLock { $0.bytes } }
+    var error: Error? { state.withLock { $0.error } }
 
     /// The next page to write, or nil when all are taken or a writer failed.
     func claim() -> Int? {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        guard next < count, error == nil else { return nil }
-        next += 1
-        return next - 1
+        state.withLock { state in
+            guard state.next < count, state.error == nil else { return nil }
+            state.next += 1
+            return state.next - 1
+        }
     }
 
     func finish(bytes: Int, error: Error?) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        self.bytes += bytes
-        if self.error == nil, let error { self.error = error }
+        state.withLock { state in
+            state.bytes += bytes
+            if state.error == nil, let error { state.error = error }
+        }
     }
 }

@@ -1,8 +1,5 @@
 import Dispatch
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 
 /// Makes blurbs on worker threads while the dump is read: the reader hands over each wanted
 /// article's HTML (copied out of the JSON parser's buffer) and collects finished blurbs. At
@@ -17,16 +14,12 @@ final class BlurbPool: @unchecked Sendable {
     private let maker: BlurbMaker
     private let slots: DispatchSemaphore
     private let group = DispatchGroup()
-    private var lock = pthread_mutex_t()
-    private var finished: [(WikiStage.Article, Result<Blurb, Error>)] = []
+    private let finished = Mutex<[(WikiStage.Article, Result<Blurb, Error>)]>([])
 
     init(maker: BlurbMaker, inFlight: Int) {
         self.maker = maker
         slots = DispatchSemaphore(value: inFlight)
-        pthread_mutex_init(&lock, nil)
     }
-
-    deinit { pthread_mutex_destroy(&lock) }
 
     /// Queues a job, waiting while `inFlight` jobs are pending.
     func submit(_ job: Job) {
@@ -35,20 +28,18 @@ final class BlurbPool: @unchecked Sendable {
             let result: Result<Blurb, Error> = job.html.withUnsafeBytes { bytes in
                 Result { try maker.blurb(html: bytes) }
             }
-            pthread_mutex_lock(&lock)
-            finished.append((job.article, result))
-            pthread_mutex_unlock(&lock)
+            finished.withLock { $0.append((job.article, result)) }
             slots.signal()
         }
     }
 
     /// The jobs finished so far.
     func collect() -> [(WikiStage.Article, Result<Blurb, Error>)] {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        let done = finished
-        finished.removeAll(keepingCapacity: true)
-        return done
+        finished.withLock { list in
+            let done = list
+            list.removeAll(keepingCapacity: true)
+            return done
+        }
     }
 
     /// Waits for every job, then returns those not yet collected.

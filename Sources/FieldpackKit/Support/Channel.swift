@@ -1,0 +1,83 @@
+/// A bounded hand-off of elements between threads, in order, that either side can stop.
+///
+/// The producer `send`s and then `finish`es (or `fail`s with its error); the consumer
+/// `receive`s until nil. A consumer that stops early `close`s the channel: a producer blocked
+/// in `send`, or sending later, gets `Channel.Closed` instead of waiting forever. Use it for
+/// coarse work (batches of thousands of rows), not per row. Thread-safe.
+final class Channel<Element>: @unchecked Sendable {
+    /// Thrown by `send` once the consumer has closed the channel.
+    struct Closed: Error, CustomStringConvertible {
+        var description: String { "the receiving side stopped" }
+    }
+
+    private let lock = ConditionLock()
+    /// At most `capacity` elements: removing the first is cheap.
+    private var queue: [Element] = []
+    private var finished = false
+    private var closed = false
+    private var failure: Error? = nil
+    let capacity: Int
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "a channel holds at least one element")
+        self.capacity = capacity
+    }
+
+    /// Hands `element` over, waiting while `capacity` elements are waiting.
+    ///
+    /// - Throws: `Closed` if the consumer closed the channel (the element is dropped).
+    func send(_ element: Element) throws(Closed) {
+        let accepted = lock.withLock {
+            while queue.count >= capacity && !closed { lock.wait() }
+            guard !closed else { return false }
+            queue.append(element)
+            lock.broadcast()
+            return true
+        }
+        if !accepted { throw Closed() }
+    }
+
+    /// The producer is done: `receive` returns nil once the elements sent are taken.
+    func finish() {
+        lock.withLock {
+            finished = true
+            lock.broadcast()
+        }
+    }
+
+    /// The producer failed: `receive` throws `error` once the elements sent are taken.
+    func fail(_ error: Error) {
+        lock.withLock {
+            if failure == nil { failure = error }
+            finished = true
+            lock.broadcast()
+        }
+    }
+
+    /// The consumer stops: pending and later sends throw `Closed`; what was queued is dropped.
+    func close() {
+        lock.withLock {
+            closed = true
+            queue.removeAll()
+            lock.broadcast()
+        }
+    }
+
+    /// The next element, waiting for one; nil once the producer has finished and every element
+    /// was taken (or once the channel is closed).
+    ///
+    /// - Throws: the producer's error, after the elements it sent before failing.
+    func receive() throws -> Element? {
+        try lock.withLock { () throws -> Element? in
+            while queue.isEmpty && !finished && !closed { lock.wait() }
+            if !queue.isEmpty {
+                let element = queue.removeFirst()
+                lock.broadcast()
+                return element
+            }
+            if closed { return nil }
+            if let failure { throw failure }
+            return nil
+        }
+    }
+}
