@@ -30,16 +30,22 @@ let package = Package(
             // The hot loops write through class-backed buffers (ByteBuffer); run-time exclusivity
             // checks on their stored properties cost ~25% of ingest. Static checks still apply.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        // The benchmark's tools (synthetic dumps, the parser-alone rate): beside the shipped
+        // library, not in it.
+        .target(name: "FieldpackSynth", dependencies: ["FieldpackKit"], path: "Sources/FieldpackSynth"),
+        // What the tests share (temporary folders, running the built executables, small builds).
+        .target(name: "FieldpackTestSupport", dependencies: ["FieldpackKit"], path: "Tests/FieldpackTestSupport"),
     ] + stages.map {
         // The wiki stage builds and frees millions of small libxml2 nodes: jemalloc (Debian's
         // libjemalloc-dev) makes that about 17% faster than glibc's malloc.
         .executableTarget(
-            name: "fieldpack-\($0)", dependencies: ["FieldpackKit"], path: "Sources/fieldpack-\($0)",
+            name: "fieldpack-\($0)", dependencies: $0 == "synth" ? ["FieldpackKit", "FieldpackSynth"] : ["FieldpackKit"],
+            path: "Sources/fieldpack-\($0)",
             linkerSettings: $0 == "wiki" ? [.linkedLibrary("jemalloc")] : [])
     } + [
         .testTarget(
-            name: "FieldpackKitTests", dependencies: ["FieldpackKit"], path: "Tests/FieldpackKitTests",
-            exclude: ["Golden", "Fixtures"]),
+            name: "FieldpackKitTests", dependencies: ["FieldpackKit", "FieldpackSynth", "FieldpackTestSupport"],
+            path: "Tests/FieldpackKitTests", exclude: ["Golden", "Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17
 )

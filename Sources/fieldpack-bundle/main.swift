@@ -53,7 +53,12 @@ command.main { arguments in
         options.previous = previous
         options.delta = try arguments.required("delta")
     }
-    if let epoch = try arguments.int("source-date-epoch") { options.sourceDateEpoch = Int64(epoch) }
+    if let epoch = try arguments.int("source-date-epoch") {
+        options.sourceDateEpoch = Int64(epoch)
+    } else if let text = environment("SOURCE_DATE_EPOCH"), !text.isEmpty {
+        guard let epoch = Int64(text) else { throw UsageError("SOURCE_DATE_EPOCH must be Unix seconds, not \"\(text)\"") }
+        options.sourceDateEpoch = epoch
+    }
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()
     if let depfile = arguments.value("depfile") {

@@ -2,17 +2,16 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name | INPUT... --parse-only",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name",
     help: """
         Ingests iNaturalist dumps (API v1 pages of observations or taxa, JSON Lines, single
         records; any of them gzip-compressed, detected by content) into normalized records.
         Malformed records go to the rejects file with file, line and reason; the stage fails
         when more than --max-reject-rate of the records are rejected (default: the pipeline's
         "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
-        --parse-only (a benchmark aid) only reads and parses the inputs on one core, writing nothing.
         """,
     options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
-    flags: ["print-name", "parse-only"])
+    flags: ["print-name"])
 
 command.main { arguments in
     var inputs = arguments.positional
@@ -30,14 +29,6 @@ command.main { arguments in
         folders = resolved.folders + [pipelinePath]
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
-    if arguments.flag("parse-only") {
-        // A benchmark aid: the JSON parser alone, on one core, writing nothing.
-        let clock = StageClock()
-        let rate = try ParseRate.measure(inputs: inputs)
-        StageReport(stage: "inat", clock: clock).print(
-            "parse only (one core): \(rate.documents) documents", records: rate.documents, bytes: rate.bytes)
-        return
-    }
     var options = INatIngest.Options(
         inputs: inputs, output: try arguments.required("output"), rejects: try arguments.required("rejects"))
     options.depfile = arguments.value("depfile")

@@ -1,10 +1,12 @@
 import FieldpackKit
+import FieldpackSynth
 
 let command = StageCommand(
     name: "fieldpack-synth",
     usage: """
         fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse]
                fieldpack-synth --wiki-articles N --seed S --output DIR
+               fieldpack-synth --parse-only (--pipeline FILE | INPUT...)
         """,
     help: """
         Writes a deterministic synthetic iNaturalist dump for benchmarks: API v1 observation pages
@@ -17,11 +19,24 @@ let command = StageCommand(
         --wiki-articles N writes instead a synthetic Wikimedia Enterprise NDJSON dump of N Parsoid-like
         articles (median about 50 KB of HTML, a tail to about 1 MB) to DIR/articles.ndjson, and
         DIR/pipeline.json wanting 80% of them, for the wiki stage's benchmark.
+
+        --parse-only reads the iNaturalist inputs (a pipeline's, or those given) and only parses
+        them with simdjson, on one core, writing nothing: the parser's share of ingest.
         """,
-    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles"],
-    flags: ["reuse"])
+    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles", "pipeline"],
+    flags: ["reuse", "parse-only"])
 
 command.main { arguments in
+    if arguments.flag("parse-only") {
+        var inputs = arguments.positional
+        if let pipeline = arguments.value("pipeline") { inputs += try Pipeline.load(pipeline).resolveINatInputs().files }
+        if inputs.isEmpty { throw UsageError("--parse-only needs --pipeline or input files") }
+        let clock = StageClock()
+        let rate = try ParseRate.measure(inputs: inputs)
+        StageReport(stage: "synth", clock: clock).print(
+            "parse only (one core): \(rate.documents) documents", records: rate.documents, bytes: rate.bytes)
+        return
+    }
     guard arguments.positional.isEmpty else { throw UsageError("takes no positional arguments") }
     if let articles = try arguments.int("wiki-articles") {
         guard articles > 0 else { throw UsageError("--wiki-articles must be at least 1") }

@@ -152,7 +152,7 @@ rm -f "$out/content-no-costs.sqlite" "$out/content-every-licence.sqlite"
 
 # The JSON parser alone on one core (read + simdjson, no extraction, hashing or output): the
 # parser's share of ingest, against the 500 MB/s per core the pipeline needs from it.
-measure parse "$BIN/fieldpack-inat" --pipeline "$BENCH_DIR/bench.json" --parse-only
+measure parse "$BIN/fieldpack-synth" --parse-only --pipeline "$BENCH_DIR/bench.json"
 row parse "$input_records" "$input_bytes"
 
 # --- 2b. The wiki stage ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
 import FieldpackKit
+import FieldpackTestSupport
 import Foundation
 import Testing
 
@@ -92,8 +93,12 @@ import Testing
         let before = try sha256(source)
         let directory = try TemporaryDirectory()
         var options = BundleMigration.Options(source: source, output: directory.file("content.sqlite"))
-        options.failAfterMigration = 3
-        #expect(throws: FieldpackError.self) { try BundleMigration(options: options).run() }
+        // Migration 3 commits on the copy, then 4 fails in SQLite.
+        options.migrations = Array(Migrations.all[0..<3])
+            + [Migration(version: 4, name: "broken", sql: "ALTER TABLE no_such_table ADD COLUMN x")]
+            + Array(Migrations.all[4...])
+        let error = try #require(throws: SQLiteError.self) { try BundleMigration(options: options).run() }
+        #expect(error.message.contains("no_such_table"))
         #expect(try sha256(source) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }

@@ -1,4 +1,5 @@
 import FieldpackKit
+import FieldpackTestSupport
 import Foundation
 import Testing
 
@@ -157,8 +158,10 @@ import Testing
         var options = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
             policy: try samplePolicy())
-        options.failAfterMigration = 1
-        #expect(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        // A schema history whose second step fails in SQLite, after the first committed.
+        options.migrations = [Migrations.all[0], Migration(version: 2, name: "broken", sql: "CREATE INDEX broken ON no_such_table (id)")]
+        let error = try #require(throws: SQLiteError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.message.contains("no_such_table"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("scratch") || $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)

@@ -1,4 +1,6 @@
 import FieldpackKit
+import FieldpackSynth
+import FieldpackTestSupport
 import Foundation
 import Testing
 

@@ -29,10 +29,12 @@ public struct BundleBuilder {
         /// and written to `delta` (`delta.json`).
         public var previous: String? = nil
         public var delta: String? = nil
-        /// Build date (Unix seconds); nil takes `SOURCE_DATE_EPOCH`, then the newest record's date.
+        /// Build date (Unix seconds; the executable passes `SOURCE_DATE_EPOCH`); nil takes the
+        /// newest record's `updated_at`. Never the clock.
         public var sourceDateEpoch: Int64? = nil
-        /// For tests: fail after this many migrations, to prove nothing is published.
-        public var failAfterMigration: Int? = nil
+        /// The schema history to build with: the shipped one. (Tests pass one whose last step
+        /// fails, to show that a failed build publishes nothing.)
+        public var migrations: [Migration] = Migrations.all
 
         public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
             self.input = input
@@ -90,11 +92,7 @@ public struct BundleBuilder {
                 PRAGMA cache_size = -65536;
                 PRAGMA application_id = \(Migrations.applicationID);
                 """)
-            if let failAfter = options.failAfterMigration {
-                try Migrator().migrate(scratch, to: failAfter)
-                throw FieldpackError(path: options.output, "stopped after migration \(failAfter) (test failure injection)")
-            }
-            try Migrator().migrate(scratch)
+            try Migrator(migrations: options.migrations).migrate(scratch)
             // SQLite does not enforce keys during the load: the loader checks them (see `ReferenceCheck`).
             try scratch.execute("PRAGMA foreign_keys = OFF")
             // Bulk load without the secondary indexes, then recreate them from their exact stored
@@ -123,7 +121,7 @@ public struct BundleBuilder {
                 trace.mark("search index")
                 summary.report = loader.report
                 summary.records = loader.records
-                let buildSeconds = options.sourceDateEpoch ?? environmentEpoch() ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
+                let buildSeconds = options.sourceDateEpoch ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
                 summary.buildDate = Timestamp.iso8601(seconds: buildSeconds)
                 summary.counts = try Self.rowCounts(scratch)
                 info = [
@@ -175,11 +173,6 @@ public struct BundleBuilder {
         }
         summary.bytes = FileSystem.size(options.output) ?? 0
         return summary
-    }
-
-    private func environmentEpoch() -> Int64? {
-        guard let text = getenv("SOURCE_DATE_EPOCH") else { return nil }
-        return Int64(String(cString: text))
     }
 
     static func checkHeader(_ database: Database, path: String) throws {

@@ -7,6 +7,12 @@ public struct Migration: Sendable {
     public var sql: String
 
     /// SHA-256 of the SQL with CRLF normalised to LF; recorded in `schema_migrations`.
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+
     public var sqlSHA256: String {
         SHA256.hex(of: Array(sql.replacingOccurrences(of: "\r\n", with: "\n").utf8))
     }

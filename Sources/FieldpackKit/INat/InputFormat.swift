@@ -11,7 +11,7 @@ public enum InputFormat: String, Sendable {
 
     /// Looks at the first lines: if the first non-blank line is a complete JSON value and more
     /// content follows it, or the first line is broken but the second is complete, it is JSON Lines.
-    static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
+    package static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
         let head = try reader.peek(atLeast: 1 << 20)
         // The first three non-blank lines (a minified page is one line: stop looking after 1 MiB).
         var lines: [Range<Int>] = []

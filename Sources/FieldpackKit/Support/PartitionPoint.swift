@@ -2,7 +2,7 @@ extension RandomAccessCollection {
     /// The first index whose element does not satisfy `isBefore`, for a collection partitioned so
     /// that every element satisfying it comes first (a sorted array and `{ $0 < key }` gives the
     /// lower bound of `key`). Binary search: O(log n).
-    func partitionPoint(where isBefore: (Element) throws -> Bool) rethrows -> Index {
+    package func partitionPoint(where isBefore: (Element) throws -> Bool) rethrows -> Index {
         var low = startIndex
         var count = self.count
         while count > 0 {

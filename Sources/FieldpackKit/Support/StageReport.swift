@@ -67,7 +67,7 @@ public final class PhaseTrace {
 
     public init(stage: String) {
         self.stage = stage
-        enabled = getenv("FIELDPACK_TRACE").map { String(cString: $0) == "1" } ?? false
+        enabled = environment("FIELDPACK_TRACE") == "1"
     }
 
     public func mark(_ phase: String) {

@@ -29,7 +29,7 @@ extension Substring {
 }
 
 extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
+    package func replacingOccurrences(of target: String, with replacement: String) -> String {
         if target.isEmpty { return self }
         var result = ""
         var rest = Substring(self)
@@ -40,4 +40,11 @@ extension String {
         }
         return result + rest
     }
+}
+
+/// The value of environment variable `name`, nil if unset. The executables read settings such as
+/// `SOURCE_DATE_EPOCH` and pass them to the library, which reads nothing from the environment
+/// that could change an output (only `FIELDPACK_TRACE`, for phase timings on stderr).
+public func environment(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
 }

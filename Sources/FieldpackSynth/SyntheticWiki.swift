@@ -1,3 +1,4 @@
+import FieldpackKit
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import FieldpackKit
 /// SplitMix64, the small fast generator from Steele, Lea and Flood (2014), written out here so
 /// that synthetic data is the same on every machine and in every process.
 ///

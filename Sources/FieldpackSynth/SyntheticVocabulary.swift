@@ -1,3 +1,4 @@
+import FieldpackKit
 /// The word lists and places synthetic dumps draw from. Some entries are deliberately non-ASCII
 /// or carry quotes, so every stage sees multi-byte UTF-8 and JSON escapes.
 enum SyntheticVocabulary {

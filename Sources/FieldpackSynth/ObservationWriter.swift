@@ -1,3 +1,4 @@
+import FieldpackKit
 /// Writes one synthetic iNaturalist API v1 observation as compact JSON.
 ///
 /// Observation `index` is a pure function of the world's seed and the index: its own fields come

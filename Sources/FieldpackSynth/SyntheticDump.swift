@@ -1,3 +1,4 @@
+import FieldpackKit
 import Synchronization
 import Dispatch
 

@@ -1,3 +1,4 @@
+import FieldpackKit
 /// The taxa and users a synthetic dump's observations share, each encoded to JSON once.
 ///
 /// Every taxon and user is a pure function of the seed and its index, so the world is the same

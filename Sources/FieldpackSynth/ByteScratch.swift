@@ -1,3 +1,4 @@
+import FieldpackKit
 /// A reusable byte buffer for the small pieces of synthetic JSON that `JSONWriter` has no call
 /// for: zero-padded dates, fixed-point coordinates, UUIDs. Append, hand the bytes to the writer
 /// (`raw` when the piece is already a JSON value, `string` when it needs quoting), then `reset()`.

@@ -1,6 +1,7 @@
+import FieldpackKit
 /// How fast the JSON parser alone gets through inputs: read (and gunzip), then parse every
 /// document or line with simdjson, with no extraction, hashing or output. `make bench` runs it
-/// on one core to show the parser's share of ingest (`fieldpack-inat --parse-only`).
+/// on one core to show the parser's share of ingest (`fieldpack-synth --parse-only`).
 public enum ParseRate {
     public struct Result: Sendable {
         public var bytes = 0

@@ -2,10 +2,10 @@ import FieldpackKit
 import Foundation
 
 /// A fresh folder under the system temp directory, removed when the value is released.
-final class TemporaryDirectory {
-    let path: String
+package final class TemporaryDirectory {
+    package let path: String
 
-    init(_ label: String = "fieldpack") throws {
+    package init(_ label: String = "fieldpack") throws {
         var template = Array("\(NSTemporaryDirectory())/\(label)-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw FieldpackError("mkdtemp failed")
@@ -15,10 +15,10 @@ final class TemporaryDirectory {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    func file(_ name: String) -> String { "\(path)/\(name)" }
+    package func file(_ name: String) -> String { "\(path)/\(name)" }
 
     @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
+    package func write(_ name: String, _ text: String) throws -> String {
         let target = file(name)
         try FileManager.default.createDirectory(
             atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -28,7 +28,7 @@ final class TemporaryDirectory {
 
     /// Writes `text` gzip-compressed with the system `gzip -n` (a real gzip stream).
     @discardableResult
-    func writeGzip(_ name: String, _ text: String) throws -> String {
+    package func writeGzip(_ name: String, _ text: String) throws -> String {
         let plain = try write(name + ".plain", text)
         let output = file(name)
         try run("/bin/sh", ["-c", "gzip -n -c '\(plain)' > '\(output)' && rm '\(plain)'"])
@@ -37,7 +37,7 @@ final class TemporaryDirectory {
 }
 
 /// The repository root (where Package.swift is), found from this file's location.
-let repositoryRoot: String = {
+package let repositoryRoot: String = {
     var url = URL(fileURLWithPath: #filePath)
     while url.path != "/" {
         url.deleteLastPathComponent()
@@ -48,24 +48,24 @@ let repositoryRoot: String = {
 
 /// Real iNaturalist API responses (copied from the shared samples with their attribution, so a
 /// clean clone tests on its own; see Fixtures/README.md).
-let samplesRoot = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/inat"
+package let samplesRoot = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/inat"
 
-func text(_ path: String) throws -> String {
+package func text(_ path: String) throws -> String {
     try String(contentsOfFile: path, encoding: .utf8)
 }
 
-func lines(_ path: String) throws -> [String] {
+package func lines(_ path: String) throws -> [String] {
     try text(path).split(separator: "\n").map(String.init)
 }
 
 /// Parses JSON Lines with Foundation (an independent reader of what fieldpack wrote).
-func jsonLines(_ path: String) throws -> [[String: Any]] {
+package func jsonLines(_ path: String) throws -> [[String: Any]] {
     try lines(path).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
 }
 
-/// The column names of each record kind in the records files: the layout documented in
-/// `RecordColumns`, restated here as the test's own reading of it.
-let recordColumnNames: [String: [String]] = [
+/// The column names of each record kind in the records files: the layout the `Column` enums in
+/// `Records/` define, restated here as the test's own reading of it.
+package let recordColumnNames: [String: [String]] = [
     "obs": ["k", "id", "uuid", "user", "taxon", "quality_grade", "observed_on", "time_observed_at", "created_at",
             "updated_at", "lat", "lng", "positional_accuracy", "geoprivacy", "obscured", "place_guess", "license",
             "photos", "seen", "src"],
@@ -79,7 +79,7 @@ let recordColumnNames: [String: [String]] = [
 
 /// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.
 /// Deduped files drop the source and shorten `input` records to path, bytes, sha256, format.
-func recordLines(_ path: String, deduped: Bool = false) throws -> [[String: Any]] {
+package func recordLines(_ path: String, deduped: Bool = false) throws -> [[String: Any]] {
     try lines(path).map { line in
         let array = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [Any]
         let kind = array[0] as! String
@@ -90,14 +90,14 @@ func recordLines(_ path: String, deduped: Bool = false) throws -> [[String: Any]
     }
 }
 
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+package struct ProcessResult {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
 }
 
 @discardableResult
-func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+package func run(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -121,7 +121,7 @@ func run(_ executable: String, _ arguments: [String], directory: String? = nil, 
 /// Runs ingest (accepting any reject rate) and dedupe in-process on `inputs`, into `directory`:
 /// `records.jsonl`, `rejects.jsonl`, `deduped.jsonl`, `conflicts.json`.
 @discardableResult
-func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throws -> Dedupe.Summary {
+package func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throws -> Dedupe.Summary {
     var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
     ingest.maxRejectRate = 1
     try INatIngest(options: ingest).run()
@@ -132,7 +132,7 @@ func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throw
 
 /// The sample pipeline's shipping policy: the commercial licences, three display targets, the
 /// measured sizes file (its path, relative to the repository root, made absolute).
-func samplePolicy() throws -> ShippingPolicy {
+package func samplePolicy() throws -> ShippingPolicy {
     var policy = try Pipeline.load("\(repositoryRoot)/pipelines/sample.json").shipping
     if let path = policy.measuredSizes, !path.hasPrefix("/") { policy.measuredSizes = "\(repositoryRoot)/\(path)" }
     return policy
@@ -141,7 +141,7 @@ func samplePolicy() throws -> ShippingPolicy {
 /// Runs ingest → dedupe → bundle → publish in-process on `inputs`, into `directory`; the bundle
 /// stage also writes `costs-report.json` there.
 @discardableResult
-func buildBundle(
+package func buildBundle(
     inputs: [String], in directory: TemporaryDirectory, name: String = "test", epoch: Int64? = nil,
     policy: ShippingPolicy? = nil
 ) throws -> String {
@@ -160,7 +160,7 @@ func buildBundle(
 }
 
 /// A minimal API v1 observation, as JSON text.
-func observationJSON(
+package func observationJSON(
     id: Any, updatedAt: String = "2024-05-01T10:00:00+00:00", quality: String = "research", taxon: Int? = 48662,
     user: Int = 7, photos: [(id: Int, license: String?, width: Int?)] = [], extra: String = ""
 ) -> String {
@@ -180,6 +180,6 @@ func observationJSON(
         """
 }
 
-func page(_ observations: [String]) -> String {
+package func page(_ observations: [String]) -> String {
     "{\"total_results\":\(observations.count),\"page\":1,\"per_page\":\(observations.count),\"results\":[\n\(observations.joined(separator: ",\n"))\n]}\n"
 }
