@@ -38,7 +38,7 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
-    static func uriEscape(_ path: String) -> String {
+    package static func uriEscape(_ path: String) -> String {
         var out = ""
         for byte in path.utf8 {
             switch byte {

@@ -1,7 +1,7 @@
 /// Sorts in place without allocating (Swift's `sort` may allocate a buffer of half the array,
 /// which at millions of records is the stage's peak memory). Introsort-style quicksort with a
 /// median-of-three pivot and insertion sort for short runs; not stable.
-func sortInPlace<T>(_ buffer: UnsafeMutableBufferPointer<T>, by less: (T, T) -> Bool) {
+package func sortInPlace<T>(_ buffer: UnsafeMutableBufferPointer<T>, by less: (T, T) -> Bool) {
     func insertion(_ low: Int, _ high: Int) {
         var i = low + 1
         while i <= high {

@@ -1,0 +1,121 @@
+import FieldpackKit
+import Foundation
+import Testing
+
+/// `AtomicOutput` publishes a file only on `commit()`: before it, and if the output is
+/// abandoned, the destination keeps whatever it held, and no temp file is left behind.
+@Suite struct AtomicOutputTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory("atomic-output")
+    }
+
+    private var destination: String { directory.file("out.txt") }
+
+    private func entries() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// More than the output keeps in memory, so some of it has reached the temp file.
+    private static let large: [UInt8] = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 13) }
+
+    @Test func nothingAppearsAtTheDestinationUntilCommit() throws {
+        let output = try AtomicOutput(path: destination)
+        try output.write("hello ")
+        try output.write(Array("bytes ".utf8))
+        try Array("raw".utf8).withUnsafeBytes { try output.write($0) }
+        try output.flush()
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        let pending = try entries()
+        #expect(pending.count == 1)
+        #expect(pending.allSatisfy { $0.hasPrefix(".") && $0 != "out.txt" })
+
+        try output.commit()
+        #expect(try text(destination) == "hello bytes raw")
+        #expect(try entries() == ["out.txt"])
+    }
+
+    @Test func anExistingDestinationStaysIntactUntilCommit() throws {
+        try directory.write("out.txt", "old")
+        let output = try AtomicOutput(path: destination)
+        try output.write("new")
+        try Self.large.withUnsafeBytes { try output.write($0) }
+        #expect(try text(destination) == "old")
+        try output.commit()
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == Array("new".utf8) + Self.large)
+    }
+
+    /// Writes part of an output and lets it go without committing.
+    private func abandon(_ path: String) throws {
+        let output = try AtomicOutput(path: path)
+        try output.write("partial")
+        try output.write(Self.large)
+        try output.flush()
+    }
+
+    @Test func anAbandonedOutputLeavesAnExistingDestinationAndNoTempFile() throws {
+        try directory.write("out.txt", "old")
+        try abandon(destination)
+        #expect(try text(destination) == "old")
+        #expect(try entries() == ["out.txt"])
+    }
+
+    @Test func anAbandonedNewOutputLeavesNothing() throws {
+        try abandon(destination)
+        #expect(try entries() == [])
+    }
+
+    @Test func appendCopiesAnotherFileInOrderWithTheWritesAroundIt() throws {
+        let part = directory.file("part.bin")
+        try Data(Self.large).write(to: URL(fileURLWithPath: part))
+        let output = try AtomicOutput(path: destination)
+        try output.write("head\n")
+        try output.append(contentsOf: part)
+        try output.write("tail\n")
+        try output.append(contentsOf: try directory.write("short.txt", "short\n"))
+        try output.commit()
+        let expected = Array("head\n".utf8) + Self.large + Array("tail\nshort\n".utf8)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == expected)
+    }
+
+    @Test func appendingAMissingFileNamesIt() throws {
+        let output = try AtomicOutput(path: destination)
+        let missing = directory.file("missing.part")
+        let error = try #require(throws: FieldpackError.self) { try output.append(contentsOf: missing) }
+        #expect(error.path == missing)
+    }
+
+    @Test func largeWritesKeepTheirPlaceAmongBufferedOnes() throws {
+        let output = try AtomicOutput(path: destination)
+        try output.write("a")
+        try Self.large.withUnsafeBytes { try output.write($0) }
+        try output.write("z")
+        try output.commit()
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == Array("a".utf8) + Self.large + Array("z".utf8))
+    }
+
+    @Test(arguments: [true, false])
+    func commitPublishesDurableOrNot(durable: Bool) throws {
+        let output = try AtomicOutput(path: destination)
+        try output.write("done")
+        try output.commit(durable: durable)
+        #expect(try text(destination) == "done")
+        #expect(try entries() == ["out.txt"])
+    }
+
+    @Test func writeToReplacesAFileAndCreatesItsFolders() throws {
+        let nested = directory.file("a/b/report.json")
+        try AtomicOutput.write("{}\n", to: nested)
+        #expect(try text(nested) == "{}\n")
+        try AtomicOutput.write("{\"v\":2}\n", to: nested)
+        #expect(try text(nested) == "{\"v\":2}\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("a/b")) == ["report.json"])
+    }
+
+    @Test func anOutputInAFolderThatCannotBeMadeNamesThePath() throws {
+        try directory.write("file", "not a folder")
+        let error = try #require(throws: FieldpackError.self) { _ = try AtomicOutput(path: directory.file("file/out.txt")) }
+        #expect(error.path?.hasPrefix(directory.file("file")) == true)
+    }
+}
