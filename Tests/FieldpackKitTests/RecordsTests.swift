@@ -1,4 +1,5 @@
 import FieldpackKit
+import FieldpackTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import FieldpackKit
+import FieldpackTestSupport
 import Testing
 
 /// `sortInPlace` against Swift's own `sorted`, on fixed shapes and on deterministic random data.

@@ -139,9 +139,12 @@ public struct JSONWriter {
         if let value { int(value) } else { null() }
     }
 
+    /// Writes a number; NaN and the infinities, which JSON cannot hold, as `null`.
     public mutating func double(_ value: Double) {
         comma()
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+        if !value.isFinite {
+            buffer.append(Array("null".utf8))
+        } else if value == value.rounded(), abs(value) < 1e15 {
             appendInteger(Int64(value))
         } else {
             buffer.append(Array(value.description.utf8))

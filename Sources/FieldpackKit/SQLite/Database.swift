@@ -42,7 +42,8 @@ public final class Database {
         var out = ""
         for byte in path.utf8 {
             switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"):
+            // URI delimiters, and every byte of a non-ASCII letter (SQLite decodes %XX to bytes).
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"), 0x80...0xFF:
                 out += "%" + String(byte, radix: 16, uppercase: true)
             default: out += String(UnicodeScalar(byte))
             }
