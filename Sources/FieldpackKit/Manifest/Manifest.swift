@@ -2,25 +2,6 @@
 /// fingerprint, row counts, the pipeline, every input's SHA-256, tool version, build date) and
 /// `manifest-sha256.txt`, which `sha256sum -c` accepts in the bundle folder.
 public struct Manifest: Sendable, Equatable {
-    public struct FileEntry: Sendable, Equatable {
-        public var path: String
-        public var bytes: Int
-        public var sha256: String
-
-        /// Writes `[{"path","bytes","sha256"}, …]`.
-        static func write(_ entries: [FileEntry], into writer: inout JSONWriter) {
-            writer.beginArray()
-            for entry in entries {
-                writer.beginObject()
-                writer.key("path"); writer.string(entry.path)
-                writer.key("bytes"); writer.int(entry.bytes)
-                writer.key("sha256"); writer.string(entry.sha256)
-                writer.endObject()
-            }
-            writer.endArray()
-        }
-    }
-
     public static let jsonName = "manifest.json"
     public static let checksumName = "manifest-sha256.txt"
     public static let databaseName = "content.sqlite"
