@@ -26,10 +26,7 @@ let package = Package(
             name: "FieldpackKit",
             dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON"],
             path: "Sources/FieldpackKit",
-            exclude: ["Bundle/Migrations.lock.json"],
-            // The hot loops write through class-backed buffers (ByteBuffer); run-time exclusivity
-            // checks on their stored properties cost ~25% of ingest. Static checks still apply.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+            exclude: ["Bundle/Migrations.lock.json"]),
         // The benchmark's tools (synthetic dumps, the parser-alone rate): beside the shipped
         // library, not in it.
         .target(name: "FieldpackSynth", dependencies: ["FieldpackKit"], path: "Sources/FieldpackSynth"),

@@ -71,7 +71,7 @@ final class FileIngest {
                 Finding(path: path, line: line.number, offset: line.offset, reason: reason)
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
-            if extractor.satellites.isFull { extractor.satellites.flush(into: &extractor.out) }
+            if extractor.satellites.isFull { extractor.flushSatellites() }
         }
         if let damage = reader.damage {
             result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))

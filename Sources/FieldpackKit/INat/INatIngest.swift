@@ -82,11 +82,11 @@ public struct INatIngest {
                     while index < chunks[chunk].upperBound {
                         let result = try ingest.run(path: inputs[index], index: index, output: part)
                         ingest.extractor.out.buffer.append(Self.header(result, index: index))
-                        if ingest.extractor.satellites.isFull { ingest.extractor.satellites.flush(into: &ingest.extractor.out) }
+                        if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
                         results.append(result)
                         index += 1
                     }
-                    ingest.extractor.satellites.flush(into: &ingest.extractor.out)
+                    ingest.extractor.flushSatellites()
                     try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
                     sink.submit(chunk, results: results, part: part)
                 } catch let error as FieldpackError {

@@ -9,6 +9,12 @@ struct RecordExtractor {
     /// Users, taxa and taxon photos: repeated in many observations, so collapsed (see `Satellites`).
     var satellites = Satellites()
 
+    /// Writes the collapsed satellites into `out`. (One mutating method: `satellites.flush(into:
+    /// &out)` from outside would be two overlapping accesses to `extractor`.)
+    mutating func flushSatellites() {
+        satellites.flush(into: &out)
+    }
+
     /// Extracts an observation or a taxon, told apart by their fields.
     mutating func extract(_ value: JSONValue, source: String) throws(RecordError) {
         guard value.isObject else { throw .wrongType("record", value, expected: "an object") }
