@@ -62,7 +62,12 @@ import Testing
         let directory = try TemporaryDirectory()
         let database = try Database(path: directory.file("new.sqlite"))
         try database.execute("PRAGMA user_version = \(Migrations.latestVersion + 1)")
-        #expect(throws: FieldpackError.self) { try Migrator().migrate(database) }
+        let error = try #require(throws: FieldpackError.self) { try Migrator().migrate(database) }
+        #expect(error.path == directory.file("new.sqlite"))
+        #expect(error.message == "schema version \(Migrations.latestVersion + 1) is newer than this fieldpack knows "
+                + "(\(Migrations.latestVersion)); use a newer fieldpack")
+        // Refused before anything was written.
+        #expect(try database.int("SELECT count(*) FROM sqlite_schema") == 0)
     }
 
     @Test func bundleHasShipReadySettingsAndTheSampleRows() throws {
@@ -95,6 +100,15 @@ import Testing
         let shipped = try Database(path: "\(try buildBundle(inputs: try sampleInputs(), in: commercial))/content.sqlite", mode: .immutable)
         #expect(try shipped.int("SELECT count(*) FROM photos") == 19)
         #expect(try shipped.int("SELECT count(*) FROM photos WHERE license NOT IN ('cc0', 'pd', 'cc-by', 'cc-by-sa')") == 0)
+    }
+
+    @Test func aBundleAndItsManifestNameTheToolVersionThatBuiltThem() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'tool_version'") == ToolVersion.version)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(bundle)/manifest.json"))) as! [String: Any]
+        #expect(manifest["tool_version"] as? String == ToolVersion.version)
     }
 
     @Test func sameInputsGiveByteIdenticalBundlesWhateverTheirOrder() throws {
@@ -228,9 +242,12 @@ import Testing
 @Suite struct LinkedLibraryTests {
     /// This test module imports Foundation and sees libxml2's headers through FieldpackKit: a
     /// clean build of it is the proof that the ICU module clash is handled (see CLibXML2/shim.h).
-    @Test func libxml2SQLiteAndSimdjsonAreTheDebianOnes() {
-        #expect(ToolVersion.libxml2.hasPrefix("2."))
-        #expect(ToolVersion.sqlite.hasPrefix("3."))
-        #expect(JSONParser.versionDescription.hasPrefix("simdjson 3."))
+    @Test func theVersionLineNamesTheSQLiteThisProcessRunsOn() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("v.sqlite"))
+        // SQLite's own answer, through SQL: the library linked at run time.
+        let running = try #require(try database.scalar("SELECT sqlite_version()"))
+        #expect(ToolVersion.sqlite == running)
+        #expect(ToolVersion.description.hasPrefix("\(ToolVersion.version) (SQLite \(running), "), "\(ToolVersion.description)")
     }
 }

@@ -106,8 +106,18 @@ import Testing
         #expect(License.parse("cc-by-4.0-weird") == nil)
     }
 
-    @Test func theDefaultAllowsOnlyCommercialUse() {
-        #expect(License.commercialDefault == [.cc0, .pd, .ccBy, .ccBySa])
+    @Test func aPipelineThatListsNoLicencesShipsOnlyThoseThatAllowCommercialUse() throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = try Pipeline.load(try directory.write("p.json", #"{"name": "p", "inat": ["x"]}"#))
+        // One photo under every licence there is (no code: all rights reserved).
+        let photos: [(id: Int, license: String?, width: Int?)] = License.allCases.enumerated().map { index, license in
+            (10 + index, license == .allRightsReserved ? nil : license.rawValue, 800)
+        }
+        let input = try directory.write("in.json", page([observationJSON(id: 1, photos: photos)]))
+        let bundle = try buildBundle(inputs: [input], in: directory, policy: pipeline.shipping)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT license FROM photos ORDER BY license") == [["cc-by"], ["cc-by-sa"], ["cc0"], ["pd"]])
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") == "cc-by,cc-by-sa,cc0,pd")
     }
 
     @Test(arguments: [

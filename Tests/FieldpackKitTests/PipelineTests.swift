@@ -28,25 +28,43 @@ import Testing
 
     @Test func inputsThatMatchNothingAreErrorsNamingThePipeline() throws {
         let directory = try TemporaryDirectory()
-        #expect(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("missing")], pipelinePath: "p.json") }
-        #expect(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("*.none")], pipelinePath: "p.json") }
+        let missing = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("missing")], pipelinePath: "p.json") }
+        #expect(missing.path == "p.json")
+        #expect(missing.message == "input \"\(directory.file("missing"))\" does not exist")
+        let unmatched = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("*.none")], pipelinePath: "p.json") }
+        #expect(unmatched.path == "p.json")
+        #expect(unmatched.message == "\"\(directory.file("*.none"))\" matches no files")
     }
 
     @Test(arguments: [
-        #"{"inat": ["x"]}"#,
-        #"{"name": "../escape", "inat": ["x"]}"#,
-        #"{"name": "ok"}"#,
-        #"{"name": "ok", "inat": ["x"], "max_reject_rate": 2}"#,
-        #"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", "all-mine"]}"#,
-        #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 10, "mode": "stretch"}]}"#,
-        #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 0, "height": 10}]}"#,
-        #"{"name": "ok", "inat": "#,
+        (#"{"inat": ["x"]}"#, #"pipeline needs a string "name""#),
+        (#"{"name": "../escape", "inat": ["x"]}"#,
+         #"pipeline name "../escape" must be letters, digits, '.', '-' or '_' (it names build/<name>/)"#),
+        (#"{"name": "ok"}"#, #"pipeline needs "inat": paths, folders or globs of iNaturalist dumps"#),
+        (#"{"name": "ok", "inat": ["x"], "max_reject_rate": 2}"#, #""max_reject_rate" must be a number between 0 and 1"#),
+        (#"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", "all-mine"]}"#, #""licenses" holds an unknown licence code "all-mine""#),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 10, "mode": "stretch"}]}"#,
+         #"targets[0].mode must be "fill" or "fit""#),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 0, "height": 10}]}"#,
+         "targets[0] needs a name and a positive width and height in points"),
     ])
-    func aBadPipelineIsRefusedWithItsPath(text: String) throws {
+    func aBadPipelineIsRefusedWithItsPathAndTheReason(text: String, reason: String) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("bad.json", text)
         let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
         #expect(error.path == path)
+        #expect(error.message == reason)
+    }
+
+    @Test func aPipelineThatIsNotJSONIsRefusedAtItsFirstLineWithTheParsersReason() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("bad.json", #"{"name": "ok", "inat": "#)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.path == path)
+        #expect(error.line == 1)
+        // fieldpack's words, then simdjson's reason (its wording is the library's, not checked here).
+        let prefix = "pipeline is not valid JSON: "
+        #expect(error.message.hasPrefix(prefix) && error.message.count > prefix.count, "\(error.message)")
     }
 }
 

@@ -24,8 +24,14 @@ import Testing
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
     func prefixesDiacriticsAndRankingWorkAsTheAppQueriesThem() throws {
         let (_, database) = try Self.sampleBundle()
-        // Prefixes, on scientific and common names.
-        #expect(try search(database, "nicroph*").prefix(3).allSatisfy { $0.hasPrefix("taxon:Nicrophorus") })
+        // Prefixes, on scientific and common names: every taxon of the genus, and only those,
+        // before the articles that mention it.
+        let genus = try database.rows("SELECT 'taxon:' || name FROM taxa WHERE name LIKE 'Nicrophorus%' ORDER BY name").map { $0[0] ?? "" }
+        #expect(genus == ["taxon:Nicrophorus", "taxon:Nicrophorus vespillo", "taxon:Nicrophorus vespilloides"])
+        let nicrophorus = try search(database, "nicroph*")
+        try #require(!nicrophorus.isEmpty)
+        #expect(Set(nicrophorus.prefix(genus.count)) == Set(genus), "\(nicrophorus)")
+        #expect(nicrophorus.dropFirst(genus.count).allSatisfy { !$0.hasPrefix("taxon:") }, "\(nicrophorus)")
         #expect(try search(database, "rouge*").first == "taxon:Erithacus rubecula")  // Rougegorge familier
         // Diacritics folded both ways: "foret" finds the Sonian Forest article ("Forêt de Soignes").
         #expect(try search(database, "foret").contains("article:Sonian Forest"))

@@ -106,7 +106,8 @@ import Testing
         // A swapped signature (someone else's, over the same manifest) is refused.
         let original = try Data(contentsOf: URL(fileURLWithPath: signature))
         try ManifestSignature.sign(bundle: bundle, with: otherSigner)
-        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify().count == 1)
+        #expect(BundleVerifier(directory: bundle, publicKey: publicKey).verify()
+                == ["\(signature): error: does not verify: manifest.json is not the one signed with this key"])
         try original.write(to: URL(fileURLWithPath: signature))
         // An edited manifest, re-hashed so that the checksums pass, is refused by the signature.
         let manifestPath = "\(bundle)/manifest.json"
@@ -167,14 +168,43 @@ import Testing
         #expect(inputs.contains { $0["sha256"] as? String == digest })
     }
 
+    /// sha256sum's own reading of a bundle: each file manifest-sha256.txt lists whose bytes no
+    /// longer have the listed digest, with its actual and its listed digest.
+    private func checksumMismatches(_ bundle: String) throws -> [(name: String, actual: String, listed: String)] {
+        try lines("\(bundle)/manifest-sha256.txt").compactMap { line in
+            let listed = String(line.prefix(64))
+            let name = String(line.dropFirst(66))
+            let actual = String(try run("/usr/bin/sha256sum", [name], directory: bundle).stdout.prefix(64))
+            return actual == listed ? nil : (name, actual, listed)
+        }
+    }
+
     @Test(arguments: ["content.sqlite", "manifest.json", "manifest-sha256.txt"])
-    func aFlippedByteInAnyFileIsRefused(file: String) throws {
+    func aFlippedByteInAnyFileIsRefusedNamingTheFileAndTheDigestThatDiffers(file: String) throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
+        let (original, _) = try SHA256.hex(ofFile: "\(bundle)/content.sqlite")
         try flipByte("\(bundle)/\(file)", at: file == "content.sqlite" ? 5000 : 12)
         let problems = BundleVerifier(directory: bundle).verify()
-        #expect(!problems.isEmpty)
-        #expect(problems.contains { $0.contains(file) || $0.contains("manifest") }, "\(problems)")
+        // sha256sum finds one listed file whose digest differs: the damaged file, or the file
+        // whose line in manifest-sha256.txt was damaged.
+        let mismatches = try checksumMismatches(bundle)
+        try #require(mismatches.count == 1, "\(mismatches)")
+        let mismatch = mismatches[0]
+        let checksumProblem = "\(bundle)/\(mismatch.name): error: SHA-256 \(mismatch.actual) does not match manifest-sha256.txt (\(mismatch.listed))"
+        switch file {
+        case "content.sqlite":
+            // Both lists of digests disagree with the database, and it is not opened.
+            #expect(mismatch.name == "content.sqlite" && mismatch.listed == original)
+            #expect(problems == [checksumProblem,
+                                 "\(bundle)/content.sqlite: error: SHA-256 \(mismatch.actual) does not match manifest.json (\(original))"])
+        case "manifest-sha256.txt":
+            // Its first line's digest is no longer the file's; manifest.json still vouches for it.
+            #expect(problems == [checksumProblem])
+        default:
+            #expect(mismatch.name == "manifest.json")
+            #expect(problems.contains(checksumProblem), "\(problems)")
+        }
     }
 
     @Test func aMissingDatabaseIsRefusedByName() throws {

@@ -95,27 +95,38 @@ import Testing
         invalid += Array("</p>\"}}\n".utf8)
         let invalidPath = directory.file("invalid.ndjson")
         try Data(invalid).write(to: URL(fileURLWithPath: invalidPath))
-        // A gzip stream cut in the middle of its second line.
+        // A gzip stream cut short, two thirds in: inside its fourth line (the huge one).
         let gzip = try directory.writeGzip("cut.ndjson.gz", dump)
         let compressed = try Data(contentsOf: URL(fileURLWithPath: gzip))
         try compressed.prefix(compressed.count * 2 / 3).write(to: URL(fileURLWithPath: gzip))
         let (articles, _, rejects) = try run([plain, invalidPath, gzip], wants: wants(
             ["William Clark (inventor)", "Deep", "Huge", "Bad bytes"]), in: directory)
-        #expect(articles["William Clark (inventor)"] != nil)
-        #expect(articles["Huge"] != nil)  // within the 16 MB article limit: parsed, attribute dropped
+        // The good line makes its golden blurb whatever the damage around it.
+        let golden = try text("\(repositoryRoot)/Tests/FieldpackKitTests/Golden/wiki-enterprise-William_Clark.html")
+            .components(separatedBy: "\n\nsummary: ")
+        try #require(golden.count == 2)
+        let william = try #require(articles["William Clark (inventor)"])
+        #expect(william["html"] as? String == golden[0])
+        #expect(william["summary"] as? String == String(golden[1].dropLast()))
+        // Within the 16 MB article limit: parsed, its 10 MB attribute dropped.
+        #expect(articles["Huge"]?["html"] as? String == "<p>A paragraph long enough to keep, ending well.</p>")
         let reasons = rejects.map { "\(($0["file"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""):\($0["line"] as? Int ?? 0): \($0["reason"] as? String ?? "")" }
         #expect(reasons.contains { $0.hasPrefix("dump.ndjson:2: not JSON") })
         #expect(reasons.contains { $0.hasPrefix("dump.ndjson:3: article \"Deep\": elements nest") })
         #expect(reasons.contains { $0.hasPrefix("invalid.ndjson:1: not JSON") })
-        #expect(reasons.contains { $0.hasPrefix("cut.ndjson.gz:") })
+        // The cut stream: its complete lines were read, and the damage is named at the line it cuts.
+        #expect(reasons.filter { $0.hasPrefix("cut.ndjson.gz:") }.map { $0.split(separator: ":")[1] } == ["2", "3", "4"], "\(reasons)")
+        #expect(reasons.contains { $0.hasPrefix("cut.ndjson.gz:4: truncated: ") }, "\(reasons)")
     }
 
     @Test func overTheRejectThresholdNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("bad.ndjson", "not json\n{\"name\": 1}\n")
-        #expect(throws: FieldpackError.self) {
+        let error = try #require(throws: FieldpackError.self) {
             try run([dump], wants: wants(["X"]), in: directory, maxRejectRate: 0.5)
         }
+        #expect(error.path == dump)
+        #expect(error.message == "2 of 2 dump lines rejected (100.0%), over the 50.0% limit; see \(directory.file("rejects.jsonl"))")
         #expect(!FileManager.default.fileExists(atPath: directory.file("articles.jsonl")))
         #expect(try jsonLines(directory.file("rejects.jsonl")).count == 2)
     }
