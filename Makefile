@@ -17,7 +17,7 @@ XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xs
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
 
-.PHONY: all bundle test bench clean deps tools pipeline-bundle
+.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle
 
 all: bundle
 
@@ -35,6 +35,16 @@ deps:
 	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
 	  fi; \
 	fi
+
+# The Python packages the tests check fieldpack's outputs with that Debian does not package:
+# bagit, the Library of Congress's reference BagIt validator (from PyPI).
+PY_TEST_PACKAGES := bagit
+test-deps:
+	@for p in $(PY_TEST_PACKAGES); do \
+	  python3 -c "import $$p" 2>/dev/null && continue; \
+	  echo "installing from PyPI: $$p"; \
+	  python3 -m pip install --quiet $$p || { echo "the tests need $$p; run: python3 -m pip install $$p"; exit 1; }; \
+	done
 
 # --- The executables (one swift build for all; skipped when SKIP_TOOLS=1, as tests do) ----
 ifeq ($(SKIP_TOOLS),1)
@@ -97,7 +107,7 @@ $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
 endif
 
 # --- Tests, benchmark, clean --------------------------------------------------------------
-test: tools
+test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 

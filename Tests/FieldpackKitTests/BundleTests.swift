@@ -156,9 +156,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let bundle = try buildBundle(inputs: try sampleInputs(), in: directory, name: "sample")
         let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
-        let newest = try database.scalar("SELECT max(updated_at) FROM observations")
-        #expect(newest != nil)
-        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'") == "2024-07-15T16:44:03Z")
+        // The newest observation's updated_at, read independently (offsets differ, so not max() on text).
+        let parser = ISO8601DateFormatter()
+        let dates = try database.rows("SELECT updated_at FROM observations").compactMap { $0[0].flatMap(parser.date(from:)) }
+        let newest = try #require(dates.max())
+        let utc = ISO8601DateFormatter()
+        utc.timeZone = TimeZone(identifier: "UTC")
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'") == utc.string(from: newest))
         let pinned = try TemporaryDirectory()
         let other = try buildBundle(inputs: try sampleInputs(), in: pinned, name: "sample", epoch: 1_700_000_000)
         let pinnedDatabase = try Database(path: "\(other)/content.sqlite", mode: .readOnly)

@@ -4,10 +4,10 @@
 /// `receive`s until nil. A consumer that stops early `close`s the channel: a producer blocked
 /// in `send`, or sending later, gets `Channel.Closed` instead of waiting forever. Use it for
 /// coarse work (batches of thousands of rows), not per row. Thread-safe.
-final class Channel<Element>: @unchecked Sendable {
+package final class Channel<Element>: @unchecked Sendable {
     /// Thrown by `send` once the consumer has closed the channel.
-    struct Closed: Error, CustomStringConvertible {
-        var description: String { "the receiving side stopped" }
+    package struct Closed: Error, CustomStringConvertible {
+        package var description: String { "the receiving side stopped" }
     }
 
     private let lock = ConditionLock()
@@ -16,9 +16,9 @@ final class Channel<Element>: @unchecked Sendable {
     private var finished = false
     private var closed = false
     private var failure: Error? = nil
-    let capacity: Int
+    package let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "a channel holds at least one element")
         self.capacity = capacity
     }
@@ -26,7 +26,7 @@ final class Channel<Element>: @unchecked Sendable {
     /// Hands `element` over, waiting while `capacity` elements are waiting.
     ///
     /// - Throws: `Closed` if the consumer closed the channel (the element is dropped).
-    func send(_ element: Element) throws(Closed) {
+    package func send(_ element: Element) throws(Closed) {
         let accepted = lock.withLock {
             while queue.count >= capacity && !closed { lock.wait() }
             guard !closed else { return false }
@@ -38,7 +38,7 @@ final class Channel<Element>: @unchecked Sendable {
     }
 
     /// The producer is done: `receive` returns nil once the elements sent are taken.
-    func finish() {
+    package func finish() {
         lock.withLock {
             finished = true
             lock.broadcast()
@@ -46,7 +46,7 @@ final class Channel<Element>: @unchecked Sendable {
     }
 
     /// The producer failed: `receive` throws `error` once the elements sent are taken.
-    func fail(_ error: Error) {
+    package func fail(_ error: Error) {
         lock.withLock {
             if failure == nil { failure = error }
             finished = true
@@ -55,7 +55,7 @@ final class Channel<Element>: @unchecked Sendable {
     }
 
     /// The consumer stops: pending and later sends throw `Closed`; what was queued is dropped.
-    func close() {
+    package func close() {
         lock.withLock {
             closed = true
             queue.removeAll()
@@ -67,7 +67,7 @@ final class Channel<Element>: @unchecked Sendable {
     /// was taken (or once the channel is closed).
     ///
     /// - Throws: the producer's error, after the elements it sent before failing.
-    func receive() throws -> Element? {
+    package func receive() throws -> Element? {
         try lock.withLock { () throws -> Element? in
             while queue.isEmpty && !finished && !closed { lock.wait() }
             if !queue.isEmpty {
