@@ -9,42 +9,28 @@ public struct ArticleRecord: Sendable, Equatable {
         case title, pageID, revision, modified, url, language, wikidata, license, taxa, destinations, sections
         case summary, html
 
-        public var name: StaticString {
+        /// The key's name in the line, and the `articles` column it loads into unchanged (nil for
+        /// the requesters, which give `taxa.article_id` and `destinations.article_id`).
+        public var spec: (name: StaticString, bundleColumn: String?) {
             switch self {
-            case .title: "title"
-            case .pageID: "page_id"
-            case .revision: "revision"
-            case .modified: "modified"
-            case .url: "url"
-            case .language: "language"
-            case .wikidata: "wikidata"
-            case .license: "license"
-            case .taxa: "taxa"
-            case .destinations: "destinations"
-            case .sections: "sections"
-            case .summary: "summary"
-            case .html: "html"
+            case .title: ("title", "title")
+            case .pageID: ("page_id", "page_id")
+            case .revision: ("revision", "revision")
+            case .modified: ("modified", "modified")
+            case .url: ("url", "url")
+            case .language: ("language", "language")
+            case .wikidata: ("wikidata", "wikidata_id")
+            case .license: ("license", "license")
+            case .taxa: ("taxa", nil)
+            case .destinations: ("destinations", nil)
+            case .sections: ("sections", "sections")
+            case .summary: ("summary", "summary")
+            case .html: ("html", "blurb_html")
             }
         }
 
-        /// The `articles` column it loads into unchanged; nil for the requesters (which give
-        /// `taxa.article_id` and `destinations.article_id`).
-        public var bundleColumn: String? {
-            switch self {
-            case .title: "title"
-            case .pageID: "page_id"
-            case .revision: "revision"
-            case .modified: "modified"
-            case .url: "url"
-            case .language: "language"
-            case .wikidata: "wikidata_id"
-            case .license: "license"
-            case .taxa, .destinations: nil
-            case .sections: "sections"
-            case .summary: "summary"
-            case .html: "blurb_html"
-            }
-        }
+        public var name: StaticString { spec.name }
+        public var bundleColumn: String? { spec.bundleColumn }
     }
 
     public static let defaultLanguage = "en"

@@ -39,9 +39,7 @@ public struct InputRecord {
     }
 
     public func encode(into out: inout JSONWriter) {
-        out.beginArray()
-        out.string(Column.kind.tag)
-        Column.inOrder { column in
+        Column.encode(into: &out, source: nil) { column, out in
             switch column {
             case .index: out.int(index)
             case .path: out.string(path)
@@ -52,8 +50,6 @@ public struct InputRecord {
             case .rejected: out.int(rejected)
             }
         }
-        out.endArray()
-        out.newline()
     }
 }
 
@@ -80,14 +76,17 @@ public struct DedupedInputRecord: Sendable {
     /// The deduped form of an ingest input record.
     public init?(ingest record: JSONColumns) {
         typealias C = InputRecord.Column
-        guard let path = record.string(C.path) else { return nil }
-        self.init(path: path, bytes: record.int64(C.bytes) ?? 0, sha256: record.string(C.sha256) ?? "", format: record.string(C.format) ?? "")
+        self.init(record, path: C.path, bytes: C.bytes, sha256: C.sha256, format: C.format)
     }
 
     /// A deduped input record read back.
     public init?(deduped record: JSONColumns) {
-        guard let path = record.string(Column.path) else { return nil }
-        self.init(path: path, bytes: record.int64(Column.bytes) ?? 0, sha256: record.string(Column.sha256) ?? "", format: record.string(Column.format) ?? "")
+        self.init(record, path: Column.path, bytes: Column.bytes, sha256: Column.sha256, format: Column.format)
+    }
+
+    private init?<C: RecordColumnSet>(_ record: JSONColumns, path: C, bytes: C, sha256: C, format: C) {
+        guard let text = record.string(path) else { return nil }
+        self.init(path: text, bytes: record.int64(bytes) ?? 0, sha256: record.string(sha256) ?? "", format: record.string(format) ?? "")
     }
 
     public init(path: String, bytes: Int64, sha256: String, format: String) {
@@ -98,9 +97,7 @@ public struct DedupedInputRecord: Sendable {
     }
 
     public func encode(into out: inout JSONWriter) {
-        out.beginArray()
-        out.string(Column.kind.tag)
-        Column.inOrder { column in
+        Column.encode(into: &out, source: nil) { column, out in
             switch column {
             case .path: out.string(path)
             case .bytes: out.int(bytes)
@@ -108,7 +105,5 @@ public struct DedupedInputRecord: Sendable {
             case .format: out.string(format)
             }
         }
-        out.endArray()
-        out.newline()
     }
 }

@@ -60,9 +60,7 @@ public struct ObservationRecord {
 
     /// Writes the record as one ingest line ending with `source`.
     public func encode(into out: inout JSONWriter, source: String) {
-        out.beginArray()
-        out.string(Column.kind.tag)
-        Column.inOrder { column in
+        Column.encode(into: &out, source: source) { column, out in
             switch column {
             case .id: out.int(id)
             case .uuid: out.string(uuid)
@@ -89,8 +87,5 @@ public struct ObservationRecord {
             case .seen: out.int(seen)
             }
         }
-        out.string(source)
-        out.endArray()
-        out.newline()
     }
 }

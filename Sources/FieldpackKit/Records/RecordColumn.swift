@@ -47,6 +47,29 @@ extension RecordColumnSet {
         }
     }
 
+    /// Writes one records line: the kind's tag, each column's value (`write` switches over the
+    /// columns, so a new column does not compile until it is written), then `source` if any.
+    ///
+    /// - Returns: where in `out` the occurrence columns begin (what `Satellites` leaves out of a
+    ///   record's identity); `out.count` at the end of the columns if there are none.
+    @inline(__always) @discardableResult
+    public static func encode(
+        into out: inout JSONWriter, source: String?, _ write: (Self, inout JSONWriter) -> Void
+    ) -> Int {
+        out.beginArray()
+        out.string(kind.tag)
+        var occurrenceStart: Int? = nil
+        inOrder { column in
+            if column.spec.occurrence && occurrenceStart == nil { occurrenceStart = out.count }
+            write(column, &out)
+        }
+        let end = occurrenceStart ?? out.count
+        if let source { out.string(source) }
+        out.endArray()
+        out.newline()
+        return end
+    }
+
     /// The columns the bundle loads unchanged, in record order.
     public static var bundleColumns: [Self] { ordered.filter { $0.spec.bundleColumn != nil } }
 

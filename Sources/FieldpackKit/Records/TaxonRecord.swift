@@ -78,11 +78,7 @@ public struct TaxonRecord {
     /// - Returns: where in `out` the occurrence columns begin (what `Satellites` leaves out).
     @discardableResult
     public func encode(into out: inout JSONWriter, source: String) -> Int {
-        out.beginArray()
-        out.string(Column.kind.tag)
-        var occurrenceStart = 0
-        Column.inOrder { column in
-            if column.spec.occurrence && occurrenceStart == 0 { occurrenceStart = out.count }
+        Column.encode(into: &out, source: source) { column, out in
             switch column {
             case .id: out.int(id)
             case .from: out.string(from.tag)
@@ -106,9 +102,5 @@ public struct TaxonRecord {
             case .seen: out.int(seen)
             }
         }
-        out.string(source)
-        out.endArray()
-        out.newline()
-        return occurrenceStart
     }
 }

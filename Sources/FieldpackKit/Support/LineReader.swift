@@ -29,6 +29,9 @@ public final class LineReader {
     public private(set) var damage: FieldpackError?
     public let maxLineBytes: Int
 
+    /// How many lines `next` has returned: a damaged stream is damaged at line `linesRead + 1`.
+    public var linesRead: Int { lineNumber }
+
     public init(source: ByteSource, chunkSize: Int = 1 << 20, maxLineBytes: Int = 256 << 20) {
         self.source = source
         self.buffer = PaddedBuffer(capacity: chunkSize)

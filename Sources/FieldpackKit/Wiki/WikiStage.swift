@@ -152,7 +152,7 @@ public struct WikiStage {
                         line = try reader.next()
                     } catch let error as FieldpackError {
                         // A damaged stream: every complete line before it was read.
-                        run.findings.append(Finding(path: name, line: nil, reason: error.message))
+                        run.findings.append(Finding(path: name, line: reader.linesRead + 1, reason: error.message))
                         if first { run.summary.rejected += 1; run.summary.lines += 1 }
                         break
                     }
