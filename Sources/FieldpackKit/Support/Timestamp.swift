@@ -3,61 +3,79 @@ public enum Timestamp {
     /// Parses `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fff]]` (or a space) and `Z` or
     /// `±HH[:MM]`. A missing offset means UTC. Returns Unix milliseconds, or nil if malformed.
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        var index = 0
-        let count = bytes.count
-        func number(_ digits: Int) -> Int64? {
-            guard index + digits <= count else { return nil }
-            var value: Int64 = 0
-            for _ in 0..<digits {
-                let byte = bytes[index]
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int64(byte - 0x30)
-                index += 1
-            }
-            return value
-        }
-        func expect(_ ascii: Unicode.Scalar) -> Bool {
-            guard index < count && bytes[index] == UInt8(ascii: ascii) else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day)
+        // A value, not closures over a captured `var`: those pay a run-time exclusivity check
+        // on every byte (measured with callgrind: 2% of ingest).
+        var cursor = Cursor(bytes: bytes)
+        guard let year = cursor.number(4), cursor.expect("-"), let month = cursor.number(2), cursor.expect("-"),
+              let day = cursor.number(2), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         var millis = daysFromCivil(year: year, month: month, day: day) * 86_400_000
-        if index == count { return millis }
-        guard index < count, bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: " ") else { return nil }
-        index += 1
-        guard let hour = number(2), expect(":"), let minute = number(2), hour < 24, minute < 60 else { return nil }
+        if cursor.atEnd { return millis }
+        guard cursor.expect("T") || cursor.expect(" ") else { return nil }
+        guard let hour = cursor.number(2), cursor.expect(":"), let minute = cursor.number(2), hour < 24, minute < 60 else {
+            return nil
+        }
         millis += (hour * 3600 + minute * 60) * 1000
-        if expect(":") {
-            guard let second = number(2), second < 61 else { return nil }
+        if cursor.expect(":") {
+            guard let second = cursor.number(2), second < 61 else { return nil }
             millis += second * 1000
-            if expect(".") {
+            if cursor.expect(".") {
                 var scale: Int64 = 100
                 var fraction: Int64 = 0
                 var digits = 0
-                while index < count, bytes[index] >= 0x30 && bytes[index] <= 0x39 {
-                    if digits < 3 { fraction += Int64(bytes[index] - 0x30) * scale; scale /= 10 }
+                while let digit = cursor.digit() {
+                    if digits < 3 { fraction += digit * scale; scale /= 10 }
                     digits += 1
-                    index += 1
                 }
                 guard digits > 0 else { return nil }
                 millis += fraction
             }
         }
-        if index == count || expect("Z") { return index == count ? millis : nil }
+        if cursor.atEnd || cursor.expect("Z") { return cursor.atEnd ? millis : nil }
         let sign: Int64
-        if expect("+") { sign = 1 } else if expect("-") { sign = -1 } else { return nil }
-        guard let offsetHours = number(2) else { return nil }
+        if cursor.expect("+") { sign = 1 } else if cursor.expect("-") { sign = -1 } else { return nil }
+        guard let offsetHours = cursor.number(2) else { return nil }
         var offsetMinutes: Int64 = 0
-        if index < count {
-            _ = expect(":")
-            guard let minutes = number(2) else { return nil }
+        if !cursor.atEnd {
+            _ = cursor.expect(":")
+            guard let minutes = cursor.number(2) else { return nil }
             offsetMinutes = minutes
         }
-        guard index == count else { return nil }
+        guard cursor.atEnd else { return nil }
         return millis - sign * (offsetHours * 60 + offsetMinutes) * 60_000
+    }
+
+    /// Reads a timestamp's bytes left to right.
+    private struct Cursor {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        var atEnd: Bool { index == bytes.count }
+
+        /// The next byte's value if it is a digit (consumed), else nil.
+        mutating func digit() -> Int64? {
+            guard index < bytes.count, bytes[index] >= 0x30 && bytes[index] <= 0x39 else { return nil }
+            index += 1
+            return Int64(bytes[index - 1] - 0x30)
+        }
+
+        /// Exactly `count` digits as a number, nil if fewer are there.
+        mutating func number(_ count: Int) -> Int64? {
+            guard index + count <= bytes.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<count {
+                guard let digit = digit() else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+
+        /// Consumes `ascii` if it is next.
+        mutating func expect(_ ascii: Unicode.Scalar) -> Bool {
+            guard index < bytes.count && bytes[index] == UInt8(ascii: ascii) else { return false }
+            index += 1
+            return true
+        }
     }
 
     public static func parse(_ text: String) -> Int64? {
