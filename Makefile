@@ -9,7 +9,7 @@ SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
 STAGES := inat dedupe wiki bundle manifest verify synth sanitize
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
@@ -37,13 +37,17 @@ deps:
 	fi
 
 # The Python packages the tests check fieldpack's outputs with that Debian does not package:
-# bagit, the Library of Congress's reference BagIt validator (from PyPI).
+# bagit, the Library of Congress's reference BagIt validator. Installed from PyPI into
+# .build/python (pip --target: no system or user site touched, so Debian's externally managed
+# Python allows it); the tests put that folder on PYTHONPATH.
 PY_TEST_PACKAGES := bagit
+PY_TEST_DIR := .build/python
 test-deps:
 	@for p in $(PY_TEST_PACKAGES); do \
-	  python3 -c "import $$p" 2>/dev/null && continue; \
-	  echo "installing from PyPI: $$p"; \
-	  python3 -m pip install --quiet $$p || { echo "the tests need $$p; run: python3 -m pip install $$p"; exit 1; }; \
+	  PYTHONPATH=$(PY_TEST_DIR) python3 -c "import $$p" 2>/dev/null && continue; \
+	  echo "installing from PyPI into $(PY_TEST_DIR): $$p"; \
+	  python3 -m pip install --quiet --target $(PY_TEST_DIR) $$p \
+	    || { echo "the tests need $$p; run: python3 -m pip install --target $(PY_TEST_DIR) $$p"; exit 1; }; \
 	done
 
 # --- The executables (one swift build for all; skipped when SKIP_TOOLS=1, as tests do) ----

@@ -12,7 +12,8 @@ let command = StageCommand(
         Builds the content bundle: applies the ordered migrations to a scratch database, loads the
         deduped records in one transaction, checks foreign keys and integrity, then publishes a
         compacted copy (VACUUM INTO, fsync, rename). The same inputs give the same bytes: the build
-        date is SOURCE_DATE_EPOCH or the newest record's updated_at, never the clock.
+        date is --source-date-epoch, else SOURCE_DATE_EPOCH (Unix seconds; anything else is a usage
+        error), else the newest record's updated_at, never the clock.
 
         Only photos that may ship go in: an allowed licence (the pipeline's "licenses"), a real
         https photo (not a placeholder), and someone to credit. Each gets its tier URL template,

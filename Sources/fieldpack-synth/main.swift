@@ -38,6 +38,7 @@ command.main { arguments in
         return
     }
     guard arguments.positional.isEmpty else { throw UsageError("takes no positional arguments") }
+    if arguments.value("pipeline") != nil { throw UsageError("--pipeline goes with --parse-only") }
     if let articles = try arguments.int("wiki-articles") {
         guard articles > 0 else { throw UsageError("--wiki-articles must be at least 1") }
         let seedText = try arguments.required("seed")

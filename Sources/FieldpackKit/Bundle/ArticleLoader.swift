@@ -22,6 +22,7 @@ struct ArticleLoader {
             previous = title
             id += 1
             let values = [SQLValue.integer(id)] + article.bundleValues
+            precondition(values.count == insert.parameterCount, "an article binds \(values.count) of \(insert.parameterCount) parameters")
             do {
                 try insert.bind(values)
                 try insert.run()

@@ -34,7 +34,7 @@ public struct BundleBuilder {
         public var sourceDateEpoch: Int64? = nil
         /// The schema history to build with: the shipped one. (Tests pass one whose last step
         /// fails, to show that a failed build publishes nothing.)
-        public var migrations: [Migration] = Migrations.all
+        package var migrations: [Migration] = Migrations.all
 
         public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
             self.input = input

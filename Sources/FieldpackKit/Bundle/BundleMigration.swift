@@ -23,7 +23,7 @@ public struct BundleMigration {
         public var output: String
         /// The schema history to migrate with: the shipped one. (Tests pass one with a failing
         /// step, to show that a failure mid-migration leaves the source alone and publishes nothing.)
-        public var migrations: [Migration] = Migrations.all
+        package var migrations: [Migration] = Migrations.all
 
         public init(source: String, output: String) {
             self.source = source

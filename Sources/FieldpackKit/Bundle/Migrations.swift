@@ -6,13 +6,13 @@ public struct Migration: Sendable {
     public var name: String
     public var sql: String
 
-    /// SHA-256 of the SQL with CRLF normalised to LF; recorded in `schema_migrations`.
     public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
     }
 
+    /// SHA-256 of the SQL with CRLF normalised to LF; recorded in `schema_migrations`.
     public var sqlSHA256: String {
         SHA256.hex(of: Array(sql.replacingOccurrences(of: "\r\n", with: "\n").utf8))
     }

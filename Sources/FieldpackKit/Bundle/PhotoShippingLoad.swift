@@ -21,8 +21,27 @@ struct PhotoShippingLoad {
         var line: Int32
     }
 
-    /// The `photos` columns decided here, bound after the record's own (see `RecordBatch.Table`).
-    static let derivedPhotoColumns = ["url", "remote", "credit", "url_size_start", "url_size_length"]
+    /// The `photos` columns decided here, bound after the record's own, in this order (see
+    /// `RecordBatch.Table`).
+    enum DerivedColumn: CaseIterable {
+        /// The record's URL if already normal, else the normalized one.
+        case url
+        case remote, credit
+        /// Where the size token sits in the URL, for the app to put a tier's in its place.
+        case urlSizeStart, urlSizeLength
+
+        var name: String {
+            switch self {
+            case .url: "url"
+            case .remote: "remote"
+            case .credit: "credit"
+            case .urlSizeStart: "url_size_start"
+            case .urlSizeLength: "url_size_length"
+            }
+        }
+    }
+
+    static let derivedPhotoColumns = DerivedColumn.allCases.map(\.name)
 
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
@@ -110,20 +129,21 @@ struct PhotoShippingLoad {
         if photo.ships {
             let batch = try stream.begin(.photos, line: line)
             batch.add(photoColumns, from: record)
-            if case .inaturalist(let url) = source, url.isAlreadyNormal {
-                batch.text(record.text(C.url))
-            } else {
-                batch.text(photo.url)
-            }
-            batch.bool(photo.isRemote)
-            batch.text(photo.credit)
-            if case .inaturalist(let url) = photo.source {
-                let token = url.sizeToken
-                batch.int(Int64(token.start))
-                batch.int(Int64(token.length))
-            } else {
-                batch.int(nil)
-                batch.int(nil)
+            var sizeToken: (start: Int, length: Int)? = nil
+            if case .inaturalist(let url) = photo.source { sizeToken = url.sizeToken }
+            for column in DerivedColumn.allCases {
+                switch column {
+                case .url:
+                    if case .inaturalist(let url) = source, url.isAlreadyNormal {
+                        batch.text(record.text(C.url))
+                    } else {
+                        batch.text(photo.url)
+                    }
+                case .remote: batch.bool(photo.isRemote)
+                case .credit: batch.text(photo.credit)
+                case .urlSizeStart: batch.int(sizeToken.map { Int64($0.start) })
+                case .urlSizeLength: batch.int(sizeToken.map { Int64($0.length) })
+                }
             }
             if let measured, let known = photo.sizeClass.original, !photo.isRemote {
                 for size in measured.sizes(of: id) {

@@ -53,7 +53,7 @@ final class RecordLoader {
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
     func inputsJSON() -> String {
-        let entries = inputs.map { FileEntry(path: $0.path, bytes: Int($0.bytes), sha256: $0.sha256) }
+        let entries = inputs.map { FileEntry(path: $0.path, bytes: Int($0.bytes ?? 0), sha256: $0.sha256 ?? "") }
         var writer = JSONWriter()
         FileEntry.write(
             entries.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }, into: &writer)

@@ -173,7 +173,7 @@ public struct Dedupe: Sendable {
                 sourceNames[Int(index)] = path
             }
             guard let input = DedupedInputRecord(ingest: columns) else {
-                throw FieldpackError(path: options.input, "an input record has no path")
+                throw FieldpackError(path: options.input, "an input record has no path: \(String(decoding: line, as: UTF8.self))")
             }
             var writer = JSONWriter()
             input.encode(into: &writer)

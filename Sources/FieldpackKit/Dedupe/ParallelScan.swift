@@ -89,7 +89,7 @@ enum ParallelScan {
             if line.bytes.isEmpty { continue }
             let offset = range.lowerBound + line.offset
             guard let kind = RecordKind.of(line.bytes) else {
-                throw FieldpackError(path: path, "the line at byte \(offset) is not a records line (no {\"k\":…} kind)")
+                throw FieldpackError(path: path, "the line at byte \(offset) is not a records line (it does not start [\"<kind>\")")
             }
             if line.unterminated { throw FieldpackError(path: path, "records file ends mid-record at byte \(offset)") }
             try body(kind, line.bytes, offset)

@@ -236,9 +236,9 @@ struct RecordExtractor {
         if let geojson = try obs.object("geojson"), let coordinates = try geojson.array("coordinates") {
             let values = Array(coordinates.elements)
             func number(_ value: JSONValue) -> Double? { value.double ?? value.string.flatMap { Double($0) } }
-            guard values.count == 2, let lng = number(values[0]), let lat = number(values[1]) else {
-                throw RecordError("geojson.coordinates is not [lng, lat]")
-            }
+            guard values.count == 2, let lng = number(values[0]), let lat = number(values[1]), abs(lat) <= 90,
+                  abs(lng) <= 180
+            else { throw RecordError("geojson.coordinates is not [lng, lat]") }
             return (lat, lng)
         }
         return (nil, nil)

@@ -63,9 +63,9 @@ public struct ArticleRecord: Sendable, Equatable {
     public static let insertSQL = SQLText.insert(
         into: "articles", columns: ["id"] + Key.allCases.compactMap(\.bundleColumn))
 
-    /// The values for `insertSQL` after the id, in key order.
+    /// The values for `insertSQL` after the id: one per key with a bundle column, in key order.
     public var bundleValues: [SQLValue] {
-        Key.allCases.compactMap { key -> SQLValue? in
+        Key.allCases.filter { $0.bundleColumn != nil }.map { key -> SQLValue in
             switch key {
             case .title: .text(title)
             case .pageID: pageID.map { .integer($0) } ?? .null
@@ -75,10 +75,10 @@ public struct ArticleRecord: Sendable, Equatable {
             case .language: .text(language)
             case .wikidata: wikidata.map { .text($0) } ?? .null
             case .license: .text(license)
-            case .taxa, .destinations: nil
             case .sections: .integer(sections)
             case .summary: .text(summary)
             case .html: .text(html)
+            case .taxa, .destinations: preconditionFailure("\(key) has no bundle column")
             }
         }
     }

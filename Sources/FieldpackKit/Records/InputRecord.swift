@@ -69,9 +69,10 @@ public struct DedupedInputRecord: Sendable {
     }
 
     public var path: String
-    public var bytes: Int64
-    public var sha256: String
-    public var format: String
+    /// As ingest wrote them; nil (null) only in a hand-made records file.
+    public var bytes: Int64?
+    public var sha256: String?
+    public var format: String?
 
     /// The deduped form of an ingest input record.
     public init?(ingest record: JSONColumns) {
@@ -86,10 +87,10 @@ public struct DedupedInputRecord: Sendable {
 
     private init?<C: RecordColumnSet>(_ record: JSONColumns, path: C, bytes: C, sha256: C, format: C) {
         guard let text = record.string(path) else { return nil }
-        self.init(path: text, bytes: record.int64(bytes) ?? 0, sha256: record.string(sha256) ?? "", format: record.string(format) ?? "")
+        self.init(path: text, bytes: record.int64(bytes), sha256: record.string(sha256), format: record.string(format))
     }
 
-    public init(path: String, bytes: Int64, sha256: String, format: String) {
+    public init(path: String, bytes: Int64?, sha256: String?, format: String?) {
         self.path = path
         self.bytes = bytes
         self.sha256 = sha256

@@ -60,7 +60,13 @@ public final class RawFileSource: ByteSource {
 /// Inflates gzip data (including several concatenated members) from another source, with zlib.
 public final class GzipSource: ByteSource {
     private let source: RawFileSource
-    private var stream = z_stream()
+    /// On the heap, allocated once: zlib keeps a pointer back to it (`state->strm`), so it must
+    /// not move, which a Swift stored property passed with `&` does not promise.
+    private let streamPointer: UnsafeMutablePointer<z_stream> = {
+        let pointer = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        pointer.initialize(to: z_stream())
+        return pointer
+    }()
     private var input: [UInt8]
     private var inputStart = 0
     private var inputEnd = 0
@@ -73,11 +79,15 @@ public final class GzipSource: ByteSource {
         self.source = source
         input = [UInt8](repeating: 0, count: 1 << 18)
         // 15 + 16: a gzip wrapper, with the largest window.
-        let status = fp_inflate_init2(&stream, 15 + 16)
+        let status = fp_inflate_init2(streamPointer, 15 + 16)
         if status != Z_OK { throw FieldpackError(path: source.file.path, "zlib could not start inflating") }
     }
 
-    deinit { inflateEnd(&stream) }
+    deinit {
+        inflateEnd(streamPointer)
+        streamPointer.deinitialize(count: 1)
+        streamPointer.deallocate()
+    }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let error = pendingError {
@@ -97,7 +107,7 @@ public final class GzipSource: ByteSource {
                     ended = true
                     return 0
                 }
-                inflateReset(&stream)
+                inflateReset(streamPointer)
                 memberEnded = false
             }
             if inputStart == inputEnd && sawInputEnd {
@@ -109,13 +119,13 @@ public final class GzipSource: ByteSource {
             let produced: Int
             let status: Int32
             (produced, status) = input.withUnsafeMutableBytes { inputBytes in
-                stream.next_in = inputBytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + inputStart
-                stream.avail_in = uInt(inputEnd - inputStart)
-                stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(buffer.count)
-                let status = inflate(&stream, Z_NO_FLUSH)
-                inputStart = inputEnd - Int(stream.avail_in)
-                return (buffer.count - Int(stream.avail_out), status)
+                streamPointer.pointee.next_in = inputBytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + inputStart
+                streamPointer.pointee.avail_in = uInt(inputEnd - inputStart)
+                streamPointer.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                streamPointer.pointee.avail_out = uInt(buffer.count)
+                let status = inflate(streamPointer, Z_NO_FLUSH)
+                inputStart = inputEnd - Int(streamPointer.pointee.avail_in)
+                return (buffer.count - Int(streamPointer.pointee.avail_out), status)
             }
             switch status {
             case Z_STREAM_END:
@@ -124,7 +134,7 @@ public final class GzipSource: ByteSource {
                 break
             default:
                 ended = true
-                let detail = stream.msg.map { String(cString: $0) } ?? "code \(status)"
+                let detail = streamPointer.pointee.msg.map { String(cString: $0) } ?? "code \(status)"
                 let error = FieldpackError(
                     path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)")
                 if produced == 0 { throw error }

@@ -1,6 +1,7 @@
 /// Per-task results (or errors) of tasks run side by side.
 final class Results<T>: @unchecked Sendable {
-    // Not `Synchronization.Mutex`: its `sending` rules refuse a non-Sendable `T`.
+    // Not `Synchronization.Mutex`: its `sending` rules refuse a non-Sendable `T`. Nobody waits
+    // on it; `ConditionLock` serves as a plain lock at a stable address.
     private let lock = ConditionLock()
     private var slots: [Result<T, Error>?]
 
