@@ -46,7 +46,7 @@ test-deps:
 	@for p in $(PY_TEST_PACKAGES); do \
 	  PYTHONPATH=$(PY_TEST_DIR) python3 -c "import $$p" 2>/dev/null && continue; \
 	  echo "installing from PyPI into $(PY_TEST_DIR): $$p"; \
-	  python3 -m pip install --quiet --target $(PY_TEST_DIR) $$p \
+	  python3 -m pip install --quiet --root-user-action=ignore --target $(PY_TEST_DIR) $$p \
 	    || { echo "the tests need $$p; run: python3 -m pip install --target $(PY_TEST_DIR) $$p"; exit 1; }; \
 	done
 
