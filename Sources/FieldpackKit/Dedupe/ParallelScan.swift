@@ -101,7 +101,8 @@ enum ParallelScan {
 final class RecordReader {
     let path: String
     let parser = JSONParser()
-    var columns = JSONColumns()
+    // Loaded for every record (unchecked at run time, like `LineReader`'s position).
+    @exclusivity(unchecked) var columns = JSONColumns()
 
     init(path: String) {
         self.path = path
