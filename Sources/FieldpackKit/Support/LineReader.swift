@@ -40,8 +40,9 @@ public final class LineReader {
         self.maxLineBytes = maxLineBytes
     }
 
-    /// Reads more bytes; returns false at the end of the stream.
-    private func refill() throws -> Bool {
+    /// Reads more bytes; returns false at the end of the stream. The buffer grows up to
+    /// `maximum` bytes (`maxLineBytes` for lines; `rest` passes its document limit).
+    private func refill(maximum: Int? = nil) throws -> Bool {
         if atEnd { return false }
         if start > 0 {
             let remaining = buffer.count - start
@@ -51,7 +52,7 @@ public final class LineReader {
             start = 0
         }
         if buffer.count == buffer.capacity {
-            if buffer.capacity >= maxLineBytes {
+            if buffer.capacity >= (maximum ?? maxLineBytes) {
                 throw FieldpackError("line \(lineNumber + 1) is longer than \(maxLineBytes >> 20) MiB")
             }
             buffer.reserve(buffer.capacity * 2)
@@ -107,7 +108,8 @@ public final class LineReader {
                 throw FieldpackError("document is larger than the \(limit >> 20) MiB limit for one JSON document")
             }
             scanned = buffer.count
-            if try !refill() { break }
+            // Room for one byte past the limit, so an oversized document is told as one.
+            if try !refill(maximum: limit + 1) { break }
         }
         return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
     }
