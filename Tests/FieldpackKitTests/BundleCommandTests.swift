@@ -1,0 +1,136 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// `fieldpack-bundle` as make runs it: the settings only the executable reads (the
+/// `SOURCE_DATE_EPOCH` environment variable, `--depfile`) and its streams. Runs the built
+/// executable: needs `FIELDPACK_BIN`, skipped otherwise.
+@Suite struct BundleCommandTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// Deduped records of one observation updated at 10:00 in UTC+2 (08:00 UTC), and a pipeline.
+    private func inputs(_ directory: TemporaryDirectory, pipeline: String = #"{"name": "epoch", "inat": ["unused"]}"#) throws
+        -> (deduped: String, pipeline: String)
+    {
+        try directory.write("page.json", page([
+            observationJSON(id: 1, updatedAt: "2024-05-01T10:00:00+02:00", photos: [(id: 10, license: "cc-by", width: 2048)])
+        ]))
+        try ingestAndDedupe([directory.file("page.json")], in: directory)
+        return (directory.file("deduped.jsonl"), try directory.write("pipeline.json", pipeline))
+    }
+
+    private func bundle(_ arguments: [String], sourceDateEpoch: String) throws -> ProcessResult {
+        try run("\(try #require(Self.binaries))/fieldpack-bundle", arguments, environment: ["SOURCE_DATE_EPOCH": sourceDateEpoch])
+    }
+
+    private func buildDate(_ database: String) throws -> String? {
+        try Database(path: database, mode: .immutable).scalar("SELECT value FROM bundle_info WHERE key = 'build_date'")
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func theBuildDateComesFromSourceDateEpochAndTheOptionWinsOverIt() throws {
+        let directory = try TemporaryDirectory()
+        let (deduped, pipeline) = try inputs(directory)
+        let output = directory.file("content.sqlite")
+        let arguments = [deduped, "--pipeline", pipeline, "--output", output]
+
+        // 1700000000 s after 1970-01-01T00:00:00Z is 2023-11-14T22:13:20Z.
+        let fromEnvironment = try bundle(arguments, sourceDateEpoch: "1700000000")
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        #expect(try buildDate(output) == "2023-11-14T22:13:20Z")
+
+        // The option wins over the variable: one day after the epoch.
+        let fromOption = try bundle(arguments + ["--source-date-epoch", "86400"], sourceDateEpoch: "1700000000")
+        #expect(fromOption.status == 0, "\(fromOption.stderr)")
+        #expect(try buildDate(output) == "1970-01-02T00:00:00Z")
+
+        // An empty variable counts as unset: the newest record's updated_at, in UTC.
+        let fromData = try bundle(arguments, sourceDateEpoch: "")
+        #expect(fromData.status == 0, "\(fromData.stderr)")
+        #expect(try buildDate(output) == "2024-05-01T08:00:00Z")
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func aSourceDateEpochThatIsNotSecondsIsBadUsageAndBuildsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let (deduped, pipeline) = try inputs(directory)
+        let output = directory.file("content.sqlite")
+        let result = try bundle([deduped, "--pipeline", pipeline, "--output", output], sourceDateEpoch: "2024-05-01")
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix(
+            "fieldpack-bundle: error: SOURCE_DATE_EPOCH must be Unix seconds, not \"2024-05-01\"\nusage: fieldpack-bundle "))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func aSuccessfulBuildWritesItsFilesAndOnlyASummaryLineOnStderr() throws {
+        let directory = try TemporaryDirectory()
+        let (deduped, pipeline) = try inputs(directory)
+        let output = directory.file("out/content.sqlite")
+        let result = try bundle(
+            [deduped, "--pipeline", pipeline, "--output", output, "--costs-report", directory.file("out/costs-report.json"),
+             "--inputs", directory.file("out/inputs.json")],
+            sourceDateEpoch: "")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        // 1 user, 1 photo, 1 taxon, 1 observation, 1 link; the photo ships (cc-by, credited).
+        #expect(result.stderr.hasPrefix(
+            "fieldpack-bundle: schema v5, 1 users, 1 photos, 1 taxa, 1 observations, 1 observation_photos, 0 taxon_photos, "),
+            "\(result.stderr)")
+        #expect(result.stderr.contains("; photos: 1 of 1 ship (0 remote), 0 excluded; "), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("out")).sorted()
+                == ["content.sqlite", "costs-report.json", "inputs.json"])
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func theDepfileNamesTheMeasuredSizesFileWithSpacesEscaped() throws {
+        let directory = try TemporaryDirectory()
+        let sizes = try directory.write("measured sizes/sizes.csv", "photo_id,tier,bytes\n10,small,9000\n")
+        let (deduped, pipeline) = try inputs(
+            directory, pipeline: #"{"name": "epoch", "inat": ["unused"], "costs": {"measured_sizes": "\#(sizes)"}}"#)
+        let output = directory.file("content.sqlite")
+        let depfile = directory.file("content.d")
+        let result = try bundle([deduped, "--pipeline", pipeline, "--output", output, "--depfile", depfile], sourceDateEpoch: "")
+        #expect(result.status == 0, "\(result.stderr)")
+        let escaped = sizes.replacingOccurrences(of: " ", with: "\\ ")
+        #expect(try text(depfile) == "\(output): \\\n  \(escaped)\n\(escaped):\n")
+
+        // Without measured sizes the database depends on nothing more.
+        let plain = try directory.write("plain.json", #"{"name": "epoch", "inat": ["unused"]}"#)
+        #expect(try bundle([deduped, "--pipeline", plain, "--output", output, "--depfile", depfile], sourceDateEpoch: "").status == 0)
+        #expect(try text(depfile) == "\(output):\n")
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func migrateBringsAReleasedBundleToTheLatestSchemaAndSaysFromWhich() throws {
+        let directory = try TemporaryDirectory()
+        let source = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles/v4.sqlite"
+        let output = directory.file("content.sqlite")
+        let result = try bundle(["migrate", source, "--output", output], sourceDateEpoch: "")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix(
+            "fieldpack-bundle: migrated \(source) from schema v4 to v5, fingerprint \(try SmallBundle.lockedFingerprint()) in "),
+            "\(result.stderr)")
+        #expect(try Database(path: output, mode: .immutable).int("PRAGMA user_version") == 5)
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func migratingAFolderThatDoesNotVerifyNamesEachProblemAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let previous = directory.file("previous")
+        try directory.write("previous/content.sqlite", "not a database")
+        let output = directory.file("content.sqlite")
+        let result = try bundle(["migrate", previous, "--output", output], sourceDateEpoch: "")
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        try #require(lines.count >= 2, "\(result.stderr)")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("\(previous)/") && $0.contains(": error: ") }, "\(result.stderr)")
+        #expect(lines.contains("\(previous)/manifest.json: error: missing"))
+        #expect(lines.last == "\(previous): error: the previous bundle does not verify: \(lines.count - 1) problem(s)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}

@@ -1,0 +1,84 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// `fieldpack-sanitize`, judged from outside as the oracle judges it: JSON Lines in on stdin,
+/// `{"id", "output"}` out on stdout in order, diagnostics on stderr; and `--article`. Runs the
+/// built executable: needs `FIELDPACK_BIN`, skipped otherwise.
+@Suite struct SanitizeCommandTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// Runs `fieldpack-sanitize arguments < input`.
+    private func sanitize(_ input: String, _ arguments: [String] = []) throws -> ProcessResult {
+        let directory = try TemporaryDirectory()
+        try directory.write("input.jsonl", input)
+        let tool = "\(try #require(Self.binaries))/fieldpack-sanitize"
+        return try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < input.jsonl", tool] + arguments, directory: directory.path)
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func eachLineGetsItsIdAndSafeOutputInOrderAndRefusedInputGetsNull() throws {
+        // Raw bytes through html_base64: "<b>", an invalid UTF-8 byte, "</b>".
+        let raw = Data(Array("<b>".utf8) + [0xFF] + Array("</b>".utf8)).base64EncodedString()
+        let input = """
+            {"id": 1, "html": "<p onclick=\\"x()\\">1 &lt; 2 <strong>bold</strong></p>"}
+
+            {"id": "b", "html": "<p>x<script>alert(1)</script></p>"}
+            {"id": 3, "html_base64": "\(raw)"}
+            {"id": 4, "html": "<p>\(String(repeating: "a", count: 100))</p>"}
+
+            """
+        let result = try sanitize(input, ["--max-bytes", "64"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try #require(lines.count == 5, "\(result.stdout)")
+        #expect(lines[4] == "")
+        // Ids keep their JSON type; outputs hold only p, b, i, br and escaped text.
+        #expect(lines[0].hasPrefix("{\"id\":1,\"output\":"))
+        #expect(lines[1].hasPrefix("{\"id\":\"b\",\"output\":"))
+        #expect(lines[3] == "{\"id\":4,\"output\":null}")
+        let outputs = try lines.prefix(3).map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["output"] as? String
+        }
+        #expect(outputs == ["<p>1 &lt; 2 <b>bold</b></p>", "<p>x</p>", "<b>\u{FFFD}</b>"])
+        #expect(result.stderr.hasPrefix("fieldpack-sanitize: 4 inputs, 1 refused in "), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test(.enabled(if: binaries != nil), arguments: [
+        ("{\"id\": 1, \"html\": \"<p>ok</p>\"}\n[\"not\", \"an\", \"object\"]\n", "/dev/stdin:2: error: expected an object with an \"id\""),
+        ("{\"html\": \"<p>x</p>\"}\n", "/dev/stdin:1: error: expected an object with an \"id\""),
+        ("\n{\"id\": 1}\n", "/dev/stdin:2: error: expected \"html\" or \"html_base64\" as a string"),
+        ("{\"id\": 1, \"html_base64\": \"***\"}\n", "/dev/stdin:1: error: html_base64 is not base64"),
+    ])
+    func aLineThatIsNotAnInputFailsWithExit1NamingItsLine(input: String, diagnostic: String) throws {
+        let result = try sanitize(input)
+        #expect(result.status == 1)
+        #expect(result.stderr == diagnostic + "\n")
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func theArticleOptionPrintsTheBlurbAndTheSummaryOfOnePage() throws {
+        let directory = try TemporaryDirectory()
+        let page = try directory.write("great-tit.html", """
+            <!DOCTYPE html><html><head><meta charset="utf-8"/><title>Great tit</title></head>
+            <body class="mw-parser-output"><section data-mw-section-id="0">
+            <table class="infobox"><tr><td>Kingdom: Animalia, with a long cell of text that is not prose.</td></tr></table>
+            <p>The <b>great tit</b> (<i>Parus major</i>) is a passerine bird of woodlands and gardens across Europe.</p>
+            </section></body></html>
+            """)
+        let result = try run("\(try #require(Self.binaries))/fieldpack-sanitize", ["--article", page])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            kind: article
+            title: Great tit
+            sections: 0
+
+            <p>The <b>great tit</b> (<i>Parus major</i>) is a passerine bird of woodlands and gardens across Europe.</p>
+
+            summary: The great tit (Parus major) is a passerine bird of woodlands and gardens across Europe.
+
+            """)
+    }
+}

@@ -1,0 +1,146 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// The problems `fieldpack-verify` names that VerifyTests does not reach: a path that is not a
+/// bundle, a damaged checksum file, a manifest that is not fieldpack's, and databases that pass
+/// their checksums but not the app's checks; and the executable's streams.
+@Suite struct VerifyProblemTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// Edits the small bundle's database (hard-linked into `bundle/`) and publishes it again,
+    /// consistently, into `republished/`.
+    private func republished(_ directory: TemporaryDirectory, after sql: String) throws -> String {
+        try SmallBundle.publish(in: directory)
+        do {
+            let database = try Database(path: directory.file("content.sqlite"))
+            try database.execute(sql)
+        }
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("republished")).publish()
+        return directory.file("republished")
+    }
+
+    @Test func aPathThatIsNotAFolderIsNotABundle() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("content.sqlite", "x")
+        #expect(BundleVerifier(directory: file).verify() == ["\(file): error: not a bundle folder"])
+        let missing = directory.file("nowhere")
+        #expect(BundleVerifier(directory: missing).verify() == ["\(missing): error: not a bundle folder"])
+    }
+
+    @Test func aChecksumLineNotInSha256sumFormatIsNamedByItsLineNumber() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let path = "\(bundle)/manifest-sha256.txt"
+        #expect(try lines(path).count == 2)
+        try (try text(path) + "d41d8cd98f00b204e9800998ecf8427e  short-digest.txt\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == ["\(path):3: error: not a `sha256sum` line"])
+    }
+
+    @Test func aChecksumFileThatIsMissingOmitsOrAddsAFileIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let path = "\(bundle)/manifest-sha256.txt"
+        let original = try text(path)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(BundleVerifier(directory: bundle).verify() == ["\(path): error: missing"])
+        try original.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let kept = try lines(path).filter { $0.hasSuffix("  manifest.json") }
+        try #require(kept.count == 1)
+        try (kept + [String(repeating: "0", count: 64) + "  ghost.txt"]).map { $0 + "\n" }.joined()
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == [
+            "\(path): error: does not list content.sqlite",
+            "\(path): error: lists ghost.txt, which the manifest does not",
+        ])
+    }
+
+    @Test func aManifestThatIsNotFieldpacksIsRefusedAndNothingIsTrustedFromIt() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let manifest = "\(bundle)/manifest.json"
+        try "{\"format\": \"someone-else\", \"files\": []}\n".write(toFile: manifest, atomically: true, encoding: .utf8)
+        // Its checksum line made right, so that only the content is wrong.
+        let checksums = "\(bundle)/manifest-sha256.txt"
+        let digest = try SmallBundle.sha256sum(manifest)
+        try (try lines(checksums).map { $0.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : $0 }.map { $0 + "\n" }.joined())
+            .write(toFile: checksums, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == [
+            "\(manifest): error: not a fieldpack manifest (invalid JSON or wrong format)",
+            "\(bundle)/content.sqlite: error: unexpected file: not listed in the manifest",
+            "\(checksums): error: lists content.sqlite, which the manifest does not",
+            "\(manifest): error: does not list content.sqlite",
+        ])
+    }
+
+    @Test func aDatabaseOfASchemaVersionThisToolDoesNotKnowIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try republished(directory, after: "PRAGMA user_version = 99")
+        #expect(BundleVerifier(directory: bundle).verify()
+                == ["\(bundle)/content.sqlite: error: schema version 99 is not one this fieldpack knows (1…5)"])
+    }
+
+    @Test func aSchemaEditedByHandIsRefusedByItsFingerprint() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try republished(directory, after: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        let golden = try SmallBundle.lockedFingerprint()
+        let actual = try SchemaFingerprint.compute(try Database(path: "\(bundle)/content.sqlite", mode: .immutable))
+        #expect(actual != golden)
+        #expect(BundleVerifier(directory: bundle).verify() == [
+            "\(bundle)/content.sqlite: error: schema fingerprint \(actual) is not the golden one for version 5 (\(golden))",
+            "\(bundle)/content.sqlite: error: schema fingerprint \(actual) does not match the manifest's \(golden)",
+        ])
+    }
+
+    @Test func aForeignKeyViolationIsRefusedNamingTheTableAndRow() throws {
+        let directory = try TemporaryDirectory()
+        // Observation 2's observer removed, and the row count made to agree.
+        let bundle = try republished(directory, after: """
+            PRAGMA foreign_keys = OFF;
+            DELETE FROM users WHERE id = 8;
+            UPDATE bundle_info SET value = '1' WHERE key = 'rows.users'
+            """)
+        #expect(BundleVerifier(directory: bundle).verify()
+                == ["\(bundle)/content.sqlite: error: 1 foreign key violation(s); first in observations row 2"])
+    }
+
+    @Test func aSearchIndexOutOfStepWithItsEntriesIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        // An entry added behind the index's back (external content: nothing indexes it), and the
+        // row count made to agree.
+        let bundle = try republished(directory, after: """
+            INSERT INTO search_entries (kind, ref, name) VALUES ('taxon', '999', 'Ghost');
+            UPDATE bundle_info SET value = (SELECT count(*) FROM search_entries) WHERE key = 'rows.search_entries'
+            """)
+        let entries = try #require(try Database(path: "\(bundle)/content.sqlite", mode: .immutable).int("SELECT count(*) FROM search_entries"))
+        // The taxon's entry and the ghost.
+        #expect(entries == 2)
+        #expect(BundleVerifier(directory: bundle).verify()
+                == ["\(bundle)/content.sqlite: error: the search index holds 1 documents for 2 search entries"])
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func theCommandSaysOkOrNamesEveryProblemThenRefusesWithExit1() throws {
+        let verify = "\(try #require(Self.binaries))/fieldpack-verify"
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let good = try run(verify, [bundle])
+        #expect(good.status == 0)
+        #expect(good.stdout == "")
+        #expect(good.stderr == "fieldpack-verify: \(bundle): ok\n")
+
+        try "x".write(toFile: "\(bundle)/content.sqlite-wal", atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: "\(bundle)/manifest-sha256.txt")
+        let bad = try run(verify, [bundle])
+        #expect(bad.status == 1)
+        #expect(bad.stdout == "")
+        #expect(bad.stderr == """
+            \(bundle)/manifest-sha256.txt: error: missing
+            \(bundle)/content.sqlite-wal: error: unexpected file: not listed in the manifest
+            \(bundle): error: bundle refused: 2 problem(s)
+
+            """)
+    }
+}
