@@ -2,12 +2,13 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-dedupe",
-    usage: "fieldpack-dedupe RECORDS.jsonl --output DEDUPED.jsonl --conflicts CONFLICTS.json",
+    usage: "fieldpack-dedupe RECORDS.jsonl --output DEDUPED.jsonl --conflicts CONFLICTS.json [--examples 20]",
     help: """
         Keeps one record per observation, taxon, user and photo id: the newest updated_at wins,
         whatever file it came from. Photo identity is the photo id, never the URL. Writes the
         records sorted by kind and id, and a report of photos whose licence, attribution or URL
-        differ between occurrences.
+        differ between occurrences; --examples sets how many of those photo ids it shows in full
+        (default 20).
         """,
     options: ["output", "conflicts", "examples"])
 

@@ -60,13 +60,7 @@ import Testing
         // A usage block, a blank line, then the description.
         #expect(help.stdout.components(separatedBy: "\n\n").count >= 2)
         for option in try #require(Self.documentedOptions[stage]) {
-            if stage == "dedupe" && option == "--examples" {
-                withKnownIssue("fieldpack-dedupe accepts --examples but its --help does not mention it") {
-                    #expect(help.stdout.contains(option))
-                }
-            } else {
-                #expect(help.stdout.contains(option), "fieldpack-\(stage) --help does not mention \(option)")
-            }
+            #expect(help.stdout.contains(option), "fieldpack-\(stage) --help does not mention \(option)")
         }
     }
 
