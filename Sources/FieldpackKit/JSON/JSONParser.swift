@@ -45,9 +45,11 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable {
 
 /// Bytes with the padding simdjson needs after them; grows as needed.
 public final class PaddedBuffer {
-    public private(set) var storage: UnsafeMutableRawPointer
-    public private(set) var capacity: Int
-    public var count = 0
+    // Read for every line the line reader returns: unchecked at run time, like `ByteBuffer`'s
+    // storage (callgrind: the checks were 5% of dedupe). Nothing takes an `inout` to them.
+    @exclusivity(unchecked) public private(set) var storage: UnsafeMutableRawPointer
+    @exclusivity(unchecked) public private(set) var capacity: Int
+    @exclusivity(unchecked) public var count = 0
 
     public init(capacity: Int = 1 << 16) {
         self.capacity = capacity
