@@ -37,18 +37,17 @@ import Testing
     }
 
     /// The options the README gives each executable: its inputs and outputs, and the flags of
-    /// its flag table ("all listed by `--help`"). (That table puts `--parse-only` under
-    /// fieldpack-inat; it is fieldpack-synth's, as the benchmark script runs it.)
+    /// its flag table ("all listed by `--help`"), and the two every executable has.
     static let documentedOptions: [String: [String]] = [
-        "inat": ["--pipeline", "--print-name", "--output", "--rejects", "--max-reject-rate", "--workers", "--depfile"],
-        "dedupe": ["--output", "--conflicts", "--examples"],
-        "wiki": ["--pipeline", "--records", "--output", "--report", "--rejects", "--depfile", "--max-reject-rate"],
+        "inat": ["--pipeline", "--print-name", "--output", "--rejects", "--max-reject-rate", "--workers", "--depfile", "--help", "--version"],
+        "dedupe": ["--output", "--conflicts", "--examples", "--help", "--version"],
+        "wiki": ["--pipeline", "--records", "--output", "--report", "--rejects", "--depfile", "--max-reject-rate", "--help", "--version"],
         "bundle": ["--pipeline", "--output", "--articles", "--source-date-epoch", "--costs-report", "--depfile", "--inputs",
-                   "--previous", "--delta", "migrate"],
-        "manifest": ["--output", "--include", "--inputs", "--sign", "--bagit", "--sha256"],
-        "verify": ["--public-key"],
-        "synth": ["--observations", "--seed", "--output", "--wiki-articles", "--parse-only"],
-        "sanitize": ["--max-bytes", "--article"],
+                   "--previous", "--delta", "migrate", "--help", "--version"],
+        "manifest": ["--output", "--include", "--inputs", "--sign", "--bagit", "--sha256", "--help", "--version"],
+        "verify": ["--public-key", "--help", "--version"],
+        "synth": ["--observations", "--seed", "--output", "--wiki-articles", "--parse-only", "--help", "--version"],
+        "sanitize": ["--max-bytes", "--article", "--help", "--version"],
     ]
 
     @Test(.enabled(if: binaries != nil), arguments: stages)
@@ -75,6 +74,23 @@ import Testing
         #expect(version.stdout.hasPrefix("fieldpack-\(stage) 0.1.0 (SQLite \(sqlite), libxml2 "), "\(version.stdout)")
         #expect(version.stdout.hasSuffix(")\n"))
         #expect(version.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test(.enabled(if: binaries != nil), arguments: stages)
+    func dashHIsHelp(stage: String) throws {
+        let short = try run(try tool(stage), ["-h"])
+        let long = try run(try tool(stage), ["--help"])
+        #expect(short.status == 0)
+        #expect(short.stderr == "")
+        #expect(short.stdout == long.stdout)
+    }
+
+    @Test(.enabled(if: binaries != nil), arguments: stages)
+    func anUnknownShortOptionExits64AndIsNotReadAsAFile(stage: String) throws {
+        let bad = try run(try tool(stage), ["-x"])
+        #expect(bad.status == 64)
+        #expect(bad.stdout == "")
+        #expect(bad.stderr == "fieldpack-\(stage): error: unknown option -x\n\(try usageBlock(stage))\n")
     }
 
     @Test(.enabled(if: binaries != nil), arguments: stages)

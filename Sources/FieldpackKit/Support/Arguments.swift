@@ -2,7 +2,9 @@
 import Glibc
 #endif
 
-/// A small command-line parser: `--name value`, `--name=value`, `--flag`, and positionals.
+/// A small command-line parser: `--name value`, `--name=value`, `--flag`, `-h` (for `--help`,
+/// when that is a flag), and positionals. `-` is a positional (standard input); any other
+/// argument starting with one dash is an unknown option (give `./-name` or put it after `--`).
 public struct Arguments {
     public private(set) var positional: [String] = []
     private var values: [String: [String]] = [:]
@@ -17,8 +19,13 @@ public struct Arguments {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if onlyPositional || !argument.hasPrefix("--") || argument == "-" {
+            if onlyPositional || !argument.hasPrefix("-") || argument == "-" {
                 positional.append(argument)
+                continue
+            }
+            if !argument.hasPrefix("--") {
+                guard argument == "-h", flags.contains("help") else { throw UsageError("unknown option \(argument)") }
+                self.flags.insert("help")
                 continue
             }
             if argument == "--" {
@@ -95,7 +102,7 @@ public struct StageCommand {
         do {
             let arguments = try Arguments(raw, options: options, flags: flags)
             if arguments.flag("help") {
-                print("usage: \(usage)\n\n\(help)")
+                print("usage: \(usage)\n\n\(help)\n\n-h, --help prints this help; --version prints the version and the libraries it runs on.")
                 exit(0)
             }
             if arguments.flag("version") {
