@@ -40,15 +40,19 @@ public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
     /// the tags' first letters differ): no parse needed. Nil if the line does not start that way.
     public static func of(_ line: UnsafeRawBufferPointer) -> RecordKind? {
         guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\"") else { return nil }
-        switch line[2] {
-        case UInt8(ascii: "i"): return .input
-        case UInt8(ascii: "p"): return .photo
-        case UInt8(ascii: "t"): return .taxon
-        case UInt8(ascii: "u"): return .user
-        case UInt8(ascii: "o"): return .observation
-        default: return nil
-        }
+        return byFirstLetter[Int(line[2])]
     }
+
+    /// Each kind by its tag's first byte, built from the tags.
+    private static let byFirstLetter: [RecordKind?] = {
+        var table = [RecordKind?](repeating: nil, count: 256)
+        for kind in allCases {
+            let first = Int(kind.tag.utf8Start.pointee)
+            precondition(table[first] == nil, "two record kinds' tags start with the same letter")
+            table[first] = kind
+        }
+        return table
+    }()
 }
 
 /// The source that ends every ingest record, and the deduped record's bytes without it.
