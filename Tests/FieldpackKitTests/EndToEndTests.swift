@@ -66,6 +66,52 @@ import Testing
         }
     }
 
+    /// A team's data lives where it lives: the pipeline, its inputs, the signing key and the build
+    /// folder all under folders named in other scripts, through make as a user runs it.
+    @Test(.enabled(if: binaries != nil), arguments: ["Zürich", "北京"])
+    func everyStageWorksUnderAFolderWithANonASCIIName(name: String) throws {
+        let bin = try #require(Self.binaries)
+        let temporary = try TemporaryDirectory("fieldpack-\(name)")
+        let root = temporary.file("\(name)/données")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        #expect(try run("/bin/cp", ["-R", "\(repositoryRoot)/sample-data", "\(root)/sample-data"]).status == 0)
+        let pipeline = try text("\(repositoryRoot)/pipelines/sample.json")
+            .replacingOccurrences(of: "\"sample-data/", with: "\"\(root)/sample-data/")
+        let pipelinePath = try temporary.write("\(name)/données/pipelines/sample.json", pipeline)
+        let key = "\(root)/clé.pem", publicKey = "\(root)/clé.pub.pem"
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", key]).status == 0)
+        #expect(try run("/usr/bin/openssl", ["pkey", "-in", key, "-pubout", "-out", publicKey]).status == 0)
+
+        let build = "\(root)/build"
+        let made = try make(["bundle", "PIPELINE=\(pipelinePath)", "SIGNING_KEY=\(key)", "PUBLIC_KEY=\(publicKey)"], build: build)
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        // Every stage ran on paths under the folder, and the app's check accepts the bundle there.
+        for stage in ["inat", "dedupe", "wiki", "bundle", "manifest", "verify"] {
+            #expect(made.stdout.contains("fieldpack-\(stage) "), "fieldpack-\(stage) did not run")
+        }
+        let bundle = "\(build)/sample/bundle"
+        #expect(made.stderr.contains("fieldpack-verify: \(bundle): ok"), "\(made.stderr)")
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let verified = try run("\(bin)/fieldpack-verify", [bundle, "--public-key", publicKey])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        // Findings and sources name the inputs by their real (UTF-8) paths.
+        #expect(try text("\(build)/sample/inat/rejects.jsonl").contains("\(root)/sample-data/inat/"))
+        #expect(try text("\(build)/sample/inputs.json").contains("\(root)/sample-data/inat/updates.jsonl.gz"))
+        // The content is the content: the same database as the sample's, built under an ASCII path.
+        let plain = try TemporaryDirectory()
+        #expect(try make(["bundle"], build: plain.path).status == 0)
+        let here = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
+        let there = try Data(contentsOf: URL(fileURLWithPath: plain.file("sample/bundle/content.sqlite")))
+        #expect(here == there, "the database depends on the folder's name")
+
+        // The one-page preview reads a page under such a folder too.
+        let page = "\(root)/Dog.html"
+        #expect(try run("/bin/cp", ["\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/Dog.html", page]).status == 0)
+        let preview = try run("\(bin)/fieldpack-sanitize", ["--article", page])
+        #expect(preview.status == 0, "\(preview.stderr)")
+        #expect(preview.stdout.contains("domestic dog"))
+    }
+
     @Test(.enabled(if: binaries != nil))
     func everyExecutableFollowsTheExitCodeContract() throws {
         let bin = try #require(Self.binaries)
