@@ -77,9 +77,10 @@ COSTS_REPORT := $(OUT)/costs-report.json
 INPUTS := $(OUT)/inputs.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
+VERIFIED := $(OUT)/bundle.verified
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
 
-pipeline-bundle: $(MANIFEST)
+pipeline-bundle: $(VERIFIED)
 
 $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
@@ -103,11 +104,18 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TO
 
 -include $(OUT)/content.d
 
-# SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the check
-# after publishing verify that signature, as the app does.
+# SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
+# verify that signature, as the app does. fieldpack-manifest checks the assembled folder before
+# it swaps it in (in one step), so a failed check or an interrupt leaves the previous bundle;
+# the folder is never partial, so make must not delete its manifest on an error (.PRECIOUS).
+.PRECIOUS: $(MANIFEST)
 $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY))
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+
+# The published folder, checked again where the app will find it; the stamp says it passed.
+$(VERIFIED): $(MANIFEST)
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+	@touch $@
 endif
 
 # --- Tests, benchmark, clean --------------------------------------------------------------

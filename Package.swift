@@ -18,13 +18,15 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(
             name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        // Linux system calls Swift's Glibc module leaves out (renameat2).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .target(
             name: "CSimdJSON", path: "Sources/CSimdJSON",
             cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
             linkerSettings: [.linkedLibrary("simdjson")]),
         .target(
             name: "FieldpackKit",
-            dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON"],
+            dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON", "CLinux"],
             path: "Sources/FieldpackKit",
             exclude: ["Bundle/Migrations.lock.json"]),
         // The benchmark's tools (synthetic dumps, the parser-alone rate): beside the shipped

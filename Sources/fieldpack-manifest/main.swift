@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-manifest",
     usage: """
-        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--inputs inputs.json] [--include FILE]... [--sign KEY.pem] [--bagit]
+        fieldpack-manifest content.sqlite --output BUNDLE_DIR [--inputs inputs.json] [--include FILE]... [--sign KEY.pem] [--public-key KEY.pub.pem] [--bagit]
                fieldpack-manifest --sha256 FILE...
         """,
     help: """
@@ -15,13 +15,18 @@ let command = StageCommand(
         files' paths, sizes and SHA-256) for the manifest. --sign signs manifest.json with an Ed25519 private key
         (openssl genpkey -algorithm ed25519) into manifest.json.sig.
 
+        Before the swap, the assembled folder is checked as fieldpack-verify checks it (with
+        --public-key, its signature too): a bundle that would be refused is never published, and
+        the previous one stays. BUNDLE_DIR must be missing, empty, or a bundle: anything else
+        there (a file, a link, another folder) is refused, never deleted.
+
         --bagit publishes the folder as a BagIt bag (RFC 8493): the payload under data/, the
         payload and tag manifests, bagit.txt and bag-info.txt; manifest.json is a tag file.
 
         --sha256 prints each file's SHA-256 as `sha256sum` does, with the hashing the manifest
         uses (libcrypto): what `make bench` compares with openssl and sha256sum.
         """,
-    options: ["output", "include", "sign", "inputs"],
+    options: ["output", "include", "sign", "inputs", "public-key"],
     flags: ["sha256", "bagit"])
 
 command.main { arguments in
@@ -44,6 +49,20 @@ command.main { arguments in
     publisher.signingKey = try arguments.value("sign").map { try Ed25519Key.privateKey(at: $0) }
     publisher.bagIt = arguments.flag("bagit")
     publisher.inputs = arguments.value("inputs")
+    let publicKey = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
+    if publisher.bagIt {
+        if publicKey != nil { throw UsageError("--public-key checks the app's folder; a BagIt bag is checked with a BagIt validator") }
+    } else {
+        let destination = publisher.destination
+        publisher.check = { staged in
+            let problems = BundleVerifier(directory: staged, publicKey: publicKey).verify()
+            guard !problems.isEmpty else { return }
+            for problem in problems { StandardError.write(problem) }
+            throw FieldpackError(
+                path: destination,
+                "not published: the assembled bundle fails the app's check (\(problems.count) problem(s)); the previous bundle is untouched")
+        }
+    }
     let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(
         "\(manifest.files.count) file(s) hashed", bytes: manifest.files.reduce(0) { $0 + $1.bytes })

@@ -10,12 +10,20 @@ struct BuildFiles {
     let scratch: String
     let publish: String
 
+    /// Both files are created empty under names no other run or planted link has (SQLite takes
+    /// an empty file as a new database, and `VACUUM INTO` writes into an empty file).
     init(output: String, scratchLabel: String) throws {
         self.output = output
-        scratch = "\(output).\(scratchLabel)-\(getpid())"
-        publish = temporaryPath(output)
-        cleanUp()
-        try FileSystem.makeDirectories(directory(of: output))
+        let folder = directory(of: output)
+        let name = output.split(separator: "/").last.map(String.init) ?? output
+        try FileSystem.makeDirectories(folder)
+        scratch = try FileSystem.createEmptyExclusive(in: folder, prefix: "\(name).\(scratchLabel)-")
+        do {
+            publish = try FileSystem.createEmptyExclusive(in: folder, prefix: ".\(name).tmp-")
+        } catch {
+            FileSystem.remove(scratch)
+            throw error
+        }
     }
 
     func cleanUp() {

@@ -23,16 +23,19 @@ public struct BundlePublisher {
         self.extraFiles = extraFiles
     }
 
+    /// Checks the assembled folder before it is swapped in (the app's verification, run by the
+    /// executable); a failure leaves the previous bundle in place, untouched.
+    public var check: ((String) throws -> Void)? = nil
+
     @discardableResult
     public func publish() throws -> Manifest {
+        try Self.checkDestination(destination)
         let parent = directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
-        let staging = "\(parent)/.\(name).staging-\(getpid())"
-        let retired = "\(parent)/.\(name).retired-\(getpid())"
-        FileSystem.removeTree(staging)
-        try FileSystem.makeDirectories(staging)
-        var published = false
-        defer { if !published { FileSystem.removeTree(staging) } }
+        let staging = try FileSystem.makeUniqueDirectory(in: parent, prefix: ".\(name).staging-")
+        chmod(staging, 0o755)  // mkdtemp makes it 0700; the bundle is read by others
+        // Until the swap this is the new bundle; after it, the previous one (or nothing).
+        defer { FileSystem.removeTree(staging) }
 
         let staged = "\(staging)/\(Manifest.databaseName)"
         if link(database, staged) != 0 {
@@ -57,13 +60,29 @@ public struct BundlePublisher {
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }
         try FileSystem.fsyncDirectory(staging)
+        try check?(staging)
 
-        if FileSystem.exists(destination) {
-            try FileSystem.rename(destination, to: retired)
-        }
-        try FileSystem.rename(staging, to: destination)
-        published = true
-        FileSystem.removeTree(retired)
+        // One step: the destination holds the previous bundle or the new one, never neither.
+        _ = try FileSystem.exchange(staging, into: destination)
         return manifest
+    }
+
+    /// Refuses to replace anything but a bundle: the destination may be missing, an empty
+    /// folder, or a folder with a manifest (a bundle, flat or BagIt). A file, a link or another
+    /// folder is never deleted.
+    static func checkDestination(_ destination: String) throws {
+        var info = stat()
+        guard lstat(destination, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw FieldpackError(path: destination, "exists and is not a bundle folder: refusing to replace it")
+        }
+        let entries = try FileSystem.list(destination)
+        var manifest = stat()
+        guard entries.isEmpty
+            || (lstat("\(destination)/\(Manifest.jsonName)", &manifest) == 0 && (manifest.st_mode & S_IFMT) == S_IFREG)
+        else {
+            throw FieldpackError(
+                path: destination, "is a folder without \(Manifest.jsonName), not a bundle: refusing to replace it")
+        }
     }
 }

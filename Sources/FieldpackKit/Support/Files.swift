@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 
 /// A file opened for reading; the descriptor closes with the object.
 public final class ReadableFile {
@@ -71,9 +72,7 @@ public final class AtomicOutput {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         try FileSystem.makeDirectories(directory)
-        temporaryPath = "\(directory)/.\(name).tmp-\(getpid())"
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if descriptor < 0 { throw FieldpackError(path: temporaryPath, "cannot create: \(systemError())") }
+        (temporaryPath, descriptor) = try FileSystem.createExclusive(in: directory, prefix: ".\(name).tmp-")
         buffer.reserveCapacity(Self.flushThreshold + 4096)
     }
 
@@ -233,14 +232,86 @@ public enum FileSystem {
         unlink(path)
     }
 
-    /// Removes a directory tree (used for scratch folders).
+    /// Whether `path` is itself a regular file (a link to one is not).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Removes a directory tree (scratch, staging and retired folders). A symbolic link inside
+    /// it is removed as a link: what it points at is never entered or touched.
     public static func removeTree(_ path: String) {
-        if isDirectory(path) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
             for name in (try? list(path)) ?? [] { removeTree("\(path)/\(name)") }
             rmdir(path)
         } else {
             unlink(path)
         }
+    }
+
+    /// Creates a new file `<directory>/<prefix><pid>-<random>` that did not exist before
+    /// (`O_EXCL`, `O_NOFOLLOW`): a file or link planted at a predictable name is never written
+    /// through. The process id stays in the name, so a leftover says whose it was.
+    static func createExclusive(in directory: String, prefix: String) throws -> (path: String, descriptor: Int32) {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<100 {
+            let suffix = String(generator.next() & 0xFFFF_FFFF, radix: 36)
+            let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { return (path, descriptor) }
+            if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
+        }
+        throw FieldpackError(path: "\(directory)/\(prefix)\(getpid())-*", "cannot create: every name tried exists")
+    }
+
+    /// `createExclusive`, closed: an empty file for a library that opens the path itself.
+    static func createEmptyExclusive(in directory: String, prefix: String) throws -> String {
+        let (path, descriptor) = try createExclusive(in: directory, prefix: prefix)
+        close(descriptor)
+        return path
+    }
+
+    /// Creates a new, empty folder `<parent>/<prefix><pid>-XXXXXX` (mkdtemp: never an existing
+    /// folder or link).
+    public static func makeUniqueDirectory(in parent: String, prefix: String) throws -> String {
+        try makeDirectories(parent)
+        var template = Array("\(parent)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FieldpackError(path: "\(parent)/\(prefix)\(getpid())-XXXXXX", "cannot create directory: \(systemError())")
+        }
+        return String(cString: made)
+    }
+
+    /// Puts `from` at `to` in one step, whether or not `to` exists: an existing `to` is swapped
+    /// out (renameat2 RENAME_EXCHANGE) and left at `from`, so `to` is never absent. Returns
+    /// whether something was swapped out (and so now sits at `from`). The parent is fsynced.
+    public static func exchange(_ from: String, into to: String) throws -> Bool {
+        while true {
+            if fp_rename_exchange(from, to) == 0 {
+                try fsyncParent(of: to)
+                return true
+            }
+            guard errno == ENOENT, exists(from) else {
+                throw FieldpackError(path: to, "cannot swap \(from) into place: \(systemError())")
+            }
+            // Nothing at `to` yet: a rename that refuses to replace, in case another run
+            // published meanwhile (then swap with that).
+            if fp_rename_noreplace(from, to) == 0 {
+                try fsyncParent(of: to)
+                return false
+            }
+            guard errno == EEXIST else {
+                throw FieldpackError(path: to, "cannot rename \(from) into place: \(systemError())")
+            }
+        }
+    }
+
+    private static func fsyncParent(of path: String) throws {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        try fsyncDirectory(directory.isEmpty ? "/" : directory)
     }
 
     /// fsyncs a file that another library wrote (SQLite's `VACUUM INTO` does not sync).

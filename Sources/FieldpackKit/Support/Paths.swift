@@ -7,9 +7,3 @@ func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
-
-func temporaryPath(_ path: String) -> String {
-    let slash = path.lastIndex(of: "/")
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    return "\(directory(of: path))/.\(name).tmp-\(getpid())"
-}

@@ -77,6 +77,9 @@ public struct BundleVerifier {
         var expected = Set(manifestFiles.keys).union([Manifest.jsonName, Manifest.checksumName])
         if publicKey != nil || listing.contains(ManifestSignature.fileName) { expected.insert(ManifestSignature.fileName) }
         for name in listing where !expected.contains(name) { problem(name, "unexpected file: not listed in the manifest") }
+        for name in listing where expected.contains(name) && !FileSystem.isRegularFile("\(directory)/\(name)") {
+            problem(name, "not a regular file: a bundle holds regular files only, never links or folders")
+        }
         for name in expected.sorted()
         where !listing.contains(name) && name != Manifest.jsonName && name != Manifest.checksumName && name != ManifestSignature.fileName {
             problem(name, "missing: listed in the manifest")

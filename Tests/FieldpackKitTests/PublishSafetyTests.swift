@@ -1,0 +1,174 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Publishing touches only what is fieldpack's: it never follows a link out of the build tree,
+/// never writes through a planted temp name, never replaces what is not a bundle, and never
+/// swaps in a bundle the app would refuse (issue 15, "Losing or exposing data").
+@Suite struct PublishSafetyTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// A small real bundle in `directory/bundle` (and its database at `directory/content.sqlite`).
+    private func publishedBundle(in directory: TemporaryDirectory) throws -> String {
+        let input = try directory.write("page.json", page([observationJSON(id: 1, photos: [(11, "cc-by", 2048)])]))
+        return try buildBundle(inputs: [input], in: directory)
+    }
+
+    private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    private func hiddenLeftovers(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.contains(".staging-") || $0.contains(".retired-") || $0.contains(".tmp-")
+        }
+    }
+
+    @Test func republishingRemovesALinkInTheOldBundleButNeverWhatItPointsAt() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        let elsewhere = try TemporaryDirectory("fieldpack-elsewhere")
+        let precious = try elsewhere.write("precious/keep.txt", "not fieldpack's\n")
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/planted", withDestinationPath: elsewhere.file("precious"))
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/planted-file", withDestinationPath: precious)
+
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: bundle).publish()
+        #expect(try text(precious) == "not fieldpack's\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/planted"))
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    @Test func removeTreeUnlinksLinksWithoutEnteringThem() throws {
+        let directory = try TemporaryDirectory()
+        let kept = try directory.write("outside/kept.txt", "kept\n")
+        try directory.write("tree/inner/file.txt", "gone\n")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("tree/inner/link"), withDestinationPath: directory.file("outside"))
+        FileSystem.removeTree(directory.file("tree"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("tree")))
+        #expect(try text(kept) == "kept\n")
+    }
+
+    @Test func aLinkPlantedAtTheOldTempNameIsNeverWrittenThrough() throws {
+        let directory = try TemporaryDirectory()
+        let victim = try directory.write("victim.txt", "victim\n")
+        // The name every earlier version used: .<name>.tmp-<pid>.
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.file(".out.txt.tmp-\(getpid())"), withDestinationPath: victim)
+        let output = try AtomicOutput(path: directory.file("out.txt"))
+        try output.write("published\n")
+        try output.commit()
+        #expect(try text(victim) == "victim\n")
+        #expect(try text(directory.file("out.txt")) == "published\n")
+    }
+
+    @Test func twoOutputsForOnePathNeverShareATempFile() throws {
+        let directory = try TemporaryDirectory()
+        let first = try AtomicOutput(path: directory.file("out.txt"))
+        let second = try AtomicOutput(path: directory.file("out.txt"))
+        try first.write("first\n")
+        try second.write("second\n")
+        try first.commit()
+        #expect(try text(directory.file("out.txt")) == "first\n")
+        try second.commit()
+        #expect(try text(directory.file("out.txt")) == "second\n")
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    @Test(arguments: ["file", "folder", "link"])
+    func anOutputThatIsNotABundleIsRefusedAndKept(kind: String) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        switch kind {
+        case "file": try directory.write("target", "a user's file\n")
+        case "folder": try directory.write("target/notes.txt", "a user's file\n")
+        default: try FileManager.default.createSymbolicLink(atPath: target, withDestinationPath: directory.file("bundle"))
+        }
+        #expect(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        }
+        switch kind {
+        case "file": #expect(try text(target) == "a user's file\n")
+        case "folder": #expect(try text("\(target)/notes.txt") == "a user's file\n")
+        default: #expect(FileSystem.isRegularFile(directory.file("bundle/manifest.json")))
+        }
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    @Test func anEmptyFolderOrABundleIsReplaced() throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let empty = directory.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: empty).publish()
+        #expect(BundleVerifier(directory: empty).verify() == [])
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: empty).publish()
+        #expect(BundleVerifier(directory: empty).verify() == [])
+    }
+
+    @Test func aBundleThatFailsTheCheckIsNeverSwappedIn() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        let before = try bytes("\(bundle)/manifest.json")
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: bundle)
+        publisher.extraFiles = [try directory.write("report.json", "{}\n")]
+        publisher.check = { _ in throw FieldpackError("refused") }
+        #expect(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(try bytes("\(bundle)/manifest.json") == before)
+        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/report.json"))
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    @Test func concurrentPublishesBothSucceedAndLeaveOneCompleteBundle() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        let failures = Mutex<[String]>([])
+        let database = directory.file("content.sqlite")
+        for _ in 0..<8 {
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    try BundlePublisher(database: database, destination: bundle).publish()
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(BundleVerifier(directory: bundle).verify() == [])
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    @Test func verifyRefusesAFileReplacedByALinkToIdenticalBytes() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        let copy = directory.file("costs-copy.sqlite")
+        try FileManager.default.copyItem(atPath: "\(bundle)/content.sqlite", toPath: copy)
+        try FileManager.default.removeItem(atPath: "\(bundle)/content.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/content.sqlite", withDestinationPath: copy)
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains { $0.contains("content.sqlite: error: not a regular file") }, "\(problems)")
+    }
+
+    /// The manifest stage checks the assembled folder with the app's key before the swap: a
+    /// signing key and a public key that do not match publish nothing and keep the old bundle.
+    @Test(.enabled(if: binaries != nil))
+    func mismatchedKeysKeepThePreviousBundle() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        let before = try bytes("\(bundle)/manifest.json")
+        let key = directory.file("key.pem"), other = directory.file("other.pem"), otherPublic = directory.file("other.pub.pem")
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", key]).status == 0)
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", other]).status == 0)
+        #expect(try run("/usr/bin/openssl", ["pkey", "-in", other, "-pubout", "-out", otherPublic]).status == 0)
+        let result = try run("\(bin)/fieldpack-manifest", [
+            directory.file("content.sqlite"), "--output", bundle, "--sign", key, "--public-key", otherPublic,
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("manifest.json.sig: error:"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(bundle): error: not published"), "\(result.stderr)")
+        #expect(try bytes("\(bundle)/manifest.json") == before)
+        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/manifest.json.sig"))
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+}
