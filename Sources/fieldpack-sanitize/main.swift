@@ -11,7 +11,9 @@ let command = StageCommand(
         for raw bytes) on standard input and writes {"id", "output"} on standard output, in order.
         The output holds only text and the elements p, b, i and br, without attributes; it is null
         only when the input is refused (larger than --max-bytes, default 2 MiB, or nested past
-        libxml2's depth limit). A line that is not such an object is an error naming its line.
+        libxml2's depth limit). A line that is not such an object (not JSON, a lone surrogate, no
+        id) is named with its line and has no output; every other line is still written, and the
+        run then exits 1.
 
         --article FILE.html prints the blurb of one Wikipedia article (Parsoid or legacy HTML) and
         its summary, by the wiki stage's rules: a way to see what the app would show.
@@ -35,5 +37,10 @@ command.main { arguments in
     }
     let clock = StageClock()
     let count = try SanitizeLines(sanitizer: sanitizer).run(input: "/dev/stdin", output: 1)
+    guard count.skipped == 0 else {
+        throw FieldpackError(
+            path: "/dev/stdin",
+            "\(count.skipped) line(s) were not inputs (named above) and have no output; the other \(count.lines) were written")
+    }
     StageReport(stage: "sanitize", clock: clock).print("\(count.lines) inputs, \(count.refused) refused", records: count.lines)
 }

@@ -82,4 +82,29 @@ import Testing
             #expect(total == 0, "\(kind): \(changes)")
         }
     }
+
+    /// The previous bundle is attached by the same escaped URI the connections use (issue 15,
+    /// item 17): a path with URI characters or non-ASCII letters gives the true delta and
+    /// creates nothing beside it.
+    @Test(arguments: ["prev #1.sqlite", "what?.sqlite", "100%41.sqlite", "a&immutable=0.sqlite", "Zoë 蝶.sqlite"])
+    func aPreviousBundleAtAnAwkwardPathGivesTheTrueDelta(name: String) throws {
+        let first = try TemporaryDirectory()
+        let plain = try TemporaryDirectory()
+        let awkward = try TemporaryDirectory()
+        let inputs = ["observations-page-1.json", "taxa-page-1.json"]
+        let built = try build(inputs, in: first)
+        try build(inputs + ["observations-page-2.json"], in: plain, previous: built)
+        let previous = first.file(name)
+        try FileManager.default.moveItem(atPath: built, toPath: previous)
+        let before = try FileManager.default.contentsOfDirectory(atPath: first.path).sorted()
+        try build(inputs + ["observations-page-2.json"], in: awkward, previous: previous)
+        func changes(_ directory: TemporaryDirectory) throws -> [String: [String: [Int]]] {
+            let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("delta.json")))) as! [String: Any]
+            return delta.compactMapValues { $0 as? [String: [Int]] }
+        }
+        let expected = try changes(plain)
+        #expect(expected["photos"]?["added"]?.contains(81_000_024) == true)
+        #expect(try changes(awkward) == expected)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: first.path).sorted() == before)
+    }
 }

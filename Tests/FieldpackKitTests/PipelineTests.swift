@@ -47,6 +47,23 @@ import Testing
          #"targets[0].mode must be "fill" or "fit""#),
         (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 0, "height": 10}]}"#,
          "targets[0] needs a name and a positive width and height in points"),
+        // Every number is range-checked before it is used (issue 15, item 10: 1e300 crashed).
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 1e300, "height": 10}]}"#,
+         "targets[0].width must be at most 10000 (is 1e+300)"),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 20000}]}"#,
+         "targets[0].height must be at most 10000 (is 20000)"),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 10, "scale": 1e20}]}"#,
+         "targets[0].scale must be at most 10 (is 1e+20)"),
+        (#"{"name": "ok", "inat": ["x"], "memory_budget_bytes": 9007199254740993}"#,
+         #""memory_budget_bytes" must be at most 1099511627776 (is 9007199254740993)"#),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"bytes_per_pixel": 1000000}}"#,
+         "costs.bytes_per_pixel must be at most 16 (is 1000000)"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"row_alignment": 100000}}"#,
+         "costs.row_alignment must be at most 4096 (is 100000)"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"assumed_original": [1, 1000000000]}}"#,
+         "costs.assumed_original must be at most 100000 (is 1000000000)"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"download_bytes_per_pixel": {"small": 1e100}}}"#,
+         "costs.download_bytes_per_pixel.small must be at most 16 (is 1e+100)"),
     ])
     func aBadPipelineIsRefusedWithItsPathAndTheReason(text: String, reason: String) throws {
         let directory = try TemporaryDirectory()

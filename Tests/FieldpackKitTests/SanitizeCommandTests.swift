@@ -55,7 +55,29 @@ import Testing
     func aLineThatIsNotAnInputFailsWithExit1NamingItsLine(input: String, diagnostic: String) throws {
         let result = try sanitize(input)
         #expect(result.status == 1)
-        #expect(result.stderr == diagnostic + "\n")
+        #expect(result.stderr.hasPrefix(diagnostic + "\n/dev/stdin: error: 1 line(s) were not inputs"), "\(result.stderr)")
+        // The good line before it is still written.
+        #expect(result.stdout == (input.hasPrefix("{\"id\": 1, \"html\": \"<p>ok") ? "{\"id\":1,\"output\":\"<p>ok</p>\"}\n" : ""))
+    }
+
+    /// One bad line (a lone surrogate, invalid JSON) loses only itself (issue 15, item 15).
+    @Test(.enabled(if: binaries != nil))
+    func aBadLineLosesOnlyItselfAndTheOthersAreWritten() throws {
+        let input = """
+            {"id": 1, "html": "<p>one</p>"}
+            {"id": 2, "html": "<p>\\ud800 lone</p>"}
+            {"id": 3, "html": "<p>three
+            {"id": 4, "html": "<p>four</p>"}
+
+            """
+        let result = try sanitize(input)
+        #expect(result.status == 1)
+        #expect(result.stdout == "{\"id\":1,\"output\":\"<p>one</p>\"}\n{\"id\":4,\"output\":\"<p>four</p>\"}\n")
+        let diagnostics = result.stderr.split(separator: "\n").map(String.init)
+        #expect(diagnostics.count == 3, "\(result.stderr)")
+        #expect(diagnostics.first?.hasPrefix("/dev/stdin:2: error: not JSON") == true, "\(result.stderr)")
+        #expect(diagnostics.dropFirst().first?.hasPrefix("/dev/stdin:3: error: not JSON") == true, "\(result.stderr)")
+        #expect(diagnostics.last == "/dev/stdin: error: 2 line(s) were not inputs (named above) and have no output; the other 2 were written")
     }
 
     @Test(.enabled(if: binaries != nil))

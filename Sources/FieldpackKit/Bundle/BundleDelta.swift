@@ -49,7 +49,9 @@ struct BundleDelta {
         var delta = BundleDelta(
             previousPath: previous, previousSHA256: digest, previousVersion: version,
             previousBuildDate: try old.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'"))
-        try database.execute("ATTACH DATABASE 'file:\(previous.replacingOccurrences(of: "'", with: "''"))?immutable=1' AS previous")
+        let attach = try database.prepare("ATTACH DATABASE ? AS previous")
+        try attach.bind([.text(Database.uri(previous, mode: .immutable))])
+        try attach.run()
         defer { try? database.execute("DETACH DATABASE previous") }
         for kind in kinds {
             let newColumns = try columns(database, "main", kind.table)

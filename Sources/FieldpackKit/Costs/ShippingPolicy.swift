@@ -41,8 +41,11 @@ public struct ShippingPolicy: Sendable, Equatable {
                       let width = element["width"]?.double, let height = element["height"]?.double,
                       width > 0, height > 0
                 else { throw FieldpackError(path: path, "\(place) needs a name and a positive width and height in points") }
+                try Self.check(width, "\(place).width", atMost: Self.maximumPoints, path: path)
+                try Self.check(height, "\(place).height", atMost: Self.maximumPoints, path: path)
                 let scale = element["scale"]?.double ?? 1
                 guard scale > 0 else { throw FieldpackError(path: path, "\(place).scale must be positive") }
+                try Self.check(scale, "\(place).scale", atMost: Self.maximumScale, path: path)
                 guard let mode = DisplayTarget.Mode(rawValue: element["mode"]?.string ?? "fill") else {
                     throw FieldpackError(path: path, "\(place).mode must be \"fill\" or \"fit\"")
                 }
@@ -56,16 +59,19 @@ public struct ShippingPolicy: Sendable, Equatable {
             guard let bytes = budget.int64, bytes > 0 else {
                 throw FieldpackError(path: path, "\"memory_budget_bytes\" must be a positive integer")
             }
+            try Self.check(bytes, "\"memory_budget_bytes\"", atMost: Self.maximumMemoryBudget, path: path)
             policy.memoryBudget = Int(bytes)
         }
         if let costs = root["costs"], !costs.isNull {
             guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
             if let value = costs["bytes_per_pixel"]?.int64 {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.bytes_per_pixel must be positive") }
+                try Self.check(value, "costs.bytes_per_pixel", atMost: 16, path: path)
                 policy.model.bytesPerPixel = Int(value)
             }
             if let value = costs["row_alignment"]?.int64 {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.row_alignment must be positive") }
+                try Self.check(value, "costs.row_alignment", atMost: 4096, path: path)
                 policy.model.rowAlignment = Int(value)
             }
             if let size = costs["assumed_original"] {
@@ -73,6 +79,7 @@ public struct ShippingPolicy: Sendable, Equatable {
                 guard values.count == 2, values.allSatisfy({ $0 > 0 }) else {
                     throw FieldpackError(path: path, "costs.assumed_original must be [width, height]")
                 }
+                for value in values { try Self.check(value, "costs.assumed_original", atMost: Self.maximumPixels, path: path) }
                 policy.model.assumedOriginal = PixelSize(width: Int(values[0]), height: Int(values[1]))
             }
             if let rates = costs["download_bytes_per_pixel"] {
@@ -80,6 +87,7 @@ public struct ShippingPolicy: Sendable, Equatable {
                     guard let tier = PhotoTier(rawValue: member.key.string), let rate = member.value.double, rate > 0 else {
                         throw FieldpackError(path: path, "costs.download_bytes_per_pixel.\(member.key.string) must be a tier and a positive number")
                     }
+                    try Self.check(rate, "costs.download_bytes_per_pixel.\(member.key.string)", atMost: 16, path: path)
                     policy.model.downloadBytesPerPixel[tier.ordinal] = rate
                 }
             }
@@ -91,5 +99,24 @@ public struct ShippingPolicy: Sendable, Equatable {
             }
         }
         return policy
+    }
+
+    /// The largest values the pipeline's numbers may take: far past any screen or photo, and
+    /// small enough that pixel counts and byte costs stay exact integers.
+    static let maximumPoints = 10_000.0
+    static let maximumScale = 10.0
+    static let maximumPixels: Int64 = 100_000
+    static let maximumMemoryBudget: Int64 = 1 << 40
+
+    /// Refuses a number past `maximum` (or not finite), naming the key and the value.
+    private static func check(_ value: Double, _ key: String, atMost maximum: Double, path: String) throws {
+        guard value.isFinite, value <= maximum else {
+            let shown = value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+            throw FieldpackError(path: path, "\(key) must be at most \(Int64(maximum)) (is \(shown))")
+        }
+    }
+
+    private static func check(_ value: Int64, _ key: String, atMost maximum: Int64, path: String) throws {
+        guard value <= maximum else { throw FieldpackError(path: path, "\(key) must be at most \(maximum) (is \(value))") }
     }
 }

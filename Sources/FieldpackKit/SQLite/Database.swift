@@ -17,16 +17,13 @@ public final class Database {
     public init(path: String, mode: Mode = .readWriteCreate) throws {
         self.path = path
         var handle: OpaquePointer? = nil
+        // Every connection is opened by URI (so ATTACH takes URIs too), built in one place.
         let flags: Int32
-        var name = path
         switch mode {
-        case .readOnly: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-            name = "file:\(Self.uriEscape(path))?mode=ro"
-        case .immutable: flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-            name = "file:\(Self.uriEscape(path))?mode=ro&immutable=1"
+        case .readOnly, .immutable: flags = SQLITE_OPEN_READONLY
         case .readWriteCreate: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         }
-        let status = sqlite3_open_v2(name, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(Self.uri(path, mode: mode), &handle, flags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let handle { sqlite3_close_v2(handle) }
@@ -38,9 +35,25 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// The `file:` URI SQLite opens `path` by in `mode`: the only place a path becomes a URI
+    /// (connections here, `ATTACH` in the bundle delta).
+    package static func uri(_ path: String, mode: Mode) -> String {
+        switch mode {
+        case .readOnly: "file:\(uriEscape(path))?mode=ro"
+        case .immutable: "file:\(uriEscape(path))?mode=ro&immutable=1"
+        case .readWriteCreate: "file:\(uriEscape(path))"
+        }
+    }
+
     package static func uriEscape(_ path: String) -> String {
+        var bytes = path.utf8[...]
         var out = ""
-        for byte in path.utf8 {
+        // "file://x" would name a host: a path that starts with two slashes keeps them as path.
+        if path.hasPrefix("//") {
+            out = "/%2F"
+            bytes = bytes.dropFirst(2)
+        }
+        for byte in bytes {
             switch byte {
             // URI delimiters, and every byte of a non-ASCII letter (SQLite decodes %XX to bytes).
             case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"), 0x80...0xFF:

@@ -1,5 +1,5 @@
 /// The database half of `BundleVerifier`: what the app checks after the checksums pass.
-struct DatabaseChecks {
+package struct DatabaseChecks {
     let path: String
     let rows: [String: Int64]
     let version: Int?
@@ -111,35 +111,44 @@ struct DatabaseChecks {
         return problems
     }
 
-    /// Why `html` is not a well-formed blurb, or nil.
-    static func blurbDefect(_ html: String) -> String? {
-        var open: [String] = []
-        var rest = Substring(html)
-        while let start = rest.firstIndex(of: "<") {
-            guard let end = rest[start...].firstIndex(of: ">") else { return "has a '<' that opens no tag" }
-            let tag = String(rest[start...end])
-            rest = rest[rest.index(after: end)...]
-            switch tag {
-            case "<br>": continue
-            case "<p>":
-                if !open.isEmpty { return "opens <p> inside <\(open.last!)>" }
-                open.append("p")
-            case "<b>", "<i>":
-                let name = String(tag.dropFirst().dropLast())
-                if open.contains(name) { return "nests \(tag) in itself" }
-                open.append(name)
-            case "</p>", "</b>", "</i>":
-                let name = String(tag.dropFirst(2).dropLast())
-                if open.last != name { return "closes \(tag) out of order" }
-                open.removeLast()
+    /// Why `html` is not a well-formed blurb, or nil. Read over UTF-8 bytes, as the app's
+    /// importer reads markup: `<` and `>` are tags' bytes whatever follows them (a combining mark
+    /// after `>` is text, not part of the tag, and cannot hide one).
+    package static func blurbDefect(_ html: String) -> String? {
+        let bytes = Array(html.utf8)
+        var open: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: ">"): return "has a bare '>'"
+            case UInt8(ascii: "<"): break
             default:
-                return "holds \(tag.prefix(40)), which is not allowed"
+                index += 1
+                continue
+            }
+            guard let end = bytes[index...].firstIndex(of: UInt8(ascii: ">")) else { return "has a '<' that opens no tag" }
+            let tag = bytes[index...end]
+            index = end + 1
+            let closing = tag.count == 4 && tag[tag.startIndex + 1] == UInt8(ascii: "/")
+            let name = tag[tag.startIndex + (closing ? 2 : 1)]
+            let element = [UInt8(ascii: "p"), UInt8(ascii: "b"), UInt8(ascii: "i")].contains(name)
+            if tag.elementsEqual("<br>".utf8) { continue }
+            guard element, tag.count == (closing ? 4 : 3) else {
+                return "holds \(String(decoding: tag.prefix(40), as: UTF8.self)), which is not allowed"
+            }
+            let text = String(UnicodeScalar(name))
+            if closing {
+                if open.last != name { return "closes </\(text)> out of order" }
+                open.removeLast()
+            } else if name == UInt8(ascii: "p") {
+                if let outer = open.last { return "opens <p> inside <\(String(UnicodeScalar(outer)))>" }
+                open.append(name)
+            } else {
+                if open.contains(name) { return "nests <\(text)> in itself" }
+                open.append(name)
             }
         }
-        if !open.isEmpty { return "leaves <\(open.last!)> open" }
-        if html.contains(">") && html.filter({ $0 == ">" }).count != html.filter({ $0 == "<" }).count {
-            return "has a bare '>'"
-        }
+        if let last = open.last { return "leaves <\(String(UnicodeScalar(last)))> open" }
         return nil
     }
 }
