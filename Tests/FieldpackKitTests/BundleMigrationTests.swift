@@ -88,6 +88,35 @@ import Testing
         #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
     }
 
+    /// What a team keeps is the published folder, not the database alone (issue 15, item 14):
+    /// a folder of every released version verifies as it was shipped, and `fieldpack-bundle
+    /// migrate FOLDER` migrates it.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil), arguments: released)
+    func aPublishedFolderOfEveryReleasedVersionVerifiesAndMigrates(version: Int) throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        let database = directory.file("v\(version).sqlite")
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/v\(version).sqlite", toPath: database)
+        // The fixtures count the version-1 tables only; that version's builder counted every
+        // table its schema had, and the manifest lists those.
+        do {
+            let copy = try Database(path: database)
+            for table in BundleBuilder.tables
+            where try copy.int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) == 1 {
+                let count = try copy.int("SELECT count(*) FROM \(table)") ?? 0
+                try copy.execute("INSERT OR REPLACE INTO bundle_info (key, value) VALUES ('rows.\(table)', '\(count)')")
+            }
+        }
+        let folder = directory.file("previous")
+        try BundlePublisher(database: database, destination: folder).publish()
+        #expect(BundleVerifier(directory: folder).verify() == [])
+
+        let output = directory.file("content.sqlite")
+        let migrated = try run("\(bin)/fieldpack-bundle", ["migrate", folder, "--output", output])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(try Database(path: output, mode: .immutable).int("PRAGMA user_version") == Int64(Migrations.latestVersion))
+    }
+
     @Test func aFailureMidMigrationLeavesTheSourceAsItWasAndPublishesNothing() throws {
         let source = "\(Self.fixtures)/v2.sqlite"
         let before = try sha256(source)
