@@ -91,6 +91,7 @@ import Testing
         #expect(BundleVerifier(directory: bundle).verify() == [
             "\(bundle)/content.sqlite: error: schema fingerprint \(actual) is not the golden one for version 5 (\(golden))",
             "\(bundle)/content.sqlite: error: schema fingerprint \(actual) does not match the manifest's \(golden)",
+            "\(bundle)/content.sqlite: error: table notes is not in schema version 5",
         ])
     }
 

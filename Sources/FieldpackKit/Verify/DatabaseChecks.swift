@@ -41,6 +41,9 @@ package struct DatabaseChecks {
             if let fingerprint, fingerprint != actual {
                 problem("schema fingerprint \(actual) does not match the manifest's \(fingerprint)")
             }
+            // The full SQL of every object, which the fingerprint does not see (expressions,
+            // CHECK, COLLATE, FTS5 options), and no object the migrations do not make (triggers).
+            for difference in try SchemaDefinition.differences(database, version: userVersion) { problem(difference) }
             // Bundles built under the shipping rules (a bundle migrated from before schema 3 keeps
             // its photos as they were, and says nothing about licences).
             if userVersion >= 3, try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") != nil {
