@@ -37,6 +37,7 @@ public struct BlurbMaker: Sendable {
         if disambiguation && blurb.kind == .article {
             blurb = Blurb(kind: .disambiguation, html: "", summary: "", title: blurb.title, sections: 0)
         }
+        blurb.page = PageMetadata(document: document, html: html)
         return blurb
     }
 
