@@ -23,6 +23,11 @@ extension WikiStage {
         for input in options.inputs {
             // A file libarchive cannot read, or whose archive breaks between members, is a
             // finding: the lines already read count, the rest of the file is lost.
+            // libarchive cannot open an empty file: it holds nothing to read.
+            if FileSystem.size(input) == 0 {
+                skipFile(input, "an empty file, not a Wikipedia dump or page", reading, into: &run)
+                continue
+            }
             let archive: ArchiveReader
             do {
                 archive = try ArchiveReader(path: input)
