@@ -13,7 +13,8 @@ public struct BlurbMaker: Sendable {
         self.rules = rules
     }
 
-    /// The blurb of one article's HTML (a whole document or a fragment).
+    /// The blurb of one article's HTML (a whole document or a fragment), with what the page
+    /// says about itself (`Blurb.page`).
     ///
     /// - Throws: `Refusal` if the HTML is over `rules.maximumArticleBytes` or nests past
     ///   libxml2's depth limit.

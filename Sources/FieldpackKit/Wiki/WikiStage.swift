@@ -1,7 +1,9 @@
-/// The wiki stage (`fieldpack-wiki`): reads Wikipedia dumps — Wikimedia Enterprise `.tar.gz`
-/// archives of NDJSON (every member), bare or gzip-compressed NDJSON, and folders of `.html`
-/// pages — keeps the articles the bundle wants, follows redirects, skips disambiguation pages,
-/// keeps the newest revision of a page seen twice, and turns each into a blurb.
+/// The wiki stage (`fieldpack-wiki`): reads Wikipedia dumps by content (`WikiInputs`) —
+/// Wikimedia Enterprise `.tar.gz` archives of NDJSON (every member), bare or gzip-compressed
+/// NDJSON, On-demand / Structured Contents article JSON, HTML pages — keeps the articles the
+/// bundle wants, follows redirects, skips disambiguation pages, keeps the newest revision of a
+/// page seen twice, and turns each into a blurb. An article's metadata is the input's, else what
+/// its HTML says about itself (`PageMetadata`); its licence follows `ArticleLicense`.
 ///
 /// Lines nobody wants cost a JSON parse (simdjson, GB/s), never an HTML parse. A wanted redirect
 /// stub whose target was not itself wanted sends the stage over the dumps once more for the
