@@ -53,6 +53,17 @@ import Testing
         #expect(output.report["lines"] as? Int == 3)
     }
 
+    @Test func anArchiveOfAFolderReadsItsFilesAndPassesOverTheFolderEntries() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("tar/enwiki/part_0.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        try directory.write("tar/enwiki/pages/Sonian_Forest.html", H.parsoid())
+        let archive = try H.tarGz("dump.tar.gz", of: "tar", files: ["enwiki"], in: directory)
+        let output = try H.run([archive], wants: H.wants(["Great tit", "Sonian Forest"]), in: directory, maxRejectRate: 0)
+        #expect(output.titles == ["Great tit", "Sonian Forest"])  // the page titled by its member's name
+        #expect(output.rejects.isEmpty, "\(output.rejects)")
+        #expect(output.report["files_skipped"] as? Int == 0)
+    }
+
     @Test func aFileNamedLikeADumpThatHoldsTextIsADamagedDumpItsLinesRejected() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("broken.ndjson", "this was a dump\nbefore it was overwritten\n")
