@@ -31,6 +31,7 @@ public struct PageMetadata: Sendable, Equatable {
     /// Reads the root element and the head of `document`, and the script and footer of `html`,
     /// the bytes it was parsed from (a footer is past the part of a page that is parsed).
     init(document: HTMLDocument, html: UnsafeRawBufferPointer) {
+        var isParsoid = false
         var node = document.topLevel
         while let current = node, !(current.isElement && current.named("html")) { node = current.pointee.next }
         if let root = node {
@@ -38,8 +39,10 @@ public struct PageMetadata: Sendable, Equatable {
             var child = root.pointee.children
             while let current = child, !(current.isElement && current.named("head")) { child = current.pointee.next }
             if let head = child { read(head: head) }
+            isParsoid = revision != nil || pageID != nil
         }
-        readPageView(html)
+        // Parsoid HTML has no skin: no RLCONF, no footer.
+        if !isParsoid { readPageView(html) }
     }
 
     private mutating func read(head: xmlNodePtr) {
@@ -65,10 +68,12 @@ public struct PageMetadata: Sendable, Equatable {
         }
     }
 
-    /// A saved page view's `RLCONF` values (before `</head>`) and footer licence link.
+    /// A saved page view's `RLCONF` values (before `</head>`, looked for in the first 256 KiB)
+    /// and footer licence link.
     private mutating func readPageView(_ html: UnsafeRawBufferPointer) {
         guard let base = html.baseAddress, html.count > 0 else { return }
-        let headEnd = Self.find("</head>", in: html) ?? min(html.count, 1 << 16)
+        let start = UnsafeRawBufferPointer(rebasing: html[0..<min(html.count, 1 << 18)])
+        let headEnd = Self.find("</head>", in: start) ?? min(html.count, 1 << 16)
         let head = UnsafeRawBufferPointer(start: base, count: headEnd)
         if pageID == nil { pageID = Self.scriptNumber("\"wgArticleId\":", in: head) }
         if revision == nil { revision = Self.scriptNumber("\"wgRevisionId\":", in: head) }
