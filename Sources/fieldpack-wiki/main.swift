@@ -7,13 +7,17 @@ let command = StageCommand(
                       --rejects rejects.jsonl [--depfile FILE] [--max-reject-rate R]
         """,
     help: """
-        Reads the pipeline's Wikipedia dumps (Wikimedia Enterprise .tar.gz archives of NDJSON, bare
-        or gzip-compressed NDJSON, folders of .html pages) and keeps the articles the bundle needs:
+        Reads the pipeline's Wikipedia dumps, by content whatever their names (Wikimedia Enterprise
+        .tar.gz archives of NDJSON, bare or gzip-compressed NDJSON, On-demand / Structured Contents
+        article JSON, one object or an array, HTML pages); other files in a folder (LICENSE, README,
+        metadata .json) are skipped with a finding. It keeps the articles the bundle needs:
         the taxa's wikipedia_url titles (from the deduped iNaturalist records) and the pipeline's
         destinations (a "wikipedia" title or a "wikidata" QID). Titles match as Wikipedia matches
         them; redirects are followed; disambiguation pages are skipped with a finding; of a page
-        seen twice the newest revision wins. Each article becomes a safe blurb and a summary
-        (one JSON line each). The report lists what was wanted and not found.
+        seen twice the newest revision wins. Page id, revision, date and licence come from the
+        input, else from the page's own HTML; without a stated licence, the one in force on the
+        revision's date (CC BY-SA 3.0 before 2023-06-07, 4.0 from). Each article becomes a safe
+        blurb and a summary (one JSON line each). The report lists what was wanted and not found.
         """,
     options: ["pipeline", "records", "output", "report", "rejects", "depfile", "max-reject-rate"])
 

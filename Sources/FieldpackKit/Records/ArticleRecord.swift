@@ -34,7 +34,10 @@ public struct ArticleRecord: Sendable, Equatable {
     }
 
     public static let defaultLanguage = "en"
-    public static let defaultLicense = "CC-BY-SA-4.0"
+    /// The licence of an article whose input states none and gives no date: Wikipedia text is
+    /// always CC BY-SA, but the version (3.0 before the Terms of Use of June 2023, 4.0 after)
+    /// cannot be told. See `ArticleLicense`.
+    public static let defaultLicense = "CC-BY-SA"
 
     public var title: String
     public var pageID: Int64? = nil

@@ -26,18 +26,23 @@ final class ArchiveReader {
         archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 
-    /// The next member's name (a bare file's is `data`), or nil at the end.
+    /// The next member's name (a bare file's is `data`), or nil at the end. A tar's folder
+    /// entries are passed over: they hold nothing.
     func nextMember() throws -> String? {
-        var entry: OpaquePointer? = nil
-        let status = archive_read_next_header(handle, &entry)
-        switch status {
-        case ARCHIVE_OK, ARCHIVE_WARN:
-            guard let entry else { return "data" }
-            return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
-        case ARCHIVE_EOF:
-            return nil
-        default:
-            throw FieldpackError(path: path, "damaged archive: \(errorText)")
+        while true {
+            var entry: OpaquePointer? = nil
+            let status = archive_read_next_header(handle, &entry)
+            switch status {
+            case ARCHIVE_OK, ARCHIVE_WARN:
+                guard let entry else { return "data" }
+                // S_IFDIR: libarchive's AE_IFDIR is a cast macro Swift does not import.
+                if archive_entry_filetype(entry) & 0o170000 == 0o040000 { continue }
+                return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
+            case ARCHIVE_EOF:
+                return nil
+            default:
+                throw FieldpackError(path: path, "damaged archive: \(errorText)")
+            }
         }
     }
 

@@ -16,4 +16,6 @@ public struct Blurb: Sendable, Equatable {
     public var title: String?
     /// Sections shown (after the lead).
     public var sections: Int
+    /// What the page's HTML says about itself (page id, revision, date, licence, address).
+    public var page = PageMetadata()
 }

@@ -13,7 +13,8 @@ public struct BlurbMaker: Sendable {
         self.rules = rules
     }
 
-    /// The blurb of one article's HTML (a whole document or a fragment).
+    /// The blurb of one article's HTML (a whole document or a fragment), with what the page
+    /// says about itself (`Blurb.page`).
     ///
     /// - Throws: `Refusal` if the HTML is over `rules.maximumArticleBytes` or nests past
     ///   libxml2's depth limit.
@@ -37,6 +38,7 @@ public struct BlurbMaker: Sendable {
         if disambiguation && blurb.kind == .article {
             blurb = Blurb(kind: .disambiguation, html: "", summary: "", title: blurb.title, sections: 0)
         }
+        blurb.page = PageMetadata(document: document, html: html)
         return blurb
     }
 

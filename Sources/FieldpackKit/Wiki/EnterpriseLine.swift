@@ -32,6 +32,14 @@ struct EnterpriseLine {
         self.html = html
     }
 
+    /// Whether a JSON value is an article object: it has an `article_body`, or a `name` with an
+    /// `identifier` or a `url`. What tells a file of articles from other JSON (a dump's metadata).
+    static func isArticle(_ value: JSONValue) -> Bool {
+        guard value.isObject else { return false }
+        if value["article_body"] != nil { return true }
+        return value["name"]?.string != nil && (value["identifier"] != nil || value["url"] != nil)
+    }
+
     struct Problem: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }

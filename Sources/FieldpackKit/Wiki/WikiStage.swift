@@ -1,7 +1,9 @@
-/// The wiki stage (`fieldpack-wiki`): reads Wikipedia dumps — Wikimedia Enterprise `.tar.gz`
-/// archives of NDJSON (every member), bare or gzip-compressed NDJSON, and folders of `.html`
-/// pages — keeps the articles the bundle wants, follows redirects, skips disambiguation pages,
-/// keeps the newest revision of a page seen twice, and turns each into a blurb.
+/// The wiki stage (`fieldpack-wiki`): reads Wikipedia dumps by content (`WikiInputs`) —
+/// Wikimedia Enterprise `.tar.gz` archives of NDJSON (every member), bare or gzip-compressed
+/// NDJSON, On-demand / Structured Contents article JSON, HTML pages — keeps the articles the
+/// bundle wants, follows redirects, skips disambiguation pages, keeps the newest revision of a
+/// page seen twice, and turns each into a blurb. An article's metadata is the input's, else what
+/// its HTML says about itself (`PageMetadata`); its licence follows `ArticleLicense`.
 ///
 /// Lines nobody wants cost a JSON parse (simdjson, GB/s), never an HTML parse. A wanted redirect
 /// stub whose target was not itself wanted sends the stage over the dumps once more for the
@@ -36,17 +38,41 @@ public struct WikiStage {
         public var modified: String?
         public var url: String
         public var wikidata: String?
-        public var license: String
+        /// The licence the input states, if it states one.
+        public var statedLicense: String?
         public var source: String
         public var line: Int?
+        /// Where the article sits in a JSON document (`[3]` of an array), if it is in one.
+        public var record: String?
         public var blurb: Blurb
         public var requesters: Set<WikiWants.Requester> = []
 
-        /// Whether `self` is a newer copy of the page than `other`.
+        /// The licence recorded for the article (see `ArticleLicense`).
+        public var license: String { ArticleLicense.resolve(stated: statedLicense, modified: modified) }
+
+        /// Whether `self` is a newer copy of the page than `other`: the higher revision; a copy
+        /// with a revision is newer than one without; else the later modification time; else the
+        /// first input (in byte order of its name, then line), so that the order of the inputs
+        /// does not matter.
         func isNewer(than other: Article) -> Bool {
-            if let a = revision, let b = other.revision, a != b { return a > b }
+            switch (revision, other.revision) {
+            case let (a?, b?) where a != b: return a > b
+            case (.some, nil): return true
+            case (nil, .some): return false
+            default: break
+            }
             if let a = modified, let b = other.modified, a != b { return a > b }
-            return (source, line ?? 0) < (other.source, other.line ?? 0)
+            if (modified == nil) != (other.modified == nil) { return modified != nil }
+            return (source, line ?? 0, record ?? "") < (other.source, other.line ?? 0, other.record ?? "")
+        }
+
+        /// Fills what the input did not say from what the page's HTML says about itself.
+        mutating func complete(with page: PageMetadata) {
+            pageID = pageID ?? page.pageID
+            revision = revision ?? page.revision
+            modified = modified ?? page.modified
+            wikidata = wikidata ?? page.wikidata
+            statedLicense = statedLicense ?? page.license
         }
     }
 
@@ -58,6 +84,8 @@ public struct WikiStage {
         public var htmlBytes = 0
         public var articles = 0
         public var passes = 0
+        /// Files (or archive members) that hold no articles: skipped with a finding.
+        public var filesSkipped = 0
         public var missing: [String] = []
     }
 
@@ -111,158 +139,23 @@ public struct WikiStage {
         return run.summary
     }
 
-    /// Reads every input once, keeping the wanted articles.
-    private func pass(wanted: WikiWants, into run: inout Run) throws {
-        run.summary.passes += 1
-        let first = run.summary.passes == 1
-        let maker = BlurbMaker(rules: options.rules)
-        let pool = BlurbPool(maker: maker, inFlight: options.workers * 2)
-        defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
-        let parser = JSONParser()
-        for input in options.inputs {
-            if input.hasSuffix(".html") || input.hasSuffix(".htm") {
-                try page(at: input, wanted: wanted, maker: maker, into: &run, counting: first)
-                continue
-            }
-            // A file libarchive cannot read, or whose archive breaks between members, is a
-            // finding: the lines already read count, the rest of the file is lost.
-            let archive: ArchiveReader
-            do {
-                archive = try ArchiveReader(path: input)
-            } catch let error as FieldpackError {
-                run.findings.append(Finding(path: input, reason: error.message))
-                if first { run.summary.rejected += 1; run.summary.lines += 1 }
-                continue
-            }
-            while true {
-                let next: String?
-                do {
-                    next = try archive.nextMember()
-                } catch let error as FieldpackError {
-                    run.findings.append(Finding(path: input, reason: error.message))
-                    if first { run.summary.rejected += 1; run.summary.lines += 1 }
-                    break
-                }
-                guard let member = next else { break }
-                let name = archive.isTar ? "\(input)#\(member)" : input
-                let reader = LineReader(source: archive.memberSource())
-                while true {
-                    let line: LineReader.Line?
-                    do {
-                        line = try reader.next()
-                    } catch let error as FieldpackError {
-                        // A damaged stream: every complete line before it was read.
-                        run.findings.append(Finding(path: name, line: reader.linesRead + 1, reason: error.message))
-                        if first { run.summary.rejected += 1; run.summary.lines += 1 }
-                        break
-                    }
-                    guard let line else { break }
-                    if line.bytes.isEmpty { continue }
-                    if first {
-                        run.summary.lines += 1
-                        run.summary.bytes += line.bytes.count + 1
-                    }
-                    if line.unterminated, let damage = reader.damage {
-                        run.findings.append(Finding(path: name, line: line.number, reason: "truncated: \(damage.message)"))
-                        if first { run.summary.rejected += 1 }
-                        break
-                    }
-                    try self.line(line, source: name, wanted: wanted, parser: parser, pool: pool, into: &run, counting: first)
-                    for (article, result) in pool.collect() { finish(article, result, into: &run) }
-                }
-            }
-        }
-    }
-
-    private func line(
-        _ line: LineReader.Line, source: String, wanted: WikiWants, parser: JSONParser, pool: BlurbPool,
-        into run: inout Run, counting: Bool
-    ) throws {
-        func reject(_ reason: String) {
-            run.findings.append(Finding(path: source, line: line.number, reason: reason))
-            if counting { run.summary.rejected += 1 }
-        }
-        let fields: EnterpriseLine
-        do {
-            fields = try EnterpriseLine(try parser.parse(line.bytes))
-        } catch let error as JSONSyntaxError {
-            return reject("not JSON: \(error.message)")
-        } catch let problem as EnterpriseLine.Problem {
-            return reject(problem.reason)
-        }
-        if let language = fields.language, language != wanted.language {
-            if counting { run.summary.skipped += 1 }
-            return
-        }
-        let title = WikiTitle.normalize(fields.name)
-        let isWanted = wanted.titles[title] != nil || fields.wikidata.map { wanted.wikidata[$0.uppercased()] != nil } ?? false
-            || fields.redirects.contains { wanted.titles[WikiTitle.normalize($0)] != nil }
-        guard isWanted, let html = fields.html else {
-            if counting { run.summary.skipped += 1 }
-            return
-        }
-        run.summary.htmlBytes += html.count
-        let article = Article(
-            title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,
-            url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
-            license: fields.license ?? ArticleRecord.defaultLicense, source: source, line: line.number,
-            blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
-        for alias in fields.redirects {
-            let normalized = WikiTitle.normalize(alias)
-            if wanted.titles[normalized] != nil { run.redirects[normalized] = title }
-        }
-        pool.submit(BlurbPool.Job(article: article, html: Array(html.bytes)))
-    }
-
     /// Keeps a finished article, or records why its HTML was refused.
-    private func finish(_ article: Article, _ result: Result<Blurb, Error>, into run: inout Run) {
+    func finish(_ article: Article, _ result: Result<Blurb, Error>, into run: inout Run) {
         switch result {
         case .success(let blurb):
             var kept = article
             kept.blurb = blurb
+            kept.complete(with: blurb.page)
             keep(&kept, into: &run)
         case .failure(let error):
-            run.findings.append(Finding(path: article.source, line: article.line, reason: "article \"\(article.title)\": \(error)"))
+            run.findings.append(Finding(
+                path: article.source, line: article.line, record: article.record, reason: "article \"\(article.title)\": \(error)"))
             run.summary.rejected += 1
         }
     }
 
-    /// A page from a folder of HTML files: its title is the document's (without " - Wikipedia"),
-    /// else the file name's.
-    private func page(at path: String, wanted: WikiWants, maker: BlurbMaker, into run: inout Run, counting: Bool) throws {
-        let bytes = try ReadableFile.contents(of: path)
-        if counting {
-            run.summary.lines += 1
-            run.summary.bytes += bytes.count
-        }
-        let blurb: Blurb
-        do {
-            blurb = try bytes.withUnsafeBytes { try maker.blurb(html: $0) }
-        } catch {
-            run.findings.append(Finding(path: path, reason: "\(error)"))
-            if counting { run.summary.rejected += 1 }
-            return
-        }
-        var name = String(path.split(separator: "/").last ?? "")
-        if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
-        if var title = blurb.title {
-            for suffix in [" - Wikipedia", " — Wikipedia"] where title.hasSuffix(suffix) { title = String(title.dropLast(suffix.count)) }
-            name = title
-        }
-        let title = WikiTitle.normalize(name)
-        guard wanted.titles[title] != nil else {
-            if counting { run.summary.skipped += 1 }
-            return
-        }
-        run.summary.htmlBytes += bytes.count
-        var article = Article(
-            title: title, pageID: nil, revision: nil, modified: nil, url: Self.url(of: title, language: wanted.language),
-            wikidata: nil, license: ArticleRecord.defaultLicense, source: path, line: nil, blurb: blurb)
-        keep(&article, into: &run)
-    }
-
     /// Keeps an article unless a newer copy of it is kept; notes redirects and disambiguations.
-    private func keep(_ article: inout Article, into run: inout Run) {
+    func keep(_ article: inout Article, into run: inout Run) {
         switch article.blurb.kind {
         case .redirect(let target):
             run.redirects[article.title] = WikiTitle.normalize(target)
@@ -270,7 +163,7 @@ public struct WikiStage {
         case .disambiguation:
             run.disambiguations.insert(article.title)
             if let id = article.wikidata { run.disambiguationItems.insert(id.uppercased()) }
-            run.skips.append(Finding(path: article.source, line: article.line, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
+            run.skips.append(Finding(path: article.source, line: article.line, record: article.record, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
             return
         case .article:
             break
@@ -321,13 +214,14 @@ public struct WikiStage {
         // Rejects first: they are written even when the threshold stops the stage.
         var rejects = JSONWriter()
         func ordered(_ findings: [Finding]) -> [Finding] {
-            findings.sorted { ($0.path, $0.line ?? 0, $0.reason) < ($1.path, $1.line ?? 0, $1.reason) }
+            findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
         }
         for (kind, finding) in ordered(run.findings).map({ ("rejected", $0) }) + ordered(run.skips).map({ ("skipped", $0) }) {
             rejects.beginObject()
             rejects.key("kind"); rejects.string(kind)
             rejects.key("file"); rejects.string(finding.path)
             rejects.key("line"); rejects.int(finding.line.map(Int64.init))
+            if let record = finding.record { rejects.key("record"); rejects.string(record) }
             rejects.key("reason"); rejects.string(finding.reason)
             rejects.endObject()
             rejects.newline()
@@ -337,7 +231,7 @@ public struct WikiStage {
         let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
         if rate > options.maxRejectRate {
             throw FieldpackError(
-                path: options.inputs.first ?? options.output,
+                path: mostRejected(run.findings) ?? options.output,
                 "\(run.summary.rejected) of \(run.summary.lines) dump lines rejected (\(percent(rate))), over the "
                     + "\(percent(options.maxRejectRate)) limit; see \(options.rejects)")
         }
@@ -369,6 +263,16 @@ public struct WikiStage {
         try output.commit()
     }
 
+    /// The input most findings are about (the first of them in input order), or nil if none is.
+    private func mostRejected(_ findings: [Finding]) -> String? {
+        var best: (input: String, count: Int)? = nil
+        for input in options.inputs {
+            let count = findings.count { $0.path == input || $0.path.hasPrefix(input + "#") }
+            if count > (best?.count ?? 0) { best = (input, count) }
+        }
+        return best?.input
+    }
+
     private func report(_ run: Run, wanted: WikiWants) -> String {
         var writer = JSONWriter()
         writer.beginObject()
@@ -389,6 +293,7 @@ public struct WikiStage {
         for title in run.disambiguations.sorted() { writer.string(title) }
         writer.endArray()
         writer.key("duplicate_pages"); writer.int(run.duplicates)
+        writer.key("files_skipped"); writer.int(run.summary.filesSkipped)
         writer.key("lines"); writer.int(run.summary.lines)
         writer.key("lines_skipped"); writer.int(run.summary.skipped)
         writer.key("lines_rejected"); writer.int(run.summary.rejected)

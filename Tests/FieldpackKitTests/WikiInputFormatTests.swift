@@ -1,0 +1,154 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Issue 10, rules 11 and 12: in a folder of mixed files only dumps and pages are read, by
+/// content; Enterprise On-demand / Structured Contents article JSON (one object per file, or an
+/// array of them) is read like a dump line.
+@Suite struct WikiInputFormatTests {
+    private typealias H = WikiHarness
+
+    private func reasons(_ rejects: [[String: Any]], in directory: TemporaryDirectory) -> [String] {
+        rejects.map { reject in
+            let file = (reject["file"] as? String ?? "").replacingOccurrences(of: directory.path + "/", with: "")
+            return "\(reject["kind"] as? String ?? "") \(file): \(reject["reason"] as? String ?? "")"
+        }
+    }
+
+    @Test func aFolderOfMixedFilesReadsDumpsAndPagesByContentAndSkipsTheRestWithAFinding() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/LICENSE", "Creative Commons Attribution-ShareAlike 3.0 Unported\n\nYou are free to share …\n")
+        try directory.write("dumps/README", "# enwiki snapshot\n\nDownloaded from dumps.wikimedia.org.\n")
+        // A snapshot's metadata, pretty-printed: JSON, but not an article.
+        try directory.write("dumps/metadata.json", H.json([
+            "identifier": "enwiki_namespace_0", "date_modified": "2026-11-01T00:00:00Z",
+            "namespace": ["identifier": 0], "size": ["value": 123.4, "unit_text": "MB"],
+        ], pretty: true))
+        // The same, on one line, with a dump's name.
+        try directory.write("dumps/chunks.ndjson", H.json(["identifier": "enwiki_namespace_0_chunk_0", "size": ["value": 1]]) + "\n")
+        try directory.write("dumps/notes.xml", "<?xml version=\"1.0\"?>\n<notes><note>not a page</note></notes>\n")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).write(to: URL(fileURLWithPath: directory.file("dumps/logo.png")))
+        // Read by content whatever their names: NDJSON without an extension, a page named .dat,
+        // an archive with a LICENSE member beside its NDJSON.
+        try directory.write("dumps/enwiki_part_0", H.line("Great tit", H.parsoid()) + "\n")
+        try directory.write("dumps/page.dat", H.parsoid(title: "Sonian Forest"))
+        try directory.write("tar/enwiki_namespace_0_0.ndjson", H.line("European robin", H.parsoid()) + "\n")
+        try directory.write("tar/LICENSE", "Creative Commons Attribution-ShareAlike 4.0 International\n")
+        _ = try H.tarGz("dumps/enwiki-NS0-20261101-ENTERPRISE-HTML.json.tar.gz", of: "tar", files: ["enwiki_namespace_0_0.ndjson", "LICENSE"], in: directory)
+        let inputs = try Pipeline.resolve([directory.file("dumps")], pipelinePath: "test").files
+        let output = try H.run(inputs, wants: H.wants(["Great tit", "Sonian Forest", "European robin"]), in: directory, maxRejectRate: 0)
+        #expect(output.titles == ["European robin", "Great tit", "Sonian Forest"])
+        #expect(reasons(output.rejects, in: directory) == [
+            "skipped dumps/LICENSE: plain text, not a Wikipedia dump or page: skipped",
+            "skipped dumps/README: plain text, not a Wikipedia dump or page: skipped",
+            "skipped dumps/chunks.ndjson: JSON Lines whose first object is not a Wikipedia article (no \"article_body\"): skipped",
+            "skipped dumps/enwiki-NS0-20261101-ENTERPRISE-HTML.json.tar.gz#LICENSE: plain text, not a Wikipedia dump or page: skipped",
+            "skipped dumps/logo.png: binary data, not a Wikipedia dump or page: skipped",
+            "skipped dumps/metadata.json: JSON that is not a Wikipedia article (no \"article_body\"): skipped",
+            "skipped dumps/notes.xml: XML, not an HTML page, not a Wikipedia dump or page: skipped",
+        ])
+        #expect(output.report["files_skipped"] as? Int == 7)
+        #expect(output.report["lines_rejected"] as? Int == 0)
+        #expect(output.report["lines"] as? Int == 3)
+    }
+
+    @Test func anArchiveOfAFolderReadsItsFilesAndPassesOverTheFolderEntries() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("tar/enwiki/part_0.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        try directory.write("tar/enwiki/pages/Sonian_Forest.html", H.parsoid())
+        let archive = try H.tarGz("dump.tar.gz", of: "tar", files: ["enwiki"], in: directory)
+        let output = try H.run([archive], wants: H.wants(["Great tit", "Sonian Forest"]), in: directory, maxRejectRate: 0)
+        #expect(output.titles == ["Great tit", "Sonian Forest"])  // the page titled by its member's name
+        #expect(output.rejects.isEmpty, "\(output.rejects)")
+        #expect(output.report["files_skipped"] as? Int == 0)
+    }
+
+    @Test func aFileNamedLikeADumpThatHoldsTextIsADamagedDumpItsLinesRejected() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("broken.ndjson", "this was a dump\nbefore it was overwritten\n")
+        let output = try H.run([dump], wants: H.wants(["X"]), in: directory)
+        #expect(output.rejects.map { $0["kind"] as? String } == ["rejected", "rejected"])
+        #expect(output.rejects.map { $0["line"] as? Int } == [1, 2])
+        #expect(output.report["files_skipped"] as? Int == 0)
+    }
+
+    @Test func theThresholdErrorNamesTheFileTheRejectedLinesComeFrom() throws {
+        let directory = try TemporaryDirectory()
+        let good = try directory.write("a-good.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        let bad = try directory.write("b-bad.ndjson", "not json\n{\"name\": 1}\n")
+        let error = try #require(throws: FieldpackError.self) {
+            try H.run([good, bad], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0.1)
+        }
+        #expect(error.path == bad)
+        #expect(error.message.hasPrefix("2 of 3 dump lines rejected"))
+    }
+
+    @Test func anEmptyFileIsSkippedWithAFindingThatNamesIt() throws {
+        let directory = try TemporaryDirectory()
+        let empty = try directory.write("empty.ndjson", "")
+        let output = try H.run([empty], wants: H.wants(["X"]), in: directory)
+        #expect(reasons(output.rejects, in: directory) == ["skipped empty.ndjson: an empty file, not a Wikipedia dump or page: skipped"])
+    }
+
+    // MARK: Rule 12: On-demand / Structured Contents article JSON
+
+    private let onDemandFields: [String: Any] = [
+        "identifier": 381_722, "url": "https://en.wikipedia.org/wiki/Great_tit", "date_modified": "2026-11-14T09:27:41Z",
+        "version": ["identifier": 1_282_922_208, "editor": ["identifier": 1, "name": "Someone"]],
+        "main_entity": ["identifier": "Q25485", "url": "https://www.wikidata.org/entity/Q25485"],
+        "in_language": ["identifier": "en"], "is_part_of": ["identifier": "enwiki", "url": "https://en.wikipedia.org"],
+        "license": [["identifier": "CC-BY-SA-4.0", "name": "Creative Commons Attribution Share Alike 4.0", "url": "https://creativecommons.org/licenses/by-sa/4.0/"]],
+        "abstract": "The great tit is a small passerine bird.",
+    ]
+
+    @Test(arguments: [true, false])
+    func anOnDemandArticleFileIsReadLikeADumpLine(pretty: Bool) throws {
+        let directory = try TemporaryDirectory()
+        // As the On-demand API answers /v2/articles/{name}/en…: one object, no trailing newline.
+        let file = try directory.write("Great_tit.json", H.json(H.article("Great tit", H.parsoid(), onDemandFields), pretty: pretty))
+        let output = try H.run([file], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0)
+        let article = try #require(output.articles["Great tit"])
+        #expect(article["page_id"] as? Int == 381_722)
+        #expect(article["revision"] as? Int == 1_282_922_208)
+        #expect(article["wikidata"] as? String == "Q25485")
+        #expect(article["license"] as? String == "CC-BY-SA-4.0")
+        #expect(article["html"] as? String == "<p>\(H.tit)</p>")
+        #expect(output.rejects.isEmpty)
+        #expect(output.report["lines"] as? Int == 1)
+    }
+
+    @Test(arguments: [true, false])
+    func aJSONArrayOfArticlesIsReadArticleByArticleAndABadOneIsNamedByItsIndex(pretty: Bool) throws {
+        let directory = try TemporaryDirectory()
+        // The On-demand API answers with an array (one article per wiki asked);
+        // Structured Contents objects carry more fields beside article_body.
+        let array: [Any] = [
+            H.article("Great tit", H.parsoid(), onDemandFields),
+            ["identifier": 2, "article_body": ["html": H.parsoid()]],
+            H.article("Sonian Forest", H.parsoid(), ["identifier": 3, "sections": [["type": "section", "name": "Abstract"]]]),
+        ]
+        let file = try directory.write("answer.json", H.json(array, pretty: pretty))
+        let output = try H.run([file], wants: H.wants(["Great tit", "Sonian Forest"]), in: directory)
+        #expect(output.titles == ["Great tit", "Sonian Forest"])
+        #expect(output.rejects.count == 1)
+        let reject = try #require(output.rejects.first)
+        #expect(reject["file"] as? String == file)
+        #expect(reject["record"] as? String == "[1]")
+        #expect(reject["line"] is NSNull)
+        #expect(reject["reason"] as? String == "no \"name\"")
+        #expect(output.report["lines"] as? Int == 3)
+        #expect(output.report["lines_rejected"] as? Int == 1)
+    }
+
+    @Test func aJSONArrayOfOtherThingsIsSkippedAndBrokenJSONIsRejectedNamingTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let list = try directory.write("files.json", H.json([["name": "enwiki_namespace_0_0.ndjson", "size": 1]], pretty: true))
+        let broken = try directory.write("cut.json", String(H.json(H.article("Great tit", H.parsoid()), pretty: true).dropLast(20)))
+        let output = try H.run([list, broken], wants: H.wants(["Great tit"]), in: directory)
+        let found = reasons(output.rejects, in: directory)
+        #expect(found.count == 2)
+        #expect(found.contains { $0.hasPrefix("rejected cut.json: not JSON") }, "\(found)")
+        #expect(found.contains("skipped files.json: a JSON array whose first element is not a Wikipedia article (no \"article_body\"): skipped"))
+    }
+}
