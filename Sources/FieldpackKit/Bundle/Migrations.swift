@@ -231,6 +231,11 @@ public enum Migrations {
                 tokenize='unicode61 remove_diacritics 2', prefix='2 3'
             );
             """),
+        Migration(version: 6, name: "taxon-species-counts", sql: """
+            -- Observations counted for the taxon by /v1/observations/species_counts pages (a place's
+            -- or a project's species list); the largest count any page gives. NULL: no page lists it.
+            ALTER TABLE taxa ADD COLUMN species_count INTEGER;
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.

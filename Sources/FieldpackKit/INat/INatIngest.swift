@@ -94,7 +94,8 @@ public struct INatIngest {
                     sink.fail(chunk, error)
                 } catch {
                     ingest.reset()
-                    sink.fail(chunk, FieldpackError(path: inputs[index], "\(error)"))
+                    sink.fail(chunk, FieldpackError(
+                        path: inputs[index] == StandardInput.argument ? StandardInput.name : inputs[index], "\(error)"))
                 }
             }
         }
@@ -117,7 +118,9 @@ public struct INatIngest {
 
         try writeRejects(summary.findings)
         if let depfile = options.depfile {
-            try Depfile.write(depfile, target: options.output, prerequisites: inputs + options.watchedFolders)
+            try Depfile.write(
+                depfile, target: options.output,
+                prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
         }
         if summary.rejectRate > options.maxRejectRate {
             throw FieldpackError(
