@@ -249,5 +249,6 @@ public enum Migrations {
         3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
         4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
+        6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
     ]
 }
