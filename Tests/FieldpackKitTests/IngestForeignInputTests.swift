@@ -42,6 +42,8 @@ import Testing
          "an HTML page"),
         ("photo.json", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], "an image"),
         ("dump.json", [0x01, 0x00, 0x7B, 0x22, 0xFE, 0xFF, 0x00, 0x10], "binary data"),
+        ("page.json", [0xFF, 0xFE] + Array("{}".utf16).flatMap { [UInt8($0), 0] },
+         "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"),
         ("notes", Array("Observations from the 2024 bioblitz.\nSee the portal.\n".utf8),
          "plain text (first line: \"Observations from the 2024 bioblitz.\")"),
     ]

@@ -90,6 +90,15 @@ import Testing
         #expect(ids(try records(directory, kind: "obs")) == [21, 22, 23])
     }
 
+    @Test func aByteOrderMarkBeforeAPageOrJSONLinesIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        let pageInput = try directory.write("page.json", "\u{FEFF}" + page([observationJSON(id: 31)]))
+        let linesInput = try directory.write("lines.jsonl", "\u{FEFF}" + observationJSON(id: 32) + "\n" + observationJSON(id: 33) + "\n")
+        let summary = try ingest([pageInput, linesInput], in: directory)
+        #expect(summary.rejected == 0)
+        #expect(ids(try records(directory, kind: "obs")) == [31, 32, 33])
+    }
+
     // MARK: Species counts
 
     static func speciesCountsPage(_ entries: [(taxon: Int, count: Int)]) -> String {

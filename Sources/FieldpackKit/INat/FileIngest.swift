@@ -71,7 +71,7 @@ final class FileIngest {
             }
             let value: JSONValue
             do {
-                value = try parser.parse(line.bytes)
+                value = try parser.parse(line.number == 1 ? Self.withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -95,7 +95,7 @@ final class FileIngest {
     private func ingestDocument(_ reader: LineReader, path: String, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
         do {
-            bytes = try reader.rest(limit: maxDocumentBytes)
+            bytes = Self.withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
         } catch let error as FieldpackError {
             throw FieldpackError(path: path, error.message)
         }
@@ -151,6 +151,12 @@ final class FileIngest {
         }
     }
 
+    /// `bytes` without a leading UTF-8 byte-order mark (Windows tools write one; the parser
+    /// refuses it). Offsets in findings then count from after the mark.
+    private static func withoutByteOrderMark(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes
+    }
+
     /// Where a document keeps its records.
     private enum DocumentArray {
         /// The envelope's `results` member.
@@ -164,7 +170,7 @@ final class FileIngest {
 
         /// Where the records of a document that does not parse would be, from its first byte.
         static func of(_ bytes: UnsafeRawBufferPointer) -> DocumentArray {
-            var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            var index = 0
             while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
             return index < bytes.count && bytes[index] == UInt8(ascii: "[") ? .root : .results
         }

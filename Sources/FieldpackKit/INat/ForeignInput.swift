@@ -48,6 +48,9 @@ enum ForeignInput {
         {
             return "\(name)-compressed data; fieldpack reads plain or gzip-compressed files"
         }
+        if startsWith(bytes, [0xFF, 0xFE]) || startsWith(bytes, [0xFE, 0xFF]) {
+            return "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"
+        }
         // Text has no NUL bytes and few control bytes besides tab, line feed and carriage return.
         var controls = 0
         for byte in bytes {
