@@ -69,6 +69,8 @@ import Testing
     @Test(arguments: [
         (#"{"error":"Not found","status":404}"#, #"the first record is an object with keys "error", "status"; this looks like an API error response"#),
         ("[1, 2, 3]\n", "the first record is an integer"),
+        (#"["user",7,"kestrel_k",null,1714557600000,"0#0"]"# + "\n" + #"["obs",1,"u-1",7,null,"research","2024-04-30",null,null,null,50.5,4.25,null,null,null,null,null,[],1714557600000,"0#0"]"# + "\n",
+         "the first record is an array; this looks like a fieldpack records file (give it to fieldpack-dedupe)"),
         ("{\"name\":\"Dog\",\"identifier\":1,\"is_part_of\":{\"identifier\":\"enwiki\"}}\n{\"name\":\"Cat\",\"identifier\":2,\"is_part_of\":{\"identifier\":\"enwiki\"}}\n",
          #"the first record is an object with keys "name", "identifier", "is_part_of"; this looks like a Wikipedia article (give it to fieldpack-wiki)"#),
         (#"{"total_results":1,"results":[{"id":97,"name":"Belgium","place_type":12}]}"#, #"the first record is an object with keys "id", "name", "place_type""#),

@@ -25,7 +25,14 @@ enum RecordShape {
 
     /// A value of no shape, for an error: its type, an object's first keys, and what it may be.
     static func describe(_ value: JSONValue) -> String {
-        guard value.isObject else { return "the first record is \(RecordError.describe(value.kind))" }
+        guard value.isObject else {
+            var text = "the first record is \(RecordError.describe(value.kind))"
+            var elements = value.elements.makeIterator()
+            if value.isArray, let tag = elements.next()?.text, RecordKind(tag: tag) != nil {
+                text += "; this looks like a fieldpack records file (give it to fieldpack-dedupe)"
+            }
+            return text
+        }
         var keys: [String] = []
         var count = 0
         for (key, _) in value.members {
