@@ -58,7 +58,8 @@ public struct INatIngest {
 
     /// Runs the stage.
     ///
-    /// - Throws: `FieldpackError` when an input cannot be read, or when the reject rate exceeds
+    /// - Throws: `FieldpackError` when an input cannot be read or is not iNaturalist JSON (see
+    ///   `ForeignInput`; valid JSON with no record of any `RecordShape`), or when the reject rate exceeds
     ///   `maxRejectRate` (the rejects file is still written; the records file is not published).
     @discardableResult
     public func run() throws -> Summary {
