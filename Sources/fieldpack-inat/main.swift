@@ -2,10 +2,13 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT...) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name",
     help: """
-        Ingests iNaturalist dumps (API v1 pages of observations or taxa, JSON Lines, single
-        records; any of them gzip-compressed, detected by content) into normalized records.
+        Ingests iNaturalist dumps (API pages of observations, taxa or species counts, bare
+        arrays of records, single records, JSON Lines; any of them gzip-compressed, detected
+        by content, whatever the file's extension) into normalized records. A folder is walked
+        like a pipeline's input folder; - reads standard input. A file that is not iNaturalist
+        JSON (a TSV/CSV export, Darwin Core, HTML, binary) stops the stage with one error.
         Malformed records go to the rejects file with file, line and reason; the stage fails
         when more than --max-reject-rate of the records are rejected (default: the pipeline's
         "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
@@ -14,8 +17,22 @@ let command = StageCommand(
     flags: ["print-name"])
 
 command.main { arguments in
-    var inputs = arguments.positional
+    var inputs: [String] = []
     var folders: [String] = []
+    // A folder is walked like a pipeline's; `-` is standard input.
+    for argument in arguments.positional {
+        if argument != StandardInput.argument && FileSystem.isDirectory(argument) {
+            let resolved = try Pipeline.resolve([argument], pipelinePath: argument)
+            if resolved.files.isEmpty {
+                throw FieldpackError(path: argument, "the folder holds no input files (hidden files, *.md and *.txt are skipped)")
+            }
+            inputs += resolved.files
+            folders += resolved.folders
+        } else {
+            inputs.append(argument)
+        }
+    }
+    if inputs.filter({ $0 == StandardInput.argument }).count > 1 { throw UsageError("- (standard input) can be given only once") }
     var maxRejectRate: Double? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
@@ -26,7 +43,7 @@ command.main { arguments in
         maxRejectRate = pipeline.maxRejectRate
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
-        folders = resolved.folders + [pipelinePath]
+        folders += resolved.folders + [pipelinePath]
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
     var options = INatIngest.Options(

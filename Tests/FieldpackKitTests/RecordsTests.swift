@@ -229,6 +229,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
         taxon.isActive = false
         taxon.defaultPhoto = 210
         taxon.photos = [211, 212]
+        taxon.speciesCount = 12
         taxon.seen = 213
         var writer = JSONWriter()
         let occurrenceStart = taxon.encode(into: &writer, source: "2#7")
@@ -237,7 +238,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
             .rankLevel: .real(5.5), .ancestry: .text("48460/1/47120"), .iconicTaxonName: .text("Insecta"),
             .preferredCommonName: .text("Monarque"),
             .wikipediaURL: .text("http://en.wikipedia.org/wiki/Monarch_butterfly"), .isActive: .bool(false),
-            .defaultPhoto: .integer(210), .photos: .json("[211,212]"), .seen: .integer(213),
+            .defaultPhoto: .integer(210), .photos: .json("[211,212]"), .speciesCount: .integer(12), .seen: .integer(213),
         ], source: "2#7")
         #expect(tail(writer, from: occurrenceStart) == ",213,\"2#7\"]\n")
         try withColumns(writer) { #expect(TaxonRecord.isFromTaxa($0)) }
@@ -498,7 +499,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
     @Test func theInsertListsTheBundleColumnsInRecordOrderThenTheExtras() {
         #expect(UserRecord.Column.insertSQL(into: "users") == "INSERT INTO users (id, login, name) VALUES (?, ?, ?)")
         #expect(TaxonRecord.Column.insertSQL(into: "taxa", extra: ["article_id"]).contains(
-            "(id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name, wikipedia_url, is_active, article_id)"))
+            "(id, name, rank, rank_level, ancestry, iconic_taxon_name, preferred_common_name, wikipedia_url, is_active, species_count, article_id)"))
     }
 
     @Test func anArticlesValuesMatchItsInsert() throws {

@@ -231,6 +231,11 @@ public enum Migrations {
                 tokenize='unicode61 remove_diacritics 2', prefix='2 3'
             );
             """),
+        Migration(version: 6, name: "taxon-species-counts", sql: """
+            -- Observations counted for the taxon by /v1/observations/species_counts pages (a place's
+            -- or a project's species list); the largest count any page gives. NULL: no page lists it.
+            ALTER TABLE taxa ADD COLUMN species_count INTEGER;
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -244,5 +249,6 @@ public enum Migrations {
         3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
         4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
+        6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
     ]
 }

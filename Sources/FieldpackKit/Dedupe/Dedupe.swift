@@ -7,7 +7,8 @@ import Glibc
 /// The newest copy wins (`updated_at`, of the record or of the observation it came in), whatever
 /// file it came from; ties fall to deterministic rules (see `PhotoOccurrence.outranks` and
 /// `RecordOccurrence.outranks`). Photo identity is the photo id, never the URL; a winner without
-/// dimensions takes them from another occurrence.
+/// dimensions takes them from another occurrence, a taxon without a photo list takes one from a
+/// taxa-endpoint copy, and a taxon's species count is the largest of all its copies' counts.
 ///
 /// Memory: one compact occurrence per record, for photos in one pass and for the other kinds in
 /// another, in arrays sized exactly and sorted in place. Record bytes are read back from the
@@ -86,6 +87,7 @@ public struct Dedupe: Sendable {
                 case .taxon:
                     if TaxonRecord.isFromTaxa(record) { rank |= 2 }
                     if record[TaxonRecord.Column.photos]?.isArray ?? false { rank |= 1 }
+                    if record.int64(TaxonRecord.Column.speciesCount) != nil { rank |= 4 }
                     seen = record.int64(TaxonRecord.Column.seen)
                 case .user: seen = record.int64(UserRecord.Column.seen)
                 default: seen = record.int64(ObservationRecord.Column.seen)

@@ -38,18 +38,20 @@ struct RecordOccurrence {
     var content: UInt64
     var offset: Int64
     var length: Int32
-    /// Taxa: 2 for a copy from the taxa endpoint, plus 1 if it lists taxon photos.
+    /// Taxa: 2 for a copy from the taxa endpoint, plus 1 if it lists taxon photos, plus 4 if it
+    /// carries a species count (which does not rank it).
     var rank: Int32
 
     @inline(__always)
     func outranks(_ other: RecordOccurrence) -> Bool {
         if seen != other.seen { return seen > other.seen }
-        if rank >> 1 != other.rank >> 1 { return rank > other.rank }
+        if fromTaxa != other.fromTaxa { return fromTaxa }
         return content > other.content
     }
 
     var fromTaxa: Bool { rank & 2 != 0 }
     var hasList: Bool { rank & 1 != 0 }
+    var hasSpeciesCount: Bool { rank & 4 != 0 }
 }
 
 /// A 21-bit hash of a field (0 only for null), for conflict detection.

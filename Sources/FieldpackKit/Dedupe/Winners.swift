@@ -1,5 +1,6 @@
 /// Writes each id's winning record, read back from the records file, without its source and with
-/// gaps (photo dimensions, a taxon's photo list) filled from the other occurrences.
+/// gaps (photo dimensions, a taxon's photo list) filled from the other occurrences, and a taxon's
+/// species count the largest of its occurrences'.
 struct Winners {
     let source: ReadableFile
     let output: AtomicOutput
@@ -31,17 +32,36 @@ struct Winners {
 
     mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, taxon: Bool) throws {
         let winner = group[0]
-        guard taxon && !winner.hasList && group.count > 1, let donor = group.first(where: { $0.hasList }) else {
-            return try emitDirect(offset: winner.offset, length: winner.length)
+        guard taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
+        var replacing: [Int: [UInt8]] = [:]
+        if !winner.hasList, let donor = group.first(where: { $0.hasList }) {
+            // The photo list of a taxa-endpoint copy.
+            let columns = try load(donor)
+            var list = JSONWriter()
+            if let photos = columns[TaxonRecord.Column.photos] { list.value(photos) } else { list.null() }
+            replacing[TaxonRecord.Column.photos.rawValue] = list.bytes
         }
-        // Rebuild the winning taxon with the photo list of a taxa-endpoint copy.
-        let donorRecord = try content(offset: donor.offset, length: donor.length)
-        var columns = JSONColumns()
-        _ = columns.load(try parse(donorRecord + [UInt8(ascii: "]")], offset: donor.offset))
-        var list = JSONWriter()
-        if let photos = columns[TaxonRecord.Column.photos] { list.value(photos) } else { list.null() }
+        // The largest species count of all copies: the same whatever order the pages came in, and
+        // the same when one page is read twice (see `TaxonRecord.Column.speciesCount`).
+        var largest: Int64? = nil
+        for occurrence in group where occurrence.hasSpeciesCount {
+            if let count = try load(occurrence).int64(TaxonRecord.Column.speciesCount) { largest = max(largest ?? count, count) }
+        }
+        if let largest {
+            let current = winner.hasSpeciesCount ? try load(winner).int64(TaxonRecord.Column.speciesCount) : nil
+            if current != largest { replacing[TaxonRecord.Column.speciesCount.rawValue] = Array(String(largest).utf8) }
+        }
+        if replacing.isEmpty { return try emitDirect(offset: winner.offset, length: winner.length) }
         let record = try content(offset: winner.offset, length: winner.length)
-        try rewrite(record, offset: winner.offset, replacing: [TaxonRecord.Column.photos.rawValue: list.bytes])
+        try rewrite(record, offset: winner.offset, replacing: replacing)
+    }
+
+    /// The columns of the record at `occurrence` (valid until the next parse).
+    private mutating func load(_ occurrence: RecordOccurrence) throws -> JSONColumns {
+        let record = try content(offset: occurrence.offset, length: occurrence.length)
+        var columns = JSONColumns()
+        _ = columns.load(try parse(record + [UInt8(ascii: "]")], offset: occurrence.offset))
+        return columns
     }
 
     private func parse(_ bytes: [UInt8], offset: Int64) throws -> JSONValue {

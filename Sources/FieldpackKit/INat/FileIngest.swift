@@ -27,21 +27,33 @@ final class FileIngest {
         var rejected = 0
         var counts = RecordCounts()
         var findings: [Finding] = []
+        /// Records of no iNaturalist shape (`RecordShape`), and what the first one was.
+        var unrecognized = 0
+        var firstUnrecognized: String? = nil
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
     /// `output` when it grows large.
-    func run(path: String, index: Int, output: PartBuffer) throws -> Result {
+    func run(path argument: String, index: Int, output: PartBuffer) throws -> Result {
         fileIndex = index
+        let path = argument == StandardInput.argument ? StandardInput.name : argument
         var result = Result(path: path)
-        let (source, raw, gzip) = try openInput(path)
+        let (source, raw, gzip) = try openInput(argument)
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
+        if let kind = ForeignInput.describe(try reader.peek(atLeast: ForeignInput.headBytes)) {
+            throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
+        }
         let format = try InputFormat.detect(reader, parser: parser)
         result.format = (gzip ? "gzip+" : "") + format.rawValue
         extractor.counts = RecordCounts()
         switch format {
         case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
         case .document: try ingestDocument(reader, path: path, result: &result)
+        }
+        if result.accepted == 0 && result.unrecognized > 0 && result.unrecognized == result.rejected {
+            throw FieldpackError(
+                path: path, "valid JSON, but not an iNaturalist shape (an API page of observations, taxa or species counts, "
+                    + "an observation or a taxon): \(result.firstUnrecognized ?? "no record")")
         }
         result.counts = extractor.counts
         result.sha256 = try raw.finishDigest()
@@ -59,7 +71,7 @@ final class FileIngest {
             }
             let value: JSONValue
             do {
-                value = try parser.parse(line.bytes)
+                value = try parser.parse(line.number == 1 ? Self.withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -78,11 +90,12 @@ final class FileIngest {
         }
     }
 
-    /// A whole document (an API page or one record) is held in memory, and so are its records.
+    /// A whole document (an API page, a bare array of records, or one record) is held in memory,
+    /// and so are its records.
     private func ingestDocument(_ reader: LineReader, path: String, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
         do {
-            bytes = try reader.rest(limit: maxDocumentBytes)
+            bytes = Self.withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
         } catch let error as FieldpackError {
             throw FieldpackError(path: path, error.message)
         }
@@ -90,58 +103,102 @@ final class FileIngest {
             result.findings.append(Finding(path: path, reason: "input is empty"))
             return
         }
+        let root: JSONValue
+        do {
+            root = try parser.parse(bytes)
+        } catch {
+            salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
+            if let damage = reader.damage {
+                result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
+            }
+            return
+        }
+        // The records: an envelope's `results`, a bare array's elements (Rails-era dumps), or the
+        // document itself (one observation or taxon).
+        let records: JSONValue
+        let array: DocumentArray
+        if root.isObject, let results = root["results"] {
+            guard results.isArray else {
+                reject(&result, Finding(path: path, line: 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
+                return
+            }
+            records = results
+            array = .results
+        } else if root.isArray {
+            records = root
+            array = .root
+        } else if root.isObject {
+            accept(root, source: "\(fileIndex)#", result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
+            return
+        } else {
+            throw FieldpackError(path: path, "valid JSON, but not an iNaturalist shape: the document is \(RecordError.describe(root.kind))")
+        }
         var scan: JSONScanner.ArrayScan? = nil
         func location(_ index: Int) -> (line: Int?, offset: Int?) {
-            if scan == nil { scan = JSONScanner.scanArray(named: "results", in: bytes) }
+            if scan == nil { scan = JSONScanner.scanArray(named: array.key, in: bytes) }
             guard let scan, index < scan.elements.count else { return (nil, nil) }
             let start = scan.elements[index].lowerBound
             return (JSONScanner.lineAndColumn(of: start, in: bytes).line, start)
         }
-        do {
-            let root = try parser.parse(bytes)
-            if let results = root["results"], root.isObject {
-                guard results.isArray else {
-                    reject(&result, Finding(path: path, line: 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
-                    return
-                }
-                for (index, element) in results.elements.enumerated() {
-                    accept(element, source: "\(fileIndex)#\(index)", result: &result) { reason in
-                        let (line, offset) = location(index)
-                        return Finding(path: path, line: line, offset: offset, record: "results[\(index)]", reason: reason)
-                    }
-                }
-            } else {
-                accept(root, source: "\(fileIndex)#", result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
+        for (index, element) in records.elements.enumerated() {
+            accept(element, source: "\(fileIndex)#\(index)", result: &result) { reason in
+                let (line, offset) = location(index)
+                return Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
-        } catch {
-            salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
         }
         if let damage = reader.damage {
             result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
         }
     }
 
-    /// A page that does not parse: keep every complete element of `results` before the damage.
+    /// `bytes` without a leading UTF-8 byte-order mark (Windows tools write one; the parser
+    /// refuses it). Offsets in findings then count from after the mark.
+    private static func withoutByteOrderMark(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes
+    }
+
+    /// Where a document keeps its records.
+    private enum DocumentArray {
+        /// The envelope's `results` member.
+        case results
+        /// The document is the array.
+        case root
+
+        var key: String? { self == .results ? "results" : nil }
+
+        func label(_ index: Int) -> String { self == .results ? "results[\(index)]" : "[\(index)]" }
+
+        /// Where the records of a document that does not parse would be, from its first byte.
+        static func of(_ bytes: UnsafeRawBufferPointer) -> DocumentArray {
+            var index = 0
+            while index < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[index]) { index += 1 }
+            return index < bytes.count && bytes[index] == UInt8(ascii: "[") ? .root : .results
+        }
+    }
+
+    /// A document that does not parse: keep every complete element of its records array (`results`,
+    /// or the document itself if it is an array) before the damage.
     private func salvage(_ bytes: UnsafeRawBufferPointer, path: String, syntax: String, result: inout Result) {
-        let scan = JSONScanner.scanArray(named: "results", in: bytes)
+        let array = DocumentArray.of(bytes)
+        let scan = JSONScanner.scanArray(named: array.key, in: bytes)
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
             let line = JSONScanner.lineAndColumn(of: range.lowerBound, in: bytes).line
             guard let value = try? elementParser.parse(element) else {
-                reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]",
+                reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
                                         reason: "not valid JSON"))
                 continue
             }
             accept(value, source: "\(fileIndex)#\(index)", result: &result) { reason in
-                Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]", reason: reason)
+                Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index), reason: reason)
             }
         }
         let damageOffset = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
         let line = JSONScanner.lineAndColumn(of: damageOffset, in: bytes).line
-        let what = scan.closed ? "the document is malformed after its results array"
-            : "the document is truncated or corrupt after results[\(scan.elements.count - 1)]"
+        let what = scan.closed ? "the document is malformed after its \(array == .results ? "results array" : "array")"
+            : "the document is truncated or corrupt after \(array.label(scan.elements.count - 1))"
         reject(&result, Finding(
-            path: path, line: line, offset: damageOffset, record: "results[\(scan.elements.count)]",
+            path: path, line: line, offset: damageOffset, record: array.label(scan.elements.count),
             reason: "\(what) (\(syntax)); kept the \(scan.elements.count) complete record(s) before it"))
     }
 
@@ -150,6 +207,10 @@ final class FileIngest {
     ) {
         let mark = extractor.out.count
         let counts = extractor.counts
+        if RecordShape.of(value) == nil {
+            result.unrecognized += 1
+            if result.firstUnrecognized == nil { result.firstUnrecognized = RecordShape.describe(value) }
+        }
         do {
             try extractor.extract(value, source: source)
             extractor.satellites.commit()

@@ -58,7 +58,8 @@ public struct INatIngest {
 
     /// Runs the stage.
     ///
-    /// - Throws: `FieldpackError` when an input cannot be read, or when the reject rate exceeds
+    /// - Throws: `FieldpackError` when an input cannot be read or is not iNaturalist JSON (see
+    ///   `ForeignInput`; valid JSON with no record of any `RecordShape`), or when the reject rate exceeds
     ///   `maxRejectRate` (the rejects file is still written; the records file is not published).
     @discardableResult
     public func run() throws -> Summary {
@@ -94,7 +95,8 @@ public struct INatIngest {
                     sink.fail(chunk, error)
                 } catch {
                     ingest.reset()
-                    sink.fail(chunk, FieldpackError(path: inputs[index], "\(error)"))
+                    sink.fail(chunk, FieldpackError(
+                        path: inputs[index] == StandardInput.argument ? StandardInput.name : inputs[index], "\(error)"))
                 }
             }
         }
@@ -117,7 +119,9 @@ public struct INatIngest {
 
         try writeRejects(summary.findings)
         if let depfile = options.depfile {
-            try Depfile.write(depfile, target: options.output, prerequisites: inputs + options.watchedFolders)
+            try Depfile.write(
+                depfile, target: options.output,
+                prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
         }
         if summary.rejectRate > options.maxRejectRate {
             throw FieldpackError(

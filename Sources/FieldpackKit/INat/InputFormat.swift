@@ -9,7 +9,7 @@ public enum InputFormat: String, Sendable {
     /// JSON Lines: one record per line.
     case jsonLines = "json-lines"
 
-    /// Looks at the first lines: if the first non-blank line is a complete JSON value and more
+    /// Looks at the first lines: if the first non-blank line is a complete JSON object or array and more
     /// content follows it, or the first line is broken but the second is complete, it is JSON Lines.
     package static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
         let head = try reader.peek(atLeast: 1 << 20)
@@ -24,9 +24,12 @@ public enum InputFormat: String, Sendable {
             lineStart = lineEnd + 1
         }
         guard lines.count >= 2 else { return .document }
+        // A complete object (a record) or array (a line of some other JSON Lines file, such as
+        // fieldpack's own records, which ingest then names as not iNaturalist data).
         func completeObject(_ range: Range<Int>) -> Bool {
             let bytes = UnsafeRawBufferPointer(rebasing: head[range])
-            return (try? parser.parse(bytes))?.isObject ?? false
+            guard let value = try? parser.parse(bytes) else { return false }
+            return value.isObject || value.isArray
         }
         if completeObject(lines[0]) { return .jsonLines }
         // A first line that opens brackets it does not close starts a multi-line document; one that

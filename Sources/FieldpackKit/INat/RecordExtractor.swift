@@ -15,17 +15,14 @@ struct RecordExtractor {
         satellites.flush(into: &out)
     }
 
-    /// Extracts an observation or a taxon, told apart by their fields.
+    /// Extracts an observation, a taxon or a species count, told apart by their fields (`RecordShape`).
     mutating func extract(_ value: JSONValue, source: String) throws(RecordError) {
         guard value.isObject else { throw .wrongType("record", value, expected: "an object") }
-        if value["quality_grade"] != nil || value["observed_on"] != nil || value["user"] != nil
-            || value["photos"] != nil || value["observation_photos"] != nil
-        {
-            try observation(Fields(value, path: ""), source: source)
-        } else if value["rank"] != nil || value["rank_level"] != nil || value["taxon_photos"] != nil {
-            try taxon(Fields(value, path: ""), seen: nil, from: .taxa, source: source)
-        } else {
-            throw RecordError("record is neither an observation nor a taxon (no quality_grade, user, photos or rank)")
+        switch RecordShape.of(value) {
+        case .observation: try observation(Fields(value, path: ""), source: source)
+        case .taxon: try taxon(Fields(value, path: ""), seen: nil, from: .taxa, source: source)
+        case .speciesCount: try speciesCount(Fields(value, path: ""), source: source)
+        case nil: throw RecordError(RecordShape.unrecognized)
         }
     }
 
@@ -110,18 +107,24 @@ struct RecordExtractor {
     enum TaxonOrigin {
         case taxa
         case observation(Int64)
+        /// A `/v1/observations/species_counts` element, with its count.
+        case speciesCount(Int64)
     }
 
-    private mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin, source: String) throws(RecordError) {
+    mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin, source: String) throws(RecordError) {
         let id = try taxon.requiredID()
         guard let name = try taxon.text("name") else { throw RecordError("\(taxon.name("name")) is missing") }
         let defaultPhoto = try taxon.object("default_photo")
         let defaultPhotoID = try defaultPhoto?.requiredID()
         var ownSeen = seen
         var observationID: Int64? = nil
+        var speciesCount: Int64? = nil
         switch origin {
         case .taxa: ownSeen = try taxon.timestamp("updated_at")
         case .observation(let obs): observationID = obs
+        case .speciesCount(let count):
+            ownSeen = try taxon.timestamp("updated_at")
+            speciesCount = count
         }
         var taxonPhotos: [(Fields, Int64)] = []
         if let list = try taxon.array("taxon_photos") {
@@ -152,7 +155,8 @@ struct RecordExtractor {
             ancestry = nil
         }
 
-        var record = TaxonRecord(id: id, from: observationID == nil ? .taxa : .observation, name: name)
+        var record = TaxonRecord(id: id, from: TaxonRecord.Origin(origin), name: name)
+        record.speciesCount = speciesCount
         record.rank = try taxon.text("rank")
         record.rankLevel = try taxon.double("rank_level")
         record.ancestry = ancestry
@@ -161,7 +165,8 @@ struct RecordExtractor {
         record.wikipediaURL = try taxon.text("wikipedia_url")
         record.isActive = try taxon.bool("is_active")
         record.defaultPhoto = defaultPhotoID
-        if observationID == nil {
+        // A species count's taxon lists no photos unless it says so (it is a search copy).
+        if observationID == nil && (speciesCount == nil || taxon.value("taxon_photos") != nil) {
             var ids: [Int64] = []
             for (photo, _) in taxonPhotos { ids.append(try photo.requiredID()) }
             record.photos = ids

@@ -14,14 +14,16 @@ public enum JSONScanner {
     }
 
     /// Scans `bytes` for the top-level member `key` holding an array.
-    public static func scanArray(named key: String, in bytes: UnsafeRawBufferPointer) -> ArrayScan {
-        let keyBytes = Array(key.utf8)
+    /// With `key` nil, the document itself is the array (a bare array of records).
+    public static func scanArray(named key: String?, in bytes: UnsafeRawBufferPointer) -> ArrayScan {
+        let keyBytes = Array((key ?? "").utf8)
         var scan = ArrayScan(elements: [], closed: false, arrayStart: nil, partialStart: nil)
-        var depth = 0
+        // A bare array is scanned as if it were the value of a member: one level deeper.
+        var depth = key == nil ? 1 : 0
         var index = 0
         let count = bytes.count
         var lastStringAtDepth1: Range<Int>? = nil
-        var awaitingArray = false
+        var awaitingArray = key == nil
         var elementStart: Int? = nil
         var inArray = false
 

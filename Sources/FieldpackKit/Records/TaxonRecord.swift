@@ -10,6 +10,9 @@ public struct TaxonRecord {
         case defaultPhoto
         /// `[photo id, …]` from the taxa endpoint's `taxon_photos`; null in an observation's copy.
         case photos
+        /// Observations a `/v1/observations/species_counts` page counted for the taxon; null in
+        /// other copies. Dedupe keeps the largest count of all copies (see `Winners`).
+        case speciesCount
         /// `updated_at` (Unix ms) of the taxon, or of the observation it came in.
         case seen
 
@@ -29,20 +32,24 @@ public struct TaxonRecord {
             case .isActive: .bool("is_active")
             case .defaultPhoto: .integer()
             case .photos: .list
+            case .speciesCount: .integer("species_count")
             case .seen: .integer(occurrence: true)
             }
         }
     }
 
     /// Where a copy of a taxon came from: a copy from the taxa endpoint outranks one inside an
-    /// observation of the same date, and only it lists the taxon's photos.
+    /// observation or a species count of the same date, and only it lists the taxon's photos.
     public enum Origin: Sendable {
         case taxa, observation
+        /// An element of a `/v1/observations/species_counts` page.
+        case speciesCounts
 
         public var tag: StaticString {
             switch self {
             case .taxa: "taxa"
             case .observation: "obs"
+            case .speciesCounts: "counts"
             }
         }
     }
@@ -60,6 +67,7 @@ public struct TaxonRecord {
     public var defaultPhoto: Int64? = nil
     /// nil in an observation's copy (written as null).
     public var photos: [Int64]? = nil
+    public var speciesCount: Int64? = nil
     public var seen: Int64? = nil
 
     public init(id: Int64, from: Origin, name: JSONText) {
@@ -99,6 +107,7 @@ public struct TaxonRecord {
                 } else {
                     out.null()
                 }
+            case .speciesCount: out.int(speciesCount)
             case .seen: out.int(seen)
             }
         }

@@ -14,8 +14,12 @@ public final class RawFileSource: ByteSource {
     public private(set) var bytesRead = 0
     private var pending: [UInt8] = []
 
-    public init(path: String, hashing: Bool = false) throws {
-        file = try ReadableFile(path: path)
+    public convenience init(path: String, hashing: Bool = false) throws {
+        try self.init(file: ReadableFile(path: path), hashing: hashing)
+    }
+
+    public init(file: ReadableFile, hashing: Bool = false) {
+        self.file = file
         hasher = hashing ? SHA256() : nil
     }
 
@@ -146,11 +150,20 @@ public final class GzipSource: ByteSource {
     }
 }
 
-/// Opens an input file, decompressing it when its content (not its name) says gzip.
+/// How a command line names standard input, and how errors and records name it.
+public enum StandardInput {
+    public static let argument = "-"
+    public static let name = "<stdin>"
+}
+
+/// Opens an input file (`-`: standard input), decompressing it when its content (not its name)
+/// says gzip.
 ///
 /// - Parameter hashing: whether the raw bytes are hashed with SHA-256 as they are read.
 public func openInput(_ path: String, hashing: Bool = true) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
-    let raw = try RawFileSource(path: path, hashing: hashing)
+    let raw = path == StandardInput.argument
+        ? RawFileSource(file: try ReadableFile(standardInputNamed: StandardInput.name), hashing: hashing)
+        : try RawFileSource(path: path, hashing: hashing)
     let magic = try raw.peek(2)
     if magic == [0x1F, 0x8B] {
         return (try GzipSource(source: raw), raw, true)

@@ -14,6 +14,13 @@ public final class ReadableFile {
         if descriptor < 0 { throw FieldpackError(path: path, "cannot open: \(systemError())") }
     }
 
+    /// Standard input, read through a descriptor of its own, and named `path` in errors.
+    public init(standardInputNamed path: String) throws {
+        self.path = path
+        descriptor = dup(STDIN_FILENO)
+        if descriptor < 0 { throw FieldpackError(path: path, "cannot read standard input: \(systemError())") }
+    }
+
     deinit { close(descriptor) }
 
     /// Reads up to `buffer.count` bytes; 0 means end of file.

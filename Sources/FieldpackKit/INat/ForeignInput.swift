@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an input that is not iNaturalist JSON looks like, told from its first bytes, so that a
+/// user who points ingest at the wrong file hears what that file is (one error naming it), not a
+/// syntax error from deep inside it.
+enum ForeignInput {
+    /// How many bytes `describe` looks at.
+    static let headBytes = 1 << 16
+
+    /// What `head` (the first bytes of a decompressed input) looks like when it cannot be JSON;
+    /// nil when it may be JSON (its first byte after a UTF-8 byte-order mark and blanks is `{` or
+    /// `[`) or holds only blanks.
+    static func describe(_ head: UnsafeRawBufferPointer) -> String? {
+        let bytes = UnsafeRawBufferPointer(rebasing: head[..<min(head.count, headBytes)])
+        if let binary = binaryKind(bytes) { return binary }
+        var start = startsWith(bytes, [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < bytes.count && isBlank(bytes[start]) { start += 1 }
+        guard start < bytes.count else { return nil }
+        let first = bytes[start]
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return nil }
+        let text = UnsafeRawBufferPointer(rebasing: bytes[start...])
+        if first == UInt8(ascii: "<") { return markupKind(text) }
+        return textKind(text)
+    }
+
+    /// Archives, databases, images, other compressions, and bytes that are not text.
+    private static func binaryKind(_ bytes: UnsafeRawBufferPointer) -> String? {
+        if startsWith(bytes, Array("PK\u{3}\u{4}".utf8)) {
+            return contains(bytes, "meta.xml")
+                ? "a Darwin Core Archive (a zip holding meta.xml), which fieldpack does not read"
+                : "a zip archive; unzip it and give the JSON files inside"
+        }
+        if bytes.count >= 262, startsWith(UnsafeRawBufferPointer(rebasing: bytes[257...]), Array("ustar".utf8)) {
+            return "a tar archive; unpack it and give the JSON files inside"
+        }
+        if startsWith(bytes, Array("SQLite format 3\u{0}".utf8)) { return "an SQLite database" }
+        if startsWith(bytes, Array("%PDF".utf8)) { return "a PDF document" }
+        if startsWith(bytes, [0x89, 0x50, 0x4E, 0x47]) || startsWith(bytes, [0xFF, 0xD8, 0xFF])
+            || startsWith(bytes, Array("GIF8".utf8))
+        {
+            return "an image"
+        }
+        for (magic, name) in [([0x42, 0x5A, 0x68], "bzip2"), ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "xz"),
+                              ([0x28, 0xB5, 0x2F, 0xFD], "zstd")] as [([UInt8], String)]
+            where startsWith(bytes, magic)
+        {
+            return "\(name)-compressed data; fieldpack reads plain or gzip-compressed files"
+        }
+        if startsWith(bytes, [0xFF, 0xFE]) || startsWith(bytes, [0xFE, 0xFF]) {
+            return "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"
+        }
+        // Text has no NUL bytes and few control bytes besides tab, line feed and carriage return.
+        var controls = 0
+        for byte in bytes {
+            if byte == 0 { return "binary data" }
+            if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C { controls += 1 }
+        }
+        return controls * 20 > bytes.count ? "binary data" : nil
+    }
+
+    private static func markupKind(_ text: UnsafeRawBufferPointer) -> String {
+        let lower = text.prefix(4096).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return lower.withUnsafeBytes { markup in
+            if contains(markup, "<html") || contains(markup, "<!doctype html") { return "an HTML page" }
+            if contains(markup, "rs.tdwg.org/dwc/text") || contains(markup, "<archive") {
+                return "a Darwin Core Archive descriptor (meta.xml), which fieldpack does not read"
+            }
+            if contains(markup, "rs.tdwg.org/dwc") { return "Darwin Core XML, which fieldpack does not read" }
+            return "an XML document"
+        }
+    }
+
+    /// Delimited text (by its first line) or plain text.
+    private static func textKind(_ text: UnsafeRawBufferPointer) -> String {
+        var end = 0
+        while end < text.count && text[end] != 0x0A { end += 1 }
+        var line = Array(text[..<end])
+        if line.last == 0x0D { line.removeLast() }
+        for (separator, name) in [(UInt8(ascii: "\t"), "tab-separated text"), (UInt8(ascii: ","), "comma-separated text")] {
+            let fields = line.split(separator: separator, omittingEmptySubsequences: false).map(headerName)
+            guard fields.count >= (separator == 0x09 ? 2 : 3) else { continue }
+            let shown = fields.prefix(4).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }.joined(separator: ", ")
+                + (fields.count > 4 ? ", …" : "")
+            return "\(name)\(origin(Set(fields), separator: separator)) (header: \(shown))"
+        }
+        let shown = String(decoding: line.prefix(60), as: UTF8.self)
+        return "plain text (first line: \"\(shown)\(line.count > 60 ? "…" : "")\")"
+    }
+
+    /// Which known export a header row names.
+    private static func origin(_ header: Set<String>, separator: UInt8) -> String {
+        if !header.isDisjoint(with: ["observation_uuid", "photo_uuid", "observer_id"])
+            || header.isSuperset(of: ["taxon_id", "ancestry", "rank_level"])
+        {
+            return ", the iNaturalist open-data export, which fieldpack does not read"
+        }
+        if !header.isDisjoint(with: ["occurrenceID", "gbifID", "scientificName", "decimalLatitude"]) {
+            return ", a Darwin Core occurrence table, which fieldpack does not read"
+        }
+        if !header.isDisjoint(with: ["observed_on_string", "image_url", "quality_grade", "scientific_name"]) {
+            return ", an iNaturalist CSV export, which fieldpack does not read; download API JSON instead"
+        }
+        return ""
+    }
+
+    /// A header field without surrounding spaces and quotes.
+    private static func headerName(_ field: ArraySlice<UInt8>) -> String {
+        func isPadding(_ byte: UInt8) -> Bool { byte == 0x20 || byte == UInt8(ascii: "\"") }
+        var field = field
+        while let first = field.first, isPadding(first) { field.removeFirst() }
+        while let last = field.last, isPadding(last) { field.removeLast() }
+        return String(decoding: field, as: UTF8.self)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+
+    private static func startsWith(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
+    }
+
+    private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard bytes.count >= count else { return false }
+        let first = needle.utf8Start.pointee
+        for start in 0...(bytes.count - count) where bytes[start] == first {
+            if memcmp(bytes.baseAddress! + start, needle.utf8Start, count) == 0 { return true }
+        }
+        return false
+    }
+}
