@@ -12,7 +12,7 @@ import Testing
 @Suite struct BundleMigrationTests {
     static let fixtures = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles"
     /// The released versions older than the latest, which must migrate.
-    static let released = [1, 2, 3, 4]
+    static let released = [1, 2, 3, 4, 5]
 
     /// The rows a bundle of version 1 could hold (every later schema still has these columns).
     static let rows = """
@@ -50,6 +50,8 @@ import Testing
         try database.execute("PRAGMA application_id = \(Migrations.applicationID)")
         try Migrator().migrate(database, to: version)
         try database.execute(Self.rows)
+        // From schema 5 a build fills the search index from the rows.
+        if version >= 5 { try database.transaction { try SearchIndex.build(database) } }
         try database.execute("""
             INSERT INTO bundle_info (key, value) VALUES ('schema_version', '\(version)'), ('pipeline', 'fixture'),
                 ('tool_version', 'fieldpack fixture of schema \(version)'), ('build_date', '2024-05-02T10:00:00Z'), ('inputs', '[]'),

@@ -89,9 +89,9 @@ import Testing
         let actual = try SchemaFingerprint.compute(try Database(path: "\(bundle)/content.sqlite", mode: .immutable))
         #expect(actual != golden)
         #expect(BundleVerifier(directory: bundle).verify() == [
-            "\(bundle)/content.sqlite: error: schema fingerprint \(actual) is not the golden one for version 6 (\(golden))",
+            "\(bundle)/content.sqlite: error: schema fingerprint \(actual) is not the golden one for version \(Migrations.latestVersion) (\(golden))",
             "\(bundle)/content.sqlite: error: schema fingerprint \(actual) does not match the manifest's \(golden)",
-            "\(bundle)/content.sqlite: error: table notes is not in schema version 5",
+            "\(bundle)/content.sqlite: error: table notes is not in schema version \(Migrations.latestVersion)",
         ])
     }
 

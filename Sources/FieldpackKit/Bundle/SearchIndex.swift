@@ -6,8 +6,8 @@
 /// The app searches with, for example:
 /// `SELECT kind, ref, name FROM search JOIN search_entries ON search_entries.id = search.rowid
 ///  WHERE search MATCH 'robin*' ORDER BY bm25(search, 10.0, 5.0, 1.0)`.
-enum SearchIndex {
-    static func build(_ database: Database) throws {
+package enum SearchIndex {
+    package static func build(_ database: Database) throws {
         try database.execute("""
             INSERT INTO search_entries (kind, ref, name, common_name, body)
             SELECT 'taxon', t.id, t.name, t.preferred_common_name, a.summary
