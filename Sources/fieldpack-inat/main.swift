@@ -6,9 +6,11 @@ let command = StageCommand(
     help: """
         Ingests iNaturalist dumps (API v1 pages of observations or taxa, JSON Lines, single
         records; any of them gzip-compressed, detected by content) into normalized records.
-        Malformed records go to the rejects file with file, line and reason; the stage fails
-        when more than --max-reject-rate of the records are rejected (default: the pipeline's
-        "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
+        A record keeps its good parts: an unusable part (a wrong-typed field, a photo without
+        an id) is dropped and listed in the rejects file as "salvaged"; only a record without a
+        usable id is "rejected". Each finding gives file, line, JSON path and reason. The stage
+        fails when more than --max-reject-rate of the records are rejected (default: the
+        pipeline's "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
         """,
     options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
     flags: ["print-name"])
@@ -49,7 +51,8 @@ command.main { arguments in
     }
     let counts = summary.counts
     report.print(
-        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected; "
+        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected, "
+            + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes)
 }

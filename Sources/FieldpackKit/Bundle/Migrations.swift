@@ -231,6 +231,14 @@ public enum Migrations {
                 tokenize='unicode61 remove_diacritics 2', prefix='2 3'
             );
             """),
+        Migration(version: 6, name: "observation-obscured", sql: """
+            -- Which observations have obscured coordinates: their obscured flag, or their own or
+            -- their taxon's geoprivacy 'obscured' or 'private'. Their latitude and longitude are
+            -- then a public point iNaturalist randomised within a cell of about 0.2 degrees (none
+            -- when private), and positional_accuracy is the public accuracy, never the private one.
+            ALTER TABLE observations ADD COLUMN taxon_geoprivacy TEXT;
+            ALTER TABLE observations ADD COLUMN coordinates_obscured INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -244,5 +252,6 @@ public enum Migrations {
         3: "18f823ec6ac844ba6edea20e3d3e5ba8f0274cf7d0e781c8c153c7af27f181b9",
         4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
+        6: "aaba6bf895141e8171fe29098ffab10aaacdfac39e567ffefd7474d8ff71edc6",
     ]
 }

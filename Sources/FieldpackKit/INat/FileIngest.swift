@@ -25,6 +25,8 @@ final class FileIngest {
         var format = ""
         var accepted = 0
         var rejected = 0
+        /// Parts dropped from kept records.
+        var salvaged = 0
         var counts = RecordCounts()
         var findings: [Finding] = []
     }
@@ -74,7 +76,7 @@ final class FileIngest {
             if extractor.satellites.isFull { extractor.flushSatellites() }
         }
         if let damage = reader.damage {
-            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
         }
     }
 
@@ -87,7 +89,7 @@ final class FileIngest {
             throw FieldpackError(path: path, error.message)
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
-            result.findings.append(Finding(path: path, reason: "input is empty"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is empty"))
             return
         }
         var scan: JSONScanner.ArrayScan? = nil
@@ -117,7 +119,7 @@ final class FileIngest {
             salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
         }
         if let damage = reader.damage {
-            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
         }
     }
 
@@ -154,16 +156,35 @@ final class FileIngest {
             try extractor.extract(value, source: source)
             extractor.satellites.commit()
             result.accepted += 1
+            for part in extractor.dropped {
+                var salvaged = finding(part.reason)
+                salvaged.field = part.field
+                salvaged.outcome = .salvaged
+                note(&result, salvaged)
+            }
         } catch {
             extractor.out.truncate(to: mark)
             extractor.satellites.discard()
             extractor.counts = counts
-            reject(&result, finding(error.reason))
+            var rejected = finding(error.reason)
+            rejected.field = error.field.isEmpty ? nil : error.field
+            reject(&result, rejected)
         }
     }
 
     private func reject(_ result: inout Result, _ finding: Finding) {
-        result.rejected += 1
+        var finding = finding
+        finding.outcome = .rejected
+        note(&result, finding)
+    }
+
+    /// Keeps a finding and counts it by its outcome.
+    private func note(_ result: inout Result, _ finding: Finding) {
+        switch finding.outcome {
+        case .rejected: result.rejected += 1
+        case .salvaged: result.salvaged += 1
+        case .notice: break
+        }
         result.findings.append(finding)
     }
 }
