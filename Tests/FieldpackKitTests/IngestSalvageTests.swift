@@ -280,6 +280,25 @@ import Testing
         #expect(observation["lng"] is NSNull)
     }
 
+    @Test func bareNaNAndInfinityAsPythonWritesThemAreDroppedFieldByFieldAndTheRecordKept() throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 1, extra: #","positional_accuracy":NaN,"place_guess":"NaN, Infinity ]""#)
+            .replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""geojson":{"type":"Point","coordinates":[Infinity, 50.5]}"#)
+            .replacingOccurrences(of: #""rank_level":10"#, with: #""rank_level":-Infinity"#)
+        let summary = try ingest(page([observation, observationJSON(id: 2)]), in: directory)
+        #expect(summary.accepted == 2)
+        #expect(summary.rejected == 0)
+        #expect(try findings(directory).map { $0["reason"] as? String } == [
+            "taxon.rank_level is -Infinity, expected a finite number; dropped taxon.rank_level",
+            "geojson.coordinates is not [lng, lat] within ±180, ±90; dropped geojson.coordinates",
+            "positional_accuracy is NaN, expected a finite number; dropped positional_accuracy",
+        ])
+        let kept = try #require(try records(directory, kind: "obs").first)
+        #expect(kept["place_guess"] as? String == "NaN, Infinity ]")
+        #expect(kept["positional_accuracy"] is NSNull)
+        #expect(try records(directory, kind: "taxon").first?["rank_level"] is NSNull)
+    }
+
     @Test func aBadLocationFallsBackToGoodGeoJSON() throws {
         let directory = try TemporaryDirectory()
         let text = observationJSON(id: 1).replacingOccurrences(
@@ -298,7 +317,10 @@ import Testing
             observationJSON(id: 2).replacingOccurrences(
                 of: #""location":"50.5,4.25""#, with: #""geojson":{"type":"Point","coordinates":["inf","-nan"]}"#),
             observationJSON(id: 3).replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""location":"1e999,5""#),
-            observationJSON(id: 4),
+            // Python's json module writes bare NaN and Infinity, which are not JSON.
+            observationJSON(id: 4, extra: #","positional_accuracy":NaN"#)
+                .replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""location":[NaN,-Infinity]"#),
+            observationJSON(id: 5),
         ]
         let input = try directory.write("in.jsonl", bad.joined(separator: "\n") + "\n")
         let summary = try ingestAndDedupe([input], in: directory)
@@ -308,7 +330,7 @@ import Testing
             _ = try JSONSerialization.jsonObject(with: Data(line.utf8))
         }
         let observations = try recordLines(directory.file("deduped.jsonl"), deduped: true).filter { $0["k"] as? String == "obs" }
-        #expect(observations.map { $0["id"] as? Int } == [1, 2, 3, 4])
-        #expect(observations.map { $0["lat"] is NSNull } == [true, true, true, false])
+        #expect(observations.map { $0["id"] as? Int } == [1, 2, 3, 4, 5])
+        #expect(observations.map { $0["lat"] is NSNull } == [true, true, true, true, false])
     }
 }

@@ -61,7 +61,7 @@ final class FileIngest {
             }
             let value: JSONValue
             do {
-                value = try parser.parse(line.bytes)
+                value = try parser.parseQuotingNonFinite(line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -100,7 +100,7 @@ final class FileIngest {
             return (JSONScanner.lineAndColumn(of: start, in: bytes).line, start)
         }
         do {
-            let root = try parser.parse(bytes)
+            let root = try parser.parseQuotingNonFinite(bytes)
             if let results = root["results"], root.isObject {
                 guard results.isArray else {
                     reject(&result, Finding(path: path, line: 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
@@ -129,7 +129,7 @@ final class FileIngest {
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
             let line = JSONScanner.lineAndColumn(of: range.lowerBound, in: bytes).line
-            guard let value = try? elementParser.parse(element) else {
+            guard let value = try? elementParser.parseQuotingNonFinite(element) else {
                 reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: "results[\(index)]",
                                         reason: "not valid JSON"))
                 continue

@@ -26,7 +26,7 @@ public enum InputFormat: String, Sendable {
         guard lines.count >= 2 else { return .document }
         func completeObject(_ range: Range<Int>) -> Bool {
             let bytes = UnsafeRawBufferPointer(rebasing: head[range])
-            return (try? parser.parse(bytes))?.isObject ?? false
+            return (try? parser.parseQuotingNonFinite(bytes))?.isObject ?? false
         }
         if completeObject(lines[0]) { return .jsonLines }
         // A first line that opens brackets it does not close starts a multi-line document; one that

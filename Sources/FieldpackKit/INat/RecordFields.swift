@@ -64,6 +64,7 @@ struct Fields {
         guard let value = value(key) else { return nil }
         if let int = value.int64 { return int }
         if let double = value.double, double == double.rounded(), abs(double) < 9e15 { return Int64(double) }
+        try notNonFinite(key, value)
         throw .wrongType(name(key), value, expected: "an integer")
     }
 
@@ -74,7 +75,15 @@ struct Fields {
             guard double.isFinite else { throw RecordError(at: name(key), "\(name(key)) is \(double), expected a finite number") }
             return double
         }
+        try notNonFinite(key, value)
         throw .wrongType(name(key), value, expected: "a number")
+    }
+
+    /// A bare `NaN` or `Infinity` in the input arrives quoted (see `NonFiniteTokens`): say so.
+    private func notNonFinite(_ key: StaticString, _ value: JSONValue) throws(RecordError) {
+        if let text = value.text, NonFiniteTokens.isToken(text) {
+            throw RecordError(at: name(key), "\(name(key)) is \(text.string), expected a finite number")
+        }
     }
 
     func text(_ key: StaticString) throws(RecordError) -> JSONText? {
