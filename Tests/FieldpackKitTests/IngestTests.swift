@@ -71,8 +71,9 @@ import Testing
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
         let summary = try ingest(inputs, in: directory)
-        #expect(summary.accepted == 22)
+        #expect(summary.accepted == 24)
         #expect(summary.rejected == 2)
+        #expect(summary.salvaged == 3)
         let rejects = try jsonLines(directory.file("rejects.jsonl"))
         let malformed = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("updates.jsonl.gz") == true })
         #expect(malformed["line"] as? Int == 4)
