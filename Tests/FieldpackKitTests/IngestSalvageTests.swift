@@ -97,6 +97,39 @@ import Testing
         #expect(try findings(directory).map { $0["reason"] as? String } == ["user.id is missing; dropped user"])
     }
 
+    @Test func aTaxonKeepsItsGoodPhotosWhenItsDefaultPhotoAndATaxonPhotoAreBroken() throws {
+        let directory = try TemporaryDirectory()
+        let taxon = """
+            {"id":3,"name":"Aves","rank":"class","default_photo":{"url":"https://x/photos/1/square.jpg"},\
+            "taxon_photos":[{"taxon_id":3,"photo":\(Self.photo70)},{"taxon_id":3},{"taxon_id":3,"photo":\(Self.photo71)}]}
+            """
+        let summary = try ingest(taxon, in: directory)
+        #expect(summary.accepted == 1)
+        #expect(summary.salvaged == 2)
+        let kept = try #require(try records(directory, kind: "taxon").first)
+        #expect(kept["default_photo"] is NSNull)
+        #expect(kept["photos"] as? [Int] == [70, 71])
+        #expect(try findings(directory).map { $0["path"] as? String } == ["default_photo.id", "taxon_photos[1].photo"])
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func theSummaryLineGivesTheRejectedAndTheSalvagedCounts() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        let lines = [
+            observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#),
+            observationJSON(id: "x"),
+            observationJSON(id: 2),
+        ]
+        let input = try directory.write("in.jsonl", lines.joined(separator: "\n") + "\n")
+        let result = try run("\(bin)/fieldpack-inat", [
+            input, "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl"), "--max-reject-rate", "0.5",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(input):1: warning: photos is a string, expected an array; dropped photos\n"))
+        #expect(result.stderr.contains("1 files, 2 records accepted, 1 rejected, 1 salvaged (parts dropped, records kept); "), "\(result.stderr)")
+    }
+
     @Test func onlyRejectedRecordsCountAgainstTheThreshold() throws {
         let directory = try TemporaryDirectory()
         // Three of four records lose a part: at a zero threshold the run passes.
