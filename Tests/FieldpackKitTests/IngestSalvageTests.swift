@@ -285,6 +285,20 @@ import Testing
         #expect(try database.rows("SELECT taxon_geoprivacy FROM observations") == [["obscured"]])
     }
 
+    @Test func migratingAnOlderBundleMarksItsObscuredObservationsAndDropsTheirPrivateAccuracy() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("v5.sqlite"))
+        try Migrator().migrate(database, to: 5)
+        try database.execute("""
+            INSERT INTO observations (id, positional_accuracy, obscured, geoprivacy) VALUES
+                (1, 20, 1, NULL), (2, 20, 0, 'private'), (3, 20, 0, 'open'), (4, 20, NULL, NULL);
+            """)
+        try Migrator().migrate(database)
+        #expect(try database.rows("SELECT id, positional_accuracy, coordinates_obscured FROM observations ORDER BY id") == [
+            ["1", nil, "1"], ["2", nil, "1"], ["3", "20", "0"], ["4", "20", "0"],
+        ])
+    }
+
     // MARK: Rule 6: numbers
 
     @Test(arguments: [

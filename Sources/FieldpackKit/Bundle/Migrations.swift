@@ -238,6 +238,12 @@ public enum Migrations {
             -- when private), and positional_accuracy is the public accuracy, never the private one.
             ALTER TABLE observations ADD COLUMN taxon_geoprivacy TEXT;
             ALTER TABLE observations ADD COLUMN coordinates_obscured INTEGER NOT NULL DEFAULT 0;
+            -- A bundle built before this schema (fieldpack-bundle migrate): its rows say what they
+            -- can (they do not know the taxon's geoprivacy), and the accuracy they may hold for an
+            -- obscured point is the private one, so it goes. A new bundle's rows are loaded after
+            -- this, by ObservationRecord.isObscured.
+            UPDATE observations SET coordinates_obscured = 1, positional_accuracy = NULL
+            WHERE obscured = 1 OR geoprivacy IN ('obscured', 'private');
             """),
     ]
 
