@@ -9,9 +9,11 @@ let command = StageCommand(
         by content, whatever the file's extension) into normalized records. A folder is walked
         like a pipeline's input folder; - reads standard input. A file that is not iNaturalist
         JSON (a TSV/CSV export, Darwin Core, HTML, binary) stops the stage with one error.
-        Malformed records go to the rejects file with file, line and reason; the stage fails
-        when more than --max-reject-rate of the records are rejected (default: the pipeline's
-        "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
+        A record keeps its good parts: an unusable part (a wrong-typed field, a photo without
+        an id) is dropped and listed in the rejects file as "salvaged"; only a record without a
+        usable id is "rejected". Each finding gives file, line, JSON path and reason. The stage
+        fails when more than --max-reject-rate of the records are rejected (default: the
+        pipeline's "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
         """,
     options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
     flags: ["print-name"])
@@ -66,7 +68,8 @@ command.main { arguments in
     }
     let counts = summary.counts
     report.print(
-        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected; "
+        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected, "
+            + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes)
 }

@@ -69,7 +69,7 @@ enum SmallBundle {
         let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
         var info: [String: String] = [:]
         for row in try database.rows("SELECT key, value FROM bundle_info") { info[row[0]!] = row[1] }
-        #expect(info["schema_version"] == "6")
+        #expect(info["schema_version"] == String(Migrations.latestVersion))
         #expect(info["pipeline"] == "small-one")
         #expect(info["tool_version"] == "0.1.0")
         #expect(info["build_date"] == SmallBundle.newestUpdate)

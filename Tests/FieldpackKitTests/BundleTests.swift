@@ -83,9 +83,9 @@ import Testing
         #expect(try database.int("PRAGMA freelist_count") == 0)
         #expect(try database.int("PRAGMA page_size") == Int64(BundleBuilder.pageSize))
         #expect(try database.int("SELECT count(*) FROM sqlite_stat1")! > 0)
-        #expect(try database.int("SELECT count(*) FROM observations") == 17)
-        #expect(try database.int("SELECT count(*) FROM photos") == 34)
-        #expect(try database.int("SELECT count(*) FROM observation_photos") == 33)
+        #expect(try database.int("SELECT count(*) FROM observations") == 19)
+        #expect(try database.int("SELECT count(*) FROM photos") == 36)
+        #expect(try database.int("SELECT count(*) FROM observation_photos") == 35)
         #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'pipeline'") == "sample")
         // The newest observation copy won, and a photo shared by two observations has two links.
         #expect(try database.scalar("SELECT quality_grade FROM observations WHERE id = 9100007") == "research")
@@ -95,10 +95,10 @@ import Testing
         // No journal or WAL files beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
                 == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
-        // The commercial allow-list of the sample pipeline keeps 19 of them.
+        // The commercial allow-list of the sample pipeline keeps 21 of them.
         let commercial = try TemporaryDirectory()
         let shipped = try Database(path: "\(try buildBundle(inputs: try sampleInputs(), in: commercial))/content.sqlite", mode: .immutable)
-        #expect(try shipped.int("SELECT count(*) FROM photos") == 19)
+        #expect(try shipped.int("SELECT count(*) FROM photos") == 21)
         #expect(try shipped.int("SELECT count(*) FROM photos WHERE license NOT IN ('cc0', 'pd', 'cc-by', 'cc-by-sa')") == 0)
     }
 
@@ -190,7 +190,7 @@ import Testing
         // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
+            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
             ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -207,7 +207,7 @@ import Testing
         // Observation 1 shows photo 6; only photo 5 has a record.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
             ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -220,7 +220,7 @@ import Testing
         // The same with no photo record at all.
         try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
 
             """)
         let none = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }

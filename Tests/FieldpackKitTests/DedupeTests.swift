@@ -91,10 +91,10 @@ import Testing
         let previous = FileManager.default.currentDirectoryPath
         try #require(previous == repositoryRoot, "swift test runs from the package root, which the relative paths need")
         let summary = try ingestAndDedupe(inputs, in: directory)
-        #expect(summary.unique["obs"] == 17)
-        #expect(summary.unique["photo"] == 42)
+        #expect(summary.unique["obs"] == 19)
+        #expect(summary.unique["photo"] == 44)
         #expect(summary.unique["taxon"] == 8)
-        #expect(summary.unique["user"] == 8)
+        #expect(summary.unique["user"] == 10)
         #expect(summary.conflicts.ids == 2)
         try expectGolden(directory.file("deduped.jsonl"), "sample-deduped.jsonl")
         try expectGolden(directory.file("conflicts.json"), "sample-conflicts.json")

@@ -85,18 +85,22 @@ import Testing
     }
 
     @Test(arguments: [
-        (#""location":"95,10""#, #"location "95,10" is not "lat,lng""#),
-        (#""location":"50.5""#, #"location "50.5" is not "lat,lng""#),
-        (#""location":[50.5]"#, "location is an array but not [lat, lng]"),
-        (#""location":12"#, #"location is an integer, expected a "lat,lng" string"#),
-        (#""geojson":{"coordinates":[4.25]}"#, "geojson.coordinates is not [lng, lat]"),
+        (#""location":"95,10""#, #"location "95,10" is not "lat,lng" within ±90, ±180; dropped location"#),
+        (#""location":"50.5""#, #"location "50.5" is not "lat,lng" within ±90, ±180; dropped location"#),
+        (#""location":[50.5]"#, "location is an array but not [lat, lng] within ±90, ±180; dropped location"),
+        (#""location":12"#, #"location is an integer, expected a "lat,lng" string; dropped location"#),
+        (#""geojson":{"coordinates":[4.25]}"#, "geojson.coordinates is not [lng, lat] within ±180, ±90; dropped geojson.coordinates"),
     ])
-    func coordinatesThatAreNotLatLngAreRejectedWithTheirReason(fields: String, reason: String) throws {
+    func coordinatesThatAreNotLatLngAreDroppedWithTheirReasonAndTheObservationKept(fields: String, reason: String) throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("one.json", "{\"id\":9,\"quality_grade\":\"research\",\(fields)}")
         let summary = try ingest([input], in: directory)
-        #expect(summary.rejected == 1)
+        #expect(summary.rejected == 0)
+        #expect(summary.salvaged == 1)
         #expect(summary.findings.map(\.reason) == [reason])
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["lat"] is NSNull)
+        #expect(observation["lng"] is NSNull)
     }
 
     @Test func licenceCodesAreStoredInLowerCase() throws {
@@ -180,6 +184,7 @@ import Testing
             (0, lines, size(lines), sha256(lines), "json-lines", 2, 1),
             (1, gzipped, size(gzipped), sha256(gzipped), "gzip+document", 1, 0),
         ]
+        #expect(inputs.map { $0["salvaged"] as? Int } == [0, 0])
         for (record, want) in zip(inputs, expected) {
             #expect(record["index"] as? Int == want.0)
             #expect(record["path"] as? String == want.1)
@@ -204,7 +209,9 @@ import Testing
         let summary = try ingest([pageFile, linesFile], in: directory)
         let rejects = try jsonLines(directory.file("rejects.jsonl"))
         #expect(rejects.count == 2)
-        #expect(rejects.allSatisfy { Set($0.keys) == ["file", "line", "offset", "record", "reason"] })
+        #expect(rejects.allSatisfy { Set($0.keys) == ["file", "line", "offset", "record", "path", "outcome", "reason"] })
+        #expect(rejects.map { $0["outcome"] as? String } == ["rejected", "rejected"])
+        #expect(rejects.map { $0["path"] as? String } == ["results[1].id", "id"])
         let reason = "id is a string, expected an integer id"
         // page(): line 1 opens the envelope, results[i] starts line i + 2.
         #expect(rejects[0]["file"] as? String == pageFile)

@@ -71,8 +71,9 @@ import Testing
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
         let summary = try ingest(inputs, in: directory)
-        #expect(summary.accepted == 22)
+        #expect(summary.accepted == 24)
         #expect(summary.rejected == 2)
+        #expect(summary.salvaged == 3)
         let rejects = try jsonLines(directory.file("rejects.jsonl"))
         let malformed = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("updates.jsonl.gz") == true })
         #expect(malformed["line"] as? Int == 4)
@@ -86,25 +87,49 @@ import Testing
         (#"{"id":"12","quality_grade":"research"}"#, "id is a string, expected an integer id"),
         (#"{"quality_grade":"research"}"#, "id is missing"),
         (#"{"id":1.5,"quality_grade":"research"}"#, "id is a non-integer number"),
-        (#"{"id":5,"quality_grade":"research","photos":{"id":1}}"#, "photos is an object, expected an array"),
-        (#"{"id":5,"quality_grade":"research","photos":[{"id":"9","url":"x"}]}"#, "photos[0].id is a string"),
-        (#"{"id":5,"quality_grade":"research","updated_at":"yesterday"}"#, "updated_at \"yesterday\" is not an ISO 8601 timestamp"),
-        (#"{"id":5,"quality_grade":"research","user":{"id":3,"login":7}}"#, "user.login is an integer, expected a string"),
-        (#"{"id":5,"quality_grade":"research","taxon":{"id":3}}"#, "taxon.name is missing"),
-        (#"{"id":5,"user":{"id":3},"photos":[{"id":9,"url":"u","original_dimensions":{"width":"big"}}]}"#,
-         "photos[0].original_dimensions.width is a string"),
     ])
-    func malformedRecordIsRejectedWithItsLineAndReasonAndTheRestGoesOn(record: String, reason: String) throws {
+    func aRecordWithoutAUsableIdIsRejectedWithItsLineAndReasonAndTheRestGoesOn(record: String, reason: String) throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("dump.jsonl", [observationJSON(id: 1), record, observationJSON(id: 2)].joined(separator: "\n") + "\n")
         let summary = try ingest([input], in: directory)
         #expect(summary.accepted == 2)
         #expect(summary.rejected == 1)
+        #expect(summary.salvaged == 0)
         let reject = try #require(try jsonLines(directory.file("rejects.jsonl")).first)
         #expect(reject["line"] as? Int == 2)
         #expect(reject["file"] as? String == input)
+        #expect(reject["outcome"] as? String == "rejected")
         #expect((reject["reason"] as? String)?.contains(reason) == true, "got \(reject["reason"] ?? "nil")")
         #expect(try records(directory, kind: "obs").map { $0["id"] as? Int } == [1, 2])
+    }
+
+    @Test(arguments: [
+        (#"{"id":5,"quality_grade":"research","photos":{"id":1}}"#, "photos", "photos is an object, expected an array; dropped photos"),
+        (#"{"id":5,"quality_grade":"research","photos":[{"id":"9","url":"x"}]}"#, "photos[0].id",
+         "photos[0].id is a string, expected an integer id; dropped photos[0]"),
+        (#"{"id":5,"quality_grade":"research","updated_at":"yesterday"}"#, "updated_at",
+         "updated_at \"yesterday\" is not an ISO 8601 timestamp; dropped updated_at"),
+        (#"{"id":5,"quality_grade":"research","user":{"id":3,"login":7}}"#, "user.login",
+         "user.login is an integer, expected a string; dropped user.login"),
+        (#"{"id":5,"quality_grade":"research","taxon":{"id":3}}"#, "taxon.name", "taxon.name is missing; dropped taxon"),
+        (#"{"id":5,"user":{"id":3},"photos":[{"id":9,"url":"u","original_dimensions":{"width":"big"}}]}"#,
+         "photos[0].original_dimensions.width",
+         "photos[0].original_dimensions.width is a string, expected an integer; dropped photos[0].original_dimensions"),
+    ])
+    func aRecordWithAnUnusablePartIsKeptWithoutItAndThePartIsASalvageFinding(record: String, path: String, reason: String) throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("dump.jsonl", [observationJSON(id: 1), record, observationJSON(id: 2)].joined(separator: "\n") + "\n")
+        let summary = try ingest([input], in: directory, maxRejectRate: 0)
+        #expect(summary.accepted == 3)
+        #expect(summary.rejected == 0)
+        #expect(summary.salvaged == 1)
+        let finding = try #require(try jsonLines(directory.file("rejects.jsonl")).first)
+        #expect(finding["line"] as? Int == 2)
+        #expect(finding["file"] as? String == input)
+        #expect(finding["outcome"] as? String == "salvaged")
+        #expect(finding["path"] as? String == path)
+        #expect(finding["reason"] as? String == reason)
+        #expect(try records(directory, kind: "obs").map { $0["id"] as? Int } == [1, 5, 2])
     }
 
     @Test func formatIsDetectedByContentNotByName() throws {

@@ -24,7 +24,7 @@ import Testing
         #expect(manifest["pipeline"] as? String == "small-one")
         #expect(manifest["tool_version"] as? String == "0.1.0")
         #expect(manifest["build_date"] as? String == SmallBundle.newestUpdate)
-        #expect(manifest["schema_version"] as? Int == 6)
+        #expect(manifest["schema_version"] as? Int == Migrations.latestVersion)
         #expect(manifest["schema_fingerprint"] as? String == (try SmallBundle.lockedFingerprint()))
         #expect(manifest["application_id"] as? Int == 0x4650_414B)  // "FPAK"
         #expect((manifest["inputs"] as? [Any])?.isEmpty == true)

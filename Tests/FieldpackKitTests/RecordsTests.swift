@@ -159,7 +159,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
     @Test func anObservationReadsBackColumnByColumn() throws {
         let strings = try ParsedStrings([
             "uuid-102", "research", "2024-04-30", "2024-04-30T09:15:00Z", "2024-04-30T10:00:00+00:00",
-            "2024-05-01T10:00:00+00:00", "obscured", "Bois de la Cambre, \"Bruxelles\"", "CC-BY-NC",
+            "2024-05-01T10:00:00+00:00", "obscured", "private", "Bois de la Cambre, \"Bruxelles\"", "CC-BY-NC",
         ])
         var observation = ObservationRecord(id: 101)
         observation.uuid = strings["uuid-102"]
@@ -175,6 +175,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
         observation.positionalAccuracy = 112
         observation.geoprivacy = strings["obscured"]
         observation.obscured = true
+        observation.taxonGeoprivacy = strings["private"]
         observation.placeGuess = strings["Bois de la Cambre, \"Bruxelles\""]
         observation.license = strings["CC-BY-NC"]
         observation.photos = [(photo: 117, position: 0), (photo: 118, position: 1)]
@@ -187,7 +188,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
             .timeObservedAt: .text("2024-04-30T09:15:00Z"), .createdAt: .text("2024-04-30T10:00:00+00:00"),
             .updatedAt: .text("2024-05-01T10:00:00+00:00"), .latitude: .real(50.5), .longitude: .real(-4.25),
             .positionalAccuracy: .integer(112), .geoprivacy: .text("obscured"), .obscured: .bool(true),
-            .placeGuess: .text("Bois de la Cambre, \"Bruxelles\""), .license: .text("cc-by-nc"),
+            .taxonGeoprivacy: .text("private"), .placeGuess: .text("Bois de la Cambre, \"Bruxelles\""), .license: .text("cc-by-nc"),
             .photos: .json("[[117,0],[118,1]]"), .seen: .integer(1_714_557_600_000),
         ], source: "3#4")
     }
@@ -301,13 +302,13 @@ struct Layout: Sendable, CustomTestStringConvertible {
     @Test func anIngestInputRecordReadsBackAndGivesItsDedupedForm() throws {
         let input = InputRecord(
             index: 2, path: "inat/page-3.json", bytes: 5000, sha256: String(repeating: "ab", count: 32),
-            format: "gzip+json-lines", records: 17, rejected: 3)
+            format: "gzip+json-lines", records: 17, rejected: 3, salvaged: 4)
         var writer = JSONWriter()
         input.encode(into: &writer)
         try expectLine(writer, InputRecord.Column.self, [
             .index: .integer(2), .path: .text("inat/page-3.json"), .bytes: .integer(5000),
             .sha256: .text(String(repeating: "ab", count: 32)), .format: .text("gzip+json-lines"), .records: .integer(17),
-            .rejected: .integer(3),
+            .rejected: .integer(3), .salvaged: .integer(4),
         ], source: nil)
         try withColumns(writer) { columns in
             let deduped = try #require(DedupedInputRecord(ingest: columns))

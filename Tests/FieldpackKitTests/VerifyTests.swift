@@ -163,9 +163,9 @@ import Testing
         #expect(files.map { $0["path"] as? String } == ["content.sqlite"])
         let database = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
         #expect(files[0]["bytes"] as? Int == database.count)
-        #expect((manifest["rows"] as? [String: Int])?["photos"] == 19)
+        #expect((manifest["rows"] as? [String: Int])?["photos"] == 21)
         let inputs = try #require(manifest["inputs"] as? [[String: Any]])
-        #expect(inputs.count == 6)
+        #expect(inputs.count == 7)
         let (digest, _) = try SHA256.hex(ofFile: "\(repositoryRoot)/sample-data/inat/updates.jsonl.gz")
         #expect(inputs.contains { $0["sha256"] as? String == digest })
     }
@@ -245,7 +245,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
         let manifestPath = "\(bundle)/manifest.json"
-        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 19", with: "\"photos\": 20")
+        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 21", with: "\"photos\": 22")
         try edited.write(toFile: manifestPath, atomically: true, encoding: .utf8)
         let (digest, _) = try SHA256.hex(ofFile: manifestPath)
         let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
@@ -253,7 +253,7 @@ import Testing
         }.joined(separator: "\n") + "\n"
         try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
         let problems = BundleVerifier(directory: bundle).verify()
-        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 19 rows, the manifest says 20"])
+        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 21 rows, the manifest says 22"])
     }
 
     @Test func aDatabaseFromAnotherApplicationIsRefused() throws {

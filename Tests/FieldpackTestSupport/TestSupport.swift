@@ -67,14 +67,14 @@ package func jsonLines(_ path: String) throws -> [[String: Any]] {
 /// `Records/` define, restated here as the test's own reading of it.
 package let recordColumnNames: [String: [String]] = [
     "obs": ["k", "id", "uuid", "user", "taxon", "quality_grade", "observed_on", "time_observed_at", "created_at",
-            "updated_at", "lat", "lng", "positional_accuracy", "geoprivacy", "obscured", "place_guess", "license",
+            "updated_at", "lat", "lng", "positional_accuracy", "geoprivacy", "obscured", "taxon_geoprivacy", "place_guess", "license",
             "photos", "seen", "src"],
     "user": ["k", "id", "login", "name", "seen", "src"],
     "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
               "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "seen", "src"],
     "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
               "attribution_name", "seen", "obs", "src"],
-    "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected"],
+    "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged"],
 ]
 
 /// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.

@@ -236,6 +236,20 @@ public enum Migrations {
             -- or a project's species list); the largest count any page gives. NULL: no page lists it.
             ALTER TABLE taxa ADD COLUMN species_count INTEGER;
             """),
+        Migration(version: 7, name: "observation-obscured", sql: """
+            -- Which observations have obscured coordinates: their obscured flag, or their own or
+            -- their taxon's geoprivacy 'obscured' or 'private'. Their latitude and longitude are
+            -- then a public point iNaturalist randomised within a cell of about 0.2 degrees (none
+            -- when private), and positional_accuracy is the public accuracy, never the private one.
+            ALTER TABLE observations ADD COLUMN taxon_geoprivacy TEXT;
+            ALTER TABLE observations ADD COLUMN coordinates_obscured INTEGER NOT NULL DEFAULT 0;
+            -- A bundle built before this schema (fieldpack-bundle migrate): its rows say what they
+            -- can (they do not know the taxon's geoprivacy), and the accuracy they may hold for an
+            -- obscured point is the private one, so it goes. A new bundle's rows are loaded after
+            -- this, by ObservationRecord.isObscured.
+            UPDATE observations SET coordinates_obscured = 1, positional_accuracy = NULL
+            WHERE obscured = 1 OR geoprivacy IN ('obscured', 'private');
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -250,5 +264,6 @@ public enum Migrations {
         4: "aac70373f451f2c909c66fe21abb984d687a127791c7adc5f9f1577df3e87508",
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
         6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
+        7: "8ee3a85f7429fa32f91af5e765c2ac1274759db7f5701e2c86cb6dc2defde6e6",
     ]
 }

@@ -48,7 +48,7 @@ struct PhotoShippingLoad {
     private let urls = PhotoURLParser()
     private let photoColumns = PhotoRecord.Column.bundleColumns
     private(set) var report: CostReport
-    /// Each user's name, else login, by id.
+    /// Each user's credit name (the usable name, else the login), by id.
     private var names: [Int64: String] = [:]
     private var observationIDs: [Int64] = []
     private var observers: [Int64] = []
@@ -75,8 +75,9 @@ struct PhotoShippingLoad {
         report = CostReport(policy: policy)
     }
 
+    /// - Parameter name: the name to credit the user's photos with (see `UserRecord.creditName`).
     mutating func user(_ id: Int64, name: String?) {
-        if let name, !name.isEmpty { names[id] = name }
+        if let name { names[id] = name }
     }
 
     mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) {
@@ -109,7 +110,8 @@ struct PhotoShippingLoad {
         typealias C = PhotoRecord.Column
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
         try skipLinks(before: id, references: references)
-        var name = record.string(C.attributionName)
+        // Who to credit: the photo's own attribution name, else its observer (name, else login).
+        var name = UserRecord.usableName(record.string(C.attributionName))
         if name == nil, PhotoRecord.isObservationPhoto(record), let observation = record.int64(C.observation) {
             name = observerName(of: observation)
         }

@@ -111,7 +111,9 @@ struct RecordParser {
                 let id = try requiredID(columns, line: line.number)
                 try references.add(.users, id: id, line: line.number)
                 try stream.begin(.users, line: line.number).add(userColumns, from: columns)
-                shipping.user(id, name: columns.string(UserRecord.Column.name) ?? columns.string(UserRecord.Column.login))
+                shipping.user(
+                    id, name: UserRecord.creditName(
+                        name: columns.string(UserRecord.Column.name), login: columns.string(UserRecord.Column.login)))
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
                     throw FieldpackError(path: path, line: line.number, "an input record has no path")
@@ -145,6 +147,7 @@ struct RecordParser {
         let batch = try stream.begin(.observations, line: line)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
         batch.add(observationColumns, from: record)
+        batch.bool(ObservationRecord.isObscured(record))
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
         shipping.observation(
             id, user: record.int64(C.user), taxon: record.int64(C.taxon),

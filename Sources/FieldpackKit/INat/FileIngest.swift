@@ -25,6 +25,8 @@ final class FileIngest {
         var format = ""
         var accepted = 0
         var rejected = 0
+        /// Parts dropped from kept records.
+        var salvaged = 0
         var counts = RecordCounts()
         var findings: [Finding] = []
         /// Records of no iNaturalist shape (`RecordShape`), and what the first one was.
@@ -71,7 +73,7 @@ final class FileIngest {
             }
             let value: JSONValue
             do {
-                value = try parser.parse(line.number == 1 ? Self.withoutByteOrderMark(line.bytes) : line.bytes)
+                value = try parser.parseQuotingNonFinite(line.number == 1 ? Self.withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -86,7 +88,7 @@ final class FileIngest {
             if extractor.satellites.isFull { extractor.flushSatellites() }
         }
         if let damage = reader.damage {
-            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
         }
     }
 
@@ -100,16 +102,16 @@ final class FileIngest {
             throw FieldpackError(path: path, error.message)
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
-            result.findings.append(Finding(path: path, reason: "input is empty"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is empty"))
             return
         }
         let root: JSONValue
         do {
-            root = try parser.parse(bytes)
+            root = try parser.parseQuotingNonFinite(bytes)
         } catch {
             salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
             if let damage = reader.damage {
-                result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
+                note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
             }
             return
         }
@@ -147,7 +149,7 @@ final class FileIngest {
             }
         }
         if let damage = reader.damage {
-            result.findings.append(Finding(path: path, reason: "input is damaged: \(damage.message)"))
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
         }
     }
 
@@ -184,7 +186,7 @@ final class FileIngest {
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
             let line = JSONScanner.lineAndColumn(of: range.lowerBound, in: bytes).line
-            guard let value = try? elementParser.parse(element) else {
+            guard let value = try? elementParser.parseQuotingNonFinite(element) else {
                 reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
                                         reason: "not valid JSON"))
                 continue
@@ -215,16 +217,35 @@ final class FileIngest {
             try extractor.extract(value, source: source)
             extractor.satellites.commit()
             result.accepted += 1
+            for part in extractor.dropped {
+                var salvaged = finding(part.reason)
+                salvaged.field = part.field
+                salvaged.outcome = .salvaged
+                note(&result, salvaged)
+            }
         } catch {
             extractor.out.truncate(to: mark)
             extractor.satellites.discard()
             extractor.counts = counts
-            reject(&result, finding(error.reason))
+            var rejected = finding(error.reason)
+            rejected.field = error.field.isEmpty ? nil : error.field
+            reject(&result, rejected)
         }
     }
 
     private func reject(_ result: inout Result, _ finding: Finding) {
-        result.rejected += 1
+        var finding = finding
+        finding.outcome = .rejected
+        note(&result, finding)
+    }
+
+    /// Keeps a finding and counts it by its outcome.
+    private func note(_ result: inout Result, _ finding: Finding) {
+        switch finding.outcome {
+        case .rejected: result.rejected += 1
+        case .salvaged: result.salvaged += 1
+        case .notice: break
+        }
         result.findings.append(finding)
     }
 }

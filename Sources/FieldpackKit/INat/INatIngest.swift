@@ -32,7 +32,11 @@ public struct INatIngest {
         public var files: [FileSummary] = []
         public var counts = RecordCounts()
         public var accepted = 0
+        /// Records without a usable id (or not records at all): dropped, and counted against
+        /// `maxRejectRate`.
         public var rejected = 0
+        /// Parts dropped from records that were kept (see `Finding.Outcome`).
+        public var salvaged = 0
         public var findings: [Finding] = []
         public var bytes = 0
 
@@ -48,6 +52,7 @@ public struct INatIngest {
         public var format: String
         public var accepted: Int
         public var rejected: Int
+        public var salvaged: Int
     }
 
     public let options: Options
@@ -61,6 +66,7 @@ public struct INatIngest {
     /// - Throws: `FieldpackError` when an input cannot be read or is not iNaturalist JSON (see
     ///   `ForeignInput`; valid JSON with no record of any `RecordShape`), or when the reject rate exceeds
     ///   `maxRejectRate` (the rejects file is still written; the records file is not published).
+    ///   Only rejected records count: salvaged parts never fail a run.
     @discardableResult
     public func run() throws -> Summary {
         let inputs = options.inputs
@@ -107,10 +113,11 @@ public struct INatIngest {
             for result in chunk {
                 summary.files.append(FileSummary(
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
-                    accepted: result.accepted, rejected: result.rejected))
+                    accepted: result.accepted, rejected: result.rejected, salvaged: result.salvaged))
                 summary.counts += result.counts
                 summary.accepted += result.accepted
                 summary.rejected += result.rejected
+                summary.salvaged += result.salvaged
                 summary.findings += result.findings
                 summary.bytes += result.bytes
             }
@@ -140,7 +147,7 @@ public struct INatIngest {
         var header = JSONWriter()
         InputRecord(
             index: index, path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
-            records: result.accepted, rejected: result.rejected
+            records: result.accepted, rejected: result.rejected, salvaged: result.salvaged
         ).encode(into: &header)
         return header.bytes
     }
@@ -154,6 +161,8 @@ public struct INatIngest {
             writer.key("line"); writer.int(finding.line.map(Int64.init))
             writer.key("offset"); writer.int(finding.offset.map(Int64.init))
             writer.key("record"); writer.string(finding.record)
+            writer.key("path"); writer.string(finding.jsonPath)
+            writer.key("outcome"); writer.string(finding.outcome.rawValue)
             writer.key("reason"); writer.string(finding.reason)
             writer.endObject()
             writer.newline()

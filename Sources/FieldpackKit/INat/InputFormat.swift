@@ -28,7 +28,7 @@ public enum InputFormat: String, Sendable {
         // fieldpack's own records, which ingest then names as not iNaturalist data).
         func completeObject(_ range: Range<Int>) -> Bool {
             let bytes = UnsafeRawBufferPointer(rebasing: head[range])
-            guard let value = try? parser.parse(bytes) else { return false }
+            guard let value = try? parser.parseQuotingNonFinite(bytes) else { return false }
             return value.isObject || value.isArray
         }
         if completeObject(lines[0]) { return .jsonLines }

@@ -1,13 +1,18 @@
 /// Turns one iNaturalist API record (an observation or a taxon) into normalized records, written
 /// as JSON Lines: `obs`, `taxon`, `user` and `photo` records (see `RecordKind` and the record types in `Records/`).
 ///
-/// A record is written whole or not at all: the first malformed field throws a `RecordError`
-/// and the caller discards what was written.
+/// A record keeps its good parts: an unusable part (a wrong-typed field, a photo without an id or
+/// a URL, a user without an id, a taxon that is not an object) is dropped and noted in `dropped`,
+/// and the rest is written. Only a record that loses its identity (no usable integer id, or not
+/// an observation or a taxon at all) throws a `RecordError`; the caller then discards what was
+/// written for it.
 struct RecordExtractor {
     var out = JSONWriter(capacity: 1 << 16)
     var counts = RecordCounts()
     /// Users, taxa and taxon photos: repeated in many observations, so collapsed (see `Satellites`).
     var satellites = Satellites()
+    /// The parts dropped from the last record extracted, in the order met (salvage findings).
+    private(set) var dropped: [RecordError] = []
 
     /// Writes the collapsed satellites into `out`. (One mutating method: `satellites.flush(into:
     /// &out)` from outside would be two overlapping accesses to `extractor`.)
@@ -17,91 +22,144 @@ struct RecordExtractor {
 
     /// Extracts an observation, a taxon or a species count, told apart by their fields (`RecordShape`).
     mutating func extract(_ value: JSONValue, source: String) throws(RecordError) {
-        guard value.isObject else { throw .wrongType("record", value, expected: "an object") }
+        dropped.removeAll(keepingCapacity: true)
+        guard value.isObject else {
+            throw RecordError(at: "", "record is \(RecordError.describe(value.kind)), expected an object")
+        }
         switch RecordShape.of(value) {
         case .observation: try observation(Fields(value, path: ""), source: source)
-        case .taxon: try taxon(Fields(value, path: ""), seen: nil, from: .taxa, source: source)
+        case .taxon: write(try taxon(Fields(value, path: ""), seen: nil, from: .taxa), source: source)
         case .speciesCount: try speciesCount(Fields(value, path: ""), source: source)
-        case nil: throw RecordError(RecordShape.unrecognized)
+        case nil: throw RecordError(at: "", RecordShape.unrecognized)
+        }
+    }
+
+    /// Notes that `part` (a JSON path) was dropped because of `error`.
+    private mutating func drop(_ error: RecordError, _ part: String) {
+        var error = error
+        error.reason += "; dropped \(part)"
+        dropped.append(error)
+    }
+
+    /// The value `read` gives, or nil when it is unusable: then the field is dropped and noted.
+    @inline(__always)
+    private mutating func field<T>(_ read: () throws(RecordError) -> T?) -> T? {
+        do throws(RecordError) {
+            return try read()
+        } catch {
+            drop(error, error.field)
+            return nil
         }
     }
 
     private mutating func observation(_ obs: Fields, source: String) throws(RecordError) {
         let id = try obs.requiredID()
-        let seen = try obs.timestamp("updated_at")
-        _ = try obs.timestamp("created_at")
-        let user = try obs.object("user")
-        let userID = try user?.requiredID()
-        let taxon = try obs.object("taxon")
-        let taxonID = try taxon?.requiredID()
-        let (latitude, longitude) = try coordinates(obs)
+        let updated = field { () throws(RecordError) in try obs.timestamp("updated_at") }
+        let created = field { () throws(RecordError) in try obs.timestamp("created_at") }
+        let seen = updated?.millis
 
-        // Photos: observation_photos carry positions; photos[] may list the same photos again.
-        var links: [(photo: Int64, position: Int64)] = []
-        var photoObjects: [(Fields, Int64)] = []
-        if let observationPhotos = try obs.array("observation_photos") {
-            for (index, element) in observationPhotos.elements.enumerated() {
-                let path = "observation_photos[\(index)]"
-                guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
-                let link = Fields(element, path: path)
-                guard let photo = try link.object("photo") else { throw RecordError("\(path).photo is missing") }
-                let photoID = try photo.requiredID()
-                let position = try link.int("position") ?? Int64(index)
-                if links.contains(where: { $0.photo == photoID }) { continue }
-                links.append((photoID, position))
-                photoObjects.append((photo, position))
+        var user: UserRecord? = nil
+        if let fields = field({ () throws(RecordError) in try obs.object("user") }) {
+            do throws(RecordError) {
+                var record = UserRecord(id: try fields.requiredID())
+                record.login = field { () throws(RecordError) in try fields.text("login") }
+                record.name = UserRecord.usableName(field { () throws(RecordError) in try fields.text("name") })
+                record.seen = seen
+                user = record
+            } catch {
+                drop(error, fields.path)
             }
         }
-        if let photos = try obs.array("photos") {
-            for (index, element) in photos.elements.enumerated() {
+
+        // Photos: observation_photos carry positions; photos[] may list the same photos again.
+        var photos: [PhotoRecord] = []
+        if let observationPhotos = field({ () throws(RecordError) in try obs.array("observation_photos") }) {
+            for (index, element) in observationPhotos.elements.enumerated() {
+                let path = "observation_photos[\(index)]"
+                let fields: Fields
+                let photoID: Int64
+                do throws(RecordError) {
+                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
+                    let link = Fields(element, path: path)
+                    guard let photo = try link.object("photo") else { throw .missing("\(path).photo") }
+                    fields = photo
+                    photoID = try photo.requiredID()
+                } catch {
+                    drop(error, path)
+                    continue
+                }
+                if photos.contains(where: { $0.id == photoID }) { continue }
+                let position = field { () throws(RecordError) in try Fields(element, path: path).int("position") } ?? Int64(index)
+                guard let record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                                         context: .observation, position: position)
+                else { continue }
+                photos.append(record)
+            }
+        }
+        if let list = field({ () throws(RecordError) in try obs.array("photos") }) {
+            for (index, element) in list.elements.enumerated() {
                 let path = "photos[\(index)]"
-                guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
-                let photo = Fields(element, path: path)
-                let photoID = try photo.requiredID()
-                if links.contains(where: { $0.photo == photoID }) { continue }
-                let position = (links.map(\.position).max() ?? -1) + 1
-                links.append((photoID, position))
-                photoObjects.append((photo, position))
+                let fields = Fields(element, path: path)
+                let photoID: Int64
+                do throws(RecordError) {
+                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
+                    photoID = try fields.requiredID()
+                } catch {
+                    drop(error, path)
+                    continue
+                }
+                if photos.contains(where: { $0.id == photoID }) { continue }
+                let position = (photos.compactMap(\.position).max() ?? -1) + 1
+                guard let record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                                         context: .observation, position: position)
+                else { continue }
+                photos.append(record)
+            }
+        }
+
+        var taxon: TaxonParts? = nil
+        if let fields = field({ () throws(RecordError) in try obs.object("taxon") }) {
+            do throws(RecordError) {
+                taxon = try self.taxon(fields, seen: seen, from: .observation(id))
+            } catch {
+                drop(error, fields.path)
             }
         }
 
         var record = ObservationRecord(id: id)
-        record.uuid = try obs.text("uuid")
-        record.user = userID
-        record.taxon = taxonID
-        record.qualityGrade = try obs.text("quality_grade")
-        record.observedOn = try obs.text("observed_on")
-        record.timeObservedAt = try obs.text("time_observed_at")
-        record.createdAt = try obs.text("created_at")
-        record.updatedAt = try obs.text("updated_at")
-        record.latitude = latitude
-        record.longitude = longitude
-        record.positionalAccuracy = try obs.int("positional_accuracy")
-        record.geoprivacy = try obs.text("geoprivacy")
-        record.obscured = try obs.bool("obscured")
-        record.placeGuess = try obs.text("place_guess")
-        record.license = try obs.text("license_code")
-        record.photos = links
+        record.uuid = field { () throws(RecordError) in try obs.text("uuid") }
+        record.user = user?.id
+        record.taxon = taxon?.record.id
+        record.qualityGrade = field { () throws(RecordError) in try obs.text("quality_grade") }
+        record.observedOn = field { () throws(RecordError) in try obs.text("observed_on") }
+        record.timeObservedAt = field { () throws(RecordError) in try obs.text("time_observed_at") }
+        record.createdAt = created?.text
+        record.updatedAt = updated?.text
+        if let (latitude, longitude) = coordinates(obs) {
+            record.latitude = latitude
+            record.longitude = longitude
+        }
+        record.geoprivacy = field { () throws(RecordError) in try obs.text("geoprivacy") }
+        record.obscured = field { () throws(RecordError) in try obs.bool("obscured") }
+        record.taxonGeoprivacy = field { () throws(RecordError) in try obs.text("taxon_geoprivacy") }
+        // An obscured point was moved by up to tens of kilometres: its private accuracy never ships.
+        let accuracy: StaticString = record.coordinatesObscured ? "public_positional_accuracy" : "positional_accuracy"
+        record.positionalAccuracy = field { () throws(RecordError) in try obs.int(accuracy) }
+        record.placeGuess = field { () throws(RecordError) in try obs.text("place_guess") }
+        record.license = field { () throws(RecordError) in try obs.text("license_code") }
+        record.photos = photos.map { ($0.id, $0.position ?? 0) }
         record.seen = seen
         record.encode(into: &out, source: source)
         counts.observations += 1
 
-        if let user, let userID {
-            var record = UserRecord(id: userID)
-            record.login = try user.text("login")
-            record.name = try user.text("name")
-            record.seen = seen
+        if let user {
             let start = out.count
-            let dataEnd = record.encode(into: &out, source: source)
-            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: userID, rank: (seen ?? Int64.min, 0))
+            let dataEnd = user.encode(into: &out, source: source)
+            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: user.id, rank: (seen ?? Int64.min, 0))
             counts.users += 1
         }
-        for (photo, position) in photoObjects {
-            try self.photo(photo, seen: seen, observation: id, taxon: nil, context: .observation, position: position, source: source)
-        }
-        if let taxon {
-            try self.taxon(taxon, seen: seen, from: .observation(id), source: source)
-        }
+        for photo in photos { write(photo, source: source) }
+        if let taxon { write(taxon, source: source) }
     }
 
     enum TaxonOrigin {
@@ -111,142 +169,202 @@ struct RecordExtractor {
         case speciesCount(Int64)
     }
 
-    mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin, source: String) throws(RecordError) {
+    /// A taxon and the photos that come with it, checked and ready to write.
+    struct TaxonParts {
+        var record: TaxonRecord
+        var defaultPhoto: PhotoRecord?
+        var photos: [PhotoRecord]
+    }
+
+    /// Reads a taxon; its unusable parts are dropped and noted.
+    ///
+    /// - Throws: when the taxon has no usable id or name (the caller drops it, or rejects it when
+    ///   it is the record).
+    mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin) throws(RecordError) -> TaxonParts {
         let id = try taxon.requiredID()
-        guard let name = try taxon.text("name") else { throw RecordError("\(taxon.name("name")) is missing") }
-        let defaultPhoto = try taxon.object("default_photo")
-        let defaultPhotoID = try defaultPhoto?.requiredID()
+        guard let name = try taxon.text("name") else { throw .missing(taxon.name("name")) }
         var ownSeen = seen
         var observationID: Int64? = nil
         var speciesCount: Int64? = nil
         switch origin {
-        case .taxa: ownSeen = try taxon.timestamp("updated_at")
+        case .taxa: ownSeen = field { () throws(RecordError) in try taxon.timestamp("updated_at") }?.millis
         case .observation(let obs): observationID = obs
         case .speciesCount(let count):
-            ownSeen = try taxon.timestamp("updated_at")
+            ownSeen = field { () throws(RecordError) in try taxon.timestamp("updated_at") }?.millis
             speciesCount = count
         }
-        var taxonPhotos: [(Fields, Int64)] = []
-        if let list = try taxon.array("taxon_photos") {
-            for (index, element) in list.elements.enumerated() {
-                let path = "\(taxon.name("taxon_photos"))[\(index)]"
-                guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
-                guard let photo = try Fields(element, path: path).object("photo") else {
-                    throw RecordError("\(path).photo is missing")
-                }
-                _ = try photo.requiredID()
-                taxonPhotos.append((photo, Int64(index)))
+        var defaultPhoto: PhotoRecord? = nil
+        if let fields = field({ () throws(RecordError) in try taxon.object("default_photo") }) {
+            do throws(RecordError) {
+                let photoID = try fields.requiredID()
+                defaultPhoto = photo(fields, id: photoID, path: fields.path, seen: ownSeen, observation: observationID,
+                                     taxon: id, context: .defaultPhoto, position: nil)
+            } catch {
+                drop(error, fields.path)
             }
         }
-        let ancestry: String?
-        if let text = try taxon.text("ancestry") {
+        var taxonPhotos: [PhotoRecord] = []
+        if let list = field({ () throws(RecordError) in try taxon.array("taxon_photos") }) {
+            for (index, element) in list.elements.enumerated() {
+                let path = "\(taxon.name("taxon_photos"))[\(index)]"
+                let fields: Fields
+                let photoID: Int64
+                do throws(RecordError) {
+                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
+                    guard let photo = try Fields(element, path: path).object("photo") else { throw .missing("\(path).photo") }
+                    fields = photo
+                    photoID = try photo.requiredID()
+                } catch {
+                    drop(error, path)
+                    continue
+                }
+                guard let record = photo(fields, id: photoID, path: path, seen: ownSeen, observation: nil, taxon: id,
+                                         context: .taxon, position: Int64(index))
+                else { continue }
+                taxonPhotos.append(record)
+            }
+        }
+        var ancestry: String? = nil
+        if let text = field({ () throws(RecordError) in try taxon.text("ancestry") }) {
             ancestry = text.string
-        } else if let ids = try taxon.array("ancestor_ids") {
+        } else if let ids = field({ () throws(RecordError) in try taxon.array("ancestor_ids") }) {
             var parts: [String] = []
             for (index, element) in ids.elements.enumerated() {
                 guard let ancestor = element.int64 else {
-                    throw .wrongType("\(taxon.name("ancestor_ids"))[\(index)]", element, expected: "an integer id")
+                    drop(.wrongType("\(taxon.name("ancestor_ids"))[\(index)]", element, expected: "an integer id"), taxon.name("ancestor_ids"))
+                    parts.removeAll()
+                    break
                 }
                 // ancestor_ids ends with the taxon itself; ancestry does not.
                 if ancestor != id { parts.append(String(ancestor)) }
             }
             ancestry = parts.isEmpty ? nil : parts.joined(separator: "/")
-        } else {
-            ancestry = nil
         }
 
         var record = TaxonRecord(id: id, from: TaxonRecord.Origin(origin), name: name)
         record.speciesCount = speciesCount
-        record.rank = try taxon.text("rank")
-        record.rankLevel = try taxon.double("rank_level")
+        record.rank = field { () throws(RecordError) in try taxon.text("rank") }
+        record.rankLevel = field { () throws(RecordError) in try taxon.double("rank_level") }
         record.ancestry = ancestry
-        record.iconicTaxonName = try taxon.text("iconic_taxon_name")
-        record.preferredCommonName = try taxon.text("preferred_common_name")
-        record.wikipediaURL = try taxon.text("wikipedia_url")
-        record.isActive = try taxon.bool("is_active")
-        record.defaultPhoto = defaultPhotoID
+        record.iconicTaxonName = field { () throws(RecordError) in try taxon.text("iconic_taxon_name") }
+        record.preferredCommonName = field { () throws(RecordError) in try taxon.text("preferred_common_name") }
+        record.wikipediaURL = field { () throws(RecordError) in try taxon.text("wikipedia_url") }
+        record.isActive = field { () throws(RecordError) in try taxon.bool("is_active") }
+        record.defaultPhoto = defaultPhoto?.id
         // A species count's taxon lists no photos unless it says so (it is a search copy).
         if observationID == nil && (speciesCount == nil || taxon.value("taxon_photos") != nil) {
-            var ids: [Int64] = []
-            for (photo, _) in taxonPhotos { ids.append(try photo.requiredID()) }
-            record.photos = ids
+            record.photos = taxonPhotos.map(\.id)
         }
         record.seen = ownSeen
-        let start = out.count
-        let dataEnd = record.encode(into: &out, source: source)
-        satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: id, rank: (ownSeen ?? Int64.min, 0))
-        counts.taxa += 1
-
-        if let defaultPhoto {
-            try photo(defaultPhoto, seen: ownSeen, observation: observationID, taxon: id, context: .defaultPhoto, position: nil, source: source)
-        }
-        for (photo, position) in taxonPhotos {
-            try self.photo(photo, seen: ownSeen, observation: nil, taxon: id, context: .taxon, position: position, source: source)
-        }
+        return TaxonParts(record: record, defaultPhoto: defaultPhoto, photos: taxonPhotos)
     }
 
+    mutating func write(_ taxon: TaxonParts, source: String) {
+        let start = out.count
+        let dataEnd = taxon.record.encode(into: &out, source: source)
+        satellites.stash(
+            from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: taxon.record.id, rank: (taxon.record.seen ?? Int64.min, 0))
+        counts.taxa += 1
+        if let photo = taxon.defaultPhoto { write(photo, source: source) }
+        for photo in taxon.photos { write(photo, source: source) }
+    }
+
+    /// Reads a photo whose id is known; nil (noted) when it has no usable URL.
     private mutating func photo(
-        _ photo: Fields, seen: Int64?, observation: Int64?, taxon: Int64?, context: PhotoRecord.Context, position: Int64?,
-        source: String
-    ) throws(RecordError) {
-        let id = try photo.requiredID()
-        var width: Int64? = nil
-        var height: Int64? = nil
-        if let dimensions = try photo.object("original_dimensions") {
-            width = try dimensions.int("width")
-            height = try dimensions.int("height")
+        _ photo: Fields, id: Int64, path: String, seen: Int64?, observation: Int64?, taxon: Int64?,
+        context: PhotoRecord.Context, position: Int64?
+    ) -> PhotoRecord? {
+        let url: JSONText
+        do throws(RecordError) {
+            url = try Self.url(of: photo)
+        } catch {
+            drop(error, path)
+            return nil
         }
-        guard let url = try photo.text("url") else { throw RecordError("\(photo.name("url")) is missing") }
         var record = PhotoRecord(id: id, context: context, url: url)
+        if let dimensions = field({ () throws(RecordError) in try photo.object("original_dimensions") }) {
+            do throws(RecordError) {
+                let width = try dimensions.int("width")
+                let height = try dimensions.int("height")
+                record.width = width
+                record.height = height
+            } catch {
+                drop(error, dimensions.path)
+            }
+        }
         record.taxon = taxon
         record.position = position
-        record.license = try photo.text("license_code")
-        record.attribution = try photo.text("attribution")
-        record.width = width
-        record.height = height
-        record.type = try photo.text("type")
-        record.hidden = try photo.bool("hidden")
-        record.attributionName = try photo.text("attribution_name")
+        record.license = field { () throws(RecordError) in try photo.text("license_code") }
+        record.attribution = field { () throws(RecordError) in try photo.text("attribution") }
+        record.type = field { () throws(RecordError) in try photo.text("type") }
+        record.hidden = field { () throws(RecordError) in try photo.bool("hidden") }
+        record.attributionName = field { () throws(RecordError) in try photo.text("attribution_name") }
         record.seen = seen
         record.observation = observation
+        return record
+    }
+
+    /// The photo's URL: `url` (the square tier), else, in Rails-era photos, the first of their
+    /// tier URLs (`square_url`, `thumb_url`, `small_url`, `medium_url`, `large_url`,
+    /// `original_url`); every other tier is derived from it as from `url` (see `PhotoURL`).
+    private static func url(of photo: Fields) throws(RecordError) -> JSONText {
+        if let url = try photo.text("url") { return url }
+        for key: StaticString in ["square_url", "thumb_url", "small_url", "medium_url", "large_url", "original_url"] {
+            if let url = try photo.text(key) { return url }
+        }
+        throw .missing(photo.name("url"))
+    }
+
+    private mutating func write(_ photo: PhotoRecord, source: String) {
         let start = out.count
-        let dataEnd = record.encode(into: &out, source: source)
-        if context != .observation {
+        let dataEnd = photo.encode(into: &out, source: source)
+        if photo.context != .observation {
             // Taxon photos repeat in every observation of the taxon: a satellite.
             satellites.stash(
-                from: &out, start: start, dataEnd: dataEnd, kind: .photo, id: id, rank: (seen ?? Int64.min, observation ?? 0))
+                from: &out, start: start, dataEnd: dataEnd, kind: .photo, id: photo.id,
+                rank: (photo.seen ?? Int64.min, photo.observation ?? 0))
         }
         counts.photos += 1
     }
 
-    /// `location` ("lat,lng" string or [lat, lng]) first, then GeoJSON `[lng, lat]` (numbers or strings).
-    private func coordinates(_ obs: Fields) throws(RecordError) -> (Double?, Double?) {
+    /// `location` ("lat,lng" string or [lat, lng]) first, then GeoJSON `[lng, lat]` (numbers or
+    /// decimal strings). Each must be finite and within ±90 / ±180; an unusable one is dropped
+    /// (noted) and the next one is tried.
+    private mutating func coordinates(_ obs: Fields) -> (Double, Double)? {
         if let location = obs.value("location") {
+            var pair: (Double, Double)? = nil
             if let text = location.text {
-                let parts = text.string.split(separator: ",", omittingEmptySubsequences: false)
-                guard parts.count == 2, let lat = Double(parts[0].trimmingSpaces), let lng = Double(parts[1].trimmingSpaces),
-                      abs(lat) <= 90, abs(lng) <= 180
-                else { throw RecordError("location \"\(text.string)\" is not \"lat,lng\"") }
-                return (lat, lng)
-            }
-            if location.isArray {
-                let values = Array(location.elements)
-                guard values.count == 2, let lat = values[0].double, let lng = values[1].double else {
-                    throw RecordError("location is an array but not [lat, lng]")
+                let bytes = text.bytes
+                if let comma = bytes.firstIndex(of: UInt8(ascii: ",")),
+                   let lat = Fields.decimal(UnsafeRawBufferPointer(rebasing: bytes[..<comma])),
+                   let lng = Fields.decimal(UnsafeRawBufferPointer(rebasing: bytes[(comma + 1)...])),
+                   abs(lat) <= 90, abs(lng) <= 180
+                {
+                    pair = (lat, lng)
+                } else {
+                    drop(RecordError(at: "location", "location \"\(text.string)\" is not \"lat,lng\" within ±90, ±180"), "location")
                 }
-                return (lat, lng)
+            } else if location.isArray {
+                let values = Array(location.elements)
+                if values.count == 2, let lat = Fields.degrees(values[0], limit: 90), let lng = Fields.degrees(values[1], limit: 180) {
+                    pair = (lat, lng)
+                } else {
+                    drop(RecordError(at: "location", "location is an array but not [lat, lng] within ±90, ±180"), "location")
+                }
+            } else {
+                drop(.wrongType("location", location, expected: "a \"lat,lng\" string"), "location")
             }
-            throw .wrongType("location", location, expected: "a \"lat,lng\" string")
+            if let pair { return pair }
         }
-        if let geojson = try obs.object("geojson"), let coordinates = try geojson.array("coordinates") {
-            let values = Array(coordinates.elements)
-            func number(_ value: JSONValue) -> Double? { value.double ?? value.string.flatMap { Double($0) } }
-            guard values.count == 2, let lng = number(values[0]), let lat = number(values[1]), abs(lat) <= 90,
-                  abs(lng) <= 180
-            else { throw RecordError("geojson.coordinates is not [lng, lat]") }
-            return (lat, lng)
+        guard let geojson = field({ () throws(RecordError) in try obs.object("geojson") }),
+              let coordinates = field({ () throws(RecordError) in try geojson.array("coordinates") })
+        else { return nil }
+        let values = Array(coordinates.elements)
+        guard values.count == 2, let lng = Fields.degrees(values[0], limit: 180), let lat = Fields.degrees(values[1], limit: 90) else {
+            drop(RecordError(at: "geojson.coordinates", "geojson.coordinates is not [lng, lat] within ±180, ±90"), "geojson.coordinates")
+            return nil
         }
-        return (nil, nil)
+        return (lat, lng)
     }
 }
 

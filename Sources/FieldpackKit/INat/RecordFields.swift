@@ -1,10 +1,23 @@
-/// Why one input record was refused; `field` is its path inside the record.
+/// Why a record, or a part of it, is unusable. `field` is the part's JSON path inside the record
+/// (empty: the record itself); `reason` is the sentence a person reads, naming the field.
+///
+/// Thrown for the record itself, it rejects the record; for a part, the extractor drops the part
+/// and keeps the error as a salvage finding (see `Finding.Outcome`).
 public struct RecordError: Error {
+    public var field: String
     public var reason: String
-    init(_ reason: String) { self.reason = reason }
+
+    init(at field: String, _ reason: String) {
+        self.field = field
+        self.reason = reason
+    }
 
     static func wrongType(_ field: String, _ value: JSONValue, expected: String) -> RecordError {
-        RecordError("\(field) is \(describe(value.kind)), expected \(expected)")
+        RecordError(at: field, "\(field) is \(describe(value.kind)), expected \(expected)")
+    }
+
+    static func missing(_ field: String) -> RecordError {
+        RecordError(at: field, "\(field) is missing")
     }
 
     static func describe(_ kind: JSONValue.Kind) -> String {
@@ -41,9 +54,9 @@ struct Fields {
     }
 
     func requiredID(_ key: StaticString = "id") throws(RecordError) -> Int64 {
-        guard let value = object[key] else { throw RecordError("\(name(key)) is missing") }
+        guard let value = object[key] else { throw .missing(name(key)) }
         guard let id = value.int64 else { throw .wrongType(name(key), value, expected: "an integer id") }
-        guard id > 0 else { throw RecordError("\(name(key)) is \(id), expected a positive id") }
+        guard id > 0 else { throw RecordError(at: name(key), "\(name(key)) is \(id), expected a positive id") }
         return id
     }
 
@@ -51,13 +64,26 @@ struct Fields {
         guard let value = value(key) else { return nil }
         if let int = value.int64 { return int }
         if let double = value.double, double == double.rounded(), abs(double) < 9e15 { return Int64(double) }
+        try notNonFinite(key, value)
         throw .wrongType(name(key), value, expected: "an integer")
     }
 
+    /// A finite number (simdjson never yields NaN or an infinity, but keep the promise here).
     func double(_ key: StaticString) throws(RecordError) -> Double? {
         guard let value = value(key) else { return nil }
-        if let double = value.double { return double }
+        if let double = value.double {
+            guard double.isFinite else { throw RecordError(at: name(key), "\(name(key)) is \(double), expected a finite number") }
+            return double
+        }
+        try notNonFinite(key, value)
         throw .wrongType(name(key), value, expected: "a number")
+    }
+
+    /// A bare `NaN` or `Infinity` in the input arrives quoted (see `NonFiniteTokens`): say so.
+    private func notNonFinite(_ key: StaticString, _ value: JSONValue) throws(RecordError) {
+        if let text = value.text, NonFiniteTokens.isToken(text) {
+            throw RecordError(at: name(key), "\(name(key)) is \(text.string), expected a finite number")
+        }
     }
 
     func text(_ key: StaticString) throws(RecordError) -> JSONText? {
@@ -84,12 +110,59 @@ struct Fields {
         return value
     }
 
-    /// An ISO 8601 timestamp, as Unix milliseconds.
-    func timestamp(_ key: StaticString) throws(RecordError) -> Int64? {
+    /// An ISO 8601 timestamp: its text, and the time in Unix milliseconds.
+    func timestamp(_ key: StaticString) throws(RecordError) -> (text: JSONText, millis: Int64)? {
         guard let text = try text(key) else { return nil }
         guard let millis = Timestamp.parse(text.bytes) else {
-            throw RecordError("\(name(key)) \"\(text.string)\" is not an ISO 8601 timestamp")
+            throw RecordError(at: name(key), "\(name(key)) \"\(text.string)\" is not an ISO 8601 timestamp")
         }
-        return millis
+        return (text, millis)
+    }
+
+    /// A coordinate given as a JSON number or as a decimal string (`"50.646894"`), if it is a
+    /// finite number within `±limit` degrees.
+    static func degrees(_ value: JSONValue, limit: Double) -> Double? {
+        let number: Double?
+        if let double = value.double {
+            number = double
+        } else if let text = value.text {
+            number = decimal(text.bytes)
+        } else {
+            number = nil
+        }
+        guard let number, number.isFinite, abs(number) <= limit else { return nil }
+        return number
+    }
+
+    /// A plain decimal number (`-12`, `4.25`, `1e-3`), spaces around it allowed; nil for
+    /// anything else, including the `nan`, `inf` and hexadecimal forms `Double(String)` accepts.
+    static func decimal(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        var first = 0
+        var end = bytes.count
+        while first < end && bytes[first] == 0x20 { first += 1 }
+        while end > first && bytes[end - 1] == 0x20 { end -= 1 }
+        var digits = 0
+        var exponentDigits = 0
+        var state = 0  // 0 sign, 1 integer part, 2 fraction, 3 exponent sign, 4 exponent
+        for byte in bytes[first..<end] {
+            switch byte {
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard state == 0 || state == 3 else { return nil }
+                state += 1
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if state == 0 { state = 1 } else if state == 3 { state = 4 }
+                if state >= 3 { exponentDigits += 1 } else { digits += 1 }
+            case UInt8(ascii: "."):
+                guard state <= 1 else { return nil }
+                state = 2
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                guard state == 1 || state == 2, digits > 0 else { return nil }
+                state = 3
+            default:
+                return nil
+            }
+        }
+        guard digits > 0, state < 3 || exponentDigits > 0 else { return nil }
+        return Double(String(decoding: bytes[first..<end], as: UTF8.self))
     }
 }

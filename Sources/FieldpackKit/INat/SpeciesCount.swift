@@ -4,10 +4,12 @@ extension RecordExtractor {
     ///
     /// - Throws: `RecordError` when the taxon is missing or the count is not a non-negative integer.
     mutating func speciesCount(_ element: Fields, source: String) throws(RecordError) {
-        guard let taxon = try element.object("taxon") else { throw RecordError("\(element.name("taxon")) is missing") }
-        guard let count = try element.int("count") else { throw RecordError("\(element.name("count")) is missing") }
-        guard count >= 0 else { throw RecordError("\(element.name("count")) is \(count), expected a count of 0 or more") }
-        try self.taxon(taxon, seen: nil, from: .speciesCount(count), source: source)
+        guard let taxon = try element.object("taxon") else { throw .missing(element.name("taxon")) }
+        guard let count = try element.int("count") else { throw .missing(element.name("count")) }
+        guard count >= 0 else {
+            throw RecordError(at: element.name("count"), "\(element.name("count")) is \(count), expected a count of 0 or more")
+        }
+        write(try self.taxon(taxon, seen: nil, from: .speciesCount(count)), source: source)
     }
 }
 

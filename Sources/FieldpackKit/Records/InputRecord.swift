@@ -9,12 +9,14 @@ public struct InputRecord {
         /// How the file was read (`document`, `json-lines`, `gzip+json-lines`).
         case format
         case records, rejected
+        /// Parts dropped from kept records (the rejects file lists them).
+        case salvaged
 
         public static let kind = RecordKind.input
 
         public var spec: ColumnSpec {
             switch self {
-            case .index, .bytes, .records, .rejected: .integer()
+            case .index, .bytes, .records, .rejected, .salvaged: .integer()
             case .path, .sha256, .format: .text()
             }
         }
@@ -27,8 +29,11 @@ public struct InputRecord {
     public var format: String
     public var records: Int
     public var rejected: Int
+    public var salvaged: Int
 
-    public init(index: Int, path: String, bytes: Int, sha256: String, format: String, records: Int, rejected: Int) {
+    public init(
+        index: Int, path: String, bytes: Int, sha256: String, format: String, records: Int, rejected: Int, salvaged: Int = 0
+    ) {
         self.index = index
         self.path = path
         self.bytes = bytes
@@ -36,6 +41,7 @@ public struct InputRecord {
         self.format = format
         self.records = records
         self.rejected = rejected
+        self.salvaged = salvaged
     }
 
     public func encode(into out: inout JSONWriter) {
@@ -48,6 +54,7 @@ public struct InputRecord {
             case .format: out.string(format)
             case .records: out.int(records)
             case .rejected: out.int(rejected)
+            case .salvaged: out.int(salvaged)
             }
         }
     }

@@ -2,7 +2,11 @@
 public struct ObservationRecord {
     public enum Column: Int, RecordColumnSet {
         case id = 1, uuid, user, taxon, qualityGrade, observedOn, timeObservedAt, createdAt, updatedAt, latitude
-        case longitude, positionalAccuracy, geoprivacy, obscured, placeGuess, license
+        /// The public accuracy when the coordinates are obscured (see `isObscured`).
+        case longitude, positionalAccuracy, geoprivacy, obscured
+        /// The taxon's geoprivacy (a threatened taxon's observations are obscured).
+        case taxonGeoprivacy
+        case placeGuess, license
         /// `[[photo id, position], …]`: the `observation_photos` rows.
         case photos
         /// `updated_at` in Unix ms: which copy of the observation is newest.
@@ -26,6 +30,7 @@ public struct ObservationRecord {
             case .positionalAccuracy: .integer("positional_accuracy")
             case .geoprivacy: .text("geoprivacy")
             case .obscured: .bool("obscured")
+            case .taxonGeoprivacy: .text("taxon_geoprivacy")
             case .placeGuess: .text("place_guess")
             case .license: .text("license_code")
             case .photos: .list
@@ -48,6 +53,7 @@ public struct ObservationRecord {
     public var positionalAccuracy: Int64? = nil
     public var geoprivacy: JSONText? = nil
     public var obscured: Bool? = nil
+    public var taxonGeoprivacy: JSONText? = nil
     public var placeGuess: JSONText? = nil
     /// Written in lower case (the open-data export writes `CC-BY`, the API `cc-by`).
     public var license: JSONText? = nil
@@ -76,6 +82,7 @@ public struct ObservationRecord {
             case .positionalAccuracy: out.int(positionalAccuracy)
             case .geoprivacy: out.string(geoprivacy)
             case .obscured: out.bool(obscured)
+            case .taxonGeoprivacy: out.string(taxonGeoprivacy)
             case .placeGuess: out.string(placeGuess)
             case .license: out.lowercasedString(license)
             case .photos:
@@ -87,5 +94,30 @@ public struct ObservationRecord {
             case .seen: out.int(seen)
             }
         }
+    }
+
+    /// Whether iNaturalist published obscured coordinates for this observation (see `isObscured`).
+    public var coordinatesObscured: Bool {
+        Self.isObscured(obscured: obscured, geoprivacy: geoprivacy, taxonGeoprivacy: taxonGeoprivacy)
+    }
+
+    /// Whether an observation's published coordinates are obscured: its `obscured` flag, or its
+    /// own or its taxon's geoprivacy `obscured` or `private`. Its latitude and longitude are then
+    /// a public point randomised within a cell of about 0.2° (or absent, when private), and only
+    /// its public accuracy may ship. The one definition: ingest picks the accuracy by it, the
+    /// bundle fills `observations.coordinates_obscured` with it.
+    public static func isObscured(obscured: Bool?, geoprivacy: JSONText?, taxonGeoprivacy: JSONText?) -> Bool {
+        func hides(_ value: JSONText?) -> Bool {
+            guard let value else { return false }
+            return value.equals("obscured") || value.equals("private")
+        }
+        return obscured == true || hides(geoprivacy) || hides(taxonGeoprivacy)
+    }
+
+    /// `isObscured` for a records line.
+    public static func isObscured(_ record: JSONColumns) -> Bool {
+        isObscured(
+            obscured: record.bool(Column.obscured), geoprivacy: record.text(Column.geoprivacy),
+            taxonGeoprivacy: record.text(Column.taxonGeoprivacy))
     }
 }

@@ -33,8 +33,22 @@ public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-/// A problem with one input record: counted, written to the rejects file, and the run goes on.
+/// A problem with one input record or one input file: counted, written to the rejects file, and
+/// the run goes on. Its `outcome` is the one place the rejected/salvaged distinction is made.
 public struct Finding: Sendable, Equatable {
+    /// What a finding did to its record.
+    public enum Outcome: String, Sendable, Equatable {
+        /// The record was dropped: it has no identity (no usable integer id), or it could not be
+        /// read at all. Only these count against `--max-reject-rate`.
+        case rejected
+        /// One part of the record (a field, a photo, its user, its taxon) was unusable and was
+        /// dropped; the record was kept with the rest.
+        case salvaged
+        /// About the input as a whole (empty, damaged after its last complete record); no record
+        /// is counted.
+        case notice
+    }
+
     public var path: String
     /// 1-based line of the record's start, when known.
     public var line: Int?
@@ -42,14 +56,33 @@ public struct Finding: Sendable, Equatable {
     public var offset: Int?
     /// Where the record sits inside its document, e.g. `results[3]`.
     public var record: String?
+    /// The JSON path of the dropped part inside the record (`photos[0].id`), when it is a part.
+    public var field: String?
+    public var outcome: Outcome
     public var reason: String
 
-    public init(path: String, line: Int? = nil, offset: Int? = nil, record: String? = nil, reason: String) {
+    public init(
+        path: String, line: Int? = nil, offset: Int? = nil, record: String? = nil, field: String? = nil,
+        outcome: Outcome = .rejected, reason: String
+    ) {
         self.path = path
         self.line = line
         self.offset = offset
         self.record = record
+        self.field = field
+        self.outcome = outcome
         self.reason = reason
+    }
+
+    /// The part's JSON path from the document's root: `results[3].photos[0].id`, or the record's
+    /// own location when the finding is about the whole record.
+    public var jsonPath: String? {
+        switch (record, field) {
+        case (let record?, let field?) where !field.isEmpty: return field.hasPrefix("[") ? record + field : "\(record).\(field)"
+        case (let record?, _): return record
+        case (nil, let field?) where !field.isEmpty: return field
+        default: return nil
+        }
     }
 
     /// `path:line: warning: record: reason`.

@@ -1,0 +1,383 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Issue 10's record-level rules for real iNaturalist input: a record keeps its good parts (only
+/// one without a usable id is rejected), photo credits fall back to the login, obscured
+/// observations ship their public accuracy, and no non-finite or out-of-range number gets through.
+@Suite struct IngestSalvageTests {
+    private func ingest(_ text: String, in directory: TemporaryDirectory, maxRejectRate: Double = 0) throws -> INatIngest.Summary {
+        let input = try directory.write("in.json", text)
+        var options = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = maxRejectRate
+        return try INatIngest(options: options).run()
+    }
+
+    private func records(_ directory: TemporaryDirectory, kind: String) throws -> [[String: Any]] {
+        try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == kind }
+    }
+
+    private func findings(_ directory: TemporaryDirectory) throws -> [[String: Any]] {
+        try jsonLines(directory.file("rejects.jsonl"))
+    }
+
+    private static let photo70 = #"{"id":70,"license_code":"cc-by","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/70/square.jpg"}"#
+    private static let photo71 = #"{"id":71,"license_code":"cc-by","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/71/square.jpg"}"#
+
+    // MARK: Rule 1: salvage parts, reject only records without an identity
+
+    @Test func aPhotoWithoutAnIdIsDroppedAndTheObservationKept() throws {
+        let directory = try TemporaryDirectory()
+        let summary = try ingest(
+            page([observationJSON(id: 1).replacingOccurrences(
+                of: #""photos":[]"#, with: #""photos":[{"license_code":"cc-by","url":"https://x/photos/9/square.jpg"},\#(Self.photo70)]"#)]),
+            in: directory)
+        #expect(summary.rejected == 0)
+        #expect(summary.salvaged == 1)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["photos"] as? [[Int]] == [[70, 0]])
+        #expect(try records(directory, kind: "photo").map { $0["id"] as? Int } == [70])
+        let finding = try #require(try findings(directory).first)
+        #expect(finding["outcome"] as? String == "salvaged")
+        #expect(finding["record"] as? String == "results[0]")
+        #expect(finding["path"] as? String == "results[0].photos[0].id")
+        #expect(finding["line"] as? Int == 2)
+        #expect(finding["reason"] as? String == "photos[0].id is missing; dropped photos[0]")
+    }
+
+    @Test func photosGivenAsTextAreDroppedAndTheObservationKept() throws {
+        let directory = try TemporaryDirectory()
+        let summary = try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#), in: directory)
+        #expect(summary.accepted == 1)
+        #expect(summary.salvaged == 1)
+        #expect(try records(directory, kind: "obs").first?["photos"] as? [Any] != nil)
+        #expect(try findings(directory).map { $0["reason"] as? String } == ["photos is a string, expected an array; dropped photos"])
+    }
+
+    @Test func dimensionsGivenAsTextAreDroppedAndThePhotoKept() throws {
+        let directory = try TemporaryDirectory()
+        let photo = Self.photo70.replacingOccurrences(of: "}", with: #","original_dimensions":"2048x1536"}"#)
+        try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: "\"photos\":[\(photo)]"), in: directory)
+        let kept = try #require(try records(directory, kind: "photo").first)
+        #expect(kept["id"] as? Int == 70)
+        #expect(kept["width"] is NSNull)
+        #expect(try findings(directory).map { $0["path"] as? String } == ["photos[0].original_dimensions"])
+    }
+
+    @Test func aTaxonGivenAsAListIsDroppedAndTheObservationKept() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, taxon: nil).replacingOccurrences(of: #""taxon":null"#, with: #""taxon":[{"id":3,"name":"Aves"}]"#)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.salvaged == 1)
+        #expect(try records(directory, kind: "obs").first?["taxon"] is NSNull)
+        #expect(try records(directory, kind: "taxon").isEmpty)
+        #expect(try findings(directory).map { $0["reason"] as? String } == ["taxon is an array, expected an object; dropped taxon"])
+    }
+
+    @Test func aBrokenObservationPhotosEntryIsDroppedAndTheOtherPhotosKept() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1).replacingOccurrences(
+            of: #""observation_photos":[]"#,
+            with: #""observation_photos":[{"id":1000,"position":0},"broken",{"id":1002,"position":2,"photo":\#(Self.photo71)}]"#)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.salvaged == 2)
+        #expect(try records(directory, kind: "obs").first?["photos"] as? [[Int]] == [[71, 2]])
+        #expect(try findings(directory).map { $0["path"] as? String } == ["observation_photos[0].photo", "observation_photos[1]"])
+    }
+
+    @Test func aUserWithoutAnIdIsDroppedAndTheObservationKept() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1).replacingOccurrences(of: #""user":{"id":7,"#, with: #""user":{"#)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.accepted == 1)
+        #expect(summary.salvaged == 1)
+        #expect(try records(directory, kind: "obs").first?["user"] is NSNull)
+        #expect(try records(directory, kind: "user").isEmpty)
+        #expect(try findings(directory).map { $0["reason"] as? String } == ["user.id is missing; dropped user"])
+    }
+
+    @Test func aTaxonKeepsItsGoodPhotosWhenItsDefaultPhotoAndATaxonPhotoAreBroken() throws {
+        let directory = try TemporaryDirectory()
+        let taxon = """
+            {"id":3,"name":"Aves","rank":"class","default_photo":{"url":"https://x/photos/1/square.jpg"},\
+            "taxon_photos":[{"taxon_id":3,"photo":\(Self.photo70)},{"taxon_id":3},{"taxon_id":3,"photo":\(Self.photo71)}]}
+            """
+        let summary = try ingest(taxon, in: directory)
+        #expect(summary.accepted == 1)
+        #expect(summary.salvaged == 2)
+        let kept = try #require(try records(directory, kind: "taxon").first)
+        #expect(kept["default_photo"] is NSNull)
+        #expect(kept["photos"] as? [Int] == [70, 71])
+        #expect(try findings(directory).map { $0["path"] as? String } == ["default_photo.id", "taxon_photos[1].photo"])
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func theSummaryLineGivesTheRejectedAndTheSalvagedCounts() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        let lines = [
+            observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#),
+            observationJSON(id: "x"),
+            observationJSON(id: 2),
+        ]
+        let input = try directory.write("in.jsonl", lines.joined(separator: "\n") + "\n")
+        let result = try run("\(bin)/fieldpack-inat", [
+            input, "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl"), "--max-reject-rate", "0.5",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(input):1: warning: photos is a string, expected an array; dropped photos\n"))
+        #expect(result.stderr.contains("1 files, 2 records accepted, 1 rejected, 1 salvaged (parts dropped, records kept); "), "\(result.stderr)")
+    }
+
+    @Test func onlyRejectedRecordsCountAgainstTheThreshold() throws {
+        let directory = try TemporaryDirectory()
+        // Three of four records lose a part: at a zero threshold the run passes.
+        let salvaged = (1...3).map { observationJSON(id: $0).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#) }
+        let summary = try ingest(page(salvaged + [observationJSON(id: 4)]), in: directory, maxRejectRate: 0)
+        #expect(summary.salvaged == 3)
+        #expect(summary.rejected == 0)
+        #expect(summary.rejectRate == 0)
+        // One record without an id among them fails it.
+        let error = try #require(throws: FieldpackError.self) {
+            try ingest(page(salvaged + [observationJSON(id: "x")]), in: directory, maxRejectRate: 0)
+        }
+        #expect(error.message.hasPrefix("1 of 4 records rejected (25.0%)"))
+    }
+
+    @Test func eachInputRecordCountsItsSalvagedParts() throws {
+        let directory = try TemporaryDirectory()
+        try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#), in: directory)
+        let input = try #require(try records(directory, kind: "input").first)
+        #expect(input["records"] as? Int == 1)
+        #expect(input["rejected"] as? Int == 0)
+        #expect(input["salvaged"] as? Int == 1)
+    }
+
+    @Test func aSalvagedRecordBuildsABundleWithoutTheDroppedPhoto() throws {
+        let directory = try TemporaryDirectory()
+        let photos = #""photos":[{"id":"bad","url":"https://x/photos/9/square.jpg"},\#(Self.photo70)]"#
+        let input = try directory.write("in.json", observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: photos))
+        let bundle = try buildBundle(inputs: [input], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT observation_id, photo_id FROM observation_photos") == [["1", "70"]])
+    }
+
+    /// The real API pages kept under Fixtures (see its SOURCES.md), as a user would give them.
+    static let realPages = [
+        "pyinaturalist/v1/get_observation.json", "pyinaturalist/v1/get_observations_by_id.json",
+        "pyinaturalist/v1/get_observations_page1.json", "pyinaturalist/v1/get_observations_page2.json",
+        "pyinaturalist/v1/get_taxa.json", "pyinaturalist/v1/get_taxa_by_id.json", "pyinaturalist/v2/get_taxa_full.json",
+        "pyinaturalist-convert/observations_without_coords.json",
+    ]
+
+    @Test(arguments: realPages)
+    func aRealAPIPagePassesAtTheDefaultThresholdWithNothingRejected(page: String) throws {
+        let directory = try TemporaryDirectory()
+        let input = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/inat/\(page)"
+        let options = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.rejected == 0, "\(summary.findings.map(\.diagnostic))")
+        #expect(summary.accepted > 0)
+        #expect(FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+    }
+
+    // MARK: Rule 2, Rails-era photos
+
+    @Test func aRailsEraPhotoWithTierURLsAndNoURLIsReadFromItsSquareURL() throws {
+        let directory = try TemporaryDirectory()
+        let photo = """
+            {"id":42,"license_code":"cc-by","square_url":"http://static.inaturalist.org/photos/42/square.JPG?1345",\
+            "small_url":"http://static.inaturalist.org/photos/42/small.JPG?1345","medium_url":"http://static.inaturalist.org/photos/42/medium.JPG?1345",\
+            "large_url":"http://static.inaturalist.org/photos/42/large.JPG?1345"}
+            """
+        let summary = try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: "\"photos\":[\(photo)]"), in: directory)
+        #expect(summary.salvaged == 0)
+        let kept = try #require(try records(directory, kind: "photo").first)
+        let url = try #require(kept["url"] as? String)
+        #expect(url == "http://static.inaturalist.org/photos/42/square.JPG?1345")
+        guard case .inaturalist(let parsed) = PhotoURL.classify(url) else {
+            Issue.record("\(url) is not an iNaturalist photo URL")
+            return
+        }
+        #expect(parsed.url(.medium) == "https://static.inaturalist.org/photos/42/medium.JPG")
+        #expect(parsed.url(.original) == "https://static.inaturalist.org/photos/42/original.JPG")
+    }
+
+    @Test func aRailsEraPhotoWithOnlyALargerTierStillDerivesTheOthers() throws {
+        let directory = try TemporaryDirectory()
+        let photo = #"{"id":43,"license_code":"cc-by","medium_url":"https://static.inaturalist.org/photos/43/medium.jpg"}"#
+        try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: "\"photos\":[\(photo)]"), in: directory)
+        let url = try #require(try records(directory, kind: "photo").first?["url"] as? String)
+        guard case .inaturalist(let parsed) = PhotoURL.classify(url) else {
+            Issue.record("\(url) is not an iNaturalist photo URL")
+            return
+        }
+        #expect(parsed.url(.square) == "https://static.inaturalist.org/photos/43/square.jpg")
+    }
+
+    // MARK: Rule 4: credits fall back to the login
+
+    @Test(arguments: [#""name":"""#, #""name":"   ""#, #""name":"None""#, #""name":null"#, ""])
+    func aBlankOrNoneNameIsStoredAsNullAndThePhotoIsCreditedToTheLogin(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, photos: [(70, "cc-by", 800)])
+            .replacingOccurrences(of: #""login":"user7","name":null"#, with: #""login":"kestrel_k""# + (name.isEmpty ? "" : ",\(name)"))
+        let input = try directory.write("in.json", text)
+        let bundle = try buildBundle(inputs: [input], in: directory)
+        #expect(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "user" }?["name"] is NSNull)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT id, credit FROM photos") == [["70", "(c) kestrel_k, some rights reserved (CC BY)"]])
+    }
+
+    @Test func aNoneAttributionNameFallsBackToTheObserver() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, photos: [(70, "cc-by", 800)])
+            .replacingOccurrences(of: #""original_dimensions":"#, with: #""attribution_name":"None","original_dimensions":"#)
+        let input = try directory.write("in.json", text)
+        let bundle = try buildBundle(inputs: [input], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT credit FROM photos") == [["(c) user7, some rights reserved (CC BY)"]])
+    }
+
+    @Test func aRealNameIsCreditedAsItIs() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, photos: [(70, "cc0", 800)])
+            .replacingOccurrences(of: #""name":null"#, with: #""name":"Nicolas Noé""#)
+        let bundle = try buildBundle(inputs: [try directory.write("in.json", text)], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT credit FROM photos") == [["Nicolas Noé, no rights reserved (CC0)"]])
+    }
+
+    // MARK: Rule 5: obscured coordinates
+
+    @Test(arguments: [
+        (#""obscured":true"#, true),
+        (#""geoprivacy":"obscured""#, true),
+        (#""geoprivacy":"private""#, true),
+        (#""taxon_geoprivacy":"obscured""#, true),
+        (#""taxon_geoprivacy":"private""#, true),
+        (#""geoprivacy":"open","obscured":false"#, false),
+        (#""geoprivacy":null"#, false),
+    ])
+    func anObscuredObservationShipsItsPublicAccuracyAndTheBundleSaysItIsObscured(fields: String, obscured: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, extra: #","positional_accuracy":20,"public_positional_accuracy":28000,"# + fields)
+        let bundle = try buildBundle(inputs: [try directory.write("in.json", text)], in: directory)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["positional_accuracy"] as? Int == (obscured ? 28000 : 20))
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT positional_accuracy, coordinates_obscured FROM observations")
+            == [[obscured ? "28000" : "20", obscured ? "1" : "0"]])
+    }
+
+    @Test func anObscuredObservationWithoutAPublicAccuracyShipsNone() throws {
+        let directory = try TemporaryDirectory()
+        try ingest(observationJSON(id: 1, extra: #","positional_accuracy":20,"obscured":true"#), in: directory)
+        #expect(try records(directory, kind: "obs").first?["positional_accuracy"] is NSNull)
+    }
+
+    @Test func theTaxonsGeoprivacyIsKeptInTheBundle() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1, extra: #","taxon_geoprivacy":"obscured""#)
+        let bundle = try buildBundle(inputs: [try directory.write("in.json", text)], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .immutable)
+        #expect(try database.rows("SELECT taxon_geoprivacy FROM observations") == [["obscured"]])
+    }
+
+    @Test func migratingAnOlderBundleMarksItsObscuredObservationsAndDropsTheirPrivateAccuracy() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("v5.sqlite"))
+        try Migrator().migrate(database, to: 5)
+        try database.execute("""
+            INSERT INTO observations (id, positional_accuracy, obscured, geoprivacy) VALUES
+                (1, 20, 1, NULL), (2, 20, 0, 'private'), (3, 20, 0, 'open'), (4, 20, NULL, NULL);
+            """)
+        try Migrator().migrate(database)
+        #expect(try database.rows("SELECT id, positional_accuracy, coordinates_obscured FROM observations ORDER BY id") == [
+            ["1", nil, "1"], ["2", nil, "1"], ["3", "20", "0"], ["4", "20", "0"],
+        ])
+    }
+
+    // MARK: Rule 6: numbers
+
+    @Test(arguments: [
+        #""location":"nan,4.25""#,
+        #""location":"50.5,inf""#,
+        #""location":"0x10,4""#,
+        #""location":"91,4.25""#,
+        #""location":"50.5,-180.5""#,
+        #""location":[50.5,1e300]"#,
+        #""geojson":{"type":"Point","coordinates":["nan","50.5"]}"#,
+        #""geojson":{"type":"Point","coordinates":["4.25","inf"]}"#,
+        #""geojson":{"type":"Point","coordinates":["4.25","-Infinity"]}"#,
+        #""geojson":{"type":"Point","coordinates":["181","50.5"]}"#,
+        #""geojson":{"type":"Point","coordinates":["4.25","90.0001"]}"#,
+        #""geojson":{"type":"Point","coordinates":["east","50.5"]}"#,
+        #""geojson":{"type":"Point","coordinates":[4.25,-95]}"#,
+    ])
+    func aNonFiniteOrOutOfRangeCoordinateIsDroppedAndTheObservationKept(fields: String) throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1).replacingOccurrences(of: #""location":"50.5,4.25""#, with: fields)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.rejected == 0)
+        #expect(summary.salvaged == 1)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["lat"] is NSNull)
+        #expect(observation["lng"] is NSNull)
+    }
+
+    @Test func bareNaNAndInfinityAsPythonWritesThemAreDroppedFieldByFieldAndTheRecordKept() throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 1, extra: #","positional_accuracy":NaN,"place_guess":"NaN, Infinity ]""#)
+            .replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""geojson":{"type":"Point","coordinates":[Infinity, 50.5]}"#)
+            .replacingOccurrences(of: #""rank_level":10"#, with: #""rank_level":-Infinity"#)
+        let summary = try ingest(page([observation, observationJSON(id: 2)]), in: directory)
+        #expect(summary.accepted == 2)
+        #expect(summary.rejected == 0)
+        #expect(try findings(directory).map { $0["reason"] as? String } == [
+            "taxon.rank_level is -Infinity, expected a finite number; dropped taxon.rank_level",
+            "geojson.coordinates is not [lng, lat] within ±180, ±90; dropped geojson.coordinates",
+            "positional_accuracy is NaN, expected a finite number; dropped positional_accuracy",
+        ])
+        let kept = try #require(try records(directory, kind: "obs").first)
+        #expect(kept["place_guess"] as? String == "NaN, Infinity ]")
+        #expect(kept["positional_accuracy"] is NSNull)
+        #expect(try records(directory, kind: "taxon").first?["rank_level"] is NSNull)
+    }
+
+    @Test func aBadLocationFallsBackToGoodGeoJSON() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationJSON(id: 1).replacingOccurrences(
+            of: #""location":"50.5,4.25""#, with: #""location":"nan,nan","geojson":{"type":"Point","coordinates":["4.25","50.5"]}"#)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.salvaged == 1)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["lat"] as? Double == 50.5)
+        #expect(observation["lng"] as? Double == 4.25)
+    }
+
+    @Test func aWholeIngestAndDedupeRunSurvivesBadNumbers() throws {
+        let directory = try TemporaryDirectory()
+        let bad = [
+            observationJSON(id: 1).replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""location":"nan,inf""#),
+            observationJSON(id: 2).replacingOccurrences(
+                of: #""location":"50.5,4.25""#, with: #""geojson":{"type":"Point","coordinates":["inf","-nan"]}"#),
+            observationJSON(id: 3).replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""location":"1e999,5""#),
+            // Python's json module writes bare NaN and Infinity, which are not JSON.
+            observationJSON(id: 4, extra: #","positional_accuracy":NaN"#)
+                .replacingOccurrences(of: #""location":"50.5,4.25""#, with: #""location":[NaN,-Infinity]"#),
+            observationJSON(id: 5),
+        ]
+        let input = try directory.write("in.jsonl", bad.joined(separator: "\n") + "\n")
+        let summary = try ingestAndDedupe([input], in: directory)
+        #expect(summary.records > 0)
+        for line in try lines(directory.file("deduped.jsonl")) {
+            #expect(!line.contains("nan") && !line.contains("inf") && !line.contains("Infinity"), "\(line)")
+            _ = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        }
+        let observations = try recordLines(directory.file("deduped.jsonl"), deduped: true).filter { $0["k"] as? String == "obs" }
+        #expect(observations.map { $0["id"] as? Int } == [1, 2, 3, 4, 5])
+        #expect(observations.map { $0["lat"] is NSNull } == [true, true, true, true, false])
+    }
+}
