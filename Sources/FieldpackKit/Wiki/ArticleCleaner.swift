@@ -14,7 +14,7 @@ import Glibc
 ///   Parsoid's `mw:Extension/ref`), so `[lower-alpha 1]`, `[a]`, `[1.1]`, `:104` go with them;
 ///   other superscripts stay ("cm²"); links keep their text only; `b`/`i` stay;
 /// - boilerplate sections (`BlurbRules.skippedSections`) are skipped with their subsections;
-///   headings shorter than `minimumHeadingLength` are not shown; a heading followed directly
+///   headings narrower than `minimumHeadingLength` columns (CJK characters are two) are not shown; a heading followed directly
 ///   by another heading (an empty section) is dropped;
 /// - stub paragraphs (short, not ending a sentence in any script, `SentenceEnds`) and list
 ///   introductions (ending in ":" or ":-") are dropped; a paragraph cut short by a removed element
@@ -134,10 +134,10 @@ struct ArticleCleaner {
             guard skipLevel == nil else { return }
             var text = Self.inlineText(of: node, lookups: lookups)
             text.normalize()
+            guard !text.isEmpty else { return }
             let afterCut = previousWasCut
             previousWasCut = false
-            guard !text.isEmpty else { return }
-            if text.ends(with: ":") || text.ends(with: ":-") { return }
+            if text.ends(with: ":") || text.ends(with: ":-") || text.ends(with: "：") { return }
             // A quote's attribution goes with the quote (quotes are dropped).
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
             // The rest of a sentence cut by a removed element: from its next sentence on.
@@ -181,7 +181,7 @@ struct ArticleCleaner {
                 return
             }
             // A heading directly after another: the earlier one's section is empty.
-            pendingHeading = plain.count < rules.minimumHeadingLength ? nil : text
+            pendingHeading = text.displayWidth < rules.minimumHeadingLength ? nil : text
         }
 
         mutating func finish() {

@@ -178,6 +178,36 @@ struct ArticleText {
         runs.reduce(0) { total, run in total + run.bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
     }
 
+    /// The width in columns, as text is set: East Asian wide characters (CJK ideographs, kana,
+    /// Hangul, full-width forms) take two, others one. A heading "分布" is as wide as "Diet ".
+    var displayWidth: Int {
+        var width = 0
+        for run in runs {
+            var index = 0
+            let bytes = run.bytes
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte & 0xC0 == 0x80 {
+                    index += 1
+                    continue
+                }
+                if byte >= 0xE1, let scalar = SentenceEnds.scalar(in: bytes, at: index), Self.isWide(scalar.value) {
+                    width += 2
+                } else {
+                    width += 1
+                }
+                index += 1
+            }
+        }
+        return width
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
+            || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+            || (0xFFE0...0xFFE6).contains(value) || (0x20000...0x3FFFD).contains(value)
+    }
+
     /// The plain text (UTF-8).
     var plain: String {
         String(decoding: runs.flatMap(\.bytes), as: UTF8.self)

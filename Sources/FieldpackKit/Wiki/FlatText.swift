@@ -83,7 +83,9 @@ struct FlatText {
         }
         var endsAtRemoval = false
         if let last = holes.last { endsAtRemoval = !out.bytes[last...].contains(where: { $0 != 0x20 }) }
-        for hole in holes.reversed() { out.tidy(at: hole) }
+        // Last first; an edit reaching back past an earlier hole moves that hole to the edit.
+        var edited = Int.max
+        for hole in holes.reversed() { edited = min(edited, out.tidy(at: min(hole, edited))) }
         // Collapse what the edits left: no double spaces, none at the ends.
         var index = out.bytes.count - 1
         while index >= 0 {
@@ -101,10 +103,14 @@ struct FlatText {
     private static func isSeparator(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") }
 
     /// Applies the tidying rules at one hole until none changes anything.
-    private mutating func tidy(at start: Int) {
+    ///
+    /// - Returns: the lowest offset edited (or the hole's).
+    private mutating func tidy(at start: Int) -> Int {
         var hole = start
+        var lowest = start
         /// Removes `range`, keeping `hole` at the same place in the text.
         func cut(_ range: Range<Int>) {
+            lowest = min(lowest, range.lowerBound)
             remove(range)
             if range.upperBound <= hole { hole -= range.count } else if range.lowerBound < hole { hole = range.lowerBound }
         }
@@ -178,8 +184,9 @@ struct FlatText {
                     continue
                 }
             }
-            return
+            return lowest
         }
+        return lowest
     }
 
     /// A word that only introduces what was removed: a label ending in ":", or "pronounced",

@@ -1,7 +1,7 @@
 /// The plain-text summary of an article: its lead paragraphs cut at a sentence end near a
 /// target length (in Unicode scalars).
 ///
-/// Paragraphs are joined with a space, but never past one that does not end a sentence (its text
+/// Paragraphs are joined with a space (none after CJK text), but never past one that does not end a sentence (its text
 /// would run into the next paragraph's mid-sentence). Within the target, the cut is the last
 /// sentence end (`SentenceEnds`) at or before it if that keeps at least half of it, else the first
 /// end after it if that is within twice the target, else the last end before it; only text with no
@@ -12,7 +12,8 @@ enum LeadSummary {
         var bytes: [UInt8] = []
         var paragraphEnds: [Int] = []
         for paragraph in lead {
-            if !bytes.isEmpty { bytes.append(0x20) }
+            // CJK text runs on without spaces.
+            if !bytes.isEmpty && !endsWide(bytes) { bytes.append(0x20) }
             bytes.append(contentsOf: paragraph.utf8)
             paragraphEnds.append(bytes.count)
             if !SentenceEnds.endsSentence(Array(paragraph.utf8)) { break }
@@ -65,5 +66,13 @@ enum LeadSummary {
         if space > 0 { offset = space }
         while offset > 0 && bytes[offset - 1] == 0x20 { offset -= 1 }
         return String(decoding: bytes[0..<offset], as: UTF8.self) + "…"
+    }
+
+    /// Whether the text ends with a CJK character or mark (U+2E80 and up, 3 bytes or more).
+    private static func endsWide(_ bytes: [UInt8]) -> Bool {
+        var start = bytes.count - 1
+        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        guard start >= 0, let scalar = SentenceEnds.scalar(in: bytes, at: start) else { return false }
+        return scalar.value >= 0x2E80 && scalar.value < 0xFFF0
     }
 }
