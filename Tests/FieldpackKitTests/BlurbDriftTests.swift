@@ -31,6 +31,15 @@ import Testing
         #expect(blurb.summary == "The common kingfisher is a small bird of rivers.")
     }
 
+    @Test func aMobileSectionsContentHiddenByItselfIsContentToo() throws {
+        let html = try paragraphs("""
+            <p>The common kingfisher is a small bird of rivers.</p></section><section data-mw-section-id="1">\
+            <div class="pcs-edit-section-header v2"><h2 id="Behaviour" class="pcs-edit-section-title">Behaviour</h2></div>\
+            <div id="pcs-section-content-1" style="display: none;"><p>It hunts from a branch low over the water.</p></div>
+            """)
+        #expect(html.hasSuffix("<br><b>BEHAVIOUR</b><br><p>It hunts from a branch low over the water.</p>"))
+    }
+
     @Test func anOlderMobileHeaderDescriptionIsNotTheFirstParagraphEither() throws {
         let html = try paragraphs("""
             <div class="pcs-header"><p class="pcs-edit-section-title-description">Small bird found across Eurasia and North Africa</p></div>\

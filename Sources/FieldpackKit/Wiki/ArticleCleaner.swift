@@ -342,10 +342,12 @@ struct ArticleCleaner {
                 }
                 if kind == .superscript && cString(id, contains: "cite_ref") { return true }
             }
-            // Hidden elements go, except sections: the apps' mobile-html collapses them with
-            // `display: none`, and they are the article.
+            // Hidden elements go, except sections and their content: the apps' mobile-html
+            // collapses them with `display: none`, and they are the article.
             if let style, cString(style, contains: "display:none") || cString(style, contains: "display: none") {
-                return !node.named("section")
+                if node.named("section") { return false }
+                if let id, strncmp(UnsafeRawPointer(id).assumingMemoryBound(to: CChar.self), "pcs-section-content-", 20) == 0 { return false }
+                return true
             }
             return false
         }
