@@ -95,6 +95,18 @@ import Testing
         #expect(html == "<p>The kingfisher\(gap)is a small bird of rivers and lakes.</p>")
     }
 
+    @Test(arguments: [
+        ("丹顶鹤（<span class=\"IPA\">[tan˥ tʰiŋ˨˩˦ xɤ˥˩]</span>；学名：<i>Grus japonensis</i>）是一种大型涉禽。",
+         "丹顶鹤（学名：<i>Grus japonensis</i>）是一种大型涉禽。"),
+        ("丹顶鹤（日语：<span class=\"IPA\">[taɴtɕoː]</span>）是一种大型涉禽，在东亚繁殖。", "丹顶鹤是一种大型涉禽，在东亚繁殖。"),
+        ("الفهد (<span class=\"IPA\">[fahd]</span>؛ الاسم العلمي: <i>Acinonyx jubatus</i>) حيوان سريع.",
+         "الفهد (الاسم العلمي: <i>Acinonyx jubatus</i>) حيوان سريع."),
+        ("الفهد (بالإنجليزية: Cheetah، <span class=\"IPA\">/ˈtʃiːtə/</span>) حيوان سريع.", "الفهد (بالإنجليزية: Cheetah) حيوان سريع."),
+    ])
+    func fullWidthBracketsAndArabicAndCJKSeparatorsAreTidiedAlike(paragraph: String, expected: String) throws {
+        #expect(try paragraphs("<p>\(paragraph)</p>") == "<p>\(expected)</p>")
+    }
+
     @Test func bracketsTheAuthorWroteStayEvenEmptyOnes() throws {
         let text = "The kingfisher ( ) is shown by the function f() and the pair (a, b) in this odd sentence."
         #expect(try paragraphs("<p>\(text)</p>") == "<p>\(text)</p>")

@@ -63,7 +63,8 @@ struct FlatText {
     /// removed element leaves: no space before a closing bracket or a separator
     /// (`(Māori: Aotearoa )` → `(Māori: Aotearoa)`) nor after an opening one, no empty brackets
     /// (`cat ( ) is` → `cat is`), no separator at a bracket (`(; often` → `(often`), no cue left
-    /// without what it introduced (`(pronounced ; often` → `(often`; `(IPA: )` → nothing).
+    /// without what it introduced (`(pronounced ; often` → `(often`; `(IPA: )` → nothing). Full-width
+    /// brackets and the Arabic and CJK separators (`（）`, `，；、`, `،؛`) count as their ASCII kin.
     ///
     /// - Returns: whether the text ended at a removal.
     mutating func tidyRemovals() -> Bool {
@@ -98,9 +99,40 @@ struct FlatText {
         return endsAtRemoval
     }
 
-    private static func isOpener(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") }
-    private static func isCloser(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") }
-    private static func isSeparator(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") }
+    /// What a punctuation mark is to the tidying rules.
+    private enum Mark {
+        case opener, closer, separator, stop, other
+    }
+
+    /// The mark whose UTF-8 encoding starts at `index`, and its length: `(` `[` `（`, `)` `]` `）`,
+    /// the separators `,` `;` `，` `；` `、` `،` `؛`, and `.`.
+    private func mark(startingAt index: Int) -> (Mark, Int) {
+        let byte = bytes[index]
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: "["): return (.opener, 1)
+        case UInt8(ascii: ")"), UInt8(ascii: "]"): return (.closer, 1)
+        case UInt8(ascii: ","), UInt8(ascii: ";"): return (.separator, 1)
+        case UInt8(ascii: "."): return (.stop, 1)
+        case 0xD8 where index + 1 < bytes.count && (bytes[index + 1] == 0x8C || bytes[index + 1] == 0x9B): return (.separator, 2)
+        case 0xE3 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0x81: return (.separator, 3)
+        case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBC:
+            switch bytes[index + 2] {
+            case 0x88: return (.opener, 3)
+            case 0x89: return (.closer, 3)
+            case 0x8C, 0x9B: return (.separator, 3)
+            default: return (.other, 1)
+            }
+        default: return (.other, 1)
+        }
+    }
+
+    /// The mark whose encoding ends at `index` (its last byte), and where it starts.
+    private func mark(endingAt index: Int) -> (Mark, Int) {
+        var start = index
+        while start > 0 && bytes[start] & 0xC0 == 0x80 && index - start < 3 { start -= 1 }
+        let (kind, length) = mark(startingAt: start)
+        return start + length - 1 == index ? (kind, start) : (.other, index)
+    }
 
     /// Applies the tidying rules at one hole until none changes anything.
     ///
@@ -114,73 +146,69 @@ struct FlatText {
             remove(range)
             if range.upperBound <= hole { hole -= range.count } else if range.lowerBound < hole { hole = range.lowerBound }
         }
+        func skipSpaces(from index: Int) -> Int {
+            var end = index
+            while end < bytes.count && bytes[end] == 0x20 { end += 1 }
+            return end
+        }
         for _ in 0..<16 {
             var left = hole - 1
             while left >= 0 && bytes[left] == 0x20 { left -= 1 }
-            var right = hole
-            while right < bytes.count && bytes[right] == 0x20 { right += 1 }
-            let before: UInt8? = left >= 0 ? bytes[left] : nil
-            let after: UInt8? = right < bytes.count ? bytes[right] : nil
-            // A closing bracket or a separator after the hole: no space before it.
-            if let after, let before, !Self.isOpener(before), Self.isCloser(after) || Self.isSeparator(after) || after == UInt8(ascii: "."),
-               left + 1 < right
-            {
+            let right = skipSpaces(from: hole)
+            guard left >= 0 || right < bytes.count else { return lowest }
+            let (before, beforeStart) = left >= 0 ? mark(endingAt: left) : (.other, 0)
+            let (after, afterLength) = right < bytes.count ? mark(startingAt: right) : (.other, 0)
+            let spaced = left + 1 < right
+            // A closing bracket, a separator or a full stop after the hole: no space before it.
+            if left >= 0, right < bytes.count, before != .opener, after == .closer || after == .separator || after == .stop, spaced {
                 cut((left + 1)..<right)
                 continue
             }
             // Two separators meet (`that is, , then`): one is enough.
-            if let before, let after, Self.isSeparator(before), Self.isSeparator(after) || after == UInt8(ascii: ".") {
-                cut(left..<right)
+            if left >= 0, right < bytes.count, before == .separator, after == .separator || after == .stop {
+                cut(beforeStart..<right)
                 continue
             }
             // An opening bracket before the hole: no space after it.
-            if let before, Self.isOpener(before), left + 1 < right, after != nil {
+            if left >= 0, before == .opener, spaced, right < bytes.count {
                 cut((left + 1)..<right)
                 continue
             }
             // Empty brackets, with the space before them.
-            if let before, let after, Self.isOpener(before), Self.isCloser(after) {
-                var from = left
-                if from > 0 && bytes[from - 1] == 0x20 && (right + 1 == bytes.count || bytes[right + 1] == 0x20
-                    || Self.isSeparator(bytes[right + 1]) || bytes[right + 1] == UInt8(ascii: "."))
+            if left >= 0, before == .opener, after == .closer {
+                var from = beforeStart
+                let next = right + afterLength
+                if from > 0 && bytes[from - 1] == 0x20
+                    && (next == bytes.count || bytes[next] == 0x20 || mark(startingAt: next).0 == .separator || mark(startingAt: next).0 == .stop)
                 {
                     from -= 1
                 }
-                cut(from..<(right + 1))
+                cut(from..<next)
                 continue
             }
             // A separator left at a bracket.
-            if let before, let after, Self.isOpener(before), Self.isSeparator(after) {
-                var end = right + 1
-                while end < bytes.count && bytes[end] == 0x20 { end += 1 }
-                cut(right..<end)
+            if left >= 0, before == .opener, after == .separator {
+                cut(right..<skipSpaces(from: right + afterLength))
                 continue
             }
-            if let before, let after, Self.isSeparator(before), Self.isCloser(after) {
-                var from = left
+            if left >= 0, before == .separator, after == .closer {
+                var from = beforeStart
                 while from > 0 && bytes[from - 1] == 0x20 { from -= 1 }
                 cut(from..<right)
                 continue
             }
             // A cue left alone in its part of a bracket: `(pronounced ; often`, `(IPA: )`.
-            if let after, left >= 0, Self.isSeparator(after) || Self.isCloser(after) {
+            if left >= 0, right < bytes.count, after == .separator || after == .closer {
                 var wordStart = left
-                while wordStart > 0 && bytes[wordStart - 1] != 0x20 && !Self.isOpener(bytes[wordStart - 1])
-                    && !Self.isSeparator(bytes[wordStart - 1])
-                {
+                while wordStart > 0 && bytes[wordStart - 1] != 0x20 {
+                    let (kind, _) = mark(endingAt: wordStart - 1)
+                    if kind == .opener || kind == .separator { break }
                     wordStart -= 1
                 }
-                var mark = wordStart - 1
-                while mark >= 0 && bytes[mark] == 0x20 { mark -= 1 }
-                if mark >= 0, Self.isOpener(bytes[mark]) || Self.isSeparator(bytes[mark]),
-                   Self.isCue(bytes[wordStart...left])
-                {
-                    var end = right
-                    if Self.isSeparator(after) {
-                        end += 1
-                        while end < bytes.count && bytes[end] == 0x20 { end += 1 }
-                    }
-                    cut((mark + 1)..<end)
+                var markEnd = wordStart - 1
+                while markEnd >= 0 && bytes[markEnd] == 0x20 { markEnd -= 1 }
+                if markEnd >= 0, [Mark.opener, .separator].contains(mark(endingAt: markEnd).0), Self.isCue(bytes[wordStart...left]) {
+                    cut((markEnd + 1)..<(after == .separator ? skipSpaces(from: right + afterLength) : right))
                     continue
                 }
             }
@@ -189,11 +217,12 @@ struct FlatText {
         return lowest
     }
 
-    /// A word that only introduces what was removed: a label ending in ":", or "pronounced",
-    /// "pronunciation", "listen".
+    /// A word that only introduces what was removed: a label ending in ":" or "：", or
+    /// "pronounced", "pronunciation", "listen".
     private static func isCue(_ word: ArraySlice<UInt8>) -> Bool {
         if word.last == UInt8(ascii: ":") { return true }
+        if word.count >= 3 && Array(word.suffix(3)) == [0xEF, 0xBC, 0x9A] { return true }
         let lower = String(decoding: word, as: UTF8.self).lowercased()
-        return lower == "pronounced" || lower == "pronunciation" || lower == "listen" || lower == "pronounced:"
+        return lower == "pronounced" || lower == "pronunciation" || lower == "listen"
     }
 }
