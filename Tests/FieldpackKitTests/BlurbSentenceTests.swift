@@ -70,6 +70,15 @@ import Testing
         #expect(made.summary == "丹顶鹤是一种大型涉禽。它们在东亚的湿地繁殖。")
     }
 
+    @Test func aLanguageVariantSpanShowsItsTextAndAHiddenRuleShowsNothing() throws {
+        let made = try blurb("""
+            <p>丹顶鹤又称<span typeof="mw:LanguageVariant" data-mw-variant='{"disabled":{"t":"仙鹤"}}'></span>，\
+            台湾称<span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-tw","t":"&lt;b>丹頂鶴&lt;/b>"},{"l":"zh-cn","t":"丹顶鹤"}]}'></span>。\
+            <span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-cn","t":"鹤"},{"l":"zh-tw","t":"鶴"}],"add":true}'></span></p>
+            """)
+        #expect(made.html == "<p>丹顶鹤又称仙鹤，台湾称丹頂鶴。</p>")
+    }
+
     @Test func aChineseHeadingOfTwoCharactersIsShown() throws {
         let made = try BlurbMaker().blurb(html: page("""
             <p>丹顶鹤是一种大型涉禽，头顶裸露的皮肤呈鲜红色。</p></section><section data-mw-section-id="1"><h2 id="分布">分布</h2>

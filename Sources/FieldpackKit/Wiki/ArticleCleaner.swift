@@ -224,6 +224,10 @@ struct ArticleCleaner {
                     text.append(Self.scripted(String(decoding: raw, as: UTF8.self), superscript: kind == .superscript))
                     return false
                 case .dropped, .other:
+                    if kind == .other, node.pointee.children == nil, let variant = LanguageVariant.text(of: node) {
+                        variant.withUnsafeBufferPointer { text.append($0) }
+                        return false
+                    }
                     guard isDropped(node, kind: kind, lookups: lookups) else { return true }
                     // An element with content is gone: tidy what it leaves (`FlatText.tidyRemovals`).
                     if node.pointee.children != nil { text.markRemoval() }
