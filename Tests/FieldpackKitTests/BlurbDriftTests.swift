@@ -174,6 +174,15 @@ import Testing
             + "<p>the lower-case start of a paragraph that follows a whole one stays as the author wrote it.</p>")
     }
 
+    @Test func theRestOfASentenceAfterAListItIntroducedGoesWithTheIntroduction() throws {
+        let html = try paragraphs("""
+            <p>The kingfisher hunts from a branch low over the water.</p><p>Its prey is mainly:</p>
+            <ul><li>minnows</li><li>sticklebacks</li></ul>
+            <p>and other small fish, taken near the surface. Pairs nest in a tunnel dug into a bank.</p>
+            """)
+        #expect(html == "<p>The kingfisher hunts from a branch low over the water.</p><p>Pairs nest in a tunnel dug into a bank.</p>")
+    }
+
     @Test func theSummaryNeverRunsTwoParagraphsTogetherMidSentence() throws {
         let blurb = try maker.blurb(html: parsoid("""
             <p>The kingfisher is a small bird of rivers, found across Eurasia and in North Africa, known as the</p>\

@@ -137,7 +137,11 @@ struct ArticleCleaner {
             guard !text.isEmpty else { return }
             let afterCut = previousWasCut
             previousWasCut = false
-            if text.ends(with: ":") || text.ends(with: ":-") || text.ends(with: "：") { return }
+            if text.ends(with: ":") || text.ends(with: ":-") || text.ends(with: "：") {
+                // Its sentence may go on after the list it introduced.
+                previousWasCut = Self.isFollowedByRemovedBlock(node)
+                return
+            }
             // A quote's attribution goes with the quote (quotes are dropped).
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
             // The rest of a sentence cut by a removed element: from its next sentence on.
