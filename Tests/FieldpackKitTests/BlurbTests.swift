@@ -134,7 +134,11 @@ import Testing
 
     private func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
 
-    @Test(arguments: ["Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html"])
+    @Test(arguments: [
+        "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html",
+        // Constructed in the real markup's shape (SOURCES.md): zh and ar Parsoid, the apps' mobile-html.
+        "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "mobile-html-Common_kingfisher.html",
+    ])
     func realPagesMakeTheirGoldenBlurbs(name: String) throws {
         // CiteDetails is a test page of one-line examples: keep its short paragraphs to see
         // its sub-references ([1.1], [group 1.2]) go.

@@ -4,9 +4,10 @@
 public struct BlurbRules: Sendable, Equatable {
     /// Section titles (compared case-insensitively) skipped with everything under them.
     public var skippedSections: Set<String> = BlurbRules.englishBoilerplate
-    /// Headings shorter than this (in characters) are not shown.
+    /// Headings narrower than this (in columns: CJK characters count two) are not shown.
     public var minimumHeadingLength = 4
-    /// A paragraph this long or shorter that does not end in "." is a stub (caption, coordinates).
+    /// A paragraph this long or shorter (in Unicode scalars) that does not end a sentence, in any
+    /// script, is a stub (caption, coordinates).
     public var stubLength = 62
     /// The plain-text summary is cut at a sentence boundary near this many characters.
     public var summaryLength = 300

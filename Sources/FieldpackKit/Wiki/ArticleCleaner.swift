@@ -14,10 +14,12 @@ import Glibc
 ///   Parsoid's `mw:Extension/ref`), so `[lower-alpha 1]`, `[a]`, `[1.1]`, `:104` go with them;
 ///   other superscripts stay ("cm²"); links keep their text only; `b`/`i` stay;
 /// - boilerplate sections (`BlurbRules.skippedSections`) are skipped with their subsections;
-///   headings shorter than `minimumHeadingLength` are not shown; a heading followed directly
+///   headings narrower than `minimumHeadingLength` columns (CJK characters are two) are not shown; a heading followed directly
 ///   by another heading (an empty section) is dropped;
-/// - stub paragraphs (short, not ending in ".") and list introductions (ending in ":" or ":-")
-///   are dropped;
+/// - stub paragraphs (short, not ending a sentence in any script, `SentenceEnds`) and list
+///   introductions (ending in ":" or ":-") are dropped; a paragraph cut short by a removed element
+///   keeps its whole sentences only, and the rest of its sentence in the next paragraph goes too;
+///   a quote's attribution goes with the quote;
 /// - headings are written as `<br><b>UPPERCASED</b><br>`, paragraphs as `<p>…</p>`.
 struct ArticleCleaner {
     let rules: BlurbRules
@@ -31,7 +33,7 @@ struct ArticleCleaner {
         state.finish()
         return Blurb(
             kind: state.kind, html: String(decoding: state.markup.finish(), as: UTF8.self),
-            summary: Self.summary(state.lead, length: rules.summaryLength), title: title, sections: state.sectionsShown)
+            summary: LeadSummary.make(state.lead, length: rules.summaryLength), title: title, sections: state.sectionsShown)
     }
 
     /// The element holding the article (`div.mw-parser-output` in legacy pages, else `body`),
@@ -77,34 +79,6 @@ struct ArticleCleaner {
         return (parserOutput ?? body, title)
     }
 
-    /// The lead's plain text cut at a sentence end near `length` characters: the last sentence
-    /// end at or before it (if past half of it), else the first after it; with no sentence end at
-    /// all, at a word boundary, with "…".
-    static func summary(_ lead: [String], length: Int) -> String {
-        let text = lead.joined(separator: " ")
-        let characters = Array(text)
-        guard characters.count > length else { return text }
-        var ends: [Int] = []
-        for index in 0..<(characters.count - 1) where ".!?".contains(characters[index]) && characters[index + 1] == " " {
-            // Not an initial or an abbreviation like "e.g.": the next word starts a sentence.
-            if index + 2 < characters.count, characters[index + 2].isUppercase || characters[index + 2].isNumber
-                || characters[index + 2] == "\"" || characters[index + 2] == "“"
-            {
-                if index >= 1 && characters[index - 1].isUppercase && (index < 2 || characters[index - 2] == " ") { continue }
-                ends.append(index + 1)
-            }
-        }
-        if let best = ends.last(where: { $0 <= length && $0 >= length / 2 }) {
-            return String(characters[0..<best])
-        }
-        if let next = ends.first(where: { $0 > length }), next <= length * 2 {
-            return String(characters[0..<next])
-        }
-        var cut = length
-        while cut > 0 && characters[cut] != " " { cut -= 1 }
-        return String(characters[0..<(cut > 0 ? cut : length)]) + "…"
-    }
-
     /// The walk's state: what has been written, the pending heading, the skipped section.
     struct State {
         let rules: BlurbRules
@@ -116,6 +90,8 @@ struct ArticleCleaner {
         /// Inside a skipped section of this heading level.
         var skipLevel: Int? = nil
         var sectionsShown = 0
+        /// The last paragraph read was cut short by a removed element.
+        var previousWasCut = false
 
         init(rules: BlurbRules) {
             self.rules = rules
@@ -128,7 +104,7 @@ struct ArticleCleaner {
             guard node.isElement, let name = node.elementName else { return false }
             switch name[0] {
             case UInt8(ascii: "p") where name[1] == 0:
-                if node.attribute("class") == nil { paragraph(node) }
+                if node.attribute("class") == nil && !Self.isTitleDescription(node) { paragraph(node) }
                 return false
             case UInt8(ascii: "h") where name[2] == 0 && name[1] >= UInt8(ascii: "1") && name[1] <= UInt8(ascii: "6"):
                 if name[1] != UInt8(ascii: "1") { heading(node, level: Int(name[1] - UInt8(ascii: "0"))) }
@@ -159,8 +135,24 @@ struct ArticleCleaner {
             var text = Self.inlineText(of: node, lookups: lookups)
             text.normalize()
             guard !text.isEmpty else { return }
-            if text.ends(with: ":") || text.ends(with: ":-") { return }
-            if text.characterCount <= rules.stubLength && !text.ends(with: ".") { return }
+            let afterCut = previousWasCut
+            previousWasCut = false
+            if text.ends(with: ":") || text.ends(with: ":-") || text.ends(with: "：") {
+                // Its sentence may go on after the list it introduced.
+                previousWasCut = Self.isFollowedByRemovedBlock(node)
+                return
+            }
+            // A quote's attribution goes with the quote (quotes are dropped).
+            if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
+            // The rest of a sentence cut by a removed element: from its next sentence on.
+            if afterCut && text.startsLowercase && !text.dropFirstSentence() { return }
+            let complete = text.endsSentence
+            if text.characterCount <= rules.stubLength && !complete { return }
+            // Cut by a removed element (a formula, a list, a table): whole sentences only.
+            if !complete && (text.endsAtRemoval || Self.isFollowedByRemovedBlock(node)) {
+                previousWasCut = true
+                if !text.keepWholeSentences() { return }
+            }
             if let heading = pendingHeading {
                 markup.boundary()
                 markup.lineBreak()
@@ -179,6 +171,7 @@ struct ArticleCleaner {
 
         mutating func heading(_ node: xmlNodePtr, level: Int) {
             inLead = false
+            previousWasCut = false
             if let skipped = skipLevel {
                 if level > skipped { return }
                 skipLevel = nil
@@ -192,7 +185,7 @@ struct ArticleCleaner {
                 return
             }
             // A heading directly after another: the earlier one's section is empty.
-            pendingHeading = plain.count < rules.minimumHeadingLength ? nil : text
+            pendingHeading = text.displayWidth < rules.minimumHeadingLength ? nil : text
         }
 
         mutating func finish() {
@@ -235,7 +228,14 @@ struct ArticleCleaner {
                     text.append(Self.scripted(String(decoding: raw, as: UTF8.self), superscript: kind == .superscript))
                     return false
                 case .dropped, .other:
-                    return !isDropped(node, kind: kind, lookups: lookups)
+                    if kind == .other, node.pointee.children == nil, let variant = LanguageVariant.text(of: node) {
+                        variant.withUnsafeBufferPointer { text.append($0) }
+                        return false
+                    }
+                    guard isDropped(node, kind: kind, lookups: lookups) else { return true }
+                    // An element with content is gone: tidy what it leaves (`FlatText.tidyRemovals`).
+                    if node.pointee.children != nil { text.markRemoval() }
+                    return false
                 }
             }, leave: { node in
                 switch lookups.kind(of: node) {
@@ -264,7 +264,7 @@ struct ArticleCleaner {
             "style", "script", "link", "meta", "noscript", "template", "svg", "math", "table", "figure", "figcaption",
             "img", "audio", "video", "object", "iframe", "embed", "ul", "ol", "dl", "input", "button", "form", "map",
             "caption", "title", "head", "nav", "textarea", "select", "canvas", "picture", "source", "track", "gallery",
-            "h1", "blockquote", "pre",
+            "h1", "blockquote", "pre", "header",
         ]
 
         static let droppedClasses: Set<String> = [
@@ -273,7 +273,41 @@ struct ArticleCleaner {
             "gallery", "toc", "mw-empty-elt", "mwe-math-element", "mw-cite-backlink", "noexcerpt", "catlinks",
             "printfooter", "mw-authority-control", "asbox", "dmbox", "mw-jump-link", "mw-indicators", "geo-nondefault",
             "geo-multi-punct", "IPA", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
+            "Inline-Template", "Template-Fact", "need_ref_tag", "haudio", "quotebox", "templatequote",
+            "templatequotecite", "pullquote", "pcs-header", "pcs-edit-section-title-description",
         ]
+
+        /// The mobile-html header's short description (`p#pcs-edit-section-title-description`).
+        static func isTitleDescription(_ node: xmlNodePtr) -> Bool {
+            guard let id = node.attribute("id") else { return false }
+            return cString(id, equals: "pcs-edit-section-title-description")
+        }
+
+        /// Whether the element right before `node` is a quote (a dropped `blockquote` or quote box).
+        static func followsQuote(_ node: xmlNodePtr) -> Bool {
+            guard let previous = node.previousVisibleElement else { return false }
+            return previous.named("blockquote") || previous.hasClass("quotebox") || previous.hasClass("templatequote")
+        }
+
+        /// Whether the paragraph's first content is a `cite` element (an attribution line).
+        static func opensWithCite(_ node: xmlNodePtr) -> Bool {
+            var child = node.pointee.children
+            while let current = child {
+                if current.isElement { return current.named("cite") }
+                if current.isText, current.textBytes.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 }) { return false }
+                child = current.pointee.next
+            }
+            return false
+        }
+
+        /// Whether a block the blurb drops comes right after the paragraph (a list, a table, a
+        /// display formula, a figure, a quote), where its sentence may go on.
+        static func isFollowedByRemovedBlock(_ node: xmlNodePtr) -> Bool {
+            guard let next = node.nextVisibleElement else { return false }
+            if next.named("div") { return !next.hasClass("mw-heading") && !next.hasClass("pcs-edit-section-header") }
+            return next.named("ul") || next.named("ol") || next.named("dl") || next.named("table") || next.named("figure")
+                || next.named("blockquote") || next.named("pre") || next.named("center") || next.named("math")
+        }
 
         static func isDropped(_ node: xmlNodePtr, kind: ElementKind, lookups: Lookups) -> Bool {
             if kind == .dropped { return true }
@@ -305,11 +339,24 @@ struct ArticleCleaner {
             {
                 return true
             }
+            // A superscript that a template makes is an inline maintenance marker
+            // ({{Citation needed}}, {{Fix}} and their equivalents in every language).
+            if kind == .superscript, let typeOf, cString(typeOf, contains: "mw:Transclusion") { return true }
             if let id {
-                if cString(id, equals: "coordinates") || cString(id, equals: "toc") { return true }
+                if cString(id, equals: "coordinates") || cString(id, equals: "toc")
+                    || cString(id, equals: "pcs-edit-section-title-description")
+                {
+                    return true
+                }
                 if kind == .superscript && cString(id, contains: "cite_ref") { return true }
             }
-            if let style, cString(style, contains: "display:none") || cString(style, contains: "display: none") { return true }
+            // Hidden elements go, except sections and their content: the apps' mobile-html
+            // collapses them with `display: none`, and they are the article.
+            if let style, cString(style, contains: "display:none") || cString(style, contains: "display: none") {
+                if node.named("section") { return false }
+                if let id, strncmp(UnsafeRawPointer(id).assumingMemoryBound(to: CChar.self), "pcs-section-content-", 20) == 0 { return false }
+                return true
+            }
             return false
         }
 

@@ -45,11 +45,20 @@ struct ArticleText {
                 position += byte == 0xC2 ? 2 : 1
                 continue
             }
+            // The byte that marks removals never comes from the page.
+            if byte == Self.removalMark {
+                position += 1
+                continue
+            }
             // A run of ordinary bytes, copied at once.
             var end = position + 1
             while end < count {
                 let next = bytes[end]
-                if next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == 0x0C || next == 0xC2 { break }
+                if next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == 0x0C || next == 0xC2
+                    || next == Self.removalMark
+                {
+                    break
+                }
                 end += 1
             }
             let chunk = UnsafeBufferPointer(rebasing: bytes[position..<end])
@@ -70,11 +79,31 @@ struct ArticleText {
         withUnsafePointer(to: &space) { append(UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
-    /// Trims the end and removes bracketed citation leftovers (`[12]`, `[a]`, `[note 2]`,
-    /// `[lower-alpha 1]`, `[1.1]`, `[citation needed]`) that were not marked up as references.
+    /// The byte that stands where an element with text was removed, until `normalize`.
+    static let removalMark: UInt8 = 0x01
+
+    /// Notes that an element with text was removed here, for `normalize` to tidy around.
+    mutating func markRemoval() {
+        if runs.isEmpty { runs.append(Run(bytes: [], bold: boldDepth > 0, italic: italicDepth > 0)) }
+        runs[runs.count - 1].bytes.append(Self.removalMark)
+        hasRemovals = true
+    }
+
+    private var hasRemovals = false
+    /// Whether the text ends where an element with text was removed (known after `normalize`).
+    private(set) var endsAtRemoval = false
+
+    /// Removes bracketed citation leftovers (`[12]`, `[a]`, `[note 2]`, `[lower-alpha 1]`,
+    /// `[1.1]`, `[citation needed]`) that were not marked up as references, tidies what removed
+    /// elements left behind (`FlatText.tidyRemovals`), and trims the end.
     mutating func normalize() {
-        if mayHaveCitation {
-            for index in runs.indices { runs[index].bytes = Self.removingCitationLeftovers(runs[index].bytes) }
+        if mayHaveCitation || hasRemovals {
+            var flat = FlatText(runs)
+            if mayHaveCitation { flat.removeCitationLeftovers() }
+            if hasRemovals { endsAtRemoval = flat.tidyRemovals() }
+            runs = flat.runs()
+            mayHaveCitation = false
+            hasRemovals = false
         }
         while let last = runs.last {
             var bytes = last.bytes
@@ -89,6 +118,52 @@ struct ArticleText {
         runs.removeAll { $0.bytes.isEmpty }
     }
 
+    /// The text's bytes (UTF-8).
+    var bytes: [UInt8] { runs.flatMap(\.bytes) }
+
+    /// Whether the text ends a sentence, in any script (`SentenceEnds`).
+    var endsSentence: Bool {
+        guard let last = runs.last?.bytes else { return false }
+        // Enough of the end for a mark and its closers; the whole text when it is split there.
+        return SentenceEnds.endsSentence(last.count >= 24 ? last : bytes)
+    }
+
+    /// Whether the text starts with a lower-case letter.
+    var startsLowercase: Bool {
+        guard let first = runs.first?.bytes, !first.isEmpty else { return false }
+        return SentenceEnds.startsLowercase(first, at: 0)
+    }
+
+    /// Whether the text starts with a dash (`—`, `–`, `―`, `-`) or `~`: an attribution line.
+    var startsWithDash: Bool {
+        guard let first = runs.first?.bytes, let byte = first.first else { return false }
+        if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "~") { return true }
+        return first.count >= 3 && first[0] == 0xE2 && first[1] == 0x80 && (0x93...0x95).contains(first[2])
+    }
+
+    /// Cuts the text after its last sentence end; false (and unchanged) if it has none.
+    mutating func keepWholeSentences() -> Bool {
+        var flat = FlatText(runs)
+        guard let end = SentenceEnds.offsets(in: flat.bytes).last else { return false }
+        flat.remove(end..<flat.bytes.count)
+        runs = flat.runs()
+        normalize()
+        return !runs.isEmpty
+    }
+
+    /// Removes the text up to and including its first sentence end (the rest of a sentence cut
+    /// before it); false if nothing is left.
+    mutating func dropFirstSentence() -> Bool {
+        var flat = FlatText(runs)
+        guard let end = SentenceEnds.offsets(in: flat.bytes).first else { return false }
+        var start = end
+        while start < flat.bytes.count && flat.bytes[start] == 0x20 { start += 1 }
+        flat.remove(0..<start)
+        runs = flat.runs()
+        normalize()
+        return !runs.isEmpty
+    }
+
     /// Whether the text ends with `suffix` (ASCII).
     func ends(with suffix: StaticString) -> Bool {
         guard let last = runs.last?.bytes else { return false }
@@ -101,6 +176,36 @@ struct ArticleText {
     /// The number of Unicode scalars.
     var characterCount: Int {
         runs.reduce(0) { total, run in total + run.bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
+    }
+
+    /// The width in columns, as text is set: East Asian wide characters (CJK ideographs, kana,
+    /// Hangul, full-width forms) take two, others one. A heading "分布" is as wide as "Diet ".
+    var displayWidth: Int {
+        var width = 0
+        for run in runs {
+            var index = 0
+            let bytes = run.bytes
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte & 0xC0 == 0x80 {
+                    index += 1
+                    continue
+                }
+                if byte >= 0xE1, let scalar = SentenceEnds.scalar(in: bytes, at: index), Self.isWide(scalar.value) {
+                    width += 2
+                } else {
+                    width += 1
+                }
+                index += 1
+            }
+        }
+        return width
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
+            || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+            || (0xFFE0...0xFFE6).contains(value) || (0x20000...0x3FFFD).contains(value)
     }
 
     /// The plain text (UTF-8).
@@ -123,47 +228,5 @@ struct ArticleText {
             if run.italic { markup.end() }
             if run.bold { markup.end() }
         }
-    }
-
-    /// Removes `[…]` groups whose content is a citation label: digits with dots (`12`, `1.1`),
-    /// a single letter (`a`), a group name and number (`note 2`, `lower-alpha 1`, `nb 3`), or
-    /// `citation needed`.
-    static func removingCitationLeftovers(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.contains(UInt8(ascii: "[")) else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "["), let close = bytes[(index + 1)...].prefix(40).firstIndex(of: UInt8(ascii: "]")),
-               isCitationLabel(bytes[(index + 1)..<close])
-            {
-                index = close + 1
-                continue
-            }
-            out.append(bytes[index])
-            index += 1
-        }
-        return out
-    }
-
-    private static func isCitationLabel(_ label: ArraySlice<UInt8>) -> Bool {
-        guard !label.isEmpty else { return false }
-        let text = String(decoding: label, as: UTF8.self)
-        if text == "citation needed" || text == "clarification needed" { return true }
-        if text.count == 1, let scalar = text.unicodeScalars.first, scalar.properties.isLowercase { return true }
-        func isNumber(_ part: Substring) -> Bool {
-            !part.isEmpty && part.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
-                !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber)
-            }
-        }
-        if isNumber(Substring(text)) { return true }
-        // "note 2", "lower-alpha 1", "nb 3", "group 1.2"
-        let words = text.split(separator: " ")
-        if words.count == 2, isNumber(words[1]) || (words[1].count == 1 && words[1].allSatisfy(\.isLetter)),
-           words[0].allSatisfy({ $0.isLetter || $0 == "-" })
-        {
-            return true
-        }
-        return false
     }
 }

@@ -21,6 +21,26 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
         return anyWord(in: value) { equals($0, token) }
     }
 
+    /// The next sibling element that can be seen, skipping text that is only whitespace,
+    /// comments and `link`/`meta`/`style` elements; nil at the end or at other text.
+    var nextVisibleElement: xmlNodePtr? { visibleElement(from: pointee.next, forward: true) }
+
+    /// The previous sibling element that can be seen (as `nextVisibleElement`).
+    var previousVisibleElement: xmlNodePtr? { visibleElement(from: pointee.prev, forward: false) }
+
+    private func visibleElement(from start: xmlNodePtr?, forward: Bool) -> xmlNodePtr? {
+        var node = start
+        while let current = node {
+            if current.isElement {
+                if !(current.named("link") || current.named("meta") || current.named("style")) { return current }
+            } else if current.isText {
+                for byte in current.textBytes where !(byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D) { return nil }
+            }
+            node = forward ? current.pointee.next : current.pointee.prev
+        }
+        return nil
+    }
+
     /// The text node's content as bytes (valid while the document lives).
     var textBytes: UnsafeBufferPointer<UInt8> {
         guard let content = pointee.content else { return UnsafeBufferPointer(start: nil, count: 0) }

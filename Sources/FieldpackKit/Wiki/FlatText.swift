@@ -1,0 +1,228 @@
+/// An `ArticleText`'s runs as one byte array with each byte's formatting beside it, for edits
+/// that cross runs: removing citation leftovers, tidying where elements were removed, cutting
+/// at sentence ends. Used on one paragraph at a time.
+struct FlatText {
+    private(set) var bytes: [UInt8] = []
+    /// Bit 0: bold; bit 1: italic.
+    private var formats: [UInt8] = []
+
+    init(_ runs: [ArticleText.Run]) {
+        for run in runs {
+            bytes.append(contentsOf: run.bytes)
+            formats.append(contentsOf: repeatElement((run.bold ? 1 : 0) | (run.italic ? 2 : 0), count: run.bytes.count))
+        }
+    }
+
+    private init() {}
+
+    func runs() -> [ArticleText.Run] {
+        var runs: [ArticleText.Run] = []
+        var start = 0
+        while start < bytes.count {
+            var end = start + 1
+            while end < bytes.count && formats[end] == formats[start] { end += 1 }
+            runs.append(ArticleText.Run(bytes: Array(bytes[start..<end]), bold: formats[start] & 1 != 0, italic: formats[start] & 2 != 0))
+            start = end
+        }
+        return runs
+    }
+
+    mutating func remove(_ range: Range<Int>) {
+        bytes.removeSubrange(range)
+        formats.removeSubrange(range)
+    }
+
+    // MARK: Citation leftovers
+
+    /// Removes `[…]` groups whose content is a citation label (`CitationLabel`), unless the
+    /// bracket indexes a one-letter name (`a[0]`, `x[1]`).
+    mutating func removeCitationLeftovers() {
+        var index = bytes.count - 1
+        while index >= 0 {
+            defer { index -= 1 }
+            guard bytes[index] == UInt8(ascii: "[") else { continue }
+            guard let close = bytes[(index + 1)...].prefix(40).firstIndex(of: UInt8(ascii: "]")),
+                  CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index)
+            else { continue }
+            remove(index..<(close + 1))
+        }
+    }
+
+    /// Whether the byte before `index` ends a name of one letter (`a[0]`): a letter with a space,
+    /// an opening bracket or nothing before it.
+    private func followsOneLetterName(_ index: Int) -> Bool {
+        guard index > 0 else { return false }
+        let letter = bytes[index - 1]
+        guard (letter | 0x20) >= UInt8(ascii: "a") && (letter | 0x20) <= UInt8(ascii: "z") else { return false }
+        return index == 1 || bytes[index - 2] == 0x20 || bytes[index - 2] == UInt8(ascii: "(")
+    }
+
+    // MARK: What removed elements leave behind
+
+    /// Drops the removal marks (`ArticleText.removalMark`) and tidies around each what the
+    /// removed element leaves: no space before a closing bracket or a separator
+    /// (`(Māori: Aotearoa )` → `(Māori: Aotearoa)`) nor after an opening one, no empty brackets
+    /// (`cat ( ) is` → `cat is`), no separator at a bracket (`(; often` → `(often`), no cue left
+    /// without what it introduced (`(pronounced ; often` → `(often`; `(IPA: )` → nothing). Full-width
+    /// brackets and the Arabic and CJK separators (`（）`, `，；、`, `،؛`) count as their ASCII kin.
+    ///
+    /// - Returns: whether the text ended at a removal.
+    mutating func tidyRemovals() -> Bool {
+        var out = FlatText()
+        out.bytes.reserveCapacity(bytes.count)
+        out.formats.reserveCapacity(bytes.count)
+        var holes: [Int] = []
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == ArticleText.removalMark {
+                if holes.last != out.bytes.count { holes.append(out.bytes.count) }
+                continue
+            }
+            if byte == 0x20 && (out.bytes.isEmpty || out.bytes.last == 0x20) { continue }
+            out.bytes.append(byte)
+            out.formats.append(formats[index])
+        }
+        var endsAtRemoval = false
+        if let last = holes.last { endsAtRemoval = !out.bytes[last...].contains(where: { $0 != 0x20 }) }
+        // Last first; an edit reaching back past an earlier hole moves that hole to the edit.
+        var edited = Int.max
+        for hole in holes.reversed() { edited = min(edited, out.tidy(at: min(hole, edited))) }
+        // Collapse what the edits left: no double spaces, none at the ends.
+        var index = out.bytes.count - 1
+        while index >= 0 {
+            if out.bytes[index] == 0x20 && (index == 0 || index == out.bytes.count - 1 || out.bytes[index - 1] == 0x20) {
+                out.remove(index..<(index + 1))
+            }
+            index -= 1
+        }
+        self = out
+        return endsAtRemoval
+    }
+
+    /// What a punctuation mark is to the tidying rules.
+    private enum Mark {
+        case opener, closer, separator, stop, other
+    }
+
+    /// The mark whose UTF-8 encoding starts at `index`, and its length: `(` `[` `（`, `)` `]` `）`,
+    /// the separators `,` `;` `，` `；` `、` `،` `؛`, and `.`.
+    private func mark(startingAt index: Int) -> (Mark, Int) {
+        let byte = bytes[index]
+        switch byte {
+        case UInt8(ascii: "("), UInt8(ascii: "["): return (.opener, 1)
+        case UInt8(ascii: ")"), UInt8(ascii: "]"): return (.closer, 1)
+        case UInt8(ascii: ","), UInt8(ascii: ";"): return (.separator, 1)
+        case UInt8(ascii: "."): return (.stop, 1)
+        case 0xD8 where index + 1 < bytes.count && (bytes[index + 1] == 0x8C || bytes[index + 1] == 0x9B): return (.separator, 2)
+        case 0xE3 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && bytes[index + 2] == 0x81: return (.separator, 3)
+        case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBC:
+            switch bytes[index + 2] {
+            case 0x88: return (.opener, 3)
+            case 0x89: return (.closer, 3)
+            case 0x8C, 0x9B: return (.separator, 3)
+            default: return (.other, 1)
+            }
+        default: return (.other, 1)
+        }
+    }
+
+    /// The mark whose encoding ends at `index` (its last byte), and where it starts.
+    private func mark(endingAt index: Int) -> (Mark, Int) {
+        var start = index
+        while start > 0 && bytes[start] & 0xC0 == 0x80 && index - start < 3 { start -= 1 }
+        let (kind, length) = mark(startingAt: start)
+        return start + length - 1 == index ? (kind, start) : (.other, index)
+    }
+
+    /// Applies the tidying rules at one hole until none changes anything.
+    ///
+    /// - Returns: the lowest offset edited (or the hole's).
+    private mutating func tidy(at start: Int) -> Int {
+        var hole = start
+        var lowest = start
+        /// Removes `range`, keeping `hole` at the same place in the text.
+        func cut(_ range: Range<Int>) {
+            lowest = min(lowest, range.lowerBound)
+            remove(range)
+            if range.upperBound <= hole { hole -= range.count } else if range.lowerBound < hole { hole = range.lowerBound }
+        }
+        func skipSpaces(from index: Int) -> Int {
+            var end = index
+            while end < bytes.count && bytes[end] == 0x20 { end += 1 }
+            return end
+        }
+        for _ in 0..<16 {
+            var left = hole - 1
+            while left >= 0 && bytes[left] == 0x20 { left -= 1 }
+            let right = skipSpaces(from: hole)
+            guard left >= 0 || right < bytes.count else { return lowest }
+            let (before, beforeStart) = left >= 0 ? mark(endingAt: left) : (.other, 0)
+            let (after, afterLength) = right < bytes.count ? mark(startingAt: right) : (.other, 0)
+            let spaced = left + 1 < right
+            // A closing bracket, a separator or a full stop after the hole: no space before it.
+            if left >= 0, right < bytes.count, before != .opener, after == .closer || after == .separator || after == .stop, spaced {
+                cut((left + 1)..<right)
+                continue
+            }
+            // Two separators meet (`that is, , then`): one is enough.
+            if left >= 0, right < bytes.count, before == .separator, after == .separator || after == .stop {
+                cut(beforeStart..<right)
+                continue
+            }
+            // An opening bracket before the hole: no space after it.
+            if left >= 0, before == .opener, spaced, right < bytes.count {
+                cut((left + 1)..<right)
+                continue
+            }
+            // Empty brackets, with the space before them.
+            if left >= 0, before == .opener, after == .closer {
+                var from = beforeStart
+                let next = right + afterLength
+                if from > 0 && bytes[from - 1] == 0x20
+                    && (next == bytes.count || bytes[next] == 0x20 || mark(startingAt: next).0 == .separator || mark(startingAt: next).0 == .stop)
+                {
+                    from -= 1
+                }
+                cut(from..<next)
+                continue
+            }
+            // A separator left at a bracket.
+            if left >= 0, before == .opener, after == .separator {
+                cut(right..<skipSpaces(from: right + afterLength))
+                continue
+            }
+            if left >= 0, before == .separator, after == .closer {
+                var from = beforeStart
+                while from > 0 && bytes[from - 1] == 0x20 { from -= 1 }
+                cut(from..<right)
+                continue
+            }
+            // A cue left alone in its part of a bracket: `(pronounced ; often`, `(IPA: )`.
+            if left >= 0, right < bytes.count, after == .separator || after == .closer {
+                var wordStart = left
+                while wordStart > 0 && bytes[wordStart - 1] != 0x20 {
+                    let (kind, _) = mark(endingAt: wordStart - 1)
+                    if kind == .opener || kind == .separator { break }
+                    wordStart -= 1
+                }
+                var markEnd = wordStart - 1
+                while markEnd >= 0 && bytes[markEnd] == 0x20 { markEnd -= 1 }
+                if markEnd >= 0, [Mark.opener, .separator].contains(mark(endingAt: markEnd).0), Self.isCue(bytes[wordStart...left]) {
+                    cut((markEnd + 1)..<(after == .separator ? skipSpaces(from: right + afterLength) : right))
+                    continue
+                }
+            }
+            return lowest
+        }
+        return lowest
+    }
+
+    /// A word that only introduces what was removed: a label ending in ":" or "：", or
+    /// "pronounced", "pronunciation", "listen".
+    private static func isCue(_ word: ArraySlice<UInt8>) -> Bool {
+        if word.last == UInt8(ascii: ":") { return true }
+        if word.count >= 3 && Array(word.suffix(3)) == [0xEF, 0xBC, 0x9A] { return true }
+        let lower = String(decoding: word, as: UTF8.self).lowercased()
+        return lower == "pronounced" || lower == "pronunciation" || lower == "listen"
+    }
+}

@@ -1,0 +1,123 @@
+/// Where sentences end in UTF-8 text of any script: the one definition used by the stub rule,
+/// the cut-paragraph rule and the summary.
+///
+/// A sentence ends at a terminal mark — `.` `!` `?`, CJK `。` `！` `？` `．`, Arabic `؟` `۔`,
+/// Devanagari `।` `॥`, Armenian `։`, Ethiopic `።` — optionally followed by closing quotes or
+/// brackets (`."`, `.»`, `.)`, `.”`, `。」`). Inside a text, a mark ends a sentence when the text
+/// ends there, or a space follows (CJK marks need none), and, after `.` `!` `?`, the next word does
+/// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`).
+/// Byte loops over UTF-8; scalars are decoded only next to a mark.
+enum SentenceEnds {
+    /// The length of the terminal mark at `index`, or 0; `wide` when it is a CJK mark, which no
+    /// space follows.
+    static func terminal(in bytes: [UInt8], at index: Int) -> (length: Int, wide: Bool) {
+        let byte = bytes[index]
+        if byte == 0x2E || byte == 0x21 || byte == 0x3F { return (1, false) }
+        guard byte >= 0xD6, index + 1 < bytes.count else { return (0, false) }
+        let second = bytes[index + 1]
+        switch byte {
+        case 0xD6: return second == 0x89 ? (2, false) : (0, false)  // ։
+        case 0xD8: return second == 0x9F ? (2, false) : (0, false)  // ؟
+        case 0xDB: return second == 0x94 ? (2, false) : (0, false)  // ۔
+        default: break
+        }
+        guard index + 2 < bytes.count else { return (0, false) }
+        let third = bytes[index + 2]
+        switch (byte, second) {
+        case (0xE0, 0xA5) where third == 0xA4 || third == 0xA5: return (3, false)  // । ॥
+        case (0xE1, 0x8D) where third == 0xA2: return (3, false)  // ።
+        case (0xE3, 0x80) where third == 0x82: return (3, true)  // 。
+        case (0xEF, 0xBC) where third == 0x81 || third == 0x9F || third == 0x8E: return (3, true)  // ！ ？ ．
+        default: return (0, false)
+        }
+    }
+
+    /// The length of the closing quote or bracket at `index`, or 0: `"` `'` `)` `]` `»` `”` `’`
+    /// `›` `」` `』` `》` `）`.
+    static func closer(in bytes: [UInt8], at index: Int) -> Int {
+        let byte = bytes[index]
+        if byte == 0x22 || byte == 0x27 || byte == 0x29 || byte == 0x5D { return 1 }
+        if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xBB { return 2 }
+        guard index + 2 < bytes.count else { return 0 }
+        switch (byte, bytes[index + 1], bytes[index + 2]) {
+        case (0xE2, 0x80, 0x9D), (0xE2, 0x80, 0x99), (0xE2, 0x80, 0xBA): return 3
+        case (0xE3, 0x80, 0x8D), (0xE3, 0x80, 0x8F), (0xE3, 0x80, 0x8B): return 3
+        case (0xEF, 0xBC, 0x89): return 3
+        default: return 0
+        }
+    }
+
+    /// Whether the text ends a sentence (trailing spaces ignored).
+    static func endsSentence(_ bytes: [UInt8]) -> Bool {
+        var end = bytes.count
+        while end > 0 && bytes[end - 1] == 0x20 { end -= 1 }
+        // Step back over closers, then look for a terminal ending exactly there.
+        var index = end
+        while index > 0 {
+            var start = index - 1
+            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            if closer(in: bytes, at: start) == index - start {
+                index = start
+                continue
+            }
+            return terminal(in: bytes, at: start).length == index - start
+        }
+        return false
+    }
+
+    /// The byte offsets just after each sentence end (after its closers), in order; the text's
+    /// end is one when the text ends a sentence.
+    static func offsets(in bytes: [UInt8]) -> [Int] {
+        var ends: [Int] = []
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let (length, wide) = terminal(in: bytes, at: index)
+            guard length > 0 else {
+                index += 1
+                continue
+            }
+            var after = index + length
+            while after < count {
+                let closing = closer(in: bytes, at: after)
+                if closing == 0 { break }
+                after += closing
+            }
+            if after == count || wide {
+                ends.append(after)
+            } else if bytes[after] == 0x20, after + 1 < count {
+                if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))) {
+                    ends.append(after)
+                }
+            }
+            index = after
+        }
+        return ends
+    }
+
+    /// Whether the scalar at `index` is a lower-case letter.
+    static func startsLowercase(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard let scalar = scalar(in: bytes, at: index) else { return false }
+        return scalar.properties.isLowercase
+    }
+
+    /// Whether the `.` at `index` follows a single upper-case letter standing alone (`J.`).
+    private static func closesInitial(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index > 0 else { return false }
+        var start = index - 1
+        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        guard let letter = scalar(in: bytes, at: start), letter.properties.isUppercase else { return false }
+        return start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28
+    }
+
+    /// The scalar whose UTF-8 encoding starts at `index` (nil if it is not a well-formed one).
+    static func scalar(in bytes: [UInt8], at index: Int) -> Unicode.Scalar? {
+        let lead = bytes[index]
+        if lead < 0x80 { return Unicode.Scalar(lead) }
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        guard length > 0, index + length <= bytes.count else { return nil }
+        var value = UInt32(lead) & (0x7F >> UInt32(length))
+        for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        return Unicode.Scalar(value)
+    }
+}

@@ -1,0 +1,89 @@
+import FieldpackKit
+import Testing
+
+/// Sentences in every script (issue 10, rule 9): where the stub rule and the summary see a
+/// sentence end.
+@Suite struct BlurbSentenceTests {
+    private func page(_ paragraphs: String, lang: String = "en") -> String {
+        """
+        <!DOCTYPE html><html><head><meta charset="utf-8"/><title>Test</title></head>
+        <body lang="\(lang)" class="mw-parser-output"><section data-mw-section-id="0">\(paragraphs)</section></body></html>
+        """
+    }
+
+    private func blurb(_ paragraphs: String, summaryLength: Int = 300) throws -> Blurb {
+        var rules = BlurbRules()
+        rules.summaryLength = summaryLength
+        return try BlurbMaker(rules: rules).blurb(html: page(paragraphs))
+    }
+
+    @Test(arguments: [
+        "丹顶鹤是一种大型涉禽。", "它会飞吗！", "它会飞吗？", "الفهد حيوان سريع جدا؟", "یہ ایک پرندہ ہے۔", "यह एक पक्षी है।",
+        "यह एक पक्षी है॥", "Սա թռչուն է։", "ይህ ወፍ ነው።", "They called it \"the king.\"", "Они назвали его «король.»",
+        "It was small (about ten grams.)", "They called it “the king.”", "Es un ave pequeña!",
+    ])
+    func aShortParagraphEndingASentenceInAnyScriptIsNotAStub(paragraph: String) throws {
+        let made = try blurb("<p>\(paragraph)</p><p>Adult female, Belgium</p>")
+        #expect(made.html == "<p>\(paragraph)</p>")
+    }
+
+    @Test func aChineseParagraphIsJudgedByItsCharactersNotItsSpaces() throws {
+        // 69 characters and no space or sentence end: long enough not to be a stub, as 69
+        // Latin letters would be; 20 characters without a sentence end are a caption.
+        let long = String(repeating: "丹顶鹤在东亚的湿地繁殖", count: 6) + "冬季南"
+        let caption = "飞行中的丹顶鹤在北海道的钏路湿原上空盘旋"
+        let made = try blurb("<p>\(long)</p><p>\(caption)</p>")
+        #expect(made.html == "<p>\(long)</p>")
+    }
+
+    @Test(arguments: [
+        ("丹顶鹤是一种大型涉禽。它们在东亚的湿地繁殖，冬季向南迁徙到中国东部沿海。", "丹顶鹤是一种大型涉禽。"),
+        ("الفهد حيوان سريع. يعيش الفهد في أفريقيا وإيران منذ زمن بعيد جدا جدا.", "الفهد حيوان سريع."),
+        ("كيف يصطاد الفهد؟ يعتمد على الاقتراب من فرائسه خفية ثم الانقضاض عليها.", "كيف يصطاد الفهد؟"),
+        ("यह एक पक्षी है। यह पूर्वी एशिया की आर्द्रभूमि में प्रजनन करता है और सर्दियों में दक्षिण जाता है।", "यह एक पक्षी है।"),
+        ("Սա մեծ թռչուն է։ Այն բազմանում է Արևելյան Ասիայի խոնավ տարածքներում։", "Սա մեծ թռչուն է։"),
+        ("ይህ ትልቅ ወፍ ነው። በምስራቅ እስያ ረግረጋማ ቦታዎች ይራባል እና በክረምት ወደ ደቡብ ይሰደዳል።", "ይህ ትልቅ ወፍ ነው።"),
+        ("He called it \"a king.\" The bird is found across Eurasia and North Africa.", "He called it \"a king.\""),
+        ("It is small (about ten grams.) The bird is found across Eurasia and North Africa.", "It is small (about ten grams.)"),
+    ])
+    func everyScriptsSentenceEndIsWhereTheSummaryCuts(lead: String, summary: String) throws {
+        let made = try blurb("<p>\(lead)</p>", summaryLength: summary.unicodeScalars.count + 4)
+        #expect(made.summary == summary)
+    }
+
+    @Test func theSummaryNeverCutsMidSentenceWhenASentenceEndsWithinItsTarget() throws {
+        // The first sentence ends well before half the target, the second runs far past twice it.
+        let long = "It then " + String(repeating: "flies low over the water and ", count: 30) + "dives."
+        let made = try blurb("<p>The bird is small. \(long)</p>", summaryLength: 100)
+        #expect(made.summary == "The bird is small.")
+    }
+
+    @Test func initialsAndAbbreviationsDoNotEndASentenceButACaselessScriptsFullStopDoes() throws {
+        let made = try blurb(
+            "<p>It was named by J. Smith in a short note on birds, e.g. the kingfisher and others. It is small.</p>",
+            summaryLength: 60)
+        #expect(made.summary == "It was named by J. Smith in a short note on birds, e.g. the kingfisher and others.")
+    }
+
+    @Test func chineseLeadParagraphsRunOnWithoutASpace() throws {
+        let made = try blurb("<p>丹顶鹤是一种大型涉禽。</p><p>它们在东亚的湿地繁殖。</p>")
+        #expect(made.summary == "丹顶鹤是一种大型涉禽。它们在东亚的湿地繁殖。")
+    }
+
+    @Test func aLanguageVariantSpanShowsItsTextAndAHiddenRuleShowsNothing() throws {
+        let made = try blurb("""
+            <p>丹顶鹤又称<span typeof="mw:LanguageVariant" data-mw-variant='{"disabled":{"t":"仙鹤"}}'></span>，\
+            台湾称<span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-tw","t":"&lt;b>丹頂鶴&lt;/b>"},{"l":"zh-cn","t":"丹顶鹤"}]}'></span>。\
+            <span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-cn","t":"鹤"},{"l":"zh-tw","t":"鶴"}],"add":true}'></span></p>
+            """)
+        #expect(made.html == "<p>丹顶鹤又称仙鹤，台湾称丹頂鶴。</p>")
+    }
+
+    @Test func aChineseHeadingOfTwoCharactersIsShown() throws {
+        let made = try BlurbMaker().blurb(html: page("""
+            <p>丹顶鹤是一种大型涉禽，头顶裸露的皮肤呈鲜红色。</p></section><section data-mw-section-id="1"><h2 id="分布">分布</h2>
+            <p>北海道的种群不迁徙，全年留居当地。</p>
+            """))
+        #expect(made.html.hasSuffix("<br><b>分布</b><br><p>北海道的种群不迁徙，全年留居当地。</p>"))
+    }
+}
