@@ -106,7 +106,8 @@ struct ArticleCleaner {
             case UInt8(ascii: "p") where name[1] == 0:
                 if node.attribute("class") == nil && !Self.isTitleDescription(node) { paragraph(node) }
                 return false
-            case UInt8(ascii: "h") where name[2] == 0 && name[1] >= UInt8(ascii: "1") && name[1] <= UInt8(ascii: "6"):
+            // name[1] first: for a name that is just "h" it is the terminator, and name[2] is past it.
+            case UInt8(ascii: "h") where name[1] >= UInt8(ascii: "1") && name[1] <= UInt8(ascii: "6") && name[2] == 0:
                 if name[1] != UInt8(ascii: "1") { heading(node, level: Int(name[1] - UInt8(ascii: "0"))) }
                 return false
             case UInt8(ascii: "l") where node.named("link"):
