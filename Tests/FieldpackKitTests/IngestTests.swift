@@ -71,7 +71,7 @@ import Testing
         let inputs = try FileManager.default.contentsOfDirectory(atPath: "\(repositoryRoot)/sample-data/inat")
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(repositoryRoot)/sample-data/inat/\($0)" }
         let summary = try ingest(inputs, in: directory)
-        #expect(summary.accepted == 24)
+        #expect(summary.accepted == 26)
         #expect(summary.rejected == 2)
         #expect(summary.salvaged == 3)
         let rejects = try jsonLines(directory.file("rejects.jsonl"))

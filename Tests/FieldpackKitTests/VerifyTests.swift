@@ -165,7 +165,7 @@ import Testing
         #expect(files[0]["bytes"] as? Int == database.count)
         #expect((manifest["rows"] as? [String: Int])?["photos"] == 21)
         let inputs = try #require(manifest["inputs"] as? [[String: Any]])
-        #expect(inputs.count == 7)
+        #expect(inputs.count == 8)
         let (digest, _) = try SHA256.hex(ofFile: "\(repositoryRoot)/sample-data/inat/updates.jsonl.gz")
         #expect(inputs.contains { $0["sha256"] as? String == digest })
     }
