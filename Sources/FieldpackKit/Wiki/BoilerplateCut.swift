@@ -73,7 +73,7 @@ enum BoilerplateCut {
 
     private static func find(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard start < bytes.count, let base = bytes.baseAddress else { return nil }
-        return search(base + start, bytes.count - start, needle).map { $0 + start }
+        return firstOffset(of: needle, in: UnsafeRawBufferPointer(start: base + start, count: bytes.count - start)).map { $0 + start }
     }
 
     private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
@@ -88,21 +88,6 @@ enum BoilerplateCut {
 
     /// Whether `html` contains `marker` anywhere (page properties checked before cutting).
     static func contains(_ marker: StaticString, in html: UnsafeRawBufferPointer) -> Bool {
-        guard let base = html.baseAddress, html.count > 0 else { return false }
-        return search(base.assumingMemoryBound(to: UInt8.self), html.count, marker) != nil
-    }
-
-    /// The offset of `needle` in `count` bytes at `base` (memchr for its first byte, then memcmp).
-    private static func search(_ base: UnsafePointer<UInt8>, _ count: Int, _ needle: StaticString) -> Int? {
-        let length = needle.utf8CodeUnitCount
-        let first = Int32(needle.utf8Start.pointee)
-        var offset = 0
-        while offset + length <= count {
-            guard let hit = memchr(base + offset, first, count - offset - length + 1) else { return nil }
-            let at = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
-            if memcmp(base + at, needle.utf8Start, length) == 0 { return at }
-            offset = at + 1
-        }
-        return nil
+        firstOffset(of: marker, in: html) != nil
     }
 }
