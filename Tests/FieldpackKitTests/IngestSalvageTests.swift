@@ -259,6 +259,11 @@ import Testing
         (#""taxon_geoprivacy":"private""#, true),
         (#""geoprivacy":"open","obscured":false"#, false),
         (#""geoprivacy":null"#, false),
+        // A privacy field that is there but unusable is dropped, and the point counts as
+        // obscured: a private accuracy never ships by mistake.
+        (#""obscured":"yes""#, true),
+        (#""geoprivacy":["obscured"]"#, true),
+        (#""taxon_geoprivacy":1"#, true),
     ])
     func anObscuredObservationShipsItsPublicAccuracyAndTheBundleSaysItIsObscured(fields: String, obscured: Bool) throws {
         let directory = try TemporaryDirectory()

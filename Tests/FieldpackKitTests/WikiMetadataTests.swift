@@ -26,6 +26,20 @@ import Testing
         #expect(page.license == nil)  // none of these pages states one
     }
 
+    /// An id longer than 18 digits is no id (nil), never a truncated number that could make an
+    /// old copy look newest.
+    @Test(arguments: [("123456789012345678", Int64(123_456_789_012_345_678)), ("1234567890123456789", nil)])
+    func aRevisionOfTooManyDigitsIsNoRevision(digits: String, revision: Int64?) throws {
+        let html = """
+            <!DOCTYPE html><html about="https://en.wikipedia.org/wiki/Special:Redirect/revision/\(digits)"><head>
+            <meta charset="utf-8"/><meta property="mw:pageId" content="\(digits)"/><title>Great tit</title></head>
+            <body><section data-mw-section-id="0"><p>\(H.tit)</p></section></body></html>
+            """
+        let page = try BlurbMaker().blurb(html: html).page
+        #expect(page.revision == revision)
+        #expect(page.pageID == revision)
+    }
+
     @Test func aSavedPageViewGivesItsIdsFromRLCONFAndItsLicenceFromItsHeadLink() throws {
         let page = try BlurbMaker().blurb(html: try text("\(H.fixtures)/Hermitian_matrix-legacy.html")).page
         #expect(page.pageID == 189_682)

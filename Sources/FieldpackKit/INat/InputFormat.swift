@@ -29,7 +29,9 @@ public enum InputFormat: String, Sendable {
         func completeObject(_ range: Range<Int>) -> Bool {
             let bytes = UnsafeRawBufferPointer(rebasing: head[range])
             guard let value = try? parser.parseQuotingNonFinite(bytes) else { return false }
-            return value.isObject || value.isArray
+            // An array line is JSON Lines only as a tagged record (`["obs", …]`); a one-line
+            // bare-array page (`[{…}, …]`) is a document.
+            return value.isObject || (value.isArray && value.elements.first(where: { _ in true })?.string != nil)
         }
         if completeObject(lines[0]) { return .jsonLines }
         // A first line that opens brackets it does not close starts a multi-line document; one that

@@ -139,9 +139,12 @@ struct RecordExtractor {
             record.latitude = latitude
             record.longitude = longitude
         }
+        let droppedBeforePrivacy = dropped.count
         record.geoprivacy = field { () throws(RecordError) in try obs.text("geoprivacy") }
         record.obscured = field { () throws(RecordError) in try obs.bool("obscured") }
         record.taxonGeoprivacy = field { () throws(RecordError) in try obs.text("taxon_geoprivacy") }
+        // A privacy field that is there but unusable may have said "obscured": assume it did.
+        if dropped.count > droppedBeforePrivacy { record.obscured = true }
         // An obscured point was moved by up to tens of kilometres: its private accuracy never ships.
         let accuracy: StaticString = record.coordinatesObscured ? "public_positional_accuracy" : "positional_accuracy"
         record.positionalAccuracy = field { () throws(RecordError) in try obs.int(accuracy) }

@@ -63,7 +63,12 @@ public struct BundlePublisher {
         try check?(staging)
 
         // One step: the destination holds the previous bundle or the new one, never neither.
-        _ = try FileSystem.exchange(staging, into: destination)
+        if try FileSystem.exchange(staging, into: destination), (try? Self.checkDestination(staging)) == nil {
+            // Something that is not a bundle was put there after the first look: put it back.
+            _ = try FileSystem.exchange(staging, into: destination)
+            throw FieldpackError(
+                path: destination, "was replaced while publishing by something that is not a bundle: put back, nothing published")
+        }
         return manifest
     }
 

@@ -294,12 +294,16 @@ public enum FileSystem {
     /// Puts `from` at `to` in one step, whether or not `to` exists: an existing `to` is swapped
     /// out (renameat2 RENAME_EXCHANGE) and left at `from`, so `to` is never absent. Returns
     /// whether something was swapped out (and so now sits at `from`). The parent is fsynced.
+    ///
+    /// On a file system without renameat2's flags (EINVAL, ENOSYS: some NFS and FUSE mounts)
+    /// it falls back to three renames, and `to` is briefly absent.
     public static func exchange(_ from: String, into to: String) throws -> Bool {
         while true {
             if fp_rename_exchange(from, to) == 0 {
                 try fsyncParent(of: to)
                 return true
             }
+            if errno == EINVAL || errno == ENOSYS { return try exchangeByRenames(from, into: to) }
             guard errno == ENOENT, exists(from) else {
                 throw FieldpackError(path: to, "cannot swap \(from) into place: \(systemError())")
             }
@@ -313,6 +317,18 @@ public enum FileSystem {
                 throw FieldpackError(path: to, "cannot rename \(from) into place: \(systemError())")
             }
         }
+    }
+
+    /// `exchange` where the file system has no atomic swap: `to` aside, `from` in, the old one
+    /// to `from`.
+    private static func exchangeByRenames(_ from: String, into to: String) throws -> Bool {
+        var info = stat()
+        let had = lstat(to, &info) == 0
+        let aside = "\(from).swapped-out"
+        if had { try rename(to, to: aside) }
+        try rename(from, to: to)
+        if had { try rename(aside, to: from) }
+        return had
     }
 
     private static func fsyncParent(of path: String) throws {

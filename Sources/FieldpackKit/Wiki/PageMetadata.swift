@@ -121,12 +121,14 @@ public struct PageMetadata: Sendable, Equatable {
         return value
     }
 
-    /// The number the leading digits of `bytes` spell, if there are any and it is positive.
+    /// The number the leading digits of `bytes` spell, if there are any, it is positive and it
+    /// has at most 18 digits (a longer one is no id: nil, never a truncated value).
     private static func digits(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         var value: Int64 = 0
         var count = 0
         for byte in bytes {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"), count < 18 else { break }
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { break }
+            if count == 18 { return nil }
             value = value * 10 + Int64(byte - UInt8(ascii: "0"))
             count += 1
         }

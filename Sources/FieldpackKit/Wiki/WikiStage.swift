@@ -178,8 +178,9 @@ public struct WikiStage {
     /// Gives each article the requesters of its title, its QID and the redirects to it.
     private func attachRequesters(_ wanted: WikiWants, _ run: inout Run) throws {
         var byWikidata: [String: String] = [:]
-        for (title, article) in run.articles {
-            if let id = article.wikidata { byWikidata[id.uppercased()] = title }
+        // In title order, the first title keeps a QID two articles share: never the hash order.
+        for title in run.articles.keys.sorted() {
+            if let id = run.articles[title]?.wikidata?.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
         }
         var missing: [String] = []
         for (title, requesters) in wanted.titles {
