@@ -65,7 +65,7 @@ final class FileIngest {
 
     private func ingestLines(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         while let line = try reader.next() {
-            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            if line.bytes.allSatisfy(isJSONBlank) { continue }
             if line.unterminated, let damage = reader.damage {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset,
                                         reason: "incomplete record at the end of a damaged stream (\(damage.message))"))
@@ -73,7 +73,7 @@ final class FileIngest {
             }
             let value: JSONValue
             do {
-                value = try parser.parseQuotingNonFinite(line.number == 1 ? Self.withoutByteOrderMark(line.bytes) : line.bytes)
+                value = try parser.parseQuotingNonFinite(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -97,11 +97,11 @@ final class FileIngest {
     private func ingestDocument(_ reader: LineReader, path: String, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
         do {
-            bytes = Self.withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
+            bytes = withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
         } catch let error as FieldpackError {
             throw FieldpackError(path: path, error.message)
         }
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }) {
+        if bytes.allSatisfy(isJSONBlank) {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is empty"))
             return
         }
@@ -151,12 +151,6 @@ final class FileIngest {
         if let damage = reader.damage {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
         }
-    }
-
-    /// `bytes` without a leading UTF-8 byte-order mark (Windows tools write one; the parser
-    /// refuses it). Offsets in findings then count from after the mark.
-    private static func withoutByteOrderMark(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: bytes[3...]) : bytes
     }
 
     /// Where a document keeps its records.
@@ -209,12 +203,13 @@ final class FileIngest {
     ) {
         let mark = extractor.out.count
         let counts = extractor.counts
-        if RecordShape.of(value) == nil {
+        let shape = RecordShape.of(value)
+        if shape == nil {
             result.unrecognized += 1
             if result.firstUnrecognized == nil { result.firstUnrecognized = RecordShape.describe(value) }
         }
         do {
-            try extractor.extract(value, source: source)
+            try extractor.extract(value, shape: shape, source: source)
             extractor.satellites.commit()
             result.accepted += 1
             for part in extractor.dropped {

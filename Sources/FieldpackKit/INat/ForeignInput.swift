@@ -15,8 +15,7 @@ enum ForeignInput {
     static func describe(_ head: UnsafeRawBufferPointer) -> String? {
         let bytes = UnsafeRawBufferPointer(rebasing: head[..<min(head.count, headBytes)])
         if let binary = binaryKind(bytes) { return binary }
-        var start = startsWith(bytes, [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while start < bytes.count && isBlank(bytes[start]) { start += 1 }
+        let start = contentStart(bytes)
         guard start < bytes.count else { return nil }
         let first = bytes[start]
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return nil }
@@ -27,28 +26,28 @@ enum ForeignInput {
 
     /// Archives, databases, images, other compressions, and bytes that are not text.
     private static func binaryKind(_ bytes: UnsafeRawBufferPointer) -> String? {
-        if startsWith(bytes, Array("PK\u{3}\u{4}".utf8)) {
+        if bytes.starts(with: Array("PK\u{3}\u{4}".utf8)) {
             return contains(bytes, "meta.xml")
                 ? "a Darwin Core Archive (a zip holding meta.xml), which fieldpack does not read"
                 : "a zip archive; unzip it and give the JSON files inside"
         }
-        if bytes.count >= 262, startsWith(UnsafeRawBufferPointer(rebasing: bytes[257...]), Array("ustar".utf8)) {
+        if bytes.count >= 262, bytes[257...].starts(with: Array("ustar".utf8)) {
             return "a tar archive; unpack it and give the JSON files inside"
         }
-        if startsWith(bytes, Array("SQLite format 3\u{0}".utf8)) { return "an SQLite database" }
-        if startsWith(bytes, Array("%PDF".utf8)) { return "a PDF document" }
-        if startsWith(bytes, [0x89, 0x50, 0x4E, 0x47]) || startsWith(bytes, [0xFF, 0xD8, 0xFF])
-            || startsWith(bytes, Array("GIF8".utf8))
+        if bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) { return "an SQLite database" }
+        if bytes.starts(with: Array("%PDF".utf8)) { return "a PDF document" }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
+            || bytes.starts(with: Array("GIF8".utf8))
         {
             return "an image"
         }
         for (magic, name) in [([0x42, 0x5A, 0x68], "bzip2"), ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "xz"),
                               ([0x28, 0xB5, 0x2F, 0xFD], "zstd")] as [([UInt8], String)]
-            where startsWith(bytes, magic)
+            where bytes.starts(with: magic)
         {
             return "\(name)-compressed data; fieldpack reads plain or gzip-compressed files"
         }
-        if startsWith(bytes, [0xFF, 0xFE]) || startsWith(bytes, [0xFE, 0xFF]) {
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             return "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"
         }
         // Text has no NUL bytes and few control bytes besides tab, line feed and carriage return.
@@ -114,19 +113,7 @@ enum ForeignInput {
         return String(decoding: field, as: UTF8.self)
     }
 
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
-
-    private static func startsWith(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
-        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0 == $1 }
-    }
-
     private static func contains(_ bytes: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
-        let count = needle.utf8CodeUnitCount
-        guard bytes.count >= count else { return false }
-        let first = needle.utf8Start.pointee
-        for start in 0...(bytes.count - count) where bytes[start] == first {
-            if memcmp(bytes.baseAddress! + start, needle.utf8Start, count) == 0 { return true }
-        }
-        return false
+        firstOffset(of: needle, in: bytes) != nil
     }
 }

@@ -62,6 +62,6 @@ public enum InputFormat: String, Sendable {
     }
 
     private static func isBlank(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
-        bytes[range].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        bytes[range].allSatisfy(isJSONBlank)
     }
 }

@@ -20,13 +20,14 @@ struct RecordExtractor {
         satellites.flush(into: &out)
     }
 
-    /// Extracts an observation, a taxon or a species count, told apart by their fields (`RecordShape`).
-    mutating func extract(_ value: JSONValue, source: String) throws(RecordError) {
+    /// Extracts an observation, a taxon or a species count, as `shape` (`RecordShape.of(value)`,
+    /// which the caller has already looked at) says.
+    mutating func extract(_ value: JSONValue, shape: RecordShape?, source: String) throws(RecordError) {
         dropped.removeAll(keepingCapacity: true)
         guard value.isObject else {
             throw RecordError(at: "", "record is \(RecordError.describe(value.kind)), expected an object")
         }
-        switch RecordShape.of(value) {
+        switch shape {
         case .observation: try observation(Fields(value, path: ""), source: source)
         case .taxon: write(try taxon(Fields(value, path: ""), seen: nil, from: .taxa), source: source)
         case .speciesCount: try speciesCount(Fields(value, path: ""), source: source)

@@ -81,11 +81,7 @@ public struct BundlePublisher {
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw FieldpackError(path: destination, "exists and is not a bundle folder: refusing to replace it")
         }
-        let entries = try FileSystem.list(destination)
-        var manifest = stat()
-        guard entries.isEmpty
-            || (lstat("\(destination)/\(Manifest.jsonName)", &manifest) == 0 && (manifest.st_mode & S_IFMT) == S_IFREG)
-        else {
+        guard try FileSystem.list(destination).isEmpty || FileSystem.isRegularFile("\(destination)/\(Manifest.jsonName)") else {
             throw FieldpackError(
                 path: destination, "is a folder without \(Manifest.jsonName), not a bundle: refusing to replace it")
         }

@@ -332,9 +332,7 @@ public enum FileSystem {
     }
 
     private static func fsyncParent(of path: String) throws {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) } ?? "."
-        try fsyncDirectory(directory.isEmpty ? "/" : directory)
+        try fsyncDirectory(directory(of: path))
     }
 
     /// fsyncs a file that another library wrote (SQLite's `VACUUM INTO` does not sync).

@@ -24,9 +24,7 @@ enum DumpContent: Equatable {
     /// `.json`, compressed or not), so that a damaged dump's lines are findings, and a `LICENSE`
     /// or `README` is not.
     static func detect(_ head: UnsafeRawBufferPointer, name: String) -> DumpContent {
-        var start = 0
-        if head.count >= 3, head[0] == 0xEF, head[1] == 0xBB, head[2] == 0xBF { start = 3 }
-        while start < head.count, isSpace(head[start]) { start += 1 }
+        let start = contentStart(head)
         guard start < head.count else { return .other(head.isEmpty ? "an empty file" : "blank text") }
         switch head[start] {
         case UInt8(ascii: "["):
@@ -35,7 +33,7 @@ enum DumpContent: Equatable {
             let rest = UnsafeRawBufferPointer(rebasing: head[start...])
             guard let newline = memchr(rest.baseAddress!, 0x0A, rest.count) else { return .jsonLines }
             var end = UnsafeRawPointer(newline) - rest.baseAddress!
-            while end > 0, isSpace(rest[end - 1]) { end -= 1 }
+            while end > 0, isJSONBlank(rest[end - 1]) { end -= 1 }
             switch rest[end - 1] {
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":"): return .jsonDocument
             default: return .jsonLines
@@ -61,10 +59,6 @@ enum DumpContent: Equatable {
         var base = Substring(name.lowercased())
         for suffix in [".gz", ".bz2", ".xz", ".zst"] where base.hasSuffix(suffix) { base = base.dropLast(suffix.count) }
         return base.hasSuffix(".ndjson") || base.hasSuffix(".jsonl") || base.hasSuffix(".json")
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
 

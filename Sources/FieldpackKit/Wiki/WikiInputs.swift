@@ -90,7 +90,7 @@ extension WikiStage {
                 break
             }
             guard let line else { break }
-            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            if line.bytes.allSatisfy(isJSONBlank) { continue }
             if reading.counting { run.summary.bytes += line.bytes.count + 1 }
             if line.unterminated, let damage = reader.damage {
                 reject(Finding(path: source, line: line.number, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
