@@ -44,3 +44,22 @@ import Testing
         #expect(try search(database, "serengeti").first == "destination:Serengeti National Park")
     }
 }
+
+/// The text the search index holds for a blurb, read over bytes.
+struct SearchPlainTextTests {
+    @Test func tagsBecomeOneSpaceAndEntitiesAreDecodedOnce() {
+        #expect(PlainText.ofBlurb("<p>The <b>robin</b>  sings&amp;lt;</p><p>A&lt;B &gt; C</p>") == "The robin sings&lt; A<B > C")
+    }
+
+    @Test func aTagFollowedByACombiningMarkIsStillATag() {
+        // `<p>` then U+034F: as `Character`s the `>` and the mark are one grapheme, so a walk
+        // over characters never ended the tag and lost the whole text.
+        #expect(PlainText.ofBlurb("<p>\u{034F}word</p>") == "\u{034F}word")
+        #expect(PlainText.ofBlurb("<p>\u{200C}کتاب</p>") == "\u{200C}کتاب")
+    }
+
+    @Test func anEmptyOrAllMarkupBlurbHasNoText() {
+        #expect(PlainText.ofBlurb("") == "")
+        #expect(PlainText.ofBlurb("<p></p><br>") == "")
+    }
+}

@@ -16,10 +16,18 @@ package enum SearchIndex {
             SELECT 'destination', d.id, d.name, NULL, a.summary
             FROM destinations AS d LEFT JOIN articles AS a ON a.id = d.article_id ORDER BY d.id;
             """)
+        // One article at a time, straight from SQLite's row bytes to the bound text: the blurbs
+        // are never all in memory, and never Swift strings.
         let insert = try database.prepare(
             "INSERT INTO search_entries (kind, ref, name, common_name, body) VALUES ('article', ?, ?, NULL, ?)")
-        for row in try database.rows("SELECT id, title, blurb_html FROM articles ORDER BY id") {
-            try insert.bind([.text(row[0] ?? ""), .text(row[1] ?? ""), .text(plainText(ofBlurb: row[2] ?? ""))])
+        let articles = try database.prepare("SELECT id, title, blurb_html FROM articles ORDER BY id")
+        var text: [UInt8] = []
+        while try articles.step() {
+            for column in 0..<2 {
+                try insert.bind(bytes: articles.textBytes(column) ?? UnsafeRawBufferPointer(start: nil, count: 0), at: column + 1)
+            }
+            PlainText.ofBlurb(articles.textBytes(2) ?? UnsafeRawBufferPointer(start: nil, count: 0), into: &text)
+            try text.withUnsafeBytes { try insert.bind(bytes: $0, at: 3) }
             try insert.run()
         }
         try database.execute("""
@@ -27,18 +35,5 @@ package enum SearchIndex {
             INSERT INTO search(search) VALUES ('optimize');
             INSERT INTO search(search, rank) VALUES ('integrity-check', 1);
             """)
-    }
-
-    /// A blurb's text: its tags as spaces, its three entities decoded.
-    static func plainText(ofBlurb html: String) -> String {
-        var out = ""
-        var inTag = false
-        for character in html {
-            if character == "<" { inTag = true; continue }
-            if character == ">" { inTag = false; out.append(" "); continue }
-            if !inTag { out.append(character) }
-        }
-        return out.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&").split(separator: " ").joined(separator: " ")
     }
 }

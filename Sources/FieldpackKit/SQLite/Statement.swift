@@ -131,4 +131,11 @@ public final class Statement {
         guard let pointer = sqlite3_column_text(handle, Int32(column)) else { return nil }
         return String(cString: pointer)
     }
+
+    /// The column's text as its UTF-8 bytes, without a copy; nil for NULL. The bytes are valid
+    /// until the next `step()`, `reset()` or read of the same column as another type.
+    public func textBytes(_ column: Int) -> UnsafeRawBufferPointer? {
+        guard let pointer = sqlite3_column_text(handle, Int32(column)) else { return nil }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, Int32(column))))
+    }
 }

@@ -106,13 +106,16 @@ package struct DatabaseChecks {
     /// inside another element; every article has a summary.
     private func blurbProblems(_ database: Database) throws -> [String] {
         var problems: [String] = []
-        for row in try database.rows("SELECT id, title, blurb_html, summary FROM articles ORDER BY id") {
-            guard let html = row[2] else { continue }
+        // One article at a time over SQLite's row bytes: the blurbs are never all in memory.
+        let articles = try database.prepare("SELECT id, title, blurb_html, summary FROM articles ORDER BY id")
+        while try articles.step() {
+            guard let html = articles.textBytes(2) else { continue }
+            let article = { "article \(articles.text(0) ?? "?") (\(articles.text(1) ?? "?"))" }
             if let reason = Self.blurbDefect(html) {
-                problems.append("\(path): error: article \(row[0] ?? "?") (\(row[1] ?? "?")): blurb \(reason)")
+                problems.append("\(path): error: \(article()): blurb \(reason)")
             }
-            if (row[3] ?? "").isEmpty && !html.isEmpty {
-                problems.append("\(path): error: article \(row[0] ?? "?") (\(row[1] ?? "?")) has a blurb but no summary")
+            if (articles.textBytes(3)?.count ?? 0) == 0 && html.count > 0 {
+                problems.append("\(path): error: \(article()) has a blurb but no summary")
             }
         }
         return problems
@@ -122,7 +125,12 @@ package struct DatabaseChecks {
     /// importer reads markup: `<` and `>` are tags' bytes whatever follows them (a combining mark
     /// after `>` is text, not part of the tag, and cannot hide one).
     package static func blurbDefect(_ html: String) -> String? {
-        let bytes = Array(html.utf8)
+        var html = html
+        return html.withUTF8 { blurbDefect(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `blurbDefect` over the blurb's UTF-8 bytes.
+    package static func blurbDefect(_ bytes: UnsafeRawBufferPointer) -> String? {
         var open: [UInt8] = []
         var index = 0
         while index < bytes.count {
