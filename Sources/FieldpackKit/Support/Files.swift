@@ -261,12 +261,15 @@ public enum FileSystem {
     /// Creates a new file `<directory>/<prefix><pid>-<random>` that did not exist before
     /// (`O_EXCL`, `O_NOFOLLOW`): a file or link planted at a predictable name is never written
     /// through. The process id stays in the name, so a leftover says whose it was.
-    static func createExclusive(in directory: String, prefix: String) throws -> (path: String, descriptor: Int32) {
+    static func createExclusive(
+        in directory: String, prefix: String, readable: Bool = false
+    ) throws -> (path: String, descriptor: Int32) {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<100 {
             let suffix = String(generator.next() & 0xFFFF_FFFF, radix: 36)
             let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let access = readable ? O_RDWR : O_WRONLY
+            let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if descriptor >= 0 { return (path, descriptor) }
             if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
         }

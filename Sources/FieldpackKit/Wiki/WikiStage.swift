@@ -44,7 +44,10 @@ public struct WikiStage {
         public var line: Int?
         /// Where the article sits in a JSON document (`[3]` of an array), if it is in one.
         public var record: String?
+        /// The blurb; once the article is kept, its HTML and summary move to the run's spill
+        /// file (`stored`) and are read back only when the articles are written.
         public var blurb: Blurb
+        public var stored: StoredBlurb?
         public var requesters: Set<WikiWants.Requester> = []
 
         /// The licence recorded for the article (see `ArticleLicense`).
@@ -95,9 +98,21 @@ public struct WikiStage {
         self.options = options
     }
 
+    /// Where a kept article's blurb HTML and summary are in the run's spill file.
+    public struct StoredBlurb: Sendable {
+        var html: SpillFile.Location
+        var summary: SpillFile.Location
+    }
+
     /// The state of a run: what was found, followed and refused.
     struct Run {
+        /// The kept articles' metadata; their blurbs' text is in `spill`, so memory holds a few
+        /// hundred bytes per article whatever the blurbs' size.
         var articles: [String: Article] = [:]
+        /// The kept blurbs' HTML and summaries, in a nameless scratch file in the output's folder.
+        let spill: SpillFile
+        /// The first failure to write the spill file (reported when the articles are written).
+        var spillError: Error?
         /// Wanted title → the title its redirect stub points to.
         var redirects: [String: String] = [:]
         var disambiguations: Set<String> = []
@@ -114,7 +129,7 @@ public struct WikiStage {
     @discardableResult
     public func run() throws -> Summary {
         let clock = PhaseTrace(stage: "wiki")
-        var run = Run()
+        var run = Run(spill: try SpillFile(in: directory(of: options.output)))
         var wanted = options.wants
         try pass(wanted: wanted, into: &run)
         clock.mark("pass 1")
@@ -171,6 +186,14 @@ public struct WikiStage {
         if let existing = run.articles[article.title] {
             run.duplicates += 1
             if !article.isNewer(than: existing) { return }
+        }
+        do {
+            article.stored = StoredBlurb(
+                html: try run.spill.append(article.blurb.html), summary: try run.spill.append(article.blurb.summary))
+            article.blurb.html = ""
+            article.blurb.summary = ""
+        } catch {
+            if run.spillError == nil { run.spillError = error }
         }
         run.articles[article.title] = article
     }
@@ -236,13 +259,19 @@ public struct WikiStage {
                 "\(run.summary.rejected) of \(run.summary.lines) dump lines rejected (\(percent(rate))), over the "
                     + "\(percent(options.maxRejectRate)) limit; see \(options.rejects)")
         }
+        if let error = run.spillError { throw error }
         let output = try AtomicOutput(path: options.output)
         var writer = JSONWriter(capacity: 1 << 16)
         for title in run.articles.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             let article = run.articles[title]!
             guard !article.requesters.isEmpty else { continue }
-            var record = ArticleRecord(
-                title: article.title, url: article.url, summary: article.blurb.summary, html: article.blurb.html)
+            var summary = article.blurb.summary
+            var html = article.blurb.html
+            if let stored = article.stored {
+                summary = try run.spill.string(at: stored.summary)
+                html = try run.spill.string(at: stored.html)
+            }
+            var record = ArticleRecord(title: article.title, url: article.url, summary: summary, html: html)
             record.pageID = article.pageID
             record.revision = article.revision
             record.modified = article.modified

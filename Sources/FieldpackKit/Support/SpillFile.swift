@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A scratch file for data a stage must hold until its end but need not hold in memory: bytes
+/// are appended (buffered) and read back by the location `append` returned.
+///
+/// The file is created exclusively in the given folder (the build folder, so it is on the same
+/// file system as the outputs) and unlinked at once: it has no name while it is used, so a
+/// stage that is killed leaves nothing behind, and it is gone when the object is.
+public final class SpillFile {
+    /// Where appended bytes are: their offset and count.
+    public struct Location: Sendable, Hashable {
+        public var offset: Int64
+        public var count: Int
+
+        public init(offset: Int64, count: Int) {
+            self.offset = offset
+            self.count = count
+        }
+    }
+
+    /// The folder the file was made in, for errors (the file itself has no name).
+    public let folder: String
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    /// Bytes already written to the file; the buffer follows them.
+    private var written: Int64 = 0
+    private let bufferSize: Int
+
+    public init(in folder: String, bufferSize: Int = 1 << 20) throws {
+        self.folder = folder
+        self.bufferSize = bufferSize
+        let (path, descriptor) = try FileSystem.createExclusive(in: folder, prefix: ".spill-", readable: true)
+        self.descriptor = descriptor
+        if unlink(path) != 0 {
+            let reason = systemError()
+            close(descriptor)
+            throw FieldpackError(path: path, "cannot unlink the scratch file: \(reason)")
+        }
+        buffer.reserveCapacity(bufferSize)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The number of bytes appended so far.
+    public var count: Int64 { written + Int64(buffer.count) }
+
+    /// Appends `bytes`; returns where they are.
+    @discardableResult
+    public func append(_ bytes: UnsafeRawBufferPointer) throws -> Location {
+        let location = Location(offset: count, count: bytes.count)
+        if buffer.count + bytes.count > bufferSize { try flush() }
+        if bytes.count >= bufferSize {
+            try writeToFile(bytes)
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+        return location
+    }
+
+    /// Appends a string's UTF-8 bytes.
+    @discardableResult
+    public func append(_ text: String) throws -> Location {
+        var text = text
+        return try text.withUTF8 { try append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The bytes at `location`, handed to `body` (valid only inside it).
+    public func withBytes<T>(at location: Location, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        if location.offset + Int64(location.count) > written { try flush() }
+        var bytes = [UInt8](repeating: 0, count: location.count)
+        try bytes.withUnsafeMutableBytes { target in
+            var done = 0
+            while done < location.count {
+                let got = pread(descriptor, target.baseAddress! + done, location.count - done, off_t(location.offset) + off_t(done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw FieldpackError(path: folder, "cannot read back a scratch file: \(systemError())")
+                }
+                if got == 0 { throw FieldpackError(path: folder, "a scratch file ended before byte \(location.offset + Int64(location.count))") }
+                done += got
+            }
+        }
+        return try bytes.withUnsafeBytes(body)
+    }
+
+    /// The text at `location`.
+    public func string(at location: Location) throws -> String {
+        try withBytes(at: location) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try writeToFile($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeToFile(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let put = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(written))
+            if put < 0 {
+                if errno == EINTR { continue }
+                throw FieldpackError(path: folder, "cannot write a scratch file: \(systemError())")
+            }
+            done += put
+            written += Int64(put)
+        }
+    }
+}
