@@ -187,7 +187,7 @@ pipeline-bundle: $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 ifeq ($(OWN_PIPELINE),1)
 shell-words = $(foreach word,$(2),$(1) '$(subst ','\'',$(word))')
 $(PIPELINE): FORCE $(TOOL_DEPS)
-	@$(BIN)/fieldpack-pipeline init $(PIPELINE_NAME) $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA)) $(if $(MAX_REJECT_RATE),--max-reject-rate $(MAX_REJECT_RATE)) --output $@
+	@$(BIN)/fieldpack-pipeline init $(PIPELINE_NAME) $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@
 endif
 
 $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
