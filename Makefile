@@ -17,9 +17,9 @@ MAX_REJECT_RATE ?=
 ifneq ($(origin NAME),command line)
 NAME := own
 endif
-# The Debian packages: to build and test (deps), to benchmark (bench-deps), to install the
-# manual pages (man).
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip
+# The Debian packages: to build and test (deps; help2man because the tests run make install),
+# to benchmark (bench-deps), to make the manual pages (man, for a make install without deps).
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip help2man
 DEB_BENCH_PACKAGES := time python3-venv python3-pip openssl
 DEB_MAN_PACKAGES := help2man
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
