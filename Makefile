@@ -1,4 +1,4 @@
-# fieldpack: the make-driven pipeline. `make bundle`, then `make test`. See README.md.
+# fieldpack: the make-driven pipeline. `make bundle`, then `make test`; `make help` lists the rest.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -8,33 +8,101 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-STAGES := inat dedupe wiki bundle manifest verify synth sanitize
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip
+EXECUTABLES := inat dedupe wiki bundle manifest verify synth sanitize pipeline
+# Your own data without writing a pipeline file: INAT=… (and WIKIPEDIA=…) make one, named NAME,
+# at $(BUILD)/$(NAME)/pipeline.json. Several paths are separated by spaces.
+INAT ?=
+WIKIPEDIA ?=
+MAX_REJECT_RATE ?=
+ifneq ($(origin NAME),command line)
+NAME := own
+endif
+# The Debian packages: to build and test (deps; help2man because the tests run make install),
+# to benchmark (bench-deps), to make the manual pages (man, for a make install without deps).
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip help2man
+DEB_BENCH_PACKAGES := time python3-venv python3-pip openssl
+DEB_MAN_PACKAGES := help2man
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
+# The benchmark's own Python (DuckDB, lxml and nh3 from PyPI, the baselines it compares with).
+BENCH_VENV ?= .build/bench-venv
+BENCH_PY_PACKAGES := duckdb lxml nh3
+# make install: the executables into $(DESTDIR)$(PREFIX)/bin, their manual pages (made from
+# their --help by help2man) into $(DESTDIR)$(PREFIX)/share/man/man1.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+MAN_BUILD ?= .build/man
+MAN_PAGES := $(EXECUTABLES:%=$(MAN_BUILD)/fieldpack-%.1)
+comma := ,
+space := $(subst ,, )
+# `make -n …` (a dry run): the rules print their commands and run none.
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 
-.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle
+.PHONY: all help bundle test check bench clean deps test-deps bench-deps tools man install uninstall pipeline-bundle FORCE
 
 all: bundle
 
-# --- Set-up: the Debian packages the C targets need ---------------------------------------
+help:
+	@echo 'fieldpack: make targets (see README.md and docs/)'
+	@echo
+	@echo '  make bundle      build the tools, run the pipeline, publish build/<name>/bundle/ (the default)'
+	@echo '  make test        unit, golden-file and end-to-end tests, then the sanitizer judged by the hostile-HTML oracle'
+	@echo '  make check       the same as make test'
+	@echo '  make bench       the throughput benchmark (minutes; 1M synthetic observations, several GB)'
+	@echo '  make tools       only build the executables (swift build -c release) into .build/release'
+	@echo '  make man         the manual pages, from each tool'"'"'s --help, into $(MAN_BUILD)'
+	@echo '  make install     the executables and manual pages into $$(DESTDIR)$$(PREFIX)'
+	@echo '  make uninstall   removes what make install put there'
+	@echo '  make deps        installs the Debian packages the build and the tests need (when root)'
+	@echo '  make test-deps   installs bagit (the BagIt validator the tests use) into .build/python'
+	@echo '  make bench-deps  installs GNU time and python3-venv, and the benchmark'"'"'s baselines into $(BENCH_VENV)'
+	@echo '  make clean       removes $(BUILD)/ and .build/'
+	@echo '  make help        this list'
+	@echo
+	@echo 'variables (make bundle VAR=value):'
+	@echo '  PIPELINE=FILE       the pipeline file ($(PIPELINE)); its "name" names $(BUILD)/<name>/'
+	@echo '  INAT=PATHS          your own iNaturalist dumps (files, folders, globs), instead of PIPELINE'
+	@echo '  WIKIPEDIA=PATHS     with INAT: your Wikipedia dumps or pages'
+	@echo '  NAME=NAME           with INAT: the pipeline'"'"'s name ($(NAME)), so the bundle is $(BUILD)/$(NAME)/bundle/'
+	@echo '  MAX_REJECT_RATE=R   with INAT: the share of records ingest may reject (0.01)'
+	@echo '  BUILD=DIR           where the outputs go ($(BUILD))'
+	@echo '  BAGIT=1             also publish the bundle as a BagIt bag, $(BUILD)/<name>/bag/'
+	@echo '  SIGNING_KEY=FILE    signs the manifest (Ed25519 private key, PEM)'
+	@echo '  PUBLIC_KEY=FILE     checks that signature after publishing, as the app does'
+	@echo '  PREVIOUS=DIR        a previous bundle: adds delta.json, what changed since it'
+	@echo '  SOURCE_DATE_EPOCH=S the build date (default: the newest record'"'"'s)'
+	@echo '  SKIP_TOOLS=1        do not build the tools; use those in BIN ($(BIN))'
+	@echo '  XSS_CORPUS=DIR      make test: the shared hostile-HTML corpus ($(XSS_CORPUS)); required when CI=true'
+	@echo '  BENCH_N=N           make bench: synthetic observations ($(BENCH_N)); BENCH_DIR=DIR ($(BENCH_DIR))'
+	@echo '  PREFIX=DIR          make install: where to ($(PREFIX)); DESTDIR=DIR stages it (for packaging)'
+	@echo '  SWIFT=PATH          the swift to build with ($(SWIFT))'
+
+# --- Set-up: the Debian packages --------------------------------------------------------------
+# $(call debian-packages,LIST): installs what is missing of LIST when root; otherwise prints the
+# exact apt-get command and stops.
+define debian-packages
+@missing=""; for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "installing:$$missing"; \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
+  else \
+    echo "fieldpack needs Debian packages:$$missing"; \
+    echo "run: sudo apt-get install -y$$missing"; exit 1; \
+  fi; \
+fi
+endef
+
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
-	  else \
-	    echo "fieldpack needs Debian packages:$$missing"; \
-	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
-	  fi; \
-	fi
+	$(call debian-packages,$(DEB_PACKAGES))
 
 # The Python packages the tests check fieldpack's outputs with that Debian does not package:
 # bagit, the Library of Congress's reference BagIt validator. Installed from PyPI into
@@ -42,13 +110,24 @@ deps:
 # Python allows it); the tests put that folder on PYTHONPATH.
 PY_TEST_PACKAGES := bagit
 PY_TEST_DIR := .build/python
-test-deps:
+test-deps: | deps
 	@for p in $(PY_TEST_PACKAGES); do \
 	  PYTHONPATH=$(PY_TEST_DIR) python3 -c "import $$p" 2>/dev/null && continue; \
 	  echo "installing from PyPI into $(PY_TEST_DIR): $$p"; \
 	  python3 -m pip install --quiet --root-user-action=ignore --target $(PY_TEST_DIR) $$p \
 	    || { echo "the tests need $$p; run: python3 -m pip install --target $(PY_TEST_DIR) $$p"; exit 1; }; \
 	done
+
+# The benchmark's packages: GNU time (wall time and peak RSS), and a virtual environment of its
+# own for the baselines it compares with (DuckDB; lxml + nh3), from PyPI.
+bench-deps: | deps
+	$(call debian-packages,$(DEB_BENCH_PACKAGES))
+	@if ! $(BENCH_VENV)/bin/python3 -c "import $(subst $(space),$(comma),$(BENCH_PY_PACKAGES))" 2>/dev/null; then \
+	  echo "installing from PyPI into $(BENCH_VENV): $(BENCH_PY_PACKAGES)"; \
+	  { [ -x $(BENCH_VENV)/bin/python3 ] || python3 -m venv $(BENCH_VENV); } \
+	    && $(BENCH_VENV)/bin/python3 -m pip install --quiet $(BENCH_PY_PACKAGES) \
+	    || { echo "the benchmark needs $(BENCH_PY_PACKAGES) in $(BENCH_VENV); run: python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install $(BENCH_PY_PACKAGES)"; exit 1; }; \
+	fi
 
 # --- The executables (one swift build for all; skipped when SKIP_TOOLS=1, as tests do) ----
 ifeq ($(SKIP_TOOLS),1)
@@ -57,19 +136,38 @@ else
 tools: $(TOOLS_STAMP)
 $(TOOLS_STAMP): $(SWIFT_SOURCES) | deps
 	$(SWIFT) build -c release
-	@for stage in $(STAGES); do test -x $(BIN)/fieldpack-$$stage || { echo "missing $(BIN)/fieldpack-$$stage"; exit 1; }; done
+	@for tool in $(EXECUTABLES); do test -x $(BIN)/fieldpack-$$tool || { echo "missing $(BIN)/fieldpack-$$tool"; exit 1; }; done
 	@touch $@
 endif
 
 # --- The pipeline -------------------------------------------------------------------------
-# The outer make builds the tools and reads the pipeline's name; the inner make (NAME set)
-# runs the stages as file-to-file rules under $(BUILD)/<name>/.
-ifeq ($(NAME),)
+# The outer make builds the tools and reads the pipeline's name; the inner make (PIPELINE_NAME
+# set) runs the stages as file-to-file rules under $(BUILD)/<name>/. With INAT=…, the name is
+# NAME and the inner make writes the pipeline file first.
+ifeq ($(PIPELINE_NAME),)
+ifneq ($(INAT)$(WIKIPEDIA),)
+ifeq ($(INAT),)
+$(error WIKIPEDIA=… needs INAT=… too: a bundle is built from iNaturalist records)
+endif
+ifneq ($(origin PIPELINE),file)
+$(error give PIPELINE=… or INAT=… (and WIKIPEDIA=…), not both)
+endif
 bundle: tools
-	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
-	$(MAKE) --no-print-directory pipeline-bundle NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+	@$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
 else
-OUT := $(BUILD)/$(NAME)
+# A dry run before the tools are built cannot read the name: it shows <name> instead.
+bundle: tools
+	@if [ -x $(BIN)/fieldpack-inat ]; then \
+	  name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" || exit 1; \
+	elif [ -n "$(DRY_RUN)" ]; then \
+	  name='<name>'; echo "# make -n: the tools are not built yet, so <name> stands for the name in $(PIPELINE)"; \
+	else \
+	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
+	fi; \
+	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+endif
+else
+OUT := $(BUILD)/$(PIPELINE_NAME)
 RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
 ARTICLES := $(OUT)/wiki/articles.jsonl
@@ -78,9 +176,19 @@ INPUTS := $(OUT)/inputs.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
 VERIFIED := $(OUT)/bundle.verified
+BAG_MANIFEST := $(OUT)/bag/manifest.json
+BAG_VERIFIED := $(OUT)/bag.verified
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
 
-pipeline-bundle: $(VERIFIED)
+pipeline-bundle: $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
+
+# INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only
+# when it changes, so the stages rerun only when the inputs named do.
+ifeq ($(OWN_PIPELINE),1)
+shell-words = $(foreach word,$(2),$(1) '$(subst ','\'',$(word))')
+$(PIPELINE): FORCE $(TOOL_DEPS)
+	@$(BIN)/fieldpack-pipeline init $(PIPELINE_NAME) $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@
+endif
 
 $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
@@ -108,23 +216,56 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TO
 # verify that signature, as the app does. fieldpack-manifest checks the assembled folder before
 # it swaps it in (in one step), so a failed check or an interrupt leaves the previous bundle;
 # the folder is never partial, so make must not delete its manifest on an error (.PRECIOUS).
-.PRECIOUS: $(MANIFEST)
+# BAGIT=1 publishes the same files as a BagIt bag too, in bag/ (checked the same way).
+PUBLISH_OPTIONS = --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+.PRECIOUS: $(MANIFEST) $(BAG_MANIFEST)
 $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle $(PUBLISH_OPTIONS)
+
+$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bag --bagit $(PUBLISH_OPTIONS)
 
 # The published folder, checked again where the app will find it; the stamp says it passed.
 $(VERIFIED): $(MANIFEST)
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@
+
+$(BAG_VERIFIED): $(BAG_MANIFEST)
+	$(BIN)/fieldpack-verify $(OUT)/bag $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+	@touch $@
 endif
 
-# --- Tests, benchmark, clean --------------------------------------------------------------
+# --- Tests, benchmark, install, clean -----------------------------------------------------
+# CI=true: a missing hostile-HTML corpus fails the run instead of warning.
 test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 
-bench: tools
-	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh
+check: test
+
+bench: tools bench-deps
+	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) BENCH_PYTHON=$(BENCH_VENV)/bin/python3 Tests/Bench/run-bench.sh
+
+# The manual pages, made by help2man from each executable's --help and --version; the NAME
+# line is the first sentence of the help's description.
+man: $(MAN_PAGES)
+$(MAN_BUILD)/fieldpack-%.1: $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) | man-deps
+	@mkdir -p $(@D)
+	help2man --no-info --no-discard-stderr --section=1 --source=fieldpack \
+	  --name="$$($(BIN)/fieldpack-$* --help | awk 'found && NF { text = text (text ? " " : "") $$0; next } found && text { exit } !NF { found = 1 } END { sub(/[.:].*/, "", text); print text }')" \
+	  --output=$@.tmp $(BIN)/fieldpack-$* && mv $@.tmp $@
+
+.PHONY: man-deps
+man-deps:
+	$(call debian-packages,$(DEB_MAN_PACKAGES))
+
+install: tools man
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)"
+	install -m 755 $(EXECUTABLES:%=$(BIN)/fieldpack-%) "$(DESTDIR)$(BINDIR)"
+	install -m 644 $(MAN_PAGES) "$(DESTDIR)$(MANDIR)"
+
+uninstall:
+	rm -f $(EXECUTABLES:%="$(DESTDIR)$(BINDIR)"/fieldpack-%) $(EXECUTABLES:%="$(DESTDIR)$(MANDIR)"/fieldpack-%.1)
 
 clean:
 	rm -rf $(BUILD) .build

@@ -21,7 +21,8 @@ let command = StageCommand(
         there (a file, a link, another folder) is refused, never deleted.
 
         --bagit publishes the folder as a BagIt bag (RFC 8493): the payload under data/, the
-        payload and tag manifests, bagit.txt and bag-info.txt; manifest.json is a tag file.
+        payload and tag manifests, bagit.txt and bag-info.txt; manifest.json is a tag file. The
+        bag is checked before the swap like the flat folder (fieldpack-verify reads both).
 
         --sha256 prints each file's SHA-256 as `sha256sum` does, with the hashing the manifest
         uses (libcrypto): what `make bench` compares with openssl and sha256sum.
@@ -50,18 +51,14 @@ command.main { arguments in
     publisher.bagIt = arguments.flag("bagit")
     publisher.inputs = arguments.value("inputs")
     let publicKey = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
-    if publisher.bagIt {
-        if publicKey != nil { throw UsageError("--public-key checks the app's folder; a BagIt bag is checked with a BagIt validator") }
-    } else {
-        let destination = publisher.destination
-        publisher.check = { staged in
-            let problems = BundleVerifier(directory: staged, publicKey: publicKey).verify()
-            guard !problems.isEmpty else { return }
-            for problem in problems { StandardError.write(problem) }
-            throw FieldpackError(
-                path: destination,
-                "not published: the assembled bundle fails the app's check (\(problems.count) problem(s)); the previous bundle is untouched")
-        }
+    let destination = publisher.destination
+    publisher.check = { staged in
+        let problems = BundleVerifier(directory: staged, publicKey: publicKey).verify()
+        guard !problems.isEmpty else { return }
+        for problem in problems { StandardError.write(problem) }
+        throw FieldpackError(
+            path: destination,
+            "not published: the assembled bundle fails the app's check (\(problems.count) problem(s)); the previous bundle is untouched")
     }
     let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(

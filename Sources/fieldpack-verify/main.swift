@@ -9,6 +9,10 @@ let command = StageCommand(
         golden fingerprint, integrity_check, foreign_key_check, row counts. With --public-key, the
         manifest's Ed25519 signature (manifest.json.sig) must verify with it. Names every problem;
         exit 1 if there is any.
+
+        BUNDLE_DIR is the flat folder, or the same bundle as a BagIt bag (fieldpack-manifest
+        --bagit; a folder with bagit.txt): then the bag's declaration, tag manifest, payload
+        manifest and Payload-Oxum are checked too, and the payload is read from data/.
         """,
     options: ["public-key"])
 

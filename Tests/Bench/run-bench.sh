@@ -21,7 +21,10 @@
 # Environment: BENCH_N (default 1000000), BENCH_DIR (default build/bench), BIN (default
 # .build/release), BENCH_SEED (default 1), BENCH_DUCKDB=0 to skip the DuckDB baseline,
 # BENCH_WIKI_N (default 2000 articles), BENCH_WIKI_BASELINE=0 to skip the lxml + nh3 baseline,
-# BENCH_DUCKDB_MEMORY (e.g. 300MB) to cap DuckDB's memory.
+# BENCH_DUCKDB_MEMORY (e.g. 300MB) to cap DuckDB's memory, BENCH_PYTHON (default python3): the
+# Python with duckdb, lxml and nh3 (`make bench` passes the benchmark's own virtual environment,
+# which `make bench-deps` fills). A baseline that is not turned off and cannot run stops the
+# benchmark: nothing is skipped without being asked.
 set -euo pipefail
 
 BENCH_N=${BENCH_N:-1000000}
@@ -31,6 +34,7 @@ BENCH_SEED=${BENCH_SEED:-1}
 BENCH_DUCKDB=${BENCH_DUCKDB:-1}
 BENCH_WIKI_N=${BENCH_WIKI_N:-2000}
 BENCH_WIKI_BASELINE=${BENCH_WIKI_BASELINE:-1}
+BENCH_PYTHON=${BENCH_PYTHON:-python3}
 TARGET_WIKI_MBS=100   # MB/s of article HTML turned into full blurbs, 2 cores
 TARGET_WIKI_RSS=100   # MB
 TARGET_WALL=20      # seconds, ingest + dedupe + bundle
@@ -59,14 +63,18 @@ done
 
 # --- GNU time: wall seconds and peak RSS of each command -------------------------------------
 if [[ ! -x /usr/bin/time ]]; then
-  if [[ $(id -u) == 0 ]]; then
-    echo "run-bench: installing GNU time" >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
-  else
-    echo "run-bench: needs GNU time (/usr/bin/time); run: sudo apt-get install -y time" >&2
+  echo "run-bench: needs GNU time (/usr/bin/time): run make bench-deps (or apt-get install -y time)" >&2
+  exit 1
+fi
+# needs_python MODULES WHAT: stops unless $BENCH_PYTHON imports MODULES (for the baseline WHAT).
+needs_python() {
+  if ! "$BENCH_PYTHON" -c "import $1" 2>/dev/null; then
+    echo "run-bench: $2 needs $1 in $BENCH_PYTHON: run make bench-deps (or turn it off with $3=0)" >&2
     exit 1
   fi
-fi
+}
+if [[ $BENCH_DUCKDB != 0 ]]; then needs_python duckdb "the DuckDB baseline" BENCH_DUCKDB; fi
+if [[ $BENCH_WIKI_BASELINE != 0 ]]; then needs_python "lxml, nh3" "the lxml + nh3 baseline" BENCH_WIKI_BASELINE; fi
 
 # measure NAME COMMAND...: runs COMMAND with its stderr in $logs/NAME.log, prints the tool's
 # own summary line, and records "wall_s peak_rss_kb user_s system_s" in $logs/NAME.time.
@@ -171,17 +179,9 @@ row wiki "$BENCH_WIKI_N" "$wiki_bytes"
 # The baseline a user might write instead: lxml + nh3 from PyPI on 2 processes, lead only.
 wiki_baseline_status="skipped (BENCH_WIKI_BASELINE=0)"
 if [[ $BENCH_WIKI_BASELINE != 0 ]]; then
-  if ! python3 -c 'import lxml, nh3' 2>/dev/null; then
-    echo "run-bench: installing lxml and nh3 from PyPI (python3 -m pip install lxml nh3)" >&2
-    python3 -m pip install --quiet lxml nh3 >&2 || true
-  fi
-  if python3 -c 'import lxml, nh3' 2>/dev/null; then
-    measure wiki-baseline python3 "$here/wiki_baseline.py" --dump "$wiki_input/articles.ndjson" --pipeline "$wiki_input/pipeline.json"
-    row wiki-baseline "$BENCH_WIKI_N" "$wiki_bytes"
-    wiki_baseline_status="lxml + nh3, lead paragraphs only, 2 processes"
-  else
-    wiki_baseline_status="skipped: lxml and nh3 could not be installed"
-  fi
+  measure wiki-baseline "$BENCH_PYTHON" "$here/wiki_baseline.py" --dump "$wiki_input/articles.ndjson" --pipeline "$wiki_input/pipeline.json"
+  row wiki-baseline "$BENCH_WIKI_N" "$wiki_bytes"
+  wiki_baseline_status="lxml + nh3, lead paragraphs only, 2 processes"
 fi
 
 # --- 2c. SHA-256 of a 1 GiB file: the manifest's hashing against openssl and sha256sum ------
@@ -199,21 +199,12 @@ for name in hash-fieldpack hash-openssl hash-sha256sum; do row "$name" 1 1073741
 # --- 3. The baseline: DuckDB from PyPI -------------------------------------------------------
 duckdb_status="skipped (BENCH_DUCKDB=0)"
 if [[ $BENCH_DUCKDB != 0 ]]; then
-  if ! python3 -c 'import duckdb' 2>/dev/null; then
-    echo "run-bench: installing DuckDB from PyPI (python3 -m pip install duckdb)" >&2
-    python3 -m pip install --quiet duckdb >&2 || true
-  fi
-  if python3 -c 'import duckdb' 2>/dev/null; then
-    rm -f "$out/duckdb.db" "$out/duckdb.db.wal"
-    # BENCH_DUCKDB_MEMORY (e.g. 300MB) caps DuckDB's memory_limit; by default DuckDB takes 80% of RAM.
-    measure duckdb python3 "$here/duckdb_baseline.py" --input "$input" --output "$out/duckdb.db" \
-      ${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"}
-    row duckdb "$input_records" "$input_bytes"
-    duckdb_status="DuckDB $(python3 -c 'import duckdb; print(duckdb.__version__)')"
-  else
-    duckdb_status="skipped: DuckDB could not be installed (python3 -m pip install duckdb failed)"
-    echo "run-bench: $duckdb_status" >&2
-  fi
+  rm -f "$out/duckdb.db" "$out/duckdb.db.wal"
+  # BENCH_DUCKDB_MEMORY (e.g. 300MB) caps DuckDB's memory_limit; by default DuckDB takes 80% of RAM.
+  measure duckdb "$BENCH_PYTHON" "$here/duckdb_baseline.py" --input "$input" --output "$out/duckdb.db" \
+    ${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"}
+  row duckdb "$input_records" "$input_bytes"
+  duckdb_status="DuckDB $("$BENCH_PYTHON" -c 'import duckdb; print(duckdb.__version__)')"
 fi
 
 # --- 4. The table ----------------------------------------------------------------------------

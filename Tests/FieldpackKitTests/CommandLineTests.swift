@@ -9,7 +9,7 @@ import Testing
 /// data goes to stdout. Runs the built executables: needs `FIELDPACK_BIN`, skipped otherwise.
 @Suite struct CommandLineTests {
     static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
-    static let stages = ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize"]
+    static let stages = ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize", "pipeline"]
 
     /// One run of an executable: its arguments and what it must say.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -48,6 +48,7 @@ import Testing
         "verify": ["--public-key", "--help", "--version"],
         "synth": ["--observations", "--seed", "--output", "--wiki-articles", "--parse-only", "--help", "--version"],
         "sanitize": ["--max-bytes", "--article", "--help", "--version"],
+        "pipeline": ["init", "--inat", "--wikipedia", "--max-reject-rate", "--output", "--help", "--version"],
     ]
 
     @Test(.enabled(if: binaries != nil), arguments: stages)
@@ -122,6 +123,8 @@ import Testing
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "many"], "--examples must be an integer, not \"many\""),
         Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--max-reject-rate", "2"], "--max-reject-rate must be between 0 and 1"),
         Case("sanitize", ["--max-bytes", "0"], "--max-bytes must be positive"),
+        Case("pipeline", ["init", "mine"], "give the iNaturalist dumps with --inat (make: INAT=…)"),
+        Case("pipeline", ["init", "my data", "--inat", "dumps"], "the pipeline name \"my data\" must be letters, digits, '.', '-' or '_' (it names build/<name>/)"),
     ]
 
     @Test(.enabled(if: binaries != nil), arguments: badUsage)
@@ -148,6 +151,8 @@ import Testing
         Case("sanitize", ["--article", "/nonexistent/a.html"], "/nonexistent/a.html: error: cannot open: No such file or directory"),
         Case("synth", ["--parse-only", "/nonexistent/in.json"], "/nonexistent/in.json: error: cannot open: No such file or directory"),
         Case("verify", ["/nonexistent/bundle"], "/nonexistent/bundle: error: not a bundle folder"),
+        Case("pipeline", ["init", "mine", "--inat", "/nonexistent/dumps", "--output", "p.json"],
+             "/nonexistent/dumps: error: given with --inat: no such file or folder, or a glob that matches nothing"),
     ]
 
     @Test(.enabled(if: binaries != nil), arguments: failures)

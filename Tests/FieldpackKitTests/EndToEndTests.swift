@@ -9,7 +9,9 @@ import Testing
     static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
 
     private func make(_ arguments: [String], build: String) throws -> ProcessResult {
-        try run("/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(build)"] + arguments, directory: repositoryRoot)
+        // The tools FIELDPACK_BIN names (make's BIN), as `make test` builds them.
+        try run("/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(build)"] + (Self.binaries.map { ["BIN=\($0)"] } ?? []) + arguments,
+                directory: repositoryRoot)
     }
 
     @Test(.enabled(if: binaries != nil))

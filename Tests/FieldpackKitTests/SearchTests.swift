@@ -9,7 +9,9 @@ import Testing
     private static func sampleBundle() throws -> (TemporaryDirectory, Database) {
         let directory = try TemporaryDirectory()
         let result = try run(
-            "/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(directory.path)", "bundle"], directory: repositoryRoot)
+            "/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(directory.path)", "bundle"]
+                + (ProcessInfo.processInfo.environment["FIELDPACK_BIN"].map { ["BIN=\($0)"] } ?? []),
+            directory: repositoryRoot)
         guard result.status == 0 else { throw FieldpackError("make bundle failed: \(result.stderr)") }
         return (directory, try Database(path: directory.file("sample/bundle/content.sqlite"), mode: .immutable))
     }

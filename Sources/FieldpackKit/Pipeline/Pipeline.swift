@@ -36,12 +36,8 @@ public struct Pipeline: Sendable {
         }
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
         guard let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
-        let allowed = name.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
-                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
-        }
-        guard allowed, !name.isEmpty, !name.hasPrefix(".") else {
-            throw FieldpackError(path: path, "pipeline name \"\(name)\" must be letters, digits, '.', '-' or '_' (it names build/<name>/)")
+        guard isValidName(name) else {
+            throw FieldpackError(path: path, "pipeline name \"\(name)\" \(nameRule)")
         }
         func strings(_ key: StaticString) throws -> [String] {
             guard let value = root[key], !value.isNull else { return [] }
@@ -95,6 +91,18 @@ public struct Pipeline: Sendable {
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
             wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, path: path)
+    }
+
+    /// What a pipeline name may hold, as the error messages say it.
+    public static let nameRule = "must be letters, digits, '.', '-' or '_' (it names build/<name>/)"
+
+    /// Whether `name` can name a pipeline: ASCII letters, digits, `.`, `-`, `_`, not empty and
+    /// not starting with `.` (it becomes a folder name and a make target).
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && name.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+        }
     }
 
     /// The iNaturalist input files, in a stable order, and the folders they were found in.

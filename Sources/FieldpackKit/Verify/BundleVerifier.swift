@@ -1,6 +1,9 @@
 /// Checks a bundle folder the way the app does before ingesting it: the file set, every
 /// checksum, then the database opened read-only: application id, a known schema version whose
 /// golden fingerprint matches, integrity, foreign keys, and row counts against the manifest.
+/// The folder is the flat one the app downloads, or the same bundle as a BagIt bag (a folder
+/// with `bagit.txt`): then the bag's own files are checked too (`BagItCheck`), and the payload
+/// is read from its `data/`.
 ///
 /// Every problem is collected and named; the bundle is good only if there are none.
 public struct BundleVerifier {
@@ -17,25 +20,33 @@ public struct BundleVerifier {
     /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
     public func verify() -> [String] {
         var problems: [String] = []
-        func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(file): error: \(message)") }
-
         guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
+        let bag = FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
+        // Where a file named in the manifest is: beside manifest.json, or in a bag's data/.
+        let topLevel: Set<String> = [Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName]
+        func place(_ name: String) -> String { bag && !topLevel.contains(name) ? "\(BagItLayout.payloadFolder)/\(name)" : name }
+        func path(_ name: String) -> String { "\(directory)/\(place(name))" }
+        func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(place(file)): error: \(message)") }
+        // Which checksum file lists a file: in a bag, manifest.json is a tag file.
+        func checksumFile(_ name: String) -> String {
+            bag && name == Manifest.jsonName ? BagItLayout.tagManifestName : Manifest.checksumName
+        }
+
         let manifestPath = "\(directory)/\(Manifest.jsonName)"
         let checksumPath = "\(directory)/\(Manifest.checksumName)"
-        guard let listing = try? FileSystem.list(directory) else { return ["\(directory): error: cannot list the folder"] }
+        let payloadFolder = bag ? "\(directory)/\(BagItLayout.payloadFolder)" : directory
+        guard var listing = try? FileSystem.list(payloadFolder) else { return ["\(payloadFolder): error: cannot list the folder"] }
+        if bag {
+            // The bag's top level is checked by BagItCheck; manifest.json and its signature are there.
+            listing += [Manifest.jsonName, ManifestSignature.fileName].filter { FileSystem.exists("\(directory)/\($0)") }
+        }
 
-        // 1. manifest-sha256.txt: every line's checksum, and nothing in the folder it does not list.
+        // 1. The checksum files: every line's checksum, and nothing in the folder they do not list.
         var checksumListed: [String: String] = [:]
-        if let text = try? ReadableFile.contents(of: checksumPath) {
-            for (number, line) in String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where !line.isEmpty {
-                let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-                guard parts.count == 2, parts[0].count == 64, parts[1].hasPrefix(" ") else {
-                    problems.append("\(checksumPath):\(number + 1): error: not a `sha256sum` line")
-                    continue
-                }
-                checksumListed[String(parts[1].dropFirst())] = String(parts[0])
-            }
+        if bag {
+            checksumListed = BagItCheck(directory: directory).run(problems: &problems) ?? [:]
+        } else if let listed = ChecksumList.read(checksumPath, problems: &problems) {
+            checksumListed = listed
         } else {
             problem(Manifest.checksumName, "missing")
         }
@@ -74,10 +85,10 @@ public struct BundleVerifier {
         }
 
         // 3. The file set: exactly the manifest's files plus the manifest files (and signature).
-        var expected = Set(manifestFiles.keys).union([Manifest.jsonName, Manifest.checksumName])
+        var expected = Set(manifestFiles.keys).union(bag ? [Manifest.jsonName] : [Manifest.jsonName, Manifest.checksumName])
         if publicKey != nil || listing.contains(ManifestSignature.fileName) { expected.insert(ManifestSignature.fileName) }
         for name in listing where !expected.contains(name) { problem(name, "unexpected file: not listed in the manifest") }
-        for name in listing where expected.contains(name) && !FileSystem.isRegularFile("\(directory)/\(name)") {
+        for name in listing where expected.contains(name) && !FileSystem.isRegularFile(path(name)) {
             problem(name, "not a regular file: a bundle holds regular files only, never links or folders")
         }
         for name in expected.sorted()
@@ -87,23 +98,23 @@ public struct BundleVerifier {
         let checksumExpected = Set(manifestFiles.keys).union([Manifest.jsonName])
         if !checksumListed.isEmpty || FileSystem.exists(checksumPath) {
             for name in checksumExpected.sorted() where checksumListed[name] == nil {
-                problem(Manifest.checksumName, "does not list \(name)")
+                problems.append("\(directory)/\(checksumFile(name)): error: does not list \(place(name))")
             }
             for name in checksumListed.keys.sorted() where !checksumExpected.contains(name) {
-                problem(Manifest.checksumName, "lists \(name), which the manifest does not")
+                problems.append("\(directory)/\(checksumFile(name)): error: lists \(place(name)), which the manifest does not")
             }
         }
 
         // 4. Every checksum and size.
         var digests: [String: String] = [:]
         for name in checksumExpected.sorted() where listing.contains(name) {
-            guard let (digest, size) = try? SHA256.hex(ofFile: "\(directory)/\(name)") else {
+            guard let (digest, size) = try? SHA256.hex(ofFile: path(name)) else {
                 problem(name, "cannot be read")
                 continue
             }
             digests[name] = digest
             if let listed = checksumListed[name], listed != digest {
-                problem(name, "SHA-256 \(digest) does not match \(Manifest.checksumName) (\(listed))")
+                problem(name, "SHA-256 \(digest) does not match \(checksumFile(name)) (\(listed))")
             }
             if let entry = manifestFiles[name] {
                 if entry.sha256 != digest { problem(name, "SHA-256 \(digest) does not match manifest.json (\(entry.sha256))") }
@@ -118,7 +129,7 @@ public struct BundleVerifier {
             return problems
         }
         guard problems.isEmpty else { return problems }
-        problems += DatabaseChecks(path: "\(directory)/\(databaseName)", rows: manifestRows,
+        problems += DatabaseChecks(path: path(databaseName), rows: manifestRows,
                                    version: manifestVersion, fingerprint: manifestFingerprint).run()
         return problems
     }

@@ -1,0 +1,74 @@
+/// A pipeline file written from arguments (`fieldpack-pipeline init`, which `make bundle INAT=…`
+/// runs): the name and the inputs, every other key left to its default, so the file is a start
+/// to edit (docs/pipeline.md lists the keys).
+public struct PipelineTemplate: Sendable {
+    public var name: String
+    /// Paths, folders or globs of iNaturalist dumps, as given (relative to where make runs).
+    public var inat: [String]
+    /// Paths, folders or globs of Wikipedia dumps or pages.
+    public var wikipedia: [String]
+    /// The share of records ingest may reject (`max_reject_rate`); nil keeps the default, 1%.
+    public var maxRejectRate: Double?
+
+    public init(name: String, inat: [String], wikipedia: [String] = [], maxRejectRate: Double? = nil) {
+        self.name = name
+        self.inat = inat
+        self.wikipedia = wikipedia
+        self.maxRejectRate = maxRejectRate
+    }
+
+    /// Refuses a name that cannot name a pipeline, no iNaturalist input, and an input that names
+    /// nothing (the error names the input and the option it came with).
+    public func check() throws {
+        guard Pipeline.isValidName(name) else { throw UsageError("the pipeline name \"\(name)\" \(Pipeline.nameRule)") }
+        guard !inat.isEmpty else { throw UsageError("give the iNaturalist dumps with --inat (make: INAT=…)") }
+        if let maxRejectRate, !(0...1).contains(maxRejectRate) {
+            throw UsageError("--max-reject-rate must be between 0 and 1, not \(maxRejectRate)")
+        }
+        for (option, entries) in [("--inat", inat), ("--wikipedia", wikipedia)] {
+            for entry in entries {
+                do {
+                    _ = try Pipeline.resolve([entry], pipelinePath: entry)
+                } catch {
+                    throw FieldpackError(path: entry, "given with \(option): no such file or folder, or a glob that matches nothing")
+                }
+            }
+        }
+    }
+
+    /// The pipeline file's text: indented JSON, deterministic.
+    public var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("name"); writer.string(name)
+        writer.key("inat")
+        writer.beginArray()
+        for entry in inat { writer.string(entry) }
+        writer.endArray()
+        if !wikipedia.isEmpty {
+            writer.key("wikipedia")
+            writer.beginArray()
+            for entry in wikipedia { writer.string(entry) }
+            writer.endArray()
+        }
+        if let maxRejectRate {
+            writer.key("max_reject_rate"); writer.double(maxRejectRate)
+        }
+        writer.endObject()
+        return PrettyJSON.format(writer.bytes) + "\n"
+    }
+
+    /// Writes the file atomically, unless it already holds exactly this text: then it is left
+    /// alone, with its modification time, so make reruns nothing.
+    ///
+    /// - Returns: whether the file was written.
+    @discardableResult
+    public func write(to path: String) throws -> Bool {
+        let text = json
+        if FileSystem.isRegularFile(path), let existing = try? ReadableFile.contents(of: path), existing == Array(text.utf8) {
+            return false
+        }
+        try AtomicOutput.write(text, to: path)
+        return true
+    }
+}

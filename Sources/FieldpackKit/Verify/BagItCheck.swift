@@ -1,0 +1,78 @@
+/// The checks a bag (`BagItLayout`) needs beyond the flat folder's: the declaration, nothing at
+/// the top but the bag's own files and `data/`, every tag file's checksum, the payload manifest
+/// naming only `data/` files, and the `Payload-Oxum`. What it reads from the payload manifest
+/// (and manifest.json's digest from the tag manifest) goes to `BundleVerifier`'s common checks.
+struct BagItCheck {
+    let directory: String
+
+    /// The payload files' digests by their bundle name (`data/` taken off) and manifest.json's,
+    /// or nil when there is no payload manifest; the problems found on the way.
+    func run(problems: inout [String]) -> [String: String]? {
+        func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(file): error: \(message)") }
+
+        // The declaration: fieldpack writes BagIt 1.0 in UTF-8, and reads only that.
+        let declaration = try? ReadableFile.contents(of: "\(directory)/\(BagItLayout.declarationName)")
+        if declaration != Array(BagItLayout.declaration.utf8) {
+            problem(BagItLayout.declarationName, "not a BagIt 1.0 declaration in UTF-8 (\"BagIt-Version: 1.0\", \"Tag-File-Character-Encoding: UTF-8\")")
+        }
+
+        // The top level: the tag files and data/, nothing else.
+        let listing = (try? FileSystem.list(directory)) ?? []
+        for name in listing where !BagItLayout.tagFiles.contains(name) && name != BagItLayout.tagManifestName && name != BagItLayout.payloadFolder {
+            problem(name, "unexpected file: not part of a fieldpack bag")
+        }
+        for name in BagItLayout.tagFiles + [BagItLayout.tagManifestName] where listing.contains(name) {
+            if !FileSystem.isRegularFile("\(directory)/\(name)") { problem(name, "not a regular file: a bag's tag files are regular files, never links or folders") }
+        }
+        if !FileSystem.isDirectory("\(directory)/\(BagItLayout.payloadFolder)") { problem(BagItLayout.payloadFolder, "missing: a bag's payload folder") }
+        for name in [BagItLayout.infoName, BagItLayout.tagManifestName] where !listing.contains(name) { problem(name, "missing") }
+
+        // The tag manifest: every tag file present, with its checksum; manifest.json's is checked
+        // with the payload's.
+        var digests: [String: String] = [:]
+        if let tags = ChecksumList.read("\(directory)/\(BagItLayout.tagManifestName)", problems: &problems) {
+            for name in BagItLayout.tagFiles where listing.contains(name) && tags[name] == nil && name != Manifest.jsonName {
+                problem(BagItLayout.tagManifestName, "does not list \(name)")
+            }
+            for (name, listed) in tags.sorted(by: { $0.key < $1.key }) {
+                guard BagItLayout.tagFiles.contains(name), listing.contains(name) else {
+                    problem(BagItLayout.tagManifestName, "lists \(name), which is not a tag file of this bag")
+                    continue
+                }
+                if name == Manifest.jsonName {
+                    digests[name] = listed
+                } else if let (digest, _) = try? SHA256.hex(ofFile: "\(directory)/\(name)"), digest != listed {
+                    problem(name, "SHA-256 \(digest) does not match \(BagItLayout.tagManifestName) (\(listed))")
+                }
+            }
+        }
+
+        // The payload manifest lists data/NAME: fieldpack's payload is flat.
+        guard let payload = ChecksumList.read("\(directory)/\(BagItLayout.payloadManifestName)", problems: &problems) else {
+            problem(BagItLayout.payloadManifestName, "missing")
+            return nil
+        }
+        let prefix = "\(BagItLayout.payloadFolder)/"
+        for (path, listed) in payload.sorted(by: { $0.key < $1.key }) {
+            let name = String(path.dropFirst(prefix.count))
+            guard path.hasPrefix(prefix), !name.isEmpty, !name.contains("/"), name != Manifest.jsonName else {
+                problem(BagItLayout.payloadManifestName, "lists \(path), which is not a payload file under \(prefix)")
+                continue
+            }
+            digests[name] = listed
+        }
+
+        // Payload-Oxum: the payload's octets and file count, as bagit.py checks them.
+        if let info = try? ReadableFile.contents(of: "\(directory)/\(BagItLayout.infoName)"),
+           let line = String(decoding: info, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Payload-Oxum:") }) {
+            let files = (try? FileSystem.list("\(directory)/\(BagItLayout.payloadFolder)")) ?? []
+            let octets = files.reduce(0) { $0 + (FileSystem.size("\(directory)/\(BagItLayout.payloadFolder)/\($1)") ?? 0) }
+            let stated = String(line.dropFirst("Payload-Oxum:".count).trimmingSpaces)
+            if stated != "\(octets).\(files.count)" {
+                problem(BagItLayout.infoName, "Payload-Oxum \(stated) does not match the payload (\(octets).\(files.count))")
+            }
+        }
+        return digests
+    }
+}
+

@@ -1,0 +1,34 @@
+import FieldpackKit
+
+let command = StageCommand(
+    name: "fieldpack-pipeline",
+    usage: "fieldpack-pipeline init NAME --inat PATH... [--wikipedia PATH...] [--max-reject-rate R] [--output FILE]",
+    help: """
+        Writes a pipeline file from arguments, so that a bundle can be built from your own dumps
+        without writing JSON (make bundle INAT=… WIKIPEDIA=… NAME=… runs it). NAME names
+        build/<NAME>/; --inat and --wikipedia take files, folders or globs (repeat them for
+        several), relative to where the stages run. --max-reject-rate sets the share of records
+        ingest may reject (default 0.01). Every other key keeps its default: edit the file to add
+        display targets, destinations or licences.
+
+        With --output FILE the file is written there, atomically, and only if it changes (so
+        make reruns nothing when the arguments are the same); without, to standard output.
+        Every input must name a file or folder, or a glob that matches one.
+        """,
+    options: ["inat", "wikipedia", "max-reject-rate", "output"])
+
+command.main { arguments in
+    guard arguments.positional.first == "init" else { throw UsageError("the only command is init") }
+    guard arguments.positional.count == 2 else { throw UsageError("init takes one NAME") }
+    let template = PipelineTemplate(
+        name: arguments.positional[1], inat: arguments.all("inat"), wikipedia: arguments.all("wikipedia"),
+        maxRejectRate: try arguments.double("max-reject-rate"))
+    try template.check()
+    guard let output = arguments.value("output") else {
+        print(template.json, terminator: "")
+        return
+    }
+    if try template.write(to: output) {
+        StandardError.write("fieldpack-pipeline: \(output): written")
+    }
+}

@@ -1,0 +1,117 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// `fieldpack-verify` on a BagIt bag (`fieldpack-manifest --bagit`): the app may download the bag
+/// as well as the flat folder, so the bag gets the flat folder's checks, read from its `data/`,
+/// plus the bag's own (declaration, tag manifest, payload manifest, Payload-Oxum).
+@Suite struct BagItVerifyTests {
+    /// A small bundle (database and costs report) published as a bag into `directory/bag`.
+    private func bag(_ directory: TemporaryDirectory, signedWith key: Ed25519Key? = nil) throws -> String {
+        try BundleBuilder(options: try SmallBundle.options(in: directory, name: "small-bag")).run()
+        var publisher = BundlePublisher(
+            database: directory.file("content.sqlite"), destination: directory.file("bag"),
+            extraFiles: [directory.file("costs-report.json")])
+        publisher.bagIt = true
+        publisher.signingKey = key
+        try publisher.publish()
+        return directory.file("bag")
+    }
+
+    private func edit(_ path: String, _ change: (inout Data) -> Void) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        change(&data)
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Rewrites the tag manifest's line for `name` with its current checksum, as someone hiding
+    /// an edit would.
+    private func rehashTag(_ name: String, in bag: String) throws {
+        let digest = try run("/usr/bin/sha256sum", [name], directory: bag).stdout
+        let lines = try lines("\(bag)/tagmanifest-sha256.txt").filter { !$0.hasSuffix("  \(name)") } + [String(digest.dropLast())]
+        try lines.sorted { $0.dropFirst(66) < $1.dropFirst(66) }.map { $0 + "\n" }.joined()
+            .write(toFile: "\(bag)/tagmanifest-sha256.txt", atomically: true, encoding: .utf8)
+    }
+
+    @Test func aBagOfAGoodBundleVerifiesWithAndWithoutItsSignature() throws {
+        let directory = try TemporaryDirectory()
+        let keyPath = directory.file("key.pem"), publicPath = directory.file("key.pub.pem")
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", keyPath]).status == 0)
+        #expect(try run("/usr/bin/openssl", ["pkey", "-in", keyPath, "-pubout", "-out", publicPath]).status == 0)
+        let bag = try bag(directory, signedWith: try Ed25519Key.privateKey(at: keyPath))
+        #expect(FileManager.default.fileExists(atPath: "\(bag)/bagit.txt"))
+        #expect(FileManager.default.fileExists(atPath: "\(bag)/manifest.json.sig"))
+        #expect(BundleVerifier(directory: bag).verify() == [])
+        #expect(BundleVerifier(directory: bag, publicKey: try Ed25519Key.publicKey(at: publicPath)).verify() == [])
+    }
+
+    @Test func aChangedPayloadByteIsNamedByItsPathInTheBag() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try edit("\(bag)/data/content.sqlite") { $0[200] ^= 0x01 }
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.allSatisfy { $0.hasPrefix("\(bag)/data/content.sqlite: error: SHA-256 ") }, "\(problems)")
+        #expect(problems.contains { $0.contains("does not match manifest-sha256.txt") })
+        #expect(problems.contains { $0.contains("does not match manifest.json") })
+    }
+
+    @Test func aFileTheBagDoesNotListIsRefusedInDataAndAtTheTop() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try "x".write(toFile: "\(bag)/data/extra.json", atomically: true, encoding: .utf8)
+        try "x".write(toFile: "\(bag)/notes.txt", atomically: true, encoding: .utf8)
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.contains("\(bag)/data/extra.json: error: unexpected file: not listed in the manifest"), "\(problems)")
+        #expect(problems.contains("\(bag)/notes.txt: error: unexpected file: not part of a fieldpack bag"), "\(problems)")
+    }
+
+    @Test func anEditedManifestOrTagFileIsRefusedByTheTagManifest() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try edit("\(bag)/manifest.json") { $0.append(contentsOf: Array(" ".utf8)) }
+        try edit("\(bag)/bag-info.txt") { $0.append(contentsOf: Array("Contact-Name: someone\n".utf8)) }
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("\(bag)/manifest.json: error: SHA-256 ") && $0.contains("tagmanifest-sha256.txt") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("\(bag)/bag-info.txt: error: SHA-256 ") && $0.contains("tagmanifest-sha256.txt") }, "\(problems)")
+    }
+
+    @Test func aPayloadOxumThatDoesNotMatchThePayloadIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        let info = try text("\(bag)/bag-info.txt")
+        let oxum = try #require(info.split(separator: "\n").first { $0.hasPrefix("Payload-Oxum: ") })
+        try info.replacingOccurrences(of: String(oxum), with: "Payload-Oxum: 10.1")
+            .write(toFile: "\(bag)/bag-info.txt", atomically: true, encoding: .utf8)
+        try rehashTag("bag-info.txt", in: bag)
+        #expect(BundleVerifier(directory: bag).verify()
+                == ["\(bag)/bag-info.txt: error: Payload-Oxum 10.1 does not match the payload (\(oxum.dropFirst("Payload-Oxum: ".count)))"])
+    }
+
+    @Test func aBagOfAnotherVersionOrAPayloadManifestOutsideDataIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try "BagIt-Version: 0.97\nTag-File-Character-Encoding: UTF-8\n".write(toFile: "\(bag)/bagit.txt", atomically: true, encoding: .utf8)
+        try rehashTag("bagit.txt", in: bag)
+        try (text("\(bag)/manifest-sha256.txt") + String(repeating: "0", count: 64) + "  ../outside.txt\n")
+            .write(toFile: "\(bag)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        try rehashTag("manifest-sha256.txt", in: bag)
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.contains { $0.hasPrefix("\(bag)/bagit.txt: error: not a BagIt 1.0 declaration") }, "\(problems)")
+        #expect(problems.contains("\(bag)/manifest-sha256.txt: error: lists ../outside.txt, which is not a payload file under data/"), "\(problems)")
+    }
+
+    /// The flat folder is still the flat folder: a bag's files left in one do not make it a bag.
+    @Test func aFlatFolderWithoutBagitTxtIsCheckedAsAFlatFolder() throws {
+        let directory = try TemporaryDirectory()
+        try BundleBuilder(options: try SmallBundle.options(in: directory, name: "small")).run()
+        let flat = directory.file("flat")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: flat).publish()
+        #expect(BundleVerifier(directory: flat).verify() == [])
+        try "x".write(toFile: "\(flat)/tagmanifest-sha256.txt", atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: flat).verify()
+                == ["\(flat)/tagmanifest-sha256.txt: error: unexpected file: not listed in the manifest"])
+    }
+}

@@ -1,0 +1,166 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// The Makefile as GNU make users expect it: `make help`, `make -n`, `make check`, `make
+/// install PREFIX=… DESTDIR=…`, `make bundle INAT=… WIKIPEDIA=…` and `BAGIT=1`, and `make test`
+/// without the hostile-HTML corpus. The runs that execute stages use the built tools
+/// (`FIELDPACK_BIN`, with `SKIP_TOOLS=1`), and are skipped without them.
+@Suite(.serialized) struct MakeTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    private func make(_ arguments: [String], bin: String? = binaries, environment: [String: String] = [:]) throws -> ProcessResult {
+        try run(
+            "/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1"] + (bin.map { ["BIN=\($0)"] } ?? []) + arguments,
+            directory: repositoryRoot, environment: environment)
+    }
+
+    /// Every target the Makefile declares for people (its `.PHONY` lines, less its internals).
+    private func declaredTargets() throws -> [String] {
+        let internals: Set = ["pipeline-bundle", "FORCE", "man-deps"]
+        return try lines("\(repositoryRoot)/Makefile").filter { $0.hasPrefix(".PHONY:") }
+            .flatMap { $0.dropFirst(".PHONY:".count).split(separator: " ").map(String.init) }
+            .filter { !internals.contains($0) }
+    }
+
+    @Test func helpListsEveryTargetAndTheVariablesARunTakes() throws {
+        let help = try make(["help"], bin: nil)
+        #expect(help.status == 0)
+        let targets = try declaredTargets()
+        #expect(targets.count >= 14, "\(targets)")
+        for target in targets where target != "all" {
+            #expect(help.stdout.contains("  make \(target) "), "make help does not list \(target)")
+        }
+        for variable in ["PIPELINE=", "INAT=", "WIKIPEDIA=", "NAME=", "BUILD=", "BAGIT=1", "SIGNING_KEY=", "PUBLIC_KEY=",
+                         "PREVIOUS=", "SKIP_TOOLS=1", "XSS_CORPUS=", "PREFIX=", "DESTDIR="] {
+            #expect(help.stdout.contains(variable), "make help does not list \(variable)")
+        }
+    }
+
+    /// A fresh clone has no tools to read the pipeline's name with: the dry run still prints
+    /// every command, with `<name>` for the name, and runs none of them.
+    @Test func aDryRunBeforeTheToolsAreBuiltPrintsEveryStageAndRunsNothing() throws {
+        let directory = try TemporaryDirectory()
+        let noTools = directory.file("no-tools")
+        try FileManager.default.createDirectory(atPath: noTools, withIntermediateDirectories: true)
+        let build = directory.file("build")
+        // Not SKIP_TOOLS: the tools' rule is in the dry run too.
+        let dry = try run("/usr/bin/make", ["--no-print-directory", "-n", "bundle", "BIN=\(noTools)", "BUILD=\(build)"], directory: repositoryRoot)
+        #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
+        #expect(dry.stdout.contains("# make -n: the tools are not built yet, so <name> stands for the name in pipelines/sample.json"))
+        for stage in ["inat --pipeline pipelines/sample.json", "dedupe", "wiki", "bundle", "manifest", "verify"] {
+            #expect(dry.stdout.contains("\(noTools)/fieldpack-\(stage) "), "the dry run does not show fieldpack-\(stage)")
+        }
+        #expect(dry.stdout.contains("\(build)/<name>/bundle"))
+        #expect(!FileManager.default.fileExists(atPath: build), "the dry run wrote \(build)")
+
+        // Your own data: the name is known without the tools.
+        let own = try make(["-n", "bundle", "INAT=sample-data/inat", "WIKIPEDIA=sample-data/wiki", "BUILD=\(build)"], bin: noTools)
+        #expect(own.status == 0, "\(own.stderr)")
+        #expect(own.stdout.contains("\(noTools)/fieldpack-pipeline init own --inat 'sample-data/inat' --wikipedia 'sample-data/wiki' --output \(build)/own/pipeline.json"), "\(own.stdout)")
+        #expect(own.stdout.contains("\(noTools)/fieldpack-inat --pipeline \(build)/own/pipeline.json "))
+        #expect(!FileManager.default.fileExists(atPath: build))
+    }
+
+    @Test func checkRunsWhatTestRuns() throws {
+        let check = try make(["-n", "check"], bin: "/nonexistent")
+        let test = try make(["-n", "test"], bin: "/nonexistent")
+        #expect(check.status == 0 && test.status == 0, "\(check.stderr)\(test.stderr)")
+        #expect(check.stdout.contains("swift test") && check.stdout.contains("run-oracle.sh"))
+        #expect(check.stdout == test.stdout)
+    }
+
+    @Test func aPipelineAndYourOwnDumpsTogetherAreRefusedBeforeAnythingRuns() throws {
+        let both = try make(["-n", "bundle", "INAT=sample-data/inat", "PIPELINE=pipelines/sample.json"], bin: "/nonexistent")
+        #expect(both.status != 0)
+        #expect(both.stderr.contains("give PIPELINE=… or INAT=… (and WIKIPEDIA=…), not both"), "\(both.stderr)")
+        let wikiOnly = try make(["-n", "bundle", "WIKIPEDIA=sample-data/wiki"], bin: "/nonexistent")
+        #expect(wikiOnly.status != 0)
+        #expect(wikiOnly.stderr.contains("WIKIPEDIA=… needs INAT=… too"), "\(wikiOnly.stderr)")
+    }
+
+    /// `make bundle INAT=… WIKIPEDIA=…`: no JSON to write; the pipeline file is made in the build
+    /// folder, and a second run with the same arguments runs nothing.
+    @Test(.enabled(if: binaries != nil))
+    func bundleWithYourOwnDumpsBuildsAVerifiedBundleAndASecondRunDoesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)", "INAT=sample-data/inat", "WIKIPEDIA=sample-data/wiki",
+                         "NAME=mine", "MAX_REJECT_RATE=0.2"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let bundle = directory.file("mine/bundle")
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let pipeline = try Pipeline.load(directory.file("mine/pipeline.json"))
+        #expect(pipeline.name == "mine" && pipeline.inat == ["sample-data/inat"] && pipeline.wikipedia == ["sample-data/wiki"])
+        #expect(pipeline.maxRejectRate == 0.2)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+        #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'pipeline'") == "mine")
+        #expect(try database.int("SELECT count(*) FROM articles") ?? 0 > 0, "the Wikipedia dumps were not read")
+        #expect(try text("\(bundle)/manifest.json").contains("sample-data/inat/observations-page-1.json"))
+
+        let second = try make(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!second.stdout.contains("fieldpack-"), "a second run ran: \(second.stdout)")
+
+        // Other dumps are another pipeline file, so the stages run again.
+        let third = try make(arguments.filter { !$0.hasPrefix("WIKIPEDIA=") })
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stdout.contains("fieldpack-wiki"))
+        #expect(try Database(path: "\(bundle)/content.sqlite", mode: .readOnly).int("SELECT count(*) FROM articles") == 0)
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func bundleWithBagitAlsoPublishesAVerifiedBag() throws {
+        let directory = try TemporaryDirectory()
+        let made = try make(["bundle", "BUILD=\(directory.path)", "BAGIT=1"])
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        let bag = directory.file("sample/bag")
+        #expect(made.stderr.contains("fieldpack-verify: \(bag): ok"), "\(made.stderr)")
+        #expect(BundleVerifier(directory: bag).verify() == [])
+        #expect(BundleVerifier(directory: directory.file("sample/bundle")).verify() == [])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(bag)/data/content.sqlite"))
+                == Data(contentsOf: URL(fileURLWithPath: directory.file("sample/bundle/content.sqlite"))))
+        let python = ["PYTHONPATH": "\(repositoryRoot)/.build/python"]
+        try #require(
+            try run("/bin/sh", ["-c", "python3 -c 'import bagit'"], environment: python).status == 0,
+            "bagit is missing from .build/python; make test installs it (make test-deps)")
+        #expect(try run("/bin/sh", ["-c", "python3 -m bagit --validate '\(bag)'"], environment: python).status == 0)
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func installPutsTheExecutablesAndTheirManualPagesUnderDestdirAndPrefix() throws {
+        let directory = try TemporaryDirectory()
+        let stage = directory.file("stage")
+        let arguments = ["DESTDIR=\(stage)", "PREFIX=/opt/fieldpack", "MAN_BUILD=\(directory.file("man"))"]
+        let installed = try make(["install"] + arguments)
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        for tool in ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize", "pipeline"] {
+            let executable = "\(stage)/opt/fieldpack/bin/fieldpack-\(tool)"
+            #expect(FileManager.default.isExecutableFile(atPath: executable), "\(executable)")
+            let page = try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-\(tool).1")
+            #expect(page.contains(".TH FIELDPACK-\(tool.uppercased()) \"1\""), "\(page.prefix(300))")
+        }
+        // The page is the tool's --help.
+        #expect(try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-verify.1").contains("BagIt"))
+        let removed = try make(["uninstall"] + arguments)
+        #expect(removed.status == 0)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: stage).filter { $0.contains("fieldpack-") } == [])
+    }
+
+    /// `make test` ends with the oracle's run: without the corpus, CI fails and a newcomer is
+    /// told what was not judged.
+    @Test func withoutTheCorpusCIFailsAndANewcomerIsToldWhatWasNotJudged() throws {
+        let directory = try TemporaryDirectory()
+        let script = "\(repositoryRoot)/Tests/Sanitizer/run-oracle.sh"
+        let ci = try run(script, ["/nonexistent", directory.path], environment: ["CI": "true"])
+        #expect(ci.status == 1)
+        #expect(ci.stderr.contains("run-oracle: error: no hostile-HTML corpus at \(directory.path)"), "\(ci.stderr)")
+        let newcomer = try run(script, ["/nonexistent", directory.path], environment: ["CI": ""])
+        #expect(newcomer.status == 0)
+        #expect(newcomer.stderr.contains("run-oracle: WARNING: no hostile-HTML corpus at \(directory.path)"), "\(newcomer.stderr)")
+        #expect(newcomer.stderr.contains("fieldpack-sanitize was NOT judged"))
+        #expect(newcomer.stderr.contains("fieldpack's own 35 vectors (Tests/Sanitizer/extra-vectors.py)"))
+        #expect(newcomer.stderr.contains("Set XSS_CORPUS=DIR"))
+    }
+}
