@@ -38,11 +38,12 @@ import Testing
 
     /// Ingests, dedupes and bundles `observations` under `selection`; returns the database path
     /// and the build summary.
-    private func build(_ observations: [Observation], _ selection: Selection?, in directory: TemporaryDirectory) throws
-        -> (database: String, summary: BundleBuilder.Summary)
-    {
-        let input = try directory.write("page.json", page(observations.map(\.json)))
-        try ingestAndDedupe([input], in: directory)
+    private func build(
+        _ observations: [Observation], _ selection: Selection?, in directory: TemporaryDirectory, otherInputs: [(name: String, text: String)] = []
+    ) throws -> (database: String, summary: BundleBuilder.Summary) {
+        var inputs = [try directory.write("page.json", page(observations.map(\.json)))]
+        for input in otherInputs { inputs.append(try directory.write(input.name, input.text)) }
+        try ingestAndDedupe(inputs, in: directory)
         var options = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "select",
             policy: ShippingPolicy())
@@ -212,5 +213,35 @@ import Testing
             let b = try Database(path: without, mode: .readOnly).rows("SELECT * FROM \(table) ORDER BY 1, 2")
             #expect(a == b, "\(table)")
         }
+    }
+
+    @Test func theTaxaOfASpeciesCountsListAreKeptWhenTheTaxonRuleKeepsThem() throws {
+        let counts = """
+            {"total_results": 2, "page": 1, "per_page": 500, "results": [
+              {"count": 41, "taxon": {"id": 48662, "name": "Danaus plexippus", "rank": "species", "rank_level": 10, "ancestry": "48460/1/47120/47157"}},
+              {"count": 17, "taxon": {"id": 131878, "name": "Nicrophorus vespillo", "rank": "species", "rank_level": 10, "ancestry": "48460/1/47120/47208/53850"}}]}
+            """
+        var selection = Selection()
+        selection.taxa = TaxonRule(include: [47208])
+        let directory = try TemporaryDirectory()
+        let observations = [Observation(id: 71, ancestry: "48460/1/47120/47208/53850"), Observation(id: 72, taxon: 3, rank: "class", ancestry: "48460/1/2")]
+        let (database, _) = try build(observations, selection, in: directory, otherInputs: [("species-counts.json", counts)])
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == [71])
+        // The beetle of the list stays without an observation; the butterfly and the bird go.
+        #expect(try ids("SELECT id FROM taxa ORDER BY id", in: database) == [70118, 131878])
+    }
+
+    @Test func theSelectedBundleIsTheSameWhateverTheInputOrder() throws {
+        var selection = Selection()
+        selection.caps.observationsPerTaxon = 2
+        selection.caps.photosPerTaxon = 2
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let first = Self.ranked.map { var o = $0; o.photos = [(800 + o.id, "cc-by"), (900 + o.id, "cc0")]; return o }
+        let second = [Observation(id: 16, observed: "2024-08-01", photos: [(816, "cc0")]), Observation(id: 17, location: "60,20")]
+        let (a, b) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let one = try build(first, selection, in: a, otherInputs: [("more.json", page(second.map(\.json)))]).database
+        let other = try build(second, selection, in: b, otherInputs: [("more.json", page(first.map(\.json)))]).database
+        #expect(try SmallBundle.sha256sum(one) == SmallBundle.sha256sum(other))
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: one) == [12, 13])
     }
 }
