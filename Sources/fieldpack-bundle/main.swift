@@ -70,7 +70,8 @@ command.main { arguments in
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.shipping.measuredSizes.map { [$0] } ?? [])
+        let prerequisites = (pipeline.shipping.measuredSizes.map { [$0] } ?? []) + (pipeline.selection?.files ?? [])
+        try Depfile.write(depfile, target: options.output, prerequisites: prerequisites)
     }
     for finding in summary.findings { StandardError.write(finding.diagnostic) }
     let rows = summary.counts.map { "\($0.rows) \($0.table)" }.joined(separator: ", ")

@@ -23,7 +23,10 @@ import Testing
         try stage("bundle", [
             directory.file("deduped.jsonl"), "--pipeline", pipeline, "--output", directory.file("content.sqlite"),
             "--costs-report", directory.file("costs-report.json"), "--inputs", directory.file("inputs.json"),
+            "--depfile", directory.file("content.d"),
         ])
+        // The GeoJSON file the pipeline names is a prerequisite of the bundle.
+        #expect(try text(directory.file("content.d")).contains("pipelines/../sample-data/select/madeira.geojson"))
         try stage("manifest", [
             directory.file("content.sqlite"), "--output", directory.file("bundle"), "--inputs", directory.file("inputs.json"),
             "--include", directory.file("costs-report.json"),

@@ -38,6 +38,8 @@ public struct Selection: Sendable, Equatable {
     /// The fewest photos (that ship) an observation needs; 0: no minimum.
     public var minimumPhotos = 0
     public var caps = SelectionCaps()
+    /// The GeoJSON files the places were read from (resolved paths), for the bundle's depfile.
+    public var files: [String] = []
 
     public init() {}
 
@@ -69,7 +71,9 @@ public struct Selection: Sendable, Equatable {
             for (index, entry) in list.enumerated() {
                 let place = geojson.isArray ? "select.geojson[\(index)]" : "select.geojson"
                 if let file = entry.string {
-                    selection.places.polygons += try Self.polygons(file: file, place: place, pipelinePath: path)
+                    let resolved = file.hasPrefix("/") ? file : "\(directory(of: path))/\(file)"
+                    selection.places.polygons += try Self.polygons(file: resolved, place: place, pipelinePath: path)
+                    selection.files.append(resolved)
                 } else {
                     selection.places.polygons += try GeoJSON.polygons(entry, place: place, path: path)
                 }
@@ -127,8 +131,7 @@ public struct Selection: Sendable, Equatable {
         return box
     }
 
-    private static func polygons(file: String, place: String, pipelinePath: String) throws -> [Polygon] {
-        let resolved = file.hasPrefix("/") ? file : "\(directory(of: pipelinePath))/\(file)"
+    private static func polygons(file resolved: String, place: String, pipelinePath: String) throws -> [Polygon] {
         guard FileSystem.isRegularFile(resolved) else {
             throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\" does not exist")
         }
