@@ -19,6 +19,11 @@ let command = StageCommand(
         https photo (not a placeholder), and someone to credit. Each gets its tier URL template,
         normalised licence and credit; each taxon its hero photo; each size class its cost in every
         display target (the pipeline's "targets"). --costs-report writes the aggregates as JSON.
+
+        The pipeline's "select" (places, taxa, quality grades, dates, a minimum of photos, caps per
+        taxon) then keeps only what the guide ships, with the taxa of what it keeps and their
+        ancestors; the costs report counts what each rule removed. A selection that keeps nothing
+        is a warning on stderr.
         """,
     options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta", "inputs"])
 
@@ -49,6 +54,8 @@ command.main { arguments in
     options.articles = arguments.value("articles")
     options.inputsFile = arguments.value("inputs")
     options.destinations = pipeline.destinations
+    options.selection = pipeline.selection
+    options.selectionSource = pipeline.path
     if var previous = arguments.value("previous") {
         if FileSystem.isDirectory(previous) { previous += "/\(Manifest.databaseName)" }
         options.previous = previous
@@ -63,8 +70,10 @@ command.main { arguments in
     let clock = StageClock()
     let summary = try BundleBuilder(options: options).run()
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.shipping.measuredSizes.map { [$0] } ?? [])
+        let prerequisites = (pipeline.shipping.measuredSizes.map { [$0] } ?? []) + (pipeline.selection?.files ?? [])
+        try Depfile.write(depfile, target: options.output, prerequisites: prerequisites)
     }
+    for finding in summary.findings { StandardError.write(finding.diagnostic) }
     let rows = summary.counts.map { "\($0.rows) \($0.table)" }.joined(separator: ", ")
     let photos = summary.report.map { report in
         "; photos: \(report.shipped) of \(report.photos) ship (\(report.remote) remote), \(report.photos - report.shipped) excluded"

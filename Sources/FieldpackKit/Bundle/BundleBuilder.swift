@@ -32,6 +32,10 @@ public struct BundleBuilder {
         /// Build date (Unix seconds; the executable passes `SOURCE_DATE_EPOCH`); nil takes the
         /// newest record's `updated_at`. Never the clock.
         public var sourceDateEpoch: Int64? = nil
+        /// What ships of the records (the pipeline's `select`; nil: everything), and the
+        /// pipeline file it came from (what its findings name).
+        public var selection: Selection? = nil
+        public var selectionSource = "select"
         /// The schema history to build with: the shipped one. (Tests pass one whose last step
         /// fails, to show that a failed build publishes nothing.)
         package var migrations: [Migration] = Migrations.all
@@ -51,6 +55,10 @@ public struct BundleBuilder {
         public var bytes = 0
         public var records = 0
         public var report: CostReport? = nil
+        /// What the selection removed (nil: no selection).
+        public var selection: SelectionCounts? = nil
+        /// Notices about the build: a selection that keeps nothing.
+        public var findings: [Finding] = []
     }
 
     /// The shipped file's page size: SQLite's default and recommendation, and APFS's block size.
@@ -117,9 +125,15 @@ public struct BundleBuilder {
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
+                summary.report = loader.report
+                if let selection = options.selection {
+                    let counts = try BundleSelection(selection: selection, database: scratch).apply(to: &summary.report)
+                    summary.selection = counts
+                    summary.findings += Self.findings(counts, source: options.selectionSource)
+                    trace.mark("select")
+                }
                 try SearchIndex.build(scratch)
                 trace.mark("search index")
-                summary.report = loader.report
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)
                 summary.buildDate = Timestamp.iso8601(seconds: buildSeconds)
@@ -131,7 +145,7 @@ public struct BundleBuilder {
                     ("build_date", summary.buildDate),
                     ("photos.licenses_allowed", options.policy.licenses.map(\.rawValue).sorted().joined(separator: ",")),
                 ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
-                    + (loader.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
+                    + (summary.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
                 if let path = options.inputsFile { try AtomicOutput.write(loader.inputsJSON() + "\n", to: path) }
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                 for (key, value) in info {
@@ -173,6 +187,23 @@ public struct BundleBuilder {
         }
         summary.bytes = FileSystem.size(options.output) ?? 0
         return summary
+    }
+
+    /// A notice when the selection keeps no observations or no taxa of what the records had,
+    /// with what each rule removed.
+    static func findings(_ counts: SelectionCounts, source: String) -> [Finding] {
+        let removed = SelectionCounts.rules.compactMap { rule in counts.removed[rule].map { "\(rule) removed \($0)" } }
+        let detail = removed.isEmpty ? "" : " (\(removed.joined(separator: ", ")))"
+        var findings: [Finding] = []
+        if counts.observationsConsidered > 0 && counts.observationsKept == 0 {
+            findings.append(Finding(
+                path: source, outcome: .notice,
+                reason: "the selection keeps none of the \(counts.observationsConsidered) observations\(detail)"))
+        }
+        if counts.taxaConsidered > 0 && counts.taxaKept == 0 {
+            findings.append(Finding(path: source, outcome: .notice, reason: "the selection keeps none of the \(counts.taxaConsidered) taxa"))
+        }
+        return findings
     }
 
     static func checkHeader(_ database: Database, path: String) throws {

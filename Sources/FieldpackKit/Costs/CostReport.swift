@@ -14,6 +14,9 @@ public struct CostReport: Sendable {
     /// The model the costs use: the pipeline's, with any fitted download figures applied.
     public private(set) var model: CostModel
     public private(set) var fits: [DownloadSizeFit.TierFit] = []
+    /// What the pipeline's `select` removed (nil: no selection; the report then has no
+    /// `selection` part).
+    public var selection: SelectionCounts? = nil
 
     /// The distinct size classes of shipped photos, in order of first appearance.
     public private(set) var classes: [SizeClass] = []
@@ -32,24 +35,44 @@ public struct CostReport: Sendable {
     public mutating func add(_ photo: PhotoShipping) {
         photos += 1
         guard let exclusion = photo.exclusion else {
-            shipped += 1
-            if photo.isRemote { remote += 1 }
-            let size = photo.sizeClass
-            if size.original == nil { assumedDimensions += 1 }
-            let index: Int32
-            if let known = classIndex[size] {
-                index = known
-            } else {
-                index = Int32(classes.count)
-                classIndex[size] = index
-                classes.append(size)
-                classCounts.append(0)
-            }
-            classCounts[Int(index)] += 1
-            sequence.append(index)
+            countShipped(photo.sizeClass)
             return
         }
         excluded[exclusion.key, default: 0] += 1
+    }
+
+    private mutating func countShipped(_ size: SizeClass) {
+        shipped += 1
+        if size.remote { remote += 1 }
+        if size.original == nil { assumedDimensions += 1 }
+        let index: Int32
+        if let known = classIndex[size] {
+            index = known
+        } else {
+            index = Int32(classes.count)
+            classIndex[size] = index
+            classes.append(size)
+            classCounts.append(0)
+        }
+        classCounts[Int(index)] += 1
+        sequence.append(index)
+    }
+
+    /// After a selection: the photos still shipped are `kept` (their size classes, in bundle
+    /// order); the ones it removed are counted as excluded by `selection:not-selected` and
+    /// `selection:photo-cap`. The download fit stays the one made over every photo that passed
+    /// the licence rules (a calibration of the model, not a count).
+    public mutating func keepShipped(_ kept: [SizeClass], notSelected: Int, capped: Int) {
+        shipped = 0
+        remote = 0
+        assumedDimensions = 0
+        classes = []
+        classIndex = [:]
+        classCounts = []
+        sequence = []
+        for size in kept { countShipped(size) }
+        if notSelected > 0 { excluded["selection:not-selected", default: 0] += notSelected }
+        if capped > 0 { excluded["selection:photo-cap", default: 0] += capped }
     }
 
     /// Replaces the download figures of the tiers that measured sizes were fitted for.
@@ -164,6 +187,10 @@ public struct CostReport: Sendable {
         writer.key("assumed_dimensions"); writer.int(assumedDimensions)
         writer.key("excluded")
         writeExcluded(into: &writer)
+        if let selection {
+            writer.key("selection")
+            selection.write(into: &writer)
+        }
         writer.key("memory_budget_bytes"); writer.int(budget)
         writer.key("model")
         writeModel(into: &writer)
@@ -261,6 +288,7 @@ public struct CostReport: Sendable {
             ("costs.memory_budget_bytes", String(budget)),
             ("costs.model", compact { writeModel(into: &$0) }),
         ]
+        if let selection { rows.append(("selection", compact { selection.write(into: &$0) })) }
         for totals in totals() {
             rows.append(("costs.target.\(totals.target.name)", compact { Self.write(totals, into: &$0) }))
         }

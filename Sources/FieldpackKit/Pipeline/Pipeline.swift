@@ -22,6 +22,8 @@ public struct Pipeline: Sendable {
     /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
     public var maxRejectRate: Double?
     public var path: String
+    /// What ships of the inputs (`select`; nil: everything). See `Selection`.
+    public var selection: Selection? = nil
 
     /// Reads and validates a pipeline file.
     public static func load(_ path: String) throws -> Pipeline {
@@ -87,10 +89,12 @@ public struct Pipeline: Sendable {
             }
             rules.summaryLength = Int(length)
         }
-        return Pipeline(
+        var pipeline = Pipeline(
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
             wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, path: path)
+        if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
+        return pipeline
     }
 
     /// What a pipeline name may hold, as the error messages say it.

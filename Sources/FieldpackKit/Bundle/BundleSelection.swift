@@ -1,0 +1,252 @@
+/// Applies the pipeline's `select` to the loaded scratch database, inside the load's transaction,
+/// before the search index and the counts are made.
+///
+/// It runs on what the load decided: only photos that may ship are in `photos`, so "the photos
+/// an observation ships" is its `observation_photos` rows. SQL does the work, with three Swift
+/// functions for what SQLite has no expression for (`fp_select_place`, `fp_select_taxon`,
+/// `fp_select_license_rank`); the sets it builds are temporary tables, so memory stays SQLite's
+/// cache whatever the size. In order:
+/// 1. each observation rule marks the observations it removes (`Selection` lists them; an
+///    observation is counted under the first rule that removes it), then the observation cap,
+///    then the photo cap (see `SelectionCaps`); an observation the photo cap leaves below
+///    `min_photos` goes too;
+/// 2. the removed observations and their photo links go;
+/// 3. taxa kept: the taxa of the kept observations and of the species counts lists (those the
+///    taxon rule keeps), and all their ancestors; the other taxa and their taxon photos go;
+/// 4. photos no longer linked by a kept observation, a kept taxon's photos or its default photo
+///    go; each taxon's hero is chosen again among what is left (`HeroChoice`, as in the load);
+/// 5. users no kept observation has, articles no kept taxon or destination has, and the size
+///    classes no kept photo has go; the cost report is recounted.
+struct BundleSelection {
+    let selection: Selection
+    let database: Database
+
+    /// - Returns: what each rule removed.
+    func apply(to report: inout CostReport?) throws -> SelectionCounts {
+        let key = try ObservationKey.read(database)
+        let (o, link) = ("o.\"\(key.column)\"", "\"\(key.link)\"")
+        try defineFunctions()
+        var counts = SelectionCounts()
+        counts.observationsConsidered = Int(try database.int("SELECT count(*) FROM observations") ?? 0)
+        counts.taxaConsidered = Int(try database.int("SELECT count(*) FROM taxa") ?? 0)
+        try database.execute("""
+            CREATE TEMP TABLE select_removed (key PRIMARY KEY, rule TEXT NOT NULL) WITHOUT ROWID;
+            CREATE TEMP TABLE select_photo_cut (taxon INTEGER NOT NULL, photo INTEGER NOT NULL, PRIMARY KEY (taxon, photo)) WITHOUT ROWID;
+            CREATE TEMP TABLE select_taxa (id INTEGER PRIMARY KEY);
+            CREATE TEMP TABLE select_photos (id INTEGER PRIMARY KEY);
+            """)
+        defer { try? database.execute("DROP TABLE temp.select_removed; DROP TABLE temp.select_photo_cut; DROP TABLE temp.select_taxa; DROP TABLE temp.select_photos") }
+
+        func remove(_ rule: String, where condition: String, _ arguments: [SQLValue] = []) throws {
+            let statement = try database.prepare(
+                "INSERT OR IGNORE INTO select_removed SELECT \(o), '\(rule)' FROM observations AS o WHERE \(condition)")
+            try statement.bind(arguments)
+            try statement.run()
+        }
+        let kept = "\(o) NOT IN (SELECT key FROM select_removed)"
+        let photoCount = "(SELECT count(*) FROM observation_photos AS op WHERE op.\(link) = \(o))"
+        // 1. The rules, in `SelectionCounts.rules` order.
+        if !selection.places.isEmpty {
+            try remove("places", where: "NOT fp_select_place(o.longitude, o.latitude, o.coordinates_obscured)")
+        }
+        if !selection.taxa.isEmpty {
+            try remove("taxa", where: "NOT EXISTS (SELECT 1 FROM taxa AS t WHERE t.id = o.taxon_id AND fp_select_taxon(t.id, t.ancestry, t.rank))")
+        }
+        if !selection.qualityGrades.isEmpty {
+            let grades = selection.qualityGrades.map { _ in "?" }.joined(separator: ", ")
+            try remove("quality_grades", where: "o.quality_grade IS NULL OR o.quality_grade NOT IN (\(grades))", selection.qualityGrades.map { .text($0) })
+        }
+        if selection.observedFrom != nil || selection.observedTo != nil {
+            try remove(
+                "observed", where: "o.observed_on IS NULL OR substr(o.observed_on, 1, 10) < ? OR substr(o.observed_on, 1, 10) > ?",
+                [.text(selection.observedFrom ?? "0000-00-00"), .text(selection.observedTo ?? "9999-99-99")])
+        }
+        if selection.minimumPhotos > 0 {
+            try remove("min_photos", where: "\(photoCount) < ?", [.integer(Int64(selection.minimumPhotos))])
+        }
+        // The caps' rank (see `SelectionCaps`).
+        let research = "coalesce(o.quality_grade = 'research', 0) DESC"
+        let newest = "substr(o.observed_on, 1, 10) DESC NULLS LAST"
+        if let cap = selection.caps.observationsPerTaxon {
+            try database.execute("""
+                INSERT OR IGNORE INTO select_removed
+                SELECT key, 'observation_cap' FROM (
+                    SELECT \(o) AS key, row_number() OVER (
+                        PARTITION BY o.taxon_id
+                        ORDER BY \(research), fp_select_license_rank(o.license_code), \(newest), \(o)) AS n
+                    FROM observations AS o WHERE \(kept))
+                WHERE n > \(cap)
+                """)
+        }
+        if let cap = selection.caps.photosPerTaxon {
+            try database.execute("""
+                INSERT INTO select_photo_cut
+                WITH links AS (
+                    SELECT coalesce(o.taxon_id, 0) AS taxon, op.photo_id AS photo, row_number() OVER (
+                        PARTITION BY coalesce(o.taxon_id, 0)
+                        ORDER BY \(research), fp_select_license_rank(p.license), \(newest), op.photo_id, \(o)) AS n
+                    FROM observation_photos AS op
+                    JOIN observations AS o ON \(o) = op.\(link)
+                    JOIN photos AS p ON p.id = op.photo_id
+                    WHERE \(kept)),
+                best AS (SELECT taxon, photo, min(n) AS n FROM links GROUP BY taxon, photo),
+                ranked AS (SELECT taxon, photo, row_number() OVER (PARTITION BY taxon ORDER BY n) AS n FROM best)
+                SELECT taxon, photo FROM ranked WHERE n > \(cap);
+                DELETE FROM observation_photos WHERE EXISTS (
+                    SELECT 1 FROM select_photo_cut AS c JOIN observations AS o ON coalesce(o.taxon_id, 0) = c.taxon
+                    WHERE \(o) = observation_photos.\(link) AND c.photo = observation_photos.photo_id);
+                """)
+            if selection.minimumPhotos > 0 {
+                try remove("photo_cap", where: "\(kept) AND \(photoCount) < ?", [.integer(Int64(selection.minimumPhotos))])
+            }
+        }
+        for row in try database.rows("SELECT rule, count(*) FROM select_removed GROUP BY rule ORDER BY rule") {
+            counts.removed[row[0]!] = Int(row[1]!)!
+        }
+        for rule in activeRules where counts.removed[rule] == nil { counts.removed[rule] = 0 }
+        // 2. The observations.
+        try database.execute("""
+            DELETE FROM observation_photos WHERE \(link) IN (SELECT key FROM select_removed);
+            DELETE FROM observations WHERE "\(key.column)" IN (SELECT key FROM select_removed);
+            """)
+        counts.observationsKept = Int(try database.int("SELECT count(*) FROM observations") ?? 0)
+        // 3. The taxa and their ancestors.
+        try database.execute("""
+            INSERT OR IGNORE INTO select_taxa SELECT taxon_id FROM observations WHERE taxon_id IS NOT NULL;
+            INSERT OR IGNORE INTO select_taxa SELECT id FROM taxa
+            WHERE species_count IS NOT NULL\(selection.taxa.isEmpty ? "" : " AND fp_select_taxon(id, ancestry, rank)");
+            """)
+        var ancestors: [Int64] = []
+        let lineages = try database.prepare(
+            "SELECT t.ancestry FROM taxa AS t JOIN select_taxa AS s ON s.id = t.id WHERE t.ancestry IS NOT NULL ORDER BY t.id")
+        while try lineages.step() {
+            ancestors += Array(lineages.text(0)!.utf8).withUnsafeBytes { TaxonRule.ancestors($0) }
+        }
+        let insertTaxon = try database.prepare("INSERT OR IGNORE INTO select_taxa (id) VALUES (?)")
+        for id in ancestors {
+            try insertTaxon.bind(id, at: 1)
+            try insertTaxon.run()
+        }
+        try database.execute("""
+            DELETE FROM taxon_photos WHERE taxon_id NOT IN (SELECT id FROM select_taxa);
+            DELETE FROM taxa WHERE id NOT IN (SELECT id FROM select_taxa);
+            """)
+        counts.taxaKept = Int(try database.int("SELECT count(*) FROM taxa") ?? 0)
+        // 4. The photos, and the heroes.
+        try database.execute("""
+            INSERT OR IGNORE INTO select_photos SELECT photo_id FROM observation_photos;
+            INSERT OR IGNORE INTO select_photos SELECT photo_id FROM taxon_photos;
+            INSERT OR IGNORE INTO select_photos SELECT default_photo_id FROM taxa WHERE default_photo_id IS NOT NULL;
+            """)
+        let photosBefore = Int(try database.int("SELECT count(*) FROM photos") ?? 0)
+        counts.photosCapped = Int(try database.int(
+            "SELECT count(DISTINCT photo) FROM select_photo_cut WHERE photo NOT IN (SELECT id FROM select_photos)") ?? 0)
+        try database.execute("DELETE FROM photos WHERE id NOT IN (SELECT id FROM select_photos)")
+        counts.photosKept = Int(try database.int("SELECT count(*) FROM photos") ?? 0)
+        counts.photosNotSelected = photosBefore - counts.photosKept - counts.photosCapped
+        try chooseHeroes(key: key)
+        // 5. What nothing refers to any more, and the costs.
+        counts.usersRemoved = try deleteCounting(
+            "DELETE FROM users WHERE id NOT IN (SELECT user_id FROM observations WHERE user_id IS NOT NULL)")
+        counts.articlesRemoved = try deleteCounting("""
+            DELETE FROM articles WHERE id NOT IN (
+                SELECT article_id FROM taxa WHERE article_id IS NOT NULL
+                UNION SELECT article_id FROM destinations WHERE article_id IS NOT NULL)
+            """)
+        try recount(&report, counts: counts)
+        return counts
+    }
+
+    /// The rules this selection has, in `SelectionCounts.rules` order.
+    var activeRules: [String] {
+        var rules: [String] = []
+        if !selection.places.isEmpty { rules.append("places") }
+        if !selection.taxa.isEmpty { rules.append("taxa") }
+        if !selection.qualityGrades.isEmpty { rules.append("quality_grades") }
+        if selection.observedFrom != nil || selection.observedTo != nil { rules.append("observed") }
+        if selection.minimumPhotos > 0 { rules.append("min_photos") }
+        if selection.caps.observationsPerTaxon != nil { rules.append("observation_cap") }
+        if selection.caps.photosPerTaxon != nil && selection.minimumPhotos > 0 { rules.append("photo_cap") }
+        return rules
+    }
+
+    private func defineFunctions() throws {
+        let places = selection.places
+        let dropObscured = selection.obscured == .drop
+        try database.define(function: "fp_select_place", arity: 3) { arguments in
+            guard let longitude = arguments.double(0), let latitude = arguments.double(1) else { return .integer(0) }
+            if dropObscured && (arguments.int64(2) ?? 0) != 0 { return .integer(0) }
+            return .integer(places.contains(longitude: longitude, latitude: latitude) ? 1 : 0)
+        }
+        let taxa = selection.taxa
+        try database.define(function: "fp_select_taxon", arity: 3) { arguments in
+            guard let id = arguments.int64(0) else { return .integer(0) }
+            return .integer(taxa.selects(id: id, ancestry: arguments.bytes(1), rank: arguments.bytes(2)) ? 1 : 0)
+        }
+        let caps = selection.caps
+        try database.define(function: "fp_select_license_rank", arity: 1) { arguments in
+            let code = arguments.bytes(0).map { String(decoding: $0, as: UTF8.self) }
+            return .integer(Int64(caps.rank(of: License.parse(code))))
+        }
+    }
+
+    /// Chooses every kept taxon's hero again by the load's rule (`HeroChoice`), from the kept
+    /// rows: its default photo, its first taxon photo, its newest research-grade observation's photo.
+    private func chooseHeroes(key: ObservationKey) throws {
+        var heroes = HeroChoice()
+        let defaults = try database.prepare("SELECT id, default_photo_id FROM taxa WHERE default_photo_id IS NOT NULL ORDER BY id")
+        while try defaults.step() { heroes.defaultPhoto(taxon: defaults.int64(0), photo: defaults.int64(1)) }
+        let taxonPhotos = try database.prepare("SELECT taxon_id, photo_id FROM taxon_photos ORDER BY taxon_id, position")
+        while try taxonPhotos.step() { heroes.taxonPhoto(taxon: taxonPhotos.int64(0), photo: taxonPhotos.int64(1)) }
+        let observed = try database.prepare("""
+            SELECT o.taxon_id, o.updated_at, o."\(key.column)", op.position, op.photo_id
+            FROM observations AS o JOIN observation_photos AS op ON op."\(key.link)" = o."\(key.column)"
+            WHERE o.quality_grade = 'research' AND o.taxon_id IS NOT NULL
+            ORDER BY o.taxon_id, op.photo_id
+            """)
+        while try observed.step() {
+            let updated = observed.text(1).flatMap { Timestamp.parse($0) } ?? Int64.min
+            heroes.offer(
+                taxon: observed.int64(0),
+                .init(updated: updated, observation: observed.int64(2), position: observed.int64(3), photo: observed.int64(4)))
+        }
+        try database.execute("UPDATE taxa SET hero_photo_id = NULL")
+        let update = try database.prepare("UPDATE taxa SET hero_photo_id = ? WHERE id = ?")
+        for choice in heroes.choices() {
+            try update.bind([.integer(choice.hero), .integer(choice.taxon)])
+            try update.run()
+        }
+    }
+
+    private func deleteCounting(_ sql: String) throws -> Int {
+        try database.execute(sql)
+        return Int(try database.int("SELECT changes()") ?? 0)
+    }
+
+    /// Recounts the shipped photos from the kept rows, and drops the size classes (`size_costs`)
+    /// no kept photo has.
+    private func recount(_ report: inout CostReport?, counts: SelectionCounts) throws {
+        var classes: [SizeClass] = []
+        let photos = try database.prepare("SELECT remote, width, height FROM photos ORDER BY id")
+        while try photos.step() {
+            let original = photos.isNull(1) || photos.isNull(2)
+                ? nil : PixelSize(width: Int(photos.int64(1)), height: Int(photos.int64(2)))
+            classes.append(SizeClass(remote: photos.int64(0) != 0, original: original))
+        }
+        let keptClasses = Set(classes)
+        let stored = try database.prepare("SELECT DISTINCT remote, original_width, original_height FROM size_costs ORDER BY 1, 2, 3")
+        var unused: [SizeClass] = []
+        while try stored.step() {
+            let size = SizeClass(
+                remote: stored.int64(0) != 0, original: PixelSize(width: Int(stored.int64(1)), height: Int(stored.int64(2))))
+            if !keptClasses.contains(size) { unused.append(size) }
+        }
+        let delete = try database.prepare("DELETE FROM size_costs WHERE remote = ? AND original_width = ? AND original_height = ?")
+        for size in unused {
+            try delete.bind([.integer(size.remote ? 1 : 0), .integer(Int64(size.width)), .integer(Int64(size.height))])
+            try delete.run()
+        }
+        report?.keepShipped(classes, notSelected: counts.photosNotSelected, capped: counts.photosCapped)
+        report?.selection = counts
+    }
+}

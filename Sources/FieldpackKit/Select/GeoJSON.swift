@@ -1,0 +1,71 @@
+/// Reads the polygons of a GeoJSON object (RFC 7946): a Polygon, a MultiPolygon, a Feature with
+/// one of them as its geometry, or a FeatureCollection of such features. Anything else (points,
+/// lines, a ring that is not closed or has fewer than four positions, a position out of range)
+/// is an error naming where it is, so a wrong file is never taken as "no place".
+enum GeoJSON {
+    /// - Parameters:
+    ///   - place: how the error messages name `value` (`select.geojson`, or the file's name).
+    ///   - path: the file the errors are reported against.
+    static func polygons(_ value: JSONValue, place: String, path: String) throws -> [Polygon] {
+        guard value.isObject, let type = value["type"]?.string else {
+            throw FieldpackError(path: path, "\(place) must be a GeoJSON object with a \"type\"")
+        }
+        switch type {
+        case "Polygon":
+            return [try polygon(value["coordinates"], place: "\(place).coordinates", path: path)]
+        case "MultiPolygon":
+            guard let list = value["coordinates"], list.isArray else {
+                throw FieldpackError(path: path, "\(place).coordinates must be an array of polygons")
+            }
+            return try list.elements.enumerated().map {
+                try polygon($0.element, place: "\(place).coordinates[\($0.offset)]", path: path)
+            }
+        case "Feature":
+            guard let geometry = value["geometry"], !geometry.isNull else {
+                throw FieldpackError(path: path, "\(place).geometry must be a Polygon or a MultiPolygon")
+            }
+            return try polygons(geometry, place: "\(place).geometry", path: path)
+        case "FeatureCollection":
+            guard let features = value["features"], features.isArray else {
+                throw FieldpackError(path: path, "\(place).features must be an array")
+            }
+            var all: [Polygon] = []
+            for (index, feature) in features.elements.enumerated() {
+                all += try polygons(feature, place: "\(place).features[\(index)]", path: path)
+            }
+            return all
+        default:
+            throw FieldpackError(
+                path: path, "\(place) is a GeoJSON \(type); a place must be a Polygon, a MultiPolygon, a Feature or a FeatureCollection of them")
+        }
+    }
+
+    private static func polygon(_ value: JSONValue?, place: String, path: String) throws -> Polygon {
+        guard let value, value.isArray else { throw FieldpackError(path: path, "\(place) must be an array of rings") }
+        var rings: [[Double]] = []
+        for (index, ring) in value.elements.enumerated() {
+            let where_ = "\(place)[\(index)]"
+            guard ring.isArray else { throw FieldpackError(path: path, "\(where_) must be an array of positions") }
+            var coordinates: [Double] = []
+            for (number, position) in ring.elements.enumerated() {
+                var parts = position.elements.makeIterator()
+                guard position.isArray, let longitude = parts.next()?.double, let latitude = parts.next()?.double,
+                      (-180...180).contains(longitude), (-90...90).contains(latitude)
+                else {
+                    throw FieldpackError(
+                        path: path, "\(where_)[\(number)] must be a position [longitude, latitude] within -180…180, -90…90")
+                }
+                coordinates += [longitude, latitude]
+            }
+            guard coordinates.count >= 8 else {
+                throw FieldpackError(path: path, "\(where_) has \(coordinates.count / 2) positions; a ring needs at least 4")
+            }
+            guard coordinates[0] == coordinates[coordinates.count - 2], coordinates[1] == coordinates[coordinates.count - 1] else {
+                throw FieldpackError(path: path, "\(where_) is not closed: its last position must repeat its first")
+            }
+            rings.append(coordinates)
+        }
+        guard !rings.isEmpty else { throw FieldpackError(path: path, "\(place) has no rings") }
+        return Polygon(rings: rings)
+    }
+}

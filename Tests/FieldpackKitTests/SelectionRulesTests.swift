@@ -1,0 +1,182 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// The pipeline's `select` as rules: places (boxes, polygons, holes, edges, the antimeridian),
+/// taxa through their lineage, and the strict reading of the pipeline file.
+@Suite struct SelectionRulesTests {
+    /// Writes a pipeline with `select` and reads it back.
+    private func selection(_ select: String, in directory: TemporaryDirectory) throws -> Selection {
+        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": \(select)}")
+        return try #require(try Pipeline.load(path).selection)
+    }
+
+    @Test func aBoxHoldsItsEdgesAndCornersAndNothingBeyond() {
+        let box = BoundingBox(west: 2, south: 49, east: 7, north: 52)
+        #expect(box.contains(longitude: 4.35, latitude: 50.85))
+        #expect(box.contains(longitude: 2, latitude: 50))
+        #expect(box.contains(longitude: 7, latitude: 52))
+        #expect(!box.contains(longitude: 7.000001, latitude: 50))
+        #expect(!box.contains(longitude: 4, latitude: 48.999999))
+    }
+
+    @Test func aBoxWhoseWestIsEastOfItsEastCrossesTheAntimeridian() {
+        // Fiji and its neighbours: from 170°E across 180° to 170°W.
+        let box = BoundingBox(west: 170, south: -25, east: -170, north: -10)
+        #expect(box.crossesAntimeridian)
+        #expect(box.contains(longitude: 178.4, latitude: -18.1))
+        #expect(box.contains(longitude: -179.9, latitude: -16))
+        #expect(box.contains(longitude: 180, latitude: -16))
+        #expect(box.contains(longitude: -180, latitude: -16))
+        #expect(box.contains(longitude: -170, latitude: -16))
+        #expect(!box.contains(longitude: 0, latitude: -16))
+        #expect(!box.contains(longitude: -169.9, latitude: -16))
+        #expect(!box.contains(longitude: 169.9, latitude: -16))
+        #expect(!box.contains(longitude: 178.4, latitude: -26))
+    }
+
+    /// A 10 x 10 square with a 2 x 2 hole in its middle (counterclockwise outside, clockwise hole).
+    static let squareWithHole = Polygon(rings: [
+        [0, 0, 10, 0, 10, 10, 0, 10, 0, 0],
+        [4, 4, 4, 6, 6, 6, 6, 4, 4, 4],
+    ])
+
+    @Test func aPointInAHoleIsOutsideThePolygonAndAPointOnTheHolesEdgeIsInside() {
+        let polygon = Self.squareWithHole
+        #expect(polygon.contains(longitude: 1, latitude: 1))
+        #expect(!polygon.contains(longitude: 5, latitude: 5))
+        #expect(polygon.contains(longitude: 4, latitude: 5))  // on the hole's west edge
+        #expect(polygon.contains(longitude: 6, latitude: 6))  // on a corner of the hole
+        #expect(polygon.contains(longitude: 5, latitude: 3.9))
+        #expect(!polygon.contains(longitude: 11, latitude: 5))
+    }
+
+    @Test func aPointOnAnEdgeOrAVertexOfThePolygonIsInside() {
+        let triangle = Polygon(rings: [[0, 0, 4, 0, 0, 4, 0, 0]])
+        #expect(triangle.contains(longitude: 2, latitude: 2))  // on the slanted edge
+        #expect(triangle.contains(longitude: 2, latitude: 0))  // on the bottom edge
+        #expect(triangle.contains(longitude: 0, latitude: 4))  // a vertex
+        #expect(triangle.contains(longitude: 1, latitude: 1))
+        #expect(!triangle.contains(longitude: 2.5, latitude: 2))
+        #expect(!triangle.contains(longitude: -0.5, latitude: 2))
+        // A ray through a vertex counts the crossing once: (−1, 0)…(−1, 4) side points.
+        #expect(!triangle.contains(longitude: -1, latitude: 0))
+        #expect(!triangle.contains(longitude: -1, latitude: 4))
+    }
+
+    @Test func theRingsWindingDoesNotChangeWhatIsInside() {
+        let clockwise = Polygon(rings: [[0, 0, 0, 10, 10, 10, 10, 0, 0, 0], [4, 4, 6, 4, 6, 6, 4, 6, 4, 4]])
+        for (x, y) in [(1.0, 1.0), (5.0, 5.0), (4.0, 5.0), (11.0, 5.0), (9.9, 9.9)] {
+            #expect(clockwise.contains(longitude: x, latitude: y) == Self.squareWithHole.contains(longitude: x, latitude: y))
+        }
+    }
+
+    @Test func theSelectRulesAreReadFromThePipelineFile() throws {
+        let directory = try TemporaryDirectory()
+        let selection = try selection("""
+            {"bbox": [[170, -25, -170, -10], [2, 49, 7, 52]],
+             "geojson": {"type": "MultiPolygon", "coordinates": [
+                 [[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[5, 5], [6, 5], [6, 6], [5, 5]]]]},
+             "obscured": "drop",
+             "taxa": {"include": [3], "exclude": [6912], "ranks": ["species"]},
+             "quality_grades": ["research", "needs_id", "research"],
+             "observed": {"from": "2015-01-01", "to": "2024-12-31"},
+             "min_photos": 1,
+             "caps": {"observations_per_taxon": 20, "photos_per_taxon": 10, "license_preference": ["cc-by", "CC0"]}}
+            """, in: directory)
+        #expect(selection.places.boxes == [
+            BoundingBox(west: 170, south: -25, east: -170, north: -10), BoundingBox(west: 2, south: 49, east: 7, north: 52),
+        ])
+        #expect(selection.places.polygons.count == 2)
+        #expect(selection.places.contains(longitude: 5.9, latitude: 5.5))
+        #expect(selection.obscured == .drop)
+        #expect(selection.taxa == TaxonRule(include: [3], exclude: [6912], ranks: ["species"]))
+        #expect(selection.qualityGrades == ["needs_id", "research"])
+        #expect(selection.observedFrom == "2015-01-01" && selection.observedTo == "2024-12-31")
+        #expect(selection.minimumPhotos == 1)
+        #expect(selection.caps.observationsPerTaxon == 20 && selection.caps.photosPerTaxon == 10)
+        #expect(selection.caps.licensePreference == [.ccBy, .cc0])
+        // Listed licences first, in their order; then the rest in License's order.
+        #expect(selection.caps.rank(of: .ccBy) < selection.caps.rank(of: .cc0))
+        #expect(selection.caps.rank(of: .cc0) < selection.caps.rank(of: .pd))
+        #expect(selection.caps.rank(of: .pd) < selection.caps.rank(of: .allRightsReserved))
+    }
+
+    @Test func aGeoJSONFileIsReadRelativeToThePipelineFile() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("places/park.geojson", """
+            {"type": "FeatureCollection", "features": [
+              {"type": "Feature", "properties": {}, "geometry":
+                {"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]], [[4, 4], [4, 6], [6, 6], [6, 4], [4, 4]]]}}]}
+            """)
+        let selection = try selection("{\"geojson\": [\"../places/park.geojson\"]}", in: directory)
+        #expect(selection.places.polygons == [Self.squareWithHole])
+        // The bundle's depfile names it, so make rebuilds the bundle when the place changes.
+        #expect(selection.files == [directory.file("pipelines/../places/park.geojson")])
+    }
+
+    @Test(arguments: [
+        ("{\"bbox\": [1, 2, 3]}", "select.bbox must be [west, south, east, north]"),
+        ("{\"bbox\": [[1, 2, 3, 4], [0, 50, 10, 40]]}", "select.bbox[1]: latitudes must be within -90…90, south no more than north (south 50.0, north 40.0)"),
+        ("{\"bbox\": [190, 0, 10, 10]}", "select.bbox: longitudes must be within -180…180 (west 190.0"),
+        ("{\"box\": [1, 2, 3, 4]}", "select.box is not a selection rule"),
+        ("{\"geojson\": {\"type\": \"Point\", \"coordinates\": [1, 2]}}", "select.geojson is a GeoJSON Point"),
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}}", "select.geojson.coordinates[0] is not closed"),
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 0], [0, 0]]]}}", "select.geojson.coordinates[0] has 3 positions"),
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 95], [1, 1], [0, 0]]]}}", "select.geojson.coordinates[0][1] must be a position"),
+        ("{\"geojson\": \"missing.geojson\"}", "does not exist"),
+        ("{\"obscured\": \"keep\"}", "select.obscured must be \"point\" or \"drop\""),
+        ("{\"taxa\": {\"include\": [3], \"exclude\": [3]}}", "taxon 3 is both included and excluded"),
+        ("{\"taxa\": {\"include\": [\"Aves\"]}}", "select.taxa.include must hold positive taxon ids"),
+        ("{\"taxa\": {\"ranks\": [\"specie\"]}}", "select.taxa.ranks holds \"specie\", not an iNaturalist rank"),
+        ("{\"taxa\": {\"only\": [3]}}", "select.taxa.only is not"),
+        ("{\"quality_grades\": [\"good\"]}", "select.quality_grades holds \"good\""),
+        ("{\"observed\": {\"from\": \"2024-02-30\"}}", "select.observed.from must be a date YYYY-MM-DD"),
+        ("{\"observed\": {\"from\": \"2024-05-01\", \"to\": \"2024-04-01\"}}", "select.observed.from (2024-05-01) is after"),
+        ("{\"observed\": {\"since\": \"2024-05-01\"}}", "select.observed.since is not"),
+        ("{\"min_photos\": -1}", "select.min_photos must be an integer from 0 to 1000000 (is -1)"),
+        ("{\"caps\": {\"photos_per_taxon\": 0}}", "select.caps.photos_per_taxon must be an integer from 1 to 1000000 (is 0)"),
+        ("{\"caps\": {\"observations_per_taxon\": 1e300}}", "select.caps.observations_per_taxon must be an integer from 1 to 1000000 (is 1e+300)"),
+        ("{\"caps\": {\"license_preference\": [\"cc-zero\"]}}", "select.caps.license_preference holds an unknown licence code \"cc-zero\""),
+        ("{\"caps\": {\"photos\": 3}}", "select.caps.photos is not a cap"),
+        ("[1]", "\"select\" must be an object"),
+    ])
+    func aBadSelectionIsRefusedNamingTheKey(select: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": \(select)}")
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.description.contains(message), "\(error.description)")
+    }
+
+    /// Taxa as in "all of Aves (3) except Anatidae (6912), but with Anas (6914)".
+    @Test(arguments: [
+        (7024, "48460/1/2/355675/3/7251/7823", true),       // a songbird
+        (6930, "48460/1/2/355675/3/6888/6912", false),       // a duck outside Anas
+        (6914, "48460/1/2/355675/3/6888/6912", true),        // Anas itself
+        (6937, "48460/1/2/355675/3/6888/6912/6914", true),   // a species of Anas
+        (3, "48460/1/2/355675", true),                       // Aves itself
+        (6912, "48460/1/2/355675/3/6888", false),            // Anatidae itself
+        (41638, "48460/1/2/355675/40151", false),            // a mammal
+        (99, "", false),                                     // no lineage
+    ])
+    func theNearestTaxonOfTheLineageNamedInTheRuleDecides(id: Int, ancestry: String, kept: Bool) {
+        let rule = TaxonRule(include: [3, 6914], exclude: [6912])
+        let selected = Array(ancestry.utf8).withUnsafeBytes { rule.selects(id: Int64(id), ancestry: $0, rank: nil) }
+        #expect(selected == kept)
+    }
+
+    @Test func ranksKeepOnlyTaxaOfTheirRanksAndAnExclusionAloneKeepsTheRest() {
+        let species = TaxonRule(ranks: ["species", "subspecies"])
+        let lineage = Array("48460/1/2".utf8)
+        lineage.withUnsafeBytes { ancestry in
+            #expect(Array("species".utf8).withUnsafeBytes { species.selects(id: 5, ancestry: ancestry, rank: $0) })
+            #expect(!Array("genus".utf8).withUnsafeBytes { species.selects(id: 5, ancestry: ancestry, rank: $0) })
+            #expect(!species.selects(id: 5, ancestry: ancestry, rank: nil))
+            let notBirds = TaxonRule(exclude: [3])
+            #expect(notBirds.selects(id: 5, ancestry: ancestry, rank: nil))
+            #expect(!Array("48460/1/2/355675/3".utf8).withUnsafeBytes { notBirds.selects(id: 7, ancestry: $0, rank: nil) })
+        }
+        #expect(Array("48460/1//x/3".utf8).withUnsafeBytes { TaxonRule.ancestors($0) } == [48460, 1, 3])
+    }
+}
