@@ -8,7 +8,7 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-STAGES := inat dedupe wiki bundle manifest verify synth sanitize
+STAGES := inat dedupe wiki bundle report manifest verify synth sanitize
 DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
@@ -17,7 +17,7 @@ XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xs
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
 
-.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle
+.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle report-check
 
 all: bundle
 
@@ -42,7 +42,18 @@ deps:
 # Python allows it); the tests put that folder on PYTHONPATH.
 PY_TEST_PACKAGES := bagit
 PY_TEST_DIR := .build/python
+# Debian's Chromium renders report.html in `make test` (Tests/Report/check-report.py).
+TEST_DEB_PACKAGES := chromium
 test-deps:
+	@for p in $(TEST_DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" && continue; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $$p"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
+	  else \
+	    echo "the report check needs $$p; run: sudo apt-get install -y $$p (without it the check is skipped, and fails when CI=true)"; \
+	  fi; \
+	done
 	@for p in $(PY_TEST_PACKAGES); do \
 	  PYTHONPATH=$(PY_TEST_DIR) python3 -c "import $$p" 2>/dev/null && continue; \
 	  echo "installing from PyPI into $(PY_TEST_DIR): $$p"; \
@@ -74,13 +85,18 @@ RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
 ARTICLES := $(OUT)/wiki/articles.jsonl
 COSTS_REPORT := $(OUT)/costs-report.json
+REPORT := $(OUT)/report.html
+RUN_REPORT := $(OUT)/run-report.html
 INPUTS := $(OUT)/inputs.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
 VERIFIED := $(OUT)/bundle.verified
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
 
-pipeline-bundle: $(VERIFIED)
+# Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json (run-report.html).
+export FIELDPACK_TIMINGS := $(OUT)/timings
+
+pipeline-bundle: $(VERIFIED) $(RUN_REPORT)
 
 $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
@@ -104,24 +120,40 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TO
 
 -include $(OUT)/content.d
 
+# report.html: the bundle explained on one self-contained page (in the manifest: its bytes
+# follow from the inputs, like the costs report's).
+$(REPORT): $(DATABASE) $(RECORDS) $(ARTICLES) $(TOOL_DEPS)
+	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --wiki-report $(OUT)/wiki/wiki-report.json
+
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
 # verify that signature, as the app does. fieldpack-manifest checks the assembled folder before
 # it swaps it in (in one step), so a failed check or an interrupt leaves the previous bundle;
 # the folder is never partial, so make must not delete its manifest on an error (.PRECIOUS).
 .PRECIOUS: $(MANIFEST)
-$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
-	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
+	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle --inputs $(INPUTS) --include $(COSTS_REPORT) --include $(REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 
 # The published folder, checked again where the app will find it; the stamp says it passed.
 $(VERIFIED): $(MANIFEST)
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@
+
+# The run's time and memory per stage: beside the bundle, never in it (they vary per run).
+$(RUN_REPORT): $(VERIFIED)
+	$(BIN)/fieldpack-report --timings $(OUT)/timings --output $@ --pipeline-name $(NAME)
 endif
 
 # --- Tests, benchmark, clean --------------------------------------------------------------
 test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
+	@$(MAKE) --no-print-directory report-check SKIP_TOOLS=1
+
+# The sample bundle's report.html rendered in headless Chromium: loads without errors, fetches
+# nothing, every chart drawn; the screenshot stays at $(BUILD)/report.png.
+report-check: bundle
+	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
+	Tests/Report/check-report.py "$(BUILD)/$$name/bundle/report.html" "$(BUILD)/report.png"
 
 bench: tools
 	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh
