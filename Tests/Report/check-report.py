@@ -41,8 +41,13 @@ class DevTools:
         self.replies, replies_write = os.pipe()
 
         def wire():
-            os.dup2(commands_read, 3)
-            os.dup2(replies_write, 4)
+            # Through fresh numbers first: a pipe end may itself be 3 or 4, and dup2 onto itself
+            # would keep its close-on-exec flag.
+            inbound, outbound = os.dup(commands_read), os.dup(replies_write)
+            os.dup2(inbound, 3)
+            os.dup2(outbound, 4)
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
 
         self.process = subprocess.Popen(
             [executable, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",

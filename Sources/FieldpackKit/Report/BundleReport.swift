@@ -109,6 +109,7 @@ public struct BundleReport {
             page.paragraph("Budget: \(ReportNumber.bytes(budget)) of decoded photos. Scrolling a list from the top, how many photos fit at once, how many are larger than the whole budget, and how many stay cached at the end.")
             page.figure(SVGChart.stacked(
                 "Photos that fit the memory budget", segments: ["fit from the top", "do not fit", "larger than the budget"],
+                colors: Self.goodWarnBad,
                 facts.targets.map { target in
                     let shipped = target.tiers.reduce(0) { $0 + $1.photos }
                     return (target.name, [target.fitFromTop, max(0, shipped - target.fitFromTop - target.largerThanBudget), target.largerThanBudget])
@@ -149,6 +150,7 @@ public struct BundleReport {
             for group in groups where files.last != group.file { files.append(group.file) }
             page.figure(SVGChart.stacked(
                 "Findings per input file", segments: ["rejected", "salvaged", "notice"],
+                colors: [SVGChart.palette[3], SVGChart.palette[1], SVGChart.palette[7]],
                 files.map { file in
                     (Self.fileName(file), ["rejected", "salvaged", "notice"].map { outcome in
                         groups.filter { $0.file == file && $0.outcome == outcome }.reduce(0) { $0 + $1.count }
@@ -205,7 +207,7 @@ public struct BundleReport {
             }
             page.paragraph("Against the previous bundle with SHA-256 \(info["delta.previous_sha256"] ?? "?").")
             page.figure(SVGChart.stacked(
-                "Changes per kind", segments: ["added", "changed", "removed"],
+                "Changes per kind", segments: ["added", "changed", "removed"], colors: Self.goodWarnBad,
                 facts.delta.map { ($0.kind, [$0.added, $0.changed, $0.removed]) }))
             page.table(["kind", "added", "changed", "removed"],
                        facts.delta.map { [$0.kind, ReportNumber.count($0.added), ReportNumber.count($0.changed), ReportNumber.count($0.removed)] },
@@ -217,6 +219,8 @@ public struct BundleReport {
         }
         return (page.finished(footer: "fieldpack \(info["tool_version"] ?? "") · schema fingerprint \(info["schema_fingerprint"] ?? "?")"), sections)
     }
+
+    static let goodWarnBad = [SVGChart.palette[0], SVGChart.palette[1], SVGChart.palette[3]]
 
     /// What an exclusion reason of the costs report means.
     static func explain(_ reason: String) -> String {
@@ -238,10 +242,21 @@ public struct BundleReport {
         guard !values.isEmpty else { return [] }
         func bin(_ bytes: Int64) -> Int { bytes <= 1 ? 0 : 64 - (bytes - 1).leadingZeroBitCount }
         let bins = values.map { bin($0.bytes) }
-        let low = bins.min()!, high = bins.max()!
+        // At least six bins, so that one size class still reads as a distribution.
+        let high = bins.max()!, low = min(bins.min()!, max(0, high - 5))
         var counts = [Int64](repeating: 0, count: high - low + 1)
         for (index, value) in values.enumerated() { counts[bins[index] - low] += value.photos }
-        return counts.enumerated().map { ("≤" + ReportNumber.bytes(Int64(1) << Int64(low + $0.offset)), $0.element) }
+        return counts.enumerated().map { ("≤" + Self.powerOfTwo(low + $0.offset), $0.element) }
+    }
+
+    /// 2^exponent bytes in binary units: `512 B`, `16 KiB`, `4 MiB`.
+    static func powerOfTwo(_ exponent: Int) -> String {
+        switch exponent {
+        case 30...: return "\(1 << (exponent - 30)) GiB"
+        case 20...: return "\(1 << (exponent - 20)) MiB"
+        case 10...: return "\(1 << (exponent - 10)) KiB"
+        default: return "\(1 << exponent) B"
+        }
     }
 
     /// Counts per bin of a round width, about ten bins over the lengths.

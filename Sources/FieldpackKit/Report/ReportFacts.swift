@@ -66,10 +66,10 @@ struct ReportFacts {
             (String($0.dropFirst(5)), Int64(facts.info[$0] ?? "") ?? 0)
         }
         facts.iconic = try database.rows("""
-            SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS name, count(*),
+            SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS iconic, count(*),
                    (SELECT count(*) FROM observations AS o JOIN taxa AS u ON u.id = o.taxon_id
                     WHERE coalesce(nullif(u.iconic_taxon_name, ''), '(none)') = coalesce(nullif(t.iconic_taxon_name, ''), '(none)'))
-            FROM taxa AS t GROUP BY name ORDER BY 3 DESC, 2 DESC, name
+            FROM taxa AS t GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1
             """).map { ($0[0] ?? "", Int64($0[1] ?? "") ?? 0, Int64($0[2] ?? "") ?? 0) }
         let unplaced = try database.int("SELECT count(*) FROM observations WHERE taxon_id IS NULL") ?? 0
         if unplaced > 0 { facts.iconic.append(("(no taxon)", 0, unplaced)) }

@@ -24,7 +24,10 @@ enum SVGChart {
     }
 
     /// One bar per row split into segments (each row's shares of its total), with a legend.
-    static func stacked(_ title: String, segments: [String], _ rows: [(label: String, values: [Int64])]) -> String {
+    static func stacked(
+        _ title: String, segments: [String], colors: [String]? = nil, _ rows: [(label: String, values: [Int64])]
+    ) -> String {
+        let color = { (part: Int) in colors.map { $0[part % $0.count] } ?? Self.color(part) }
         let labelWidth = 150, rowHeight = 28, top = 8, legendHeight = 26
         let barSpace = width - labelWidth - 70
         let height = top * 2 + rowHeight * max(1, rows.count) + legendHeight
@@ -52,8 +55,8 @@ enum SVGChart {
         let legendY = top + rowHeight * max(1, rows.count) + 8
         for (part, name) in segments.enumerated() {
             svg += "<rect x=\"\(x)\" y=\"\(legendY)\" width=\"12\" height=\"12\" fill=\"\(color(part))\"/>"
-            svg += "<text x=\"\(x + 16)\" y=\"\(legendY + 11)\" class=\"legend\">\(clip(name, 18))</text>"
-            x += 28 + min(18, name.count) * 7
+            svg += "<text x=\"\(x + 16)\" y=\"\(legendY + 11)\" class=\"legend\">\(clip(name, 26))</text>"
+            x += 28 + min(26, name.count) * 7
         }
         return svg + "</svg>"
     }
@@ -63,7 +66,7 @@ enum SVGChart {
         let left = 44, top = 14, plotHeight = 120, labelSpace = 34
         let height = top + plotHeight + labelSpace
         let count = max(1, bins.count)
-        let step = (width - left - 10) / count
+        let step = min(90, (width - left - 10) / count)
         let maximum = max(1, bins.map(\.count).max() ?? 1)
         var svg = open(title, height: height)
         svg += "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - 10)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
