@@ -39,6 +39,11 @@ import Testing
         #expect(html.contains("license:cc-by-nc"))
         #expect(html.contains("<td>salvaged</td><td>photos[].id</td>"))
         #expect(html.contains("No previous bundle was given"))
+        // One row per iconic taxon (the sample has six insect taxa), with its taxa and observations.
+        let insects = try #require(try database.int("SELECT count(*) FROM taxa WHERE iconic_taxon_name = 'Insecta'"))
+        #expect(insects > 1)
+        #expect(html.components(separatedBy: "<tr><td>Insecta</td>").count - 1 == 1)
+        #expect(html.contains("<tr><td>Insecta</td><td class=\"num\">\(insects)</td>"))
     }
 
     @Test func theSameBundleGivesTheSameReportBytes() throws {
