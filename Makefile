@@ -8,7 +8,7 @@ BUILD ?= build
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
-EXECUTABLES := inat dedupe wiki bundle manifest verify synth sanitize pipeline
+EXECUTABLES := inat dedupe wiki bundle report manifest verify synth sanitize pipeline
 # Your own data without writing a pipeline file: INAT=… (and WIKIPEDIA=…) make one, named NAME,
 # at $(BUILD)/$(NAME)/pipeline.json. Several paths are separated by spaces.
 INAT ?=
@@ -44,7 +44,7 @@ space := $(subst ,, )
 # `make -n …` (a dry run): the rules print their commands and run none.
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 
-.PHONY: all help bundle test check bench clean deps test-deps bench-deps tools man install uninstall pipeline-bundle FORCE
+.PHONY: all help bundle test check bench clean deps test-deps bench-deps tools man install uninstall pipeline-bundle report-check FORCE
 
 all: bundle
 
@@ -110,7 +110,18 @@ deps:
 # Python allows it); the tests put that folder on PYTHONPATH.
 PY_TEST_PACKAGES := bagit
 PY_TEST_DIR := .build/python
+# Debian's Chromium renders report.html in `make test` (Tests/Report/check-report.py).
+TEST_DEB_PACKAGES := chromium
 test-deps: | deps
+	@for p in $(TEST_DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" && continue; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing: $$p"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null || exit 1; \
+	  else \
+	    echo "the report check needs $$p; run: sudo apt-get install -y $$p (without it the check is skipped, and fails when CI=true)"; \
+	  fi; \
+	done
 	@for p in $(PY_TEST_PACKAGES); do \
 	  PYTHONPATH=$(PY_TEST_DIR) python3 -c "import $$p" 2>/dev/null && continue; \
 	  echo "installing from PyPI into $(PY_TEST_DIR): $$p"; \
@@ -172,6 +183,8 @@ RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
 ARTICLES := $(OUT)/wiki/articles.jsonl
 COSTS_REPORT := $(OUT)/costs-report.json
+REPORT := $(OUT)/report.html
+RUN_REPORT := $(OUT)/run-report.html
 INPUTS := $(OUT)/inputs.json
 DATABASE := $(OUT)/content.sqlite
 MANIFEST := $(OUT)/bundle/manifest.json
@@ -180,7 +193,10 @@ BAG_MANIFEST := $(OUT)/bag/manifest.json
 BAG_VERIFIED := $(OUT)/bag.verified
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
 
-pipeline-bundle: $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
+# Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json (run-report.html).
+export FIELDPACK_TIMINGS := $(OUT)/timings
+
+pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 
 # INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only
 # when it changes, so the stages rerun only when the inputs named do.
@@ -212,17 +228,22 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TO
 
 -include $(OUT)/content.d
 
+# report.html: the bundle explained on one self-contained page (in the manifest: its bytes
+# follow from the inputs, like the costs report's).
+$(REPORT): $(DATABASE) $(RECORDS) $(ARTICLES) $(TOOL_DEPS)
+	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --wiki-report $(OUT)/wiki/wiki-report.json
+
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
 # verify that signature, as the app does. fieldpack-manifest checks the assembled folder before
 # it swaps it in (in one step), so a failed check or an interrupt leaves the previous bundle;
 # the folder is never partial, so make must not delete its manifest on an error (.PRECIOUS).
 # BAGIT=1 publishes the same files as a BagIt bag too, in bag/ (checked the same way).
-PUBLISH_OPTIONS = --inputs $(INPUTS) --include $(COSTS_REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
+PUBLISH_OPTIONS = --inputs $(INPUTS) --include $(COSTS_REPORT) --include $(REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 .PRECIOUS: $(MANIFEST) $(BAG_MANIFEST)
-$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
+$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle $(PUBLISH_OPTIONS)
 
-$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(INPUTS) $(TOOL_DEPS)
+$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bag --bagit $(PUBLISH_OPTIONS)
 
 # The published folder, checked again where the app will find it; the stamp says it passed.
@@ -233,6 +254,10 @@ $(VERIFIED): $(MANIFEST)
 $(BAG_VERIFIED): $(BAG_MANIFEST)
 	$(BIN)/fieldpack-verify $(OUT)/bag $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@
+
+# The run's time and memory per stage: beside the bundle, never in it (they vary per run).
+$(RUN_REPORT): $(VERIFIED)
+	$(BIN)/fieldpack-report --timings $(OUT)/timings --output $@ --pipeline-name $(PIPELINE_NAME)
 endif
 
 # --- Tests, benchmark, install, clean -----------------------------------------------------
@@ -240,6 +265,13 @@ endif
 test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
+	@$(MAKE) --no-print-directory report-check SKIP_TOOLS=1
+
+# The sample bundle's report.html rendered in headless Chromium: loads without errors, fetches
+# nothing, every chart drawn; the screenshot stays at $(BUILD)/report.png.
+report-check: bundle
+	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
+	Tests/Report/check-report.py "$(BUILD)/$$name/bundle/report.html" "$(BUILD)/report.png"
 
 check: test
 

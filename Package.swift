@@ -2,7 +2,7 @@
 import PackageDescription
 
 // One library holds all the logic; each stage is a thin executable over it.
-let stages = ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize", "pipeline"]
+let stages = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify", "synth", "sanitize", "pipeline"]
 
 let package = Package(
     name: "fieldpack",

@@ -56,6 +56,7 @@ command.main { arguments in
     options.destinations = pipeline.destinations
     options.selection = pipeline.selection
     options.selectionSource = pipeline.path
+    options.progress = arguments.progress(stage: "bundle")
     if var previous = arguments.value("previous") {
         if FileSystem.isDirectory(previous) { previous += "/\(Manifest.databaseName)" }
         options.previous = previous
@@ -79,5 +80,6 @@ command.main { arguments in
         "; photos: \(report.shipped) of \(report.photos) ship (\(report.remote) remote), \(report.photos - report.shipped) excluded"
     } ?? ""
     StageReport(stage: "bundle", clock: clock).print(
-        "schema v\(Migrations.latestVersion), \(rows)\(photos); \(summary.bytes) bytes", records: summary.records)
+        "schema v\(Migrations.latestVersion), \(rows)\(photos); \(summary.bytes) bytes", records: summary.records,
+        bytes: FileSystem.size(options.input))
 }

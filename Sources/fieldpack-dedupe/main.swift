@@ -18,6 +18,7 @@ command.main { arguments in
         input: arguments.positional[0], output: try arguments.required("output"),
         conflicts: try arguments.required("conflicts"))
     if let examples = try arguments.int("examples") { options.examples = examples }
+    options.progress = arguments.progress(stage: "dedupe")
     let clock = StageClock()
     let summary = try Dedupe(options: options).run()
     let unique = summary.unique

@@ -59,6 +59,7 @@ command.main { arguments in
         options.maxRejectRate = maxRejectRate
     }
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
+    options.progress = arguments.progress(stage: "inat")
     let clock = StageClock()
     let summary = try INatIngest(options: options).run()
     let report = StageReport(stage: "inat", clock: clock)

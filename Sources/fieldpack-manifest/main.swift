@@ -34,13 +34,17 @@ command.main { arguments in
     if arguments.flag("sha256") {
         guard !arguments.positional.isEmpty else { throw UsageError("give the files to hash") }
         let clock = StageClock()
+        let progress = arguments.progress(stage: "manifest")
+        progress.expect(bytes: arguments.positional.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
+        progress.start()
         var total = 0
         for path in arguments.positional {
-            let (digest, bytes) = try SHA256.hex(ofFile: path)
+            let (digest, bytes) = try SHA256.hex(ofFile: path, progress: progress)
             print("\(digest)  \(path)")
             total += bytes
         }
-        StageReport(stage: "manifest", clock: clock).print("\(arguments.positional.count) file(s) hashed", bytes: total)
+        progress.finish()
+        StageReport(stage: "manifest", clock: clock).print("\(arguments.positional.count) file(s) hashed", records: arguments.positional.count, bytes: total)
         return
     }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one database") }
@@ -50,6 +54,7 @@ command.main { arguments in
     publisher.signingKey = try arguments.value("sign").map { try Ed25519Key.privateKey(at: $0) }
     publisher.bagIt = arguments.flag("bagit")
     publisher.inputs = arguments.value("inputs")
+    publisher.progress = arguments.progress(stage: "manifest")
     let publicKey = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
     let destination = publisher.destination
     publisher.check = { staged in
@@ -62,5 +67,5 @@ command.main { arguments in
     }
     let manifest = try publisher.publish()
     StageReport(stage: "manifest", clock: clock).print(
-        "\(manifest.files.count) file(s) hashed", bytes: manifest.files.reduce(0) { $0 + $1.bytes })
+        "\(manifest.files.count) file(s) hashed", records: manifest.files.count, bytes: manifest.files.reduce(0) { $0 + $1.bytes })
 }

@@ -19,10 +19,15 @@ let command = StageCommand(
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one bundle folder") }
     let key = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
-    let problems = BundleVerifier(directory: arguments.positional[0], publicKey: key).verify()
+    let clock = StageClock()
+    var verifier = BundleVerifier(directory: arguments.positional[0], publicKey: key)
+    verifier.progress = arguments.progress(stage: "verify")
+    let problems = verifier.verify()
     for problem in problems { StandardError.write(problem) }
     if !problems.isEmpty {
         throw FieldpackError(path: arguments.positional[0], "bundle refused: \(problems.count) problem(s)")
     }
-    StandardError.write("fieldpack-verify: \(arguments.positional[0]): ok")
+    StageReport(stage: "verify", clock: clock).print(
+        "\(arguments.positional[0]): ok, \(verifier.progress.recordCount) file(s) checked",
+        records: verifier.progress.recordCount, bytes: verifier.progress.byteCount)
 }

@@ -32,6 +32,7 @@ command.main { arguments in
         inputs: inputs.files, wants: wants, output: try arguments.required("output"),
         report: try arguments.required("report"), rejects: try arguments.required("rejects"))
     options.rules = pipeline.blurbRules
+    options.progress = arguments.progress(stage: "wiki")
     options.maxRejectRate = try arguments.double("max-reject-rate") ?? pipeline.maxRejectRate ?? 0.01
     let clock = StageClock()
     let summary = try WikiStage(options: options).run()

@@ -9,7 +9,7 @@ import Testing
 /// data goes to stdout. Runs the built executables: needs `FIELDPACK_BIN`, skipped otherwise.
 @Suite struct CommandLineTests {
     static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
-    static let stages = ["inat", "dedupe", "wiki", "bundle", "manifest", "verify", "synth", "sanitize", "pipeline"]
+    static let stages = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify", "synth", "sanitize", "pipeline"]
 
     /// One run of an executable: its arguments and what it must say.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -39,15 +39,16 @@ import Testing
     /// The options the README gives each executable: its inputs and outputs, and the flags of
     /// its flag table ("all listed by `--help`"), and the two every executable has.
     static let documentedOptions: [String: [String]] = [
-        "inat": ["--pipeline", "--print-name", "--output", "--rejects", "--max-reject-rate", "--workers", "--depfile", "--help", "--version"],
-        "dedupe": ["--output", "--conflicts", "--examples", "--help", "--version"],
-        "wiki": ["--pipeline", "--records", "--output", "--report", "--rejects", "--depfile", "--max-reject-rate", "--help", "--version"],
+        "inat": ["--pipeline", "--print-name", "--output", "--rejects", "--max-reject-rate", "--workers", "--depfile", "--help", "--version", "--quiet"],
+        "dedupe": ["--output", "--conflicts", "--examples", "--help", "--version", "--quiet"],
+        "wiki": ["--pipeline", "--records", "--output", "--report", "--rejects", "--depfile", "--max-reject-rate", "--help", "--version", "--quiet"],
         "bundle": ["--pipeline", "--output", "--articles", "--source-date-epoch", "--costs-report", "--depfile", "--inputs",
-                   "--previous", "--delta", "migrate", "--help", "--version"],
-        "manifest": ["--output", "--include", "--inputs", "--sign", "--bagit", "--sha256", "--help", "--version"],
-        "verify": ["--public-key", "--help", "--version"],
-        "synth": ["--observations", "--seed", "--output", "--wiki-articles", "--parse-only", "--help", "--version"],
-        "sanitize": ["--max-bytes", "--article", "--help", "--version"],
+                   "--previous", "--delta", "migrate", "--help", "--version", "--quiet"],
+        "manifest": ["--output", "--include", "--inputs", "--sign", "--bagit", "--sha256", "--help", "--version", "--quiet"],
+        "report": ["--output", "--rejects", "--wiki-report", "--timings", "--help", "--version", "--quiet"],
+        "verify": ["--public-key", "--help", "--version", "--quiet"],
+        "synth": ["--observations", "--seed", "--output", "--wiki-articles", "--parse-only", "--help", "--version", "--quiet"],
+        "sanitize": ["--max-bytes", "--article", "--help", "--version", "--quiet"],
         "pipeline": ["init", "--inat", "--wikipedia", "--max-reject-rate", "--output", "--help", "--version"],
     ]
 
@@ -110,6 +111,8 @@ import Testing
         Case("wiki", ["--records", "r.jsonl", "--output", "a.jsonl", "--report", "w.json", "--rejects", "j.jsonl"], "--pipeline is required"),
         Case("bundle", ["deduped.jsonl", "--output", "content.sqlite"], "--pipeline is required"),
         Case("manifest", ["content.sqlite"], "--output is required"),
+        Case("report", ["content.sqlite"], "--output is required"),
+        Case("report", ["a.sqlite", "b.sqlite", "--output", "report.html"], "give exactly one bundle database"),
         Case("synth", ["--seed", "1", "--output", "dir"], "--observations is required"),
         // The positional arguments are wrong.
         Case("verify", [], "give exactly one bundle folder"),
@@ -153,6 +156,8 @@ import Testing
         Case("verify", ["/nonexistent/bundle"], "/nonexistent/bundle: error: not a bundle folder"),
         Case("pipeline", ["init", "mine", "--inat", "/nonexistent/dumps", "--output", "p.json"],
              "/nonexistent/dumps: error: given with --inat: no such file or folder, or a glob that matches nothing"),
+        Case("report", ["/nonexistent/content.sqlite", "--output", "report.html"], "/nonexistent/content.sqlite: error: cannot open: No such file or directory"),
+        Case("report", ["--timings", "/nonexistent/timings", "--output", "run.html"], "/nonexistent/timings: error: cannot list directory: No such file or directory"),
     ]
 
     @Test(.enabled(if: binaries != nil), arguments: failures)

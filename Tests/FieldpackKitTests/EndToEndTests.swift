@@ -25,7 +25,11 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: directory.file("sample/inat/rejects.jsonl")))
         #expect(FileManager.default.fileExists(atPath: directory.file("sample/dedupe/conflicts.json")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
-                == ["content.sqlite", "costs-report.json", "manifest-sha256.txt", "manifest.json"])
+                == ["content.sqlite", "costs-report.json", "manifest-sha256.txt", "manifest.json", "report.html"])
+        // The run's timings are beside the bundle, never in it: one per stage that ran.
+        #expect(try text(directory.file("sample/run-report.html")).contains("<td>fieldpack-verify</td>"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("sample/timings")).sorted()
+                == ["bundle.json", "dedupe.json", "inat.json", "manifest.json", "report.json", "verify.json", "wiki.json"])
 
         let second = try make(["bundle"], build: directory.path)
         #expect(second.status == 0)
@@ -61,7 +65,7 @@ import Testing
         let parallel = try TemporaryDirectory()
         #expect(try make(["-j1", "bundle"], build: serial.path).status == 0)
         #expect(try make(["-j2", "bundle"], build: parallel.path).status == 0)
-        for file in ["content.sqlite", "manifest.json", "manifest-sha256.txt"] {
+        for file in ["content.sqlite", "manifest.json", "manifest-sha256.txt", "report.html"] {
             let a = try Data(contentsOf: URL(fileURLWithPath: serial.file("sample/bundle/\(file)")))
             let b = try Data(contentsOf: URL(fileURLWithPath: parallel.file("sample/bundle/\(file)")))
             #expect(a == b, "\(file) differs between -j1 and -j2")

@@ -36,6 +36,8 @@ public struct BundleBuilder {
         /// pipeline file it came from (what its findings name).
         public var selection: Selection? = nil
         public var selectionSource = "select"
+        /// Records loaded and bytes of the records file read, for the progress line.
+        public var progress = StageProgress.silent("bundle")
         /// The schema history to build with: the shipped one. (Tests pass one whose last step
         /// fails, to show that a failed build publishes nothing.)
         package var migrations: [Migration] = Migrations.all
@@ -120,7 +122,10 @@ public struct BundleBuilder {
                     throw FieldpackError(path: options.output, "the pipeline has destinations but no articles file was given")
                 }
                 trace.mark("articles")
-                let loader = try RecordLoader(database: scratch)
+                let loader = try RecordLoader(database: scratch, progress: options.progress)
+                options.progress.expect(bytes: FileSystem.size(options.input) ?? 0)
+                options.progress.start()
+                defer { options.progress.finish() }
                 try loader.load(path: options.input, policy: options.policy, measured: measured, articles: articleByTaxon)
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }

@@ -11,9 +11,11 @@ final class RecordLoader {
     private(set) var newestSeen: Int64? = nil
     private(set) var report: CostReport? = nil
     private var inputs: [DedupedInputRecord] = []
+    private let progress: StageProgress
 
-    init(database: Database) throws {
+    init(database: Database, progress: StageProgress = .silent()) throws {
         self.database = database
+        self.progress = progress
         for table in RecordBatch.Table.allCases { statements[table] = try database.prepare(table.sql) }
     }
 
@@ -22,9 +24,11 @@ final class RecordLoader {
         let channel = Channel<RecordBatch>(capacity: 3)
         _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
         let producer = DispatchGroup()
+        let progress = self.progress
         DispatchQueue.global().async(group: producer) {
             do {
-                try RecordParser(path: path, policy: policy, measured: measured, articles: articles).run(into: channel)
+                try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress)
+                    .run(into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -45,6 +49,7 @@ final class RecordLoader {
                 }
             }
             records += batch.records
+            progress.add(records: batch.records)
             if let seen = batch.newestSeen { newestSeen = max(newestSeen ?? seen, seen) }
             inputs += batch.inputs
             if let report = batch.report { self.report = report }
@@ -67,19 +72,23 @@ struct RecordParser {
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
     let articles: [Int64: Int64]
+    let progress: StageProgress
     private let userColumns = UserRecord.Column.bundleColumns
     private let observationColumns = ObservationRecord.Column.bundleColumns
     private let taxonColumns = TaxonRecord.Column.bundleColumns
 
-    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) {
+    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress) {
         self.path = path
+        self.progress = progress
         self.policy = policy
         self.measured = measured
         self.articles = articles
     }
 
     func run(into channel: Channel<RecordBatch>) throws {
-        let reader = LineReader(source: try RawFileSource(path: path))
+        let source = try RawFileSource(path: path)
+        source.progress = progress
+        let reader = LineReader(source: source)
         let parser = JSONParser()
         var columns = JSONColumns()
         var references = ReferenceCheck(path: path)

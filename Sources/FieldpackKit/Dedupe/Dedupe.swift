@@ -20,6 +20,8 @@ public struct Dedupe: Sendable {
         public var conflicts: String
         /// How many example ids the conflicts report lists.
         public var examples = 20
+        /// Bytes read in the three scans of the input, and the records of the first.
+        public var progress = StageProgress.silent("dedupe")
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -61,9 +63,13 @@ public struct Dedupe: Sendable {
 
         // The file is read as two line-aligned halves by two threads; each pass keeps file order.
         let ranges = try FileRangeSource.lineAlignedRanges(path: options.input, parts: 2)
+        let progress = options.progress
+        progress.expect(bytes: 3 * summary.bytes)
+        progress.start()
+        defer { progress.finish() }
 
         // Pass 1: the inputs, and how many records of each kind each half holds.
-        let counting = try ParallelScan.run(path: options.input, ranges: ranges) { _, kind, line, _ -> [UInt8]? in
+        let counting = try ParallelScan.run(path: options.input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
@@ -78,7 +84,7 @@ public struct Dedupe: Sendable {
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
             let records = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: otherKinds, counts: counts
+                path: options.input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
                 let record = try reader.load(line, offset: offset)
                 var rank: Int32 = 0
@@ -112,7 +118,7 @@ public struct Dedupe: Sendable {
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
         do {
             let photos = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: [.photo], counts: counts
+                path: options.input, ranges: ranges, kinds: [.photo], counts: counts, progress: progress
             ) { reader, kind, line, offset -> PhotoOccurrence? in
                 guard kind == .photo else { return nil }
                 typealias C = PhotoRecord.Column

@@ -10,15 +10,18 @@ enum ParallelScan {
     typealias Transform<T> = @Sendable (RecordReader, RecordKind, UnsafeRawBufferPointer, Int) throws -> T?
 
     /// Counts lines per kind in each range, and keeps what `keep` returns (in file order).
+    ///
+    /// `progress` counts the bytes read and, in this (counting) pass, the records.
     static func run<T>(
-        path: String, ranges: [Range<Int>], keep: @escaping @Sendable (Int, RecordKind, UnsafeRawBufferPointer, Int) -> T?
+        path: String, ranges: [Range<Int>], progress: StageProgress,
+        keep: @escaping @Sendable (Int, RecordKind, UnsafeRawBufferPointer, Int) -> T?
     ) throws -> (counts: [[Int]], items: [T]) {
         let results = Results<(counts: [Int], items: [T])>(count: ranges.count)
         DispatchQueue.concurrentPerform(iterations: ranges.count) { part in
             results.record(part) {
                 var counts = [Int](repeating: 0, count: RecordKind.allCases.count)
                 var items: [T] = []
-                try lines(path: path, range: ranges[part]) { kind, line, offset in
+                try lines(path: path, range: ranges[part], progress: progress, countingRecords: true) { kind, line, offset in
                     counts[kind.rawValue] += 1
                     if let item = keep(part, kind, line, offset) { items.append(item) }
                 }
@@ -33,7 +36,8 @@ enum ParallelScan {
     /// range `i` fills the slots after those of ranges `0..<i`, so every array is in file order,
     /// without growing or copying. `counts[part][kind.rawValue]` comes from a counting pass.
     static func collect<T>(
-        path: String, ranges: [Range<Int>], kinds: [RecordKind], counts: [[Int]], _ transform: @escaping Transform<T>
+        path: String, ranges: [Range<Int>], kinds: [RecordKind], counts: [[Int]], progress: StageProgress,
+        _ transform: @escaping Transform<T>
     ) throws -> [OccurrenceArray<T>] {
         let slots = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, $0) })
         // starts[k][part]: where part's elements of kind k begin.
@@ -47,7 +51,7 @@ enum ParallelScan {
                 let reader = RecordReader(path: path)
                 var filled = [Int](repeating: 0, count: kinds.count)
                 do {
-                    try lines(path: path, range: ranges[part]) { kind, line, offset in
+                    try lines(path: path, range: ranges[part], progress: progress, countingRecords: false) { kind, line, offset in
                         guard let slot = slots[kind], let item = try transform(reader, kind, line, offset) else { return }
                         guard filled[slot] < counts[part][kind.rawValue] else {
                             throw FieldpackError(path: path, "records file changed while reading it")
@@ -82,10 +86,14 @@ enum ParallelScan {
     }
 
     private static func lines(
-        path: String, range: Range<Int>, _ body: (RecordKind, UnsafeRawBufferPointer, Int) throws -> Void
+        path: String, range: Range<Int>, progress: StageProgress, countingRecords: Bool,
+        _ body: (RecordKind, UnsafeRawBufferPointer, Int) throws -> Void
     ) throws {
         let reader = LineReader(source: try FileRangeSource(path: path, range: range))
+        var tally = ProgressTally(progress)
+        defer { tally.flush() }
         while let line = try reader.next() {
+            tally.add(records: countingRecords ? 1 : 0, bytes: line.bytes.count + 1)
             if line.bytes.isEmpty { continue }
             let offset = range.lowerBound + line.offset
             guard let kind = RecordKind.of(line.bytes) else {

@@ -7,9 +7,12 @@ final class FileIngest {
     var extractor = RecordExtractor()
     let maxDocumentBytes: Int
     private var fileIndex = 0
+    /// Records read (accepted or rejected), handed to the stage's progress in batches.
+    var tally: ProgressTally
 
-    init(maxDocumentBytes: Int) {
+    init(maxDocumentBytes: Int, progress: StageProgress = .silent()) {
         self.maxDocumentBytes = maxDocumentBytes
+        tally = ProgressTally(progress)
     }
 
     /// Forgets a failed chunk's partial output.
@@ -40,7 +43,7 @@ final class FileIngest {
         fileIndex = index
         let path = argument == StandardInput.argument ? StandardInput.name : argument
         var result = Result(path: path)
-        let (source, raw, gzip) = try openInput(argument)
+        let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
         if let kind = ForeignInput.describe(try reader.peek(atLeast: ForeignInput.headBytes)) {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
@@ -204,6 +207,7 @@ final class FileIngest {
         let mark = extractor.out.count
         let counts = extractor.counts
         let shape = RecordShape.of(value)
+        tally.add(records: 1)
         if shape == nil {
             result.unrecognized += 1
             if result.firstUnrecognized == nil { result.firstUnrecognized = RecordShape.describe(value) }

@@ -20,6 +20,8 @@ public struct INatIngest {
         public var watchedFolders: [String] = []
         /// Input files per unit of work and of satellite collapsing (see `Satellites`).
         public var filesPerChunk = 32
+        /// Records and raw bytes read, for the progress line.
+        public var progress = StageProgress.silent("inat")
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -79,8 +81,13 @@ public struct INatIngest {
         let sink = OrderedSink(output: output, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let spillPrefix = output.temporaryPath
+        let progress = options.progress
+        progress.expect(bytes: inputs.reduce(0) { $0 + ($1 == StandardInput.argument ? 0 : FileSystem.size($1) ?? 0) })
+        progress.start()
+        defer { progress.finish() }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes)
+            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, progress: progress)
+            defer { ingest.tally.flush() }
             while let chunk = sink.claim() {
                 var index = chunks[chunk].lowerBound
                 do {

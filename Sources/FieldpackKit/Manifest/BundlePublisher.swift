@@ -16,6 +16,8 @@ public struct BundlePublisher {
     public var bagIt = false
     /// The bundle stage's `inputs.json`, listed in the manifest.
     public var inputs: String? = nil
+    /// Files and bytes hashed, for the progress line.
+    public var progress = StageProgress.silent("manifest")
 
     public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
@@ -55,7 +57,7 @@ public struct BundlePublisher {
             try output.append(contentsOf: file)
             try output.commit()
         }
-        let manifest = try Manifest.describe(bundle: staging, inputs: inputs)
+        let manifest = try Manifest.describe(bundle: staging, inputs: inputs, progress: progress)
         try manifest.write(to: staging)
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }

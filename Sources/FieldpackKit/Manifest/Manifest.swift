@@ -25,7 +25,8 @@ public struct Manifest: Sendable, Equatable {
     /// every payload file of the bundle folder.
     /// - Parameter inputs: the bundle stage's `inputs.json`; without it, the `inputs` that bundles
     ///   before schema 5 kept in `bundle_info`, else none.
-    public static func describe(bundle directory: String, inputs: String? = nil) throws -> Manifest {
+    /// - Parameter progress: counts the payload files and bytes as they are hashed.
+    public static func describe(bundle directory: String, inputs: String? = nil, progress: StageProgress? = nil) throws -> Manifest {
         let databasePath = "\(directory)/\(databaseName)"
         guard FileSystem.exists(databasePath) else {
             throw FieldpackError(path: databasePath, "bundle has no \(databaseName)")
@@ -44,8 +45,12 @@ public struct Manifest: Sendable, Equatable {
             rows.append((String(key.dropFirst(5)), Int64(info[key]!) ?? 0))
         }
         var files: [FileEntry] = []
-        for name in try payloadFiles(in: directory) {
-            let (digest, bytes) = try SHA256.hex(ofFile: "\(directory)/\(name)")
+        let names = try payloadFiles(in: directory)
+        progress?.expect(bytes: names.reduce(0) { $0 + (FileSystem.size("\(directory)/\($1)") ?? 0) })
+        progress?.start()
+        defer { progress?.finish() }
+        for name in names {
+            let (digest, bytes) = try SHA256.hex(ofFile: "\(directory)/\(name)", progress: progress)
             files.append(FileEntry(path: name, bytes: bytes, sha256: digest))
         }
         return Manifest(

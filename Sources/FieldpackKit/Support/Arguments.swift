@@ -57,6 +57,11 @@ public struct Arguments {
 
     public func flag(_ name: String) -> Bool { flags.contains(name) }
 
+    /// The stage's progress on standard error, silent with `--quiet`.
+    public func progress(stage: String) -> StageProgress {
+        StageProgress.standardError(stage: stage, quiet: flag("quiet"))
+    }
+
     /// The last value given for an option.
     public func value(_ name: String) -> String? { values[name]?.last }
 
@@ -81,7 +86,8 @@ public struct Arguments {
 }
 
 /// The contract every `fieldpack-*` executable shares: `--help` (exit 0), success (0), failure
-/// (1, `path:line: error: …` on stderr), bad usage (64, with the usage line).
+/// (1, `path:line: error: …` on stderr), bad usage (64, with the usage line), and `--quiet`
+/// (no progress line; see `progress(stage:)`).
 public struct StageCommand {
     public var name: String
     public var usage: String
@@ -94,7 +100,7 @@ public struct StageCommand {
         self.usage = usage
         self.help = help
         self.options = options
-        self.flags = flags.union(["help", "version"])
+        self.flags = flags.union(["help", "version", "quiet"])
     }
 
     public func main(_ body: (Arguments) throws -> Void) -> Never {
@@ -102,7 +108,7 @@ public struct StageCommand {
         do {
             let arguments = try Arguments(raw, options: options, flags: flags)
             if arguments.flag("help") {
-                print("usage: \(usage)\n\n\(help)\n\n-h, --help prints this help; --version prints the version and the libraries it runs on.")
+                print("usage: \(usage)\n\n\(help)\n\n-h, --help prints this help; --version prints the version and the libraries it runs on; --quiet draws no progress line.")
                 exit(0)
             }
             if arguments.flag("version") {

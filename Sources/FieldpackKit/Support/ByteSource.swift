@@ -12,6 +12,8 @@ public final class RawFileSource: ByteSource {
     public let file: ReadableFile
     private let hasher: SHA256?
     public private(set) var bytesRead = 0
+    /// Counts the raw bytes as they are read, for the stage's progress line.
+    public var progress: StageProgress? = nil
     private var pending: [UInt8] = []
 
     public convenience init(path: String, hashing: Bool = false) throws {
@@ -31,6 +33,7 @@ public final class RawFileSource: ByteSource {
             if got == 0 { break }
             chunk.withUnsafeBytes { hasher?.update(UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
             bytesRead += got
+            progress?.add(bytes: got)
             pending.append(contentsOf: chunk[0..<got])
         }
         return Array(pending.prefix(count))
@@ -47,6 +50,7 @@ public final class RawFileSource: ByteSource {
         if count > 0 {
             hasher?.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
             bytesRead += count
+            progress?.add(bytes: count)
         }
         return count
     }
@@ -159,11 +163,16 @@ public enum StandardInput {
 /// Opens an input file (`-`: standard input), decompressing it when its content (not its name)
 /// says gzip.
 ///
-/// - Parameter hashing: whether the raw bytes are hashed with SHA-256 as they are read.
-public func openInput(_ path: String, hashing: Bool = true) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
+/// - Parameters:
+///   - hashing: whether the raw bytes are hashed with SHA-256 as they are read.
+///   - progress: counts the raw (compressed) bytes as they are read.
+public func openInput(
+    _ path: String, hashing: Bool = true, progress: StageProgress? = nil
+) throws -> (source: ByteSource, raw: RawFileSource, gzip: Bool) {
     let raw = path == StandardInput.argument
         ? RawFileSource(file: try ReadableFile(standardInputNamed: StandardInput.name), hashing: hashing)
         : try RawFileSource(path: path, hashing: hashing)
+    raw.progress = progress
     let magic = try raw.peek(2)
     if magic == [0x1F, 0x8B] {
         return (try GzipSource(source: raw), raw, true)

@@ -40,7 +40,9 @@ public final class SHA256 {
     }
 
     /// The SHA-256 of a file, streamed in 1 MiB reads.
-    public static func hex(ofFile path: String) throws -> (digest: String, bytes: Int) {
+    ///
+    /// `progress` counts the bytes (and the file, as a record) as they are hashed.
+    public static func hex(ofFile path: String, progress: StageProgress? = nil) throws -> (digest: String, bytes: Int) {
         let file = try ReadableFile(path: path)
         let hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -50,7 +52,9 @@ public final class SHA256 {
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             total += count
+            progress?.add(bytes: count)
         }
+        progress?.add(records: 1)
         return (hasher.finalizeHex(), total)
     }
 }

@@ -36,13 +36,28 @@ public struct StageReport {
         return Int(usage.ru_maxrss) * 1024
     }
 
+    /// Prints the summary line; with `FIELDPACK_TIMINGS=DIR` (as `make bundle` sets it) also
+    /// writes the figures to `DIR/<stage>.json` for the run report (never part of a bundle).
+    ///
+    /// - Parameters:
+    ///   - records: the records (or files) the stage handled, for records/s.
+    ///   - bytes: the bytes it read, for MB/s.
     public func print(_ what: String, records: Int? = nil, bytes: Int? = nil) {
         let seconds = clock.seconds
+        let peak = Self.peakResidentBytes
         var line = "fieldpack-\(stage): \(what) in \(format(seconds, 2)) s"
         if let records, seconds > 0 { line += ", \(format(Double(records) / seconds, 0)) records/s" }
         if let bytes, seconds > 0 { line += ", \(format(Double(bytes) / seconds / 1e6, 1)) MB/s" }
-        line += ", peak RSS \(Self.peakResidentBytes >> 20) MB"
+        line += ", peak RSS \(peak >> 20) MB"
         StandardError.write(line)
+        if let folder = environment("FIELDPACK_TIMINGS"), !folder.isEmpty {
+            let timing = StageTiming(stage: stage, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
+            do {
+                try timing.write(into: folder)
+            } catch {
+                StandardError.write("fieldpack-\(stage): warning: the run's timings were not written: \(error)")
+            }
+        }
     }
 }
 

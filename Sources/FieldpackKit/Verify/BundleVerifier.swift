@@ -11,6 +11,8 @@ public struct BundleVerifier {
     /// The publisher's public key: when set, `manifest.json.sig` must be its signature of
     /// manifest.json (checked before anything else is trusted).
     public let publicKey: Ed25519Key?
+    /// Files and bytes checksummed, for the progress line.
+    public var progress = StageProgress.silent("verify")
 
     public init(directory: String, publicKey: Ed25519Key? = nil) {
         self.directory = directory
@@ -107,8 +109,12 @@ public struct BundleVerifier {
 
         // 4. Every checksum and size.
         var digests: [String: String] = [:]
-        for name in checksumExpected.sorted() where listing.contains(name) {
-            guard let (digest, size) = try? SHA256.hex(ofFile: path(name)) else {
+        let hashed = checksumExpected.sorted().filter { listing.contains($0) }
+        progress.expect(bytes: hashed.reduce(0) { $0 + (FileSystem.size(path($1)) ?? 0) })
+        progress.start()
+        defer { progress.finish() }
+        for name in hashed {
+            guard let (digest, size) = try? SHA256.hex(ofFile: path(name), progress: progress) else {
                 problem(name, "cannot be read")
                 continue
             }

@@ -6,9 +6,13 @@ import CArchive
 final class ArchiveReader {
     let path: String
     private let handle: OpaquePointer
+    /// Counts the file's raw (compressed) bytes as libarchive consumes them.
+    private let progress: StageProgress?
+    private var rawCounted: Int64 = 0
 
-    init(path: String) throws {
+    init(path: String, progress: StageProgress? = nil) throws {
         self.path = path
+        self.progress = progress
         guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
         self.handle = handle
         archive_read_support_filter_all(handle)
@@ -21,6 +25,15 @@ final class ArchiveReader {
     }
 
     deinit { archive_read_free(handle) }
+
+    /// Counts the rest of the file as read (at its end, or when the rest is given up).
+    func countRest() {
+        guard let progress else { return }
+        let rest = Int64(FileSystem.size(path) ?? 0) - rawCounted
+        guard rest > 0 else { return }
+        progress.add(bytes: Int(rest))
+        rawCounted += rest
+    }
 
     var errorText: String {
         archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
@@ -52,6 +65,13 @@ final class ArchiveReader {
     fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
         if count < 0 { throw FieldpackError(path: path, "damaged archive: \(errorText)") }
+        if let progress {
+            let raw = archive_filter_bytes(handle, -1)
+            if raw > rawCounted {
+                progress.add(bytes: Int(raw - rawCounted))
+                rawCounted = raw
+            }
+        }
         return count
     }
 

@@ -18,6 +18,8 @@ extension WikiStage {
         run.summary.passes += 1
         let maker = BlurbMaker(rules: options.rules)
         let pool = BlurbPool(maker: maker, inFlight: options.workers * 2)
+        // Each pass reads every input again: the total grows by their size.
+        options.progress.expect(bytes: run.summary.passes * options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
         let reading = Reading(wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1)
         for input in options.inputs {
@@ -30,11 +32,12 @@ extension WikiStage {
             }
             let archive: ArchiveReader
             do {
-                archive = try ArchiveReader(path: input)
+                archive = try ArchiveReader(path: input, progress: options.progress)
             } catch let error as FieldpackError {
                 reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
                 continue
             }
+            defer { archive.countRest() }
             while true {
                 let next: String?
                 do {
@@ -157,6 +160,7 @@ extension WikiStage {
     private func record(
         _ value: JSONValue, source: String, line: Int?, record: String?, _ reading: Reading, into run: inout Run
     ) throws {
+        options.progress.add(records: 1)
         let fields: EnterpriseLine
         do {
             fields = try EnterpriseLine(value)

@@ -20,6 +20,8 @@ public struct WikiStage {
         public var maxRejectRate = 0.01
         /// Threads making blurbs (the reader is one more).
         public var workers = 2
+        /// Articles and raw dump bytes read (every pass), for the progress line.
+        public var progress = StageProgress.silent("wiki")
 
         public init(inputs: [String], wants: WikiWants, output: String, report: String, rejects: String) {
             self.inputs = inputs
@@ -131,6 +133,8 @@ public struct WikiStage {
         let clock = PhaseTrace(stage: "wiki")
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
         var wanted = options.wants
+        options.progress.start()
+        defer { options.progress.finish() }
         try pass(wanted: wanted, into: &run)
         clock.mark("pass 1")
         // Redirect stubs whose target nobody else wanted: read the dumps again for the targets.

@@ -1,0 +1,271 @@
+/// `report.html`: the bundle explained for a data engineer or the app's designer, instead of JSON.
+///
+/// Its bytes follow from its inputs alone (the database and the stage reports: no clock, no
+/// run timings, every list in a stated order), so it is listed in the manifest like the costs
+/// report. The run's time and memory per stage are in `RunReport`, outside the bundle.
+public struct BundleReport {
+    public struct Options: Sendable {
+        public var database: String
+        public var output: String
+        /// Ingest's `rejects.jsonl`: the observations and photos rejected or salvaged.
+        public var ingestRejects: String? = nil
+        /// The wiki stage's `wiki-report.json`: articles wanted, found and missing.
+        public var wikiReport: String? = nil
+
+        public init(database: String, output: String) {
+            self.database = database
+            self.output = output
+        }
+    }
+
+    public struct Summary: Sendable {
+        public var sections = 0
+        public var bytes = 0
+    }
+
+    public let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    @discardableResult
+    public func run() throws -> Summary {
+        let facts = try ReportFacts.read(database: options.database, ingestRejects: options.ingestRejects, wikiReport: options.wikiReport)
+        let (bytes, sections) = Self.render(facts)
+        try AtomicOutput.write(String(decoding: bytes, as: UTF8.self), to: options.output)
+        return Summary(sections: sections, bytes: bytes.count)
+    }
+
+    static func render(_ facts: ReportFacts) -> (bytes: [UInt8], sections: Int) {
+        let info = facts.info
+        let pipeline = info["pipeline"] ?? "?"
+        var page = ReportPage(
+            title: "Bundle report: \(pipeline)",
+            subtitle: "built \(info["build_date"] ?? "?") · schema v\(info["schema_version"] ?? "?") · fieldpack \(info["tool_version"] ?? "?")")
+        var sections = 0
+        func section(_ id: String, _ title: String, _ body: (inout ReportPage) -> Void) {
+            sections += 1
+            page.section(id, title, body)
+        }
+        let count = { (key: String) in Int64(info[key] ?? "") ?? 0 }
+
+        section("contents", "What the bundle holds") { page in
+            page.tiles([
+                ("observations", ReportNumber.count(count("rows.observations"))),
+                ("taxa", ReportNumber.count(count("rows.taxa"))),
+                ("photos shipped", ReportNumber.count(count("rows.photos"))),
+                ("articles", ReportNumber.count(count("rows.articles"))),
+                ("destinations", ReportNumber.count(count("rows.destinations"))),
+            ])
+            page.figure(SVGChart.bars("Rows per table", facts.rows.map { ($0.table, $0.rows, ReportNumber.count($0.rows)) }),
+                        caption: "Rows per table, as the manifest counts them.")
+            page.html.element("h3", "Per iconic taxon")
+            page.figure(SVGChart.bars(
+                "Observations per iconic taxon",
+                facts.iconic.map { ($0.name, $0.observations, "\(ReportNumber.count($0.observations)) obs · \(ReportNumber.count($0.taxa)) taxa") },
+                color: SVGChart.palette[1]),
+                caption: "Observations per iconic taxon (taxa.iconic_taxon_name), with the taxa of each.")
+            page.table(["iconic taxon", "taxa", "observations"],
+                       facts.iconic.map { [$0.name, ReportNumber.count($0.taxa), ReportNumber.count($0.observations)] }, numeric: [1, 2])
+        }
+
+        section("tiers", "Photo tier chosen per display target") { page in
+            let tierNames = facts.targets.first?.tiers.map(\.tier) ?? []
+            page.figure(SVGChart.stacked(
+                "Photos per tier and display target", segments: tierNames,
+                facts.targets.map { target in (target.name, tierNames.map { name in target.tiers.first { $0.tier == name }?.photos ?? 0 }) }),
+                caption: "For each display target, the smallest iNaturalist tier that covers its box; remote photos keep their own URL.")
+            page.table(
+                ["target", "mode", "box (px)", "photos", "upscaled"],
+                facts.targets.map { target in
+                    [target.name, target.mode, "\(target.box.0) × \(target.box.1)",
+                     ReportNumber.count(target.tiers.reduce(0) { $0 + $1.photos }), ReportNumber.count(target.upscaled)]
+                }, numeric: [3, 4])
+        }
+
+        section("bytes", "Decoded and download bytes per target") { page in
+            for target in facts.targets {
+                page.html.element("h3", "\(target.name) (\(target.mode), \(target.box.0) × \(target.box.1) px)")
+                page.figure(SVGChart.histogram(
+                    "\(target.name): decoded bytes per photo", Self.byteBins(target.sizes.map { ($0.decoded, $0.photos) }),
+                    color: SVGChart.palette[2]),
+                    caption: "Decoded (in-memory bitmap) bytes per photo, in powers of two.")
+                page.figure(SVGChart.histogram(
+                    "\(target.name): download bytes per photo", Self.byteBins(target.sizes.map { ($0.download, $0.photos) }),
+                    color: SVGChart.palette[5]),
+                    caption: "Download bytes per photo (the cost model's estimate), in powers of two.")
+                let keys = ["p50", "p90", "p99", "max", "total"]
+                page.table(
+                    ["bytes"] + keys,
+                    [("decoded", target.decoded), ("download", target.download)].map { name, values in
+                        [name] + keys.map { key in values.first { $0.0 == key }.map { ReportNumber.bytes($0.1) } ?? "–" }
+                    }, numeric: [1, 2, 3, 4, 5])
+            }
+        }
+
+        section("budget", "Memory budget simulation") { page in
+            let budget = count("costs.memory_budget_bytes")
+            page.paragraph("Budget: \(ReportNumber.bytes(budget)) of decoded photos. Scrolling a list from the top, how many photos fit at once, how many are larger than the whole budget, and how many stay cached at the end.")
+            page.figure(SVGChart.stacked(
+                "Photos that fit the memory budget", segments: ["fit from the top", "do not fit", "larger than the budget"],
+                colors: Self.goodWarnBad,
+                facts.targets.map { target in
+                    let shipped = target.tiers.reduce(0) { $0 + $1.photos }
+                    return (target.name, [target.fitFromTop, max(0, shipped - target.fitFromTop - target.largerThanBudget), target.largerThanBudget])
+                }))
+            page.table(
+                ["target", "fit from the top", "larger than the budget", "cached at the end", "decoded p99"],
+                facts.targets.map { target in
+                    [target.name, ReportNumber.count(target.fitFromTop), ReportNumber.count(target.largerThanBudget),
+                     ReportNumber.count(target.cachedAtEnd), target.decoded.first { $0.0 == "p99" }.map { ReportNumber.bytes($0.1) } ?? "–"]
+                }, numeric: [1, 2, 3, 4])
+        }
+
+        section("licences", "Licences shipped and excluded") { page in
+            let considered = count("photos.considered")
+            let shipped = count("photos.shipped")
+            page.tiles([
+                ("photos considered", ReportNumber.count(considered)), ("shipped", ReportNumber.count(shipped)),
+                ("excluded", ReportNumber.count(considered - shipped)),
+            ])
+            page.paragraph("Allowed licences: \(info["photos.licenses_allowed"].map { $0.split(separator: ",").joined(separator: ", ") } ?? "?").")
+            page.figure(SVGChart.bars("Photos shipped per licence", facts.shippedLicenses.map { ($0.0, $0.1, ReportNumber.count($0.1)) }),
+                        caption: "Photos shipped, per licence.")
+            page.figure(SVGChart.bars("Photos excluded per reason", facts.excluded.map { ($0.0, $0.1, ReportNumber.count($0.1)) }, color: SVGChart.palette[3]),
+                        caption: "Photos left out, per reason.")
+            page.table(["reason", "photos", "why"], facts.excluded.map { [$0.0, ReportNumber.count($0.1), Self.explain($0.0)] }, numeric: [1])
+        }
+
+        section("ingest", "Records rejected or salvaged at ingest") { page in
+            guard let groups = facts.ingestFindings else {
+                page.paragraph("No ingest rejects file was given (--rejects).", class: "note")
+                return
+            }
+            if groups.isEmpty {
+                page.paragraph("Every record of every input was read whole: nothing rejected, nothing salvaged.")
+                return
+            }
+            var files: [String] = []
+            for group in groups where files.last != group.file { files.append(group.file) }
+            page.figure(SVGChart.stacked(
+                "Findings per input file", segments: ["rejected", "salvaged", "notice"],
+                colors: [SVGChart.palette[3], SVGChart.palette[1], SVGChart.palette[7]],
+                files.map { file in
+                    (Self.fileName(file), ["rejected", "salvaged", "notice"].map { outcome in
+                        groups.filter { $0.file == file && $0.outcome == outcome }.reduce(0) { $0 + $1.count }
+                    })
+                }),
+                caption: "Rejected: the record was dropped (no usable id). Salvaged: a part was dropped, the record kept.")
+            page.table(["file", "outcome", "part", "count", "example"],
+                       groups.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3])
+        }
+
+        section("articles", "Wikipedia articles") { page in
+            if let wiki = facts.wiki {
+                page.tiles([
+                    ("wanted", ReportNumber.count(wiki.wanted)), ("found", ReportNumber.count(wiki.found)),
+                    ("missing", ReportNumber.count(Int64(wiki.missing.count))),
+                    ("disambiguation pages", ReportNumber.count(Int64(wiki.disambiguations.count))),
+                ])
+                page.paragraph("\(ReportNumber.count(wiki.lines)) dump lines read, \(ReportNumber.count(wiki.skipped)) skipped, \(ReportNumber.count(wiki.rejected)) rejected; \(ReportNumber.count(wiki.duplicates)) pages seen more than once (the newest kept).")
+                if !wiki.missing.isEmpty {
+                    page.html.element("h3", "Missing")
+                    page.list(wiki.missing)
+                }
+                if !wiki.redirects.isEmpty {
+                    page.html.element("h3", "Redirects followed")
+                    page.table(["wanted", "article"], wiki.redirects.map { [$0.0, $0.1] })
+                }
+                if !wiki.disambiguations.isEmpty {
+                    page.html.element("h3", "Disambiguation pages skipped")
+                    page.list(wiki.disambiguations)
+                }
+            } else {
+                page.paragraph("No wiki report was given (--wiki-report).", class: "note")
+            }
+            page.html.element("h3", "Licences of the articles")
+            page.table(["licence", "articles"], facts.articleLicenses.map { [$0.0, ReportNumber.count($0.1)] }, numeric: [1])
+            page.html.element("h3", "Destinations")
+            page.table(["destination", "name", "article"], facts.destinations.map { [$0.id, $0.name, $0.article ?? "none"] })
+        }
+
+        section("blurbs", "Blurb length") { page in
+            let lengths = facts.blurbLengths
+            page.figure(SVGChart.histogram("Blurb length in characters", Self.lengthBins(lengths), color: SVGChart.palette[4]),
+                        caption: "Characters a reader sees per blurb (tags left out), \(lengths.count) blurbs.")
+            let sorted = lengths.sorted()
+            if !sorted.isEmpty {
+                page.paragraph("Shortest \(sorted.first!), median \(sorted[sorted.count / 2]), longest \(sorted.last!) characters.")
+            }
+        }
+
+        section("delta", "Changes since the previous bundle") { page in
+            guard !facts.delta.isEmpty else {
+                page.paragraph("No previous bundle was given (make bundle PREVIOUS=path/to/bundle), so there is no delta.", class: "note")
+                return
+            }
+            page.paragraph("Against the previous bundle with SHA-256 \(info["delta.previous_sha256"] ?? "?").")
+            page.figure(SVGChart.stacked(
+                "Changes per kind", segments: ["added", "changed", "removed"], colors: Self.goodWarnBad,
+                facts.delta.map { ($0.kind, [$0.added, $0.changed, $0.removed]) }))
+            page.table(["kind", "added", "changed", "removed"],
+                       facts.delta.map { [$0.kind, ReportNumber.count($0.added), ReportNumber.count($0.changed), ReportNumber.count($0.removed)] },
+                       numeric: [1, 2, 3])
+        }
+
+        section("run", "Time and memory per stage") { page in
+            page.paragraph("The run's time and peak memory per stage are in run-report.html beside the bundle folder, not in it: they differ from run to run, and this page's bytes must not.", class: "note")
+        }
+        return (page.finished(footer: "fieldpack \(info["tool_version"] ?? "") · schema fingerprint \(info["schema_fingerprint"] ?? "?")"), sections)
+    }
+
+    static let goodWarnBad = [SVGChart.palette[0], SVGChart.palette[1], SVGChart.palette[3]]
+
+    /// What an exclusion reason of the costs report means.
+    static func explain(_ reason: String) -> String {
+        if reason.hasPrefix("license:") { return "licence \(reason.dropFirst(8)) is not among the pipeline's licences" }
+        if reason.hasPrefix("placeholder:") { return "iNaturalist's placeholder image (\(reason.dropFirst(12))), not a photo" }
+        if reason == "no-credit" { return "no attribution and no observer to credit" }
+        if reason.hasPrefix("url") || reason.contains("https") { return "not a usable https photo URL" }
+        return reason
+    }
+
+    /// A path's last component: short enough for a chart label (the table gives the whole path).
+    static func fileName(_ path: String) -> String {
+        let parts = path.split(separator: "/")
+        return parts.suffix(1).joined(separator: "/")
+    }
+
+    /// Counts per power-of-two bin of bytes, from the smallest bin present to the largest.
+    static func byteBins(_ values: [(bytes: Int64, photos: Int64)]) -> [(label: String, count: Int64)] {
+        guard !values.isEmpty else { return [] }
+        func bin(_ bytes: Int64) -> Int { bytes <= 1 ? 0 : 64 - (bytes - 1).leadingZeroBitCount }
+        let bins = values.map { bin($0.bytes) }
+        // At least six bins, so that one size class still reads as a distribution.
+        let high = bins.max()!, low = min(bins.min()!, max(0, high - 5))
+        var counts = [Int64](repeating: 0, count: high - low + 1)
+        for (index, value) in values.enumerated() { counts[bins[index] - low] += value.photos }
+        return counts.enumerated().map { ("≤" + Self.powerOfTwo(low + $0.offset), $0.element) }
+    }
+
+    /// 2^exponent bytes in binary units: `512 B`, `16 KiB`, `4 MiB`.
+    static func powerOfTwo(_ exponent: Int) -> String {
+        switch exponent {
+        case 30...: return "\(1 << (exponent - 30)) GiB"
+        case 20...: return "\(1 << (exponent - 20)) MiB"
+        case 10...: return "\(1 << (exponent - 10)) KiB"
+        default: return "\(1 << exponent) B"
+        }
+    }
+
+    /// Counts per bin of a round width, about ten bins over the lengths.
+    static func lengthBins(_ lengths: [Int]) -> [(label: String, count: Int64)] {
+        guard let longest = lengths.max() else { return [] }
+        let widths = [10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000]
+        let width = widths.first { longest / $0 < 12 } ?? (longest / 12 + 1)
+        var counts = [Int64](repeating: 0, count: longest / width + 1)
+        for length in lengths { counts[length / width] += 1 }
+        return counts.enumerated().map { ("\($0.offset * width)–\(($0.offset + 1) * width - 1)", $0.element) }
+    }
+}

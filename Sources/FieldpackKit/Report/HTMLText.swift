@@ -1,0 +1,70 @@
+/// HTML text built as bytes: every piece that comes from data goes through `escaped`, the one
+/// escaping rule (`&`, `<`, `>`, `"`, `'`), which is right both in text and in quoted attributes.
+public struct HTMLText {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Markup written by the report itself (never data).
+    public mutating func raw(_ markup: String) {
+        bytes += markup.utf8
+    }
+
+    /// Text from data: taxon names, file names, reasons.
+    public mutating func text(_ value: String) {
+        Self.escape(value, into: &bytes)
+    }
+
+    /// `<tag class="…">text</tag>` with escaped text.
+    public mutating func element(_ tag: String, _ value: String, class name: String? = nil) {
+        raw(name.map { "<\(tag) class=\"\($0)\">" } ?? "<\(tag)>")
+        text(value)
+        raw("</\(tag)>")
+    }
+
+    public static func escaped(_ value: String) -> String {
+        var out: [UInt8] = []
+        escape(value, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func escape(_ value: String, into out: inout [UInt8]) {
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): out += "&amp;".utf8
+            case UInt8(ascii: "<"): out += "&lt;".utf8
+            case UInt8(ascii: ">"): out += "&gt;".utf8
+            case UInt8(ascii: "\""): out += "&quot;".utf8
+            case UInt8(ascii: "'"): out += "&#39;".utf8
+            default: out.append(byte)
+            }
+        }
+    }
+}
+
+/// Numbers as the report prints them: grouped thousands, and bytes in KB / MB / GB (decimal).
+enum ReportNumber {
+    static func count(_ value: Int64) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out += "\u{202F}" }
+            out.append(digit)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    static func count(_ value: Int) -> String { count(Int64(value)) }
+
+    static func bytes(_ value: Int64) -> String {
+        let units: [(Double, String)] = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
+        for (scale, unit) in units where Double(value) >= scale {
+            return "\(format(Double(value) / scale, Double(value) / scale >= 100 ? 0 : 1)) \(unit)"
+        }
+        return "\(value) B"
+    }
+
+    static func percent(_ part: Int64, of whole: Int64) -> String {
+        whole == 0 ? "–" : "\(format(Double(part) * 100 / Double(whole), 1))%"
+    }
+}

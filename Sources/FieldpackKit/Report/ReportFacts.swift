@@ -1,0 +1,212 @@
+/// What the bundle report shows, read from the bundle's database (its tables and `bundle_info`,
+/// where the bundle stage keeps the costs aggregates and the delta's counts) and, when given,
+/// the ingest rejects and the wiki report. Every list is in a stated order, never hash order.
+struct ReportFacts {
+    struct TargetCosts {
+        var name: String
+        var mode: String
+        var box: (Int64, Int64)
+        /// Photos per tier, in tier order, then `remote` (a remote photo's own URL).
+        var tiers: [(tier: String, photos: Int64)] = []
+        var upscaled: Int64 = 0
+        var download: [(String, Int64)] = []
+        var decoded: [(String, Int64)] = []
+        var fitFromTop: Int64 = 0
+        var largerThanBudget: Int64 = 0
+        var cachedAtEnd: Int64 = 0
+        /// (decoded bytes, download bytes, photos) per size class, from `photo_costs`.
+        var sizes: [(decoded: Int64, download: Int64, photos: Int64)] = []
+    }
+
+    struct FindingGroup {
+        var file: String
+        var outcome: String
+        var part: String
+        var count: Int64
+        var example: String
+    }
+
+    var info: [String: String] = [:]
+    var rows: [(table: String, rows: Int64)] = []
+    /// Iconic taxon → (taxa, observations).
+    var iconic: [(name: String, taxa: Int64, observations: Int64)] = []
+    var targets: [TargetCosts] = []
+    var shippedLicenses: [(String, Int64)] = []
+    var excluded: [(String, Int64)] = []
+    var blurbLengths: [Int] = []
+    var articleLicenses: [(String, Int64)] = []
+    var destinations: [(id: String, name: String, article: String?)] = []
+    var delta: [(kind: String, added: Int64, changed: Int64, removed: Int64)] = []
+    var ingestFindings: [FindingGroup]? = nil
+    var wiki: WikiFacts? = nil
+
+    struct WikiFacts {
+        var wanted: Int64 = 0
+        var found: Int64 = 0
+        var missing: [String] = []
+        var redirects: [(String, String)] = []
+        var disambiguations: [String] = []
+        var duplicates: Int64 = 0
+        var lines: Int64 = 0
+        var skipped: Int64 = 0
+        var rejected: Int64 = 0
+    }
+
+    static func read(database path: String, ingestRejects: String?, wikiReport: String?) throws -> ReportFacts {
+        _ = try ReadableFile(path: path)  // fail here, naming the path, if it cannot be read
+        let database = try Database(path: path, mode: .immutable)
+        guard try database.int("PRAGMA application_id") == Int64(Migrations.applicationID) else {
+            throw FieldpackError(path: path, "not a fieldpack bundle (its application_id is not fieldpack's)")
+        }
+        var facts = ReportFacts()
+        for row in try database.rows("SELECT key, value FROM bundle_info ORDER BY key") {
+            if let key = row[0], let value = row[1] { facts.info[key] = value }
+        }
+        facts.rows = facts.info.keys.sorted().filter { $0.hasPrefix("rows.") }.map {
+            (String($0.dropFirst(5)), Int64(facts.info[$0] ?? "") ?? 0)
+        }
+        facts.iconic = try database.rows("""
+            SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS iconic, count(*),
+                   (SELECT count(*) FROM observations AS o JOIN taxa AS u ON u.id = o.taxon_id
+                    WHERE coalesce(nullif(u.iconic_taxon_name, ''), '(none)') = coalesce(nullif(t.iconic_taxon_name, ''), '(none)'))
+            FROM taxa AS t GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1
+            """).map { ($0[0] ?? "", Int64($0[1] ?? "") ?? 0, Int64($0[2] ?? "") ?? 0) }
+        let unplaced = try database.int("SELECT count(*) FROM observations WHERE taxon_id IS NULL") ?? 0
+        if unplaced > 0 { facts.iconic.append(("(no taxon)", 0, unplaced)) }
+        facts.shippedLicenses = try pairs(database, "SELECT license, count(*) FROM photos GROUP BY license ORDER BY 2 DESC, 1")
+        facts.articleLicenses = try pairs(database, "SELECT license, count(*) FROM articles GROUP BY license ORDER BY 2 DESC, 1")
+        facts.blurbLengths = try database.rows("SELECT blurb_html FROM articles ORDER BY title").map { visibleLength($0[0] ?? "") }
+        facts.destinations = try database.rows("""
+            SELECT d.id, d.name, a.title FROM destinations AS d LEFT JOIN articles AS a ON a.id = d.article_id ORDER BY d.id
+            """).map { ($0[0] ?? "", $0[1] ?? "", $0[2]) }
+        facts.targets = try targets(database, info: facts.info)
+        let parser = JSONParser()
+        if let excluded = facts.info["photos.excluded"] {
+            let buffer = PaddedBuffer(copying: Array(excluded.utf8))
+            let root = try parser.parse(buffer)
+            facts.excluded = root.members.map { ($0.key.string, $0.value.int64 ?? 0) }
+                .sorted { ($1.1, $0.0) < ($0.1, $1.0) }
+        }
+        for kind in BundleDelta.kinds.map(\.name) {
+            guard let added = facts.info["delta.\(kind).added"] else { continue }
+            facts.delta.append((kind, Int64(added) ?? 0, Int64(facts.info["delta.\(kind).changed"] ?? "") ?? 0,
+                                Int64(facts.info["delta.\(kind).removed"] ?? "") ?? 0))
+        }
+        if let ingestRejects { facts.ingestFindings = try findingGroups(ingestRejects, parser: parser) }
+        if let wikiReport { facts.wiki = try wikiFacts(wikiReport, parser: parser) }
+        return facts
+    }
+
+    private static func pairs(_ database: Database, _ sql: String) throws -> [(String, Int64)] {
+        try database.rows(sql).map { ($0[0] ?? "(none)", Int64($0[1] ?? "") ?? 0) }
+    }
+
+    /// Each display target's aggregates (`costs.target.<name>` in `bundle_info`) and its size classes.
+    private static func targets(_ database: Database, info: [String: String]) throws -> [TargetCosts] {
+        let parser = JSONParser()
+        var targets: [TargetCosts] = []
+        for row in try database.rows("SELECT id, name, mode, box_width, box_height FROM display_targets ORDER BY id") {
+            let name = row[1] ?? ""
+            var target = TargetCosts(name: name, mode: row[2] ?? "", box: (Int64(row[3] ?? "") ?? 0, Int64(row[4] ?? "") ?? 0))
+            if let json = info["costs.target.\(name)"] {
+                let buffer = PaddedBuffer(copying: Array(json.utf8))
+                let root = try parser.parse(buffer)
+                target.tiers = (root["tiers"]?.members).map { $0.map { ($0.key.string, $0.value.int64 ?? 0) } } ?? []
+                target.upscaled = root["upscaled"]?.int64 ?? 0
+                target.download = (root["download_bytes"]?.members).map { $0.map { ($0.key.string, $0.value.int64 ?? 0) } } ?? []
+                target.decoded = (root["decoded_bytes"]?.members).map { $0.map { ($0.key.string, $0.value.int64 ?? 0) } } ?? []
+                if let budget = root["budget"] {
+                    target.fitFromTop = budget["fit_from_top"]?.int64 ?? 0
+                    target.largerThanBudget = budget["larger_than_budget"]?.int64 ?? 0
+                    target.cachedAtEnd = budget["cached_after_scrolling_to_the_end"]?.int64 ?? 0
+                }
+            }
+            target.sizes = try database.rows("""
+                SELECT decoded_bytes, download_bytes, count(*) FROM photo_costs WHERE target_id = ?
+                GROUP BY decoded_bytes, download_bytes ORDER BY decoded_bytes, download_bytes
+                """, [.integer(Int64(row[0] ?? "") ?? 0)]).map { (Int64($0[0] ?? "") ?? 0, Int64($0[1] ?? "") ?? 0, Int64($0[2] ?? "") ?? 0) }
+            targets.append(target)
+        }
+        return targets
+    }
+
+    /// The characters a reader sees: outside tags, an entity counted as one.
+    static func visibleLength(_ html: String) -> Int {
+        var count = 0
+        var inTag = false
+        var inEntity = false
+        for byte in html.utf8 {
+            switch byte {
+            case UInt8(ascii: "<"): inTag = true
+            case UInt8(ascii: ">") where inTag: inTag = false
+            case _ where inTag: break
+            case UInt8(ascii: "&"): inEntity = true; count += 1
+            case UInt8(ascii: ";") where inEntity: inEntity = false
+            case _ where inEntity: break
+            case _ where byte & 0xC0 == 0x80: break  // a UTF-8 continuation byte
+            default: count += 1
+            }
+        }
+        return count
+    }
+
+    /// The ingest rejects grouped by file, outcome and part (`photos[].id`: indexes dropped).
+    static func findingGroups(_ path: String, parser: JSONParser) throws -> [FindingGroup] {
+        let reader = LineReader(source: try RawFileSource(path: path))
+        var groups: [String: FindingGroup] = [:]
+        while let line = try reader.next() {
+            if line.bytes.allSatisfy(isJSONBlank) { continue }
+            let value: JSONValue
+            do { value = try parser.parse(line.bytes) } catch {
+                throw FieldpackError(path: path, line: line.number, "not an ingest rejects line: \(error)")
+            }
+            guard let file = value["file"]?.string, let outcome = value["outcome"]?.string else {
+                throw FieldpackError(path: path, line: line.number, "not an ingest rejects line (no file or outcome)")
+            }
+            let part = withoutIndexes(value["path"]?.string ?? "(record)")
+            let key = "\(file)\u{0}\(outcome)\u{0}\(part)"
+            if groups[key] == nil {
+                groups[key] = FindingGroup(file: file, outcome: outcome, part: part, count: 0, example: value["reason"]?.string ?? "")
+            }
+            groups[key]!.count += 1
+        }
+        return groups.values.sorted { ($0.file, $0.outcome, $0.part) < ($1.file, $1.outcome, $1.part) }
+    }
+
+    /// `results[2].photos[0].id` → `results[].photos[].id`.
+    static func withoutIndexes(_ path: String) -> String {
+        var out: [UInt8] = []
+        var inIndex = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "[") { inIndex = true; out.append(byte); continue }
+            if byte == UInt8(ascii: "]") { inIndex = false }
+            if inIndex && byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { continue }
+            out.append(byte)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func wikiFacts(_ path: String, parser: JSONParser) throws -> WikiFacts {
+        let buffer = PaddedBuffer(copying: try ReadableFile.contents(of: path))
+        let root: JSONValue
+        do {
+            root = try parser.parse(buffer)
+        } catch let error as JSONSyntaxError {
+            throw FieldpackError(path: path, "not a wiki report: \(error.message)")
+        }
+        guard root.isObject, let wanted = root["wanted"]?.int64 else {
+            throw FieldpackError(path: path, "not a wiki report (no \"wanted\")")
+        }
+        var wiki = WikiFacts()
+        wiki.wanted = wanted
+        wiki.found = root["found"]?.int64 ?? 0
+        wiki.missing = (root["missing"]?.elements).map { $0.compactMap(\.string) } ?? []
+        wiki.redirects = (root["redirects_followed"]?.members).map { $0.map { ($0.key.string, $0.value.string ?? "") } } ?? []
+        wiki.disambiguations = (root["disambiguation_pages_skipped"]?.elements).map { $0.compactMap(\.string) } ?? []
+        wiki.duplicates = root["duplicate_pages"]?.int64 ?? 0
+        wiki.lines = root["lines"]?.int64 ?? 0
+        wiki.skipped = root["lines_skipped"]?.int64 ?? 0
+        wiki.rejected = root["lines_rejected"]?.int64 ?? 0
+        return wiki
+    }
+}

@@ -1,0 +1,102 @@
+/// The report's charts, as inline SVG (no script, no external file): horizontal bars, stacked
+/// bars with a legend, and histograms. Labels are escaped data; coordinates are integers, so the
+/// same figures give the same bytes.
+enum SVGChart {
+    static let palette = ["#2f6f4f", "#d08c2c", "#3f6fb5", "#b5473f", "#7a5aa6", "#4a9a9a", "#9a8a3a", "#8a8a8a"]
+    static let width = 720
+
+    /// One bar per row, its value printed after it.
+    static func bars(_ title: String, _ rows: [(label: String, value: Int64, text: String)], color: String = palette[0]) -> String {
+        let labelWidth = 230, rowHeight = 24, top = 8
+        let barSpace = width - labelWidth - 110
+        let maximum = max(1, rows.map(\.value).max() ?? 1)
+        let height = top * 2 + rowHeight * max(1, rows.count)
+        var svg = open(title, height: height)
+        for (index, row) in rows.enumerated() {
+            let y = top + index * rowHeight
+            let length = row.value <= 0 ? 0 : max(2, Int(Int64(barSpace) * row.value / maximum))
+            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(clip(row.label, 34))</text>"
+            svg += "<rect x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(length)\" height=\"\(rowHeight - 8)\" rx=\"2\" fill=\"\(color)\"/>"
+            svg += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 16)\" class=\"value\">\(HTMLText.escaped(row.text))</text>"
+        }
+        if rows.isEmpty { svg += "<text x=\"\(labelWidth)\" y=\"\(top + 16)\" class=\"value\">none</text>" }
+        return svg + "</svg>"
+    }
+
+    /// One bar per row split into segments (each row's shares of its total), with a legend.
+    static func stacked(
+        _ title: String, segments: [String], colors: [String]? = nil, _ rows: [(label: String, values: [Int64])]
+    ) -> String {
+        let color = { (part: Int) in colors.map { $0[part % $0.count] } ?? Self.color(part) }
+        let labelWidth = 150, rowHeight = 28, top = 8, legendHeight = 26
+        let barSpace = width - labelWidth - 70
+        let height = top * 2 + rowHeight * max(1, rows.count) + legendHeight
+        var svg = open(title, height: height)
+        for (index, row) in rows.enumerated() {
+            let y = top + index * rowHeight
+            let total = row.values.reduce(0, +)
+            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 18)\" text-anchor=\"end\">\(clip(row.label, 22))</text>"
+            var x = labelWidth
+            var done: Int64 = 0
+            for (part, value) in row.values.enumerated() where value > 0 {
+                // Cumulative rounding: the segments end exactly at the bar's end.
+                done += value
+                let end = labelWidth + Int(Int64(barSpace) * done / max(1, total))
+                svg += "<rect x=\"\(x)\" y=\"\(y + 4)\" width=\"\(max(1, end - x))\" height=\"\(rowHeight - 8)\" fill=\"\(color(part))\">"
+                svg += "<title>\(HTMLText.escaped(segments[part])): \(value)</title></rect>"
+                if end - x >= 26 {
+                    svg += "<text x=\"\((x + end) / 2)\" y=\"\(y + 18)\" text-anchor=\"middle\" class=\"inside\">\(value)</text>"
+                }
+                x = end
+            }
+            svg += "<text x=\"\(labelWidth + barSpace + 6)\" y=\"\(y + 18)\" class=\"value\">\(total)</text>"
+        }
+        var x = labelWidth
+        let legendY = top + rowHeight * max(1, rows.count) + 8
+        for (part, name) in segments.enumerated() {
+            svg += "<rect x=\"\(x)\" y=\"\(legendY)\" width=\"12\" height=\"12\" fill=\"\(color(part))\"/>"
+            svg += "<text x=\"\(x + 16)\" y=\"\(legendY + 11)\" class=\"legend\">\(clip(name, 26))</text>"
+            x += 28 + min(26, name.count) * 7
+        }
+        return svg + "</svg>"
+    }
+
+    /// Vertical bars over ordered bins, each labelled under it.
+    static func histogram(_ title: String, _ bins: [(label: String, count: Int64)], color: String = palette[2]) -> String {
+        let left = 44, top = 14, plotHeight = 120, labelSpace = 34
+        let height = top + plotHeight + labelSpace
+        let count = max(1, bins.count)
+        let step = min(90, (width - left - 10) / count)
+        let maximum = max(1, bins.map(\.count).max() ?? 1)
+        var svg = open(title, height: height)
+        svg += "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - 10)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
+        svg += "<text x=\"\(left - 6)\" y=\"\(top + 4)\" text-anchor=\"end\" class=\"legend\">\(maximum)</text>"
+        svg += "<text x=\"\(left - 6)\" y=\"\(top + plotHeight)\" text-anchor=\"end\" class=\"legend\">0</text>"
+        for (index, bin) in bins.enumerated() {
+            let x = left + index * step
+            let barHeight = bin.count <= 0 ? 0 : max(2, Int(Int64(plotHeight) * bin.count / maximum))
+            svg += "<rect x=\"\(x + 2)\" y=\"\(top + plotHeight - barHeight)\" width=\"\(max(1, step - 4))\" height=\"\(barHeight)\" fill=\"\(color)\">"
+            svg += "<title>\(HTMLText.escaped(bin.label)): \(bin.count)</title></rect>"
+            if bin.count > 0 {
+                svg += "<text x=\"\(x + step / 2)\" y=\"\(top + plotHeight - barHeight - 3)\" text-anchor=\"middle\" class=\"legend\">\(bin.count)</text>"
+            }
+            if bins.count <= 14 || index % 2 == 0 {
+                svg += "<text x=\"\(x + step / 2)\" y=\"\(top + plotHeight + 15)\" text-anchor=\"middle\" class=\"legend\">\(clip(bin.label, 12))</text>"
+            }
+        }
+        return svg + "</svg>"
+    }
+
+    static func color(_ index: Int) -> String { palette[index % palette.count] }
+
+    private static func open(_ title: String, height: Int) -> String {
+        let name = HTMLText.escaped(title)
+        return "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(name)\" "
+            + "viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\"><title>\(name)</title>"
+    }
+
+    /// At most `limit` characters (an ellipsis marks a cut), escaped.
+    private static func clip(_ text: String, _ limit: Int) -> String {
+        HTMLText.escaped(text.count > limit ? String(text.prefix(limit - 1)) + "…" : text)
+    }
+}

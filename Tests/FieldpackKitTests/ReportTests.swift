@@ -1,0 +1,138 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// report.html (a bundle explained on one page) and run-report.html (the run's timings).
+@Suite struct ReportTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    static var sampleInputs: [String] {
+        let folder = "\(repositoryRoot)/sample-data/inat"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
+    }
+
+    private func report(_ directory: TemporaryDirectory, name: String = "report.html", rejects: String? = nil) throws -> String {
+        var options = BundleReport.Options(database: directory.file("content.sqlite"), output: directory.file(name))
+        options.ingestRejects = rejects ?? directory.file("rejects.jsonl")
+        try BundleReport(options: options).run()
+        return try text(directory.file(name))
+    }
+
+    @Test func theSampleBundlesReportShowsEveryPartWithChartsAndNoScript() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let html = try report(directory)
+        #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+        for id in ["contents", "tiers", "bytes", "budget", "licences", "ingest", "articles", "blurbs", "delta", "run"] {
+            #expect(html.contains("<section id=\"\(id)\">"), "no section \(id)")
+        }
+        #expect(html.components(separatedBy: "<svg class=\"chart\"").count - 1 >= 12)
+        #expect(!html.lowercased().contains("<script"))
+        // Nothing is fetched: no external stylesheet, image or font.
+        #expect(!html.contains("href=") && !html.contains("src=") && !html.contains("url("))
+        // Counts come from the bundle: the rows per table, the licences, the salvaged photo.
+        let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
+        let observations = try #require(try database.int("SELECT count(*) FROM observations"))
+        #expect(html.contains("<span class=\"figure\">\(observations)</span><span class=\"label\">observations</span>"))
+        #expect(html.contains("license:cc-by-nc"))
+        #expect(html.contains("<td>salvaged</td><td>photos[].id</td>"))
+        #expect(html.contains("No previous bundle was given"))
+        // One row per iconic taxon (the sample has six insect taxa), with its taxa and observations.
+        let insects = try #require(try database.int("SELECT count(*) FROM taxa WHERE iconic_taxon_name = 'Insecta'"))
+        #expect(insects > 1)
+        #expect(html.components(separatedBy: "<tr><td>Insecta</td>").count - 1 == 1)
+        #expect(html.contains("<tr><td>Insecta</td><td class=\"num\">\(insects)</td>"))
+    }
+
+    @Test func theSameBundleGivesTheSameReportBytes() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let first = try report(directory, name: "first.html")
+        let second = try report(directory, name: "second.html")
+        #expect(first == second)
+    }
+
+    @Test func namesFromTheDataAreEscaped() throws {
+        let directory = try TemporaryDirectory()
+        let observation = """
+            {"id":1,"uuid":"u-1","quality_grade":"research","observed_on":"2024-04-30","updated_at":"2024-05-01T10:00:00+00:00",\
+            "created_at":"2024-04-30T09:00:00+00:00","location":"50.5,4.25",\
+            "taxon":{"id":9,"name":"Danaus <i>plexippus</i>","rank":"species","rank_level":10,"iconic_taxon_name":"<script>alert(1)</script> & \\"Insecta\\""},\
+            "user":{"id":7,"login":"u7","name":null},"photos":[],"observation_photos":[]}
+            """
+        let input = try directory.write("inputs/page.json", page([observation]))
+        try buildBundle(inputs: [input], in: directory)
+        let rejects = try directory.write(
+            "rejects.jsonl",
+            #"{"file":"dumps/<b>bold</b>&'x'.json","line":1,"offset":0,"record":null,"path":"photos[0].id","outcome":"salvaged","reason":"photos[0].id is \"<img src=x>\""}"# + "\n")
+        let html = try report(directory, rejects: rejects)
+        #expect(!html.contains("<script>alert(1)</script>"))
+        #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Insecta&quot;"))
+        #expect(!html.contains("<b>bold</b>") && html.contains("dumps/&lt;b&gt;bold&lt;/b&gt;&amp;&#39;x&#39;.json"))
+        #expect(!html.contains("<img src=x>") && html.contains("&quot;&lt;img src=x&gt;&quot;"))
+    }
+
+    @Test func aDeltaAgainstThePreviousBundleIsCountedPerKind() throws {
+        let first = try TemporaryDirectory()
+        try buildBundle(inputs: [try first.write("a.json", page([observationJSON(id: 1), observationJSON(id: 2)]))], in: first)
+        let second = try TemporaryDirectory()
+        try ingestAndDedupe([try second.write("b.json", page([observationJSON(id: 2), observationJSON(id: 3), observationJSON(id: 4)]))], in: second)
+        var bundle = BundleBuilder.Options(
+            input: second.file("deduped.jsonl"), output: second.file("content.sqlite"), pipelineName: "test", policy: try samplePolicy())
+        bundle.previous = first.file("content.sqlite")
+        bundle.delta = second.file("delta.json")
+        try BundleBuilder(options: bundle).run()
+        let html = try report(second)
+        #expect(!html.contains("No previous bundle was given"))
+        #expect(html.contains("<tr><td>observations</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">1</td></tr>"),
+                "\(html)")
+    }
+
+    @Test func aFileThatIsNotABundleIsAnErrorNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("content.sqlite")
+        try Database(path: path).execute("CREATE TABLE t (x)")
+        #expect(throws: FieldpackError.self) {
+            try BundleReport(options: .init(database: path, output: directory.file("report.html"))).run()
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("report.html")))
+    }
+
+    @Test func theRunReportListsEveryStageInPipelineOrder() throws {
+        let directory = try TemporaryDirectory()
+        let timings = directory.file("timings")
+        for (stage, seconds) in [("verify", 0.5), ("inat", 2.25), ("bundle", 1.0)] {
+            try StageTiming(stage: stage, seconds: seconds, records: 100, bytes: 4_000_000, peakResidentBytes: 50 << 20).write(into: timings)
+        }
+        try RunReport(timings: timings, output: directory.file("run.html"), pipeline: "sample").run()
+        let html = try text(directory.file("run.html"))
+        let order = ["fieldpack-inat", "fieldpack-bundle", "fieldpack-verify"].map { html.range(of: "<td>\($0)</td>")?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil })
+        #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
+        #expect(html.contains("<td class=\"num\">2.25</td>"))
+    }
+
+    /// Every stage's summary line has records/s, MB/s and peak RSS, and with FIELDPACK_TIMINGS
+    /// its figures land in that folder.
+    @Test(.enabled(if: binaries != nil))
+    func stagesWriteTheirTimingsWhereFieldpackTimingsSays() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let timings = directory.file("timings")
+        let input = "\(repositoryRoot)/sample-data/inat/shipping-cases.jsonl"
+        let ingest = try run("\(bin)/fieldpack-inat", [input, "--output", directory.file("r.jsonl"), "--rejects", directory.file("x.jsonl")],
+                             environment: ["FIELDPACK_TIMINGS": timings])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let dedupe = try run("\(bin)/fieldpack-dedupe", [directory.file("r.jsonl"), "--output", directory.file("d.jsonl"), "--conflicts", directory.file("c.json")],
+                             environment: ["FIELDPACK_TIMINGS": timings])
+        #expect(dedupe.status == 0, "\(dedupe.stderr)")
+        for output in [ingest.stderr, dedupe.stderr] {
+            #expect(output.contains(" records/s, ") && output.contains(" MB/s, peak RSS "), "\(output)")
+        }
+        let stages = try StageTiming.read(folder: timings)
+        #expect(stages.map(\.stage) == ["inat", "dedupe"])
+        #expect(stages.allSatisfy { $0.peakResidentBytes > 0 && ($0.records ?? 0) > 0 && ($0.bytes ?? 0) > 0 })
+    }
+}
