@@ -35,6 +35,9 @@ public struct SyntheticDump {
         /// Taxa and users to draw from; nil scales with `observations` (at most 20k and 50k).
         public var taxa: Int? = nil
         public var users: Int? = nil
+        /// Realistic damage (`SyntheticDamage`): malformed records, a truncated page, repeated
+        /// photos under changed licences, hard unicode. Off gives pages the API would serve.
+        public var damage = false
 
         public init(observations: Int, seed: UInt64, output: String) {
             self.observations = observations
@@ -54,7 +57,37 @@ public struct SyntheticDump {
         public var bytes = 0
         public var taxa = 0
         public var users = 0
+        /// What `damage` did; nil for a clean dump.
+        public var damage: DamageSummary? = nil
     }
+
+    /// Counts of each kind of damage written, and the truncated page.
+    public struct DamageSummary: Sendable, Equatable {
+        public var nonNumericIDs = 0
+        public var photosNotAList = 0
+        public var accuracyAsText = 0
+        public var stringDimensions = 0
+        public var unicodeText = 0
+        public var relicensedRepeats = 0
+        /// The page cut short (its file name), nil when the dump has fewer than 3 pages.
+        public var truncatedPage: String? = nil
+        /// Its records before the cut (complete, so a reader can keep them), the one cut, and
+        /// the ones after it (lost).
+        public var salvageable = 0
+        public var cut = 0
+        public var lost = 0
+
+        /// `non_numeric_ids=… … truncated=page-000002.json salvageable=… cut=1 lost=…`
+        public var text: String {
+            "non_numeric_ids=\(nonNumericIDs) photos_not_a_list=\(photosNotAList) accuracy_as_text=\(accuracyAsText) "
+                + "string_dimensions=\(stringDimensions) unicode_text=\(unicodeText) relicensed_repeats=\(relicensedRepeats) "
+                + "truncated=\(truncatedPage ?? "none") salvageable=\(salvageable) cut=\(cut) lost=\(lost)"
+        }
+    }
+
+    /// Where a damaged dump keeps, for checking readers, a valid page of the truncated page's
+    /// complete records (`.damage/salvageable-page-….json`; hidden, so ingest skips it).
+    public static let damageFolder = ".damage"
 
     /// The file beside the pages that says a dump is complete and what it holds.
     public static let markerName = "synth.txt"
@@ -69,7 +102,8 @@ public struct SyntheticDump {
     /// this dump.
     public var markerText: String {
         "fieldpack-synth observations=\(options.observations) seed=\(options.seed) per_page=\(options.perPage) "
-            + "taxa=\(options.taxonCount) users=\(options.userCount) format=\(Self.formatVersion)\n"
+            + "taxa=\(options.taxonCount) users=\(options.userCount) format=\(Self.formatVersion)"
+            + (options.damage ? " damage=1\n" : "\n")
     }
 
     /// True if the output folder already holds this dump: its marker's first line matches and
@@ -100,14 +134,18 @@ public struct SyntheticDump {
         let marker = "\(options.output)/\(Self.markerName)"
         FileSystem.remove(marker)
 
-        let world = SyntheticWorld(seed: options.seed, taxa: options.taxonCount, users: options.userCount)
+        let world = SyntheticWorld(seed: options.seed, taxa: options.taxonCount, users: options.userCount, damage: options.damage)
         let slots = Self.layout(observations: options.observations, perPage: options.perPage, seed: options.seed)
         let pageCount = (slots.count + options.perPage - 1) / options.perPage
+        let truncated = options.damage ? SyntheticDamage.truncatedPage(seed: options.seed, pageCount: pageCount) : nil
+        let damageFolder = "\(options.output)/\(Self.damageFolder)"
+        if FileSystem.exists(damageFolder) { for name in try FileSystem.list(damageFolder) { FileSystem.remove("\(damageFolder)/\(name)") } }
+        if options.damage { try FileSystem.makeDirectories(damageFolder) }
         let queue = PageQueue(count: pageCount)
         let workers = max(1, min(options.workers, pageCount))
         let options = self.options
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            var observations = ObservationWriter(world: world, total: options.observations)
+            var observations = ObservationWriter(world: world, total: options.observations, damage: options.damage)
             var writer = JSONWriter(capacity: options.perPage * 4096 + 4096)
             while let page = queue.claim() {
                 writer.reset()
@@ -118,17 +156,24 @@ public struct SyntheticDump {
                 writer.key("results")
                 writer.beginArray()
                 let start = page * options.perPage
+                var ends: [Int] = [writer.count]
                 for slot in slots[start..<min(start + options.perPage, slots.count)] {
                     observations.write(slot >= 0 ? slot : -slot - 1, olderCopy: slot < 0, into: &writer)
+                    if page == truncated { ends.append(writer.count) }
                 }
                 writer.endArray()
                 writer.endObject()
                 writer.newline()
                 do {
+                    var bytes = writer.bytes
+                    if page == truncated {
+                        bytes = try Self.truncate(bytes, ends: ends, seed: options.seed,
+                                                  salvage: "\(options.output)/\(Self.salvageName(page + 1))")
+                    }
                     let output = try AtomicOutput(path: "\(options.output)/\(Self.pageName(page + 1))")
-                    try writer.bytes.withUnsafeBytes { try output.write($0) }
+                    try bytes.withUnsafeBytes { try output.write($0) }
                     try output.commit(durable: false)
-                    queue.finish(bytes: writer.bytes.count, error: nil)
+                    queue.finish(bytes: bytes.count, error: nil)
                 } catch {
                     queue.finish(bytes: 0, error: error)
                 }
@@ -144,10 +189,62 @@ public struct SyntheticDump {
         summary.bytes = queue.bytes
         summary.taxa = world.taxa.count
         summary.users = world.users.count
+        var damageLine = ""
+        if options.damage {
+            let damage = Self.damageSummary(slots: slots, perPage: options.perPage, seed: options.seed, truncated: truncated)
+            summary.records -= damage.lost
+            summary.damage = damage
+            damageLine = "damage " + damage.text + "\n"
+        }
         try AtomicOutput.write(
-            markerText + "pages=\(pageCount) records=\(summary.records) older_copies=\(summary.olderCopies) bytes=\(summary.bytes)\n",
+            markerText + "pages=\(pageCount) records=\(summary.records) older_copies=\(summary.olderCopies) bytes=\(summary.bytes)\n"
+                + damageLine,
             to: marker)
         return summary
+    }
+
+    /// `.damage/salvageable-page-000001.json`
+    public static func salvageName(_ page: Int) -> String {
+        "\(damageFolder)/salvageable-" + pageName(page)
+    }
+
+    /// Cuts a page in the middle of one of its records (`SyntheticDamage.cutElement`), and writes
+    /// the records before the cut as a valid page to `salvage`.
+    ///
+    /// - Parameter ends: the byte offset where the results start, then where each record ends.
+    static func truncate(_ page: [UInt8], ends: [Int], seed: UInt64, salvage: String) throws -> [UInt8] {
+        let cut = SyntheticDamage.cutElement(seed: seed, elements: ends.count - 1)
+        let complete = Array(page[..<ends[cut]]) + Array("]}\n".utf8)
+        try AtomicOutput.write(String(decoding: complete, as: UTF8.self), to: salvage)
+        return Array(page[..<((ends[cut] + ends[cut + 1]) / 2)])
+    }
+
+    /// Counts each kind of damage in the records the pages hold (not those lost after the cut).
+    static func damageSummary(slots: [Int], perPage: Int, seed: UInt64, truncated: Int?) -> DamageSummary {
+        var damage = DamageSummary()
+        var cutAt = Int.max
+        if let truncated {
+            let elements = min(perPage, slots.count - truncated * perPage)
+            let cut = SyntheticDamage.cutElement(seed: seed, elements: elements)
+            damage.truncatedPage = pageName(truncated + 1)
+            damage.salvageable = cut
+            damage.cut = 1
+            damage.lost = elements - cut - 1
+            cutAt = truncated * perPage + cut
+        }
+        for (position, slot) in slots.enumerated() {
+            if position >= cutAt && position < cutAt + 1 + damage.lost { continue }
+            switch SyntheticDamage.kind(seed: seed, index: slot >= 0 ? slot : -slot - 1, olderCopy: slot < 0) {
+            case .nonNumericID: damage.nonNumericIDs += 1
+            case .photosNotAList: damage.photosNotAList += 1
+            case .accuracyAsText: damage.accuracyAsText += 1
+            case .stringDimensions: damage.stringDimensions += 1
+            case .unicodeText: damage.unicodeText += 1
+            case .relicensedRepeat: damage.relicensedRepeats += 1
+            case nil: break
+            }
+        }
+        return damage
     }
 
     /// `page-000001.json` (six digits, more past a million pages).
