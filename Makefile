@@ -16,8 +16,12 @@ SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
+# What `make bench` needs from Debian besides the build's packages: python3-venv and pip for the
+# baselines' virtual environment (DuckDB, selectolax, lxml, nh3, pysimdjson from PyPI), GNU time
+# for wall time and peak RSS, openssl for the SHA-256 peer, sqlite3 for the row-count check.
+BENCH_DEB_PACKAGES := python3-venv python3-pip time openssl sqlite3 make
 
-.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle
+.PHONY: all bundle test bench bench-deps clean deps test-deps tools pipeline-bundle
 
 all: bundle
 
@@ -123,8 +127,24 @@ test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 
-bench: tools
+# BENCH_RUNS, BENCH_WIKI_N, BENCH_SEED, BENCH_DAMAGE, BENCH_SCALE, BENCH_DUCKDB_MEMORY: see
+# Tests/Bench/run-bench.sh. The table also goes to $(BENCH_DIR)/results.md.
+bench: tools bench-deps
 	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh
+
+bench-deps:
+	@missing=""; for p in $(BENCH_DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing >/dev/null; \
+	  else \
+	    echo "make bench needs Debian packages:$$missing"; \
+	    echo "run: sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
 
 clean:
 	rm -rf $(BUILD) .build

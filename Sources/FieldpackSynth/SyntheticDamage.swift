@@ -61,10 +61,10 @@ enum SyntheticDamage {
     }
 
     /// The size of wiki article `index` when it is one of the long tail of large articles (1 in
-    /// 50, 1.5 to 8 MB of HTML, like the longest list and country articles), else nil.
+    /// 100, 1.2 to 6 MB of HTML, like the longest list and country articles), else nil.
     static func largeArticleBytes(seed: UInt64, index: Int) -> Int? {
         var rng = SplitMix64(seed: seed, stream: stream, index: UInt64(index) | 1 << 60)
-        return rng.chance(1, in: 50) ? rng.int(in: 1_500_000...8_000_000) : nil
+        return rng.chance(1, in: 100) ? rng.int(in: 1_200_000...6_000_000) : nil
     }
 
     /// A name for user `index`, or nil to keep the clean one.

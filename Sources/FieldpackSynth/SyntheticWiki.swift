@@ -15,7 +15,7 @@ public struct SyntheticWiki {
         public var seed: UInt64
         public var output: String
         public var wantedShare = 0.8
-        /// A long tail of large articles (`SyntheticDamage.largeArticleBytes`): 1 in 50 of 1.5 to 8 MB.
+        /// A long tail of large articles (`SyntheticDamage.largeArticleBytes`): 1 in 100 of 1.2 to 6 MB.
         public var largeTail = false
 
         public init(articles: Int, seed: UInt64, output: String) {

@@ -17,7 +17,7 @@ let command = StageCommand(
         --reuse keeps DIR as it is when its synth.txt says it already holds this dump.
         --damage adds realistic damage (malformed records, a truncated page, repeated photos under
         changed licences, hard unicode; counted on synth.txt's third line), and for --wiki-articles
-        a long tail of large articles (1 in 50 of 1.5 to 8 MB).
+        a long tail of large articles (1 in 100 of 1.2 to 6 MB).
 
         --wiki-articles N writes instead a synthetic Wikimedia Enterprise NDJSON dump of N Parsoid-like
         articles (median about 50 KB of HTML, a tail to about 1 MB) to DIR/articles.ndjson, and

@@ -136,6 +136,23 @@ def check_counts(logs, runs, damage):
     return lines, ok
 
 
+def check_wiki(logs, runs, html_bytes):
+    """The wiki baselines must read the same wanted articles as fieldpack: the bytes of article
+    HTML each reports must equal the wiki stage's `html_bytes_cleaned`. Returns (line, ok)."""
+    problems = []
+    for parser in ("selectolax", "lxml"):
+        for run in range(1, runs + 1):
+            with open(os.path.join(logs, f"wiki-{parser}.r{run}.log"), encoding="utf-8") as handle:
+                last = handle.read().strip().splitlines()[-1]
+            words = last.split()
+            seen = int(words[words.index("bytes") - 1]) if "bytes" in words else -1
+            if seen != html_bytes:
+                problems.append(f"{parser} run {run} read {seen:,} bytes of article HTML, fieldpack {html_bytes:,}")
+    if problems:
+        return "Wiki articles: MISMATCH: " + "; ".join(problems), False
+    return f"Wiki articles: every baseline read fieldpack's {html_bytes:,} bytes of wanted article HTML.", True
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--logs", required=True)
@@ -242,6 +259,9 @@ def main():
     out.append("Row counts (run 1's bundle against every DuckDB run):")
     out.append("")
     out += count_lines
+    wiki_line, wiki_ok = check_wiki(logs, runs, wiki_html)
+    out.append(wiki_line)
+    counts_ok = counts_ok and wiki_ok
     text = "\n".join(out) + "\n"
     sys.stdout.write("\n" + text)
     with open(args.results + ".tmp", "w", encoding="utf-8") as handle:
@@ -249,7 +269,7 @@ def main():
     os.replace(args.results + ".tmp", args.results)
     print(f"\nwritten to {args.results}", file=sys.stderr)
     if not counts_ok:
-        print("run-bench: DuckDB's row counts differ from fieldpack's (above): the timings do not compare the same job",
+        print("run-bench: a peer's counts differ from fieldpack's (above): the timings do not compare the same job",
               file=sys.stderr)
         return 1
     return 0

@@ -259,7 +259,7 @@ EOF
   echo "openssl: $(openssl version)"
   echo "sqlite3: $(sqlite3 --version | cut -d' ' -f1)"
   echo "make: $(make --version | head -n 1)"
-  echo "GNU time: $(/usr/bin/time --version 2>&1 | head -n 1)"
+  echo "GNU time: $(dpkg-query -W -f='${Version}' time 2>/dev/null || echo unknown)"
 } >"$logs/versions.txt"
 
 python3 "$here/report.py" --logs "$logs" --runs "$BENCH_RUNS" --synth "$input/synth.txt" \

@@ -9,7 +9,7 @@ Two parsers: `--parser selectolax` (selectolax's lexbor backend, the fastest HTM
 and `--parser lxml` (libxml2, the parser fieldpack uses).
 
 Usage: wiki_baseline.py --parser selectolax|lxml --dump articles.ndjson --pipeline pipeline.json [--processes 2]
-Prints one line: articles, HTML bytes of the wanted articles, seconds.
+Prints one line on stderr: articles, HTML bytes of the wanted articles, seconds, versions.
 """
 import argparse
 import json
@@ -91,7 +91,7 @@ def main():
                 blanks += blurb == 0
     elapsed = time.perf_counter() - began
     print(f"wiki_baseline: {args.parser}: {articles} articles, {html_bytes} bytes of article HTML in {elapsed:.2f} s "
-          f"({html_bytes / elapsed / 1e6:.1f} MB/s), {blanks} with an empty lead, {version(args.parser)}")
+          f"({html_bytes / elapsed / 1e6:.1f} MB/s), {blanks} with an empty lead, {version(args.parser)}", file=sys.stderr)
 
 
 def version(parser):
