@@ -20,7 +20,11 @@ endif
 # The Debian packages: to build and test (deps; help2man because the tests run make install),
 # to benchmark (bench-deps), to make the manual pages (man, for a make install without deps).
 DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip help2man
-DEB_BENCH_PACKAGES := time python3-venv python3-pip openssl
+# What `make bench` needs besides the build's packages: python3-venv and pip for the baselines'
+# virtual environment (DuckDB, selectolax, lxml, nh3, pysimdjson from PyPI, pinned in
+# Tests/Bench/requirements.txt, installed by run-bench.sh), GNU time for wall time and peak RSS,
+# openssl for the SHA-256 peer, sqlite3 for the row-count check.
+DEB_BENCH_PACKAGES := python3-venv python3-pip time openssl sqlite3 make
 DEB_MAN_PACKAGES := help2man
 SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
@@ -28,9 +32,6 @@ SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
-# The benchmark's own Python (DuckDB, lxml and nh3 from PyPI, the baselines it compares with).
-BENCH_VENV ?= .build/bench-venv
-BENCH_PY_PACKAGES := duckdb lxml nh3
 # make install: the executables into $(DESTDIR)$(PREFIX)/bin, their manual pages (made from
 # their --help by help2man) into $(DESTDIR)$(PREFIX)/share/man/man1.
 PREFIX ?= /usr/local
@@ -61,7 +62,7 @@ help:
 	@echo '  make uninstall   removes what make install put there'
 	@echo '  make deps        installs the Debian packages the build and the tests need (when root)'
 	@echo '  make test-deps   installs bagit (the BagIt validator the tests use) into .build/python'
-	@echo '  make bench-deps  installs GNU time and python3-venv, and the benchmark'"'"'s baselines into $(BENCH_VENV)'
+	@echo '  make bench-deps  installs what make bench needs from Debian (GNU time, python3-venv, openssl, sqlite3); the baselines install themselves into $(BENCH_DIR)/venv'
 	@echo '  make clean       removes $(BUILD)/ and .build/'
 	@echo '  make help        this list'
 	@echo
@@ -133,12 +134,6 @@ test-deps: | deps
 # own for the baselines it compares with (DuckDB; lxml + nh3), from PyPI.
 bench-deps: | deps
 	$(call debian-packages,$(DEB_BENCH_PACKAGES))
-	@if ! $(BENCH_VENV)/bin/python3 -c "import $(subst $(space),$(comma),$(BENCH_PY_PACKAGES))" 2>/dev/null; then \
-	  echo "installing from PyPI into $(BENCH_VENV): $(BENCH_PY_PACKAGES)"; \
-	  { [ -x $(BENCH_VENV)/bin/python3 ] || python3 -m venv $(BENCH_VENV); } \
-	    && $(BENCH_VENV)/bin/python3 -m pip install --quiet $(BENCH_PY_PACKAGES) \
-	    || { echo "the benchmark needs $(BENCH_PY_PACKAGES) in $(BENCH_VENV); run: python3 -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install $(BENCH_PY_PACKAGES)"; exit 1; }; \
-	fi
 
 # --- The executables (one swift build for all; skipped when SKIP_TOOLS=1, as tests do) ----
 ifeq ($(SKIP_TOOLS),1)
@@ -275,8 +270,10 @@ report-check: bundle
 
 check: test
 
+# BENCH_RUNS, BENCH_WIKI_N, BENCH_SEED, BENCH_DAMAGE, BENCH_SCALE, BENCH_DUCKDB_MEMORY: see
+# Tests/Bench/run-bench.sh. The table also goes to $(BENCH_DIR)/results.md.
 bench: tools bench-deps
-	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) BENCH_PYTHON=$(BENCH_VENV)/bin/python3 Tests/Bench/run-bench.sh
+	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh
 
 # The manual pages, made by help2man from each executable's --help and --version; the NAME
 # line is the first sentence of the help's description.
@@ -298,6 +295,7 @@ install: tools man
 
 uninstall:
 	rm -f $(EXECUTABLES:%="$(DESTDIR)$(BINDIR)"/fieldpack-%) $(EXECUTABLES:%="$(DESTDIR)$(MANDIR)"/fieldpack-%.1)
+
 
 clean:
 	rm -rf $(BUILD) .build

@@ -12,11 +12,14 @@ struct ObservationWriter {
     let world: SyntheticWorld
     /// How many distinct observations the dump holds (spreads creation dates over the years).
     let total: Int
+    /// Whether records carry `SyntheticDamage`.
+    let damage: Bool
     private var scratch = ByteScratch()
 
-    init(world: SyntheticWorld, total: Int) {
+    init(world: SyntheticWorld, total: Int, damage: Bool = false) {
         self.world = world
         self.total = max(total, 1)
+        self.damage = damage
     }
 
     /// First and last creation time of the dump's observations (Unix seconds).
@@ -75,9 +78,12 @@ struct ObservationWriter {
         // Drawn for every copy, so the older one's stream stays in step with the newer one's.
         let licenceChanged = rng.chance(1, in: 5)
         let oldLicences = olderCopy && licenceChanged
+        let damaged = damage ? SyntheticDamage.kind(seed: world.seed, index: index, olderCopy: olderCopy) : nil
+        var detail = SyntheticDamage.detail(seed: world.seed, index: index, olderCopy: olderCopy)
 
         out.beginObject()
-        out.key("id"); out.int(id)
+        out.key("id")
+        if damaged == .nonNumericID { out.string("obs-\(id)") } else { out.int(id) }
         out.key("uuid"); quotedScratch(&out) { $0.uuid(&rng) }
         out.key("quality_grade"); quotedScratch(&out) { $0.ascii(quality) }
         out.key("observed_on"); quotedScratch(&out) { $0.date(observed, offsetMinutes: offset) }
@@ -100,25 +106,37 @@ struct ObservationWriter {
         rawScratch(&out) { $0.micro(latitude) }
         out.endArray()
         out.endObject()
-        out.key("positional_accuracy"); out.int(accuracy.map(Int64.init))
+        out.key("positional_accuracy")
+        if damaged == .accuracyAsText { out.string("about \(accuracy ?? 10) m") } else { out.int(accuracy.map(Int64.init)) }
         out.key("geoprivacy"); obscured ? quotedScratch(&out) { $0.ascii("obscured") } : out.null()
         out.key("obscured"); out.bool(obscured)
-        out.key("place_guess"); out.string(place)
-        out.key("description"); out.string(description)
+        out.key("place_guess"); out.string(damaged == .unicodeText ? detail.pick(SyntheticDamage.places) : place)
+        out.key("description"); out.string(damaged == .unicodeText ? detail.pick(SyntheticDamage.descriptions) : description)
         out.key("license_code"); out.raw(user.observationLicense)
         out.key("taxon"); out.raw(taxon.json)
         out.key("user"); out.raw(user.json)
 
         // The same photos twice, as the API lists them: photos[], then observation_photos[].
-        var photos: [(owner: Int, slot: Int)] = (0..<photoCount).map { (index, $0) }
+        var photos: [(owner: Int, slot: Int, oldLicence: Bool)] = (0..<photoCount).map { (index, $0, oldLicences) }
         if let sharedPhoto {
             if photos.count == 3 { photos.removeLast() }
-            photos.append((sharedPhoto, 0))
+            photos.append((sharedPhoto, 0, oldLicences))
         }
+        if damaged == .relicensedRepeat {
+            // A photo of an earlier observation, shown again under its owner's other licence.
+            photos.append((index - 1 - detail.below(min(index, 50)), 0, !oldLicences))
+        }
+        let textDimensions = damaged == .stringDimensions
         out.key("photos")
-        out.beginArray()
-        for photo in photos { writePhoto(photo.owner, photo.slot, oldLicence: oldLicences, into: &out) }
-        out.endArray()
+        if damaged == .photosNotAList {
+            out.string("n/a")
+        } else {
+            out.beginArray()
+            for (position, photo) in photos.enumerated() {
+                writePhoto(photo.owner, photo.slot, oldLicence: photo.oldLicence, textDimensions: textDimensions && position == 0, into: &out)
+            }
+            out.endArray()
+        }
         out.key("observation_photos")
         out.beginArray()
         for (position, photo) in photos.enumerated() {
@@ -129,7 +147,7 @@ struct ObservationWriter {
             out.key("uuid"); quotedScratch(&out) { $0.uuid(&linkRNG) }
             out.key("photo_id"); out.int(Self.photoID(photo.owner, photo.slot))
             out.key("photo")
-            writePhoto(photo.owner, photo.slot, oldLicence: oldLicences, into: &out)
+            writePhoto(photo.owner, photo.slot, oldLicence: photo.oldLicence, textDimensions: textDimensions && position == 0, into: &out)
             out.endObject()
         }
         out.endArray()
@@ -148,8 +166,11 @@ struct ObservationWriter {
     }
 
     /// Photo `slot` of observation `observation`: the same bytes wherever it appears (except
-    /// that an older copy may show the licence its owner had before).
-    private mutating func writePhoto(_ observation: Int, _ slot: Int, oldLicence: Bool, into out: inout JSONWriter) {
+    /// that an older copy may show the licence its owner had before). `textDimensions` writes its
+    /// `original_dimensions` as a `"2048x1536"` string (damage).
+    private mutating func writePhoto(
+        _ observation: Int, _ slot: Int, oldLicence: Bool, textDimensions: Bool = false, into out: inout JSONWriter
+    ) {
         var rng = SplitMix64(seed: world.seed, stream: SyntheticWorld.Stream.photo, index: UInt64(observation * 4 + slot))
         let owner = world.users[self.owner(of: observation).user]
         let id = Self.photoID(observation, slot)
@@ -186,10 +207,14 @@ struct ObservationWriter {
             let long = [2048, 2048, 2048, 1600, 1024][rng.below(5)]
             let aspect = [(3, 4), (3, 4), (9, 16), (2, 3), (1, 1)][rng.below(5)]
             let short = long * aspect.0 / aspect.1
-            out.beginObject()
-            out.key("width"); out.int(portrait ? short : long)
-            out.key("height"); out.int(portrait ? long : short)
-            out.endObject()
+            if textDimensions {
+                out.string("\(portrait ? short : long)x\(portrait ? long : short)")
+            } else {
+                out.beginObject()
+                out.key("width"); out.int(portrait ? short : long)
+                out.key("height"); out.int(portrait ? long : short)
+                out.endObject()
+            }
         }
         out.key("flags"); out.beginArray(); out.endArray()
         out.endObject()

@@ -35,6 +35,9 @@ public struct SyntheticDump {
         /// Taxa and users to draw from; nil scales with `observations` (at most 20k and 50k).
         public var taxa: Int? = nil
         public var users: Int? = nil
+        /// Realistic damage (`SyntheticDamage`): malformed records, a truncated page, repeated
+        /// photos under changed licences, hard unicode. Off gives pages the API would serve.
+        public var damage = false
 
         public init(observations: Int, seed: UInt64, output: String) {
             self.observations = observations
@@ -54,6 +57,8 @@ public struct SyntheticDump {
         public var bytes = 0
         public var taxa = 0
         public var users = 0
+        /// What `damage` did; nil for a clean dump.
+        public var damage: DamageSummary? = nil
     }
 
     /// The file beside the pages that says a dump is complete and what it holds.
@@ -69,7 +74,8 @@ public struct SyntheticDump {
     /// this dump.
     public var markerText: String {
         "fieldpack-synth observations=\(options.observations) seed=\(options.seed) per_page=\(options.perPage) "
-            + "taxa=\(options.taxonCount) users=\(options.userCount) format=\(Self.formatVersion)\n"
+            + "taxa=\(options.taxonCount) users=\(options.userCount) format=\(Self.formatVersion)"
+            + (options.damage ? " damage=1\n" : "\n")
     }
 
     /// True if the output folder already holds this dump: its marker's first line matches and
@@ -100,14 +106,18 @@ public struct SyntheticDump {
         let marker = "\(options.output)/\(Self.markerName)"
         FileSystem.remove(marker)
 
-        let world = SyntheticWorld(seed: options.seed, taxa: options.taxonCount, users: options.userCount)
+        let world = SyntheticWorld(seed: options.seed, taxa: options.taxonCount, users: options.userCount, damage: options.damage)
         let slots = Self.layout(observations: options.observations, perPage: options.perPage, seed: options.seed)
         let pageCount = (slots.count + options.perPage - 1) / options.perPage
+        let truncated = options.damage ? SyntheticDamage.truncatedPage(seed: options.seed, pageCount: pageCount) : nil
+        let damageFolder = "\(options.output)/\(Self.damageFolder)"
+        if FileSystem.exists(damageFolder) { for name in try FileSystem.list(damageFolder) { FileSystem.remove("\(damageFolder)/\(name)") } }
+        if options.damage { try FileSystem.makeDirectories(damageFolder) }
         let queue = PageQueue(count: pageCount)
         let workers = max(1, min(options.workers, pageCount))
         let options = self.options
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            var observations = ObservationWriter(world: world, total: options.observations)
+            var observations = ObservationWriter(world: world, total: options.observations, damage: options.damage)
             var writer = JSONWriter(capacity: options.perPage * 4096 + 4096)
             while let page = queue.claim() {
                 writer.reset()
@@ -118,17 +128,24 @@ public struct SyntheticDump {
                 writer.key("results")
                 writer.beginArray()
                 let start = page * options.perPage
+                var ends: [Int] = [writer.count]
                 for slot in slots[start..<min(start + options.perPage, slots.count)] {
                     observations.write(slot >= 0 ? slot : -slot - 1, olderCopy: slot < 0, into: &writer)
+                    if page == truncated { ends.append(writer.count) }
                 }
                 writer.endArray()
                 writer.endObject()
                 writer.newline()
                 do {
+                    var bytes = writer.bytes
+                    if page == truncated {
+                        bytes = try Self.truncate(bytes, ends: ends, seed: options.seed,
+                                                  salvage: "\(options.output)/\(Self.salvageName(page + 1))")
+                    }
                     let output = try AtomicOutput(path: "\(options.output)/\(Self.pageName(page + 1))")
-                    try writer.bytes.withUnsafeBytes { try output.write($0) }
+                    try bytes.withUnsafeBytes { try output.write($0) }
                     try output.commit(durable: false)
-                    queue.finish(bytes: writer.bytes.count, error: nil)
+                    queue.finish(bytes: bytes.count, error: nil)
                 } catch {
                     queue.finish(bytes: 0, error: error)
                 }
@@ -144,8 +161,16 @@ public struct SyntheticDump {
         summary.bytes = queue.bytes
         summary.taxa = world.taxa.count
         summary.users = world.users.count
+        var damageLine = ""
+        if options.damage {
+            let damage = Self.damageSummary(slots: slots, perPage: options.perPage, seed: options.seed, truncated: truncated)
+            summary.records -= damage.lost
+            summary.damage = damage
+            damageLine = "damage " + damage.text + "\n"
+        }
         try AtomicOutput.write(
-            markerText + "pages=\(pageCount) records=\(summary.records) older_copies=\(summary.olderCopies) bytes=\(summary.bytes)\n",
+            markerText + "pages=\(pageCount) records=\(summary.records) older_copies=\(summary.olderCopies) bytes=\(summary.bytes)\n"
+                + damageLine,
             to: marker)
         return summary
     }

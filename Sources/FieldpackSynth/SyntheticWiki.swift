@@ -15,6 +15,8 @@ public struct SyntheticWiki {
         public var seed: UInt64
         public var output: String
         public var wantedShare = 0.8
+        /// A long tail of large articles (`SyntheticDamage.largeArticleBytes`): 1 in 100 of 1.2 to 6 MB.
+        public var largeTail = false
 
         public init(articles: Int, seed: UInt64, output: String) {
             self.articles = articles
@@ -41,7 +43,8 @@ public struct SyntheticWiki {
         for index in 0..<options.articles {
             var random = SplitMix64(seed: options.seed, stream: 0x57494B49, index: UInt64(index))
             let title = "Synthetic species \(index + 1)"
-            let html = Self.article(title: title, random: &random)
+            let large = options.largeTail ? SyntheticDamage.largeArticleBytes(seed: options.seed, index: index) : nil
+            let html = Self.article(title: title, random: &random, size: large)
             htmlBytes += html.utf8.count
             if Double(random.below(1000)) < options.wantedShare * 1000 { wanted.append(title) }
             writer.beginObject()
@@ -129,13 +132,13 @@ public struct SyntheticWiki {
         return text + "</p>\n"
     }
 
-    /// One article's HTML; its size follows a log-normal law around 50 KB.
-    static func article(title: String, random: inout SplitMix64) -> String {
+    /// One article's HTML; its size follows a log-normal law around 50 KB, unless `size` is given.
+    static func article(title: String, random: inout SplitMix64, size: Int? = nil) -> String {
         // Box–Muller on two uniforms: a normal deviate, for a log-normal size.
         let u1 = max(Double(random.next() >> 11) / Double(1 << 53), 1e-12)
         let u2 = Double(random.next() >> 11) / Double(1 << 53)
         let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-        let target = Int(min(max(exp(log(50_000.0) + 0.85 * normal), 4_000), 1_100_000))
+        let target = size ?? Int(min(max(exp(log(50_000.0) + 0.85 * normal), 4_000), 1_100_000))
         var id = 0
         var html = """
             <!DOCTYPE html>

@@ -69,7 +69,8 @@ struct SyntheticWorld: Sendable {
         static let identification: UInt64 = 8
     }
 
-    init(seed: UInt64, taxa taxonCount: Int, users userCount: Int) {
+    /// `damage` gives some users names from `SyntheticDamage.names`; the rest are unchanged.
+    init(seed: UInt64, taxa taxonCount: Int, users userCount: Int, damage: Bool = false) {
         self.seed = seed
         taxonPopularity = ZipfTable(count: taxonCount, flatten: 30)
         userPopularity = ZipfTable(count: userCount, flatten: 20)
@@ -77,7 +78,7 @@ struct SyntheticWorld: Sendable {
         userStride = Self.coprimeStride(for: userCount)
         var users: [User] = []
         users.reserveCapacity(userCount)
-        for index in 0..<userCount { users.append(Self.makeUser(index, seed: seed)) }
+        for index in 0..<userCount { users.append(Self.makeUser(index, seed: seed, damage: damage)) }
         self.users = users
         var taxa: [Taxon] = []
         taxa.reserveCapacity(taxonCount)
@@ -103,7 +104,7 @@ struct SyntheticWorld: Sendable {
 
     // MARK: - Users
 
-    private static func makeUser(_ index: Int, seed: UInt64) -> User {
+    private static func makeUser(_ index: Int, seed: UInt64, damage: Bool) -> User {
         var rng = SplitMix64(seed: seed, stream: Stream.user, index: UInt64(index))
         let vocabulary = SyntheticVocabulary.self
         let id = Int64(1000 + index * 97 + rng.below(97))
@@ -115,6 +116,7 @@ struct SyntheticWorld: Sendable {
             name = rng.chance(4, in: 100)
                 ? rng.pick(vocabulary.fullNames) : "\(rng.pick(vocabulary.firstNames)) \(rng.pick(vocabulary.lastNames))"
         }
+        if damage, let damaged = SyntheticDamage.userName(seed: seed, index: index) { name = damaged }
         let iconStamp = 1_400_000_000 + rng.below(300_000_000)
         let hasIcon = rng.chance(6, in: 10)
         let observationsCount = rng.chance(1, in: 20) ? rng.int(in: 1000...90_000) : rng.int(in: 1...999)

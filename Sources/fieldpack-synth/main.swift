@@ -4,8 +4,8 @@ import FieldpackSynth
 let command = StageCommand(
     name: "fieldpack-synth",
     usage: """
-        fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse]
-               fieldpack-synth --wiki-articles N --seed S --output DIR
+        fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse] [--damage]
+               fieldpack-synth --wiki-articles N --seed S --output DIR [--damage]
                fieldpack-synth --parse-only (--pipeline FILE | INPUT...)
         """,
     help: """
@@ -15,6 +15,9 @@ let command = StageCommand(
         observations also appear as an older copy in another page; ~0.1% of photo ids are shared
         by two observations. --taxa and --users default to N/50 and N/20, at most 20000 and 50000.
         --reuse keeps DIR as it is when its synth.txt says it already holds this dump.
+        --damage adds realistic damage (malformed records, a truncated page, repeated photos under
+        changed licences, hard unicode; counted on synth.txt's third line), and for --wiki-articles
+        a long tail of large articles (1 in 100 of 1.2 to 6 MB).
 
         --wiki-articles N writes instead a synthetic Wikimedia Enterprise NDJSON dump of N Parsoid-like
         articles (median about 50 KB of HTML, a tail to about 1 MB) to DIR/articles.ndjson, and
@@ -24,7 +27,7 @@ let command = StageCommand(
         them with simdjson, on one core, writing nothing: the parser's share of ingest.
         """,
     options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles", "pipeline"],
-    flags: ["reuse", "parse-only"])
+    flags: ["reuse", "parse-only", "damage"])
 
 command.main { arguments in
     if arguments.flag("parse-only") {
@@ -44,7 +47,9 @@ command.main { arguments in
         let seedText = try arguments.required("seed")
         guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer") }
         let clock = StageClock()
-        let written = try SyntheticWiki(options: .init(articles: articles, seed: seed, output: try arguments.required("output"))).run()
+        var wikiOptions = SyntheticWiki.Options(articles: articles, seed: seed, output: try arguments.required("output"))
+        wikiOptions.largeTail = arguments.flag("damage")
+        let written = try SyntheticWiki(options: wikiOptions).run()
         StageReport(stage: "synth", clock: clock).print(
             "\(articles) articles, \(written.htmlBytes) bytes of HTML, \(written.bytes) bytes of NDJSON", records: articles,
             bytes: written.bytes)
@@ -54,6 +59,7 @@ command.main { arguments in
     let seedText = try arguments.required("seed")
     guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer, not \"\(seedText)\"") }
     var options = SyntheticDump.Options(observations: observations, seed: seed, output: try arguments.required("output"))
+    options.damage = arguments.flag("damage")
     if let perPage = try arguments.int("per-page") { options.perPage = perPage }
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
     if let taxa = try arguments.int("taxa") {
@@ -73,6 +79,7 @@ command.main { arguments in
     let summary = try dump.run()
     StageReport(stage: "synth", clock: clock).print(
         "\(summary.pages) pages, \(summary.records) observation records (\(summary.olderCopies) older copies), "
-            + "\(summary.taxa) taxa, \(summary.users) users, \(summary.bytes) bytes",
+            + "\(summary.taxa) taxa, \(summary.users) users, \(summary.bytes) bytes"
+            + (summary.damage.map { "; damage: " + $0.text } ?? ""),
         records: summary.records, bytes: summary.bytes)
 }
