@@ -34,7 +34,10 @@ struct SpillFileTests {
         #expect(throws: FieldpackError.self) { try spill.string(at: .init(offset: 1, count: 10)) }
     }
 
-    @Test func aFolderThatCannotHoldItIsAnErrorNamingIt() {
-        #expect(throws: FieldpackError.self) { try SpillFile(in: "/nonexistent-folder/for-spill") }
+    @Test func aFolderNotYetMadeIsMadeAndOneThatCannotBeIsAnError() throws {
+        let directory = try TemporaryDirectory()
+        let spill = try SpillFile(in: directory.file("wiki/later"))
+        #expect(try spill.string(at: spill.append("ok")) == "ok")
+        #expect(throws: FieldpackError.self) { try SpillFile(in: "/proc/no-folder-here") }
     }
 }

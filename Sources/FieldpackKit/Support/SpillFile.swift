@@ -31,6 +31,7 @@ public final class SpillFile {
     public init(in folder: String, bufferSize: Int = 1 << 20) throws {
         self.folder = folder
         self.bufferSize = bufferSize
+        try FileSystem.makeDirectories(folder)
         let (path, descriptor) = try FileSystem.createExclusive(in: folder, prefix: ".spill-", readable: true)
         self.descriptor = descriptor
         if unlink(path) != 0 {
