@@ -250,6 +250,16 @@ public enum Migrations {
             UPDATE observations SET coordinates_obscured = 1, positional_accuracy = NULL
             WHERE obscured = 1 OR geoprivacy IN ('obscured', 'private');
             """),
+        Migration(version: 8, name: "observations-by-uuid", sql: """
+            -- Observations from API pages (an id and a uuid) and from the open-data export (a uuid
+            -- only) are one table, one row per uuid. An observation known only from the export has
+            -- a negative id, a hash of its uuid (the same in every bundle): inaturalist_id is NULL
+            -- for it, and the app addresses it by uuid, as iNaturalist's site and API accept
+            -- (/observations/<uuid>). observation_photos refer to observations by id either way.
+            ALTER TABLE observations ADD COLUMN inaturalist_id INTEGER
+                GENERATED ALWAYS AS (CASE WHEN id > 0 THEN id END) VIRTUAL;
+            CREATE UNIQUE INDEX observations_by_uuid ON observations(uuid);
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.

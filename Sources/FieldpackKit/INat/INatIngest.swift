@@ -20,6 +20,9 @@ public struct INatIngest {
         public var watchedFolders: [String] = []
         /// Input files per unit of work and of satellite collapsing (see `Satellites`).
         public var filesPerChunk = 32
+        /// The date of loose open-data tables (Unix ms at 00:00 UTC; the pipeline's
+        /// `open_data_date`), when their names do not carry it (see `OpenDataDate`).
+        public var openDataDate: Int64? = nil
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -79,8 +82,9 @@ public struct INatIngest {
         let sink = OrderedSink(output: output, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let spillPrefix = output.temporaryPath
+        let openDataDate = options.openDataDate
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes)
+            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate)
             while let chunk = sink.claim() {
                 var index = chunks[chunk].lowerBound
                 do {

@@ -21,6 +21,9 @@ public struct Pipeline: Sendable {
     public var shipping: ShippingPolicy
     /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
     public var maxRejectRate: Double?
+    /// The date of loose open-data export tables (`open_data_date`, `YYYY-MM-DD`), as Unix ms:
+    /// the export's `.tar.gz` and `inaturalist-open-data-YYYYMMDD` names carry their own.
+    public var openDataDate: Int64? = nil
     public var path: String
 
     /// Reads and validates a pipeline file.
@@ -62,6 +65,13 @@ public struct Pipeline: Sendable {
             }
             maxRejectRate = rate
         }
+        var openDataDate: Int64? = nil
+        if let value = root["open_data_date"], !value.isNull {
+            guard let text = value.string, let date = OpenDataDate.parse(text) else {
+                throw FieldpackError(path: path, "\"open_data_date\" must be a date YYYY-MM-DD (the open-data export's date)")
+            }
+            openDataDate = date
+        }
         var destinations: [Destination] = []
         if let list = root["destinations"], !list.isNull {
             guard list.isArray else { throw FieldpackError(path: path, "\"destinations\" must be an array") }
@@ -94,7 +104,7 @@ public struct Pipeline: Sendable {
         return Pipeline(
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
             wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
-            maxRejectRate: maxRejectRate, path: path)
+            maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
     }
 
     /// The iNaturalist input files, in a stable order, and the folders they were found in.
