@@ -81,7 +81,7 @@ import Testing
         #expect(merged["license"] as? String == "cc-by")
         #expect(merged["part"] is NSNull)
         let exportOnly = try #require(observations.first { $0["uuid"] as? String == Self.otherUUID })
-        #expect((exportOnly["id"] as? Int ?? 0) < 0)
+        #expect(((exportOnly["id"] as? NSNumber)?.doubleValue ?? 0) < 0)
         #expect(exportOnly["photos"] as? [[Int]] == [[502, 0]])
         // The taxon: the export's copy, with the API's common name.
         let taxon = try #require(records.first { $0["k"] as? String == "taxon" && $0["id"] as? Int == 48662 })

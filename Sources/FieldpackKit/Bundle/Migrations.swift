@@ -275,5 +275,6 @@ public enum Migrations {
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
         6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
         7: "8ee3a85f7429fa32f91af5e765c2ac1274759db7f5701e2c86cb6dc2defde6e6",
+        8: "51fcbad274808d5430bbb3b310541fee678d4b057492be91dcb37f664c64d2cf",
     ]
 }

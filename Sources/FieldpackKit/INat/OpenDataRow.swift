@@ -6,10 +6,11 @@ import Glibc
 ///
 /// Raw TSV (INAT.md §4): no quoting or escaping, so `'` and `"` are data; an empty field is null;
 /// a name of `None` is null (Python-written exports); `ancestry` is `/`-separated ids; `active` is
-/// `true`/`false`. A row whose field count differs from its header's cannot be placed (a tab in
-/// a field shifts every column after it): it is rejected, like a row without its key
-/// (`observation_uuid`, `photo_id`, `taxon_id`, `observer_id`). Any other unusable field is
-/// dropped and noted (`dropped`), and the row kept.
+/// `true`/`false`. A row without its key (`observation_uuid`, `photo_id`, `taxon_id`,
+/// `observer_id`) is rejected. A row whose field count differs from its header's cannot be
+/// placed (a tab in a field shifts every column after it; two rows of the real 2022 sample have
+/// one): an observation or observer keeps only its key (its first column), a photo or taxon is
+/// rejected. Any other unusable field is dropped and noted (`dropped`), and the row kept.
 ///
 /// - observations → an `obs` record: id `ObservationUUID.exportID`, the export's columns, no photos.
 /// - photos → a `photo` record (the open-data URL of the square tier, with `extension`
@@ -28,6 +29,8 @@ struct OpenDataRow {
     private var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
     private var url: [UInt8] = []
     private let columns: Columns
+    /// The row's fields cannot be placed: only its key (field 0) is read.
+    private var keyOnly = false
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -87,8 +90,17 @@ struct OpenDataRow {
             guard tab != nil else { break }
             start = end + 1
         }
-        guard field == header.fieldCount else {
-            throw RecordError(at: "", "row has \(field) tab-separated fields, the header \(header.fieldCount) (a tab inside a field?)")
+        keyOnly = false
+        if field != header.fieldCount {
+            // Which fields moved is unknown (a tab inside any field shifts the ones after it). An
+            // observation or an observer keeps its key, the first column, if it reads as one; a
+            // photo or a taxon is nothing without its other columns.
+            let reason = "row has \(field) tab-separated fields, the header \(header.fieldCount) (a tab inside a field?)"
+            let key = header.table == .observations ? columns.observationUUID : columns.observerID
+            guard header.table == .observations || header.table == .observers, key == 0 else { throw RecordError(at: "", reason) }
+            if field < header.fieldCount { for index in field..<header.fieldCount { starts[index] = 0; ends[index] = 0 } }
+            keyOnly = true
+            dropped.append(RecordError(at: "", "\(reason): kept its \(header.table == .observations ? "observation_uuid" : "observer_id"), dropped the other fields"))
         }
         switch header.table {
         case .observations: try observation(into: &extractor, source: source)
@@ -224,7 +236,7 @@ struct OpenDataRow {
 
     /// The bytes of field `index` (empty for an absent optional column).
     private func field(_ index: Int) -> UnsafeRawBufferPointer {
-        guard index >= 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard index >= 0, !keyOnly || index == 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(rebasing: bytes[starts[index]..<ends[index]])
     }
 

@@ -60,10 +60,11 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         if positions["observation_uuid"] != nil || positions["photo_uuid"] != nil
             || (positions["taxon_id"] != nil && positions["ancestry"] != nil)
         {
-            let closest = [OpenDataTable.photos, .observations, .taxa, .observers].min {
-                $0.required.filter { positions[$0.description] == nil }.count
-                    < $1.required.filter { positions[$0.description] == nil }.count
-            }!
+            // The table that has the most of its columns here (the first on a tie).
+            let closest = [OpenDataTable.photos, .observations, .taxa, .observers].reduce(nil as (OpenDataTable, Int)?) { best, table in
+                let present = table.required.filter { positions[$0.description] != nil }.count
+                return present > (best?.1 ?? 0) ? (table, present) : best
+            }!.0
             let missing = closest.required.filter { positions[$0.description] == nil }.map(\.description)
             throw FieldpackError("an open-data \(closest.rawValue) table without the column(s) \(missing.joined(separator: ", "))")
         }
