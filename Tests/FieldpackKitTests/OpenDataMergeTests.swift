@@ -42,11 +42,11 @@ import Testing
     }
 
     /// The API's copy of the first observation (its uuid in upper case), last updated at `updatedAt`.
-    private func writeAPICopy(in directory: TemporaryDirectory, updatedAt: String) throws -> String {
+    private func writeAPICopy(in directory: TemporaryDirectory, updatedAt: String, place: String = "Zwin, BE") throws -> String {
         try directory.write("api/observation.json", """
             {"id":9100001,"uuid":"\(Self.uuid.uppercased())","quality_grade":"research","observed_on":"2024-04-30",\
             "created_at":"2024-04-30T09:00:00+00:00","updated_at":"\(updatedAt)","location":"50.5,4.25",\
-            "place_guess":"Zwin, BE","geoprivacy":"obscured","positional_accuracy":12,"public_positional_accuracy":900,\
+            "place_guess":"\(place)","geoprivacy":"obscured","positional_accuracy":12,"public_positional_accuracy":900,\
             "license_code":"cc-by",\
             "taxon":{"id":48662,"name":"Danaus plexippus","rank":"species","rank_level":10,"ancestry":"48460/1","preferred_common_name":"Monarque"},\
             "user":{"id":7,"login":"kim","name":"Kim Ito"},\
@@ -136,5 +136,29 @@ import Testing
         let exportOnly = try #require(try database.int("SELECT id FROM observations WHERE uuid = ?", [.text(Self.otherUUID)]))
         #expect(exportOnly < 0)
         #expect(try database.scalar("SELECT photo_id FROM observation_photos WHERE observation_id = ?", [.integer(exportOnly)]) == "502")
+    }
+
+    /// Several API copies, so that the content hash (the last tie-break) cannot decide them all.
+    @Test(arguments: ["Zwin, BE", "De Panne", "Knokke", "Brugge", "Gent", "Oostende"])
+    func onTheExportsOwnDateTheAPICopyWins(place: String) throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-11-27T00:00:00Z", place: place)
+        let observations = try deduped(export + [api], in: directory).filter { $0["k"] as? String == "obs" }
+        let merged = try #require(observations.first { $0["id"] as? Int == 9_100_001 })
+        #expect(merged["photos"] as? [[Int]] == [[501, 0]], "the API copy's own photo list")
+        #expect(merged["uuid"] as? String == Self.uuid.uppercased())
+    }
+
+    @Test func photoRowsOfAnObservationThatNoTableHoldsLinkToNothing() throws {
+        let directory = try TemporaryDirectory()
+        let photos = try directory.write("inaturalist-open-data-20241127/photos.csv", """
+            photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+            0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e09\t509\t\(Self.otherUUID)\t7\tjpg\tCC-BY\t100\t100\t0
+
+            """)
+        let records = try deduped([photos], in: directory)
+        #expect(records.filter { $0["k"] as? String == "obs" }.isEmpty)
+        #expect(records.filter { $0["k"] as? String == "photo" }.map { $0["id"] as? Int } == [509])
     }
 }
