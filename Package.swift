@@ -31,7 +31,7 @@ let package = Package(
             exclude: ["Bundle/Migrations.lock.json"]),
         // The benchmark's tools (synthetic dumps, the parser-alone rate): beside the shipped
         // library, not in it.
-        .target(name: "FieldpackSynth", dependencies: ["FieldpackKit"], path: "Sources/FieldpackSynth"),
+        .target(name: "FieldpackSynth", dependencies: ["FieldpackKit", "CArchive"], path: "Sources/FieldpackSynth"),
         // What the tests share (temporary folders, running the built executables, small builds).
         .target(name: "FieldpackTestSupport", dependencies: ["FieldpackKit"], path: "Tests/FieldpackTestSupport"),
     ] + stages.map {

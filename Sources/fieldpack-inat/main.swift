@@ -2,20 +2,24 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] | --pipeline FILE --print-name",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] [--open-data-date YYYY-MM-DD] | --pipeline FILE --print-name",
     help: """
         Ingests iNaturalist dumps (API pages of observations, taxa or species counts, bare
         arrays of records, single records, JSON Lines; any of them gzip-compressed, detected
-        by content, whatever the file's extension) into normalized records. A folder is walked
+        by content, whatever the file's extension) and the iNaturalist open-data export (its
+        .tar.gz, or its observations, photos, taxa and observers tables, plain or .gz, told by
+        their header lines) into normalized records. The export's rows are dated by the
+        inaturalist-open-data-YYYYMMDD in their names, else by --open-data-date (default: the
+        pipeline's "open_data_date"). A folder is walked
         like a pipeline's input folder; - reads standard input. A file that is not iNaturalist
-        JSON (a TSV/CSV export, Darwin Core, HTML, binary) stops the stage with one error.
+        JSON or an export table (another CSV export, Darwin Core, HTML, binary) stops the stage with one error.
         A record keeps its good parts: an unusable part (a wrong-typed field, a photo without
         an id) is dropped and listed in the rejects file as "salvaged"; only a record without a
         usable id is "rejected". Each finding gives file, line, JSON path and reason. The stage
         fails when more than --max-reject-rate of the records are rejected (default: the
         pipeline's "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
         """,
-    options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers"],
+    options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers", "open-data-date"],
     flags: ["print-name"])
 
 command.main { arguments in
@@ -36,6 +40,7 @@ command.main { arguments in
     }
     if inputs.filter({ $0 == StandardInput.argument }).count > 1 { throw UsageError("- (standard input) can be given only once") }
     var maxRejectRate: Double? = nil
+    var openDataDate: Int64? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
@@ -43,6 +48,7 @@ command.main { arguments in
             return
         }
         maxRejectRate = pipeline.maxRejectRate
+        openDataDate = pipeline.openDataDate
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
@@ -58,6 +64,11 @@ command.main { arguments in
     } else if let maxRejectRate {
         options.maxRejectRate = maxRejectRate
     }
+    if let text = arguments.value("open-data-date") {
+        guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date must be a date YYYY-MM-DD") }
+        openDataDate = date
+    }
+    options.openDataDate = openDataDate
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
     options.progress = arguments.progress(stage: "inat")
     let clock = StageClock()

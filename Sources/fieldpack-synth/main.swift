@@ -6,6 +6,7 @@ let command = StageCommand(
     usage: """
         fieldpack-synth --observations N --seed S --output DIR [--per-page 200] [--workers 2] [--taxa T] [--users U] [--reuse] [--damage]
                fieldpack-synth --wiki-articles N --seed S --output DIR [--damage]
+               fieldpack-synth --open-data N [--seed S] [--tar] [--date YYYYMMDD] (DIR | --output DIR)
                fieldpack-synth --parse-only (--pipeline FILE | INPUT...)
         """,
     help: """
@@ -23,11 +24,17 @@ let command = StageCommand(
         articles (median about 50 KB of HTML, a tail to about 1 MB) to DIR/articles.ndjson, and
         DIR/pipeline.json wanting 80% of them, for the wiki stage's benchmark.
 
+        --open-data N writes instead an iNaturalist open-data export of N observations in the
+        real shape: DIR/observations.csv, photos.csv, taxa.csv and observers.csv (tab-separated,
+        no quoting), or with --tar one DIR/inaturalist-open-data-<date>.tar.gz holding them (date
+        20241127 unless --date). Duplicate photo rows, quotes inside names, None names, JPG
+        extensions and missing dimensions, coordinates and dates included. Seed 1 unless --seed.
+
         --parse-only reads the iNaturalist inputs (a pipeline's, or those given) and only parses
         them with simdjson, on one core, writing nothing: the parser's share of ingest.
         """,
-    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles", "pipeline"],
-    flags: ["reuse", "parse-only", "damage"])
+    options: ["observations", "seed", "output", "per-page", "workers", "taxa", "users", "wiki-articles", "pipeline", "open-data", "date"],
+    flags: ["reuse", "parse-only", "damage", "tar"])
 
 command.main { arguments in
     if arguments.flag("parse-only") {
@@ -38,6 +45,26 @@ command.main { arguments in
         let rate = try ParseRate.measure(inputs: inputs)
         StageReport(stage: "synth", clock: clock).print(
             "parse only (one core): \(rate.documents) documents", records: rate.documents, bytes: rate.bytes)
+        return
+    }
+    if let observations = try arguments.int("open-data") {
+        guard observations > 0 else { throw UsageError("--open-data must be at least 1") }
+        guard arguments.positional.count <= 1 else { throw UsageError("--open-data takes one folder") }
+        let seedText = arguments.value("seed") ?? "1"
+        guard let seed = UInt64(seedText) else { throw UsageError("--seed must be a non-negative integer, not \"\(seedText)\"") }
+        guard let output = arguments.positional.first ?? arguments.value("output") else { throw UsageError("--open-data needs a folder") }
+        var options = SyntheticOpenData.Options(observations: observations, seed: seed, output: output)
+        options.tar = arguments.flag("tar")
+        if let date = arguments.value("date") {
+            guard date.utf8.count == 8, date.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw UsageError("--date must be YYYYMMDD") }
+            options.date = date
+        }
+        let clock = StageClock()
+        let summary = try SyntheticOpenData(options: options).run()
+        StageReport(stage: "synth", clock: clock).print(
+            "open-data export: \(summary.observations) observations, \(summary.photoRows) photo rows "
+                + "(\(summary.duplicatePhotoRows) duplicate photo rows), \(summary.taxa) taxa, \(summary.observers) observers, \(summary.bytes) bytes",
+            records: summary.observations, bytes: summary.bytes)
         return
     }
     guard arguments.positional.isEmpty else { throw UsageError("takes no positional arguments") }

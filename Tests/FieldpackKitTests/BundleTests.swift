@@ -190,7 +190,7 @@ import Testing
         // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],1]
+            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]
             ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -207,7 +207,7 @@ import Testing
         // Observation 1 shows photo 6; only photo 5 has a record.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
             ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -220,7 +220,7 @@ import Testing
         // The same with no photo record at all.
         try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
 
             """)
         let none = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }

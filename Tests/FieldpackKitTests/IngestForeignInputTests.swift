@@ -14,22 +14,19 @@ import Testing
         return error
     }
 
-    static let openData = "\(samplesRoot)/pyinaturalist-convert/inaturalist-open-data"
-
-    @Test(arguments: ["observations.csv", "photos.csv"])
-    func theOpenDataExportIsToldAsTabSeparatedText(name: String) throws {
+    /// The open-data export's tables are inputs now (see `OpenDataIngestTests`); a table of
+    /// its columns that is comma-separated is still a foreign file, named as such.
+    @Test func anOpenDataTableWrittenWithCommasIsToldAsNotTheExport() throws {
         let directory = try TemporaryDirectory()
-        let path = "\(Self.openData)/\(name)"
+        let path = try directory.write("observations.csv", "observation_uuid,observer_id,latitude,longitude\n526ababd,505,38.6,-122.7\n")
         let error = try ingestError([path], in: directory)
         #expect(error.path == path)
-        #expect(error.message.hasPrefix("not iNaturalist JSON: this looks like tab-separated text, the iNaturalist open-data export"))
-        #expect(!error.message.contains("truncated or corrupt"))
+        #expect(error.message.hasPrefix(
+            "not iNaturalist JSON: this looks like comma-separated text, columns of the iNaturalist open-data export, but not tab-separated as its tables are"))
     }
 
     /// Each kind of foreign file, as its first bytes show it, and what the error calls it.
     static let kinds: [(name: String, bytes: [UInt8], says: String)] = [
-        ("observations.csv", Array("observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n".utf8),
-         "tab-separated text, the iNaturalist open-data export, which fieldpack does not read (header: observation_uuid, observer_id, latitude, longitude)"),
         ("observations-123.csv", Array("id,observed_on_string,observed_on,time_observed_at,user_id,user_login,quality_grade,url,image_url\n1,2020-01-01,2020-01-01,,5,k,research,u,i\n".utf8),
          "comma-separated text, an iNaturalist CSV export, which fieldpack does not read; download API JSON instead (header: id, observed_on_string, observed_on, time_observed_at, …)"),
         ("occurrence.txt", Array("gbifID\tdatasetKey\toccurrenceID\tscientificName\n1\t2\t3\tApis\n".utf8),
@@ -61,9 +58,9 @@ import Testing
 
     @Test func aGzipCompressedExportIsToldAsCompressedText() throws {
         let directory = try TemporaryDirectory()
-        let path = try directory.writeGzip("observations.csv.gz", "observation_uuid\tobserver_id\tlatitude\n526ababd\t505\t38.6\n")
+        let path = try directory.writeGzip("occurrence.txt.gz", "gbifID\tdatasetKey\toccurrenceID\n1\t2\t3\n")
         let error = try ingestError([path], in: directory)
-        #expect(error.message.hasPrefix("not iNaturalist JSON: this looks like gzip-compressed tab-separated text, the iNaturalist open-data export"))
+        #expect(error.message.hasPrefix("not iNaturalist JSON: this looks like gzip-compressed tab-separated text, a Darwin Core occurrence table"))
     }
 
     @Test(arguments: [
@@ -149,7 +146,7 @@ import Testing
     func aForeignFileExitsOneWithOneErrorNamingIt() throws {
         let directory = try TemporaryDirectory()
         let good = try directory.write("page.json", page([observationJSON(id: 2)]))
-        let path = "\(Self.openData)/photos.csv"
+        let path = try directory.write("occurrence.tsv", "gbifID\tdatasetKey\toccurrenceID\n1\t2\t3\n")
         let result = try inat([good, path], in: directory)
         #expect(result.status == 1)
         let errors = result.stderr.split(separator: "\n").filter { $0.contains("error:") }

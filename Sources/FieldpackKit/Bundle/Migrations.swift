@@ -250,6 +250,16 @@ public enum Migrations {
             UPDATE observations SET coordinates_obscured = 1, positional_accuracy = NULL
             WHERE obscured = 1 OR geoprivacy IN ('obscured', 'private');
             """),
+        Migration(version: 8, name: "observations-by-uuid", sql: """
+            -- Observations from API pages (an id and a uuid) and from the open-data export (a uuid
+            -- only) are one table, one row per uuid. An observation known only from the export has
+            -- a negative id, a hash of its uuid (the same in every bundle): inaturalist_id is NULL
+            -- for it, and the app addresses it by uuid, as iNaturalist's site and API accept
+            -- (/observations/<uuid>). observation_photos refer to observations by id either way.
+            ALTER TABLE observations ADD COLUMN inaturalist_id INTEGER
+                GENERATED ALWAYS AS (CASE WHEN id > 0 THEN id END) VIRTUAL;
+            CREATE UNIQUE INDEX observations_by_uuid ON observations(uuid);
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -265,5 +275,6 @@ public enum Migrations {
         5: "cf093e369a89e4a9ecf76a5ef609434bc9f7e1dc5a0bd2b2fdac3ec5756817b7",
         6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
         7: "8ee3a85f7429fa32f91af5e765c2ac1274759db7f5701e2c86cb6dc2defde6e6",
+        8: "51fcbad274808d5430bbb3b310541fee678d4b057492be91dcb37f664c64d2cf",
     ]
 }

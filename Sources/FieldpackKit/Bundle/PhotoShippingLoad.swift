@@ -56,6 +56,7 @@ struct PhotoShippingLoad {
     /// grade (nil otherwise): what the hero photo fallback ranks by.
     private var observationTaxa: [Int64] = []
     private var researchGradeUpdated: [Int64?] = []
+    private var observationsSorted = true
     private var links: [Link] = []
     /// Link indices by photo, then observation id descending: the observation that credits a
     /// photo is its highest-id one. Built when the first photo arrives.
@@ -80,7 +81,10 @@ struct PhotoShippingLoad {
         if let name { names[id] = name }
     }
 
+    /// Observations arrive in uuid order (dedupe's key), and are sorted by id when the first
+    /// photo needs them (`sortObservations`).
     mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) {
+        if let last = observationIDs.last, last > id { observationsSorted = false }
         observationIDs.append(id)
         observers.append(user ?? 0)
         observationTaxa.append(taxon ?? 0)
@@ -108,6 +112,7 @@ struct PhotoShippingLoad {
         _ record: JSONColumns, id: Int64, line: Int, references: ReferenceCheck, into stream: BatchStream
     ) throws {
         typealias C = PhotoRecord.Column
+        sortObservations()
         if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
         try skipLinks(before: id, references: references)
         // Who to credit: the photo's own attribution name, else its observer (name, else login).
@@ -177,6 +182,17 @@ struct PhotoShippingLoad {
         if link.photo < id {
             throw references.violation(.photos, link.photo, from: "observation_photos.photo_id", line: Int(link.line))
         }
+    }
+
+    /// Puts the observations in id order, for the lookups by id.
+    private mutating func sortObservations() {
+        guard !observationsSorted else { return }
+        let order = observationIDs.indices.sorted { observationIDs[$0] < observationIDs[$1] }
+        observationIDs = order.map { observationIDs[$0] }
+        observers = order.map { observers[$0] }
+        observationTaxa = order.map { observationTaxa[$0] }
+        researchGradeUpdated = order.map { researchGradeUpdated[$0] }
+        observationsSorted = true
     }
 
     private mutating func indexLinks() {

@@ -2,13 +2,17 @@
 import Glibc
 #endif
 
-/// The dedupe stage: one record per id for observations, taxa, users and photos.
+/// The dedupe stage: one record per id for taxa, users and photos, and per uuid for observations
+/// (the open-data export knows an observation only by its uuid; one without a uuid is keyed on
+/// its id).
 ///
 /// The newest copy wins (`updated_at`, of the record or of the observation it came in), whatever
 /// file it came from; ties fall to deterministic rules (see `PhotoOccurrence.outranks` and
 /// `RecordOccurrence.outranks`). Photo identity is the photo id, never the URL; a winner without
 /// dimensions takes them from another occurrence, a taxon without a photo list takes one from a
 /// taxa-endpoint copy, and a taxon's species count is the largest of all its copies' counts.
+/// An open-data copy that wins takes what the export lacks from the best API copy, and an
+/// observation's export copy its photo links from its export's photo rows (see `Winners`).
 ///
 /// Memory: one compact occurrence per record, for photos in one pass and for the other kinds in
 /// another, in arrays sized exactly and sorted in place. Record bytes are read back from the
@@ -89,25 +93,39 @@ public struct Dedupe: Sendable {
                 let record = try reader.load(line, offset: offset)
                 var rank: Int32 = 0
                 let seen: Int64?
+                let id = try requiredID(record, offset: offset)
+                var key = (high: id, low: UInt64(0))
                 switch kind {
                 case .taxon:
+                    if !TaxonRecord.isFromOpenData(record) { rank |= 16 }
                     if TaxonRecord.isFromTaxa(record) { rank |= 2 }
                     if record[TaxonRecord.Column.photos]?.isArray ?? false { rank |= 1 }
                     if record.int64(TaxonRecord.Column.speciesCount) != nil { rank |= 4 }
                     seen = record.int64(TaxonRecord.Column.seen)
                 case .user: seen = record.int64(UserRecord.Column.seen)
-                default: seen = record.int64(ObservationRecord.Column.seen)
+                default:
+                    typealias C = ObservationRecord.Column
+                    seen = record.int64(C.seen)
+                    if key.high > 0 { rank |= 16 }
+                    if ObservationRecord.isLinks(record) { rank |= 8 }
+                    // Observations are one on their uuid (the export has no id); the low word of
+                    // an RFC 4122 uuid is never 0, which keys the observations without one.
+                    if let uuid = ObservationUUID(record.text(C.uuid)) {
+                        key = (Int64(bitPattern: uuid.high), max(uuid.low, 1))
+                    }
                 }
                 return RecordOccurrence(
-                    id: try requiredID(record, offset: offset), seen: seen ?? Int64.min,
+                    id: key.high, low: key.low, seen: seen ?? Int64.min,
                     content: RecordSource.contentHash(line),
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
             for (slot, kind) in otherKinds.enumerated() {
-                sortInPlace(records[slot].buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
+                sortInPlace(records[slot].buffer) {
+                    $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
+                }
                 let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
-                    try winners.writeRecord(group, taxon: kind == .taxon)
+                    try winners.writeRecord(group, kind: kind)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
             }
@@ -197,9 +215,17 @@ public struct Dedupe: Sendable {
     }
 }
 
+/// An occurrence's record key: occurrences of one key are one group, whose first (once sorted)
+/// wins.
 protocol HasID {
     var id: Int64 { get }
+    func sameKey(as other: Self) -> Bool
 }
 
-extension PhotoOccurrence: HasID {}
-extension RecordOccurrence: HasID {}
+extension PhotoOccurrence: HasID {
+    @inline(__always) func sameKey(as other: PhotoOccurrence) -> Bool { id == other.id }
+}
+
+extension RecordOccurrence: HasID {
+    @inline(__always) func sameKey(as other: RecordOccurrence) -> Bool { id == other.id && low == other.low }
+}

@@ -31,23 +31,35 @@ struct PhotoOccurrence {
     var url: UInt64 { fields >> 42 }
 }
 
-/// One occurrence of an observation, taxon or user (40 bytes).
+/// One occurrence of an observation, taxon or user (48 bytes).
 struct RecordOccurrence {
+    /// The key: the id; for an observation with a uuid, the uuid's high word (and `low` its low
+    /// word), 0 in `low` for one without.
     var id: Int64
+    var low: UInt64
     var seen: Int64
     var content: UInt64
     var offset: Int64
     var length: Int32
     /// Taxa: 2 for a copy from the taxa endpoint, plus 1 if it lists taxon photos, plus 4 if it
-    /// carries a species count (which does not rank it).
+    /// carries a species count (which does not rank it). Taxa and observations: 16 for a copy
+    /// from the API (not the open-data export). Observations: 8 for an export photo row's link
+    /// (`ObservationRecord.Part.links`), which is never the winner.
     var rank: Int32
 
+    /// Whole copies first; then the newest (an export copy is as new as its export); on the same
+    /// date an API copy before an export copy, a taxa-endpoint copy before others; then content.
     @inline(__always)
     func outranks(_ other: RecordOccurrence) -> Bool {
+        if isLinks != other.isLinks { return !isLinks }
         if seen != other.seen { return seen > other.seen }
+        if fromAPI != other.fromAPI { return fromAPI }
         if fromTaxa != other.fromTaxa { return fromTaxa }
         return content > other.content
     }
+
+    var isLinks: Bool { rank & 8 != 0 }
+    var fromAPI: Bool { rank & 16 != 0 }
 
     var fromTaxa: Bool { rank & 2 != 0 }
     var hasList: Bool { rank & 1 != 0 }

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Writes the winners of sorted occurrences with two threads: the groups are split at an id
+/// Writes the winners of sorted occurrences with two threads: the groups are split at a key
 /// boundary, the first half goes straight to the output and the second to a scratch file that is
 /// appended after it, so the output keeps id order.
 enum ParallelWrite {
@@ -19,7 +19,7 @@ enum ParallelWrite {
         // Split in the middle, moved forward to the start of the next id.
         let sorted = UnsafeBufferPointer(occurrences.buffer)
         var middle = sorted.count / 2
-        while middle > 0 && middle < sorted.count && sorted[middle].id == sorted[middle - 1].id { middle += 1 }
+        while middle > 0 && middle < sorted.count && sorted[middle].sameKey(as: sorted[middle - 1]) { middle += 1 }
         let halves = [0..<middle, middle..<sorted.count]
         try output.flush()
         let second = try AtomicOutput(path: "\(output.temporaryPath).half")
@@ -34,7 +34,7 @@ enum ParallelWrite {
                 let array = UnsafeBufferPointer(occurrences.buffer)
                 while start < end {
                     var next = start + 1
-                    while next < end && array[next].id == array[start].id { next += 1 }
+                    while next < end && array[next].sameKey(as: array[start]) { next += 1 }
                     try body(&winners, &tally, UnsafeBufferPointer(rebasing: array[start..<next]))
                     tally.unique += 1
                     start = next

@@ -30,10 +30,22 @@ struct Winners {
         filled += 1
     }
 
-    mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, taxon: Bool) throws {
+    /// Writes a group's winner (the first). An observation whose copies are all export photo
+    /// links (no observation row) is not written; an export copy that wins takes its photo links
+    /// from its export's link rows and, like an export taxon, every column the export lacks from
+    /// the best API copy (`fillFromAPI`).
+    mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind) throws {
         let winner = group[0]
-        guard taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
-        var replacing: [Int: [UInt8]] = [:]
+        if kind == .observation {
+            if winner.isLinks { return }
+            if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
+            var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
+            replacing[ObservationRecord.Column.photos.rawValue] = try exportLinks(group, seen: winner.seen)
+            let record = try content(offset: winner.offset, length: winner.length)
+            return try rewrite(record, offset: winner.offset, replacing: replacing)
+        }
+        guard kind == .taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
+        var replacing: [Int: [UInt8]] = winner.fromAPI ? [:] : try fillFromAPI(group, exportColumns: TaxonRecord.exportColumns)
         if !winner.hasList, let donor = group.first(where: { $0.hasList }) {
             // The photo list of a taxa-endpoint copy.
             let columns = try load(donor)
@@ -54,6 +66,46 @@ struct Winners {
         if replacing.isEmpty { return try emitDirect(offset: winner.offset, length: winner.length) }
         let record = try content(offset: winner.offset, length: winner.length)
         try rewrite(record, offset: winner.offset, replacing: replacing)
+    }
+
+    /// The columns of the best API copy in `group` (sorted: the first one) that are not among
+    /// `exportColumns`, as JSON; empty when no copy is from the API.
+    private mutating func fillFromAPI(
+        _ group: UnsafeBufferPointer<RecordOccurrence>, exportColumns: Set<Int>
+    ) throws -> [Int: [UInt8]] {
+        guard let donor = group.first(where: { $0.fromAPI && !$0.isLinks }) else { return [:] }
+        let columns = try load(donor)
+        var replacing: [Int: [UInt8]] = [:]
+        for index in 1..<columns.count where !exportColumns.contains(index) {
+            var value = JSONWriter()
+            if let column = columns[index] { value.value(column) } else { value.null() }
+            replacing[index] = value.bytes
+        }
+        return replacing
+    }
+
+    /// `[[photo id, position], …]` of the export link rows of one export (`seen`), by position
+    /// then photo id, each photo once (at its lowest position).
+    private mutating func exportLinks(_ group: UnsafeBufferPointer<RecordOccurrence>, seen: Int64) throws -> [UInt8] {
+        var links: [(photo: Int64, position: Int64)] = []
+        for occurrence in group where occurrence.isLinks && occurrence.seen == seen {
+            guard let list = try load(occurrence)[ObservationRecord.Column.photos] else { continue }
+            for link in list.elements {
+                var pair = link.elements.makeIterator()
+                if let photo = pair.next()?.int64, let position = pair.next()?.int64 { links.append((photo, position)) }
+            }
+        }
+        links.sort { $0.photo != $1.photo ? $0.photo < $1.photo : $0.position < $1.position }
+        var unique: [(photo: Int64, position: Int64)] = []
+        for link in links where unique.last?.photo != link.photo { unique.append(link) }
+        unique.sort { $0.position != $1.position ? $0.position < $1.position : $0.photo < $1.photo }
+        var writer = JSONWriter()
+        writer.beginArray()
+        for link in unique {
+            writer.beginArray(); writer.int(link.photo); writer.int(link.position); writer.endArray()
+        }
+        writer.endArray()
+        return writer.bytes
     }
 
     /// The columns of the record at `occurrence` (valid until the next parse).

@@ -6,12 +6,17 @@ final class FileIngest {
     let elementParser = JSONParser()
     var extractor = RecordExtractor()
     let maxDocumentBytes: Int
+    /// The date of loose open-data tables (Unix ms), when their names do not say it.
+    let openDataDate: Int64?
     private var fileIndex = 0
     /// Records read (accepted or rejected), handed to the stage's progress in batches.
     var tally: ProgressTally
+    /// The input's index, which starts its records' sources.
+    var fileIndexForRecords: Int { fileIndex }
 
-    init(maxDocumentBytes: Int, progress: StageProgress = .silent()) {
+    init(maxDocumentBytes: Int, openDataDate: Int64? = nil, progress: StageProgress = .silent()) {
         self.maxDocumentBytes = maxDocumentBytes
+        self.openDataDate = openDataDate
         tally = ProgressTally(progress)
     }
 
@@ -45,12 +50,26 @@ final class FileIngest {
         var result = Result(path: path)
         let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
-        if let kind = ForeignInput.describe(try reader.peek(atLeast: ForeignInput.headBytes)) {
+        let head = try reader.peek(atLeast: ForeignInput.headBytes)
+        extractor.counts = RecordCounts()
+        // The open-data export: its tar archive, or one of its tables (by the header line).
+        if Self.isTar(head) {
+            result.format = (gzip ? "gzip+" : "") + "tar+open-data"
+            try ingestOpenDataArchive(reader, path: path, output: output, result: &result)
+            return try finish(result, raw: raw)
+        }
+        if let header = try Self.openDataHeader(head, path: path) {
+            result.format = (gzip ? "gzip+" : "") + header.table.format
+            try ingestOpenDataTable(
+                reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
+                result: &result)
+            return try finish(result, raw: raw)
+        }
+        if let kind = ForeignInput.describe(head) {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
         }
         let format = try InputFormat.detect(reader, parser: parser)
         result.format = (gzip ? "gzip+" : "") + format.rawValue
-        extractor.counts = RecordCounts()
         switch format {
         case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
         case .document: try ingestDocument(reader, path: path, result: &result)
@@ -60,6 +79,11 @@ final class FileIngest {
                 path: path, "valid JSON, but not an iNaturalist shape (an API page of observations, taxa or species counts, "
                     + "an observation or a taxon): \(result.firstUnrecognized ?? "no record")")
         }
+        return try finish(result, raw: raw)
+    }
+
+    private func finish(_ result: Result, raw: RawFileSource) throws -> Result {
+        var result = result
         result.counts = extractor.counts
         result.sha256 = try raw.finishDigest()
         result.bytes = raw.bytesRead
@@ -232,14 +256,14 @@ final class FileIngest {
         }
     }
 
-    private func reject(_ result: inout Result, _ finding: Finding) {
+    func reject(_ result: inout Result, _ finding: Finding) {
         var finding = finding
         finding.outcome = .rejected
         note(&result, finding)
     }
 
     /// Keeps a finding and counts it by its outcome.
-    private func note(_ result: inout Result, _ finding: Finding) {
+    func note(_ result: inout Result, _ finding: Finding) {
         switch finding.outcome {
         case .rejected: result.rejected += 1
         case .salvaged: result.salvaged += 1

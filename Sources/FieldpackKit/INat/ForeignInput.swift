@@ -93,7 +93,9 @@ enum ForeignInput {
         if !header.isDisjoint(with: ["observation_uuid", "photo_uuid", "observer_id"])
             || header.isSuperset(of: ["taxon_id", "ancestry", "rank_level"])
         {
-            return ", the iNaturalist open-data export, which fieldpack does not read"
+            return separator == 0x09
+                ? ", columns of the iNaturalist open-data export, but not all of one of its tables"
+                : ", columns of the iNaturalist open-data export, but not tab-separated as its tables are"
         }
         if !header.isDisjoint(with: ["occurrenceID", "gbifID", "scientificName", "decimalLatitude"]) {
             return ", a Darwin Core occurrence table, which fieldpack does not read"

@@ -22,6 +22,9 @@ public struct INatIngest {
         public var filesPerChunk = 32
         /// Records and raw bytes read, for the progress line.
         public var progress = StageProgress.silent("inat")
+        /// The date of loose open-data tables (Unix ms at 00:00 UTC; the pipeline's
+        /// `open_data_date`), when their names do not carry it (see `OpenDataDate`).
+        public var openDataDate: Int64? = nil
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -85,8 +88,9 @@ public struct INatIngest {
         progress.expect(bytes: inputs.reduce(0) { $0 + ($1 == StandardInput.argument ? 0 : FileSystem.size($1) ?? 0) })
         progress.start()
         defer { progress.finish() }
+        let openDataDate = options.openDataDate
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, progress: progress)
+            let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             defer { ingest.tally.flush() }
             while let chunk = sink.claim() {
                 var index = chunks[chunk].lowerBound

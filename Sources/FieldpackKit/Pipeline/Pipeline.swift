@@ -21,6 +21,9 @@ public struct Pipeline: Sendable {
     public var shipping: ShippingPolicy
     /// The share of input records that may be rejected before ingest fails (`max_reject_rate`).
     public var maxRejectRate: Double?
+    /// The date of loose open-data export tables (`open_data_date`, `YYYY-MM-DD`), as Unix ms:
+    /// the export's `.tar.gz` and `inaturalist-open-data-YYYYMMDD` names carry their own.
+    public var openDataDate: Int64? = nil
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
@@ -60,6 +63,13 @@ public struct Pipeline: Sendable {
             }
             maxRejectRate = rate
         }
+        var openDataDate: Int64? = nil
+        if let value = root["open_data_date"], !value.isNull {
+            guard let text = value.string, let date = OpenDataDate.parse(text) else {
+                throw FieldpackError(path: path, "\"open_data_date\" must be a date YYYY-MM-DD (the open-data export's date)")
+            }
+            openDataDate = date
+        }
         var destinations: [Destination] = []
         if let list = root["destinations"], !list.isNull {
             guard list.isArray else { throw FieldpackError(path: path, "\"destinations\" must be an array") }
@@ -92,7 +102,7 @@ public struct Pipeline: Sendable {
         var pipeline = Pipeline(
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
             wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
-            maxRejectRate: maxRejectRate, path: path)
+            maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
         if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
         return pipeline
     }

@@ -9,7 +9,12 @@ public struct ObservationRecord {
         case placeGuess, license
         /// `[[photo id, position], …]`: the `observation_photos` rows.
         case photos
-        /// `updated_at` in Unix ms: which copy of the observation is newest.
+        /// What part of an observation the record is: null for the observation, `links` for one
+        /// open-data photo row's link to it (`[[photo id, position]]` in `photos`, nothing else),
+        /// which dedupe folds into the observation's export copy (see `Part`).
+        case part
+        /// `updated_at` in Unix ms: which copy of the observation is newest (an export copy:
+        /// its export's date).
         case seen
 
         public static let kind = RecordKind.observation
@@ -34,9 +39,19 @@ public struct ObservationRecord {
             case .placeGuess: .text("place_guess")
             case .license: .text("license_code")
             case .photos: .list
+            case .part: .text()
             case .seen: .integer(occurrence: true)
             }
         }
+    }
+
+    /// What a record holds of an observation (the `part` column).
+    public enum Part: Sendable {
+        /// One photo row's link from the open-data export, whose photos table is apart from its
+        /// observations table: the export's copy of an observation lists its photos in these.
+        case links
+
+        public var tag: StaticString { "links" }
     }
 
     public var id: Int64
@@ -59,6 +74,7 @@ public struct ObservationRecord {
     public var license: JSONText? = nil
     public var photos: [(photo: Int64, position: Int64)] = []
     public var seen: Int64? = nil
+    public var part: Part? = nil
 
     public init(id: Int64) {
         self.id = id
@@ -91,10 +107,22 @@ public struct ObservationRecord {
                     out.beginArray(); out.int(link.photo); out.int(link.position); out.endArray()
                 }
                 out.endArray()
+            case .part: if let part { out.string(part.tag) } else { out.null() }
             case .seen: out.int(seen)
             }
         }
     }
+
+    /// Whether a records line is an export photo row's link (`Part.links`).
+    public static func isLinks(_ record: JSONColumns) -> Bool {
+        record.text(Column.part)?.equals(Part.links.tag) ?? false
+    }
+
+    /// The columns an open-data copy of an observation carries: when it wins, every other
+    /// column comes from the best API copy of the same uuid (see `Dedupe`).
+    public static let exportColumns: Set<Int> = [
+        Column.uuid, .user, .taxon, .qualityGrade, .observedOn, .latitude, .longitude, .positionalAccuracy, .photos, .seen,
+    ].reduce(into: []) { $0.insert($1.rawValue) }
 
     /// Whether iNaturalist published obscured coordinates for this observation (see `isObscured`).
     public var coordinatesObscured: Bool {

@@ -44,12 +44,15 @@ public struct TaxonRecord {
         case taxa, observation
         /// An element of a `/v1/observations/species_counts` page.
         case speciesCounts
+        /// A row of the open-data export's `taxa` table.
+        case openData
 
         public var tag: StaticString {
             switch self {
             case .taxa: "taxa"
             case .observation: "obs"
             case .speciesCounts: "counts"
+            case .openData: "open-data"
             }
         }
     }
@@ -80,6 +83,16 @@ public struct TaxonRecord {
     public static func isFromTaxa(_ record: JSONColumns) -> Bool {
         record.text(Column.from)?.equals(Origin.taxa.tag) ?? false
     }
+
+    /// Whether a record's `from` column says it is an open-data row.
+    public static func isFromOpenData(_ record: JSONColumns) -> Bool {
+        record.text(Column.from)?.equals(Origin.openData.tag) ?? false
+    }
+
+    /// The columns an open-data copy of a taxon carries: when it wins, every other column comes
+    /// from the best API copy (see `Dedupe`).
+    public static let exportColumns: Set<Int> = [Column.from, .name, .rank, .rankLevel, .ancestry, .isActive, .seen]
+        .reduce(into: []) { $0.insert($1.rawValue) }
 
     /// Writes the record as one ingest line ending with `source`.
     ///

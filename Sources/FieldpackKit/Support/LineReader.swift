@@ -123,4 +123,36 @@ public final class LineReader {
         scanned = start
         return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
     }
+
+    /// The rest of the stream from the current position (bytes already buffered first), for
+    /// another reader: ingest hands a tar stream it has peeked at to `ArchiveReader`. Read only
+    /// through it afterwards.
+    public func remainder() -> ByteSource { Remainder(reader: self) }
+
+    fileprivate func readRemainder(into target: UnsafeMutableRawBufferPointer) throws -> Int {
+        if start < buffer.count {
+            let count = min(target.count, buffer.count - start)
+            target.baseAddress!.copyMemory(from: buffer.storage + start, byteCount: count)
+            start += count
+            scanned = start
+            return count
+        }
+        if atEnd {
+            if let damage { throw damage }
+            return 0
+        }
+        return try source.read(into: target)
+    }
+}
+
+private final class Remainder: ByteSource {
+    let reader: LineReader
+
+    init(reader: LineReader) {
+        self.reader = reader
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try reader.readRemainder(into: buffer)
+    }
 }

@@ -2,13 +2,35 @@ import CArchive
 
 /// A dump file read through libarchive, streaming: a `.tar.gz` (or `.tar`) yields each member
 /// in turn; a bare or gzip-compressed file yields one member, its content. Memory does not grow
-/// with the file.
+/// with the file. The wiki stage opens its dumps by path; ingest hands over a stream it has
+/// already started reading (`init(source:path:)`), so that its SHA-256 covers the file.
 final class ArchiveReader {
     let path: String
     private let handle: OpaquePointer
     /// Counts the file's raw (compressed) bytes as libarchive consumes them.
     private let progress: StageProgress?
     private var rawCounted: Int64 = 0
+    /// The stream libarchive pulls from, when not a file (kept alive for its callbacks).
+    private var feed: SourceFeed? = nil
+
+    /// Reads a tar stream (already decompressed, or compressed: every filter is on) from `source`.
+    /// `path` names it in errors.
+    init(source: ByteSource, path: String) throws {
+        self.path = path
+        self.progress = nil
+        guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
+        self.handle = handle
+        archive_read_support_filter_all(handle)
+        archive_read_support_format_tar(handle)
+        archive_read_support_format_gnutar(handle)
+        let feed = SourceFeed(source: source)
+        self.feed = feed
+        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, { _, client, buffer in
+            let feed = Unmanaged<SourceFeed>.fromOpaque(client!).takeUnretainedValue()
+            return feed.next(buffer!)
+        }, nil)
+        if status != ARCHIVE_OK { throw FieldpackError(path: path, "cannot read as a tar archive: \(errorText)") }
+    }
 
     init(path: String, progress: StageProgress? = nil) throws {
         self.path = path
@@ -36,7 +58,9 @@ final class ArchiveReader {
     }
 
     var errorText: String {
-        archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
+        // A read error of the stream underneath says more than libarchive's summary of it.
+        if let failure = feed?.failure { return failure.message }
+        return archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 
     /// The next member's name (a bare file's is `data`), or nil at the end. A tar's folder
@@ -90,5 +114,30 @@ private final class MemberSource: ByteSource {
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try reader.read(into: buffer)
+    }
+}
+
+/// Hands libarchive the bytes of a `ByteSource`, one buffer at a time; a read error is kept
+/// (libarchive sees a failed read) so the archive's error names it.
+private final class SourceFeed {
+    let source: ByteSource
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    private(set) var failure: FieldpackError? = nil
+
+    init(source: ByteSource) {
+        self.source = source
+    }
+
+    deinit { buffer.deallocate() }
+
+    func next(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+        do {
+            let count = try source.read(into: buffer)
+            out.pointee = UnsafeRawPointer(buffer.baseAddress)
+            return count
+        } catch {
+            failure = error as? FieldpackError ?? FieldpackError("\(error)")
+            return -1
+        }
     }
 }

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading the open-data export: each table (plain, gzip-compressed, or a member of the export's
+/// `.tar.gz`, streamed through libarchive) is read line by line, its rows split on tabs in the
+/// line reader's buffer; a field becomes a value only when its record is written. Memory does
+/// not grow with the table.
+///
+/// Rows become the records API pages give (see `OpenDataRow`): the export's copies of
+/// observations, photos, taxa and users, dated by their export (`OpenDataDate`), so that dedupe
+/// merges them with API copies of the same records.
+extension FileIngest {
+    /// Whether `head` (an input's first decompressed bytes) is a tar archive.
+    static func isTar(_ head: UnsafeRawBufferPointer) -> Bool {
+        head.count >= 262 && UnsafeRawBufferPointer(rebasing: head[257..<262]).elementsEqual("ustar".utf8)
+    }
+
+    /// The export table whose header is the first line of `head`, if any.
+    static func openDataHeader(_ head: UnsafeRawBufferPointer, path: String) throws -> OpenDataTable.Header? {
+        guard let base = head.baseAddress, head.count > 0 else { return nil }
+        let end = memchr(base, 0x0A, head.count).map { UnsafeRawPointer($0) - base } ?? head.count
+        do {
+            return try OpenDataTable.header(UnsafeRawBufferPointer(rebasing: head[0..<end]))
+        } catch let error as FieldpackError {
+            throw FieldpackError(path: path, line: 1, error.message)
+        }
+    }
+
+    /// Reads the members of the export's tar archive: each table by its header; other members
+    /// (`projects.csv`, notes) are passed over with a notice.
+    ///
+    /// - Throws: when the archive is damaged, or holds no export table.
+    func ingestOpenDataArchive(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
+        let archive = try ArchiveReader(source: reader.remainder(), path: path)
+        var tables = 0
+        while let member = try archive.nextMember() {
+            let name = "\(path)#\(member)"
+            let memberReader = LineReader(source: archive.memberSource(), maxLineBytes: maxDocumentBytes)
+            let head = try memberReader.peek(atLeast: 1 << 16)
+            guard let header = try Self.openDataHeader(head, path: name) else {
+                note(&result, Finding(path: name, outcome: .notice, reason: "not a table of the open-data export fieldpack reads: skipped"))
+                continue
+            }
+            tables += 1
+            try ingestOpenDataTable(
+                memberReader, header: header, path: name, source: "\(fileIndexForRecords):\(member.filter { $0 != "," }):",
+                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result)
+        }
+        if tables == 0 {
+            throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
+        }
+    }
+
+    /// Reads one table's rows (the header is the reader's first line).
+    func ingestOpenDataTable(
+        _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
+        output: PartBuffer, result: inout Result
+    ) throws {
+        let seen = date ?? openDataDate
+        if seen == nil {
+            note(&result, Finding(
+                path: path, outcome: .notice,
+                reason: "no export date (no inaturalist-open-data-YYYYMMDD in its name, and no open_data_date in the pipeline): "
+                    + "its rows rank below every dated copy of the same records"))
+        }
+        _ = try reader.next()  // the header
+        var row = OpenDataRow(header: header, seen: seen)
+        while let line = try reader.next() {
+            var bytes = line.bytes
+            if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+            if bytes.isEmpty { continue }
+            func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
+                Finding(path: path, line: line.number, offset: line.offset, field: field, outcome: outcome, reason: reason)
+            }
+            if line.unterminated, let damage = reader.damage {
+                reject(&result, finding(.rejected, nil, "incomplete row at the end of a damaged stream (\(damage.message))"))
+                continue
+            }
+            let mark = extractor.out.count
+            let counts = extractor.counts
+            do throws(RecordError) {
+                try row.write(bytes, into: &extractor, source: "\(source)\(line.number)")
+                result.accepted += 1
+                for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
+            } catch {
+                extractor.out.truncate(to: mark)
+                extractor.counts = counts
+                reject(&result, finding(.rejected, error.field.isEmpty ? nil : error.field, error.reason))
+            }
+            if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
+        }
+        if let damage = reader.damage {
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete row before it was kept"))
+        }
+    }
+}
+
+/// The export's date, which dates every row of it: the `YYYYMMDD` of `inaturalist-open-data-YYYYMMDD`
+/// (the bundle's name, and the folder inside it), or the pipeline's `open_data_date` for loose
+/// tables. A copy of a record from the export is as new as the export: newer than an API copy
+/// last updated before that day, older than one updated after it.
+public enum OpenDataDate {
+    /// The date in the last `inaturalist-open-data-YYYYMMDD` of `name`, as Unix ms at 00:00 UTC.
+    public static func of(_ name: String) -> Int64? {
+        let marker = Array("inaturalist-open-data-".utf8)
+        let bytes = Array(name.utf8)
+        var found: Int64? = nil
+        var index = 0
+        while index + marker.count + 8 <= bytes.count {
+            if bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                let digits = bytes[(index + marker.count)..<(index + marker.count + 8)]
+                if digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                    let text = String(decoding: digits, as: UTF8.self)
+                    let iso = "\(text.prefix(4))-\(text.dropFirst(4).prefix(2))-\(text.suffix(2))"
+                    if let millis = parse(iso) { found = millis }
+                }
+            }
+            index += 1
+        }
+        return found
+    }
+
+    /// `YYYY-MM-DD` (the pipeline's `open_data_date`) as Unix ms at 00:00 UTC; nil if malformed.
+    public static func parse(_ text: String) -> Int64? {
+        guard text.utf8.count == 10, let millis = Timestamp.parse(text) else { return nil }
+        // Timestamp.parse accepts 31 days in any month: a date must come back as it was written.
+        guard Timestamp.iso8601(seconds: millis / 1000).hasPrefix(text) else { return nil }
+        return millis
+    }
+}

@@ -1,0 +1,320 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One row of an open-data table, split on tabs in place, and the records it becomes.
+///
+/// Raw TSV (INAT.md §4): no quoting or escaping, so `'` and `"` are data; an empty field is null;
+/// a name of `None` is null (Python-written exports); `ancestry` is `/`-separated ids; `active` is
+/// `true`/`false`. A row without its key (`observation_uuid`, `photo_id`, `taxon_id`,
+/// `observer_id`) is rejected. A row whose field count differs from its header's cannot be
+/// placed (a tab in a field shifts every column after it; two rows of the real 2022 sample have
+/// one): an observation or observer keeps only its key (its first column), a photo or taxon is
+/// rejected. Any other unusable field is dropped and noted (`dropped`), and the row kept.
+///
+/// - observations → an `obs` record: id `ObservationUUID.exportID`, the export's columns, no photos.
+/// - photos → a `photo` record (the open-data URL of the square tier, with `extension`
+///   verbatim) and an `obs` link record (`ObservationRecord.Part.links`) to its observation:
+///   a photo row is one observation↔photo link, and a photo in k observations has k rows.
+/// - taxa → a `taxon` record from `open-data`; observers → a `user` record.
+///
+/// Not thread-safe: one per table being read.
+struct OpenDataRow {
+    let header: OpenDataTable.Header
+    let seen: Int64?
+    /// The parts dropped from the last row written.
+    private(set) var dropped: [RecordError] = []
+    private var starts: [Int]
+    private var ends: [Int]
+    private var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var url: [UInt8] = []
+    private let columns: Columns
+    /// The row's fields cannot be placed: only its key (field 0) is read.
+    private var keyOnly = false
+
+    /// Each column's field index (-1: an optional column the header lacks).
+    private struct Columns {
+        var observationUUID = -1, observerID = -1, latitude = -1, longitude = -1, accuracy = -1, taxonID = -1
+        var qualityGrade = -1, observedOn = -1
+        var photoID = -1, fileExtension = -1, license = -1, width = -1, height = -1, position = -1
+        var ancestry = -1, rankLevel = -1, rank = -1, name = -1, active = -1, login = -1
+    }
+
+    init(header: OpenDataTable.Header, seen: Int64?) {
+        self.header = header
+        self.seen = seen
+        starts = [Int](repeating: 0, count: header.fieldCount)
+        ends = [Int](repeating: 0, count: header.fieldCount)
+        var columns = Columns()
+        columns.observationUUID = header.position("observation_uuid")
+        columns.observerID = header.position("observer_id")
+        columns.latitude = header.position("latitude")
+        columns.longitude = header.position("longitude")
+        columns.accuracy = header.position("positional_accuracy")
+        columns.taxonID = header.position("taxon_id")
+        columns.qualityGrade = header.position("quality_grade")
+        columns.observedOn = header.position("observed_on")
+        columns.photoID = header.position("photo_id")
+        columns.fileExtension = header.position("extension")
+        columns.license = header.position("license")
+        columns.width = header.position("width")
+        columns.height = header.position("height")
+        columns.position = header.position("position")
+        columns.ancestry = header.position("ancestry")
+        columns.rankLevel = header.position("rank_level")
+        columns.rank = header.position("rank")
+        columns.name = header.position("name")
+        columns.active = header.position("active")
+        columns.login = header.position("login")
+        self.columns = columns
+    }
+
+    /// Splits `line` and writes its records into `extractor.out` with `source`.
+    ///
+    /// - Throws: when the row has no identity (the caller discards what was written).
+    mutating func write(_ line: UnsafeRawBufferPointer, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        dropped.removeAll(keepingCapacity: true)
+        bytes = line
+        var field = 0
+        var start = 0
+        let count = line.count
+        while true {
+            let rest = count - start
+            let tab = rest > 0 ? memchr(line.baseAddress! + start, 0x09, rest) : nil
+            let end = tab.map { UnsafeRawPointer($0) - line.baseAddress! } ?? count
+            if field < starts.count {
+                starts[field] = start
+                ends[field] = end
+            }
+            field += 1
+            guard tab != nil else { break }
+            start = end + 1
+        }
+        keyOnly = false
+        if field != header.fieldCount {
+            // Which fields moved is unknown (a tab inside any field shifts the ones after it). An
+            // observation or an observer keeps its key, the first column, if it reads as one; a
+            // photo or a taxon is nothing without its other columns.
+            let reason = "row has \(field) tab-separated fields, the header \(header.fieldCount) (a tab inside a field?)"
+            let key = header.table == .observations ? columns.observationUUID : columns.observerID
+            guard header.table == .observations || header.table == .observers, key == 0 else { throw RecordError(at: "", reason) }
+            if field < header.fieldCount { for index in field..<header.fieldCount { starts[index] = 0; ends[index] = 0 } }
+            keyOnly = true
+            dropped.append(RecordError(at: "", "\(reason): kept its \(header.table == .observations ? "observation_uuid" : "observer_id"), dropped the other fields"))
+        }
+        switch header.table {
+        case .observations: try observation(into: &extractor, source: source)
+        case .photos: try photo(into: &extractor, source: source)
+        case .taxa: try taxon(into: &extractor, source: source)
+        case .observers: try observer(into: &extractor, source: source)
+        }
+    }
+
+    // MARK: Tables
+
+    private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        let c = columns
+        let uuidText = text(c.observationUUID, "observation_uuid")
+        guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
+        var record = ObservationRecord(id: uuid.exportID)
+        record.uuid = uuidText
+        record.user = positiveID(c.observerID, "observer_id")
+        record.taxon = positiveID(c.taxonID, "taxon_id")
+        record.qualityGrade = text(c.qualityGrade, "quality_grade")
+        if let date = text(c.observedOn, "observed_on") {
+            if Timestamp.parse(date.bytes) != nil { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
+        }
+        let latitude = number(c.latitude, "latitude", limit: 90)
+        let longitude = number(c.longitude, "longitude", limit: 180)
+        if let latitude, let longitude {
+            record.latitude = latitude
+            record.longitude = longitude
+        } else if (latitude == nil) != (longitude == nil) {
+            drop(latitude == nil ? "longitude" : "latitude", "has no \(latitude == nil ? "latitude" : "longitude") to go with it")
+        }
+        if let accuracy = number(c.accuracy, "positional_accuracy", limit: 1e9) {
+            if accuracy >= 0 && accuracy == accuracy.rounded(.down) {
+                record.positionalAccuracy = Int64(accuracy)
+            } else {
+                drop("positional_accuracy", "is \(accuracy), expected a whole number of metres")
+            }
+        }
+        record.seen = seen
+        record.encode(into: &extractor.out, source: source)
+        extractor.counts.observations += 1
+    }
+
+    private mutating func photo(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        let c = columns
+        guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
+        let fileExtension = field(c.fileExtension)
+        guard fileExtension.allSatisfy({ Self.isExtensionByte($0) }) else {
+            throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
+        }
+        // https://inaturalist-open-data.s3.amazonaws.com/photos/{id}/square.{extension}: the API's
+        // `url` tier, so every tier derives from it as from an API photo's (see `PhotoURL`).
+        url.removeAll(keepingCapacity: true)
+        url.append(contentsOf: Self.urlPrefix.utf8)
+        url.append(contentsOf: String(id).utf8)
+        url.append(contentsOf: "/square.".utf8)
+        url.append(contentsOf: fileExtension)
+        let width = positiveID(c.width, "width")
+        let height = positiveID(c.height, "height")
+        var position = nonNegative(c.position, "position")
+        let link = text(c.observationUUID, "observation_uuid")
+        let observation = ObservationUUID(link)
+        if observation == nil { drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation") }
+        let license = text(c.license, "license")
+        let seen = self.seen
+        url.withUnsafeBytes { url in
+            var record = PhotoRecord(id: id, context: .observation, url: JSONText(start: url.baseAddress!, count: url.count))
+            record.license = license
+            if let width, let height {
+                record.width = width
+                record.height = height
+            }
+            record.position = position
+            record.seen = seen
+            record.encode(into: &extractor.out, source: source)
+        }
+        if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
+        extractor.counts.photos += 1
+        guard let observation else { return }
+        if position == nil { position = 0 }
+        var links = ObservationRecord(id: observation.exportID)
+        links.uuid = link
+        links.photos = [(id, position!)]
+        links.part = .links
+        links.seen = seen
+        links.encode(into: &extractor.out, source: source)
+    }
+
+    private mutating func taxon(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        let c = columns
+        guard let id = id(c.taxonID) else { throw keyError(c.taxonID, "taxon_id", expected: "a positive integer id") }
+        guard let name = UserRecord.usableName(text(c.name, "name")) else {
+            throw RecordError(at: "name", "taxon \(id) has no name (empty or None)")
+        }
+        var record = TaxonRecord(id: id, from: .openData, name: name)
+        record.rank = text(c.rank, "rank")
+        record.rankLevel = number(c.rankLevel, "rank_level", limit: 1000)
+        let ancestry = field(c.ancestry)
+        if !ancestry.isEmpty {
+            if Self.isAncestry(ancestry) {
+                record.ancestry = String(decoding: ancestry, as: UTF8.self)
+            } else {
+                drop("ancestry", "is \"\(String(decoding: ancestry, as: UTF8.self))\", expected taxon ids separated by /")
+            }
+        }
+        let active = field(c.active)
+        if active.elementsEqual("true".utf8) {
+            record.isActive = true
+        } else if active.elementsEqual("false".utf8) {
+            record.isActive = false
+        } else if !active.isEmpty {
+            drop("active", "is \"\(String(decoding: active, as: UTF8.self))\", expected true or false")
+        }
+        record.seen = seen
+        record.encode(into: &extractor.out, source: source)
+        extractor.counts.taxa += 1
+    }
+
+    private mutating func observer(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        let c = columns
+        guard let id = id(c.observerID) else { throw keyError(c.observerID, "observer_id", expected: "a positive integer id") }
+        var record = UserRecord(id: id)
+        record.login = text(c.login, "login")
+        record.name = UserRecord.usableName(text(c.name, "name"))
+        record.seen = seen
+        record.encode(into: &extractor.out, source: source)
+        extractor.counts.users += 1
+    }
+
+    // MARK: Fields
+
+    static let urlPrefix = "https://inaturalist-open-data.s3.amazonaws.com/photos/"
+
+    /// The bytes of field `index` (empty for an absent optional column).
+    private func field(_ index: Int) -> UnsafeRawBufferPointer {
+        guard index >= 0, !keyOnly || index == 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: bytes[starts[index]..<ends[index]])
+    }
+
+    /// A text field: nil when empty; dropped (noted) when it is not UTF-8.
+    private mutating func text(_ index: Int, _ name: String) -> JSONText? {
+        let value = field(index)
+        guard !value.isEmpty else { return nil }
+        guard isWellFormedUTF8(value) else {
+            drop(name, "is not UTF-8")
+            return nil
+        }
+        return JSONText(start: value.baseAddress!, count: value.count)
+    }
+
+    /// A positive integer of at most 18 digits, nil for anything else (a key: the caller decides).
+    private func id(_ index: Int) -> Int64? {
+        let value = field(index)
+        guard !value.isEmpty, value.count <= 18 else { return nil }
+        var number: Int64 = 0
+        for byte in value {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            number = number * 10 + Int64(byte - 0x30)
+        }
+        return number > 0 ? number : nil
+    }
+
+    /// A positive integer field that is not the key: nil when empty; dropped (noted) when unusable.
+    private mutating func positiveID(_ index: Int, _ name: String) -> Int64? {
+        let value = field(index)
+        guard !value.isEmpty else { return nil }
+        if let id = id(index) { return id }
+        drop(name, "is \"\(String(decoding: value, as: UTF8.self))\", expected a positive integer")
+        return nil
+    }
+
+    private mutating func nonNegative(_ index: Int, _ name: String) -> Int64? {
+        let value = field(index)
+        if value.elementsEqual("0".utf8) { return 0 }
+        return positiveID(index, name)
+    }
+
+    /// A decimal number within ±`limit`: nil when empty; dropped (noted) when unusable.
+    private mutating func number(_ index: Int, _ name: String, limit: Double) -> Double? {
+        let value = field(index)
+        guard !value.isEmpty else { return nil }
+        if let number = Fields.decimal(value), number.isFinite, abs(number) <= limit { return number }
+        drop(name, "is \"\(String(decoding: value, as: UTF8.self))\", expected a number within ±\(limit == 1e9 ? "1e9" : String(Int(limit)))")
+        return nil
+    }
+
+    private mutating func drop(_ field: String, _ reason: String) {
+        dropped.append(RecordError(at: field, "\(field) \(reason); dropped \(field)"))
+    }
+
+    private func keyError(_ index: Int, _ name: String, expected: String) -> RecordError {
+        let value = field(index)
+        if value.isEmpty { return RecordError(at: name, "\(name) is empty: the row has no identity") }
+        return RecordError(at: name, "\(name) is \"\(String(decoding: value.prefix(60), as: UTF8.self))\", expected \(expected)")
+    }
+
+    /// `48460/1/2/355675`: ids separated by single slashes.
+    private static func isAncestry(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var previousSlash = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                if previousSlash { return false }
+                previousSlash = true
+            } else if byte >= 0x30 && byte <= 0x39 {
+                previousSlash = false
+            } else {
+                return false
+            }
+        }
+        return !previousSlash
+    }
+
+    /// Letters and digits: the export's extensions are `jpg`, `jpeg`, `JPG`, `png`, `gif`.
+    private static func isExtensionByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+}

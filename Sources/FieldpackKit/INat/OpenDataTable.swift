@@ -1,0 +1,73 @@
+/// The four tables of the iNaturalist open-data export, told by their header line (never the
+/// file's name): tab-separated, one header row, no quoting or escaping (`'` and `"` are data),
+/// an empty field is null.
+enum OpenDataTable: String, CaseIterable, Sendable {
+    case observations, photos, taxa, observers
+
+    /// The columns a table must have, as the export names them.
+    var required: [StaticString] {
+        switch self {
+        case .observations:
+            ["observation_uuid", "observer_id", "latitude", "longitude", "positional_accuracy", "taxon_id",
+             "quality_grade", "observed_on"]
+        case .photos:
+            ["photo_uuid", "photo_id", "observation_uuid", "observer_id", "extension", "license", "width", "height", "position"]
+        case .taxa: ["taxon_id", "ancestry", "rank_level", "rank", "name", "active"]
+        case .observers: ["observer_id", "login", "name"]
+        }
+    }
+
+    /// The columns a table may have (`anomaly_score`, added to observations in 2024-12).
+    var optional: [StaticString] {
+        self == .observations ? ["anomaly_score"] : []
+    }
+
+    /// The input format's name in the records' `input` entries and the summary.
+    var format: String { "open-data-\(rawValue)" }
+
+    /// A recognised header: the table, and where each of its columns is.
+    struct Header {
+        var table: OpenDataTable
+        /// How many fields every row must have.
+        var fieldCount: Int
+        /// Each column's field index by name (required and optional columns present).
+        var positions: [String: Int]
+
+        /// The field index of `column` (a required column, or an optional one: -1 when absent).
+        func position(_ column: StaticString) -> Int { positions[column.description] ?? -1 }
+    }
+
+    /// The table whose columns `line` (a header row) names, or nil when it names no table's
+    /// full set. Extra columns are allowed (a later export may add some) and ignored.
+    ///
+    /// - Throws: a message when the line is an export header missing a table's columns.
+    static func header(_ line: UnsafeRawBufferPointer) throws -> Header? {
+        var bytes = line
+        if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+        let names = bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard names.count >= 3 else { return nil }
+        var positions: [String: Int] = [:]
+        for (index, name) in names.enumerated() where positions[name] == nil { positions[name] = index }
+        // The most specific table first: photos and observations both hold observation_uuid.
+        for table in [OpenDataTable.photos, .observations, .taxa, .observers] {
+            let missing = table.required.filter { positions[$0.description] == nil }
+            if missing.isEmpty {
+                let known = Set((table.required + table.optional).map(\.description))
+                return Header(table: table, fieldCount: names.count, positions: positions.filter { known.contains($0.key) })
+            }
+        }
+        // An export header that lacks a column: say which, rather than "not iNaturalist".
+        if positions["observation_uuid"] != nil || positions["photo_uuid"] != nil
+            || (positions["taxon_id"] != nil && positions["ancestry"] != nil)
+        {
+            // The table that has the most of its columns here (the first on a tie).
+            let closest = [OpenDataTable.photos, .observations, .taxa, .observers].reduce(nil as (OpenDataTable, Int)?) { best, table in
+                let present = table.required.filter { positions[$0.description] != nil }.count
+                return present > (best?.1 ?? 0) ? (table, present) : best
+            }!.0
+            let missing = closest.required.filter { positions[$0.description] == nil }.map(\.description)
+            throw FieldpackError("an open-data \(closest.rawValue) table without the column(s) \(missing.joined(separator: ", "))")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,205 @@
+import FieldpackKit
+import FieldpackSynth
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Reading the iNaturalist open-data export (INAT.md §4): its four tab-separated tables, plain,
+/// gzip-compressed or in the export's `.tar.gz`, told by their header lines, and the format's
+/// traps: no quoting, quotes inside fields, empty and `None` as null, `/`-separated ancestry,
+/// `true`/`false`, `anomaly_score` present or not, duplicate photo rows.
+@Suite struct OpenDataIngestTests {
+    static let realTables = "\(samplesRoot)/pyinaturalist-convert/inaturalist-open-data"
+
+    /// Ingests `inputs` (allowing any reject rate); returns the records and the summary.
+    private func ingest(
+        _ inputs: [String], in directory: TemporaryDirectory, date: String? = "2024-11-27"
+    ) throws -> (records: [[String: Any]], summary: INatIngest.Summary) {
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        options.openDataDate = date.flatMap(OpenDataDate.parse)
+        let summary = try INatIngest(options: options).run()
+        return (try recordLines(directory.file("records.jsonl")), summary)
+    }
+
+    private func records(_ kind: String, _ all: [[String: Any]]) -> [[String: Any]] { all.filter { $0["k"] as? String == kind } }
+
+    @Test func theRealExportTablesAreReadWithEveryRowKept() throws {
+        let directory = try TemporaryDirectory()
+        let (all, summary) = try ingest(["\(Self.realTables)/photos.csv", "\(Self.realTables)/observations.csv"], in: directory)
+        #expect(summary.rejected == 0)
+        // Lines 27 and 28 of the real observations.csv have a field too many (`casual\t\t2011-06-03`):
+        // the observation keeps its uuid, the rest cannot be placed.
+        let shifted = summary.findings.filter { $0.outcome == .salvaged }
+        #expect(shifted.map(\.line) == [27, 28])
+        #expect(shifted.first?.reason.hasPrefix("row has 9 tab-separated fields, the header 8") == true)
+        #expect(summary.files.map(\.format) == ["open-data-photos", "open-data-observations"])
+        let photos = records("photo", all)
+        #expect(photos.count == 50)
+        let first = try #require(photos.first)
+        #expect(first["id"] as? Int == 35927)
+        #expect(first["url"] as? String == "https://inaturalist-open-data.s3.amazonaws.com/photos/35927/square.jpg")
+        #expect(first["license"] as? String == "cc-by")
+        #expect(first["width"] as? Int == 2048 && first["height"] as? Int == 1356)
+        // The extension verbatim: JPG stays JPG (the S3 key is case-sensitive).
+        #expect(photos.contains { ($0["url"] as? String)?.hasSuffix("/square.JPG") == true })
+        // Each photo row is also its observation's link; the observation table has 50 rows.
+        let observations = records("obs", all)
+        #expect(observations.filter { $0["part"] as? String == "links" }.count == 50)
+        let whole = observations.filter { $0["part"] is NSNull }
+        #expect(whole.count == 50)
+        let noCoordinates = whole.filter { $0["lat"] is NSNull }
+        #expect(noCoordinates.count == 3)
+        #expect(whole.filter { $0["user"] is NSNull }.count == 2)
+        #expect(whole.allSatisfy { (($0["id"] as? NSNumber)?.doubleValue ?? 0) < 0 }, "an observation known only by its uuid has a negative id")
+        #expect(whole.allSatisfy { $0["seen"] as? Int == 1_732_665_600_000 }, "dated by the export (2024-11-27)")
+    }
+
+    @Test func quotesInsideFieldsAreDataAndNoneOrEmptyIsNoName() throws {
+        let directory = try TemporaryDirectory()
+        let observers = try directory.write("observers.csv", """
+            observer_id\tlogin\tname
+            1\tkim\tKim "Kestrel" Ito
+            2\tobrien\tNone
+            3\tana\t
+            4\tdartagnan\td'Artagnan
+
+            """)
+        let taxa = try directory.write("taxa.csv", """
+            taxon_id\tancestry\trank_level\trank\tname\tactive
+            48460\t\t100\tstateofmatter\tLife\ttrue
+            1000001\t48460/47126\t5\tvariety\tQuercus robur 'Fastigiata'\tfalse
+            1000002\t48460/47126\t10\tspecies\t"Quercus" sp.\ttrue
+
+            """)
+        let (all, summary) = try ingest([observers, taxa], in: directory)
+        #expect(summary.rejected == 0 && summary.salvaged == 0)
+        let users = records("user", all)
+        #expect(users.map { $0["name"] as? String } == [#"Kim "Kestrel" Ito"#, nil, nil, "d'Artagnan"])
+        #expect(users.map { $0["login"] as? String } == ["kim", "obrien", "ana", "dartagnan"])
+        let taxonRecords = records("taxon", all)
+        #expect(taxonRecords.map { $0["name"] as? String } == ["Life", "Quercus robur 'Fastigiata'", #""Quercus" sp."#])
+        #expect(taxonRecords.map { $0["ancestry"] as? String } == [nil, "48460/47126", "48460/47126"])
+        #expect(taxonRecords.map { $0["is_active"] as? Bool } == [true, false, true])
+        #expect(taxonRecords.allSatisfy { $0["from"] as? String == "open-data" })
+    }
+
+    @Test(arguments: [true, false])
+    func theAnomalyScoreColumnMayBeThereOrNot(withScore: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let header = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on"
+        let row = "526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t38.6097400000\t-122.7673020000\t\t53137\tresearch\t2011-05-30"
+        let path = try directory.write("o.tsv", withScore ? "\(header)\tanomaly_score\n\(row)\t0.25\n" : "\(header)\n\(row)\n")
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(summary.rejected == 0 && summary.salvaged == 0)
+        let observation = try #require(records("obs", all).first)
+        #expect(observation["uuid"] as? String == "526ababd-aff2-4ce8-b111-d8013b9d8b42")
+        #expect(observation["user"] as? Int == 505 && observation["taxon"] as? Int == 53137)
+        #expect(observation["lat"] as? Double == 38.60974 && observation["lng"] as? Double == -122.767302)
+        #expect(observation["positional_accuracy"] is NSNull)
+    }
+
+    @Test func aRowKeepsItsGoodFieldsWhenOneIsBad() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("photos.csv", """
+            photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+            9b5ca6f4-fb23-47ff-b581-5fe3f9d068aa\t35927\t526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\tjpg\tCC-BY\tabc\t1356\t0
+
+            """)
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(summary.accepted == 1 && summary.rejected == 0 && summary.salvaged == 2)
+        let photo = try #require(records("photo", all).first)
+        #expect(photo["width"] is NSNull && photo["height"] is NSNull, "a width without a height is no size")
+        #expect(photo["license"] as? String == "cc-by")
+        let finding = try #require(summary.findings.first)
+        #expect(finding.path == path && finding.line == 2 && finding.field == "width" && finding.outcome == .salvaged)
+        #expect(finding.reason.contains("\"abc\""))
+    }
+
+    @Test func aRowWithoutItsKeyIsRejectedAndCountedAndOneWithATabTooManyKeepsItsKey() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("observers.csv", """
+            observer_id\tlogin\tname
+            1\tkim\tKim
+            \tnobody\tNo One
+            x7\tbad\tBad Id
+            3\ttabby\tTab\tBy
+
+            """)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 0.4
+        // 2 of 4 rows rejected: over the threshold, so the records file is not published.
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.message.contains("2 of 4 records rejected"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+        let findings = try jsonLines(directory.file("rejects.jsonl")).filter { $0["outcome"] as? String != "notice" }
+        #expect(findings.map { $0["line"] as? Int } == [3, 4, 5])
+        #expect(findings.map { $0["outcome"] as? String } == ["rejected", "rejected", "salvaged"])
+        #expect((findings[0]["reason"] as? String)?.contains("observer_id is empty") == true)
+        #expect((findings[1]["reason"] as? String)?.contains(#"observer_id is "x7""#) == true)
+        #expect((findings[2]["reason"] as? String)?.contains("4 tab-separated fields, the header 3") == true)
+    }
+
+    @Test func aTableIsToldByItsHeaderWhateverItIsCalledAndGzipped() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.writeGzip("people.dat", "observer_id\tlogin\tname\n1\tkim\tKim\n")
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(summary.files.first?.format == "gzip+open-data-observers")
+        #expect(records("user", all).count == 1)
+    }
+
+    @Test func aHeaderMissingAColumnSaysWhichOne() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == path && error.line == 1)
+        #expect(error.message == "an open-data observations table without the column(s) positional_accuracy, taxon_id, quality_grade, observed_on")
+    }
+
+    @Test func theExportsTarGzIsReadMemberByMemberAndDatedByItsName() throws {
+        let directory = try TemporaryDirectory()
+        var options = SyntheticOpenData.Options(observations: 200, seed: 7, output: directory.file("export"))
+        options.tar = true
+        options.date = "20250301"
+        let written = try SyntheticOpenData(options: options).run()
+        // Any name: the content says tar.
+        let archive = directory.file("export/dump.bin")
+        try FileManager.default.moveItem(atPath: directory.file("export/inaturalist-open-data-20250301.tar.gz"), toPath: archive)
+        let (all, summary) = try ingest([archive], in: directory, date: nil)
+        #expect(summary.files.first?.format == "gzip+tar+open-data")
+        #expect(summary.rejected == 0)
+        #expect(summary.counts.observations == written.observations)
+        #expect(summary.counts.photos == written.photoRows)
+        #expect(summary.counts.users == written.observers && summary.counts.taxa == written.taxa)
+        // The folder inside the archive is named inaturalist-open-data-20250301.
+        #expect(all.filter { $0["k"] as? String != "input" }.allSatisfy { $0["seen"] as? Int == 1_740_787_200_000 })
+        #expect(summary.findings.allSatisfy { $0.outcome == .salvaged })
+    }
+
+    @Test func looseTablesWithoutADateAreNotedAndRankBelowDatedCopies() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("observers.csv", "observer_id\tlogin\tname\n1\tkim\tKim\n")
+        let (all, summary) = try ingest([path], in: directory, date: nil)
+        #expect(records("user", all).first?["seen"] is NSNull)
+        #expect(summary.findings.contains { $0.outcome == .notice && $0.reason.hasPrefix("no export date") })
+    }
+
+    @Test func theSyntheticExportHasTheRealTrapsAndTheSameBytesForTheSameSeed() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let summary = try SyntheticOpenData(options: .init(observations: 3000, seed: 11, output: first.path)).run()
+        _ = try SyntheticOpenData(options: .init(observations: 3000, seed: 11, output: second.path)).run()
+        for table in ["observations", "photos", "taxa", "observers"] {
+            #expect(try text(first.file("\(table).csv")) == text(second.file("\(table).csv")))
+        }
+        #expect(summary.duplicatePhotoRows > 0)
+        let photos = try text(first.file("photos.csv"))
+        #expect(photos.contains("\tJPG\t") && photos.contains("\tjpeg\t") && photos.contains("\t\t\t"))
+        let observers = try text(first.file("observers.csv"))
+        #expect(observers.contains("\tNone\n") && observers.contains("\"") && observers.contains("'"))
+        #expect(try text(first.file("taxa.csv")).contains("'Aurea'"))
+        #expect(try text(first.file("observations.csv")).hasPrefix("observation_uuid\tobserver_id\tlatitude"))
+    }
+}

@@ -1,0 +1,164 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// API pages and the open-data export in one pipeline: the same observation (by uuid), photo
+/// (by id), taxon or user from both is one row. The newest copy wins, an export copy dated by its
+/// export; an export copy that wins takes its photo links from its photo rows and every column the
+/// export lacks (the API id, place, privacy, common name…) from the best API copy.
+@Suite struct OpenDataMergeTests {
+    static let uuid = "5a0c7e62-3f1b-4d8e-9c2a-6b1f0e4d7a10"
+    static let otherUUID = "a3d9e1f4-77c2-4b6a-8e05-2c9d4f6b1e23"
+
+    /// The export's four tables (dated 2024-11-27 by the folder's name): two observations, a
+    /// photo in both of them (two rows), the observer with a `None` name, the taxon and its
+    /// ancestors.
+    private func writeExport(in directory: TemporaryDirectory) throws -> [String] {
+        let folder = "inaturalist-open-data-20241127"
+        return [
+            try directory.write("\(folder)/observations.csv", """
+                observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\tanomaly_score
+                \(Self.uuid)\t7\t50.5000000000\t4.2500000000\t900\t48662\tresearch\t2024-04-30\t0.1
+                \(Self.otherUUID)\t7\t50.6000000000\t4.3500000000\t\t48662\tneeds_id\t2024-05-02\t
+
+                """),
+            try directory.write("\(folder)/photos.csv", """
+                photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e01\t501\t\(Self.uuid)\t7\tjpg\tCC-BY\t\t\t0
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e02\t502\t\(Self.uuid)\t7\tJPG\tCC-BY\t2048\t1536\t1
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e02\t502\t\(Self.otherUUID)\t7\tJPG\tCC-BY\t2048\t1536\t0
+
+                """),
+            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tNone\n"),
+            try directory.write("\(folder)/taxa.csv", """
+                taxon_id\tancestry\trank_level\trank\tname\tactive
+                48460\t\t100\tstateofmatter\tLife\ttrue
+                1\t48460\t70\tkingdom\tAnimalia\ttrue
+                48662\t48460/1\t10\tspecies\tDanaus plexippus\ttrue
+
+                """),
+        ]
+    }
+
+    /// The API's copy of the first observation (its uuid in upper case), last updated at `updatedAt`.
+    private func writeAPICopy(in directory: TemporaryDirectory, updatedAt: String, place: String = "Zwin, BE") throws -> String {
+        try directory.write("api/observation.json", """
+            {"id":9100001,"uuid":"\(Self.uuid.uppercased())","quality_grade":"research","observed_on":"2024-04-30",\
+            "created_at":"2024-04-30T09:00:00+00:00","updated_at":"\(updatedAt)","location":"50.5,4.25",\
+            "place_guess":"\(place)","geoprivacy":"obscured","positional_accuracy":12,"public_positional_accuracy":900,\
+            "license_code":"cc-by",\
+            "taxon":{"id":48662,"name":"Danaus plexippus","rank":"species","rank_level":10,"ancestry":"48460/1","preferred_common_name":"Monarque"},\
+            "user":{"id":7,"login":"kim","name":"Kim Ito"},\
+            "observation_photos":[{"id":1,"position":0,"photo":{"id":501,"license_code":"cc-by",\
+            "url":"https://inaturalist-open-data.s3.amazonaws.com/photos/501/square.jpg","attribution":"(c) Kim Ito, some rights reserved (CC BY)",\
+            "original_dimensions":{"width":1024,"height":768}}}]}
+            """)
+    }
+
+    private func deduped(_ inputs: [String], in directory: TemporaryDirectory) throws -> [[String: Any]] {
+        try ingestAndDedupe(inputs, in: directory)
+        return try recordLines(directory.file("deduped.jsonl"), deduped: true)
+    }
+
+    @Test func anObservationInBothSourcesIsOneRecordWithTheAPIIdAndTheNewerExportsLinks() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let records = try deduped(export + [api], in: directory)
+        let observations = records.filter { $0["k"] as? String == "obs" }
+        #expect(observations.count == 2)
+        let merged = try #require(observations.first { ($0["uuid"] as? String)?.lowercased() == Self.uuid })
+        // The export (2024-11-27) is newer than the API copy (2024-10-01): its columns win…
+        #expect(merged["seen"] as? Int == 1_732_665_600_000)
+        #expect(merged["uuid"] as? String == Self.uuid)
+        #expect(merged["positional_accuracy"] as? Int == 900)
+        #expect(merged["photos"] as? [[Int]] == [[501, 0], [502, 1]])
+        // …and the API copy gives what the export does not carry.
+        #expect(merged["id"] as? Int == 9_100_001)
+        #expect(merged["place_guess"] as? String == "Zwin, BE")
+        #expect(merged["geoprivacy"] as? String == "obscured")
+        #expect(merged["license"] as? String == "cc-by")
+        #expect(merged["part"] is NSNull)
+        let exportOnly = try #require(observations.first { $0["uuid"] as? String == Self.otherUUID })
+        #expect(((exportOnly["id"] as? NSNumber)?.doubleValue ?? 0) < 0)
+        #expect(exportOnly["photos"] as? [[Int]] == [[502, 0]])
+        // The taxon: the export's copy, with the API's common name.
+        let taxon = try #require(records.first { $0["k"] as? String == "taxon" && $0["id"] as? Int == 48662 })
+        #expect(taxon["from"] as? String == "open-data")
+        #expect(taxon["preferred_common_name"] as? String == "Monarque")
+        // One photo 502, though two rows; photo 501 from the export, with the API copy's size.
+        let photos = records.filter { $0["k"] as? String == "photo" }
+        #expect(photos.map { $0["id"] as? Int } == [501, 502])
+        #expect(photos[0]["width"] as? Int == 1024 && photos[0]["height"] as? Int == 768)
+        #expect(photos[1]["url"] as? String == "https://inaturalist-open-data.s3.amazonaws.com/photos/502/square.JPG")
+    }
+
+    @Test func aNewerAPICopyWinsWithItsOwnPhotoList() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2025-01-05T09:00:00Z")
+        let observations = try deduped(export + [api], in: directory).filter { $0["k"] as? String == "obs" }
+        let merged = try #require(observations.first { $0["id"] as? Int == 9_100_001 })
+        #expect(merged["photos"] as? [[Int]] == [[501, 0]])
+        #expect(merged["positional_accuracy"] as? Int == 900, "the public accuracy of an obscured observation")
+        #expect(merged["uuid"] as? String == Self.uuid.uppercased())
+    }
+
+    @Test func theMergeIsTheSameWhateverTheInputOrder() throws {
+        let inputs = try TemporaryDirectory()
+        let export = try writeExport(in: inputs)
+        let api = try writeAPICopy(in: inputs, updatedAt: "2024-10-01T09:00:00Z")
+        let second = try TemporaryDirectory()
+        try ingestAndDedupe(export + [api], in: second)
+        let third = try TemporaryDirectory()
+        try ingestAndDedupe([api] + export.reversed(), in: third)
+        func records(_ directory: TemporaryDirectory) throws -> [String] {
+            try lines(directory.file("deduped.jsonl")).filter { !$0.hasPrefix("[\"input\"") }
+        }
+        #expect(try records(second) == records(third))
+    }
+
+    @Test func theBundleHoldsOneRowPerUUIDAndAddressesExportOnlyObservationsByIt() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let bundle = try buildBundle(inputs: export + [api], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+        let rows = try database.rows("SELECT inaturalist_id, uuid, coordinates_obscured FROM observations ORDER BY uuid")
+        #expect(rows == [["9100001", Self.uuid, "1"], [nil, Self.otherUUID, "0"]])
+        // The photo in two observations: one photo row, two links, credited to its observer's login
+        // (the export's newer observer row has no name).
+        #expect(try database.scalar("SELECT count(*) FROM photos WHERE id = 502") == "1")
+        #expect(try database.scalar("SELECT count(*) FROM observation_photos WHERE photo_id = 502") == "2")
+        let credit = try #require(try database.scalar("SELECT credit FROM photos WHERE id = 502"))
+        #expect(credit.contains("kim"), "\(credit)")
+        let exportOnly = try #require(try database.int("SELECT id FROM observations WHERE uuid = ?", [.text(Self.otherUUID)]))
+        #expect(exportOnly < 0)
+        #expect(try database.scalar("SELECT photo_id FROM observation_photos WHERE observation_id = ?", [.integer(exportOnly)]) == "502")
+    }
+
+    /// Several API copies, so that the content hash (the last tie-break) cannot decide them all.
+    @Test(arguments: ["Zwin, BE", "De Panne", "Knokke", "Brugge", "Gent", "Oostende"])
+    func onTheExportsOwnDateTheAPICopyWins(place: String) throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-11-27T00:00:00Z", place: place)
+        let observations = try deduped(export + [api], in: directory).filter { $0["k"] as? String == "obs" }
+        let merged = try #require(observations.first { $0["id"] as? Int == 9_100_001 })
+        #expect(merged["photos"] as? [[Int]] == [[501, 0]], "the API copy's own photo list")
+        #expect(merged["uuid"] as? String == Self.uuid.uppercased())
+    }
+
+    @Test func photoRowsOfAnObservationThatNoTableHoldsLinkToNothing() throws {
+        let directory = try TemporaryDirectory()
+        let photos = try directory.write("inaturalist-open-data-20241127/photos.csv", """
+            photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+            0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e09\t509\t\(Self.otherUUID)\t7\tjpg\tCC-BY\t100\t100\t0
+
+            """)
+        let records = try deduped([photos], in: directory)
+        #expect(records.filter { $0["k"] as? String == "obs" }.isEmpty)
+        #expect(records.filter { $0["k"] as? String == "photo" }.map { $0["id"] as? Int } == [509])
+    }
+}
