@@ -3,20 +3,38 @@ import CArchive
 /// A dump file read through libarchive, streaming: a `.tar.gz` (or `.tar`) yields each member
 /// in turn; a bare or gzip-compressed file yields one member, its content. Memory does not grow
 /// with the file.
+///
+/// gzip is inflated by zlib (`GzipSource`), not by libarchive, whose gzip filter never checks a
+/// member's trailer (CRC-32 and length: libarchive 3.6's `consume_trailer` skips it): libarchive
+/// reads the inflated stream. A member whose check fails is `failedMembers`; a read error of the
+/// file is thrown, never taken for the end of the archive.
+///
+/// Not thread-safe.
 final class ArchiveReader {
     let path: String
     private let handle: OpaquePointer
+    private let feed: ArchiveFeed
+    /// Whether the file is gzip-compressed (and so has members whose check may fail).
+    let isGzip: Bool
+    /// Where the current member's bytes lie in the (inflated) stream, roughly: from its header
+    /// to the end of its data.
+    private(set) var memberRange: Range<Int> = 0..<0
 
     init(path: String) throws {
         self.path = path
+        let input = try openInput(path, hashing: false)
+        feed = ArchiveFeed(source: input.source)
+        isGzip = input.gzip
         guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
         self.handle = handle
         archive_read_support_filter_all(handle)
         archive_read_support_format_tar(handle)
         archive_read_support_format_gnutar(handle)
         archive_read_support_format_raw(handle)
-        if archive_read_open_filename(handle, path, 1 << 16) != ARCHIVE_OK {
-            throw FieldpackError(path: path, "cannot open: \(errorText)")
+        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, feedRead, nil)
+        if status != ARCHIVE_OK {
+            try feed.rethrow()
+            throw StreamDamage(FieldpackError(path: path, "not a readable dump: \(errorText)"))
         }
     }
 
@@ -26,8 +44,15 @@ final class ArchiveReader {
         archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 
+    /// The gzip members whose CRC-32 or length check failed so far (inflated offsets).
+    var failedMembers: [Range<Int>] { feed.failedMembers }
+
+    /// Why the first failed member failed.
+    var failureReason: String? { feed.failureReason }
+
     /// The next member's name (a bare file's is `data`), or nil at the end. A tar's folder
-    /// entries are passed over: they hold nothing.
+    /// entries are passed over: they hold nothing. At the end the rest of the file is read, so
+    /// a gzip trailer after the tar's end is checked too.
     func nextMember() throws -> String? {
         while true {
             var entry: OpaquePointer? = nil
@@ -37,11 +62,18 @@ final class ArchiveReader {
                 guard let entry else { return "data" }
                 // S_IFDIR: libarchive's AE_IFDIR is a cast macro Swift does not import.
                 if archive_entry_filetype(entry) & 0o170000 == 0o040000 { continue }
+                let start = Int(archive_read_header_position(handle))
+                let size = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : Int.max / 4
+                memberRange = start..<(start + 512 + size)
                 return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
             case ARCHIVE_EOF:
+                try feed.drain()
                 return nil
             default:
-                throw FieldpackError(path: path, "damaged archive: \(errorText)")
+                // Damage a member's reader already met and reported ends the file.
+                if feed.reported { return nil }
+                try feed.rethrow()
+                throw StreamDamage(FieldpackError(path: path, "damaged archive: \(errorText)"))
             }
         }
     }
@@ -49,10 +81,20 @@ final class ArchiveReader {
     /// The current member's bytes, as a source for a `LineReader`.
     func memberSource() -> ByteSource { MemberSource(reader: self) }
 
-    fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
-        if count < 0 { throw FieldpackError(path: path, "damaged archive: \(errorText)") }
-        return count
+    /// The next block of the current member: libarchive's own buffer, valid until the next call;
+    /// empty at the member's end.
+    fileprivate func nextBlock() throws -> UnsafeRawBufferPointer {
+        var block: UnsafeRawPointer? = nil
+        var size = 0
+        var offset: la_int64_t = 0
+        let status = archive_read_data_block(handle, &block, &size, &offset)
+        if status == ARCHIVE_EOF { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if status < ARCHIVE_WARN {
+            feed.reported = true
+            try feed.rethrow()
+            throw StreamDamage(FieldpackError(path: path, "damaged archive: \(errorText)"))
+        }
+        return UnsafeRawBufferPointer(start: block, count: size)
     }
 
     /// Whether the file is a tar archive (its members are named) rather than one stream.
@@ -61,14 +103,109 @@ final class ArchiveReader {
     }
 }
 
+/// What libarchive reads: the file's bytes, inflated by zlib when they are gzip. Keeps the error
+/// that made a read fail, so the reader reports it rather than libarchive's "unknown error".
+private final class ArchiveFeed {
+    let source: ByteSource
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+    var failure: FieldpackError? = nil
+    var damage: StreamDamage? = nil
+    var failedMembers: [Range<Int>] = []
+    var failureReason: String? = nil
+    /// Whether a member's reader met the damage (and so reported it).
+    var reported = false
+
+    init(source: ByteSource) {
+        self.source = source
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The next bytes for libarchive, or -1 (the reason kept here).
+    func next() -> Int {
+        if failure != nil || damage != nil { return -1 }
+        do {
+            while true {
+                do {
+                    return try source.read(into: buffer)
+                } catch let error as StreamDamage where error.failedMember != nil {
+                    // Only a trailer's check failed: noted, and the next member read on.
+                    note(error)
+                }
+            }
+        } catch let error as StreamDamage {
+            note(error)
+            return -1
+        } catch let error as FieldpackError {
+            failure = error
+            return -1
+        } catch {
+            failure = FieldpackError("\(error)")
+            return -1
+        }
+    }
+
+    private func note(_ error: StreamDamage) {
+        if let member = error.failedMember {
+            failedMembers.append(member)
+            if failureReason == nil { failureReason = error.message }
+        } else {
+            damage = error
+        }
+    }
+
+    /// Throws what made the last read fail, if anything did.
+    func rethrow() throws {
+        if let failure { throw failure }
+        if let damage { throw damage }
+    }
+
+    /// Reads what libarchive left unread (a gzip trailer, tar padding), to check it.
+    func drain() throws {
+        if let failure { throw failure }
+        if damage != nil { return }
+        while true {
+            do {
+                while try source.read(into: buffer) > 0 {}
+                return
+            } catch let error as StreamDamage {
+                // The tar's members were read whole: only a failed check still matters here.
+                if error.failedMember == nil { return }
+                note(error)
+            }
+        }
+    }
+}
+
+private let feedRead: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeRawPointer?>?
+) -> la_ssize_t = { _, client, block in
+    let feed = Unmanaged<ArchiveFeed>.fromOpaque(client!).takeUnretainedValue()
+    let count = feed.next()
+    block?.pointee = UnsafeRawPointer(feed.buffer.baseAddress)
+    return la_ssize_t(count)
+}
+
+/// One member's bytes, handed out from libarchive's blocks: a block read whole before a damaged
+/// one is never lost (`archive_read_data` drops a partly filled buffer when the stream breaks).
 private final class MemberSource: ByteSource {
     let reader: ArchiveReader
+    private var block = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var used = 0
 
     init(reader: ArchiveReader) {
         self.reader = reader
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        try reader.read(into: buffer)
+        while used == block.count {
+            block = try reader.nextBlock()
+            used = 0
+            if block.isEmpty { return 0 }
+        }
+        let count = min(buffer.count, block.count - used)
+        buffer.baseAddress!.copyMemory(from: block.baseAddress! + used, byteCount: count)
+        used += count
+        return count
     }
 }
