@@ -107,11 +107,6 @@ public final class GzipSource: ByteSource {
         }
         if ended { return 0 }
         while true {
-            if inputStart == inputEnd && !sawInputEnd {
-                inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
-                inputStart = 0
-                if inputEnd == 0 { sawInputEnd = true }
-            }
             while trailerLeft > 0 && !(inputStart == inputEnd && sawInputEnd) {
                 if inputStart == inputEnd {
                     inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
@@ -122,6 +117,11 @@ public final class GzipSource: ByteSource {
                 let skipped = min(trailerLeft, inputEnd - inputStart)
                 inputStart += skipped
                 trailerLeft -= skipped
+            }
+            if inputStart == inputEnd && !sawInputEnd {
+                inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
+                inputStart = 0
+                if inputEnd == 0 { sawInputEnd = true }
             }
             if memberEnded {
                 // Another gzip member may follow the one that ended.
