@@ -8,6 +8,9 @@ final class FileIngest {
     let maxDocumentBytes: Int
     /// The chunk's rejects-file lines (see `Finding.encodeRejectsLine`), spilled like the records.
     var rejects = JSONWriter()
+    /// Where `rejects` spills once it holds `rejectsSpill` bytes (the chunk's rejects part).
+    var rejectsPart: PartBuffer? = nil
+    static let rejectsSpill = 1 << 20
     /// Rejected records in one file past which the run's reject rate cannot end under its limit
     /// (see `INatIngest.rejectLimit`); nil: no limit.
     var rejectLimit: Int? = nil
@@ -142,6 +145,7 @@ final class FileIngest {
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
             if extractor.satellites.isFull { extractor.flushSatellites() }
+            if rejects.count > Self.rejectsSpill, let rejectsPart { try rejectsPart.spill(&rejects) }
             if overLimit(result) {
                 stop(&result, at: "line \(line.number)", path: path)
                 return

@@ -104,12 +104,13 @@ public struct INatIngest {
                     do {
                         let part = PartBuffer(spillPath: "\(spillPrefix).part-\(chunk)")
                         let rejectsPart = PartBuffer(spillPath: "\(spillPrefix).rejects-\(chunk)")
+                        ingest.rejectsPart = rejectsPart
                         var results: [FileIngest.Result] = []
                         while index < chunks[chunk].upperBound {
                             let result = try ingest.run(path: inputs[index], index: index, output: part, failed: failed[index])
                             ingest.extractor.out.buffer.append(Self.header(result, index: index))
                             if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
-                            if ingest.rejects.count > PartBuffer.limit { try rejectsPart.spill(&ingest.rejects) }
+                            if ingest.rejects.count > FileIngest.rejectsSpill { try rejectsPart.spill(&ingest.rejects) }
                             results.append(result)
                             index += 1
                         }
