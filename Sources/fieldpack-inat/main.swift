@@ -72,12 +72,11 @@ command.main { arguments in
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
     options.progress = arguments.progress(stage: "inat")
     let clock = StageClock()
-    let summary = try INatIngest(options: options).run()
-    let report = StageReport(stage: "inat", clock: clock)
-    for finding in summary.findings.prefix(20) { StandardError.write(finding.diagnostic) }
-    if summary.findings.count > 20 {
-        StandardError.write("fieldpack-inat: … \(summary.findings.count - 20) more in \(options.rejects)")
+    let summary = try INatIngest(options: options).run { first, count in
+        for finding in first.prefix(20) { StandardError.write(finding.diagnostic) }
+        if count > 20 { StandardError.write("fieldpack-inat: … \(count - 20) more in \(options.rejects)") }
     }
+    let report = StageReport(stage: "inat", clock: clock)
     let counts = summary.counts
     report.print(
         "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected, "

@@ -60,7 +60,8 @@ command.main { arguments in
     publisher.check = { staged in
         let problems = BundleVerifier(directory: staged, publicKey: publicKey).verify()
         guard !problems.isEmpty else { return }
-        for problem in problems { StandardError.write(problem) }
+        // Named as the person will find them: at the destination, not the hidden staging folder.
+        for problem in problems { StandardError.write(problem.replacingOccurrences(of: staged, with: destination)) }
         throw FieldpackError(
             path: destination,
             "not published: the assembled bundle fails the app's check (\(problems.count) problem(s)); the previous bundle is untouched")

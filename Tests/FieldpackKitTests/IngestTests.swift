@@ -80,7 +80,7 @@ import Testing
         #expect((malformed["reason"] as? String)?.contains("id is a string") == true)
         let truncated = try #require(rejects.first { ($0["file"] as? String)?.hasSuffix("observations-page-3.json") == true })
         #expect(truncated["record"] as? String == "results[2]")
-        #expect((truncated["reason"] as? String)?.contains("kept the 2 complete record(s)") == true)
+        #expect((truncated["reason"] as? String)?.contains("kept the 2 complete records before it") == true)
     }
 
     @Test(arguments: [

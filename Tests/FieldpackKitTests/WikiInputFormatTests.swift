@@ -84,11 +84,14 @@ import Testing
         #expect(error.message.hasPrefix("2 of 3 dump lines rejected"))
     }
 
-    @Test func anEmptyFileIsSkippedWithAFindingThatNamesIt() throws {
+    /// An empty input yields nothing: a rejected file (issue 15 item 5), which counts against
+    /// the threshold.
+    @Test func anEmptyFileIsARejectedFileThatCountsAgainstTheThreshold() throws {
         let directory = try TemporaryDirectory()
         let empty = try directory.write("empty.ndjson", "")
-        let output = try H.run([empty], wants: H.wants(["X"]), in: directory)
-        #expect(reasons(output.rejects, in: directory) == ["skipped empty.ndjson: an empty file, not a Wikipedia dump or page: skipped"])
+        let output = try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 1)
+        #expect(reasons(output.rejects, in: directory) == ["rejected empty.ndjson: the file is empty (0 bytes): no Wikipedia dump or page"])
+        #expect(throws: FieldpackError.self) { try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 0.5) }
     }
 
     // MARK: Rule 12: On-demand / Structured Contents article JSON

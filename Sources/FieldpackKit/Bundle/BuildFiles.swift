@@ -17,6 +17,7 @@ struct BuildFiles {
         let folder = directory(of: output)
         let name = output.split(separator: "/").last.map(String.init) ?? output
         try FileSystem.makeDirectories(folder)
+        Leftovers.removeStale(of: output)
         scratch = try FileSystem.createEmptyExclusive(in: folder, prefix: "\(name).\(scratchLabel)-")
         do {
             publish = try FileSystem.createEmptyExclusive(in: folder, prefix: ".\(name).tmp-")
@@ -30,6 +31,8 @@ struct BuildFiles {
         FileSystem.remove(scratch)
         FileSystem.remove(scratch + "-journal")
         FileSystem.remove(publish)
+        Leftovers.forget(scratch)
+        Leftovers.forget(publish)
     }
 
     /// Writes the shipped copy of `database`: statistics from a bounded sample of each index

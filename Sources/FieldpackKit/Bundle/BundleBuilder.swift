@@ -89,6 +89,7 @@ public struct BundleBuilder {
 
     @discardableResult
     public func run() throws -> Summary {
+        _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-dedupe")  // before any scratch file
         let files = try BuildFiles(output: options.output, scratchLabel: "scratch")
         defer { files.cleanUp() }
         var summary = Summary()

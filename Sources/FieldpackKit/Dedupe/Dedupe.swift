@@ -60,8 +60,10 @@ public struct Dedupe: Sendable {
     public func run() throws -> Summary {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
+        _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
+        Leftovers.removeStale(of: options.output)
+        Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
-        _ = try ReadableFile(path: options.input)  // fail early, naming the path, if it cannot be read
         summary.bytes = FileSystem.size(options.input) ?? 0
         let parser = JSONParser()
 

@@ -44,9 +44,13 @@ enum ParallelWrite {
             }
         }
         let tallies = try results.values()
+        Leftovers.register(second.path)
+        defer {
+            FileSystem.remove(second.path)
+            Leftovers.forget(second.path)
+        }
         try second.commit(durable: false)
         try output.append(contentsOf: second.path)
-        FileSystem.remove(second.path)
         return tallies
     }
 }

@@ -13,6 +13,19 @@ final class FileIngest {
     var tally: ProgressTally
     /// The input's index, which starts its records' sources.
     var fileIndexForRecords: Int { fileIndex }
+    /// The chunk's rejects-file lines (see `Finding.encodeRejectsLine`), spilled like the records.
+    var rejects = JSONWriter()
+    /// Where `rejects` spills once it holds `rejectsSpill` bytes (the chunk's rejects part).
+    var rejectsPart: PartBuffer? = nil
+    static let rejectsSpill = 1 << 20
+    /// Rejected records in one file past which the run's reject rate cannot end under its limit
+    /// (see `INatIngest.rejectLimit`); nil: no limit.
+    var rejectLimit: Int? = nil
+    /// Why every record read now is rejected (its gzip member failed its check), if it is.
+    private var distrust: String? = nil
+
+    /// Findings each file keeps in memory (the first ones); all of them go to the rejects file.
+    static let sampleLimit = 1000
 
     init(maxDocumentBytes: Int, openDataDate: Int64? = nil, progress: StageProgress = .silent()) {
         self.maxDocumentBytes = maxDocumentBytes
@@ -24,6 +37,15 @@ final class FileIngest {
     func reset() {
         extractor.out.reset()
         extractor.satellites = Satellites()
+        rejects.reset()
+    }
+
+    /// A gzip member of the input whose CRC-32 or length check failed, found only after its
+    /// records were read: the chunk is read again with that member's records rejected.
+    struct FailedMembers: Error {
+        var index: Int
+        var members: [Range<Int>]
+        var reason: String
     }
 
     struct Result: Sendable {
@@ -36,15 +58,26 @@ final class FileIngest {
         /// Parts dropped from kept records.
         var salvaged = 0
         var counts = RecordCounts()
+        /// The first `sampleLimit` findings (all are in the rejects file), and how many there were.
         var findings: [Finding] = []
+        var findingCount = 0
+        /// The line (or record) at which reading stopped because the rejects could no longer
+        /// stay under the limit, if it did.
+        var stoppedAt: String? = nil
         /// Records of no iNaturalist shape (`RecordShape`), and what the first one was.
         var unrecognized = 0
         var firstUnrecognized: String? = nil
+        /// The file is a page whose records array is empty (an API page past the last): a page of
+        /// no records, not a rejected file.
+        var emptyPage = false
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
     /// `output` when it grows large.
-    func run(path argument: String, index: Int, output: PartBuffer) throws -> Result {
+    ///
+    /// - Parameter failed: gzip members of this file known to fail their check (a second read).
+    /// - Throws: `FailedMembers` when a gzip member's check fails that was not known.
+    func run(path argument: String, index: Int, output: PartBuffer, failed: FailedMembers? = nil) throws -> Result {
         fileIndex = index
         let path = argument == StandardInput.argument ? StandardInput.name : argument
         var result = Result(path: path)
@@ -52,6 +85,7 @@ final class FileIngest {
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
         let head = try reader.peek(atLeast: ForeignInput.headBytes)
         extractor.counts = RecordCounts()
+        distrust = nil
         // The open-data export: its tar archive, or one of its tables (by the header line).
         if Self.isTar(head) {
             result.format = (gzip ? "gzip+" : "") + "tar+open-data"
@@ -68,11 +102,30 @@ final class FileIngest {
         if let kind = ForeignInput.describe(head) {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
         }
+        try reader.detectLineEnd()
         let format = try InputFormat.detect(reader, parser: parser)
         result.format = (gzip ? "gzip+" : "") + format.rawValue
         switch format {
-        case .jsonLines: try ingestLines(reader, path: path, output: output, result: &result)
+        case .jsonLines: try ingestLines(reader, path: path, output: output, failed: failed, result: &result)
         case .document: try ingestDocument(reader, path: path, result: &result)
+        }
+        distrust = nil
+        let known = failed?.members ?? []
+        if format == .jsonLines, let new = reader.failedMembers.first(where: { !known.contains($0.failedMember!) }) {
+            if argument == StandardInput.argument {
+                throw FieldpackError(path: path, "\(new.message); standard input cannot be read again to reject that member's records")
+            }
+            throw FailedMembers(index: index, members: reader.failedMembers.map { $0.failedMember! }, reason: new.message)
+        }
+        // A file that yields nothing is a rejected file: it counts against the threshold.
+        if result.accepted == 0 && result.rejected == 0 && result.stoppedAt == nil {
+            if let damage = reader.damage {
+                reject(&result, Finding(path: path, reason: "no record could be read: \(damage.message)"))
+            } else if raw.bytesRead == 0 {
+                reject(&result, Finding(path: path, reason: "the file is empty (0 bytes)"))
+            } else if result.emptyPage == false {
+                reject(&result, Finding(path: path, reason: "the file holds no records (only blank text)"))
+            }
         }
         if result.accepted == 0 && result.unrecognized > 0 && result.unrecognized == result.rejected {
             throw FieldpackError(
@@ -90,9 +143,14 @@ final class FileIngest {
         return result
     }
 
-    private func ingestLines(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
+    private func ingestLines(
+        _ reader: LineReader, path: String, output: PartBuffer, failed: FailedMembers?, result: inout Result
+    ) throws {
         while let line = try reader.next() {
             if line.bytes.allSatisfy(isJSONBlank) { continue }
+            if let failed {
+                distrust = failed.members.contains { $0.contains(line.offset) } ? "\(failed.reason): its records are rejected" : nil
+            }
             if line.unterminated, let damage = reader.damage {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset,
                                         reason: "incomplete record at the end of a damaged stream (\(damage.message))"))
@@ -113,8 +171,13 @@ final class FileIngest {
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
             if extractor.satellites.isFull { extractor.flushSatellites() }
+            if rejects.count > Self.rejectsSpill, let rejectsPart { try rejectsPart.spill(&rejects) }
+            if overLimit(result) {
+                stop(&result, at: "line \(line.number)", path: path)
+                return
+            }
         }
-        if let damage = reader.damage {
+        if let damage = reader.damage, result.accepted + result.rejected > 0 {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
         }
     }
@@ -125,13 +188,14 @@ final class FileIngest {
         let bytes: UnsafeRawBufferPointer
         do {
             bytes = withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
-        } catch let error as FieldpackError {
+        } catch let error as FieldpackError where error.path == nil {
             throw FieldpackError(path: path, error.message)
         }
-        if bytes.allSatisfy(isJSONBlank) {
-            note(&result, Finding(path: path, outcome: .notice, reason: "input is empty"))
-            return
+        if let failed = reader.failedMembers.first {
+            distrust = "\(failed.message): its records are rejected"
         }
+        // Blank or empty: `run` rejects the file (a damaged stream says why).
+        if bytes.allSatisfy(isJSONBlank) { return }
         let root: JSONValue
         do {
             root = try parser.parseQuotingNonFinite(bytes)
@@ -163,17 +227,25 @@ final class FileIngest {
             throw FieldpackError(path: path, "valid JSON, but not an iNaturalist shape: the document is \(RecordError.describe(root.kind))")
         }
         var scan: JSONScanner.ArrayScan? = nil
+        var locator = LineLocator(bytes)
         func location(_ index: Int) -> (line: Int?, offset: Int?) {
             if scan == nil { scan = JSONScanner.scanArray(named: array.key, in: bytes) }
             guard let scan, index < scan.elements.count else { return (nil, nil) }
             let start = scan.elements[index].lowerBound
-            return (JSONScanner.lineAndColumn(of: start, in: bytes).line, start)
+            return (locator.line(of: start), start)
         }
+        var any = false
         for (index, element) in records.elements.enumerated() {
+            any = true
             accept(element, source: "\(fileIndex)#\(index)", result: &result) { reason in
                 let (line, offset) = location(index)
                 return Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
+            if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
+        }
+        if !any {
+            result.emptyPage = true
+            note(&result, Finding(path: path, line: 1, outcome: .notice, reason: "the page holds no records (an empty \(array == .results ? "results array" : "array"))"))
         }
         if let damage = reader.damage {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
@@ -204,9 +276,11 @@ final class FileIngest {
     private func salvage(_ bytes: UnsafeRawBufferPointer, path: String, syntax: String, result: inout Result) {
         let array = DocumentArray.of(bytes)
         let scan = JSONScanner.scanArray(named: array.key, in: bytes)
+        var locator = LineLocator(bytes)
+        let acceptedBefore = result.accepted
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
-            let line = JSONScanner.lineAndColumn(of: range.lowerBound, in: bytes).line
+            let line = locator.line(of: range.lowerBound)
             guard let value = try? elementParser.parseQuotingNonFinite(element) else {
                 reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
                                         reason: "not valid JSON"))
@@ -215,19 +289,35 @@ final class FileIngest {
             accept(value, source: "\(fileIndex)#\(index)", result: &result) { reason in
                 Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index), reason: reason)
             }
+            if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
         }
         let damageOffset = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
-        let line = JSONScanner.lineAndColumn(of: damageOffset, in: bytes).line
-        let what = scan.closed ? "the document is malformed after its \(array == .results ? "results array" : "array")"
-            : "the document is truncated or corrupt after \(array.label(scan.elements.count - 1))"
+        let line = locator.line(of: damageOffset)
+        let complete = scan.elements.count
+        let what: String
+        if scan.closed {
+            what = "the document is malformed after its \(array == .results ? "results array" : "array")"
+        } else if complete == 0 {
+            what = "the document is truncated or corrupt before its first record"
+        } else {
+            what = "the document is truncated or corrupt after \(array.label(complete - 1))"
+        }
+        let kept = result.accepted - acceptedBefore
+        let before = complete == 0 ? "no complete record before it"
+            : kept == complete ? "kept the \(complete) complete record\(complete == 1 ? "" : "s") before it"
+            : "of the \(complete) complete record\(complete == 1 ? "" : "s") before it \(kept) kept, \(complete - kept) rejected"
         reject(&result, Finding(
-            path: path, line: line, offset: damageOffset, record: array.label(scan.elements.count),
-            reason: "\(what) (\(syntax)); kept the \(scan.elements.count) complete record(s) before it"))
+            path: path, line: line, offset: damageOffset, record: array.label(complete),
+            reason: "\(what) (\(syntax)); \(before)"))
     }
 
     private func accept(
         _ value: JSONValue, source: String, result: inout Result, finding: (String) -> Finding
     ) {
+        if let distrust {
+            reject(&result, finding(distrust))
+            return
+        }
         let mark = extractor.out.count
         let counts = extractor.counts
         let shape = RecordShape.of(value)
@@ -246,6 +336,12 @@ final class FileIngest {
                 salvaged.outcome = .salvaged
                 note(&result, salvaged)
             }
+            if let (key, count) = duplicateKey(value) {
+                var salvaged = finding("\(key) appears \(count) times in the record: the first value is kept")
+                salvaged.field = key
+                salvaged.outcome = .salvaged
+                note(&result, salvaged)
+            }
         } catch {
             extractor.out.truncate(to: mark)
             extractor.satellites.discard()
@@ -256,19 +352,65 @@ final class FileIngest {
         }
     }
 
+    /// Key hashes of the record being checked, reused.
+    private var keyHashes: [UInt64] = []
+
+    /// The first key of `object`'s top level that appears more than once, and how often.
+    ///
+    /// The rule for duplicate keys (JSON leaves it open): the first value is the one read — what
+    /// simdjson's lookup gives — and the record keeps it, with a salvage finding for the others.
+    /// Linear in the keys, plus a sort of their 64-bit hashes; names are compared only on a hash
+    /// match.
+    private func duplicateKey(_ object: JSONValue) -> (String, Int)? {
+        guard object.isObject else { return nil }
+        keyHashes.removeAll(keepingCapacity: true)
+        for (key, _) in object.members {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in key.bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            keyHashes.append(hash)
+        }
+        keyHashes.sort()
+        guard zip(keyHashes, keyHashes.dropFirst()).contains(where: { $0 == $1 }) else { return nil }
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for (key, _) in object.members {
+            let name = key.string
+            if counts[name] == nil { order.append(name) }
+            counts[name, default: 0] += 1
+        }
+        return order.first { counts[$0]! > 1 }.map { ($0, counts[$0]!) }
+    }
+
     func reject(_ result: inout Result, _ finding: Finding) {
         var finding = finding
         finding.outcome = .rejected
         note(&result, finding)
     }
 
-    /// Keeps a finding and counts it by its outcome.
+    /// Counts a finding by its outcome and writes it to the rejects lines; the first
+    /// `sampleLimit` stay in memory too.
     func note(_ result: inout Result, _ finding: Finding) {
         switch finding.outcome {
         case .rejected: result.rejected += 1
         case .salvaged: result.salvaged += 1
         case .notice: break
         }
-        result.findings.append(finding)
+        result.findingCount += 1
+        if result.findings.count < Self.sampleLimit { result.findings.append(finding) }
+        finding.encodeRejectsLine(into: &rejects)
+    }
+
+    private func overLimit(_ result: Result) -> Bool {
+        guard let rejectLimit else { return false }
+        return result.rejected > rejectLimit
+    }
+
+    /// Stops reading a file whose rejected records alone put the run over its limit.
+    private func stop(_ result: inout Result, at place: String, path: String) {
+        result.stoppedAt = place
+        note(&result, Finding(
+            path: path, outcome: .notice,
+            reason: "stopped reading at \(place): \(result.rejected) records rejected, more than the --max-reject-rate "
+                + "allows even if every other record of every input were good"))
     }
 }

@@ -42,7 +42,13 @@ public struct INatIngest {
         public var rejected = 0
         /// Parts dropped from records that were kept (see `Finding.Outcome`).
         public var salvaged = 0
+        /// The first findings, in input order (at most `FileIngest.sampleLimit` per file and in
+        /// all); every finding is in the rejects file.
         public var findings: [Finding] = []
+        /// How many findings there were in all.
+        public var findingCount = 0
+        /// Files whose reading stopped early, and where (see `rejectLimit`).
+        public var stopped: [(path: String, at: String)] = []
         public var bytes = 0
 
         public var rejectRate: Double {
@@ -72,17 +78,24 @@ public struct INatIngest {
     ///   `ForeignInput`; valid JSON with no record of any `RecordShape`), or when the reject rate exceeds
     ///   `maxRejectRate` (the rejects file is still written; the records file is not published).
     ///   Only rejected records count: salvaged parts never fail a run.
+    ///
+    /// - Parameter diagnose: given the first findings and how many there were in all, before the
+    ///   threshold is judged, so a person sees why a run over it failed.
     @discardableResult
-    public func run() throws -> Summary {
+    public func run(diagnose: (_ first: [Finding], _ count: Int) -> Void = { _, _ in }) throws -> Summary {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
+        Leftovers.removeStale(of: options.output)
+        Leftovers.removeStale(of: options.rejects)
         let output = try AtomicOutput(path: options.output)
+        let rejects = try AtomicOutput(path: options.rejects)
         let workers = max(1, min(options.workers, inputs.count))
         // Fixed runs of files: the unit of work, and of satellite collapsing (see `Satellites`).
         let size = max(1, options.filesPerChunk)
         let chunks = stride(from: 0, to: inputs.count, by: size).map { $0..<min($0 + size, inputs.count) }
-        let sink = OrderedSink(output: output, count: chunks.count, window: workers * 2)
+        let sink = OrderedSink(output: output, rejects: rejects, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
+        let rejectLimit = Self.rejectLimit(inputs: inputs, maxRejectRate: options.maxRejectRate)
         let spillPrefix = output.temporaryPath
         let progress = options.progress
         progress.expect(bytes: inputs.reduce(0) { $0 + ($1 == StandardInput.argument ? 0 : FileSystem.size($1) ?? 0) })
@@ -92,28 +105,43 @@ public struct INatIngest {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             defer { ingest.tally.flush() }
+            ingest.rejectLimit = rejectLimit
             while let chunk = sink.claim() {
                 var index = chunks[chunk].lowerBound
-                do {
-                    let part = PartBuffer(spillPath: "\(spillPrefix).part-\(chunk)")
-                    var results: [FileIngest.Result] = []
-                    while index < chunks[chunk].upperBound {
-                        let result = try ingest.run(path: inputs[index], index: index, output: part)
-                        ingest.extractor.out.buffer.append(Self.header(result, index: index))
-                        if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
-                        results.append(result)
-                        index += 1
+                // gzip members that failed their check, by input: the chunk is read again.
+                var failed: [Int: FileIngest.FailedMembers] = [:]
+                while true {
+                    index = chunks[chunk].lowerBound
+                    do {
+                        let part = PartBuffer(spillPath: "\(spillPrefix).part-\(chunk)")
+                        let rejectsPart = PartBuffer(spillPath: "\(spillPrefix).rejects-\(chunk)")
+                        ingest.rejectsPart = rejectsPart
+                        var results: [FileIngest.Result] = []
+                        while index < chunks[chunk].upperBound {
+                            let result = try ingest.run(path: inputs[index], index: index, output: part, failed: failed[index])
+                            ingest.extractor.out.buffer.append(Self.header(result, index: index))
+                            if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
+                            if ingest.rejects.count > FileIngest.rejectsSpill { try rejectsPart.spill(&ingest.rejects) }
+                            results.append(result)
+                            index += 1
+                        }
+                        ingest.extractor.flushSatellites()
+                        try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
+                        try rejectsPart.finish(&ingest.rejects, replacement: nil)
+                        sink.submit(chunk, results: results, part: part, rejects: rejectsPart)
+                    } catch let members as FileIngest.FailedMembers {
+                        ingest.reset()
+                        failed[members.index] = members
+                        continue
+                    } catch let error as FieldpackError {
+                        ingest.reset()
+                        sink.fail(chunk, error)
+                    } catch {
+                        ingest.reset()
+                        sink.fail(chunk, FieldpackError(
+                            path: inputs[index] == StandardInput.argument ? StandardInput.name : inputs[index], "\(error)"))
                     }
-                    ingest.extractor.flushSatellites()
-                    try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
-                    sink.submit(chunk, results: results, part: part)
-                } catch let error as FieldpackError {
-                    ingest.reset()
-                    sink.fail(chunk, error)
-                } catch {
-                    ingest.reset()
-                    sink.fail(chunk, FieldpackError(
-                        path: inputs[index] == StandardInput.argument ? StandardInput.name : inputs[index], "\(error)"))
+                    break
                 }
             }
         }
@@ -129,24 +157,37 @@ public struct INatIngest {
                 summary.accepted += result.accepted
                 summary.rejected += result.rejected
                 summary.salvaged += result.salvaged
-                summary.findings += result.findings
+                summary.findings += result.findings.prefix(FileIngest.sampleLimit - summary.findings.count)
+                summary.findingCount += result.findingCount
+                if let at = result.stoppedAt { summary.stopped.append((result.path, at)) }
                 summary.bytes += result.bytes
             }
         }
         guard summary.files.count == inputs.count else { throw FieldpackError("internal error: an input was not processed") }
 
-        try writeRejects(summary.findings)
+        // Rejects first: they are written, and told, even when the threshold stops the stage.
+        try rejects.commit()
+        diagnose(summary.findings, summary.findingCount)
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
                 prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
         }
-        if summary.rejectRate > options.maxRejectRate {
+        if summary.rejectRate > options.maxRejectRate || !summary.stopped.isEmpty {
+            let stopped = summary.stopped.first.map { stop in
+                "; stopped reading \(stop.path) early at \(stop.at), where the limit could no longer be met"
+                    + (summary.stopped.count > 1 ? " (and \(summary.stopped.count - 1) more file(s))" : "")
+            } ?? ""
             throw FieldpackError(
                 path: options.rejects,
                 "\(summary.rejected) of \(summary.accepted + summary.rejected) records rejected "
-                    + "(\(percent(summary.rejectRate))), over the --max-reject-rate of \(percent(options.maxRejectRate)); "
+                    + "(\(percent(summary.rejectRate))), over the --max-reject-rate of \(percent(options.maxRejectRate))\(stopped); "
                     + "\(options.output) was not written")
+        }
+        if summary.accepted == 0 {
+            throw FieldpackError(
+                path: options.rejects,
+                "no record accepted from \(inputs.count) input file(s); \(options.output) was not written")
         }
         try output.commit()
         return summary
@@ -163,22 +204,27 @@ public struct INatIngest {
         return header.bytes
     }
 
-    private func writeRejects(_ findings: [Finding]) throws {
-        let rejects = try AtomicOutput(path: options.rejects)
-        var writer = JSONWriter()
-        for finding in findings {
-            writer.beginObject()
-            writer.key("file"); writer.string(finding.path)
-            writer.key("line"); writer.int(finding.line.map(Int64.init))
-            writer.key("offset"); writer.int(finding.offset.map(Int64.init))
-            writer.key("record"); writer.string(finding.record)
-            writer.key("path"); writer.string(finding.jsonPath)
-            writer.key("outcome"); writer.string(finding.outcome.rawValue)
-            writer.key("reason"); writer.string(finding.reason)
-            writer.endObject()
-            writer.newline()
+    /// Rejected records that one file may hold before the run's reject rate can no longer end
+    /// at or under `maxRejectRate`, whatever the rest of the inputs hold: the rate is
+    /// rejected / (accepted + rejected), and no input can hold more accepted records than its
+    /// bytes allow (a record is at least `{"id":1}`, 8 bytes; deflate inflates at most 1032
+    /// times). Nil when no count is too many (a rate of 1, or standard input, of no known size).
+    static let rejectFloor = 10_000
+
+    static func rejectLimit(inputs: [String], maxRejectRate: Double) -> Int? {
+        guard maxRejectRate < 1 else { return nil }
+        var accepted = 0.0
+        for input in inputs {
+            guard input != StandardInput.argument, let size = FileSystem.size(input) else { return nil }
+            var magic = [UInt8](repeating: 0, count: 2)
+            let got = (try? ReadableFile(path: input)).flatMap { file in
+                try? magic.withUnsafeMutableBytes { try file.read(at: 0, count: 2, into: $0) }
+            } ?? 0
+            let gzip = got == 2 && magic == [0x1F, 0x8B]
+            accepted += Double(size) * (gzip ? 1032 : 1) / 8
         }
-        try rejects.write(writer.bytes)
-        try rejects.commit()
+        // Never fewer than `rejectFloor`: a small file's findings are all listed.
+        let limit = max(Double(rejectFloor), (maxRejectRate / (1 - maxRejectRate) * accepted).rounded(.down))
+        return limit < Double(Int.max / 2) ? Int(limit) : nil
     }
 }

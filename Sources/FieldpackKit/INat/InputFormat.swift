@@ -18,7 +18,7 @@ public enum InputFormat: String, Sendable {
         var lineStart = 0
         while lineStart < head.count && lines.count < 3 {
             let rest = head.count - lineStart
-            let found = memchr(head.baseAddress! + lineStart, 0x0A, rest)
+            let found = memchr(head.baseAddress! + lineStart, Int32(reader.lineEnd), rest)
             let lineEnd = found.map { UnsafeRawPointer($0) - head.baseAddress! } ?? head.count
             if !isBlank(head, lineStart..<lineEnd) { lines.append(lineStart..<lineEnd) }
             lineStart = lineEnd + 1

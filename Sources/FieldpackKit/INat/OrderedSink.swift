@@ -29,6 +29,7 @@ final class PartBuffer {
     func finish(_ writer: inout JSONWriter, replacement: ByteBuffer?) throws {
         if spill != nil {
             try spill(&writer)
+            Leftovers.register(spillPath)
             try spill!.commit(durable: false)
         } else {
             memory = writer.take(replacement: replacement, capacity: 1 << 20)
@@ -41,11 +42,12 @@ final class PartBuffer {
 /// bounded whatever the number of inputs. Lock-protected.
 final class OrderedSink: @unchecked Sendable {
     private let output: AtomicOutput
+    private let rejects: AtomicOutput
     private let count: Int
     private let window: Int
     private var nextClaim = 0
     private var nextWrite = 0
-    private var ready: [Int: PartBuffer] = [:]
+    private var ready: [Int: (part: PartBuffer, rejects: PartBuffer)] = [:]
     private var writing = false
     /// Buffers of parts already written, for workers to reuse.
     private var spare: [ByteBuffer] = []
@@ -54,8 +56,9 @@ final class OrderedSink: @unchecked Sendable {
     /// Guards everything above; broadcast when a part is written or a worker fails.
     private let lock = ConditionLock()
 
-    init(output: AtomicOutput, count: Int, window: Int) {
+    init(output: AtomicOutput, rejects: AtomicOutput, count: Int, window: Int) {
         self.output = output
+        self.rejects = rejects
         self.count = count
         self.window = window
         results = Array(repeating: nil, count: count)
@@ -73,18 +76,18 @@ final class OrderedSink: @unchecked Sendable {
 
     /// Hands in a finished file. Whoever finds the next parts in order writes them, outside the
     /// lock, while the other workers go on parsing; one writer at a time.
-    func submit(_ index: Int, results chunk: [FileIngest.Result], part: PartBuffer) {
+    func submit(_ index: Int, results chunk: [FileIngest.Result], part: PartBuffer, rejects rejectsPart: PartBuffer) {
         let writer = lock.withLock { () -> Bool in
             results[index] = chunk
-            ready[index] = part
+            ready[index] = (part, rejectsPart)
             if writing { return false }
             writing = true
             return true
         }
         guard writer else { return }
         while true {
-            let (batch, first, position) = lock.withLock { () -> ([PartBuffer], Int, Int) in
-                var batch: [PartBuffer] = []
+            let (batch, first, position) = lock.withLock { () -> ([(part: PartBuffer, rejects: PartBuffer)], Int, Int) in
+                var batch: [(part: PartBuffer, rejects: PartBuffer)] = []
                 var position = nextWrite
                 while failure == nil, let next = ready.removeValue(forKey: position) {
                     batch.append(next)
@@ -99,12 +102,15 @@ final class OrderedSink: @unchecked Sendable {
             if batch.isEmpty { return }
             var writeError: FieldpackError? = nil
             do {
-                for part in batch {
-                    if let memory = part.memory {
-                        try output.write(memory.bytes)
-                    } else if part.spill != nil {
-                        try output.append(contentsOf: part.spillPath)
-                        FileSystem.remove(part.spillPath)
+                for (part, rejectsPart) in batch {
+                    for (part, output) in [(part, output), (rejectsPart, rejects)] {
+                        if let memory = part.memory {
+                            try output.write(memory.bytes)
+                        } else if part.spill != nil {
+                            try output.append(contentsOf: part.spillPath)
+                            FileSystem.remove(part.spillPath)
+                            Leftovers.forget(part.spillPath)
+                        }
                     }
                 }
             } catch let caught as FieldpackError {
@@ -113,9 +119,10 @@ final class OrderedSink: @unchecked Sendable {
                 writeError = FieldpackError("\(error)")
             }
             lock.withLock {
-                for part in batch {
+                for (part, rejectsPart) in batch {
                     if let memory = part.memory, spare.count < 8 { spare.append(memory) }
                     part.release()
+                    rejectsPart.release()
                 }
                 nextWrite = position
                 if let writeError, failure == nil { failure = (first, writeError) }

@@ -13,7 +13,11 @@ public struct RecordError: Error {
     }
 
     static func wrongType(_ field: String, _ value: JSONValue, expected: String) -> RecordError {
-        RecordError(at: field, "\(field) is \(describe(value.kind)), expected \(expected)")
+        if value.kind == .integer && value.int64 == nil {
+            // An unsigned 64-bit integer: an integer, but not one an id can be.
+            return RecordError(at: field, "\(field) is an integer over 2^63 - 1, too large for \(expected)")
+        }
+        return RecordError(at: field, "\(field) is \(describe(value.kind)), expected \(expected)")
     }
 
     static func missing(_ field: String) -> RecordError {

@@ -34,18 +34,21 @@ public struct BundlePublisher {
         try Self.checkDestination(destination)
         let parent = directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
+        Leftovers.removeStale(of: destination)
         let staging = try FileSystem.makeUniqueDirectory(in: parent, prefix: ".\(name).staging-")
         chmod(staging, 0o755)  // mkdtemp makes it 0700; the bundle is read by others
         // Until the swap this is the new bundle; after it, the previous one (or nothing).
-        defer { FileSystem.removeTree(staging) }
-
-        let staged = "\(staging)/\(Manifest.databaseName)"
-        if link(database, staged) != 0 {
-            // Another file system: copy instead.
-            let output = try AtomicOutput(path: staged)
-            try output.append(contentsOf: database)
-            try output.commit()
+        defer {
+            FileSystem.removeTree(staging)
+            Leftovers.forget(staging)
         }
+
+        // A copy, never a hard link: the published database is its own file, so a later build
+        // (or anything else writing the build folder's copy) cannot change a published bundle.
+        let staged = "\(staging)/\(Manifest.databaseName)"
+        let output = try AtomicOutput(path: staged)
+        try output.append(contentsOf: database)
+        try output.commit()
         for file in extraFiles {
             let name = file.split(separator: "/").last.map(String.init) ?? file
             guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName,

@@ -4,36 +4,52 @@ import CArchive
 /// in turn; a bare or gzip-compressed file yields one member, its content. Memory does not grow
 /// with the file. The wiki stage opens its dumps by path; ingest hands over a stream it has
 /// already started reading (`init(source:path:)`), so that its SHA-256 covers the file.
+///
+/// gzip is inflated by zlib (`GzipSource`), not by libarchive, whose gzip filter never checks a
+/// member's trailer (CRC-32 and length: libarchive 3.6's `consume_trailer` skips it): libarchive
+/// reads the inflated stream. A member whose check fails is `failedMembers`; a read error of the
+/// file is thrown, never taken for the end of the archive.
+///
+/// Not thread-safe.
 final class ArchiveReader {
     let path: String
     private let handle: OpaquePointer
-    /// Counts the file's raw (compressed) bytes as libarchive consumes them.
+    private let feed: ArchiveFeed
+    /// Whether the file is gzip-compressed (and so has members whose check may fail).
+    let isGzip: Bool
+    /// Where the current member's bytes lie in the (inflated) stream, roughly: from its header
+    /// to the end of its data.
+    private(set) var memberRange: Range<Int> = 0..<0
+    /// The file's raw bytes as read, when opened by path (progress counts them as they go).
+    private let raw: RawFileSource?
     private let progress: StageProgress?
-    private var rawCounted: Int64 = 0
-    /// The stream libarchive pulls from, when not a file (kept alive for its callbacks).
-    private var feed: SourceFeed? = nil
 
-    /// Reads a tar stream (already decompressed, or compressed: every filter is on) from `source`.
-    /// `path` names it in errors.
+    /// Reads a tar stream, already decompressed, from `source`; `path` names it in errors.
     init(source: ByteSource, path: String) throws {
         self.path = path
-        self.progress = nil
+        feed = ArchiveFeed(source: source)
+        isGzip = false
+        raw = nil
+        progress = nil
         guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
         self.handle = handle
         archive_read_support_filter_all(handle)
         archive_read_support_format_tar(handle)
         archive_read_support_format_gnutar(handle)
-        let feed = SourceFeed(source: source)
-        self.feed = feed
-        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, { _, client, buffer in
-            let feed = Unmanaged<SourceFeed>.fromOpaque(client!).takeUnretainedValue()
-            return feed.next(buffer!)
-        }, nil)
-        if status != ARCHIVE_OK { throw FieldpackError(path: path, "cannot read as a tar archive: \(errorText)") }
+        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, feedRead, nil)
+        if status != ARCHIVE_OK {
+            try feed.rethrow()
+            throw StreamDamage(FieldpackError(path: path, "cannot read as a tar archive: \(errorText)"))
+        }
     }
 
+    /// Opens the dump at `path`; `progress` counts its raw (compressed) bytes as they are read.
     init(path: String, progress: StageProgress? = nil) throws {
         self.path = path
+        let input = try openInput(path, hashing: false, progress: progress)
+        feed = ArchiveFeed(source: input.source)
+        isGzip = input.gzip
+        raw = input.raw
         self.progress = progress
         guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
         self.handle = handle
@@ -41,8 +57,10 @@ final class ArchiveReader {
         archive_read_support_format_tar(handle)
         archive_read_support_format_gnutar(handle)
         archive_read_support_format_raw(handle)
-        if archive_read_open_filename(handle, path, 1 << 16) != ARCHIVE_OK {
-            throw FieldpackError(path: path, "cannot open: \(errorText)")
+        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, feedRead, nil)
+        if status != ARCHIVE_OK {
+            try feed.rethrow()
+            throw StreamDamage(FieldpackError(path: path, "not a readable dump: \(errorText)"))
         }
     }
 
@@ -50,21 +68,26 @@ final class ArchiveReader {
 
     /// Counts the rest of the file as read (at its end, or when the rest is given up).
     func countRest() {
-        guard let progress else { return }
-        let rest = Int64(FileSystem.size(path) ?? 0) - rawCounted
-        guard rest > 0 else { return }
-        progress.add(bytes: Int(rest))
-        rawCounted += rest
+        guard let progress, let raw else { return }
+        let rest = (FileSystem.size(path) ?? 0) - raw.bytesRead
+        if rest > 0 { progress.add(bytes: rest) }
     }
 
     var errorText: String {
         // A read error of the stream underneath says more than libarchive's summary of it.
-        if let failure = feed?.failure { return failure.message }
+        if let failure = feed.failure { return failure.message }
         return archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"
     }
 
+    /// The gzip members whose CRC-32 or length check failed so far (inflated offsets).
+    var failedMembers: [Range<Int>] { feed.failedMembers }
+
+    /// Why the first failed member failed.
+    var failureReason: String? { feed.failureReason }
+
     /// The next member's name (a bare file's is `data`), or nil at the end. A tar's folder
-    /// entries are passed over: they hold nothing.
+    /// entries are passed over: they hold nothing. At the end the rest of the file is read, so
+    /// a gzip trailer after the tar's end is checked too.
     func nextMember() throws -> String? {
         while true {
             var entry: OpaquePointer? = nil
@@ -74,11 +97,18 @@ final class ArchiveReader {
                 guard let entry else { return "data" }
                 // S_IFDIR: libarchive's AE_IFDIR is a cast macro Swift does not import.
                 if archive_entry_filetype(entry) & 0o170000 == 0o040000 { continue }
+                let start = Int(archive_read_header_position(handle))
+                let size = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : Int.max / 4
+                memberRange = start..<(start + 512 + size)
                 return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
             case ARCHIVE_EOF:
+                try feed.drain()
                 return nil
             default:
-                throw FieldpackError(path: path, "damaged archive: \(errorText)")
+                // Damage a member's reader already met and reported ends the file.
+                if feed.reported { return nil }
+                try feed.rethrow()
+                throw StreamDamage(FieldpackError(path: path, "damaged archive: \(errorText)"))
             }
         }
     }
@@ -86,17 +116,20 @@ final class ArchiveReader {
     /// The current member's bytes, as a source for a `LineReader`.
     func memberSource() -> ByteSource { MemberSource(reader: self) }
 
-    fileprivate func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
-        if count < 0 { throw FieldpackError(path: path, "damaged archive: \(errorText)") }
-        if let progress {
-            let raw = archive_filter_bytes(handle, -1)
-            if raw > rawCounted {
-                progress.add(bytes: Int(raw - rawCounted))
-                rawCounted = raw
-            }
+    /// The next block of the current member: libarchive's own buffer, valid until the next call;
+    /// empty at the member's end.
+    fileprivate func nextBlock() throws -> UnsafeRawBufferPointer {
+        var block: UnsafeRawPointer? = nil
+        var size = 0
+        var offset: la_int64_t = 0
+        let status = archive_read_data_block(handle, &block, &size, &offset)
+        if status == ARCHIVE_EOF { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        if status < ARCHIVE_WARN {
+            feed.reported = true
+            try feed.rethrow()
+            throw StreamDamage(FieldpackError(path: path, "damaged archive: \(errorText)"))
         }
-        return count
+        return UnsafeRawBufferPointer(start: block, count: size)
     }
 
     /// Whether the file is a tar archive (its members are named) rather than one stream.
@@ -105,24 +138,17 @@ final class ArchiveReader {
     }
 }
 
-private final class MemberSource: ByteSource {
-    let reader: ArchiveReader
-
-    init(reader: ArchiveReader) {
-        self.reader = reader
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        try reader.read(into: buffer)
-    }
-}
-
-/// Hands libarchive the bytes of a `ByteSource`, one buffer at a time; a read error is kept
-/// (libarchive sees a failed read) so the archive's error names it.
-private final class SourceFeed {
+/// What libarchive reads: the file's bytes, inflated by zlib when they are gzip. Keeps the error
+/// that made a read fail, so the reader reports it rather than libarchive's "unknown error".
+private final class ArchiveFeed {
     let source: ByteSource
-    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-    private(set) var failure: FieldpackError? = nil
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 18, alignment: 16)
+    var failure: FieldpackError? = nil
+    var damage: StreamDamage? = nil
+    var failedMembers: [Range<Int>] = []
+    var failureReason: String? = nil
+    /// Whether a member's reader met the damage (and so reported it).
+    var reported = false
 
     init(source: ByteSource) {
         self.source = source
@@ -130,14 +156,91 @@ private final class SourceFeed {
 
     deinit { buffer.deallocate() }
 
-    func next(_ out: UnsafeMutablePointer<UnsafeRawPointer?>) -> Int {
+    /// The next bytes for libarchive, or -1 (the reason kept here).
+    func next() -> Int {
+        if failure != nil || damage != nil { return -1 }
         do {
-            let count = try source.read(into: buffer)
-            out.pointee = UnsafeRawPointer(buffer.baseAddress)
-            return count
+            while true {
+                do {
+                    return try source.read(into: buffer)
+                } catch let error as StreamDamage where error.failedMember != nil {
+                    // Only a trailer's check failed: noted, and the next member read on.
+                    note(error)
+                }
+            }
+        } catch let error as StreamDamage {
+            note(error)
+            return -1
+        } catch let error as FieldpackError {
+            failure = error
+            return -1
         } catch {
-            failure = error as? FieldpackError ?? FieldpackError("\(error)")
+            failure = FieldpackError("\(error)")
             return -1
         }
+    }
+
+    private func note(_ error: StreamDamage) {
+        if let member = error.failedMember {
+            failedMembers.append(member)
+            if failureReason == nil { failureReason = error.message }
+        } else {
+            damage = error
+        }
+    }
+
+    /// Throws what made the last read fail, if anything did.
+    func rethrow() throws {
+        if let failure { throw failure }
+        if let damage { throw damage }
+    }
+
+    /// Reads what libarchive left unread (a gzip trailer, tar padding), to check it.
+    func drain() throws {
+        if let failure { throw failure }
+        if damage != nil { return }
+        while true {
+            do {
+                while try source.read(into: buffer) > 0 {}
+                return
+            } catch let error as StreamDamage {
+                // The tar's members were read whole: only a failed check still matters here.
+                if error.failedMember == nil { return }
+                note(error)
+            }
+        }
+    }
+}
+
+private let feedRead: @convention(c) (
+    OpaquePointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeRawPointer?>?
+) -> la_ssize_t = { _, client, block in
+    let feed = Unmanaged<ArchiveFeed>.fromOpaque(client!).takeUnretainedValue()
+    let count = feed.next()
+    block?.pointee = UnsafeRawPointer(feed.buffer.baseAddress)
+    return la_ssize_t(count)
+}
+
+/// One member's bytes, handed out from libarchive's blocks: a block read whole before a damaged
+/// one is never lost (`archive_read_data` drops a partly filled buffer when the stream breaks).
+private final class MemberSource: ByteSource {
+    let reader: ArchiveReader
+    private var block = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var used = 0
+
+    init(reader: ArchiveReader) {
+        self.reader = reader
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while used == block.count {
+            block = try reader.nextBlock()
+            used = 0
+            if block.isEmpty { return 0 }
+        }
+        let count = min(buffer.count, block.count - used)
+        buffer.baseAddress!.copyMemory(from: block.baseAddress! + used, byteCount: count)
+        used += count
+        return count
     }
 }

@@ -105,6 +105,7 @@ public struct StageCommand {
 
     public func main(_ body: (Arguments) throws -> Void) -> Never {
         let raw = Array(CommandLine.arguments.dropFirst())
+        Leftovers.removeOnSignals()
         do {
             let arguments = try Arguments(raw, options: options, flags: flags)
             if arguments.flag("help") {

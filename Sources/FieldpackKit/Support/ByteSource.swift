@@ -2,8 +2,10 @@ import CZlib
 
 /// A stream of bytes: a file, or a file decompressed on the fly.
 public protocol ByteSource: AnyObject {
-    /// Reads up to `buffer.count` bytes; 0 means the end. Throws when the input is damaged,
-    /// after every intact byte before the damage has been returned.
+    /// Reads up to `buffer.count` bytes; 0 means the end. Throws `StreamDamage` when the input is
+    /// damaged, after every intact byte before the damage has been returned, and a
+    /// `FieldpackError` when the file cannot be read (never an early end). After a damage with a
+    /// `failedMember` (only a gzip trailer's check failed) reading may go on.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
@@ -81,7 +83,12 @@ public final class GzipSource: ByteSource {
     private var ended = false
     private var memberEnded = false
     private var sawInputEnd = false
-    private var pendingError: FieldpackError?
+    private var pendingError: StreamDamage?
+    /// Bytes produced so far, and where the current member's started (decompressed offsets).
+    private var produced = 0
+    private var memberStart = 0
+    /// Trailer bytes still to pass over after a failed CRC-32 check (zlib stops before ISIZE).
+    private var trailerLeft = 0
 
     public init(source: RawFileSource) throws {
         self.source = source
@@ -104,6 +111,17 @@ public final class GzipSource: ByteSource {
         }
         if ended { return 0 }
         while true {
+            while trailerLeft > 0 && !(inputStart == inputEnd && sawInputEnd) {
+                if inputStart == inputEnd {
+                    inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
+                    inputStart = 0
+                    if inputEnd == 0 { sawInputEnd = true }
+                    continue
+                }
+                let skipped = min(trailerLeft, inputEnd - inputStart)
+                inputStart += skipped
+                trailerLeft -= skipped
+            }
             if inputStart == inputEnd && !sawInputEnd {
                 inputEnd = try input.withUnsafeMutableBytes { try source.read(into: $0) }
                 inputStart = 0
@@ -117,16 +135,17 @@ public final class GzipSource: ByteSource {
                 }
                 inflateReset(streamPointer)
                 memberEnded = false
+                memberStart = produced
             }
             if inputStart == inputEnd && sawInputEnd {
                 ended = true
-                throw FieldpackError(
+                throw StreamDamage(FieldpackError(
                     path: source.file.path,
-                    "gzip stream is truncated: it ends after \(source.bytesRead) compressed bytes without its trailer")
+                    "gzip stream is truncated: it ends after \(source.bytesRead) compressed bytes without its trailer"))
             }
-            let produced: Int
+            let got: Int
             let status: Int32
-            (produced, status) = input.withUnsafeMutableBytes { inputBytes in
+            (got, status) = input.withUnsafeMutableBytes { inputBytes in
                 streamPointer.pointee.next_in = inputBytes.baseAddress!.assumingMemoryBound(to: Bytef.self) + inputStart
                 streamPointer.pointee.avail_in = uInt(inputEnd - inputStart)
                 streamPointer.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
@@ -135,21 +154,35 @@ public final class GzipSource: ByteSource {
                 inputStart = inputEnd - Int(streamPointer.pointee.avail_in)
                 return (buffer.count - Int(streamPointer.pointee.avail_out), status)
             }
+            produced += got
             switch status {
             case Z_STREAM_END:
                 memberEnded = true
             case Z_OK, Z_BUF_ERROR:
                 break
             default:
-                ended = true
                 let detail = streamPointer.pointee.msg.map { String(cString: $0) } ?? "code \(status)"
-                let error = FieldpackError(
-                    path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)")
-                if produced == 0 { throw error }
-                pendingError = error
-                return produced
+                // zlib checks the trailer's CRC-32 and length once the member's data is out.
+                let damage: StreamDamage
+                if detail == "incorrect data check" || detail == "incorrect length check" {
+                    damage = StreamDamage(FieldpackError(
+                        path: source.file.path,
+                        "gzip member at decompressed bytes \(memberStart)-\(produced) fails its \(detail == "incorrect data check" ? "CRC-32" : "length") check (gzip -t fails)"),
+                        failedMember: memberStart..<produced)
+                    // Only the trailer is bad: the next member is read on, after the length
+                    // (ISIZE) zlib leaves unread when the CRC-32 fails.
+                    memberEnded = true
+                    trailerLeft = detail == "incorrect data check" ? 4 : 0
+                } else {
+                    ended = true
+                    damage = StreamDamage(FieldpackError(
+                        path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)"))
+                }
+                if got == 0 { throw damage }
+                pendingError = damage
+                return got
             }
-            if produced > 0 { return produced }
+            if got > 0 { return got }
         }
     }
 }

@@ -26,6 +26,23 @@ public struct FieldpackError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// A stream that is damaged (corrupt or truncated compressed data, a gzip member whose CRC or
+/// length check fails), as opposed to a file that cannot be read (a read error is a
+/// `FieldpackError` and stops the stage). Every intact byte before the damage was returned.
+public struct StreamDamage: Error, Sendable {
+    public var error: FieldpackError
+    /// When a gzip member's trailer check failed: that member's bytes in the decompressed
+    /// stream. Its records cannot be trusted and are rejected.
+    public var failedMember: Range<Int>?
+
+    public init(_ error: FieldpackError, failedMember: Range<Int>? = nil) {
+        self.error = error
+        self.failedMember = failedMember
+    }
+
+    public var message: String { error.message }
+}
+
 /// Bad command-line usage: the stage prints its usage line and exits 64.
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var message: String
@@ -92,5 +109,22 @@ public struct Finding: Sendable, Equatable {
         text += ": warning: "
         if let record { text += "\(record): " }
         return text + reason
+    }
+}
+
+extension Finding {
+    /// The finding as one line of ingest's rejects file:
+    /// `{"file","line","offset","record","path","outcome","reason"}`.
+    func encodeRejectsLine(into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("file"); writer.string(path)
+        writer.key("line"); writer.int(line.map(Int64.init))
+        writer.key("offset"); writer.int(offset.map(Int64.init))
+        writer.key("record"); writer.string(record)
+        writer.key("path"); writer.string(jsonPath)
+        writer.key("outcome"); writer.string(outcome.rawValue)
+        writer.key("reason"); writer.string(reason)
+        writer.endObject()
+        writer.newline()
     }
 }

@@ -12,6 +12,12 @@ public final class ReadableFile {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 { throw FieldpackError(path: path, "cannot open: \(systemError())") }
+        // A folder opens, and its first read fails with EISDIR: say so here, by name.
+        var info = stat()
+        if fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw FieldpackError(path: path, "is a folder, expected a file")
+        }
     }
 
     /// Standard input, read through a descriptor of its own, and named `path` in errors.
@@ -46,6 +52,18 @@ public final class ReadableFile {
             done += got
         }
         return done
+    }
+
+    /// Opens a records file a stage reads after another wrote it, refusing an empty one: every
+    /// input fieldpack-inat read leaves at least its `input` line, so an empty file is never a
+    /// run's output (it is a failed or wrong one) and must not become an empty result.
+    public static func nonEmpty(_ path: String, writtenBy writer: String) throws -> ReadableFile {
+        let file = try ReadableFile(path: path)
+        var info = stat()
+        if fstat(file.descriptor, &info) == 0 && info.st_size == 0 && (info.st_mode & S_IFMT) == S_IFREG {
+            throw FieldpackError(path: path, "is empty: expected the records \(writer) writes (each of its inputs gives at least one line)")
+        }
+        return file
     }
 
     /// The whole file as bytes; for small files (pipeline definitions, reports).
@@ -86,6 +104,7 @@ public final class AtomicOutput {
     deinit {
         if descriptor >= 0 { close(descriptor) }
         if !committed { unlink(temporaryPath) }
+        Leftovers.forget(temporaryPath)
     }
 
     public func write(_ bytes: [UInt8]) throws {
@@ -270,7 +289,10 @@ public enum FileSystem {
             let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
             let access = readable ? O_RDWR : O_WRONLY
             let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if descriptor >= 0 { return (path, descriptor) }
+            if descriptor >= 0 {
+                Leftovers.register(path)
+                return (path, descriptor)
+            }
             if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
         }
         throw FieldpackError(path: "\(directory)/\(prefix)\(getpid())-*", "cannot create: every name tried exists")
@@ -291,7 +313,9 @@ public enum FileSystem {
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw FieldpackError(path: "\(parent)/\(prefix)\(getpid())-XXXXXX", "cannot create directory: \(systemError())")
         }
-        return String(cString: made)
+        let path = String(cString: made)
+        Leftovers.register(path)
+        return path
     }
 
     /// Puts `from` at `to` in one step, whether or not `to` exists: an existing `to` is swapped

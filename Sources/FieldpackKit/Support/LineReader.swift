@@ -27,8 +27,15 @@ public final class LineReader {
     @exclusivity(unchecked) private var atEnd = false
     @exclusivity(unchecked) private var lineNumber = 0
     @exclusivity(unchecked) private var consumed = 0
-    /// The error that cut the stream short, if any (a truncated or corrupt gzip stream).
-    public private(set) var damage: FieldpackError?
+    /// The damage that cut the stream short, if any (a truncated or corrupt gzip stream, a
+    /// member whose check failed). A read error is not damage: it is thrown.
+    public private(set) var damage: StreamDamage?
+    /// gzip members whose CRC-32 or length check failed (their bytes were read; reading went
+    /// on with the next member).
+    public private(set) var failedMembers: [StreamDamage] = []
+    /// The byte that ends a line: `\n`, or `\r` for a file with old Mac line ends
+    /// (`detectLineEnd`).
+    @exclusivity(unchecked) private var terminator: Int32 = 0x0A
     public let maxLineBytes: Int
 
     /// How many lines `next` has returned: a damaged stream is damaged at line `linesRead + 1`.
@@ -57,16 +64,22 @@ public final class LineReader {
             }
             buffer.reserve(buffer.capacity * 2)
         }
-        do {
-            let got = try source.read(
-                into: UnsafeMutableRawBufferPointer(start: buffer.storage + buffer.count, count: buffer.capacity - buffer.count))
-            if got == 0 { atEnd = true }
-            buffer.count += got
-            return got > 0
-        } catch let error as FieldpackError {
-            damage = error
-            atEnd = true
-            return false
+        while true {
+            do {
+                let got = try source.read(
+                    into: UnsafeMutableRawBufferPointer(start: buffer.storage + buffer.count, count: buffer.capacity - buffer.count))
+                if got == 0 { atEnd = true }
+                buffer.count += got
+                return got > 0
+            } catch let error as StreamDamage {
+                if error.failedMember != nil {
+                    failedMembers.append(error)
+                    continue
+                }
+                damage = error
+                atEnd = true
+                return false
+            }
         }
     }
 
@@ -74,7 +87,7 @@ public final class LineReader {
     public func next() throws -> Line? {
         while true {
             let searchFrom = buffer.storage + scanned
-            if let newline = memchr(searchFrom, 0x0A, buffer.count - scanned) {
+            if let newline = memchr(searchFrom, terminator, buffer.count - scanned) {
                 let end = UnsafeRawPointer(newline) - UnsafeRawPointer(buffer.storage)
                 let line = Line(
                     bytes: UnsafeRawBufferPointer(start: buffer.storage + start, count: end - start),
@@ -112,6 +125,18 @@ public final class LineReader {
             if try !refill(maximum: limit + 1) { break }
         }
         return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
+    }
+
+    /// The byte that ends a line (`\n`, or `\r` after `detectLineEnd` found old Mac text).
+    public var lineEnd: UInt8 { UInt8(terminator) }
+
+    /// Reads lines ended by `\r` when the first MiB holds carriage returns and no line feed (old
+    /// Mac text); `\r\n` lines stay `\n` lines (JSON reads the `\r` as a blank).
+    public func detectLineEnd() throws {
+        let head = try peek(atLeast: 1 << 20)
+        guard !head.isEmpty, memchr(head.baseAddress!, 0x0A, head.count) == nil,
+              memchr(head.baseAddress!, 0x0D, head.count) != nil else { return }
+        terminator = 0x0D
     }
 
     /// Peeks at the buffered bytes without consuming them, reading at least `count` if possible.

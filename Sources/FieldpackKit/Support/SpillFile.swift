@@ -34,6 +34,7 @@ public final class SpillFile {
         try FileSystem.makeDirectories(folder)
         let (path, descriptor) = try FileSystem.createExclusive(in: folder, prefix: ".spill-", readable: true)
         self.descriptor = descriptor
+        defer { Leftovers.forget(path) }
         if unlink(path) != 0 {
             let reason = systemError()
             close(descriptor)

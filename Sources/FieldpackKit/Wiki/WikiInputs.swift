@@ -23,45 +23,120 @@ extension WikiStage {
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
         let reading = Reading(wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1)
         for input in options.inputs {
-            // A file libarchive cannot read, or whose archive breaks between members, is a
-            // finding: the lines already read count, the rest of the file is lost.
             // libarchive cannot open an empty file: it holds nothing to read.
             if FileSystem.size(input) == 0 {
-                skipFile(input, "an empty file, not a Wikipedia dump or page", reading, into: &run)
+                reject(Finding(path: input, reason: "the file is empty (0 bytes): no Wikipedia dump or page"), counting: reading.counting, into: &run)
                 continue
             }
-            let archive: ArchiveReader
-            do {
-                archive = try ArchiveReader(path: input, progress: options.progress)
-            } catch let error as FieldpackError {
-                reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
-                continue
-            }
-            defer { archive.countRest() }
+            // A gzip member whose check fails is known only at its end: the file is read again
+            // with that member's records rejected, from the state before it.
+            var checks = MemberChecks()
             while true {
-                let next: String?
+                let archive: ArchiveReader
+                // Progress counts the file once a pass: not again when a failed member rereads it.
+                let progress = checks.failed.isEmpty ? options.progress : nil
                 do {
-                    next = try archive.nextMember()
-                } catch let error as FieldpackError {
-                    reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
+                    archive = try ArchiveReader(path: input, progress: progress)
+                } catch let damage as StreamDamage {
+                    reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run)
                     break
                 }
-                guard let member = next else { break }
-                let name = archive.isTar ? "\(input)#\(member)" : input
-                let reader = LineReader(source: archive.memberSource())
-                let head = try reader.peek(atLeast: 1 << 16)
-                switch DumpContent.detect(head, name: archive.isTar ? member : input) {
-                case .jsonLines:
-                    try lines(reader, source: name, reading, into: &run)
-                case .jsonDocument:
-                    try document(reader, source: name, reading, into: &run)
-                case .html:
-                    try page(reader, source: name, fileName: archive.isTar ? member : input, reading, into: &run)
-                case .other(let looks):
-                    skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
-                }
+                let before: Run? = archive.isGzip ? settled(pool, &run) : nil
+                defer { archive.countRest() }
+                try read(archive, input: input, checks: checks, reading, into: &run)
+                guard let before, archive.failedMembers.count > checks.failed.count else { break }
+                _ = settled(pool, &run)
+                run = before
+                checks.failed = archive.failedMembers
+                checks.reason = archive.failureReason ?? "its gzip member fails its check"
             }
         }
+    }
+
+    /// `run` with every blurb in flight finished into it.
+    private func settled(_ pool: BlurbPool, _ run: inout Run) -> Run {
+        for (article, result) in pool.drain() { finish(article, result, into: &run) }
+        return run
+    }
+
+    /// The gzip members of a file whose CRC-32 or length check failed (inflated offsets): the
+    /// records read from them are rejected.
+    struct MemberChecks {
+        var failed: [Range<Int>] = []
+        var reason = ""
+        /// Whether the whole current member (a tar member) lies in a failed gzip member.
+        var wholeMember = false
+
+        func rejects(_ range: Range<Int>) -> Bool {
+            wholeMember || failed.contains { $0.overlaps(range) || $0.contains(range.lowerBound) }
+        }
+    }
+
+    /// Reads every member of one file.
+    private func read(_ archive: ArchiveReader, input: String, checks: MemberChecks, _ reading: Reading, into run: inout Run) throws {
+        var members = 0
+        while true {
+            let next: String?
+            do {
+                next = try archive.nextMember()
+            } catch let damage as StreamDamage {
+                reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run)
+                break
+            }
+            guard let member = next else { break }
+            members += 1
+            let name = archive.isTar ? "\(input)#\(member)" : input
+            var checks = checks
+            checks.wholeMember = archive.isTar && checks.failed.contains { $0.overlaps(archive.memberRange) }
+            let reader = LineReader(source: archive.memberSource())
+            try reader.detectLineEnd()
+            let head = try reader.peek(atLeast: 1 << 16)
+            switch DumpContent.detect(head, name: archive.isTar ? member : input) {
+            case .jsonLines:
+                try lines(reader, source: name, checks: checks, reading, into: &run)
+            case .jsonDocument:
+                try document(reader, source: name, checks: checks, reading, into: &run)
+            case .html:
+                try page(reader, source: name, fileName: archive.isTar ? member : input, checks: checks, reading, into: &run)
+            case .other(let looks):
+                skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
+            }
+        }
+        if members == 0 {
+            reject(Finding(path: input, reason: "nothing to read: libarchive finds an archive with no members (a file of NUL bytes reads so)"),
+                   counting: reading.counting, into: &run)
+        }
+    }
+
+    /// Reading stops once the rejected lines alone put the run over its limit, whatever the rest
+    /// of the inputs hold (see `rejectLimit`), so findings never grow past what the input's size
+    /// allows under the limit.
+    private func stopIfOverLimit(at place: String, into run: inout Run) throws {
+        guard let limit = run.rejectLimit, run.summary.rejected > limit else { return }
+        run.stoppedAt = place
+        throw StopReading()
+    }
+
+    struct StopReading: Error {}
+
+    /// Rejected lines past which the rate rejected / lines cannot end at or under
+    /// `maxRejectRate`: no input holds more lines than its bytes allow (a line that is not
+    /// rejected is at least `{}` and its newline, 3 bytes; deflate inflates at most 1032 times).
+    /// Nil for a rate of 1.
+    static func rejectLimit(inputs: [String], maxRejectRate: Double) -> Int? {
+        guard maxRejectRate < 1 else { return nil }
+        var lines = 0.0
+        for input in inputs {
+            guard let size = FileSystem.size(input) else { return nil }
+            var magic = [UInt8](repeating: 0, count: 2)
+            let got = (try? ReadableFile(path: input)).flatMap { file in
+                try? magic.withUnsafeMutableBytes { try file.read(at: 0, count: 2, into: $0) }
+            } ?? 0
+            lines += Double(size) * (got == 2 && magic == [0x1F, 0x8B] ? 1032 : 1) / 3
+        }
+        // Never fewer than ingest's floor: a small file's findings are all listed.
+        let limit = max(Double(INatIngest.rejectFloor), (maxRejectRate / (1 - maxRejectRate) * lines).rounded(.down))
+        return limit < Double(Int.max / 2) ? Int(limit) : nil
     }
 
     /// A refused line or file: a finding, counted as a rejected line on the first pass.
@@ -81,13 +156,13 @@ extension WikiStage {
 
     /// NDJSON: one article object per line. A first line that is JSON but not an article (a
     /// dump's metadata) skips the file.
-    private func lines(_ reader: LineReader, source: String, _ reading: Reading, into run: inout Run) throws {
+    private func lines(_ reader: LineReader, source: String, checks: MemberChecks, _ reading: Reading, into run: inout Run) throws {
         var first = true
         while true {
             let line: LineReader.Line?
             do {
                 line = try reader.next()
-            } catch let error as FieldpackError {
+            } catch let error as StreamDamage {
                 // A damaged stream: every complete line before it was read.
                 reject(Finding(path: source, line: reader.linesRead + 1, reason: error.message), counting: reading.counting, into: &run)
                 break
@@ -95,16 +170,22 @@ extension WikiStage {
             guard let line else { break }
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             if reading.counting { run.summary.bytes += line.bytes.count + 1 }
+            if checks.rejects(line.offset..<(line.offset + line.bytes.count + 1)) {
+                reject(Finding(path: source, line: line.number, reason: "\(checks.reason): rejected"), counting: reading.counting, into: &run)
+                try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
+                continue
+            }
             if line.unterminated, let damage = reader.damage {
                 reject(Finding(path: source, line: line.number, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
                 break
             }
             let value: JSONValue
             do {
-                value = try reading.parser.parse(line.bytes)
+                value = try reading.parser.parse(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch let error as JSONSyntaxError {
                 reject(Finding(path: source, line: line.number, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
                 first = false
+                try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
                 continue
             }
             if first, value.isObject, !EnterpriseLine.isArticle(value) {
@@ -114,24 +195,29 @@ extension WikiStage {
             if reading.counting { run.summary.lines += 1 }
             try record(value, source: source, line: line.number, record: nil, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
+            try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
         }
     }
 
     /// One JSON document: an article object (an Enterprise On-demand or Structured Contents
     /// response, pretty-printed or not), or an array of them; anything else skips the file.
-    private func document(_ reader: LineReader, source: String, _ reading: Reading, into run: inout Run) throws {
+    private func document(_ reader: LineReader, source: String, checks: MemberChecks, _ reading: Reading, into run: inout Run) throws {
         let bytes: UnsafeRawBufferPointer
         do {
             bytes = try reader.rest(limit: reader.maxLineBytes)
-        } catch let error as FieldpackError {
+        } catch let error as FieldpackError where error.path == nil {
+            // The reader's size limit (a read error names its file, and stops the stage).
             return reject(Finding(path: source, reason: error.message), counting: reading.counting, into: &run)
+        }
+        if checks.rejects(0..<max(1, bytes.count)) {
+            return reject(Finding(path: source, reason: "\(checks.reason): rejected"), counting: reading.counting, into: &run)
         }
         if let damage = reader.damage {
             return reject(Finding(path: source, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
         let root: JSONValue
         do {
-            root = try reading.parser.parse(bytes)
+            root = try reading.parser.parse(withoutByteOrderMark(bytes))
         } catch let error as JSONSyntaxError {
             return reject(Finding(path: source, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
         }
@@ -199,13 +285,19 @@ extension WikiStage {
     /// An HTML page: titled by its `<title>` (without " - Wikipedia"), else by the address it
     /// gives for itself, else by its file name; its page id, revision, date and licence are what
     /// its HTML says (`PageMetadata`).
-    private func page(_ reader: LineReader, source: String, fileName: String, _ reading: Reading, into run: inout Run) throws {
+    private func page(
+        _ reader: LineReader, source: String, fileName: String, checks: MemberChecks, _ reading: Reading, into run: inout Run
+    ) throws {
         let limit = options.rules.maximumArticleBytes
         let bytes: UnsafeRawBufferPointer
         do {
             bytes = try reader.rest(limit: limit)
-        } catch is FieldpackError {
+        } catch let error as FieldpackError where error.path == nil {
+            _ = error  // the reader's size limit; a read error names its file and stops the stage
             return reject(Finding(path: source, reason: "the page is over the \(limit)-byte limit for one article"), counting: reading.counting, into: &run)
+        }
+        if checks.rejects(0..<max(1, bytes.count)) {
+            return reject(Finding(path: source, reason: "\(checks.reason): rejected"), counting: reading.counting, into: &run)
         }
         if let damage = reader.damage {
             return reject(Finding(path: source, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)

@@ -121,6 +121,9 @@ public struct WikiStage {
         /// The Wikidata items of the disambiguation pages skipped.
         var disambiguationItems: Set<String> = []
         var duplicates = 0
+        /// See `rejectLimit`; where reading stopped because of it.
+        var rejectLimit: Int? = nil
+        var stoppedAt: String? = nil
         /// Lines refused (bad JSON, no HTML, damaged streams, unparsable articles).
         var findings: [Finding] = []
         /// Pages read but deliberately not kept (disambiguation pages).
@@ -131,11 +134,17 @@ public struct WikiStage {
     @discardableResult
     public func run() throws -> Summary {
         let clock = PhaseTrace(stage: "wiki")
+        for output in [options.output, options.report, options.rejects] { Leftovers.removeStale(of: output) }
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
+        run.rejectLimit = Self.rejectLimit(inputs: options.inputs, maxRejectRate: options.maxRejectRate)
         var wanted = options.wants
         options.progress.start()
         defer { options.progress.finish() }
-        try pass(wanted: wanted, into: &run)
+        do {
+            try pass(wanted: wanted, into: &run)
+        } catch is StopReading {
+            try write(run, wanted: wanted)  // rejects, then the threshold error
+        }
         clock.mark("pass 1")
         // Redirect stubs whose target nobody else wanted: read the dumps again for the targets.
         var followed = Set<String>()
@@ -244,6 +253,7 @@ public struct WikiStage {
         func ordered(_ findings: [Finding]) -> [Finding] {
             findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
         }
+        var told = 0
         for (kind, finding) in ordered(run.findings).map({ ("rejected", $0) }) + ordered(run.skips).map({ ("skipped", $0) }) {
             rejects.beginObject()
             rejects.key("kind"); rejects.string(kind)
@@ -253,15 +263,19 @@ public struct WikiStage {
             rejects.key("reason"); rejects.string(finding.reason)
             rejects.endObject()
             rejects.newline()
-            StandardError.write(finding.diagnostic)
+            // The first 20 on stderr, as ingest does; all of them in the rejects file.
+            if told < 20 { StandardError.write(finding.diagnostic) }
+            told += 1
         }
+        if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
         try AtomicOutput.write(String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects)
         let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
-        if rate > options.maxRejectRate {
+        if rate > options.maxRejectRate || run.stoppedAt != nil {
+            let stopped = run.stoppedAt.map { "; stopped reading early at \($0), where the limit could no longer be met" } ?? ""
             throw FieldpackError(
                 path: mostRejected(run.findings) ?? options.output,
                 "\(run.summary.rejected) of \(run.summary.lines) dump lines rejected (\(percent(rate))), over the "
-                    + "\(percent(options.maxRejectRate)) limit; see \(options.rejects)")
+                    + "\(percent(options.maxRejectRate)) limit\(stopped); see \(options.rejects)")
         }
         if let error = run.spillError { throw error }
         let output = try AtomicOutput(path: options.output)

@@ -1,0 +1,308 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Issue 15's input items (5, 6, 7, 8, 9, 16, 19) and issue 14's "command lines that behave":
+/// damage is never taken for an end, a file that yields nothing is a rejected file, a gzip member
+/// whose check fails loses its records, findings are streamed, and messages say what happened.
+@Suite struct InputHardeningTests {
+    private typealias H = WikiHarness
+
+    private func ingest(_ inputs: [String], in directory: TemporaryDirectory, maxRejectRate: Double = 1) throws -> INatIngest.Summary {
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = maxRejectRate
+        return try INatIngest(options: options).run()
+    }
+
+    private func observationLines(_ ids: ClosedRange<Int>) -> String {
+        ids.map { observationJSON(id: $0) + "\n" }.joined()
+    }
+
+    /// Flips one byte of the CRC-32 in the trailer of the gzip member that ends at `end`.
+    private func breakCRC(_ path: String, memberEnd end: Int) throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[end - 8] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+    }
+
+    // MARK: Item 5: a file that yields nothing is a rejected file
+
+    @Test(arguments: ["empty", "garbage gzip", "blank"])
+    func aFileThatYieldsNothingIsARejectedFileAndARunThatAcceptsNothingFails(kind: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("in.json.gz")
+        switch kind {
+        case "empty": try Data().write(to: URL(fileURLWithPath: path))
+        case "blank": try Data("  \n\n".utf8).write(to: URL(fileURLWithPath: path))
+        default:
+            // A gzip header, then noise that is no deflate stream.
+            var generator = SplitMix(seed: 5)
+            let noise = (0..<3000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            try Data([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03] + noise).write(to: URL(fileURLWithPath: path))
+        }
+        let error = try #require(throws: FieldpackError.self) { try ingest([path], in: directory) }
+        #expect(error.message.hasPrefix("no record accepted from 1 input file(s)"), "\(error)")
+        let rejects = try jsonLines(directory.file("rejects.jsonl"))
+        #expect(rejects.count == 1)
+        #expect(rejects.first?["outcome"] as? String == "rejected")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+        // Beside a good file it counts against the threshold: one of two records rejected.
+        let good = try directory.write("good.jsonl", observationLines(1...1))
+        #expect(throws: FieldpackError.self) { try ingest([good, path], in: directory, maxRejectRate: 0.4) }
+        let summary = try ingest([good, path], in: directory, maxRejectRate: 0.5)
+        #expect(summary.accepted == 1 && summary.rejected == 1)
+    }
+
+    @Test func aPageOfNoRecordsIsNotARejectedFile() throws {
+        let directory = try TemporaryDirectory()
+        let last = try directory.write("page-9.json", #"{"total_results":2,"page":9,"per_page":1,"results":[]}"#)
+        let good = try directory.write("good.jsonl", observationLines(1...1))
+        let summary = try ingest([good, last], in: directory, maxRejectRate: 0)
+        #expect(summary.rejected == 0)
+        #expect(summary.findings.map(\.outcome) == [.notice])
+    }
+
+    // MARK: Item 6: a gzip member whose CRC fails loses its records
+
+    @Test func aGzipMemberWhoseCRCFailsHasItsRecordsRejectedAndTheOtherMembersKept() throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.writeGzip("a.gz", observationLines(1...3))
+        let second = try directory.writeGzip("b.gz", observationLines(4...5))
+        let firstSize = try Data(contentsOf: URL(fileURLWithPath: first)).count
+        let path = directory.file("two-members.jsonl.gz")
+        let joined = try Data(contentsOf: URL(fileURLWithPath: first)) + Data(contentsOf: URL(fileURLWithPath: second))
+        try joined.write(to: URL(fileURLWithPath: path))
+        try breakCRC(path, memberEnd: firstSize)
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        let summary = try ingest([path], in: directory)
+        #expect(summary.accepted == 2)
+        #expect(summary.rejected == 3)
+        let rejected = summary.findings.filter { $0.outcome == .rejected }
+        #expect(rejected.map(\.line) == [1, 2, 3])
+        #expect(rejected.allSatisfy { $0.reason.contains("fails its CRC-32 check") }, "\(rejected)")
+        let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.map { $0["id"] as? Int }
+        #expect(ids == [4, 5])
+    }
+
+    @Test func aGzipPageWhoseCRCFailsHasEveryRecordRejected() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.writeGzip("page.json.gz", page([observationJSON(id: 1), observationJSON(id: 2)]))
+        try breakCRC(path, memberEnd: try Data(contentsOf: URL(fileURLWithPath: path)).count)
+        let good = try directory.write("good.jsonl", observationLines(9...9))
+        let summary = try ingest([good, path], in: directory, maxRejectRate: 1)
+        #expect(summary.accepted == 1 && summary.rejected == 2)
+        #expect(summary.findings.filter { $0.outcome == .rejected }.map(\.record) == ["results[0]", "results[1]"], "\(summary.findings)")
+    }
+
+    @Test(arguments: [false, true])
+    func aWikiDumpWhoseGzipCRCFailsHasItsArticlesRejected(tar: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let dump = H.line("Great tit", H.parsoid()) + "\n" + H.line("Blue tit", H.parsoid()) + "\n"
+        let path: String
+        if tar {
+            try directory.write("dump/articles.ndjson", dump)
+            path = try H.tarGz("dump.tar.gz", of: "dump", files: ["articles.ndjson"], in: directory)
+        } else {
+            path = try directory.writeGzip("articles.ndjson.gz", dump)
+        }
+        // Intact, both articles are kept; with a changed CRC, neither is.
+        #expect(try H.run([path], wants: H.wants(["Great tit", "Blue tit"]), in: directory).titles == ["Blue tit", "Great tit"])
+        try breakCRC(path, memberEnd: try Data(contentsOf: URL(fileURLWithPath: path)).count)
+        let output = try H.run([path], wants: H.wants(["Great tit", "Blue tit"]), in: directory)
+        #expect(output.titles == [])
+        let reasons = output.rejects.compactMap { $0["reason"] as? String }
+        #expect(reasons.count == 2, "\(reasons)")
+        #expect(reasons.allSatisfy { $0.contains("fails its CRC-32 check") }, "\(reasons)")
+    }
+
+    // MARK: Item 7: a truncated wiki .gz keeps every complete line
+
+    @Test func aTruncatedWikiGzipKeepsEveryCompleteLineBeforeTheDamage() throws {
+        let directory = try TemporaryDirectory()
+        // 3 MiB of lines nobody wants, that do not compress, then the cut.
+        var generator = SplitMix(seed: 15)
+        var dump = ""
+        for index in 0..<3000 {
+            let noise = (0..<700).map { _ in String(UnicodeScalar(UInt8(97 + generator.next() % 26))) }.joined()
+            dump += H.line("Page \(index)", "<p>\(noise)</p>") + "\n"
+        }
+        let path = try directory.writeGzip("cut.ndjson.gz", dump)
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: path))
+        try compressed.prefix(compressed.count - 2000).write(to: URL(fileURLWithPath: path))
+        let output = try H.run([path], wants: H.wants(["Nobody"]), in: directory)
+        let lines = output.report["lines"] as? Int ?? 0
+        // About 2000 compressed bytes are cut: a few lines, never a MiB of them (~1400).
+        #expect(lines > 2990, "read \(lines) lines")
+        #expect(output.rejects.count == 1)
+        // The cut line is rejected (and counted among the lines read).
+        #expect(output.rejects.first?["line"] as? Int == lines)
+    }
+
+    // MARK: Item 8: findings are streamed, and reading stops once the limit cannot be met
+
+    @Test func manyBadLinesAreStreamedToTheRejectsFileAndReadingStopsOnceTheLimitCannotBeMet() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("bad.jsonl")
+        try Data(String(repeating: "{\"id\":\"x\",\"quality_grade\":\"research\"}\n", count: 200_000).utf8).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: FieldpackError.self) { try ingest([path], in: directory, maxRejectRate: 0.01) }
+        #expect(error.message.contains("stopped reading \(path) early at line 10001"), "\(error)")
+        // 7.8 MB hold at most 975,000 good records: 9,849 rejected ones are past 1% of any total, and
+        // reading stops past the floor of 10,000 (a small file's findings are all listed).
+        let rejects = try lines(directory.file("rejects.jsonl"))
+        #expect(rejects.count == 10_001 + 1)
+        #expect(rejects.last?.contains("stopped reading at line 10001") == true)
+        // With no limit, every finding is in the file and a bounded sample in memory.
+        let summary = try ingest([path, try directory.write("good.jsonl", observationLines(1...1))], in: directory)
+        #expect(summary.findingCount == 200_000)
+        #expect(summary.findings.count == 1000)
+        #expect(try lines(directory.file("rejects.jsonl")).count == 200_000)
+    }
+
+    // MARK: Item 9: locating findings is linear, and right
+
+    @Test func theLineOfEveryBadElementOfAPageIsTheLineItStartsOn() throws {
+        let directory = try TemporaryDirectory()
+        let elements = (1...300).map { index in index % 3 == 0 ? "{\"id\":\"bad\"}" : observationJSON(id: index) }
+        let path = try directory.write("page.json", page(elements))
+        let summary = try ingest([path], in: directory)
+        let bad = summary.findings.filter { $0.outcome == .rejected }
+        #expect(bad.count == 100)
+        // page(): the envelope line, then one element per line.
+        #expect(bad.map(\.line) == (1...100).map { Optional($0 * 3 + 1) })
+    }
+
+    // MARK: Item 16: line ends and odd starts
+
+    @Test func carriageReturnLineEndsAreLineEnds() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("old-mac.jsonl", observationLines(1...3).replacingOccurrences(of: "\n", with: "\r"))
+        let summary = try ingest([path], in: directory, maxRejectRate: 0)
+        #expect(summary.accepted == 3)
+        #expect(summary.files.first?.format == "json-lines")
+    }
+
+    @Test func aWikiFileThatLibarchiveReadsAsAnEmptyArchiveIsAFinding() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("nul.ndjson.gz")
+        try Data(repeating: 0, count: 10240).write(to: URL(fileURLWithPath: path))
+        let output = try H.run([path], wants: H.wants(["Great tit"]), in: directory)
+        #expect(output.rejects.count == 1, "\(output.rejects)")
+        #expect(output.rejects.first?["kind"] as? String == "rejected")
+    }
+
+    // MARK: Item 19: messages
+
+    @Test func anIdOfTwoToTheSixtyThreeSaysItIsTooLarge() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("big.jsonl", observationLines(1...1) + observationJSON(id: 1).replacingOccurrences(of: "\"id\":1,", with: "\"id\":9223372036854775808,") + "\n")
+        let summary = try ingest([path], in: directory)
+        #expect(summary.findings.map(\.reason) == ["id is an integer over 2^63 - 1, too large for an integer id"])
+    }
+
+    @Test func aPageBrokenBeforeItsFirstRecordSaysSoAndARejectedRecordIsNotCalledKept() throws {
+        let directory = try TemporaryDirectory()
+        let good = try directory.write("good.jsonl", observationLines(9...9))
+        let before = try directory.write("before.json", "{\"results\":[{\"id\":1,")
+        let summary = try ingest([good, before], in: directory)
+        let reason = try #require(summary.findings.last?.reason)
+        #expect(reason.hasPrefix("the document is truncated or corrupt before its first record"), "\(reason)")
+        #expect(!reason.contains("[-1]"))
+        let mixed = try directory.write("mixed.json", "{\"results\":[{\"id\":\"x\"},\n" + observationJSON(id: 2) + ",\n{\"id\":")
+        let reasons = try ingest([good, mixed], in: directory).findings.map(\.reason)
+        #expect(reasons.last?.hasSuffix("of the 2 complete records before it 1 kept, 1 rejected") == true, "\(reasons)")
+    }
+
+    @Test func aDuplicateKeyKeepsItsFirstValueWithAFinding() throws {
+        let directory = try TemporaryDirectory()
+        let line = observationJSON(id: 1, quality: "casual", extra: #","quality_grade":"research""#)
+        let path = try directory.write("dup.jsonl", line + "\n")
+        let summary = try ingest([path], in: directory, maxRejectRate: 0)
+        #expect(summary.accepted == 1)
+        let finding = try #require(summary.findings.first)
+        #expect(finding.outcome == .salvaged)
+        #expect(finding.reason == "quality_grade appears 2 times in the record: the first value is kept")
+        #expect(finding.field == "quality_grade")
+        let observation = try #require(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "obs" })
+        #expect(observation["quality_grade"] as? String == "casual")
+    }
+
+    // MARK: Issue 14: a folder, an empty input, a read error
+
+    @Test func aFolderWhereAFileIsExpectedIsAnErrorNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("folder"), withIntermediateDirectories: true)
+        let error = try #require(throws: FieldpackError.self) { try ReadableFile(path: directory.file("folder")) }
+        #expect(error.description == "\(directory.file("folder")): error: is a folder, expected a file")
+        let dedupe = try #require(throws: FieldpackError.self) {
+            try Dedupe(options: .init(input: directory.file("folder"), output: directory.file("o.jsonl"), conflicts: directory.file("c.json"))).run()
+        }
+        #expect(dedupe.path == directory.file("folder"))
+    }
+
+    @Test func anEmptyRecordsFileIsAnErrorForDedupeAndTheBundle() throws {
+        let directory = try TemporaryDirectory()
+        let empty = try directory.write("records.jsonl", "")
+        let dedupe = try #require(throws: FieldpackError.self) {
+            try Dedupe(options: .init(input: empty, output: directory.file("o.jsonl"), conflicts: directory.file("c.json"))).run()
+        }
+        #expect(dedupe.path == empty)
+        #expect(dedupe.message.contains("empty"))
+        let bundle = try #require(throws: FieldpackError.self) {
+            try BundleBuilder(options: .init(input: empty, output: directory.file("c.sqlite"), pipelineName: "t", policy: try samplePolicy())).run()
+        }
+        #expect(bundle.path == empty)
+        #expect(bundle.message.contains("empty"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("c.sqlite")))
+    }
+
+    @Test func aReadErrorPartWayThroughIsAnErrorNeverAnEnd() throws {
+        let reader = LineReader(source: FailingSource(good: "line one\nline two\npart"))
+        #expect(try reader.next().map { String(decoding: $0.bytes, as: UTF8.self) } == "line one")
+        #expect(try reader.next().map { String(decoding: $0.bytes, as: UTF8.self) } == "line two")
+        let error = try #require(throws: FieldpackError.self) { _ = try reader.next() }
+        #expect(error.message == "read failed: Input/output error")
+        #expect(reader.damage == nil)
+    }
+}
+
+/// A source that returns `good`, then fails the way a disk does (EIO).
+private final class FailingSource: ByteSource {
+    private var good: [UInt8]
+
+    init(good: String) { self.good = Array(good.utf8) }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if good.isEmpty { throw FieldpackError(path: "disk.jsonl", "read failed: Input/output error") }
+        let count = min(buffer.count, good.count)
+        buffer.copyBytes(from: good[0..<count])
+        good.removeFirst(count)
+        return count
+    }
+}
+
+/// A small deterministic generator (SplitMix64), for incompressible test text.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
+    }
+}
+
+extension InputHardeningTests {
+    @Test(arguments: [false, true])
+    func aByteOrderMarkBeforeAWikiDumpsFirstLineOrDocumentIsSkipped(document: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let body = document ? "[" + H.line("Great tit", H.parsoid()) + "]" : H.line("Great tit", H.parsoid()) + "\n"
+        let path = directory.file("bom.ndjson")
+        try Data([0xEF, 0xBB, 0xBF] + Array(body.utf8)).write(to: URL(fileURLWithPath: path))
+        let output = try H.run([path], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0)
+        #expect(output.titles == ["Great tit"])
+        #expect(output.rejects.isEmpty)
+    }
+}

@@ -1,0 +1,94 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Issue 15 item 18 and issue 14's command-line items that need the built executables: a run
+/// removes the stale temp files of dead runs (and only those), SIGTERM and SIGINT clean up, the
+/// warnings are told before the threshold error, and the published database is its own file.
+@Suite struct LeftoversTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// The PID of a process that has ended.
+    private func deadPID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+
+    @Test func aRunRemovesTheStaleTempFilesOfDeadRunsOfItsOutputAndNothingElse() throws {
+        let directory = try TemporaryDirectory()
+        let dead = try deadPID()
+        let stale = [
+            ".records.jsonl.tmp-\(dead)-abc", ".records.jsonl.tmp-\(dead)-abc.part-0", "..records.jsonl.tmp-\(dead)-abc.half.tmp-\(dead)-x",
+            ".rejects.jsonl.tmp-\(dead)-q",
+        ]
+        // A live process's (PID 1), another output's, and a person's own files stay.
+        let kept = [".records.jsonl.tmp-1-abc", ".other.jsonl.tmp-\(dead)-abc", "records.jsonl.tmp-notes", ".records.jsonl.tmp-\(dead)"]
+        for name in stale + kept { try directory.write(name, "x") }
+        try FileManager.default.createDirectory(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd"), withIntermediateDirectories: true)
+        try directory.write(".bundle.staging-\(dead)-Ab12Cd/content.sqlite", "x")
+        let input = try directory.write("in.jsonl", observationJSON(id: 1) + "\n")
+        var options = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 0
+        try INatIngest(options: options).run()
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set(kept + ["in.jsonl", "records.jsonl", "rejects.jsonl", ".bundle.staging-\(dead)-Ab12Cd"]))
+        // The publisher removes a dead run's staging folder of its destination.
+        Leftovers.removeStale(of: directory.file("bundle"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd")))
+    }
+
+    @Test(.enabled(if: binaries != nil), arguments: [SIGTERM, SIGINT])
+    func aSignalRemovesTheRunsTempFilesBeforeItEnds(signal: Int32) throws {
+        let directory = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "\(try #require(Self.binaries))/fieldpack-inat")
+        process.arguments = ["-", "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl")]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The run has made its temp files once it reads standard input; it waits for more.
+        input.fileHandleForWriting.write(Data((observationJSON(id: 1) + "\n").utf8))
+        var temps: [String] = []
+        for _ in 0..<500 where temps.count < 2 {
+            temps = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+            if temps.count < 2 { usleep(10_000) }
+        }
+        #expect(temps.count == 2, "\(temps)")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == signal)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func overTheThresholdTheWarningsAreToldBeforeTheError() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("in.jsonl", observationJSON(id: 1) + "\n" + observationJSON(id: "x") + "\n")
+        let result = try run(
+            "\(try #require(Self.binaries))/fieldpack-inat", [input, "--output", "r.jsonl", "--rejects", "j.jsonl"],
+            directory: directory.path)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.first == "\(input):2: warning: id is a string, expected an integer id", "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("j.jsonl: error: 1 of 2 records rejected") == true, "\(result.stderr)")
+        #expect(!result.stderr.contains("error: error:"))
+    }
+
+    @Test func thePublishedDatabaseIsItsOwnFileNotALinkToTheBuildFoldersCopy() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("in.jsonl", observationJSON(id: 1) + "\n")
+        let bundle = try buildBundle(inputs: [input], in: directory)
+        var built = stat()
+        var published = stat()
+        #expect(stat(directory.file("content.sqlite"), &built) == 0)
+        #expect(stat("\(bundle)/content.sqlite", &published) == 0)
+        #expect(built.st_ino != published.st_ino)
+        #expect(published.st_nlink == 1)
+    }
+}
