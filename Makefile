@@ -14,10 +14,15 @@ SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
+# make fuzz: seconds per target, and which targets (default all: ingest sanitizer article archive markup).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+# make test's fuzz smoke: seconds per target.
+FUZZ_SMOKE_SECONDS ?= 4
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
 
-.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle
+.PHONY: all bundle test bench clean deps test-deps tools pipeline-bundle fuzz
 
 all: bundle
 
@@ -122,6 +127,13 @@ endif
 test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
+	@Tests/Fuzz/run.sh --smoke $(FUZZ_SMOKE_SECONDS); status=$$?; \
+	  if [ $$status -eq 2 ]; then echo "fuzz smoke skipped (no libFuzzer/ASan runtime)"; elif [ $$status -ne 0 ]; then exit $$status; fi
+	Tests/Faults/run-faults.sh $(BIN)
+
+# Fuzzing (libFuzzer + AddressSanitizer, built apart in .build/fuzz): see Tests/Fuzz/run.sh.
+fuzz: deps
+	Tests/Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 bench: tools
 	@BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR) BIN=$(BIN) Tests/Bench/run-bench.sh

@@ -37,10 +37,20 @@ final class FileIngest {
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
     /// `output` when it grows large.
     func run(path argument: String, index: Int, output: PartBuffer) throws -> Result {
-        fileIndex = index
         let path = argument == StandardInput.argument ? StandardInput.name : argument
-        var result = Result(path: path)
         let (source, raw, gzip) = try openInput(argument)
+        var result = try ingest(source, path: path, index: index, gzip: gzip, output: output)
+        result.sha256 = try raw.finishDigest()
+        result.bytes = raw.bytesRead
+        return result
+    }
+
+    /// The records and findings of one input open as `source` (a file's bytes, or bytes in memory
+    /// for the fuzz targets, `FuzzEntry`); `path` names it in findings. The caller fills in the
+    /// input's size and digest.
+    func ingest(_ source: ByteSource, path: String, index: Int, gzip: Bool, output: PartBuffer) throws -> Result {
+        fileIndex = index
+        var result = Result(path: path)
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
         if let kind = ForeignInput.describe(try reader.peek(atLeast: ForeignInput.headBytes)) {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
@@ -58,8 +68,6 @@ final class FileIngest {
                     + "an observation or a taxon): \(result.firstUnrecognized ?? "no record")")
         }
         result.counts = extractor.counts
-        result.sha256 = try raw.finishDigest()
-        result.bytes = raw.bytesRead
         return result
     }
 

@@ -6,21 +6,44 @@ import CArchive
 final class ArchiveReader {
     let path: String
     private let handle: OpaquePointer
+    /// The bytes of an archive read from memory (`init(memory:name:)`), freed after the handle.
+    private var memory: UnsafeMutableRawBufferPointer? = nil
 
     init(path: String) throws {
         self.path = path
-        guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
-        self.handle = handle
-        archive_read_support_filter_all(handle)
-        archive_read_support_format_tar(handle)
-        archive_read_support_format_gnutar(handle)
-        archive_read_support_format_raw(handle)
+        handle = try Self.newHandle(path: path)
         if archive_read_open_filename(handle, path, 1 << 16) != ARCHIVE_OK {
             throw FieldpackError(path: path, "cannot open: \(errorText)")
         }
     }
 
-    deinit { archive_read_free(handle) }
+    /// Reads `bytes` (a copy is kept) as if they were the file `name`: the fuzz targets'
+    /// way in (`FuzzEntry`), with no file per input.
+    init(memory bytes: [UInt8], name: String) throws {
+        path = name
+        handle = try Self.newHandle(path: name)
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        bytes.withUnsafeBytes { if !$0.isEmpty { copy.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        memory = copy
+        if archive_read_open_memory(handle, copy.baseAddress, bytes.count) != ARCHIVE_OK {
+            throw FieldpackError(path: name, "cannot open: \(errorText)")
+        }
+    }
+
+    /// A read handle for the formats the wiki stage reads: any compression, tar or one raw stream.
+    private static func newHandle(path: String) throws -> OpaquePointer {
+        guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
+        archive_read_support_filter_all(handle)
+        archive_read_support_format_tar(handle)
+        archive_read_support_format_gnutar(handle)
+        archive_read_support_format_raw(handle)
+        return handle
+    }
+
+    deinit {
+        archive_read_free(handle)
+        memory?.deallocate()
+    }
 
     var errorText: String {
         archive_error_string(handle).map { String(cString: $0) } ?? "unknown libarchive error"

@@ -35,28 +35,33 @@ extension WikiStage {
                 reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
                 continue
             }
-            while true {
-                let next: String?
-                do {
-                    next = try archive.nextMember()
-                } catch let error as FieldpackError {
-                    reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
-                    break
-                }
-                guard let member = next else { break }
-                let name = archive.isTar ? "\(input)#\(member)" : input
-                let reader = LineReader(source: archive.memberSource())
-                let head = try reader.peek(atLeast: 1 << 16)
-                switch DumpContent.detect(head, name: archive.isTar ? member : input) {
-                case .jsonLines:
-                    try lines(reader, source: name, reading, into: &run)
-                case .jsonDocument:
-                    try document(reader, source: name, reading, into: &run)
-                case .html:
-                    try page(reader, source: name, fileName: archive.isTar ? member : input, reading, into: &run)
-                case .other(let looks):
-                    skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
-                }
+            try members(of: archive, input: input, reading, into: &run)
+        }
+    }
+
+    /// Reads every member of one input (a bare file is one member), each by its content.
+    func members(of archive: ArchiveReader, input: String, _ reading: Reading, into run: inout Run) throws {
+        while true {
+            let next: String?
+            do {
+                next = try archive.nextMember()
+            } catch let error as FieldpackError {
+                reject(Finding(path: input, reason: error.message), counting: reading.counting, into: &run)
+                break
+            }
+            guard let member = next else { break }
+            let name = archive.isTar ? "\(input)#\(member)" : input
+            let reader = LineReader(source: archive.memberSource())
+            let head = try reader.peek(atLeast: 1 << 16)
+            switch DumpContent.detect(head, name: archive.isTar ? member : input) {
+            case .jsonLines:
+                try lines(reader, source: name, reading, into: &run)
+            case .jsonDocument:
+                try document(reader, source: name, reading, into: &run)
+            case .html:
+                try page(reader, source: name, fileName: archive.isTar ? member : input, reading, into: &run)
+            case .other(let looks):
+                skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
             }
         }
     }
