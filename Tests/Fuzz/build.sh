@@ -19,10 +19,12 @@ fi
 
 # The sanitizer runtimes ship with the toolchain: without them there is nothing to build.
 resource="$("$CLANGXX" -print-resource-dir 2>/dev/null || true)"
-if ! ls "$resource"/lib/*/libclang_rt.fuzzer*.a "$resource"/lib/*/*/libclang_rt.fuzzer*.a >/dev/null 2>&1; then
-  echo "fuzz: no libFuzzer runtime in the toolchain ($resource)" >&2
-  exit 2
-fi
+for runtime in fuzzer asan; do
+  if [ -z "$resource" ] || [ -z "$(find "$resource/lib" -name "libclang_rt.$runtime-*.a" -print -quit 2>/dev/null)" ]; then
+    echo "fuzz: no lib$runtime runtime in the toolchain (${resource:-no clang++})" >&2
+    exit 2
+  fi
+done
 
 mkdir -p "$OUT/include/CSimdJSON"
 # SwiftPM writes the C++ shim's module map itself; swiftc needs one.
@@ -41,5 +43,6 @@ echo "fuzz: building $BIN ($OPT, ASan + libFuzzer)" >&2
   -I Sources/CSQLite3 -I Sources/CLibXML2 -I Sources/CCrypto -I Sources/CZlib -I Sources/CArchive \
   -I Sources/CLinux -I "$OUT/include/CSimdJSON" -Xcc -I/usr/include/libxml2 \
   "$OUT/fp_json.o" -lsqlite3 -lxml2 -lcrypto -lz -larchive -lsimdjson -lstdc++ \
-  -o "$BIN.tmp"
+  -o "$BIN.tmp" 2>&1 | { grep -v "Cannot export local symbol" >&2 || true; }
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 mv -f "$BIN.tmp" "$BIN"

@@ -38,7 +38,33 @@ seeds() {
       find sample-data/inat "$SHARED/inat" -type f \( -name '*.json' -o -name '*.jsonl' \) -exec cp {} "$dir/" \; 2>/dev/null
       for f in sample-data/inat/*.gz; do [ -f "$f" ] && gzip -dc "$f" > "$dir/$(basename "${f%.gz}")"; done ;;
     sanitizer|article)
-      find sample-data/wiki "$SHARED/wiki" -type f -name '*.html' -exec cp {} "$dir/" \; 2>/dev/null ;;
+      find sample-data/wiki "$SHARED/wiki" -type f -name '*.html' -exec cp {} "$dir/" \; 2>/dev/null
+      # And each article's HTML out of the sample dumps (NDJSON, gzip, tar.gz).
+      python3 - "$dir" sample-data/wiki "$SHARED/wiki" <<'PY'
+import gzip, json, os, sys, tarfile
+out, folders = sys.argv[1], sys.argv[2:]
+def streams(path):
+    if path.endswith(".tar.gz"):
+        with tarfile.open(path) as archive:
+            for member in archive:
+                if member.isfile(): yield archive.extractfile(member).read()
+    elif path.endswith(".gz"):
+        yield gzip.open(path).read()
+    elif path.endswith(".ndjson"):
+        yield open(path, "rb").read()
+count = 0
+for folder in folders:
+    for base, _, names in os.walk(folder):
+        for name in sorted(names):
+            for data in streams(os.path.join(base, name)):
+                for line in data.splitlines():
+                    try: html = (json.loads(line).get("article_body") or {}).get("html")
+                    except (ValueError, AttributeError): continue
+                    if html:
+                        count += 1
+                        open(os.path.join(out, f"article-{count}.html"), "w").write(html)
+PY
+      ;;
     archive)
       find sample-data/wiki "$SHARED/wiki" -type f \( -name '*.gz' -o -name '*.ndjson' -o -name '*.json' -o -name '*.html' \) \
         -size -300k -exec cp {} "$dir/" \; 2>/dev/null ;;
@@ -57,7 +83,11 @@ dictionary() {
   esac
 }
 
-max_len() { case $1 in archive) echo 131072 ;; markup) echo 8192 ;; *) echo 65536 ;; esac; }
+# Small inputs run fast and find most bugs (issue 15's over-read was 13 bytes); FUZZ_MAX_LEN overrides.
+max_len() {
+  [ -n "${FUZZ_MAX_LEN:-}" ] && { echo "$FUZZ_MAX_LEN"; return; }
+  case $1 in archive) echo 32768 ;; article) echo 32768 ;; markup) echo 4096 ;; *) echo 16384 ;; esac
+}
 
 failed=0
 summary=()
