@@ -130,6 +130,12 @@ for target in "${targets[@]}"; do
     mkdir -p "$OUT/merged/$target"; rm -rf "$OUT/merged/$target"/*
     nice -n 19 "$BIN" -merge=1 -max_len="$(max_len "$target")" "$OUT/merged/$target" "$corpus" "$work" > "$OUT/merge-$target.log" 2>&1 \
       && rm -rf "$corpus" && mv "$OUT/merged/$target" "$corpus"
+    # The committed corpus stays small: its smallest inputs, up to FUZZ_CORPUS_KB (default 400 KiB).
+    budget=$(( ${FUZZ_CORPUS_KB:-400} * 1024 )); total=0
+    while read -r size file; do
+      total=$((total + size))
+      [ $total -le $budget ] || rm -f "$corpus/$file"
+    done < <(cd "$corpus" && find . -type f -printf '%s %P\n' | LC_ALL=C sort -n -k1,1 -k2,2)
   fi
   line="fuzz: $target: ${execs:-?} execs in ${seconds}s (${rate:-?} exec/s), coverage ${cov:-?}, $( [ $code -eq 0 ] && echo "no crash" || echo "CRASH")"
   echo "$line"
