@@ -30,6 +30,12 @@ SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
+# make fuzz: seconds per target, and which targets (default all: ingest sanitizer article archive markup).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+# make test's fuzz smoke: seconds per target, on an unoptimized fuzz build (.build/fuzz-smoke: about
+# a minute to build where the optimized one takes four).
+FUZZ_SMOKE_SECONDS ?= 4
 BENCH_N ?= 1000000
 BENCH_DIR ?= $(BUILD)/bench
 # make install: the executables into $(DESTDIR)$(PREFIX)/bin, their manual pages (made from
@@ -45,7 +51,7 @@ space := $(subst ,, )
 # `make -n …` (a dry run): the rules print their commands and run none.
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 
-.PHONY: all help bundle test check bench clean deps test-deps bench-deps tools man install uninstall pipeline-bundle report-check FORCE
+.PHONY: all help bundle test check bench clean deps test-deps bench-deps tools man install uninstall pipeline-bundle report-check fuzz FORCE
 
 all: bundle
 
@@ -55,6 +61,7 @@ help:
 	@echo '  make bundle      build the tools, run the pipeline, publish build/<name>/bundle/ (the default)'
 	@echo '  make test        unit, golden-file and end-to-end tests, then the sanitizer judged by the hostile-HTML oracle'
 	@echo '  make check       the same as make test'
+	@echo '  make fuzz        libFuzzer + AddressSanitizer on the fuzz targets, FUZZ_SECONDS ($(FUZZ_SECONDS)) each; crashes to Tests/Fuzz/crashes/'
 	@echo '  make report-check  the sample bundle'"'"'s report.html in headless Chromium; screenshot at $(BUILD)/report.png'
 	@echo '  make bench       the throughput benchmark (minutes; 1M synthetic observations, several GB)'
 	@echo '  make tools       only build the executables (swift build -c release) into .build/release'
@@ -262,6 +269,13 @@ test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 	@$(MAKE) --no-print-directory report-check SKIP_TOOLS=1
+	@FUZZ_BUILD=.build/fuzz-smoke FUZZ_OPT=-Onone Tests/Fuzz/run.sh --smoke $(FUZZ_SMOKE_SECONDS); status=$$?; \
+	  if [ $$status -eq 2 ]; then echo "fuzz smoke skipped (no libFuzzer/ASan runtime)"; elif [ $$status -ne 0 ]; then exit $$status; fi
+	Tests/Faults/run-faults.sh $(BIN)
+
+# Fuzzing (libFuzzer + AddressSanitizer, built apart in .build/fuzz): see Tests/Fuzz/run.sh.
+fuzz: deps
+	Tests/Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The sample bundle's report.html rendered in headless Chromium: loads without errors, fetches
 # nothing, every chart drawn; the screenshot stays at $(BUILD)/report.png.

@@ -41,6 +41,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd")))
     }
 
+    /// A run killed with `kill -9` whose parent died with it stays a zombie until someone reaps
+    /// it (an init that does not reap never does): its PID still answers `kill(pid, 0)`, but it
+    /// writes nothing, so its temp files are stale.
+    @Test func theTempFilesOfAZombieRunAreStale() throws {
+        let directory = try TemporaryDirectory()
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { for arg in argv { free(arg) } }
+        #expect(posix_spawn(&pid, "/bin/true", nil, nil, argv, environ) == 0)
+        defer { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        // Not reaped yet: wait until it has ended (a zombie).
+        for _ in 0..<200 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if stat.split(separator: ")").last?.hasPrefix(" Z") == true { break }
+            usleep(10_000)
+        }
+        #expect(kill(pid, 0) == 0)
+        try directory.write(".records.jsonl.tmp-\(pid)-abc", "x")
+        Leftovers.removeStale(of: directory.file("records.jsonl"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".records.jsonl.tmp-\(pid)-abc")))
+    }
+
     @Test(.enabled(if: binaries != nil), arguments: [SIGTERM, SIGINT])
     func aSignalRemovesTheRunsTempFilesBeforeItEnds(signal: Int32) throws {
         let directory = try TemporaryDirectory()

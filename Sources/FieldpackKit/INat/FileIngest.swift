@@ -78,10 +78,30 @@ final class FileIngest {
     /// - Parameter failed: gzip members of this file known to fail their check (a second read).
     /// - Throws: `FailedMembers` when a gzip member's check fails that was not known.
     func run(path argument: String, index: Int, output: PartBuffer, failed: FailedMembers? = nil) throws -> Result {
-        fileIndex = index
         let path = argument == StandardInput.argument ? StandardInput.name : argument
-        var result = Result(path: path)
         let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
+        var result = try ingest(
+            source, path: path, index: index, gzip: gzip, output: output, failed: failed,
+            rereadable: argument != StandardInput.argument, rawBytes: { raw.bytesRead })
+        result.sha256 = try raw.finishDigest()
+        result.bytes = raw.bytesRead
+        return result
+    }
+
+    /// The records and findings of one input open as `source` (a file's bytes, or bytes in
+    /// memory for the fuzz targets, `FuzzEntry`); `path` names it in findings. The caller fills
+    /// in the input's size and digest.
+    ///
+    /// - Parameters:
+    ///   - rereadable: whether the input can be read again (not standard input), to reject a
+    ///     failed gzip member's records.
+    ///   - rawBytes: the input's raw bytes read so far (0 at the end: an empty file).
+    func ingest(
+        _ source: ByteSource, path: String, index: Int, gzip: Bool, output: PartBuffer, failed: FailedMembers? = nil,
+        rereadable: Bool = true, rawBytes: () -> Int = { 1 }
+    ) throws -> Result {
+        fileIndex = index
+        var result = Result(path: path)
         let reader = LineReader(source: source, maxLineBytes: maxDocumentBytes)
         let head = try reader.peek(atLeast: ForeignInput.headBytes)
         extractor.counts = RecordCounts()
@@ -90,14 +110,14 @@ final class FileIngest {
         if Self.isTar(head) {
             result.format = (gzip ? "gzip+" : "") + "tar+open-data"
             try ingestOpenDataArchive(reader, path: path, output: output, result: &result)
-            return try finish(result, raw: raw)
+            return finish(result)
         }
         if let header = try Self.openDataHeader(head, path: path) {
             result.format = (gzip ? "gzip+" : "") + header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
                 result: &result)
-            return try finish(result, raw: raw)
+            return finish(result)
         }
         if let kind = ForeignInput.describe(head) {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
@@ -112,7 +132,7 @@ final class FileIngest {
         distrust = nil
         let known = failed?.members ?? []
         if format == .jsonLines, let new = reader.failedMembers.first(where: { !known.contains($0.failedMember!) }) {
-            if argument == StandardInput.argument {
+            if !rereadable {
                 throw FieldpackError(path: path, "\(new.message); standard input cannot be read again to reject that member's records")
             }
             throw FailedMembers(index: index, members: reader.failedMembers.map { $0.failedMember! }, reason: new.message)
@@ -121,7 +141,7 @@ final class FileIngest {
         if result.accepted == 0 && result.rejected == 0 && result.stoppedAt == nil {
             if let damage = reader.damage {
                 reject(&result, Finding(path: path, reason: "no record could be read: \(damage.message)"))
-            } else if raw.bytesRead == 0 {
+            } else if rawBytes() == 0 {
                 reject(&result, Finding(path: path, reason: "the file is empty (0 bytes)"))
             } else if result.emptyPage == false {
                 reject(&result, Finding(path: path, reason: "the file holds no records (only blank text)"))
@@ -132,14 +152,12 @@ final class FileIngest {
                 path: path, "valid JSON, but not an iNaturalist shape (an API page of observations, taxa or species counts, "
                     + "an observation or a taxon): \(result.firstUnrecognized ?? "no record")")
         }
-        return try finish(result, raw: raw)
+        return finish(result)
     }
 
-    private func finish(_ result: Result, raw: RawFileSource) throws -> Result {
+    private func finish(_ result: Result) -> Result {
         var result = result
         result.counts = extractor.counts
-        result.sha256 = try raw.finishDigest()
-        result.bytes = raw.bytesRead
         return result
     }
 

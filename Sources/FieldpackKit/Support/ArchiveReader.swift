@@ -25,42 +25,46 @@ final class ArchiveReader {
     private let progress: StageProgress?
 
     /// Reads a tar stream, already decompressed, from `source`; `path` names it in errors.
-    init(source: ByteSource, path: String) throws {
-        self.path = path
-        feed = ArchiveFeed(source: source)
-        isGzip = false
-        raw = nil
-        progress = nil
-        guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
-        self.handle = handle
-        archive_read_support_filter_all(handle)
-        archive_read_support_format_tar(handle)
-        archive_read_support_format_gnutar(handle)
-        let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, feedRead, nil)
-        if status != ARCHIVE_OK {
-            try feed.rethrow()
-            throw StreamDamage(FieldpackError(path: path, "cannot read as a tar archive: \(errorText)"))
-        }
+    convenience init(source: ByteSource, path: String) throws {
+        try self.init(feeding: source, path: path, isGzip: false, raw: nil, progress: nil, oneStream: false, what: "cannot read as a tar archive")
     }
 
     /// Opens the dump at `path`; `progress` counts its raw (compressed) bytes as they are read.
-    init(path: String, progress: StageProgress? = nil) throws {
-        self.path = path
+    convenience init(path: String, progress: StageProgress? = nil) throws {
         let input = try openInput(path, hashing: false, progress: progress)
-        feed = ArchiveFeed(source: input.source)
-        isGzip = input.gzip
-        raw = input.raw
+        try self.init(
+            feeding: input.source, path: path, isGzip: input.gzip, raw: input.raw, progress: progress, oneStream: true,
+            what: "not a readable dump")
+    }
+
+    /// Reads `bytes` as if they were the file `name`: the fuzz targets' way in (`FuzzEntry`),
+    /// with no file per input. gzip here is libarchive's own filter (no member checks).
+    convenience init(memory bytes: [UInt8], name: String) throws {
+        try self.init(
+            feeding: MemorySource(bytes), path: name, isGzip: false, raw: nil, progress: nil, oneStream: true,
+            what: "not a readable dump")
+    }
+
+    /// libarchive over `source`: any compression, tar, and (`oneStream`) a bare file as one member.
+    private init(
+        feeding source: ByteSource, path: String, isGzip: Bool, raw: RawFileSource?, progress: StageProgress?,
+        oneStream: Bool, what: String
+    ) throws {
+        self.path = path
+        feed = ArchiveFeed(source: source)
+        self.isGzip = isGzip
+        self.raw = raw
         self.progress = progress
         guard let handle = archive_read_new() else { throw FieldpackError(path: path, "libarchive: out of memory") }
         self.handle = handle
         archive_read_support_filter_all(handle)
         archive_read_support_format_tar(handle)
         archive_read_support_format_gnutar(handle)
-        archive_read_support_format_raw(handle)
+        if oneStream { archive_read_support_format_raw(handle) }
         let status = archive_read_open(handle, Unmanaged.passUnretained(feed).toOpaque(), nil, feedRead, nil)
         if status != ARCHIVE_OK {
             try feed.rethrow()
-            throw StreamDamage(FieldpackError(path: path, "not a readable dump: \(errorText)"))
+            throw StreamDamage(FieldpackError(path: path, "\(what): \(errorText)"))
         }
     }
 

@@ -61,9 +61,19 @@ public enum Leftovers {
         guard !name.isEmpty, let entries = try? FileSystem.list(folder) else { return }
         for entry in entries {
             guard let pid = ownerPID(entry, output: name), pid != getpid() else { continue }
-            if kill(pid, 0) == 0 || errno != ESRCH { continue }
+            if isRunning(pid) { continue }
             FileSystem.removeTree(folder + "/" + entry)
         }
+    }
+
+    /// Whether process `pid` exists and has not ended: a zombie (killed, not yet reaped by its
+    /// parent or by an init that does not reap) writes nothing, so its files are stale.
+    static func isRunning(_ pid: pid_t) -> Bool {
+        if kill(pid, 0) != 0 && errno == ESRCH { return false }
+        guard let stat = try? ReadableFile.contents(of: "/proc/\(pid)/stat") else { return true }
+        // "PID (command) STATE …": the state follows the last ')'.
+        guard let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return true }
+        return stat[close + 2] != UInt8(ascii: "Z")
     }
 
     /// The PID in a temp name of `output` (`.output.tmp-PID-…`, `..output.tmp-…` for a temp file

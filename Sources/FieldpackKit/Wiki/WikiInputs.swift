@@ -43,7 +43,7 @@ extension WikiStage {
                 }
                 let before: Run? = archive.isGzip ? settled(pool, &run) : nil
                 defer { archive.countRest() }
-                try read(archive, input: input, checks: checks, reading, into: &run)
+                try members(of: archive, input: input, checks: checks, reading, into: &run)
                 guard let before, archive.failedMembers.count > checks.failed.count else { break }
                 _ = settled(pool, &run)
                 run = before
@@ -73,7 +73,9 @@ extension WikiStage {
     }
 
     /// Reads every member of one file.
-    private func read(_ archive: ArchiveReader, input: String, checks: MemberChecks, _ reading: Reading, into run: inout Run) throws {
+    func members(
+        of archive: ArchiveReader, input: String, checks: MemberChecks = MemberChecks(), _ reading: Reading, into run: inout Run
+    ) throws {
         var members = 0
         while true {
             let next: String?

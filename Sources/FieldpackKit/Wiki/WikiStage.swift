@@ -111,8 +111,9 @@ public struct WikiStage {
         /// The kept articles' metadata; their blurbs' text is in `spill`, so memory holds a few
         /// hundred bytes per article whatever the blurbs' size.
         var articles: [String: Article] = [:]
-        /// The kept blurbs' HTML and summaries, in a nameless scratch file in the output's folder.
-        let spill: SpillFile
+        /// The kept blurbs' HTML and summaries, in a nameless scratch file in the output's folder
+        /// (nil: they stay in memory, as for the fuzz targets' one input).
+        var spill: SpillFile? = nil
         /// The first failure to write the spill file (reported when the articles are written).
         var spillError: Error?
         /// Wanted title → the title its redirect stub points to.
@@ -200,13 +201,14 @@ public struct WikiStage {
             run.duplicates += 1
             if !article.isNewer(than: existing) { return }
         }
-        do {
-            article.stored = StoredBlurb(
-                html: try run.spill.append(article.blurb.html), summary: try run.spill.append(article.blurb.summary))
-            article.blurb.html = ""
-            article.blurb.summary = ""
-        } catch {
-            if run.spillError == nil { run.spillError = error }
+        if let spill = run.spill {
+            do {
+                article.stored = StoredBlurb(html: try spill.append(article.blurb.html), summary: try spill.append(article.blurb.summary))
+                article.blurb.html = ""
+                article.blurb.summary = ""
+            } catch {
+                if run.spillError == nil { run.spillError = error }
+            }
         }
         run.articles[article.title] = article
     }
@@ -285,9 +287,9 @@ public struct WikiStage {
             guard !article.requesters.isEmpty else { continue }
             var summary = article.blurb.summary
             var html = article.blurb.html
-            if let stored = article.stored {
-                summary = try run.spill.string(at: stored.summary)
-                html = try run.spill.string(at: stored.html)
+            if let stored = article.stored, let spill = run.spill {
+                summary = try spill.string(at: stored.summary)
+                html = try spill.string(at: stored.html)
             }
             var record = ArticleRecord(title: article.title, url: article.url, summary: summary, html: html)
             record.pageID = article.pageID
