@@ -178,8 +178,11 @@ import Testing
             policy: try samplePolicy())
         // A schema history whose second step fails in SQLite, after the first committed.
         options.migrations = [Migrations.all[0], Migration(version: 2, name: "broken", sql: "CREATE INDEX broken ON no_such_table (id)")]
-        let error = try #require(throws: SQLiteError.self) { try BundleBuilder(options: options).run() }
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
         #expect(error.message.contains("no_such_table"))
+        // Named as the person knows it: the bundle asked for, never the hidden scratch file.
+        #expect(error.path == directory.file("content.sqlite"))
+        #expect(!error.description.contains("scratch"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))) == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("scratch") || $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)

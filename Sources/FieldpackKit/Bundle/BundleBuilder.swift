@@ -183,6 +183,9 @@ public struct BundleBuilder {
             // the schema on the scratch file, whose content VACUUM INTO copies. The scratch file
             // loads faster in 64 KiB pages; the shipped copy takes 4 KiB.
             try files.compact(scratch)
+        } catch let error as SQLiteError where error.path == files.scratch || error.path == files.publish {
+            // Named as the person knows it: the bundle being built, not its hidden scratch file.
+            throw error.building(options.output)
         }
         trace.mark("analyze, vacuum into")
         // fieldpack-verify (run by `make bundle` on the published folder) runs integrity_check and the rest.

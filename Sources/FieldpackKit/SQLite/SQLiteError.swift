@@ -15,6 +15,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 }
 
 extension SQLiteError {
+    /// The failure as one of building `output` (the file a person asked for), for an error on a
+    /// scratch or temp file they never named.
+    public func building(_ output: String) -> FieldpackError {
+        FieldpackError(path: output, "SQLite \(code): \(message) (while building it)" + (sql.map { "\n  in: \($0)" } ?? ""))
+    }
+
     /// The failure of a statement run for an input record: names the input's file and line, the
     /// values bound and the SQL, with SQLite's code and message.
     public func inserting(_ values: [SQLValue], from path: String, line: Int?) -> FieldpackError {

@@ -124,6 +124,9 @@ public struct StageCommand {
         } catch let error as FieldpackError {
             StandardError.write(error.description)
             exit(1)
+        } catch let error as SQLiteError {
+            StandardError.write(error.description)  // already `path: error: SQLite …`
+            exit(1)
         } catch {
             StandardError.write("\(name): error: \(error)")
             exit(1)
