@@ -148,6 +148,33 @@ import Testing
         #expect(records("user", all).count == 1)
     }
 
+    /// A table (or the export's tar) whose gzip fails its CRC-32 check is refused whole, naming
+    /// the file: no row of a damaged export ships.
+    @Test(arguments: [false, true])
+    func anExportWhoseGzipFailsItsCheckIsRefused(tar: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path: String
+        if tar {
+            var options = SyntheticOpenData.Options(observations: 50, seed: 3, output: directory.file("export"))
+            options.tar = true
+            options.date = "20250301"
+            _ = try SyntheticOpenData(options: options).run()
+            path = directory.file("export/inaturalist-open-data-20250301.tar.gz")
+        } else {
+            path = try directory.writeGzip("observers.csv.gz", "observer_id\tlogin\tname\n1\tkim\tKim\n2\tlee\tLee\n")
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count - 8] ^= 0xFF  // the CRC-32 of the (last) member
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == path)
+        #expect(error.message.contains("refused whole"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+    }
+
     @Test func aHeaderMissingAColumnSaysWhichOne() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")

@@ -117,6 +117,7 @@ final class FileIngest {
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
                 result: &result)
+            try Self.refuseFailedMembers(reader.failedMembers.first?.message, path: path)
             return finish(result)
         }
         if let kind = ForeignInput.describe(head) {

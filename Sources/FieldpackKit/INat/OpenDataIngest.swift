@@ -50,6 +50,18 @@ extension FileIngest {
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
         }
+        // The gzip under the tar is ingest's own stream: its member checks are the line reader's,
+        // or the archive's when libarchive read the bytes through.
+        let failed = archive.failedMembers.isEmpty ? reader.failedMembers.first?.message : archive.failureReason ?? "a gzip member fails its check"
+        try Self.refuseFailedMembers(failed, path: path)
+    }
+
+    /// An export whose gzip fails its check is refused whole: its rows are not told apart by
+    /// member (a table's rows are not reread as API files are), and no damaged row may ship.
+    static func refuseFailedMembers(_ reason: String?, path: String) throws {
+        guard let reason else { return }
+        throw FieldpackError(
+            path: path, "\(reason): an open-data export whose gzip fails its check is refused whole; download it again")
     }
 
     /// Reads one table's rows (the header is the reader's first line).

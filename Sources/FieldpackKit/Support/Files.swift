@@ -14,8 +14,9 @@ public final class ReadableFile {
         if descriptor < 0 { throw FieldpackError(path: path, "cannot open: \(systemError())") }
         // A folder opens, and its first read fails with EISDIR: say so here, by name.
         var info = stat()
+        // (The descriptor closes with the object, in deinit, which runs for a throw here too: a
+        // close here as well would close whatever file took the number meanwhile.)
         if fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-            close(descriptor)
             throw FieldpackError(path: path, "is a folder, expected a file")
         }
     }
@@ -27,7 +28,7 @@ public final class ReadableFile {
         if descriptor < 0 { throw FieldpackError(path: path, "cannot read standard input: \(systemError())") }
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// Reads up to `buffer.count` bytes; 0 means end of file.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

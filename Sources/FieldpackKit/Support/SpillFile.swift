@@ -35,11 +35,8 @@ public final class SpillFile {
         let (path, descriptor) = try FileSystem.createExclusive(in: folder, prefix: ".spill-", readable: true)
         self.descriptor = descriptor
         defer { Leftovers.forget(path) }
-        if unlink(path) != 0 {
-            let reason = systemError()
-            close(descriptor)
-            throw FieldpackError(path: path, "cannot unlink the scratch file: \(reason)")
-        }
+        // On failure the descriptor closes with the object (deinit), never twice.
+        if unlink(path) != 0 { throw FieldpackError(path: path, "cannot unlink the scratch file: \(systemError())") }
         buffer.reserveCapacity(bufferSize)
     }
 
@@ -98,16 +95,18 @@ public final class SpillFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// Writes `bytes` at the end of what is written; `written` grows only once all of them are
+    /// in, so a write that fails part-way is retried at the same offsets, never shifted.
     private func writeToFile(_ bytes: UnsafeRawBufferPointer) throws {
         var done = 0
         while done < bytes.count {
-            let put = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(written))
+            let put = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(written) + off_t(done))
             if put < 0 {
                 if errno == EINTR { continue }
                 throw FieldpackError(path: folder, "cannot write a scratch file: \(systemError())")
             }
             done += put
-            written += Int64(put)
         }
+        written += Int64(bytes.count)
     }
 }

@@ -45,8 +45,9 @@ extension WikiStage {
                 defer { archive.countRest() }
                 try members(of: archive, input: input, checks: checks, reading, into: &run)
                 guard let before, archive.failedMembers.count > checks.failed.count else { break }
-                _ = settled(pool, &run)
+                let spillError = settled(pool, &run).spillError
                 run = before
+                run.spillError = run.spillError ?? spillError  // a failed spill write is never forgotten
                 checks.failed = archive.failedMembers
                 checks.reason = archive.failureReason ?? "its gzip member fails its check"
             }
