@@ -102,6 +102,19 @@ import Testing
         #expect(!result.stderr.contains("error: error:"))
     }
 
+    /// A stage killed while writing its timing has its outputs in place already, so its rerun
+    /// may never come: any stage's timing clears a dead run's temp file there, whatever stage.
+    @Test func aStageTimingClearsADeadRunsTempFileOfAnyStageInTheTimingsFolder() throws {
+        let directory = try TemporaryDirectory()
+        let dead = try deadPID()
+        try directory.write(".dedupe.json.tmp-\(dead)-1q8ynq3", "{")
+        let kept = [".inat.json.tmp-1-ab", "dedupe.json.tmp-\(dead)-x", ".notes.tmp-\(dead)"]
+        for name in kept { try directory.write(name, "x") }
+        try StageTiming(stage: "bundle", seconds: 1, records: nil, bytes: nil, peakResidentBytes: 1).write(into: directory.path)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set(kept + ["bundle.json"]))
+    }
+
     @Test func thePublishedDatabaseIsItsOwnFileNotALinkToTheBuildFoldersCopy() throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("in.jsonl", observationJSON(id: 1) + "\n")

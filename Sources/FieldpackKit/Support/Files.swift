@@ -98,6 +98,8 @@ public final class AtomicOutput {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         try FileSystem.makeDirectories(directory)
+        // What a run killed while writing this output left (its process gone) goes first.
+        Leftovers.removeStale(of: path)
         (temporaryPath, descriptor) = try FileSystem.createExclusive(in: directory, prefix: ".\(name).tmp-")
         buffer.reserveCapacity(Self.flushThreshold + 4096)
     }
@@ -284,19 +286,19 @@ public enum FileSystem {
     static func createExclusive(
         in directory: String, prefix: String, readable: Bool = false
     ) throws -> (path: String, descriptor: Int32) {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<100 {
-            let suffix = String(generator.next() & 0xFFFF_FFFF, radix: 36)
-            let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
-            let access = readable ? O_RDWR : O_WRONLY
-            let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if descriptor >= 0 {
-                Leftovers.register(path)
-                return (path, descriptor)
+        let made = try Leftovers.creating {
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<100 {
+                let suffix = String(generator.next() & 0xFFFF_FFFF, radix: 36)
+                let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
+                let access = readable ? O_RDWR : O_WRONLY
+                let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                if descriptor >= 0 { return (path, descriptor) }
+                if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
             }
-            if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
+            throw FieldpackError(path: "\(directory)/\(prefix)\(getpid())-*", "cannot create: every name tried exists")
         }
-        throw FieldpackError(path: "\(directory)/\(prefix)\(getpid())-*", "cannot create: every name tried exists")
+        return (made.path, made.value)
     }
 
     /// `createExclusive`, closed: an empty file for a library that opens the path itself.
@@ -310,13 +312,13 @@ public enum FileSystem {
     /// folder or link).
     public static func makeUniqueDirectory(in parent: String, prefix: String) throws -> String {
         try makeDirectories(parent)
-        var template = Array("\(parent)/\(prefix)\(getpid())-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw FieldpackError(path: "\(parent)/\(prefix)\(getpid())-XXXXXX", "cannot create directory: \(systemError())")
-        }
-        let path = String(cString: made)
-        Leftovers.register(path)
-        return path
+        return try Leftovers.creating {
+            var template = Array("\(parent)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+                throw FieldpackError(path: "\(parent)/\(prefix)\(getpid())-XXXXXX", "cannot create directory: \(systemError())")
+            }
+            return (String(cString: made), ())
+        }.path
     }
 
     /// Puts `from` at `to` in one step, whether or not `to` exists: an existing `to` is swapped

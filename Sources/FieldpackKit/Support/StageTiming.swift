@@ -31,6 +31,9 @@ public struct StageTiming: Sendable, Equatable {
 
     public func write(into folder: String) throws {
         try FileSystem.makeDirectories(folder)
+        // A stage killed while writing its timing leaves a temp file that its own rerun may
+        // never come to (its outputs were already in place): any stage's write clears it.
+        Leftovers.removeStale(inFolder: folder)
         try AtomicOutput.write(json, to: "\(folder)/\(stage).json")
     }
 

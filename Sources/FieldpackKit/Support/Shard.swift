@@ -1,0 +1,76 @@
+/// One task's share of a sharded stage: task `index` of `count` (0-based, `index < count`).
+///
+/// Given as `--shard I/N`, or read from the engine the task runs under when `--shard` is not
+/// given: Slurm job arrays (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`), Kubernetes Indexed
+/// Jobs (`JOB_COMPLETION_INDEX`, with the count from `FIELDPACK_SHARDS`, as Kubernetes does not
+/// export the completions count) and AWS Batch array jobs (`AWS_BATCH_JOB_ARRAY_INDEX`, count from
+/// `FIELDPACK_SHARDS`). Without either, a run is the whole job: shard 0 of 1.
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    /// The whole job, unsharded.
+    public static let whole = Shard(uncheckedIndex: 0, count: 1)
+
+    public init(index: Int, count: Int) throws(UsageError) {
+        guard count >= 1 else { throw UsageError("a shard count must be at least 1, not \(count)") }
+        guard index >= 0 && index < count else {
+            throw UsageError("shard \(index) is not one of 0…\(count - 1) (of \(count))")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    private init(uncheckedIndex index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// `I/N`, as `--shard` takes it.
+    public init(parsing text: String) throws(UsageError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
+            throw UsageError("--shard takes INDEX/COUNT (as 3/16, counted from 0), not \"\(text)\"")
+        }
+        try self.init(index: index, count: count)
+    }
+
+    /// The shard given on the command line, else the engine's, else the whole job.
+    public static func resolve(
+        option: String?, environment read: (String) -> String? = { environment($0) }
+    ) throws(UsageError) -> Shard {
+        if let option { return try Shard(parsing: option) }
+        func number(_ name: String) throws(UsageError) -> Int? {
+            guard let text = read(name), !text.isEmpty else { return nil }
+            guard let value = Int(text) else { throw UsageError("\(name) must be an integer, not \"\(text)\"") }
+            return value
+        }
+        if let index = try number("SLURM_ARRAY_TASK_ID") {
+            // An array given as 0-(N-1): the task count is its size; a sparse array
+            // (--array=0,4,9) needs FIELDPACK_SHARDS.
+            var count = try number("FIELDPACK_SHARDS")
+            if count == nil { count = try number("SLURM_ARRAY_TASK_COUNT") }
+            if let count {
+                let first = try number("SLURM_ARRAY_TASK_MIN") ?? 0
+                return try Shard(index: index - first, count: count)
+            }
+            throw UsageError("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor FIELDPACK_SHARDS is")
+        }
+        for name in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
+            guard let index = try number(name) else { continue }
+            guard let count = try number("FIELDPACK_SHARDS") else {
+                throw UsageError("\(name) is set: give the shard count as FIELDPACK_SHARDS or --shard I/N")
+            }
+            return try Shard(index: index, count: count)
+        }
+        return .whole
+    }
+
+    public var isWhole: Bool { count == 1 }
+
+    /// Whether item `position` (a file's place in the input list, a partition number) is this
+    /// shard's: round robin, so every shard's share differs by at most one.
+    public func owns(_ position: Int) -> Bool { position % count == index }
+
+    public var description: String { "\(index)/\(count)" }
+}
