@@ -261,6 +261,12 @@ def main():
     wiki_line, wiki_ok = check_wiki(logs, runs, wiki_html)
     out.append(wiki_line)
     counts_ok = counts_ok and wiki_ok
+    # The open-data export path (Tests/Bench/opendata.sh), when it ran: its own section.
+    import opendata_report
+    if opendata_report.present(logs):
+        lines, export_ok = opendata_report.section(logs, runs, args.scale)
+        out += [""] + lines
+        counts_ok = counts_ok and export_ok
     text = "\n".join(out) + "\n"
     sys.stdout.write("\n" + text)
     with open(args.results + ".tmp", "w", encoding="utf-8") as handle:

@@ -28,11 +28,14 @@
 #      reads those records too). A mismatch fails the benchmark.
 #   4. BENCH_SCALE=1 runs the iNat path once more at 10 x BENCH_N and reports the peak RSS of
 #      each stage at both sizes (issue 12).
+#   4b. Tests/Bench/opendata.sh: the open-data export path (issue 13) at BENCH_OPEN_DATA_N
+#      (default BENCH_N) observations with a polygon and a taxon subtree selected, against DuckDB
+#      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1.
 #   5. Tests/Bench/report.py prints the table (ratios peer / fieldpack, each goal's target,
 #      PASS/FAIL) with the tool versions and the date, and writes it to $BENCH_DIR/results.md.
 #
 # Environment: BENCH_N (1000000), BENCH_WIKI_N (20000), BENCH_RUNS (3), BENCH_SEED (1),
-# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_DIR (build/bench), BIN (.build/release),
+# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_OPEN_DATA_N (BENCH_N), BENCH_DIR (build/bench), BIN (.build/release),
 # BENCH_DUCKDB_MEMORY (DuckDB's memory_limit, e.g. 2GB; default DuckDB's own: 80% of RAM).
 set -euo pipefail
 
@@ -240,6 +243,10 @@ if [[ $BENCH_SCALE != 0 ]]; then
     --pipeline "$BENCH_DIR/bench-scale.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json"
   rm -rf "$out"
 fi
+
+# --- 4b. The open-data export path (issue 13): Tests/Bench/opendata.sh, its section of the report --
+BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_SCALE=$BENCH_SCALE \
+  BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
 
 # --- 5. Versions and the report ----------------------------------------------------------------
 {

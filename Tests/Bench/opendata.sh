@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The open-data export path of the benchmark (issue 13): an export of BENCH_OPEN_DATA_N
+# observations from fieldpack-synth --open-data (loose tables), with a `select` of a polygon
+# (with a hole) and a taxon subtree (Animalia without one genus), through fieldpack-inat,
+# -dedupe and -bundle, side by side with DuckDB doing the same reading, dedupe and selection
+# into SQLite (Tests/Bench/opendata_baseline.py). See docs/benchmark.md.
+#
+# Run by Tests/Bench/run-bench.sh (make bench) after its own runs, or alone:
+#   BENCH_OPEN_DATA_N=20000 BENCH_DIR=/tmp/bench BIN=.build/debug Tests/Bench/opendata.sh
+#
+# Each of BENCH_RUNS runs times, as whole processes: fieldpack's three stages one after the
+# other, then DuckDB. Run 1 first checks that the two agree: the row count of every table, and
+# the very uuids of the kept observations and ids of the kept photos; a mismatch fails the
+# benchmark before any time is compared. BENCH_SCALE=1 runs fieldpack's stages once more at
+# 10 x BENCH_OPEN_DATA_N and records each stage's peak RSS at both sizes. The figures go to
+# $BENCH_DIR/logs/od-*.time (GNU time: wall_s peak_rss_kib user_s system_s), the section of the
+# results to $BENCH_DIR/opendata-results.md (Tests/Bench/opendata_report.py; report.py adds the
+# same section to results.md).
+#
+# Environment: BENCH_OPEN_DATA_N (BENCH_N, else 1000000), BENCH_RUNS (3), BENCH_SEED (1),
+# BENCH_SCALE (0), BENCH_DIR (build/bench), BIN (.build/release), BENCH_DUCKDB_MEMORY.
+set -euo pipefail
+
+BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-${BENCH_N:-1000000}}
+BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_SEED=${BENCH_SEED:-1}
+BENCH_SCALE=${BENCH_SCALE:-0}
+BENCH_DIR=${BENCH_DIR:-build/bench}
+BIN=${BIN:-.build/release}
+
+fail() {
+  echo "opendata: $*" >&2
+  exit 1
+}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[[ $BENCH_OPEN_DATA_N =~ ^[1-9][0-9]*$ ]] || fail "BENCH_OPEN_DATA_N must be a positive integer, not '$BENCH_OPEN_DATA_N'"
+[[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]] || fail "BENCH_RUNS must be a positive integer, not '$BENCH_RUNS'"
+for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle; do
+  [[ -x $BIN/$tool ]] || fail "$BIN/$tool is missing; build the tools first (make tools)"
+done
+[[ -x /usr/bin/time ]] || fail "needs GNU time (/usr/bin/time): run make bench-deps"
+command -v sqlite3 >/dev/null || fail "needs sqlite3: run make bench-deps"
+mkdir -p "$BENCH_DIR"
+BENCH_DIR=$(cd "$BENCH_DIR" && pwd)
+BIN=$(cd "$BIN" && pwd)
+logs="$BENCH_DIR/logs"
+out="$BENCH_DIR/od-out"
+mkdir -p "$logs"
+rm -f "$logs"/od-*
+
+# The baselines' virtual environment: run-bench.sh's, installed the same way when run alone.
+venv="$BENCH_DIR/venv"
+py="$venv/bin/python"
+if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
+  echo "opendata: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv" || fail "python3 -m venv $venv failed"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2 \
+    || fail "pip could not install the baselines (Tests/Bench/requirements.txt) into $venv"
+  cp "$here/requirements.txt" "$venv/requirements.txt"
+fi
+"$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_spatial, duckdb_extension_sqlite' 2>"$logs/od-venv.log" \
+  || fail "DuckDB and its spatial and sqlite extensions do not import from $venv: $(tail -n 1 "$logs/od-venv.log")"
+
+# measure NAME COMMAND...: as run-bench.sh's (stderr in $logs/NAME.log, GNU time in NAME.time).
+measure() {
+  local name=$1
+  shift
+  echo "== $name: $*" >&2
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$logs/$name.time" "$@" >"$logs/$name.out" 2>"$logs/$name.log"; then
+    echo "opendata: $name failed; its stderr ($logs/$name.log):" >&2
+    tail -n 30 "$logs/$name.log" >&2
+    exit 1
+  fi
+  tail -n 1 "$logs/$name.log" >&2
+}
+
+# The selection both sides apply: a polygon around Europe with a hole (its boundary inside, as
+# fieldpack's rule and ST_Intersects both have it), and Animalia (1) without the genus 200003.
+select_json="$BENCH_DIR/opendata-select.json"
+cat >"$select_json" <<'EOF'
+{"geojson": {"type": "Polygon", "coordinates": [
+   [[-20, 30], [40, 25], [60, 60], [10, 72], [-25, 60], [-20, 30]],
+   [[0, 40], [20, 40], [20, 50], [0, 50], [0, 40]]]},
+ "taxa": {"include": [1], "exclude": [200003]}}
+EOF
+
+# synth N: the export's loose tables (reused when already written with these settings).
+synth() {
+  local n=$1 folder="$BENCH_DIR/open-data-$1"
+  if [[ $(cat "$folder/.settings" 2>/dev/null) != "$n $BENCH_SEED" ]]; then
+    rm -rf "$folder"
+    measure "od-synth-$n" "$BIN/fieldpack-synth" --open-data "$n" --seed "$BENCH_SEED" --output "$folder"
+    tail -n 1 "$logs/od-synth-$n.log" >"$folder/.synth.txt"   # hidden files are no input
+    echo "$n $BENCH_SEED" >"$folder/.settings"
+    sync
+  fi
+  echo "$folder"
+}
+
+# pipeline NAME FOLDER: the bench pipeline (the app's display targets, the default licences).
+pipeline() {
+  python3 - "$1" "$2" "$select_json" <<'EOF'
+import json, sys
+path, folder, select = sys.argv[1:4]
+targets = [{"name": "map-pin", "width": 20, "height": 20, "scale": 3, "mode": "fill"},
+           {"name": "list-cell", "width": 60, "height": 60, "scale": 3, "mode": "fill"},
+           {"name": "detail", "width": 390, "height": 260, "scale": 3, "mode": "fit"}]
+json.dump({"name": "bench-open-data", "inat": [folder], "open_data_date": "2024-11-27", "targets": targets,
+           "memory_budget_bytes": 52428800, "select": json.load(open(select, encoding="utf-8"))},
+          open(path, "w", encoding="utf-8"))
+EOF
+}
+
+# fieldpack PIPELINE SUFFIX: the three stages, timed as od-ingest SUFFIX, od-dedupe…, od-bundle….
+fieldpack() {
+  local pipeline=$1 suffix=$2
+  rm -rf "$out"
+  mkdir -p "$out"
+  measure "od-ingest$suffix" "$BIN/fieldpack-inat" --pipeline "$pipeline" \
+    --output "$out/inat/records.jsonl" --rejects "$out/inat/rejects.jsonl"
+  measure "od-dedupe$suffix" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
+    --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
+  measure "od-bundle$suffix" "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
+    --pipeline "$pipeline" --output "$out/content.sqlite" --costs-report "$out/costs-report.json"
+  rm -rf "$out/inat" "$out/dedupe"
+}
+
+counts() { # DATABASE: the five tables' row counts as JSON
+  printf '{"observations": %s, "photos": %s, "taxa": %s, "users": %s, "observation_photos": %s}\n' \
+    $(for table in observations photos taxa users observation_photos; do
+        sqlite3 "file:$1?mode=ro&immutable=1" "SELECT count(*) FROM $table"
+      done)
+}
+
+input=$(synth "$BENCH_OPEN_DATA_N")
+pipeline "$BENCH_DIR/bench-open-data.json" "$input"
+duckdb_memory=(${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"})
+for run in $(seq 1 "$BENCH_RUNS"); do
+  echo "=== open-data export path: run $run of $BENCH_RUNS" >&2
+  fieldpack "$BENCH_DIR/bench-open-data.json" ".r$run"
+  measure "od-duckdb.r$run" "$py" "$here/opendata_baseline.py" --input "$input" --select "$select_json" \
+    --output "$out/duckdb.sqlite" --counts "$logs/od-duckdb.r$run.counts.json" "${duckdb_memory[@]}"
+  if [[ $run == 1 ]]; then
+    # The same job, or no comparison: the counts, then the kept observations and photos themselves.
+    counts "$out/content.sqlite" >"$logs/od-fieldpack.counts.json"
+    ours="file:$out/content.sqlite?mode=ro&immutable=1"
+    theirs="file:$out/duckdb.sqlite?mode=ro&immutable=1"
+    if ! cmp -s <(sqlite3 "$ours" "SELECT lower(uuid) FROM observations ORDER BY 1") \
+                <(sqlite3 "$theirs" "SELECT uuid FROM observations ORDER BY 1") \
+       || ! cmp -s <(sqlite3 "$ours" "SELECT id FROM photos ORDER BY 1") <(sqlite3 "$theirs" "SELECT id FROM photos ORDER BY 1"); then
+      echo "different" >"$logs/od-same-rows.txt"
+    else
+      echo "same" >"$logs/od-same-rows.txt"
+    fi
+    python3 "$here/opendata_report.py" --logs "$logs" --runs 1 --check-only \
+      || fail "fieldpack and DuckDB do not keep the same rows (above): the timings would not compare the same job"
+  fi
+  rm -rf "$out/duckdb.sqlite" "$out/duckdb.sqlite.tmp"
+done
+# The synthetic export's shape, for the report.
+cp "$input/.synth.txt" "$logs/od-input.txt"
+
+if [[ $BENCH_SCALE != 0 ]]; then
+  scale_n=$((BENCH_OPEN_DATA_N * 10))
+  scale_input=$(synth "$scale_n")
+  pipeline "$BENCH_DIR/bench-open-data-scale.json" "$scale_input"
+  fieldpack "$BENCH_DIR/bench-open-data-scale.json" ".scale"
+  cp "$scale_input/.synth.txt" "$logs/od-scale-input.txt"
+fi
+rm -rf "$out"
+
+python3 "$here/opendata_report.py" --logs "$logs" --runs "$BENCH_RUNS" --scale "$BENCH_SCALE" \
+  --results "$BENCH_DIR/opendata-results.md"

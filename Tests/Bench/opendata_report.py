@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The open-data export path's section of the benchmark report (issue 13), from what
+Tests/Bench/opendata.sh measured in LOGS (od-*.time: GNU time's "wall_s peak_rss_kib user_s
+system_s"; od-fieldpack.counts.json and od-duckdb.rN.counts.json; od-same-rows.txt).
+
+    opendata_report.py --logs DIR --runs N [--scale 1] --results FILE   the section, to FILE and stdout
+    opendata_report.py --logs DIR --runs 1 --check-only                 only the row check (exit 1 on a mismatch)
+
+report.py adds the same section to results.md when the logs hold it (`section`). The goals:
+fieldpack's three stages at least 3x faster than DuckDB (wall time, DuckDB / fieldpack) at
+most 1/10 of its peak memory (the largest stage's peak against DuckDB's), and with
+BENCH_SCALE=1 each stage's peak at 10 x N within 1.2 x of its peak at N (constant memory).
+Standard library only.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+TABLES = ("observations", "photos", "taxa", "users", "observation_photos")
+STAGES = ("ingest", "dedupe", "bundle")
+
+
+def times(logs, name):
+    """(wall seconds, peak RSS MiB) of one run's .time file."""
+    with open(os.path.join(logs, f"{name}.time"), encoding="utf-8") as handle:
+        wall, rss_kib, *_ = handle.read().split()
+    return float(wall), int(rss_kib) / 1024
+
+
+def present(logs):
+    return os.path.exists(os.path.join(logs, "od-fieldpack.counts.json"))
+
+
+def check(logs, runs):
+    """The rows agree: every DuckDB run's counts are fieldpack's, and run 1 kept the same
+    observations and photos. Returns (markdown lines, ok)."""
+    with open(os.path.join(logs, "od-fieldpack.counts.json"), encoding="utf-8") as handle:
+        ours = json.load(handle)
+    lines = ["| table | fieldpack bundle | DuckDB |", "| --- | --- | --- |"]
+    problems = []
+    for table in TABLES:
+        values = []
+        for run in range(1, runs + 1):
+            with open(os.path.join(logs, f"od-duckdb.r{run}.counts.json"), encoding="utf-8") as handle:
+                values.append(json.load(handle)[table])
+        distinct = sorted(set(values))
+        if distinct != [ours[table]]:
+            problems.append(f"{table}: DuckDB gives {', '.join(f'{v:,}' for v in distinct)}, fieldpack {ours[table]:,}")
+        lines.append(f"| {table} | {ours[table]:,} | {', '.join(f'{v:,}' for v in distinct)} |")
+    with open(os.path.join(logs, "od-same-rows.txt"), encoding="utf-8") as handle:
+        same = handle.read().strip() == "same"
+    if not same:
+        problems.append("the kept observations' uuids or the kept photos' ids differ")
+    lines.append("")
+    lines.append("Rows: " + ("agree (counts, and the very uuids and photo ids kept)" if not problems
+                             else "MISMATCH: " + "; ".join(problems)))
+    return lines, not problems
+
+
+def section(logs, runs, scale):
+    """The section's markdown lines, and whether the rows agree."""
+    stages = {stage: [times(logs, f"od-{stage}.r{run}") for run in range(1, runs + 1)] for stage in STAGES}
+    duck = [times(logs, f"od-duckdb.r{run}") for run in range(1, runs + 1)]
+    chain_walls = [sum(stages[s][i][0] for s in STAGES) for i in range(runs)]
+    chain_peaks = [max(stages[s][i][1] for s in STAGES) for i in range(runs)]
+    wall, peak = statistics.median(chain_walls), statistics.median(chain_peaks)
+    duck_wall, duck_peak = statistics.median(w for w, _ in duck), statistics.median(r for _, r in duck)
+
+    def spread(values, unit, digits):
+        return f" ({min(values):,.{digits}f}–{max(values):,.{digits}f})" if len(values) > 1 else ""
+
+    out = ["## The open-data export path (issue 13)", ""]
+    with open(os.path.join(logs, "od-input.txt"), encoding="utf-8") as handle:
+        out.append(f"- input: {handle.read().strip()} (fieldpack-synth --open-data, loose tables)")
+    out.append("- select: a polygon with a hole (about Europe), and Animalia without one genus")
+    out.append("- DuckDB: read_csv (tab, no quote or escape character, typed columns, ignore_errors), the same dedupe "
+               "(QUALIFY row_number()), the polygon with the spatial extension (ST_Intersects), into SQLite")
+    out.append("")
+    wall_ratio = duck_wall / wall if wall > 0 else float("inf")
+    memory_ratio = duck_peak / peak if peak > 0 else float("inf")
+    out.append("| work | fieldpack (ingest + dedupe + bundle) | DuckDB → SQLite | DuckDB ÷ fieldpack | target | |")
+    out.append("| --- | --- | --- | --- | --- | --- |")
+    out.append(f"| wall time | {wall:.2f} s{spread(chain_walls, 's', 2)} | {duck_wall:.2f} s{spread([w for w, _ in duck], 's', 2)} "
+               f"| {wall_ratio:.2f} | ≥ 3 | {'PASS' if wall_ratio >= 3 else 'FAIL'} |")
+    out.append(f"| peak memory (largest stage) | {peak:,.0f} MiB | {duck_peak:,.0f} MiB | {memory_ratio:.1f} | ≥ 10 "
+               f"| {'PASS' if memory_ratio >= 10 else 'FAIL'} |")
+    out.append("")
+    out.append("| stage | wall s | peak RSS |" + (" at 10 × N: wall s, peak RSS | 10 × N ÷ N (peak) |" if scale != "0" else ""))
+    out.append("| --- | --- | --- |" + (" --- | --- |" if scale != "0" else ""))
+    flat = True
+    for stage in STAGES:
+        walls = [w for w, _ in stages[stage]]
+        peaks = [r for _, r in stages[stage]]
+        row = f"| {stage} | {statistics.median(walls):.2f}{spread(walls, 's', 2)} | {statistics.median(peaks):,.0f} MiB |"
+        if scale != "0":
+            big_wall, big_peak = times(logs, f"od-{stage}.scale")
+            growth = big_peak / statistics.median(peaks)
+            flat = flat and growth <= 1.2
+            row += f" {big_wall:.2f} s, {big_peak:,.0f} MiB | {growth:.2f} |"
+        out.append(row)
+    out.append("")
+    if scale != "0":
+        with open(os.path.join(logs, "od-scale-input.txt"), encoding="utf-8") as handle:
+            out.append(f"At 10 × N: {handle.read().strip()}.")
+        out.append(f"Constant memory (each stage's peak at 10 × N within 1.2 × of its peak at N): {'PASS' if flat else 'FAIL'}.")
+        out.append("")
+    lines, ok = check(logs, runs)
+    out += lines
+    return out, ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--logs", required=True)
+    parser.add_argument("--runs", type=int, required=True)
+    parser.add_argument("--scale", default="0")
+    parser.add_argument("--results")
+    parser.add_argument("--check-only", action="store_true")
+    args = parser.parse_args()
+    if args.check_only:
+        lines, ok = check(args.logs, args.runs)
+        print("\n".join(lines), file=sys.stderr)
+        return 0 if ok else 1
+    lines, ok = section(args.logs, args.runs, args.scale)
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write("\n" + text)
+    if args.results:
+        with open(args.results + ".tmp", "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(args.results + ".tmp", args.results)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
