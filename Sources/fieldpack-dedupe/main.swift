@@ -22,6 +22,11 @@ command.main { arguments in
     let clock = StageClock()
     let summary = try Dedupe(options: options).run()
     let unique = summary.unique
+    // Export observations kept without an observer or taxon that no record has.
+    for finding in summary.missingParents.shown { StandardError.write(finding.diagnostic) }
+    if summary.missingParents.count > summary.missingParents.shown.count {
+        StandardError.write("fieldpack-dedupe: warning: \(summary.missingParents.count - summary.missingParents.shown.count) more observations of the export refer to an observer or taxon no record has (the first \(MissingParents.limit) are listed above)")
+    }
     StageReport(stage: "dedupe", clock: clock).print(
         "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "
             + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "

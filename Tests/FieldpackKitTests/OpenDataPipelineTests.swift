@@ -16,15 +16,12 @@ import Testing
         return result
     }
 
-    @Test(.enabled(if: binaries != nil))
-    func theOpenDataSamplePipelineBuildsAVerifiedBundle() throws {
-        let directory = try TemporaryDirectory()
+    /// Runs the pipeline's stages into `directory`; returns ingest's stderr.
+    @discardableResult
+    private func build(_ pipeline: String, into directory: TemporaryDirectory) throws -> String {
         let out = directory.path
-        let pipeline = "pipelines/open-data-sample.json"
         let ingest = try stage("inat", [
             "--pipeline", pipeline, "--output", "\(out)/records.jsonl", "--rejects", "\(out)/rejects.jsonl"])
-        // The rejected rows: an observation without a uuid, a taxon row a field short.
-        #expect(ingest.stderr.contains("2 rejected"), "\(ingest.stderr)")
         try stage("dedupe", ["\(out)/records.jsonl", "--output", "\(out)/deduped.jsonl", "--conflicts", "\(out)/conflicts.json"])
         try stage("wiki", [
             "--pipeline", pipeline, "--records", "\(out)/deduped.jsonl", "--output", "\(out)/articles.jsonl",
@@ -35,13 +32,29 @@ import Testing
         try stage("manifest", [
             "\(out)/content.sqlite", "--output", "\(out)/bundle", "--inputs", "\(out)/inputs.json", "--include", "\(out)/costs-report.json"])
         try stage("verify", ["\(out)/bundle"])
+        return ingest.stderr
+    }
+
+    @Test(.enabled(if: binaries != nil))
+    func theOpenDataSamplePipelineWithoutItsSelectionKeepsEveryTrapOfTheExport() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.path
+        // The sample pipeline without its "select": every observation of the export, to show the format's traps.
+        var object = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: "\(repositoryRoot)/pipelines/open-data-sample.json"))) as! [String: Any]
+        #expect(object.removeValue(forKey: "select") != nil)
+        let pipeline = directory.file("open-data-all.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: pipeline))
+        let ingest = try build(pipeline, into: directory)
+        // The rejected rows: an observation without a uuid, a taxon row a field short.
+        #expect(ingest.contains("2 rejected"), "\(ingest)")
 
         let database = try Database(path: "\(out)/bundle/content.sqlite", mode: .readOnly)
-        // Four observations, one of them also from the API: its id, its privacy, the export's links.
-        #expect(try database.scalar("SELECT count(*) FROM observations") == "4")
+        // Five observations, one of them also from the API: its id, its privacy, the export's links.
+        #expect(try database.scalar("SELECT count(*) FROM observations") == "5")
         #expect(try database.rows("SELECT id, coordinates_obscured, place_guess FROM observations WHERE inaturalist_id IS NOT NULL")
                 == [["9200001", "1", "Zwin, Knokke-Heist, BE"]])
-        #expect(try database.scalar("SELECT count(*) FROM observations WHERE id < 0 AND inaturalist_id IS NULL") == "3")
+        #expect(try database.scalar("SELECT count(*) FROM observations WHERE id < 0 AND inaturalist_id IS NULL") == "4")
         // The upper-case uuid of observations.csv and the lower-case one of photos.csv are one observation.
         #expect(try database.scalar("""
             SELECT count(*) FROM observation_photos JOIN observations ON observations.id = observation_id
@@ -60,5 +73,28 @@ import Testing
         // Every tier URL derives from the square one, extension verbatim.
         #expect(try database.scalar("SELECT url FROM photos WHERE id = 35960") == "https://inaturalist-open-data.s3.amazonaws.com/photos/35960/square.png")
         #expect(try database.rows("SELECT width, height FROM photos WHERE id = 35960") == [["1024", "768"]])
+    }
+
+    /// The sample pipeline's selection: inside the polygon around the Zwin (Knokke-Heist) and in
+    /// Aves (3). Kept: 5a0c… (a mallard in the polygon) and e8b2… (observation 9200001, a mallard
+    /// whose obscured public point is in it: the default rule tests the public point). Removed
+    /// by places: c41e… (Antwerp, outside) and a3d9… (no coordinates); by taxa: 7d15… (an oak
+    /// in the polygon).
+    @Test(.enabled(if: binaries != nil))
+    func theOpenDataSampleSelectionKeepsTheRegionsBirdsAndTheirTaxaPhotosAndObservers() throws {
+        let directory = try TemporaryDirectory()
+        try build("pipelines/open-data-sample.json", into: directory)
+        let database = try Database(path: directory.file("bundle/content.sqlite"), mode: .readOnly)
+        #expect(try database.rows("SELECT lower(uuid) FROM observations ORDER BY 1").map { $0[0]! } == [
+            "5a0c7e62-3f1b-4d8e-9c2a-6b1f0e4d7a10", "e8b2f6a1-0c4d-4e9f-a7b3-5d1c8e2f6a45"])
+        // The mallard and its ancestors, so the app can draw the tree; no oak, no Plantae.
+        #expect(try database.rows("SELECT id FROM taxa ORDER BY id").map { $0[0]! } == ["1", "2", "3", "6912", "6921", "6930", "48460"])
+        // The kept observations' shipped photos (35926 is CC-BY-NC), 35925 linked once now, and their observers.
+        #expect(try database.rows("SELECT id FROM photos ORDER BY id").map { $0[0]! } == ["35925", "35927", "35960"])
+        #expect(try database.scalar("SELECT count(*) FROM observation_photos WHERE photo_id = 35925") == "1")
+        #expect(try database.rows("SELECT id FROM users ORDER BY id").map { $0[0]! } == ["505", "902"])
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("costs-report.json")))) as! [String: Any]
+        let removed = ((report["selection"] as? [String: Any])?["observations"] as? [String: Any])?["removed"] as? [String: Int]
+        #expect(removed == ["places": 2, "taxa": 1])
     }
 }

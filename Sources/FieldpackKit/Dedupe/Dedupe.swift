@@ -26,6 +26,9 @@ public struct Dedupe: Sendable {
         public var examples = 20
         /// Bytes read in the three scans of the input, and the records of the first.
         public var progress = StageProgress.silent("dedupe")
+        /// The id of an observation known only by its uuid (`ObservationUUID.exportID`; tests pass
+        /// a hash that collides, see `ExportIDs`).
+        package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -41,6 +44,8 @@ public struct Dedupe: Sendable {
         public var conflicts = ConflictCounts()
         public var records = 0
         public var bytes = 0
+        /// Export observations whose observer or taxon no record has (see `ExportObservationRules`).
+        public var missingParents = MissingParents()
     }
 
     public struct ConflictCounts: Sendable, Equatable {
@@ -122,14 +127,22 @@ public struct Dedupe: Sendable {
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
+            var rules: ExportObservationRules? = nil
             for (slot, kind) in otherKinds.enumerated() {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
-                    try winners.writeRecord(group, kind: kind)
+                if kind == .observation {
+                    // Taxa and users are sorted and written by now: their arrays say which exist.
+                    var ids = ExportIDs(hash: options.exportID)
+                    ids.decide(UnsafeBufferPointer(records[slot].buffer))
+                    rules = ExportObservationRules(ids: ids, taxa: records[0], users: records[1], sourceNames: sourceNames)
+                }
+                let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { [rules] winners, _, group in
+                    try winners.writeRecord(group, kind: kind, rules: rules)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
+                for part in tally { summary.missingParents.merge(part.missing) }
             }
             trace.mark("write records")
         }

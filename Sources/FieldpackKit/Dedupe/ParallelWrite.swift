@@ -9,6 +9,7 @@ enum ParallelWrite {
         var unique = 0
         var filledDimensions = 0
         var report: ConflictReport
+        var missing = MissingParents()
     }
 
     static func run<T: HasID>(
@@ -40,6 +41,7 @@ enum ParallelWrite {
                     start = next
                 }
                 try winners.flush()
+                tally.missing = winners.missing
                 return tally
             }
         }

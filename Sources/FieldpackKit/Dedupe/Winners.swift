@@ -7,6 +7,8 @@ struct Winners {
     private var line = [UInt8](repeating: 0, count: 1 << 16)
     private var pending: [UInt8] = []
     private let parser = JSONParser()
+    /// Observers and taxa missing for the export observations written (see `ExportObservationRules`).
+    var missing = MissingParents()
 
     init(source: ReadableFile, output: AtomicOutput) {
         self.source = source
@@ -33,16 +35,46 @@ struct Winners {
     /// Writes a group's winner (the first). An observation whose copies are all export photo
     /// links (no observation row) is not written; an export copy that wins takes its photo links
     /// from its export's link rows and, like an export taxon, every column the export lacks from
-    /// the best API copy (`fillFromAPI`).
-    mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind) throws {
+    /// the best API copy (`fillFromAPI`); with `rules`, an export-only observation takes its id
+    /// from them, and an observer or taxon no record has is dropped with a finding in `missing`.
+    mutating func writeRecord(
+        _ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind, rules: ExportObservationRules? = nil
+    ) throws {
         let winner = group[0]
         if kind == .observation {
+            typealias C = ObservationRecord.Column
             if winner.isLinks { return }
             if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
-            replacing[ObservationRecord.Column.photos.rawValue] = try exportLinks(group, seen: winner.seen)
-            let record = try content(offset: winner.offset, length: winner.length)
-            return try rewrite(record, offset: winner.offset, replacing: replacing)
+            replacing[C.photos.rawValue] = try exportLinks(group, seen: winner.seen)
+            guard let rules else {
+                let record = try content(offset: winner.offset, length: winner.length)
+                return try rewrite(record, offset: winner.offset, replacing: replacing)
+            }
+            if ExportIDs.isExportOnly(group) { replacing[C.id.rawValue] = Array(String(rules.ids.id(of: winner)).utf8) }
+            let (record, source) = try contentAndSource(offset: winner.offset, length: winner.length)
+            var found: [Finding] = []
+            defer { for finding in found { missing.add(finding) } }
+            return try rewrite(record, offset: winner.offset, replacing: replacing) { columns, replacing in
+                let missingUser = columns.int64(C.user).flatMap { rules.hasUser($0) ? nil : $0 }
+                let missingTaxon = columns.int64(C.taxon).flatMap { rules.hasTaxon($0) ? nil : $0 }
+                guard missingUser != nil || missingTaxon != nil else { return }
+                let (path, line) = rules.location(source)
+                let uuid = columns.string(C.uuid) ?? "?"
+                if let id = missingUser {
+                    replacing[C.user.rawValue] = Array("null".utf8)
+                    found.append(Finding(
+                        path: path, line: line, field: "observer_id", outcome: .salvaged,
+                        reason: "observation \(uuid): observer_id \(id) has no row in observers (nor an API copy); "
+                            + "kept without its observer (user_id null), so its photos have no one to credit"))
+                }
+                if let id = missingTaxon {
+                    replacing[C.taxon.rawValue] = Array("null".utf8)
+                    found.append(Finding(
+                        path: path, line: line, field: "taxon_id", outcome: .salvaged,
+                        reason: "observation \(uuid): taxon_id \(id) has no row in taxa (nor an API copy); kept without its taxon (taxon_id null)"))
+                }
+            }
         }
         guard kind == .taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
         var replacing: [Int: [UInt8]] = winner.fromAPI ? [:] : try fillFromAPI(group, exportColumns: TaxonRecord.exportColumns)
@@ -124,10 +156,16 @@ struct Winners {
         }
     }
 
-    /// Emits `record` (without its source) with some columns replaced by raw JSON.
-    private mutating func rewrite(_ record: [UInt8], offset: Int64, replacing: [Int: [UInt8]]) throws {
+    /// Emits `record` (without its source) with some columns replaced by raw JSON, and those
+    /// `adjust` replaces once it has seen the record's columns.
+    private mutating func rewrite(
+        _ record: [UInt8], offset: Int64, replacing: [Int: [UInt8]],
+        adjust: (JSONColumns, inout [Int: [UInt8]]) -> Void = { _, _ in }
+    ) throws {
         var columns = JSONColumns()
         _ = columns.load(try parse(record + [UInt8(ascii: "]")], offset: offset))
+        var replacing = replacing
+        adjust(columns, &replacing)
         var writer = JSONWriter()
         writer.beginArray()
         for index in 0..<columns.count {
@@ -157,6 +195,15 @@ struct Winners {
         pending.append(UInt8(ascii: "]"))
         pending.append(0x0A)
         if pending.count >= 1 << 20 { try flush() }
+    }
+
+    /// The record at `offset` without its trailing `,"<source>"]`, and that source (`3:17`).
+    private mutating func contentAndSource(offset: Int64, length: Int32) throws -> ([UInt8], String) {
+        let record = try content(offset: offset, length: length)
+        let count = Int(length)
+        // `,"` after the content, `"]` at the end.
+        let source = record.count + 2 <= count - 2 ? String(decoding: line[(record.count + 2)..<(count - 2)], as: UTF8.self) : ""
+        return (record, source)
     }
 
     /// The record at `offset` without its trailing `,"<source>"]`.

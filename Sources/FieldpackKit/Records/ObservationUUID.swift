@@ -5,6 +5,11 @@ public struct ObservationUUID: Sendable, Equatable {
     public var high: UInt64
     public var low: UInt64
 
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
     /// Parses the canonical form `8-4-4-4-12` hex digits (either case); nil for anything else.
     public init?(_ text: UnsafeRawBufferPointer) {
         guard text.count == 36 else { return nil }
@@ -39,8 +44,9 @@ public struct ObservationUUID: Sendable, Equatable {
     /// The `observations.id` of an observation known only by its uuid (from the export): a
     /// negative number from a hash of the uuid's bits, the same in every bundle built from any
     /// export. API ids are positive, so the two never meet. Two uuids of one bundle with the same
-    /// hash (about 1 in 4,000 for 70 million export-only observations) stop the bundle stage
-    /// with a primary key error naming both lines; the app addresses such observations by uuid.
+    /// hash (about 1 in 4,000 for 70 million export-only observations) are told apart by dedupe:
+    /// the lower uuid keeps the hash, the other takes the next free id below it (`ExportIDs`);
+    /// the app addresses an observation without an API id by its uuid.
     public var exportID: Int64 {
         var words = (high.bigEndian, low.bigEndian)
         let hash = withUnsafeBytes(of: &words) { stableHash($0) }
