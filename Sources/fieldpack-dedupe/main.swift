@@ -8,7 +8,10 @@ let command = StageCommand(
         whatever file it came from. Photo identity is the photo id, never the URL. Writes the
         records sorted by kind and id, and a report of photos whose licence, attribution or URL
         differ between occurrences; --examples sets how many of those photo ids it shows in full
-        (default 20).
+        (default 20). Observations are one per uuid. One known only from the open-data export
+        gets a negative id from its uuid's hash (two uuids with one hash get two ids). Its
+        observer or taxon is dropped when no record has it, with a warning naming the export's
+        line.
         """,
     options: ["output", "conflicts", "examples"])
 

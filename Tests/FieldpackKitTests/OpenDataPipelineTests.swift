@@ -97,4 +97,23 @@ import Testing
         let removed = ((report["selection"] as? [String: Any])?["observations"] as? [String: Any])?["removed"] as? [String: Int]
         #expect(removed == ["places": 2, "taxa": 1])
     }
+
+    @Test(.enabled(if: binaries != nil))
+    func fieldpackDedupeWarnsOfAnExportObservationsMissingObserverNamingItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let observations = try directory.write("inaturalist-open-data-20241127/observations.csv", """
+            observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
+            1b000000-0000-4000-8000-000000000001\t99\t50.5\t4.25\t\t\tresearch\t2024-04-30
+
+            """)
+        try directory.write("inaturalist-open-data-20241127/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n")
+        try stage("inat", [
+            "--max-reject-rate", "1", "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl"),
+            directory.file("inaturalist-open-data-20241127")])
+        let dedupe = try stage("dedupe", [
+            directory.file("records.jsonl"), "--output", directory.file("deduped.jsonl"), "--conflicts", directory.file("conflicts.json")])
+        #expect(dedupe.stderr.contains(
+            "\(observations):2: warning: observation 1b000000-0000-4000-8000-000000000001: observer_id 99 has no row in observers"),
+            "\(dedupe.stderr)")
+    }
 }
