@@ -153,6 +153,64 @@ def check_wiki(logs, runs, html_bytes):
     return f"Wiki articles: every baseline read fieldpack's {html_bytes:,} bytes of wanted article HTML.", True
 
 
+# Issue 12's limits on a stage's peak RSS, in bytes (MB = 10^6 bytes).
+STAGE_LIMIT = 300e6
+WIKI_LIMIT = 100e6
+
+
+def timing_peaks(folder):
+    """Each stage's peak RSS (bytes) from the FIELDPACK_TIMINGS files of a whole build."""
+    peaks = {}
+    if os.path.isdir(folder):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".json"):
+                timing = load_json(os.path.join(folder, name))
+                peaks[timing["stage"]] = timing["peak_rss_bytes"]
+    order = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify"]
+    return dict(sorted(peaks.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
+
+
+def memory_lines(logs, args, ingest, dedupe, bundle, wiki):
+    """Peak RSS per stage (issue 12): at BENCH_N (medians), at 10 x BENCH_N with --scale, the
+    growth between them, each stage's limit and verdict; then every stage of the whole build
+    (run 1's FIELDPACK_TIMINGS)."""
+    scale = args.scale != "0"
+    wanted = load_json(args.wiki_report).get("wanted", 0)
+    scale_report = os.path.join(logs, "wiki-report.scale.json")
+    scale_wanted = load_json(scale_report).get("wanted", 0) if scale and os.path.exists(scale_report) else 0
+    out = ["Peak memory per stage (issue 12: at most 300 MB a stage at 1M and 10M observations, the wiki stage "
+           "at most 100 MB with 100k articles wanted; MB = 10^6 bytes, GNU time's maximum RSS):", ""]
+    if scale:
+        out.append("| stage | BENCH_N: wall, peak | 10 × BENCH_N: wall, peak | growth | limit | |")
+        out.append("| --- | --- | --- | --- | --- | --- |")
+    else:
+        out.append("| stage | BENCH_N: wall, peak | limit | |")
+        out.append("| --- | --- | --- | --- |")
+    stages = [("ingest", ingest, "ingest"), ("dedupe", dedupe, "dedupe"), ("bundle", bundle, "bundle")]
+    stages.append(("manifest", Runs.once(logs, "manifest"), "manifest"))
+    stages.append(("verify", Runs.once(logs, "verify"), "verify"))
+    stages.append((f"wiki ({wanted:,} wanted" + (f"; {scale_wanted:,} at 10 ×)" if scale else ")"), wiki, "wiki"))
+    for name, small, key in stages:
+        limit = WIKI_LIMIT if key == "wiki" else STAGE_LIMIT
+        small_mb = small.peak * 1048576 / 1e6
+        cells = [name, f"{small.wall:.2f} s, {small_mb:,.0f} MB"]
+        ok = small_mb * 1e6 <= limit
+        if scale:
+            big = Runs.once(logs, f"{key}.scale")
+            big_mb = big.peak * 1048576 / 1e6
+            ok = ok and big_mb * 1e6 <= limit
+            cells += [f"{big.wall:.2f} s, {big_mb:,.0f} MB", f"× {big_mb / small_mb:.2f}" if small_mb > 0 else "—"]
+        cells += [f"≤ {limit / 1e6:,.0f} MB", verdict(ok)]
+        out.append("| " + " | ".join(cells) + " |")
+    out.append("")
+    peaks = timing_peaks(os.path.join(logs, "make-full.r1.timings"))
+    if peaks:
+        out.append("Every stage of run 1's whole build (`make bundle -j2`, both inputs; FIELDPACK_TIMINGS): "
+                   + ", ".join(f"{stage} {peak / 1e6:,.0f} MB" for stage, peak in peaks.items()) + ".")
+        out.append("")
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--logs", required=True)
@@ -244,16 +302,7 @@ def main():
                f"(target under 10%: {verdict(share < 10)}).")
     out.append("")
 
-    if args.scale != "0":
-        out.append("Scale (issue 12): peak RSS per stage at BENCH_N and at 10 × BENCH_N (one run):")
-        out.append("")
-        out.append("| stage | BENCH_N: wall, peak RSS | 10 × BENCH_N: wall, peak RSS |")
-        out.append("| --- | --- | --- |")
-        for name, stage in (("ingest", ingest), ("dedupe", dedupe), ("bundle", bundle)):
-            big = Runs.once(logs, f"{name}.scale")
-            out.append(f"| {name} | {stage.wall:.2f} s, {stage.peak:,.0f} MiB | {big.wall:.2f} s, {big.peak:,.0f} MiB |")
-        out.append("")
-
+    out += memory_lines(logs, args, ingest, dedupe, bundle, wiki)
     count_lines, counts_ok = check_counts(logs, runs, damage)
     out.append("Row counts (run 1's bundle against every DuckDB run):")
     out.append("")

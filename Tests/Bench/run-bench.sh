@@ -26,8 +26,11 @@
 #      bundle's row counts, or differ only by the records of the truncated page that fieldpack
 #      salvages and DuckDB's ignore_errors skips (checked exactly by an untimed DuckDB run that
 #      reads those records too). A mismatch fails the benchmark.
-#   4. BENCH_SCALE=1 runs the iNat path once more at 10 x BENCH_N and reports the peak RSS of
-#      each stage at both sizes (issue 12).
+#      Run 1 also publishes and verifies the iNat path's bundle (fieldpack-manifest, -verify),
+#      and every run keeps the stage timings of the whole build (FIELDPACK_TIMINGS) in the logs.
+#   4. BENCH_SCALE=1 runs the iNat path, publishing and verifying included, once more at
+#      10 x BENCH_N and the wiki stage at 10 x BENCH_WIKI_N, and reports the peak RSS of each
+#      stage at both sizes against issue 12's limits (300 MB a stage, 100 MB the wiki stage).
 #   5. Tests/Bench/report.py prints the table (ratios peer / fieldpack, each goal's target,
 #      PASS/FAIL) with the tool versions and the date, and writes it to $BENCH_DIR/results.md.
 #
@@ -174,8 +177,13 @@ for run in $(seq 1 "$BENCH_RUNS"); do
   measure "dedupe.r$run" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
     --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
   measure "bundle.r$run" "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
-    --pipeline "$BENCH_DIR/bench.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json"
+    --pipeline "$BENCH_DIR/bench.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json" \
+    --inputs "$out/inputs.json"
   if [[ $run == 1 ]]; then
+    measure manifest "$BIN/fieldpack-manifest" "$out/content.sqlite" --output "$out/bundle" \
+      --inputs "$out/inputs.json" --include "$out/costs-report.json"
+    measure verify "$BIN/fieldpack-verify" "$out/bundle"
+    rm -rf "$out/bundle"
     bundle_counts "$out/content.sqlite" >"$logs/fieldpack.counts.json"
     measure bundle-no-costs "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
       --pipeline "$BENCH_DIR/bench-no-targets.json" --output "$out/content-no-costs.sqlite"
@@ -218,6 +226,9 @@ for run in $(seq 1 "$BENCH_RUNS"); do
   # The whole build with both inputs, a rebuild after touching the wiki dump, a no-op make.
   rm -rf "$BENCH_DIR/make"
   measure "make-full.r$run" "${bench_make[@]}"
+  # Every stage's own figures (wall, records, peak RSS) from the whole build.
+  mkdir -p "$logs/make-full.r$run.timings"
+  cp "$BENCH_DIR"/make/*/timings/*.json "$logs/make-full.r$run.timings/" 2>/dev/null || true
   touch "$wiki_input/articles.ndjson"
   measure "make-rebuild.r$run" "${bench_make[@]}"
   measure "make-noop.r$run" "${bench_make[@]}"
@@ -237,7 +248,23 @@ if [[ $BENCH_SCALE != 0 ]]; then
   measure dedupe.scale "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
     --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
   measure bundle.scale "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
-    --pipeline "$BENCH_DIR/bench-scale.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json"
+    --pipeline "$BENCH_DIR/bench-scale.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json" \
+    --inputs "$out/inputs.json"
+  rm -rf "$out/inat" "$out/dedupe"
+  measure manifest.scale "$BIN/fieldpack-manifest" "$out/content.sqlite" --output "$out/bundle" \
+    --inputs "$out/inputs.json" --include "$out/costs-report.json"
+  measure verify.scale "$BIN/fieldpack-verify" "$out/bundle"
+  rm -rf "$out"
+  # The wiki stage at 10 x BENCH_WIKI_N articles (80% of them wanted: 160k at the default).
+  scale_wiki_n=$((BENCH_WIKI_N * 10))
+  scale_wiki="$BENCH_DIR/wiki-$scale_wiki_n$suffix"
+  measure wiki-synth-scale "$BIN/fieldpack-synth" --wiki-articles "$scale_wiki_n" --seed "$BENCH_SEED" --output "$scale_wiki" "${damage[@]}"
+  : >"$scale_wiki/no-records.jsonl"
+  sync
+  mkdir -p "$out"
+  measure wiki.scale "$BIN/fieldpack-wiki" --pipeline "$scale_wiki/pipeline.json" --records "$scale_wiki/no-records.jsonl" \
+    --output "$out/wiki/articles.jsonl" --report "$out/wiki/wiki-report.json" --rejects "$out/wiki/rejects.jsonl"
+  cp "$out/wiki/wiki-report.json" "$logs/wiki-report.scale.json"
   rm -rf "$out"
 fi
 

@@ -41,6 +41,9 @@ public struct BundleBuilder {
         /// The schema history to build with: the shipped one. (Tests pass one whose last step
         /// fails, to show that a failed build publishes nothing.)
         package var migrations: [Migration] = Migrations.all
+        /// The most each external sort of the load holds in memory before it spills a run to
+        /// the output's folder (tests pass a few bytes, to spill at every record).
+        package var sortRunBytes = ExternalSort<UInt8>.defaultRunBytes
 
         public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
             self.input = input
@@ -127,7 +130,9 @@ public struct BundleBuilder {
                 options.progress.expect(bytes: FileSystem.size(options.input) ?? 0)
                 options.progress.start()
                 defer { options.progress.finish() }
-                try loader.load(path: options.input, policy: options.policy, measured: measured, articles: articleByTaxon)
+                try loader.load(
+                    path: options.input, policy: options.policy, measured: measured, articles: articleByTaxon,
+                    space: SortSpace(folder: directory(of: options.output), runBytes: options.sortRunBytes))
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")

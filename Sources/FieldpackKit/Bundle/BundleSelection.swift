@@ -226,14 +226,17 @@ struct BundleSelection {
     /// Recounts the shipped photos from the kept rows, and drops the size classes (`size_costs`)
     /// no kept photo has.
     private func recount(_ report: inout CostReport?, counts: SelectionCounts) throws {
-        var classes: [SizeClass] = []
-        let photos = try database.prepare("SELECT remote, width, height FROM photos ORDER BY id")
-        while try photos.step() {
-            let original = photos.isNull(1) || photos.isNull(2)
-                ? nil : PixelSize(width: Int(photos.int64(1)), height: Int(photos.int64(2)))
-            classes.append(SizeClass(remote: photos.int64(0) != 0, original: original))
+        // The kept photos' size classes, one photo at a time (never a list of them all).
+        var keptClasses = Set<SizeClass>()
+        func eachKept(_ body: (SizeClass) -> Void) throws {
+            let photos = try database.prepare("SELECT remote, width, height FROM photos ORDER BY id")
+            while try photos.step() {
+                let original = photos.isNull(1) || photos.isNull(2)
+                    ? nil : PixelSize(width: Int(photos.int64(1)), height: Int(photos.int64(2)))
+                body(SizeClass(remote: photos.int64(0) != 0, original: original))
+            }
         }
-        let keptClasses = Set(classes)
+        try eachKept { keptClasses.insert($0) }
         let stored = try database.prepare("SELECT DISTINCT remote, original_width, original_height FROM size_costs ORDER BY 1, 2, 3")
         var unused: [SizeClass] = []
         while try stored.step() {
@@ -246,7 +249,7 @@ struct BundleSelection {
             try delete.bind([.integer(size.remote ? 1 : 0), .integer(Int64(size.width)), .integer(Int64(size.height))])
             try delete.run()
         }
-        report?.keepShipped(classes, notSelected: counts.photosNotSelected, capped: counts.photosCapped)
+        try report?.keepShipped(notSelected: counts.photosNotSelected, capped: counts.photosCapped) { try eachKept($0) }
         report?.selection = counts
     }
 }

@@ -4,14 +4,37 @@
 /// that the bundle keeps only shipped photos and every reference to them.
 ///
 /// Deduped records arrive as taxa, users, observations, then photos: every observer is known
-/// before a photo needs a credit. Photos arrive by id, and the links are indexed by photo, so
-/// each photo's links are merged in (inserted, or dropped with it) as the photo is decided.
+/// before a photo needs a credit. Photos arrive by id, and the links are sorted by photo (an
+/// `ExternalSort`, spilling to the build folder), so each photo's links are merged in (inserted,
+/// or dropped with it) as the photo is decided; the taxa's references to photos are decided in
+/// the same pass. What it holds grows with the taxa and users, not with the observations or
+/// photos.
 struct PhotoShippingLoad {
+    /// An observation's link to a photo, with what the photo's decision needs of the
+    /// observation (its observer, taxon and research-grade date), so that nothing per
+    /// observation is held once its record has passed.
     struct Link {
-        var observation: Int64
         var photo: Int64
+        var observation: Int64
         var position: Int64
+        /// The observation's user (0: none).
+        var observer: Int64
+        /// The observation's taxon (0: none).
+        var taxon: Int64
+        /// The observation's `updated_at` in Unix ms (`Int64.min` if unknown), if `researchGrade`.
+        var updated: Int64
+        /// The order links came in (the tie-breaker).
+        var order: Int64
         var line: Int32
+        var researchGrade: Bool
+
+        /// By photo, then observation id descending (the observation that credits a photo is
+        /// its highest-id one), then as they came.
+        static func precedes(_ a: Link, _ b: Link) -> Bool {
+            if a.photo != b.photo { return a.photo < b.photo }
+            if a.observation != b.observation { return a.observation > b.observation }
+            return a.order < b.order
+        }
     }
 
     struct TaxonPhoto {
@@ -19,6 +42,18 @@ struct PhotoShippingLoad {
         var position: Int64
         var photo: Int64
         var line: Int32
+    }
+
+    /// What the photo stream said about a photo a taxon refers to.
+    enum Decision: UInt8 {
+        case noRecord, ships, excluded
+    }
+
+    /// A taxon's reference to a photo, by photo id: an index into `taxonPhotos` (≥ 0) or
+    /// into `defaultPhotos` (−1 − index).
+    struct Reference {
+        var photo: Int64
+        var slot: Int32
     }
 
     /// The `photos` columns decided here, bound after the record's own, in this order (see
@@ -50,30 +85,35 @@ struct PhotoShippingLoad {
     private(set) var report: CostReport
     /// Each user's credit name (the usable name, else the login), by id.
     private var names: [Int64: String] = [:]
-    private var observationIDs: [Int64] = []
-    private var observers: [Int64] = []
-    /// Each observation's taxon (0: none), and its `updated_at` in Unix ms if it is research
-    /// grade (nil otherwise): what the hero photo fallback ranks by.
-    private var observationTaxa: [Int64] = []
-    private var researchGradeUpdated: [Int64?] = []
-    private var observationsSorted = true
-    private var links: [Link] = []
-    /// Link indices by photo, then observation id descending: the observation that credits a
-    /// photo is its highest-id one. Built when the first photo arrives.
-    private var linksByPhoto: [Int32] = []
-    /// The next entry of `linksByPhoto` to merge with the photos.
-    private var nextLink = 0
+    /// The observation being read: its id, user, taxon and research-grade date, for its links.
+    private var current: (id: Int64, observer: Int64, taxon: Int64, updated: Int64?)? = nil
+    /// Each observation's user, for a photo whose record names an observation that does not
+    /// link it (the rare case: its links carry their observer).
+    private let observers: SortedLookup
+    /// Every observation's links, sorted by photo (spilling to the build folder); read in step
+    /// with the photos, which arrive by id, from the first photo on.
+    private let links: ExternalSort<Link>
+    private var pendingLinks: ExternalSort<Link>.Cursor? = nil
+    /// The current photo's links.
+    private var group: [Link] = []
     private var heroes = HeroChoice()
     private var taxonPhotos: [TaxonPhoto] = []
     private var defaultPhotos: [TaxonPhoto] = []
-    /// Whether each photo (in `ReferenceCheck`'s photo order) ships.
-    private var shipped: [Bool] = []
+    /// What became of the photo each of them refers to, decided as the photos pass by.
+    private var taxonPhotoDecisions: [Decision] = []
+    private var defaultPhotoDecisions: [Decision] = []
+    /// Both lists' references by photo id, and the next one to meet a photo.
+    private var taxonReferences: [Reference] = []
+    private var nextReference = 0
     private var samples: [DownloadSizeFit.Sample] = []
 
-    init(policy: ShippingPolicy, measured: MeasuredSizes?) {
+    /// - Parameter space: where the links and observers spill (the build folder).
+    init(policy: ShippingPolicy, measured: MeasuredSizes?, space: SortSpace = .memory) {
         self.policy = policy
         self.measured = measured
         report = CostReport(policy: policy)
+        observers = SortedLookup(space: space)
+        links = ExternalSort<Link>(space: space, by: Link.precedes)
     }
 
     /// - Parameter name: the name to credit the user's photos with (see `UserRecord.creditName`).
@@ -81,18 +121,19 @@ struct PhotoShippingLoad {
         if let name { names[id] = name }
     }
 
-    /// Observations arrive in uuid order (dedupe's key), and are sorted by id when the first
-    /// photo needs them (`sortObservations`).
-    mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) {
-        if let last = observationIDs.last, last > id { observationsSorted = false }
-        observationIDs.append(id)
-        observers.append(user ?? 0)
-        observationTaxa.append(taxon ?? 0)
-        researchGradeUpdated.append(updated)
+    /// Observations arrive in uuid order (dedupe's key); their links follow each one.
+    mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) throws {
+        current = (id, user ?? 0, taxon ?? 0, updated)
+        if let user, user != 0 { try observers.add(id, user) }
     }
 
-    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) {
-        links.append(Link(observation: observation, photo: photo, position: position, line: Int32(clamping: line)))
+    /// A link of the observation just given to `observation(_:user:taxon:researchGradeUpdated:)`.
+    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) throws {
+        guard let current, current.id == observation else { preconditionFailure("a link of an observation not being read") }
+        try links.append(Link(
+            photo: photo, observation: observation, position: position, observer: current.observer, taxon: current.taxon,
+            updated: current.updated ?? 0, order: Int64(links.count), line: Int32(clamping: line),
+            researchGrade: current.updated != nil))
     }
 
     mutating func taxonPhoto(taxon: Int64, position: Int64, photo: Int64, line: Int) {
@@ -112,17 +153,21 @@ struct PhotoShippingLoad {
         _ record: JSONColumns, id: Int64, line: Int, references: ReferenceCheck, into stream: BatchStream
     ) throws {
         typealias C = PhotoRecord.Column
-        sortObservations()
-        if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }
+        let pending = try beginPhotos()
         try skipLinks(before: id, references: references)
+        group.removeAll(keepingCapacity: true)
+        while let link = pending.peek, link.photo == id {
+            group.append(link)
+            try pending.advance()
+        }
         // Who to credit: the photo's own attribution name, else its observer (name, else login).
         var name = UserRecord.usableName(record.string(C.attributionName))
         if name == nil, PhotoRecord.isObservationPhoto(record), let observation = record.int64(C.observation) {
-            name = observerName(of: observation)
+            name = try observerName(of: observation)
         }
-        if name == nil, nextLink < linksByPhoto.count, links[Int(linksByPhoto[nextLink])].photo == id {
+        if name == nil, let first = group.first {
             // A taxon photo that is also an observation's photo: its observer took it.
-            name = observerName(of: links[Int(linksByPhoto[nextLink])].observation)
+            name = first.observer != 0 ? names[first.observer] : nil
         }
         var original: PixelSize? = nil
         if let width = record.int64(C.width), let height = record.int64(C.height) {
@@ -132,7 +177,6 @@ struct PhotoShippingLoad {
         let photo = PhotoShipping.decide(
             id: id, source: source, licenseCode: record.string(C.license), name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
         report.add(photo)
-        shipped.append(photo.ships)
         if photo.ships {
             let batch = try stream.begin(.photos, line: line)
             batch.add(photoColumns, from: record)
@@ -158,55 +202,60 @@ struct PhotoShippingLoad {
                 }
             }
         }
-        while nextLink < linksByPhoto.count, links[Int(linksByPhoto[nextLink])].photo == id {
-            let link = links[Int(linksByPhoto[nextLink])]
-            nextLink += 1
-            guard photo.ships else { continue }
-            let batch = try stream.begin(.observationPhotos, line: Int(link.line))
-            batch.int(link.observation)
-            batch.int(link.photo)
-            batch.int(link.position)
-            let index = observationIDs.partitionPoint { $0 < link.observation }
-            if let updated = researchGradeUpdated[index], observationTaxa[index] != 0 {
-                heroes.offer(
-                    taxon: observationTaxa[index],
-                    HeroChoice.Candidate(updated: updated, observation: link.observation, position: link.position, photo: id))
+        if photo.ships {
+            for link in group {
+                let batch = try stream.begin(.observationPhotos, line: Int(link.line))
+                batch.int(link.observation)
+                batch.int(link.photo)
+                batch.int(link.position)
+                if link.researchGrade, link.taxon != 0 {
+                    heroes.offer(
+                        taxon: link.taxon,
+                        HeroChoice.Candidate(updated: link.updated, observation: link.observation, position: link.position, photo: id))
+                }
+            }
+        }
+        // The taxa's references to this photo (those to photos skipped over have no record).
+        while nextReference < taxonReferences.count, taxonReferences[nextReference].photo <= id {
+            let reference = taxonReferences[nextReference]
+            nextReference += 1
+            guard reference.photo == id else { continue }
+            let decision: Decision = photo.ships ? .ships : .excluded
+            if reference.slot >= 0 {
+                taxonPhotoDecisions[Int(reference.slot)] = decision
+            } else {
+                defaultPhotoDecisions[Int(-1 - reference.slot)] = decision
             }
         }
     }
 
+    /// Before the first photo: the links sorted by photo, the taxa's references indexed by it.
+    private mutating func beginPhotos() throws -> ExternalSort<Link>.Cursor {
+        if let pendingLinks { return pendingLinks }
+        let cursor = try links.sorted()
+        pendingLinks = cursor
+        taxonPhotoDecisions = Array(repeating: .noRecord, count: taxonPhotos.count)
+        defaultPhotoDecisions = Array(repeating: .noRecord, count: defaultPhotos.count)
+        taxonReferences = taxonPhotos.indices.map { Reference(photo: taxonPhotos[$0].photo, slot: Int32($0)) }
+            + defaultPhotos.indices.map { Reference(photo: defaultPhotos[$0].photo, slot: Int32(-1 - $0)) }
+        taxonReferences.sort { $0.photo != $1.photo ? $0.photo < $1.photo : $0.slot < $1.slot }
+        return cursor
+    }
+
     /// Links to photo ids below `id` that have not been merged name photos with no record.
     private func skipLinks(before id: Int64, references: ReferenceCheck) throws {
-        guard nextLink < linksByPhoto.count else { return }
-        let link = links[Int(linksByPhoto[nextLink])]
+        guard let link = pendingLinks?.peek else { return }
         if link.photo < id {
             throw references.violation(.photos, link.photo, from: "observation_photos.photo_id", line: Int(link.line))
         }
     }
 
-    /// Puts the observations in id order, for the lookups by id.
-    private mutating func sortObservations() {
-        guard !observationsSorted else { return }
-        let order = observationIDs.indices.sorted { observationIDs[$0] < observationIDs[$1] }
-        observationIDs = order.map { observationIDs[$0] }
-        observers = order.map { observers[$0] }
-        observationTaxa = order.map { observationTaxa[$0] }
-        researchGradeUpdated = order.map { researchGradeUpdated[$0] }
-        observationsSorted = true
-    }
-
-    private mutating func indexLinks() {
-        linksByPhoto = Array(0..<Int32(links.count))
-        linksByPhoto.sort { a, b in
-            let (x, y) = (links[Int(a)], links[Int(b)])
-            return x.photo != y.photo ? x.photo < y.photo : x.observation > y.observation
-        }
-    }
-
-    private func observerName(of observation: Int64) -> String? {
-        let low = observationIDs.partitionPoint { $0 < observation }
-        guard low < observationIDs.count, observationIDs[low] == observation, observers[low] != 0 else { return nil }
-        return names[observers[low]]
+    /// The credit name of an observation's observer: from the current photo's links when one
+    /// of them is that observation's, else looked up.
+    private func observerName(of observation: Int64) throws -> String? {
+        let user = try group.first { $0.observation == observation }.map(\.observer) ?? observers.value(of: observation)
+        guard let user, user != 0 else { return nil }
+        return names[user]
     }
 
     /// After the last photo: checks the held-back references of taxa against the photos (a photo
@@ -215,19 +264,20 @@ struct PhotoShippingLoad {
     /// measured sizes, and adds the held rows, the display targets and the size-class costs to
     /// `stream`.
     mutating func finish(references: ReferenceCheck, into stream: BatchStream) throws {
-        func ships(_ photo: Int64, from column: String, line: Int32) throws -> Bool {
-            shipped[try references.position(of: photo, in: .photos, from: column, line: Int(line))]
+        func ships(_ decision: Decision, _ entry: TaxonPhoto, from column: String) throws -> Bool {
+            if decision == .noRecord { throw references.violation(.photos, entry.photo, from: column, line: Int(entry.line)) }
+            return decision == .ships
         }
-        if linksByPhoto.isEmpty && !links.isEmpty { indexLinks() }  // no photo record at all
+        _ = try beginPhotos()  // no photo record at all
         try skipLinks(before: Int64.max, references: references)
-        for entry in taxonPhotos where try ships(entry.photo, from: "taxon_photos.photo_id", line: entry.line) {
+        for (entry, decision) in zip(taxonPhotos, taxonPhotoDecisions) where try ships(decision, entry, from: "taxon_photos.photo_id") {
             let batch = try stream.begin(.taxonPhotos, line: Int(entry.line))
             batch.int(entry.taxon)
             batch.int(entry.position)
             batch.int(entry.photo)
             heroes.taxonPhoto(taxon: entry.taxon, photo: entry.photo)
         }
-        for taxon in defaultPhotos where try ships(taxon.photo, from: "taxa.default_photo_id", line: taxon.line) {
+        for (taxon, decision) in zip(defaultPhotos, defaultPhotoDecisions) where try ships(decision, taxon, from: "taxa.default_photo_id") {
             heroes.defaultPhoto(taxon: taxon.taxon, photo: taxon.photo)
         }
         for choice in heroes.choices() {

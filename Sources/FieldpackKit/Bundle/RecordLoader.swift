@@ -19,15 +19,17 @@ final class RecordLoader {
         for table in RecordBatch.Table.allCases { statements[table] = try database.prepare(table.sql) }
     }
 
-    /// - Parameter articles: each taxon's article id (from `ArticleLoader`).
-    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) throws {
+    /// - Parameters:
+    ///   - articles: each taxon's article id (from `ArticleLoader`).
+    ///   - space: where the photo links spill while the photos are awaited (see `PhotoShippingLoad`).
+    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], space: SortSpace = .memory) throws {
         let channel = Channel<RecordBatch>(capacity: 3)
         _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
         let producer = DispatchGroup()
         let progress = self.progress
         DispatchQueue.global().async(group: producer) {
             do {
-                try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress)
+                try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress, space: space)
                     .run(into: channel)
             } catch {
                 channel.fail(error)
@@ -73,12 +75,17 @@ struct RecordParser {
     let measured: MeasuredSizes?
     let articles: [Int64: Int64]
     let progress: StageProgress
+    let space: SortSpace
     private let userColumns = UserRecord.Column.bundleColumns
     private let observationColumns = ObservationRecord.Column.bundleColumns
     private let taxonColumns = TaxonRecord.Column.bundleColumns
 
-    init(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress) {
+    init(
+        path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress,
+        space: SortSpace = .memory
+    ) {
         self.path = path
+        self.space = space
         self.progress = progress
         self.policy = policy
         self.measured = measured
@@ -92,7 +99,7 @@ struct RecordParser {
         let parser = JSONParser()
         var columns = JSONColumns()
         var references = ReferenceCheck(path: path)
-        var shipping = PhotoShippingLoad(policy: policy, measured: measured)
+        var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space)
         let stream = BatchStream(channel: channel)
         while let line = try reader.next() {
             if line.bytes.isEmpty { continue }
@@ -158,7 +165,7 @@ struct RecordParser {
         batch.add(observationColumns, from: record)
         batch.bool(ObservationRecord.isObscured(record))
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
-        shipping.observation(
+        try shipping.observation(
             id, user: record.int64(C.user), taxon: record.int64(C.taxon),
             researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
         guard let links = record[C.photos] else { return }
@@ -167,7 +174,7 @@ struct RecordParser {
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
             }
-            shipping.link(observation: id, photo: photo, position: position, line: line)
+            try shipping.link(observation: id, photo: photo, position: position, line: line)
         }
     }
 

@@ -29,7 +29,11 @@ struct ReferenceCheck {
         case taxa, users, observations, photos
     }
 
+    /// The ids of the taxa and users (looked up by `require`); of the photos only the last is
+    /// kept (for the order check: references to photos are merged with them as they pass, see
+    /// `PhotoShippingLoad`), and of the observations none.
     private var ids: [[Int64]] = [[], [], [], []]
+    private var lastPhoto: Int64? = nil
     private var stage = -1
     let path: String
 
@@ -43,14 +47,17 @@ struct ReferenceCheck {
             throw FieldpackError(path: path, line: line, "deduped records out of order: taxa, users, observations, then photos")
         }
         stage = parent.rawValue
-        if let last = ids[parent.rawValue].last, last >= id {
+        if let last = parent == .photos ? lastPhoto : ids[parent.rawValue].last, last >= id {
             throw FieldpackError(path: path, line: line, "deduped records out of order: id \(id) after \(last)")
         }
-        // Nothing refers to an observation across records.
-        if parent != .observations { ids[parent.rawValue].append(id) }
+        switch parent {
+        case .taxa, .users: ids[parent.rawValue].append(id)
+        case .photos: lastPhoto = id
+        case .observations: break  // nothing refers to an observation across records
+        }
     }
 
-    /// Throws unless `id` (if any) names a row of `parent` already loaded.
+    /// Throws unless `id` (if any) names a row of `parent` (taxa or users) already loaded.
     func require(_ parent: Parent, _ id: Int64?, from column: String, line: Int) throws {
         guard let id else { return }
         _ = try position(of: id, in: parent, from: column, line: line)
@@ -68,8 +75,9 @@ struct ReferenceCheck {
         FieldpackError(path: path, line: line, "foreign key violation: \(column) \(id) has no row in \(Self.tableName(parent))")
     }
 
-    /// Where `id` is among the loaded rows of `parent` (in load order), nil if absent.
+    /// Where `id` is among the loaded rows of `parent` (taxa or users, in load order), nil if absent.
     func position(of id: Int64, in parent: Parent) -> Int? {
+        precondition(parent == .taxa || parent == .users, "only taxa and users are looked up")
         let sorted = ids[parent.rawValue]
         let low = sorted.partitionPoint { $0 < id }
         return low < sorted.count && sorted[low] == id ? low : nil

@@ -1,8 +1,8 @@
 /// What shipping the photos costs, per display target, and what was excluded: the
 /// `costs-report.json` published beside the bundle, and the aggregates in its `bundle_info`.
 ///
-/// Photos are counted by size class (a photo's costs depend only on it), with the class of every
-/// shipped photo kept in bundle order for the LRU walk: a few bytes per photo, not a cost row.
+/// Photos are counted by size class (a photo's costs depend only on it), and walk through each
+/// target's LRU as they are counted (`LRUWalk`): nothing is kept per photo.
 public struct CostReport: Sendable {
     public var photos = 0
     public var shipped = 0
@@ -22,13 +22,16 @@ public struct CostReport: Sendable {
     public private(set) var classes: [SizeClass] = []
     private var classIndex: [SizeClass: Int32] = [:]
     private var classCounts: [Int] = []
-    /// The class of each shipped photo, in bundle order (by id).
-    private var sequence: [Int32] = []
+    /// Each class's decoded bytes in each target (a fitted download figure does not change
+    /// them), and each target's LRU walk over the shipped photos in bundle order (by id).
+    private var classDecoded: [[Int]] = []
+    private var walks: [LRUWalk]
 
     public init(policy: ShippingPolicy) {
         targets = policy.targets
         budget = policy.memoryBudget
         model = policy.model
+        walks = policy.targets.map { _ in LRUWalk(budget: policy.memoryBudget) }
     }
 
     /// Counts one photo (photos arrive in bundle order: by id).
@@ -53,24 +56,28 @@ public struct CostReport: Sendable {
             classIndex[size] = index
             classes.append(size)
             classCounts.append(0)
+            classDecoded.append(targets.map { model.estimate(size, target: $0).decodedBytes })
         }
         classCounts[Int(index)] += 1
-        sequence.append(index)
+        for slot in walks.indices { walks[slot].add(classDecoded[Int(index)][slot]) }
     }
 
-    /// After a selection: the photos still shipped are `kept` (their size classes, in bundle
-    /// order); the ones it removed are counted as excluded by `selection:not-selected` and
-    /// `selection:photo-cap`. The download fit stays the one made over every photo that passed
-    /// the licence rules (a calibration of the model, not a count).
-    public mutating func keepShipped(_ kept: [SizeClass], notSelected: Int, capped: Int) {
+    /// After a selection: the photos still shipped are the ones `kept` gives (their size
+    /// classes, in bundle order, one at a time); the ones it removed are counted as excluded by
+    /// `selection:not-selected` and `selection:photo-cap`. The download fit stays the one made
+    /// over every photo that passed the licence rules (a calibration of the model, not a count).
+    public mutating func keepShipped(
+        notSelected: Int, capped: Int, _ kept: (_ count: (SizeClass) -> Void) throws -> Void
+    ) rethrows {
         shipped = 0
         remote = 0
         assumedDimensions = 0
         classes = []
         classIndex = [:]
         classCounts = []
-        sequence = []
-        for size in kept { countShipped(size) }
+        classDecoded = []
+        walks = targets.map { _ in LRUWalk(budget: budget) }
+        try kept { countShipped($0) }
         if notSelected > 0 { excluded["selection:not-selected", default: 0] += notSelected }
         if capped > 0 { excluded["selection:photo-cap", default: 0] += capped }
     }
@@ -147,34 +154,12 @@ public struct CostReport: Sendable {
                 target: target, tiers: tiers, upscaled: upscaled,
                 download: Distribution(zip(costs, classCounts).map { ($0[slot].downloadBytes, $1) }),
                 decoded: Distribution(zip(decodedByClass, classCounts).map { ($0, $1) }))
-            (totals.fitFromTop, totals.largerThanBudget, totals.cachedAtTheEnd) = lru(decodedByClass)
+            precondition(decodedByClass == classDecoded.map { $0[slot] }, "a fitted model changed decoded sizes")
+            totals.fitFromTop = walks[slot].fitFromTop
+            totals.cachedAtTheEnd = walks[slot].cachedAtTheEnd
+            for (index, count) in classCounts.enumerated() where decodedByClass[index] > budget { totals.largerThanBudget += count }
             return totals
         }
-    }
-
-    /// Walks the shipped photos in bundle order through an LRU of `budget` bytes.
-    private func lru(_ decoded: [Int]) -> (fitFromTop: Int, largerThanBudget: Int, cachedAtTheEnd: Int) {
-        var used = 0
-        var fit = 0
-        for index in sequence {
-            let cost = decoded[Int(index)]
-            if used + cost > budget { break }
-            used += cost
-            fit += 1
-        }
-        var larger = 0
-        for (index, count) in classCounts.enumerated() where decoded[index] > budget { larger += count }
-        // At the end of the list the cache holds the most recent items that fit.
-        var held = 0
-        used = 0
-        for index in sequence.reversed() {
-            let cost = decoded[Int(index)]
-            if cost > budget { continue }
-            if used + cost > budget { break }
-            used += cost
-            held += 1
-        }
-        return (fit, larger, held)
     }
 
     /// `costs-report.json`, pretty-printed.

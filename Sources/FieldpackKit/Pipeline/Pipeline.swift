@@ -71,6 +71,7 @@ public struct Pipeline: Sendable {
             openDataDate = date
         }
         var destinations: [Destination] = []
+        var destinationIDs = Set<String>()  // a list scan per destination was quadratic: minutes at 100k
         if let list = root["destinations"], !list.isNull {
             guard list.isArray else { throw FieldpackError(path: path, "\"destinations\" must be an array") }
             for (index, element) in list.elements.enumerated() {
@@ -85,7 +86,7 @@ public struct Pipeline: Sendable {
                 if let wikidata, !(wikidata.hasPrefix("Q") && wikidata.dropFirst().allSatisfy(\.isNumber) && wikidata.count > 1) {
                     throw FieldpackError(path: path, "destinations[\(index)].wikidata \"\(wikidata)\" is not a QID like Q42")
                 }
-                if destinations.contains(where: { $0.id == id }) {
+                if !destinationIDs.insert(id).inserted {
                     throw FieldpackError(path: path, "destinations[\(index)]: id \"\(id)\" is used twice")
                 }
                 destinations.append(Destination(id: id, name: name, wikipedia: wikipedia, wikidata: wikidata))

@@ -1,0 +1,204 @@
+/// Sorts more fixed-size records than a stage should hold in memory: records gather in a buffer
+/// of at most `runBytes`; each full buffer is sorted in place and written as a run to a nameless
+/// spill file in the build folder (`SpillFile`), and `sorted()` merges the runs (k-way, through a
+/// heap), reading each run a chunk at a time. Memory is one buffer while records come in, and a
+/// chunk per run while they go out, whatever their number; below one buffer nothing touches the
+/// disk.
+///
+/// `less` must be a total order (the in-memory sort is not stable): give it a tie-breaker.
+/// Not thread-safe.
+package final class ExternalSort<Element: BitwiseCopyable> {
+    /// The largest run kept in memory when no other size is given (see `SortSpace`).
+    package static var defaultRunBytes: Int { 16 << 20 }
+    /// Records read back from a run at a time.
+    package static var chunkBytes: Int { 64 << 10 }
+
+    private let space: SortSpace
+    private let less: (Element, Element) -> Bool
+    private let runCapacity: Int
+    private var buffer: [Element] = []
+    private var spill: SpillFile? = nil
+    private var runs: [SpillFile.Location] = []
+    private var ended = false
+    /// Records appended.
+    package private(set) var count = 0
+
+    /// - Parameter space: where runs spill and how large a run may grow (a nil folder: never
+    ///   spilled, for inputs known to be small).
+    package init(space: SortSpace, by less: @escaping (Element, Element) -> Bool) {
+        self.space = space
+        self.less = less
+        runCapacity = space.folder == nil ? Int.max : max(1, space.runBytes / MemoryLayout<Element>.stride)
+    }
+
+    /// Whether any run went to disk.
+    package var spilled: Bool { !runs.isEmpty }
+
+    package func append(_ element: Element) throws {
+        precondition(!ended, "a record appended after the sort ended")
+        if buffer.count >= runCapacity { try spillRun() }
+        buffer.append(element)
+        count += 1
+    }
+
+    private func spillRun() throws {
+        buffer.withUnsafeMutableBufferPointer { sortInPlace($0, by: less) }
+        if spill == nil { spill = try SpillFile(in: space.folder!) }
+        let location = try buffer.withUnsafeBytes { try spill!.append($0) }
+        runs.append(location)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the input, if no run spilled: the records in order, in memory.
+    package func sortedInMemory() -> [Element]? {
+        guard runs.isEmpty else { return nil }
+        precondition(!ended, "a sort read twice")
+        ended = true
+        var records = buffer
+        buffer = []
+        records.withUnsafeMutableBufferPointer { sortInPlace($0, by: less) }
+        return records
+    }
+
+    /// Ends the input; the records in order, once.
+    package func sorted() throws -> Cursor {
+        if let records = sortedInMemory() { return Cursor(memory: records, less: less) }
+        precondition(!ended, "a sort read twice")
+        ended = true
+        if !buffer.isEmpty { try spillRun() }
+        buffer = []
+        let perChunk = max(1, Self.chunkBytes / MemoryLayout<Element>.stride)
+        let readers = runs.map { RunReader(spill: spill!, run: $0, perChunk: perChunk) }
+        return try Cursor(runs: readers, less: less)
+    }
+
+    /// The records of one spilled run, read a chunk at a time.
+    package final class RunReader {
+        let spill: SpillFile
+        let run: SpillFile.Location
+        let perChunk: Int
+        private var chunk: [Element] = []
+        private var index = 0
+        private var nextOffset: Int64
+
+        init(spill: SpillFile, run: SpillFile.Location, perChunk: Int) {
+            self.spill = spill
+            self.run = run
+            self.perChunk = perChunk
+            nextOffset = run.offset
+        }
+
+        /// The next record, nil at the run's end.
+        func next() throws -> Element? {
+            if index == chunk.count {
+                let stride = MemoryLayout<Element>.stride
+                let end = run.offset + Int64(run.count)
+                let left = Int((end - nextOffset) / Int64(stride))
+                guard left > 0 else { return nil }
+                let take = min(left, perChunk)
+                chunk = try spill.withBytes(at: SpillFile.Location(offset: nextOffset, count: take * stride)) { raw in
+                    [Element](unsafeUninitializedCapacity: take) { target, initialized in
+                        UnsafeMutableRawBufferPointer(target).copyMemory(from: raw)
+                        initialized = take
+                    }
+                }
+                nextOffset += Int64(take * stride)
+                index = 0
+            }
+            defer { index += 1 }
+            return chunk[index]
+        }
+    }
+
+    /// The sorted records: `peek` is the next one, `advance()` moves past it.
+    package final class Cursor {
+        private let less: (Element, Element) -> Bool
+        private var memory: [Element] = []
+        private var position = 0
+        private var runs: [RunReader] = []
+        /// Each run's next record, and a min-heap of run indices by it (ties: the lower run).
+        private var heads: [Element?] = []
+        private var heap: [Int] = []
+        package private(set) var peek: Element? = nil
+
+        init(memory: [Element], less: @escaping (Element, Element) -> Bool) {
+            self.memory = memory
+            self.less = less
+            peek = memory.first
+        }
+
+        init(runs: [RunReader], less: @escaping (Element, Element) -> Bool) throws {
+            self.runs = runs
+            self.less = less
+            heads = try runs.map { try $0.next() }
+            for run in runs.indices where heads[run] != nil {
+                heap.append(run)
+                siftUp(heap.count - 1)
+            }
+            peek = heap.first.flatMap { heads[$0] }
+        }
+
+        /// Moves past `peek`.
+        package func advance() throws {
+            if runs.isEmpty {
+                position += 1
+                peek = position < memory.count ? memory[position] : nil
+                return
+            }
+            guard let top = heap.first else { return }
+            heads[top] = try runs[top].next()
+            if heads[top] == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+            peek = heap.first.flatMap { heads[$0] }
+        }
+
+        private func before(_ a: Int, _ b: Int) -> Bool {
+            let (x, y) = (heads[a]!, heads[b]!)
+            if less(x, y) { return true }
+            if less(y, x) { return false }
+            return a < b
+        }
+
+        private func siftUp(_ start: Int) {
+            var child = start
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard before(heap[child], heap[parent]) else { return }
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        private func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let (left, right) = (2 * parent + 1, 2 * parent + 2)
+                var first = parent
+                if left < heap.count, before(heap[left], heap[first]) { first = left }
+                if right < heap.count, before(heap[right], heap[first]) { first = right }
+                if first == parent { return }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+        }
+    }
+}
+
+/// Where a stage's external sorts spill (its build folder), and how much of each they hold in
+/// memory.
+package struct SortSpace: Sendable {
+    /// The folder for the nameless spill files (nil: nothing spills).
+    package var folder: String?
+    package var runBytes: Int
+
+    package init(folder: String?, runBytes: Int = ExternalSort<UInt8>.defaultRunBytes) {
+        self.folder = folder
+        self.runBytes = runBytes
+    }
+
+    /// Everything in memory.
+    package static let memory = SortSpace(folder: nil)
+}
