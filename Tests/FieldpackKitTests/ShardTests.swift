@@ -19,9 +19,11 @@ import Testing
         let slurm = ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "8", "SLURM_ARRAY_TASK_MIN": "0"]
         #expect(try Shard.resolve(option: nil, environment: { slurm[$0] }) == Shard(index: 5, count: 8))
         #expect(try Shard.resolve(option: "1/2", environment: { slurm[$0] }) == Shard(index: 1, count: 2))
-        // An array numbered 1-8 is shards 0…7.
-        let fromOne = ["SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "8", "SLURM_ARRAY_TASK_MIN": "1"]
-        #expect(try Shard.resolve(option: nil, environment: { fromOne[$0] }) == Shard(index: 7, count: 8))
+        // A rerun's sparse array (--array=1,3): the index is the shard, the count must be given.
+        let sparse = ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3"]
+        #expect(throws: UsageError.self) { try Shard.resolve(option: nil, environment: { sparse[$0] }) }
+        let given = sparse.merging(["FIELDPACK_SHARDS": "4"]) { $1 }
+        #expect(try Shard.resolve(option: nil, environment: { given[$0] }) == Shard(index: 3, count: 4))
     }
 
     @Test func kubernetesAndAWSBatchIndexesNeedTheCountGiven() throws {

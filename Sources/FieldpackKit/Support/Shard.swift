@@ -1,7 +1,8 @@
 /// One task's share of a sharded stage: task `index` of `count` (0-based, `index < count`).
 ///
 /// Given as `--shard I/N`, or read from the engine the task runs under when `--shard` is not
-/// given: Slurm job arrays (`SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT`), Kubernetes Indexed
+/// given: Slurm job arrays (`SLURM_ARRAY_TASK_ID` is the index; the count is `FIELDPACK_SHARDS`,
+/// or `SLURM_ARRAY_TASK_COUNT` for an array numbered 0…N-1), Kubernetes Indexed
 /// Jobs (`JOB_COMPLETION_INDEX`, with the count from `FIELDPACK_SHARDS`, as Kubernetes does not
 /// export the completions count) and AWS Batch array jobs (`AWS_BATCH_JOB_ARRAY_INDEX`, count from
 /// `FIELDPACK_SHARDS`). Without either, a run is the whole job: shard 0 of 1.
@@ -46,15 +47,15 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
             return value
         }
         if let index = try number("SLURM_ARRAY_TASK_ID") {
-            // An array given as 0-(N-1): the task count is its size; a sparse array
-            // (--array=0,4,9) needs FIELDPACK_SHARDS.
-            var count = try number("FIELDPACK_SHARDS")
-            if count == nil { count = try number("SLURM_ARRAY_TASK_COUNT") }
-            if let count {
-                let first = try number("SLURM_ARRAY_TASK_MIN") ?? 0
-                return try Shard(index: index - first, count: count)
+            // The array index is the shard index. The count is FIELDPACK_SHARDS, else the array's
+            // size when the array is 0…N-1; a sparse array (a rerun's --array=1,3) does not say
+            // how many shards there are.
+            if let count = try number("FIELDPACK_SHARDS") { return try Shard(index: index, count: count) }
+            if let count = try number("SLURM_ARRAY_TASK_COUNT"), try number("SLURM_ARRAY_TASK_MIN") ?? 0 == 0,
+               try number("SLURM_ARRAY_TASK_MAX") ?? (count - 1) == count - 1 {
+                return try Shard(index: index, count: count)
             }
-            throw UsageError("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor FIELDPACK_SHARDS is")
+            throw UsageError("SLURM_ARRAY_TASK_ID is set but the array is not 0…N-1: give the shard count as FIELDPACK_SHARDS or --shard I/N")
         }
         for name in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
             guard let index = try number(name) else { continue }
