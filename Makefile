@@ -62,6 +62,7 @@ help:
 	@echo '  make test        unit, golden-file and end-to-end tests, then the sanitizer judged by the hostile-HTML oracle'
 	@echo '  make check       the same as make test'
 	@echo '  make fuzz        libFuzzer + AddressSanitizer on the fuzz targets, FUZZ_SECONDS ($(FUZZ_SECONDS)) each; crashes to Tests/Fuzz/crashes/'
+	@echo '  make shard-inat-I shard-dedupe-J  with SHARDS=N: one shard of a stage (I, J = 0…N-1), as an engine'"'"'s array task runs it'
 	@echo '  make report-check  the sample bundle'"'"'s report.html in headless Chromium; screenshot at $(BUILD)/report.png'
 	@echo '  make bench       the throughput benchmark (minutes; 1M synthetic observations, several GB)'
 	@echo '  make tools       only build the executables (swift build -c release) into .build/release'

@@ -220,3 +220,39 @@ enum ShardedInput {
         #expect(try Self.readAll(path, cuts: [6..<size]).first?.text == "")
     }
 }
+
+/// A dedupe over its memory budget splits its input by key into spill partitions, dedupes them
+/// one at a time and merges them: the same bytes as one pass, and no spill file left.
+@Suite struct DedupeSpillTests {
+    @Test func aDedupeOverItsBudgetSpillsByKeyAndWritesTheSameBytes() throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try ShardedInput.write(in: inputsFolder)
+        let directory = try TemporaryDirectory()
+        var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        ingest.maxRejectRate = 1
+        try INatIngest(options: ingest).run()
+        let whole = try Dedupe(options: .init(
+            input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+            conflicts: directory.file("conflicts.json"))).run()
+        var options = Dedupe.Options(
+            input: directory.file("records.jsonl"), output: directory.file("spilled/deduped.jsonl"),
+            conflicts: directory.file("spilled/conflicts.json"))
+        options.spillBytes = 1000
+        options.examples = 2
+        let spilled = try Dedupe(options: options).run()
+        let size = try #require(FileSystem.size(directory.file("records.jsonl")))
+        #expect(size > 10 * options.spillBytes)
+        #expect(try ShardedBuildTests.bytes(directory.file("deduped.jsonl")) == ShardedBuildTests.bytes(directory.file("spilled/deduped.jsonl")))
+        #expect(spilled.unique == whole.unique)
+        #expect(spilled.occurrences == whole.occurrences)
+        #expect(spilled.conflicts == whole.conflicts && whole.conflicts.ids > 0)
+        #expect(spilled.filledDimensions == whole.filledDimensions)
+        // The first two examples by id, as a one-pass dedupe with --examples 2 lists them.
+        var two = Dedupe.Options(
+            input: directory.file("records.jsonl"), output: directory.file("two/deduped.jsonl"), conflicts: directory.file("two/conflicts.json"))
+        two.examples = 2
+        try Dedupe(options: two).run()
+        #expect(try text(directory.file("two/conflicts.json")) == text(directory.file("spilled/conflicts.json")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("spilled")).sorted() == ["conflicts.json", "deduped.jsonl"])
+    }
+}

@@ -93,7 +93,7 @@ struct RecordParser {
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured)
         let stream = BatchStream(channel: channel)
-        while let (columns, kind, _, line) = try records.next() {
+        while let (columns, kind, _, line, _) = try records.next() {
             switch kind {
             case .observation:
                 try observation(columns, into: stream, references: &references, shipping: &shipping, line: line)

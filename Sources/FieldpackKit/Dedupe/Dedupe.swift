@@ -26,6 +26,11 @@ public struct Dedupe: Sendable {
         public var examples = 20
         /// Bytes read in the three scans of the input, and the records of the first.
         public var progress = StageProgress.silent("dedupe")
+        /// The memory budget, as input bytes deduped at once: a larger input is split by key
+        /// (`RecordKey.spillPartition(of:)`) into spill partitions of about this size beside the
+        /// output, deduped one at a time and merged by key (see `DedupeSpill`), so memory does
+        /// not grow with the input. The output is the same bytes.
+        public var spillBytes = 512 << 20
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -58,24 +63,34 @@ public struct Dedupe: Sendable {
 
     @discardableResult
     public func run() throws -> Summary {
-        var summary = Summary()
-        let trace = PhaseTrace(stage: "dedupe")
         _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
         Leftovers.removeStale(of: options.output)
         Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
-        summary.bytes = FileSystem.size(options.input) ?? 0
+        let size = FileSystem.size(options.input) ?? 0
+        let (summary, report) = size > options.spillBytes
+            ? try DedupeSpill(dedupe: self, partitions: (size + options.spillBytes - 1) / max(1, options.spillBytes)).run(into: output)
+            : try dedupe(input: options.input, into: output, progress: options.progress)
+        try report.write(to: options.conflicts)
+        try output.commit()
+        return summary
+    }
+
+    /// Dedupes the records file `input` into `output` (not committed).
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress) throws -> (Summary, ConflictReport) {
+        var summary = Summary()
+        let trace = PhaseTrace(stage: "dedupe")
+        summary.bytes = FileSystem.size(input) ?? 0
         let parser = JSONParser()
 
         // The file is read as two line-aligned halves by two threads; each pass keeps file order.
-        let ranges = try FileRangeSource.lineAlignedRanges(path: options.input, parts: 2)
-        let progress = options.progress
+        let ranges = try FileRangeSource.lineAlignedRanges(path: input, parts: 2)
         progress.expect(bytes: 3 * summary.bytes)
         progress.start()
         defer { progress.finish() }
 
         // Pass 1: the inputs, and how many records of each kind each half holds.
-        let counting = try ParallelScan.run(path: options.input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
+        let counting = try ParallelScan.run(path: input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
@@ -90,7 +105,7 @@ public struct Dedupe: Sendable {
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
             let records = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
+                path: input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
                 let record = try reader.load(line, offset: offset)
                 var rank: Int32 = 0
@@ -122,7 +137,7 @@ public struct Dedupe: Sendable {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { winners, _, group in
+                let tally = try ParallelWrite.run(records[slot], path: input, output: output) { winners, _, group in
                     try winners.writeRecord(group, kind: kind)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
@@ -134,7 +149,7 @@ public struct Dedupe: Sendable {
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
         do {
             let photos = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: [.photo], counts: counts, progress: progress
+                path: input, ranges: ranges, kinds: [.photo], counts: counts, progress: progress
             ) { reader, kind, line, offset -> PhotoOccurrence? in
                 guard kind == .photo else { return nil }
                 typealias C = PhotoRecord.Column
@@ -154,7 +169,7 @@ public struct Dedupe: Sendable {
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
             trace.mark("sort photos")
-            let photoTally = try ParallelWrite.run(photos, path: options.input, output: output) { winners, tally, group in
+            let photoTally = try ParallelWrite.run(photos, path: input, output: output) { winners, tally, group in
                 try winners.writePhoto(group, filled: &tally.filledDimensions)
                 if group.count > 1 { try tally.report.check(group, source: winners.source) }
             } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }
@@ -164,9 +179,7 @@ public struct Dedupe: Sendable {
             summary.conflicts = report.counts
             trace.mark("write photos")
         }
-        try report.write(to: options.conflicts)
-        try output.commit()
-        return summary
+        return (summary, report)
     }
 
     private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {

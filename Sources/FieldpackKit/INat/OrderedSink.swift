@@ -2,6 +2,19 @@
 import Glibc
 #endif
 
+/// Where ingest's records go: one records file (an unsharded run), or a sharded run's parts
+/// (`PartitionedOutput`).
+protocol RecordsOutput: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    func append(contentsOf path: String) throws
+    /// A temp path beside the output, for names of scratch files derived from it.
+    var temporaryPath: String { get }
+    func commit(durable: Bool) throws
+}
+
+extension AtomicOutput: RecordsOutput {}
+extension PartitionedOutput: RecordsOutput {}
+
 /// One input file's records: in memory, or spilled to a temp file once they outgrow `limit`
 /// (a multi-GB JSON Lines dump must not be held in memory).
 final class PartBuffer {

@@ -60,4 +60,9 @@ public struct RecordKey: Sendable, Hashable, Comparable {
 
     /// Which of `count` partitions holds the record: all copies of one record land in one.
     public func partition(of count: Int) -> Int { Int(stableValue % UInt64(count)) }
+
+    /// Which of `count` spill partitions of one dedupe (within a shard) holds the record: from
+    /// the hash's high half, so it is spread evenly within any shard (`partition(of:)` takes
+    /// the remainder, mostly of the low half).
+    public func spillPartition(of count: Int) -> Int { Int((stableValue >> 32) % UInt64(count)) }
 }

@@ -2,34 +2,34 @@
 import Glibc
 #endif
 
-/// Where ingest's records go: one records file (an unsharded run), or `PartitionedOutput`.
-protocol RecordsOutput: AnyObject {
-    func write(_ bytes: UnsafeRawBufferPointer) throws
-    func append(contentsOf path: String) throws
-    /// A temp path beside the output, for names of scratch files derived from it.
-    var temporaryPath: String { get }
-    func commit(durable: Bool) throws
-}
-
-extension AtomicOutput: RecordsOutput {}
-
-/// A sharded ingest's records, split by dedupe key (`RecordKey.partition(of:)`) into `count`
-/// part files `part-J.jsonl`, so that dedupe shard J reads partition J of every ingest shard
-/// and sees every copy of its records. `input` records go to every part (every dedupe shard
-/// names the sources of its records). Lines are whole records lines, as the sink hands them in.
+/// Records lines (ingest's or dedupe's) split by key into part files: `input` records go to
+/// every part (every part names the sources of its records), every other record to the part
+/// `partition` gives its `RecordKey`, so all copies of a record land in one part.
 ///
-/// Not thread-safe: the ingest's sink writes from one thread at a time.
-final class PartitionedOutput: RecordsOutput {
+/// A sharded ingest's parts (`PartitionedOutput(folder:count:)`, by `RecordKey.partition(of:)`)
+/// and a dedupe's spill partitions (by `RecordKey.spillPartition(of:)`) are both this.
+///
+/// Not thread-safe: one writer at a time.
+final class PartitionedOutput {
     let parts: [AtomicOutput]
+    private let partition: @Sendable (RecordKey) -> Int
     private var pending: [[UInt8]]
     private let parser = JSONParser()
     private var columns = JSONColumns()
 
     static func partPath(folder: String, part: Int) -> String { "\(folder)/part-\(part).jsonl" }
 
-    init(folder: String, count: Int) throws {
-        parts = try (0..<count).map { try AtomicOutput(path: Self.partPath(folder: folder, part: $0)) }
-        pending = Array(repeating: [], count: count)
+    /// A sharded ingest's `count` parts `folder/part-J.jsonl`, by `RecordKey.partition(of:)`.
+    convenience init(folder: String, count: Int) throws {
+        try self.init(
+            parts: try (0..<count).map { try AtomicOutput(path: Self.partPath(folder: folder, part: $0)) },
+            partition: { $0.partition(of: count) })
+    }
+
+    init(parts: [AtomicOutput], partition: @escaping @Sendable (RecordKey) -> Int) throws {
+        self.parts = parts
+        self.partition = partition
+        pending = Array(repeating: [], count: parts.count)
     }
 
     var temporaryPath: String { parts[0].temporaryPath }
@@ -53,6 +53,13 @@ final class PartitionedOutput: RecordsOutput {
         for part in parts { try part.commit(durable: durable) }
     }
 
+    /// Writes out every line held, leaving the parts uncommitted (scratch files read at their
+    /// temp paths).
+    func finish() throws {
+        try flush(all: true)
+        for part in parts { try part.flush() }
+    }
+
     private func split(_ bytes: UnsafeRawBufferPointer, name: String) throws {
         var start = 0
         while start < bytes.count {
@@ -68,16 +75,16 @@ final class PartitionedOutput: RecordsOutput {
     private func route(_ line: UnsafeRawBufferPointer, name: String) throws {
         if line.isEmpty { return }
         guard let kind = RecordKind.of(line) else {
-            throw FieldpackError(path: name, "internal error: not a records line: \(String(decoding: line.prefix(80), as: UTF8.self))")
+            throw FieldpackError(path: name, "not a records line (it does not start [\"<kind>\"): \(String(decoding: line.prefix(80), as: UTF8.self))")
         }
         if kind == .input {
             for part in pending.indices { append(line, to: part) }
             return
         }
         guard columns.load(try parser.parse(line)), let key = RecordKey.of(kind, columns) else {
-            throw FieldpackError(path: name, "internal error: a \(kind.name) record without an integer id")
+            throw FieldpackError(path: name, "a \(kind.name) record without an integer id")
         }
-        append(line, to: key.partition(of: parts.count))
+        append(line, to: partition(key))
     }
 
     private func append(_ line: UnsafeRawBufferPointer, to part: Int) {

@@ -1,7 +1,7 @@
-/// The deduped records the bundle loads: one file, or the N parts of a sharded dedupe k-way
-/// merged back into the order one deduped file has (`RecordKey`: kinds in file order, each by
-/// key; the inputs, which every part lists, by their bytes and once each), so the bundle loads
-/// the same rows in the same order whatever N.
+/// Deduped records: one file, or the parts of a partitioned dedupe (a sharded job's N dedupe
+/// shards, or one dedupe's spill partitions) k-way merged back into the order one deduped file
+/// has (`RecordKey`: kinds in file order, each by key; the inputs, which every part lists, by
+/// their bytes and once each), so the bundle loads the same rows in the same order whatever N.
 ///
 /// Memory: one line and one parsed record per part. Not thread-safe.
 final class MergedRecords {
@@ -69,15 +69,15 @@ final class MergedRecords {
         for cursor in cursors { try cursor.advance() }
     }
 
-    /// The next record: its columns (valid until the next call), file and line.
-    func next() throws -> (columns: JSONColumns, kind: RecordKind, path: String, line: Int)? {
+    /// The next record: its columns and line bytes (valid until the next call), file and line.
+    func next() throws -> (columns: JSONColumns, kind: RecordKind, path: String, line: Int, bytes: UnsafeRawBufferPointer)? {
         if let current { try current.advance() }
         current = nil
         if cursors.count == 1 {
             let only = cursors[0]
             if only.done { return nil }
             current = only
-            return (only.columns, only.kind, only.path, only.line)
+            return (only.columns, only.kind, only.path, only.line, only.bytes)
         }
         while true {
             var best: Cursor? = nil
@@ -107,7 +107,7 @@ final class MergedRecords {
                 lastKey = best.key
                 lastPlace = place
             }
-            return (best.columns, best.kind, best.path, best.line)
+            return (best.columns, best.kind, best.path, best.line, best.bytes)
         }
     }
 
