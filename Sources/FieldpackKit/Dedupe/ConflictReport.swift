@@ -6,6 +6,8 @@ struct ConflictReport {
     let sourceNames: [Int: String]
     /// Each example as JSON, in id order.
     private(set) var shown: [[UInt8]] = []
+    /// The photo id of each example.
+    private(set) var shownIDs: [Int64] = []
     private(set) var counts = Dedupe.ConflictCounts()
     private let parser = JSONParser()
 
@@ -20,7 +22,22 @@ struct ConflictReport {
         counts.license += later.counts.license
         counts.attribution += later.counts.attribution
         counts.url += later.counts.url
-        shown += later.shown.prefix(max(0, examples - shown.count))
+        let room = max(0, examples - shown.count)
+        shown += later.shown.prefix(room)
+        shownIDs += later.shownIDs.prefix(room)
+    }
+
+    /// Joins the report of another partition of the same records, whose ids interleave with
+    /// these (a spill partition): the counts add up, the examples are the first of both by id.
+    mutating func mergeInterleaved(_ other: ConflictReport) {
+        counts.ids += other.counts.ids
+        counts.license += other.counts.license
+        counts.attribution += other.counts.attribution
+        counts.url += other.counts.url
+        let joined: [(id: Int64, example: [UInt8])] = (Array(zip(shownIDs, shown)) + Array(zip(other.shownIDs, other.shown)))
+            .sorted { $0.0 < $1.0 }
+        shownIDs = joined.prefix(examples).map(\.id)
+        shown = joined.prefix(examples).map(\.example)
     }
 
     mutating func check(_ group: UnsafeBufferPointer<PhotoOccurrence>, source: ReadableFile) throws {
@@ -65,6 +82,7 @@ struct ConflictReport {
         writer.endArray()
         writer.endObject()
         shown.append(writer.bytes)
+        shownIDs.append(first.id)
     }
 
     /// `3#17` → `path#results[17]`; `3:12` → `path:12`.

@@ -29,6 +29,17 @@ public struct Dedupe: Sendable {
         /// The id of an observation known only by its uuid (`ObservationUUID.exportID`; tests pass
         /// a hash that collides, see `ExportIDs`).
         package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
+        /// The memory budget, as input bytes deduped at once: a larger input is split by key
+        /// (`RecordKey.spillPartition(of:)`) into spill partitions of about this size beside the
+        /// output, deduped one at a time and merged by key (see `DedupeSpill`), so memory does
+        /// not grow with the input. The output is the same bytes.
+        public var spillBytes = 512 << 20
+        /// Whether this run sees every record of the job (not one shard's partition). Only then
+        /// are the export's whole-job rules applied (`ExportObservationRules`: an id moved off a
+        /// colliding uuid hash, a missing observer or taxon dropped with a finding); a partition
+        /// (a shard, or a spill partition) cannot see every taxon, user and uuid, so it leaves
+        /// them, and the bundle refuses such an observation as a key violation, loudly.
+        public var seesWholeJob = true
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -63,24 +74,35 @@ public struct Dedupe: Sendable {
 
     @discardableResult
     public func run() throws -> Summary {
-        var summary = Summary()
-        let trace = PhaseTrace(stage: "dedupe")
         _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
         Leftovers.removeStale(of: options.output)
         Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
-        summary.bytes = FileSystem.size(options.input) ?? 0
+        let size = FileSystem.size(options.input) ?? 0
+        let (summary, report) = size > options.spillBytes
+            ? try DedupeSpill(dedupe: self, partitions: (size + options.spillBytes - 1) / max(1, options.spillBytes)).run(into: output)
+            : try dedupe(input: options.input, into: output, progress: options.progress, whole: options.seesWholeJob)
+        try report.write(to: options.conflicts)
+        try output.commit()
+        return summary
+    }
+
+    /// Dedupes the records file `input` into `output` (not committed); `whole`: whether `input`
+    /// holds every record of the job (see `Options.seesWholeJob`).
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, whole: Bool) throws -> (Summary, ConflictReport) {
+        var summary = Summary()
+        let trace = PhaseTrace(stage: "dedupe")
+        summary.bytes = FileSystem.size(input) ?? 0
         let parser = JSONParser()
 
         // The file is read as two line-aligned halves by two threads; each pass keeps file order.
-        let ranges = try FileRangeSource.lineAlignedRanges(path: options.input, parts: 2)
-        let progress = options.progress
+        let ranges = try FileRangeSource.lineAlignedRanges(path: input, parts: 2)
         progress.expect(bytes: 3 * summary.bytes)
         progress.start()
         defer { progress.finish() }
 
         // Pass 1: the inputs, and how many records of each kind each half holds.
-        let counting = try ParallelScan.run(path: options.input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
+        let counting = try ParallelScan.run(path: input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
@@ -95,13 +117,14 @@ public struct Dedupe: Sendable {
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
             let records = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
+                path: input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
                 let record = try reader.load(line, offset: offset)
                 var rank: Int32 = 0
                 let seen: Int64?
                 let id = try requiredID(record, offset: offset)
-                var key = (high: id, low: UInt64(0))
+                // Observations are one on their uuid (the export has no id; see `RecordKey`).
+                let key = RecordKey.of(kind, record) ?? RecordKey(kind: kind, high: id)
                 switch kind {
                 case .taxon:
                     if !TaxonRecord.isFromOpenData(record) { rank |= 16 }
@@ -113,13 +136,8 @@ public struct Dedupe: Sendable {
                 default:
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
-                    if key.high > 0 { rank |= 16 }
+                    if id > 0 { rank |= 16 }
                     if ObservationRecord.isLinks(record) { rank |= 8 }
-                    // Observations are one on their uuid (the export has no id); the low word of
-                    // an RFC 4122 uuid is never 0, which keys the observations without one.
-                    if let uuid = ObservationUUID(record.text(C.uuid)) {
-                        key = (Int64(bitPattern: uuid.high), max(uuid.low, 1))
-                    }
                 }
                 return RecordOccurrence(
                     id: key.high, low: key.low, seen: seen ?? Int64.min,
@@ -132,13 +150,13 @@ public struct Dedupe: Sendable {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                if kind == .observation {
+                if kind == .observation && whole {
                     // Taxa and users are sorted and written by now: their arrays say which exist.
                     var ids = ExportIDs(hash: options.exportID)
                     ids.decide(UnsafeBufferPointer(records[slot].buffer))
                     rules = ExportObservationRules(ids: ids, taxa: records[0], users: records[1], sourceNames: sourceNames)
                 }
-                let tally = try ParallelWrite.run(records[slot], path: options.input, output: output) { [rules] winners, _, group in
+                let tally = try ParallelWrite.run(records[slot], path: input, output: output) { [rules] winners, _, group in
                     try winners.writeRecord(group, kind: kind, rules: rules)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
@@ -151,7 +169,7 @@ public struct Dedupe: Sendable {
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
         do {
             let photos = try ParallelScan.collect(
-                path: options.input, ranges: ranges, kinds: [.photo], counts: counts, progress: progress
+                path: input, ranges: ranges, kinds: [.photo], counts: counts, progress: progress
             ) { reader, kind, line, offset -> PhotoOccurrence? in
                 guard kind == .photo else { return nil }
                 typealias C = PhotoRecord.Column
@@ -171,7 +189,7 @@ public struct Dedupe: Sendable {
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
             trace.mark("sort photos")
-            let photoTally = try ParallelWrite.run(photos, path: options.input, output: output) { winners, tally, group in
+            let photoTally = try ParallelWrite.run(photos, path: input, output: output) { winners, tally, group in
                 try winners.writePhoto(group, filled: &tally.filledDimensions)
                 if group.count > 1 { try tally.report.check(group, source: winners.source) }
             } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }
@@ -181,9 +199,7 @@ public struct Dedupe: Sendable {
             summary.conflicts = report.counts
             trace.mark("write photos")
         }
-        try report.write(to: options.conflicts)
-        try output.commit()
-        return summary
+        return (summary, report)
     }
 
     private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {

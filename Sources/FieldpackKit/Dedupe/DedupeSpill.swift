@@ -1,0 +1,57 @@
+/// A dedupe over its memory budget (`Dedupe.Options.spillBytes`): the records file is split by
+/// key (`RecordKey.spillPartition(of:)`, independent of a shard's `partition(of:)`) into spill
+/// files beside the output, each is deduped alone, one at a time, and the deduped partitions are
+/// k-way merged by key (`MergedRecords`) into the output: the same bytes as one pass, as every
+/// copy of a record is in one partition and the merge restores the deduped file's order.
+///
+/// Memory: one partition's occurrences (about `spillBytes` of input) at a time, plus a read
+/// buffer per partition while merging. Disk: the input twice over, in temp files that any end of
+/// the run removes (`AtomicOutput`, `Leftovers`).
+struct DedupeSpill {
+    let dedupe: Dedupe
+    let partitions: Int
+
+    func run(into output: AtomicOutput) throws -> (Dedupe.Summary, ConflictReport) {
+        let options = dedupe.options
+        let progress = options.progress
+        let size = FileSystem.size(options.input) ?? 0
+        progress.expect(bytes: size)
+        progress.start()
+        defer { progress.finish() }
+        var spills: [AtomicOutput?] = try (0..<partitions).map { try AtomicOutput(path: "\(options.output).spill-\($0)") }
+        let count = partitions
+        let splitter = try PartitionedOutput(parts: spills.map { $0! }, partition: { $0.spillPartition(of: count) })
+        try splitter.append(contentsOf: options.input)
+        try splitter.finish()
+        progress.add(bytes: size)
+
+        var summary = Dedupe.Summary()
+        var report = ConflictReport(examples: options.examples, sourceNames: [:])
+        var deduped: [AtomicOutput] = []
+        for part in 0..<partitions {
+            let out = try AtomicOutput(path: "\(options.output).deduped-\(part)")
+            let (partSummary, partReport) = try dedupe.dedupe(input: spills[part]!.temporaryPath, into: out, progress: .silent(), whole: false)
+            try out.flush()
+            spills[part] = nil  // its temp file goes now, not at the end
+            deduped.append(out)
+            report.mergeInterleaved(partReport)
+            for (kind, number) in partSummary.occurrences {
+                // Every partition holds every input record.
+                summary.occurrences[kind] = kind == RecordKind.input.name
+                    ? max(summary.occurrences[kind] ?? 0, number) : (summary.occurrences[kind] ?? 0) + number
+            }
+            for (kind, number) in partSummary.unique { summary.unique[kind, default: 0] += number }
+            summary.filledDimensions += partSummary.filledDimensions
+        }
+        summary.conflicts = report.counts
+        summary.records = summary.occurrences.values.reduce(0, +)
+        summary.bytes = size
+
+        let merged = try MergedRecords(paths: deduped.map(\.temporaryPath), progress: .silent())
+        while let record = try merged.next() {
+            try output.write(record.bytes)
+            try output.write([0x0A])
+        }
+        return (summary, report)
+    }
+}
