@@ -223,18 +223,41 @@ $(ARTICLES): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
 
 -include $(OUT)/wiki/articles.d
 
+# --- Sharded stages (SHARDS=N, issue 12) ----------------------------------------------------
+# The wiki stage's shards: shard-wiki-K builds $(OUT)/wiki/shard-K-of-N/ (articles.jsonl,
+# wiki-report.json, rejects.jsonl), shard K's share of the dumps; the bundle and the report merge
+# the N parts into what one whole run gives. WIKI_RECORDS: the deduped records (the parts of a
+# sharded dedupe, when there is one).
+ifneq ($(SHARDS),)
+SHARD_INDEXES := $(shell seq 0 $$(( $(SHARDS) - 1 )))
+WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(SHARDS))
+WIKI_RECORDS ?= $(DEDUPED)
+$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(WIKI_RECORDS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE) $(addprefix --records ,$(WIKI_RECORDS)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
+
+$(foreach index,$(SHARD_INDEXES),$(eval .PHONY: shard-wiki-$(index))$(eval shard-wiki-$(index): $(OUT)/wiki/shard-$(index)-of-$(SHARDS)/articles.jsonl))
+-include $(addsuffix /articles.d,$(WIKI_PARTS))
+ARTICLES_INPUT := $(addsuffix /articles.jsonl,$(WIKI_PARTS))
+ARTICLES_OPTION := $(addprefix --articles ,$(WIKI_PARTS))
+WIKI_REPORT_OPTION := $(addprefix --wiki-report ,$(WIKI_PARTS))
+else
+ARTICLES_INPUT := $(ARTICLES)
+ARTICLES_OPTION := --articles $(ARTICLES)
+WIKI_REPORT_OPTION := --wiki-report $(OUT)/wiki/wiki-report.json
+endif
+
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES_INPUT) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes
 # follow from the inputs, like the costs report's).
-$(REPORT): $(DATABASE) $(RECORDS) $(ARTICLES) $(TOOL_DEPS)
-	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --wiki-report $(OUT)/wiki/wiki-report.json
+$(REPORT): $(DATABASE) $(RECORDS) $(ARTICLES_INPUT) $(TOOL_DEPS)
+	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl $(WIKI_REPORT_OPTION)
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
 # verify that signature, as the app does. fieldpack-manifest checks the assembled folder before
