@@ -8,7 +8,7 @@ import Testing
 @Suite struct WikiShardTests {
     private typealias H = WikiHarness
 
-    private static let stub = { (target: String) in
+    private static func stub(to target: String) -> String {
         "<html><body><section data-mw-section-id=\"0\"><link rel=\"mw:PageProp/redirect\" href=\"./\(target)\"/></section></body></html>"
     }
     private static let disambiguation = "<html><head><meta property=\"mw:PageProp/disambiguation\"/></head><body><p>Lixus may refer to:</p></body></html>"
@@ -154,6 +154,47 @@ import Testing
         // One part alone is not the whole run either.
         let missing = try #require(throws: FieldpackError.self) { try WikiMerge(parts: [folders[0]]) }
         #expect(missing.description.contains("shard 1/2 is missing"))
+    }
+
+    /// The parts of `inputs` in `count` shards, made with a reject limit of `maxRejectRate`.
+    private func parts(_ inputs: [String], wants: WikiWants, count: Int, maxRejectRate: Double, in directory: TemporaryDirectory) throws -> [String] {
+        try (0..<count).map { index in
+            let shard = try Shard(index: index, count: count)
+            let folder = directory.file("limit-\(index)-of-\(count)")
+            try FileSystem.makeDirectories(folder)
+            var options = WikiStage.Options(
+                inputs: inputs, wants: wants, output: folder + "/articles.jsonl", report: folder + "/wiki-report.json", rejects: folder + "/rejects.jsonl")
+            options.maxRejectRate = maxRejectRate
+            options.shard = shard
+            options.part = WikiPart.Identity(
+                shard: shard, fingerprint: WikiPart.fingerprint(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: maxRejectRate, shards: count))
+            try WikiStage(options: options).run()
+            return folder
+        }
+    }
+
+    /// A shard sees only its share of the lines: the reject limit is the merge's to apply, over
+    /// all of them, so the sharded build fails exactly when the whole run does.
+    @Test func theRejectLimitAppliesToAllShardsTogether() throws {
+        let directory = try TemporaryDirectory()
+        let good = (0..<5).map { H.line("Bird \($0)", H.parsoid(Self.sentence("bird \($0)"))) }
+        let a = try directory.write("a.ndjson", (good.prefix(4) + ["{not json"]).joined(separator: "\n") + "\n")
+        let b = try directory.write("b.ndjson", (good + ["{not json either"]).joined(separator: "\n") + "\n")
+        let wants = H.wants((0..<5).map { "Bird \($0)" })
+        // 2 of 11 lines (18%): under a 20% limit, though shard 0 alone (1 of 5) is at 20%.
+        let passing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.2, in: directory)
+        _ = try WikiMerge(parts: passing).reportJSON()
+        // Over a 15% limit: the whole run fails, and so does the merge, with the same message.
+        let whole = try TemporaryDirectory()
+        var options = WikiStage.Options(
+            inputs: [a, b], wants: wants, output: whole.file("articles.jsonl"), report: whole.file("report.json"), rejects: whole.file("rejects.jsonl"))
+        options.maxRejectRate = 0.15
+        let wholeError = try #require(throws: FieldpackError.self) { try WikiStage(options: options).run() }
+        let failing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.15, in: try TemporaryDirectory())
+        let mergeError = try #require(throws: FieldpackError.self) { try WikiMerge(parts: failing).reportJSON() }
+        #expect(mergeError.path == wholeError.path && wholeError.path == a)
+        #expect(mergeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(mergeError.message)")
+        #expect(wholeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(wholeError.message)")
     }
 
     static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]

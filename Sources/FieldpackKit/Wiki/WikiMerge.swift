@@ -23,7 +23,10 @@ public struct WikiMerge {
         let parser = JSONParser()
         let reports = try folders.map { try WikiPart.Report(folder: $0, parser: parser) }
         self.reports = try Self.checked(reports)
-        (winners, requesters, report) = Self.decide(self.reports)
+        let decided = Self.decide(self.reports)
+        winners = decided.winners
+        requesters = decided.requesters
+        report = decided.report
     }
 
     /// The parts in shard order, once each shard of one run is there and every part agrees on
@@ -66,7 +69,7 @@ public struct WikiMerge {
     /// What a whole run would have kept and reported, from the parts.
     private static func decide(
         _ reports: [WikiPart.Report]
-    ) -> ([String: (part: Int, entry: Int)], [String: Set<WikiWants.Requester>], WikiReport) {
+    ) -> (winners: [String: (part: Int, entry: Int)], requesters: [String: Set<WikiWants.Requester>], report: WikiReport) {
         var kept: [String: (part: Int, entry: Int, copy: WikiStage.Copy, wikidata: String?)] = [:]
         var duplicates = reports.reduce(0) { $0 + $1.duplicates }
         var htmlBytes = reports.reduce(0) { $0 + $1.htmlBytes }
@@ -131,7 +134,7 @@ public struct WikiMerge {
             wanted.add(late)
         }
         let resolved = WikiStage.requesters(
-            of: kept.mapValues(\.wikidata), redirects: redirects, disambiguations: disambiguations,
+            of: kept.mapValues { $0.wikidata }, redirects: redirects, disambiguations: disambiguations,
             disambiguationItems: disambiguationItems, wanted: wanted)
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(
@@ -172,7 +175,8 @@ public struct WikiMerge {
         var read = [Int](repeating: 0, count: reports.count)
         let parser = JSONParser()
         for title in winners.keys.sorted(by: WikiTitle.byteOrder) {
-            guard let requesters = requesters[title], !requesters.isEmpty, let (part, entry) = winners[title] else { continue }
+            guard let requesters = requesters[title], !requesters.isEmpty, let winner = winners[title] else { continue }
+            let (part, entry) = (winner.part, winner.entry)
             let path = reports[part].articlesPath
             var found: LineReader.Line? = nil
             while read[part] <= entry {

@@ -109,6 +109,7 @@ extension WikiPart.Report {
         } catch let error as JSONSyntaxError {
             throw FieldpackError(path: path, "not a wiki part report: \(error.message)")
         }
+        func elements(_ value: JSONValue?) -> [JSONValue] { value.map { Array($0.elements) } ?? [] }
         func bad(_ what: String) -> FieldpackError { FieldpackError(path: path, "not a wiki part report: \(what)") }
         guard root.isObject, root["format"]?.string == WikiPart.format else {
             throw bad("its \"format\" is not \"\(WikiPart.format)\" (a whole run's report is not a part)")
@@ -124,32 +125,32 @@ extension WikiPart.Report {
             (value["taxa"]?.elements.compactMap(\.int64).map { .taxon($0) } ?? [])
                 + (value["destinations"]?.elements.compactMap(\.string).map { .destination($0) } ?? [])
         }
-        for want in root["wants"]?.elements ?? [] {
+        for want in elements(root["wants"]) {
             guard let title = want["title"]?.string else { throw bad("a want without a title") }
             for requester in requesters(want) { wants.want(title: title, by: requester) }
         }
-        for want in root["wants_wikidata"]?.elements ?? [] {
+        for want in elements(root["wants_wikidata"]) {
             guard let id = want["id"]?.string else { throw bad("a wanted item without an id") }
             for requester in requesters(want) { wants.want(wikidata: id, by: requester) }
         }
         self.init(folder: folder, identity: identity, language: language, maxRejectRate: rate, wants: wants)
         guard let summary = root["summary"] else { throw bad("no summary") }
-        func count(_ key: StaticString) throws -> Int {
+        func number(_ key: StaticString) throws -> Int {
             guard let value = summary[key]?.int64 else { throw bad("no summary.\(key)") }
             return Int(value)
         }
-        lines = try count("lines")
-        skipped = try count("lines_skipped")
-        rejected = try count("lines_rejected")
-        bytes = try count("bytes_read")
-        filesSkipped = try count("files_skipped")
-        duplicates = try count("duplicate_pages")
-        htmlBytes = try count("html_bytes_cleaned")
-        for entry in root["rejected_by_input"]?.elements ?? [] {
+        lines = try number("lines")
+        skipped = try number("lines_skipped")
+        rejected = try number("lines_rejected")
+        bytes = try number("bytes_read")
+        filesSkipped = try number("files_skipped")
+        duplicates = try number("duplicate_pages")
+        htmlBytes = try number("html_bytes_cleaned")
+        for entry in elements(root["rejected_by_input"]) {
             rejectedByInput.append((entry["input"]?.string ?? "", Int(entry["count"]?.int64 ?? 0)))
         }
         func matched(_ value: JSONValue) -> [String] { value["matched"]?.elements.compactMap(\.string) ?? [] }
-        for article in root["articles"]?.elements ?? [] {
+        for article in elements(root["articles"]) {
             guard let title = article["title"]?.string, let source = article["source"]?.string else { throw bad("an article without a title or source") }
             let copy = WikiStage.Copy(
                 revision: article["revision"]?.int64, modified: article["modified"]?.string, source: source,
@@ -158,17 +159,17 @@ extension WikiPart.Report {
                 title: title, wikidata: article["wikidata"]?.string, copy: copy, late: article["late"]?.bool ?? false,
                 matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
         }
-        for redirect in root["redirects"]?.elements ?? [] {
+        for redirect in elements(root["redirects"]) {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
             redirects[alias] = target
         }
-        disambiguations = Set((root["disambiguations"]?.elements ?? []).compactMap(\.string))
-        disambiguationItems = Set((root["disambiguation_items"]?.elements ?? []).compactMap(\.string))
-        for redirect in root["late_redirects"]?.elements ?? [] {
+        disambiguations = Set(elements(root["disambiguations"]).compactMap(\.string))
+        disambiguationItems = Set(elements(root["disambiguation_items"]).compactMap(\.string))
+        for redirect in elements(root["late_redirects"]) {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
             lateRedirects.append(.init(alias: alias, target: target, matched: matched(redirect), htmlBytes: Int(redirect["html_bytes"]?.int64 ?? 0)))
         }
-        for page in root["late_disambiguations"]?.elements ?? [] {
+        for page in elements(root["late_disambiguations"]) {
             guard let title = page["title"]?.string else { throw bad("a disambiguation page without a title") }
             lateDisambiguations.append(.init(
                 title: title, wikidata: page["wikidata"]?.string, matched: matched(page), htmlBytes: Int(page["html_bytes"]?.int64 ?? 0)))

@@ -448,7 +448,6 @@ public struct WikiStage {
         if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
         try AtomicOutput.write(String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects)
     }
-    }
 
     /// The input most findings are about (the first of them in input order), or nil if none is.
     private func mostRejected(_ findings: [Finding]) -> String? {
