@@ -179,6 +179,10 @@ bundle: tools
 	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
 	fi; \
 	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+# One shard's target (shard-wiki-K with SHARDS=N), for an engine that runs one shard a task.
+shard-%: tools
+	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" || exit 1; \
+	$(MAKE) --no-print-directory $@ PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
 endif
 else
 OUT := $(BUILD)/$(PIPELINE_NAME)

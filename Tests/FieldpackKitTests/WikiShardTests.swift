@@ -190,7 +190,8 @@ import Testing
             inputs: [a, b], wants: wants, output: whole.file("articles.jsonl"), report: whole.file("report.json"), rejects: whole.file("rejects.jsonl"))
         options.maxRejectRate = 0.15
         let wholeError = try #require(throws: FieldpackError.self) { try WikiStage(options: options).run() }
-        let failing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.15, in: try TemporaryDirectory())
+        let held = try TemporaryDirectory()
+        let failing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.15, in: held)
         let mergeError = try #require(throws: FieldpackError.self) { try WikiMerge(parts: failing).reportJSON() }
         #expect(mergeError.path == wholeError.path && wholeError.path == a)
         #expect(mergeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(mergeError.message)")
