@@ -22,10 +22,10 @@ enum ShardedInput {
         var lines: [String] = []
         for id in 5...60 {
             lines.append(observation(id, hour: 10 + id % 5, user: 7 + id % 4, photo: 100 + id, license: id % 4 == 0 ? "cc-by-nc" : "cc-by"))
-            if id == 20 { lines.append("{\"id\": 999, \"broken\": ") }
+            if id == 20 || id == 50 { lines.append("{\"id\": \(900 + id), \"broken\": ") }
         }
         let third = try directory.write("c-lines.jsonl", lines.joined(separator: "\n") + "\n")
-        let fourth = try directory.writeGzip("d-lines.jsonl.gz", [observation(61, hour: 9, user: 7, photo: 161), observation(6, hour: 13, user: 9, photo: 106)].joined(separator: "\n") + "\n")
+        let fourth = try directory.writeGzip("d-lines.jsonl.gz", [observation(61, hour: 9, user: 7, photo: 161), "[1, 2", observation(6, hour: 13, user: 9, photo: 106)].joined(separator: "\n") + "\n")
         return [first, second, third, fourth]
     }
 }
@@ -33,7 +33,7 @@ enum ShardedInput {
 /// The sharded path (issue 12): ingest shards by file and byte range, partitioned by dedupe key;
 /// dedupe shards by partition; the bundle merges the parts by key into the unsharded bundle.
 @Suite struct ShardedBuildTests {
-    static let rate = 0.05
+    static let rate = 0.1
 
     /// The unsharded build: records, rejects, deduped records, bundle.
     static func unsharded(_ inputs: [String], in directory: TemporaryDirectory) throws -> String {
@@ -107,7 +107,7 @@ enum ShardedInput {
         }
         // The rejects merged in input order are the unsharded rejects (lines numbered in the whole file).
         #expect(try Self.bytes(whole.file("rejects.jsonl")) == Self.bytes(split.file("rejects.jsonl")))
-        #expect(try text(whole.file("rejects.jsonl")).contains("c-lines.jsonl"))
+        #expect(try lines(whole.file("rejects.jsonl")).map { $0.contains("c-lines.jsonl") } == [true, true, false])
     }
 
     @Test func aDedupeShardRefusesAnIngestPartFromOtherInputs() throws {
