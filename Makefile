@@ -62,7 +62,7 @@ help:
 	@echo '  make test        unit, golden-file and end-to-end tests, then the sanitizer judged by the hostile-HTML oracle'
 	@echo '  make check       the same as make test'
 	@echo '  make fuzz        libFuzzer + AddressSanitizer on the fuzz targets, FUZZ_SECONDS ($(FUZZ_SECONDS)) each; crashes to Tests/Fuzz/crashes/'
-	@echo '  make shard-inat-I shard-dedupe-J  with SHARDS=N: one shard of a stage (I, J = 0…N-1), as an engine'"'"'s array task runs it'
+	@echo '  make shard-inat-I shard-dedupe-J shard-wiki-K  with SHARDS=N: one shard of a stage (0…N-1), as an engine'"'"'s array task runs it'
 	@echo '  make report-check  the sample bundle'"'"'s report.html in headless Chromium; screenshot at $(BUILD)/report.png'
 	@echo '  make bench       the throughput benchmark (minutes; 1M synthetic observations, several GB)'
 	@echo '  make tools       only build the executables (swift build -c release) into .build/release'
@@ -83,7 +83,7 @@ help:
 	@echo '  MAX_REJECT_RATE=R   with INAT: the share of records ingest may reject (0.01)'
 	@echo '  BUILD=DIR           where the outputs go ($(BUILD))'
 	@echo '  BAGIT=1             also publish the bundle as a BagIt bag, $(BUILD)/<name>/bag/'
-	@echo '  SHARDS=N            ingest and dedupe as N shards (targets shard-inat-I, shard-dedupe-J; make -j runs them side by side); the same bundle'
+	@echo '  SHARDS=N            ingest, dedupe and wiki as N shards (targets shard-inat-I, shard-dedupe-J, shard-wiki-K; make -j runs them side by side); the same bundle'
 	@echo '  SIGNING_KEY=FILE    signs the manifest (Ed25519 private key, PEM)'
 	@echo '  PUBLIC_KEY=FILE     checks that signature after publishing, as the app does'
 	@echo '  PREVIOUS=DIR        a previous bundle: adds delta.json, what changed since it'
@@ -184,7 +184,7 @@ bundle: tools
 	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
 	fi; \
 	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
-# One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
+# One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, shard-wiki-K, built by the inner make.
 shard-%: tools
 	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" || exit 1; \
 	$(MAKE) --no-print-directory $@ PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
@@ -268,18 +268,37 @@ $(ARTICLES): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
 
 -include $(OUT)/wiki/articles.d
 
+# SHARDS=N, the wiki stage: shard-wiki-K builds $(OUT)/wiki/shard-K-of-N/ (articles.jsonl,
+# wiki-report.json, rejects.jsonl) from shard K's share of the dumps and every dedupe part; the
+# bundle and the report merge the N wiki parts into what one whole run gives, byte for byte.
+ifneq ($(SHARDS),)
+WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(SHARDS))
+$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
+
+$(foreach index,$(SHARD_INDEXES),$(eval .PHONY: shard-wiki-$(index))$(eval shard-wiki-$(index): $(OUT)/wiki/shard-$(index)-of-$(SHARDS)/articles.jsonl))
+-include $(addsuffix /articles.d,$(WIKI_PARTS))
+ARTICLES_INPUT := $(addsuffix /articles.jsonl,$(WIKI_PARTS))
+ARTICLES_OPTION := $(addprefix --articles ,$(WIKI_PARTS))
+WIKI_REPORT_OPTION := $(addprefix --wiki-report ,$(WIKI_PARTS))
+else
+ARTICLES_INPUT := $(ARTICLES)
+ARTICLES_OPTION := --articles $(ARTICLES)
+WIKI_REPORT_OPTION := --wiki-report $(OUT)/wiki/wiki-report.json
+endif
+
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes
 # follow from the inputs, like the costs report's).
-$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES) $(TOOL_DEPS)
-	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --wiki-report $(OUT)/wiki/wiki-report.json
+$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INPUT) $(TOOL_DEPS)
+	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl $(WIKI_REPORT_OPTION)
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
 # verify that signature, as the app does. fieldpack-manifest checks the assembled folder before

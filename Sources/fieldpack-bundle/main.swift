@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-bundle",
     usage: """
-        fieldpack-bundle DEDUPED.jsonl... --pipeline FILE --output content.sqlite [--articles articles.jsonl]
+        fieldpack-bundle DEDUPED.jsonl... --pipeline FILE --output content.sqlite [--articles articles.jsonl | --articles PART…]
                          [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
                          [--previous PREVIOUS_BUNDLE --delta delta.json] [--inputs inputs.json]
                fieldpack-bundle migrate PREVIOUS_BUNDLE --output content.sqlite
@@ -26,6 +26,11 @@ let command = StageCommand(
         taxon) then keeps only what the guide ships, with the taxa of what it keeps and their
         ancestors; the costs report counts what each rule removed. A selection that keeps nothing
         is a warning on stderr.
+
+        --articles takes the wiki stage's articles.jsonl, or the N parts of a sharded wiki stage
+        (fieldpack-wiki --shard K/N --output-folder PART; repeat the option, or give a folder of
+        parts), which it merges into exactly the articles one whole run gives; it refuses parts
+        made from other inputs or by another version, naming both.
         """,
     options: ["pipeline", "output", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta", "inputs"])
 
@@ -56,7 +61,13 @@ command.main { arguments in
         policy: pipeline.shipping)
     options.inputs = arguments.positional
     options.costsReport = arguments.value("costs-report")
-    options.articles = arguments.value("articles")
+    // One articles.jsonl, or the parts of a sharded wiki stage (repeated, or a folder of them).
+    let articles = arguments.all("articles")
+    if articles.count == 1 && !FileSystem.isDirectory(articles[0]) {
+        options.articles = articles[0]
+    } else {
+        options.articleParts = articles
+    }
     options.inputsFile = arguments.value("inputs")
     options.destinations = pipeline.destinations
     options.selection = pipeline.selection

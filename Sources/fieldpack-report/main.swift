@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-report",
     usage: """
-        fieldpack-report content.sqlite --output report.html [--rejects inat/rejects.jsonl] [--wiki-report wiki-report.json]
+        fieldpack-report content.sqlite --output report.html [--rejects inat/rejects.jsonl] [--wiki-report wiki-report.json | --wiki-report PART…]
                fieldpack-report --timings DIR --output run-report.html [--pipeline-name NAME]
         """,
     help: """
@@ -33,7 +33,13 @@ command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one bundle database") }
     var options = BundleReport.Options(database: arguments.positional[0], output: output)
     options.ingestRejects = arguments.value("rejects")
-    options.wikiReport = arguments.value("wiki-report")
+    // The wiki stage's report, or the parts of a sharded wiki stage (repeated, or a folder).
+    let wiki = arguments.all("wiki-report")
+    if wiki.count == 1 && !FileSystem.isDirectory(wiki[0]) {
+        options.wikiReport = wiki[0]
+    } else {
+        options.wikiParts = wiki
+    }
     let summary = try BundleReport(options: options).run()
     StageReport(stage: "report", clock: clock).print(
         "\(output): \(summary.sections) sections, \(summary.bytes) bytes", bytes: FileSystem.size(options.database))

@@ -3,8 +3,9 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-wiki",
     usage: """
-        fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl --output articles.jsonl --report wiki-report.json
+        fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl… --output articles.jsonl --report wiki-report.json
                       --rejects rejects.jsonl [--depfile FILE] [--max-reject-rate R]
+               fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl… --shard K/N --output-folder DIR [--depfile FILE]
         """,
     help: """
         Reads the pipeline's Wikipedia dumps, by content whatever their names (Wikimedia Enterprise
@@ -18,24 +19,53 @@ let command = StageCommand(
         input, else from the page's own HTML; without a stated licence, the one in force on the
         revision's date (CC BY-SA 3.0 before 2023-06-07, 4.0 from). Each article becomes a safe
         blurb and a summary (one JSON line each). The report lists what was wanted and not found.
+        --records may be given once per part of a sharded dedupe.
+
+        --shard K/N (or the engine's array index: SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX,
+        AWS_BATCH_JOB_ARRAY_INDEX with FIELDPACK_SHARDS) reads shard K's share of the dumps: its
+        files by position, or, with fewer files than shards, its archive members and its byte
+        range of each JSON Lines file. It writes a part into --output-folder DIR (articles.jsonl,
+        wiki-report.json, rejects.jsonl); fieldpack-bundle --articles and fieldpack-report
+        --wiki-report merge the N parts into exactly what one whole run gives.
         """,
-    options: ["pipeline", "records", "output", "report", "rejects", "depfile", "max-reject-rate"])
+    options: ["pipeline", "records", "output", "report", "rejects", "depfile", "max-reject-rate", "shard", "output-folder"])
 
 command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var wants = WikiWants(language: pipeline.wikipediaLanguage)
-    // A sharded dedupe's parts: --records once per part (the taxa wanted are a set).
-    _ = try arguments.required("records")
-    for records in arguments.all("records") { try wants.addTaxa(fromDeduped: records) }
+    let records = arguments.all("records")
+    guard !records.isEmpty else { throw UsageError("--records is required (once per deduped records file)") }
+    for path in records { try wants.addTaxa(fromDeduped: path) }
     pipeline.destinationWants(into: &wants)
     let inputs = try pipeline.resolveWikipediaInputs()
-    var options = WikiStage.Options(
-        inputs: inputs.files, wants: wants, output: try arguments.required("output"),
-        report: try arguments.required("report"), rejects: try arguments.required("rejects"))
+    let shard = try Shard.resolve(option: arguments.value("shard"))
+    let folder = arguments.value("output-folder")
+    if !shard.isWhole && folder == nil { throw UsageError("shard \(shard) writes a part: give --output-folder DIR") }
+    var options: WikiStage.Options
+    if let folder {
+        for option in ["output", "report", "rejects"] where arguments.value(option) != nil {
+            throw UsageError("--output-folder names the part's files: give it without --\(option)")
+        }
+        try FileSystem.makeDirectories(folder)
+        options = WikiStage.Options(
+            inputs: inputs.files, wants: wants, output: folder + "/" + WikiPart.articlesFile,
+            report: folder + "/" + WikiPart.reportFile, rejects: folder + "/" + WikiPart.rejectsFile)
+    } else {
+        options = WikiStage.Options(
+            inputs: inputs.files, wants: wants, output: try arguments.required("output"),
+            report: try arguments.required("report"), rejects: try arguments.required("rejects"))
+    }
     options.rules = pipeline.blurbRules
     options.progress = arguments.progress(stage: "wiki")
     options.maxRejectRate = try arguments.double("max-reject-rate") ?? pipeline.maxRejectRate ?? 0.01
+    if folder != nil {
+        options.shard = shard
+        options.part = WikiPart.Identity(
+            shard: shard,
+            fingerprint: WikiPart.fingerprint(
+                inputs: inputs.files, wants: wants, rules: options.rules, maxRejectRate: options.maxRejectRate, shards: shard.count))
+    }
     let clock = StageClock()
     let summary = try WikiStage(options: options).run()
     if let depfile = arguments.value("depfile") {

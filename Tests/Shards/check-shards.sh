@@ -28,6 +28,8 @@ sharded="$work/sharded/$name/bundle"
 for shard in $(seq 0 $((SHARDS - 1))); do
     test -f "$work/sharded/$name/dedupe/shard-$shard-of-$SHARDS/records.jsonl" \
         || { echo "check-shards: dedupe shard $shard of $SHARDS did not run" >&2; exit 1; }
+    test -f "$work/sharded/$name/wiki/shard-$shard-of-$SHARDS/articles.jsonl" \
+        || { echo "check-shards: wiki shard $shard of $SHARDS did not run" >&2; exit 1; }
 done
 status=0
 files=$(cd "$whole" && find . -type f | sort)

@@ -27,6 +27,9 @@ public struct BundleBuilder {
         public var costsReport: String? = nil
         /// The wiki stage's `articles.jsonl` (nil: no articles).
         public var articles: String? = nil
+        /// Instead, the parts of a sharded wiki stage (part folders, or folders of them), merged
+        /// into what one whole run writes (`WikiMerge`).
+        public var articleParts: [String] = []
         /// The pipeline's destinations.
         public var destinations: [Destination] = []
         /// Where to write the input files' paths, sizes and SHA-256 (`inputs.json`) for the
@@ -131,6 +134,8 @@ public struct BundleBuilder {
                 var articleByTaxon: [Int64: Int64] = [:]
                 if let articles = options.articles {
                     articleByTaxon = try ArticleLoader(path: articles).load(into: scratch, destinations: options.destinations).byTaxon
+                } else if !options.articleParts.isEmpty {
+                    articleByTaxon = try ArticleLoader(paths: options.articleParts).load(into: scratch, destinations: options.destinations).byTaxon
                 } else if !options.destinations.isEmpty {
                     throw FieldpackError(path: options.output, "the pipeline has destinations but no articles file was given")
                 }

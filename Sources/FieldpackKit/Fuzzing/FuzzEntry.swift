@@ -91,7 +91,7 @@ package enum FuzzEntry {
         let stage = WikiStage(options: WikiStage.Options(inputs: [], wants: wants, output: "", report: "", rejects: ""))
         let maker = BlurbMaker(rules: stage.options.rules)
         let pool = BlurbPool(maker: maker, inFlight: 1)
-        let reading = WikiStage.Reading(wanted: wants, maker: maker, pool: pool, parser: JSONParser(), counting: true)
+        let reading = WikiStage.Reading(wanted: wants, maker: maker, pool: pool, parser: JSONParser(), counting: true, share: .everything)
         var run = WikiStage.Run()
         do {
             let archive = try ArchiveReader(memory: bytes, name: inputName)

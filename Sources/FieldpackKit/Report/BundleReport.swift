@@ -11,6 +11,8 @@ public struct BundleReport {
         public var ingestRejects: String? = nil
         /// The wiki stage's `wiki-report.json`: articles wanted, found and missing.
         public var wikiReport: String? = nil
+        /// Instead, the parts of a sharded wiki stage, whose reports merge into it (`WikiMerge`).
+        public var wikiParts: [String] = []
 
         public init(database: String, output: String) {
             self.database = database
@@ -31,7 +33,7 @@ public struct BundleReport {
 
     @discardableResult
     public func run() throws -> Summary {
-        let facts = try ReportFacts.read(database: options.database, ingestRejects: options.ingestRejects, wikiReport: options.wikiReport)
+        let facts = try ReportFacts.read(database: options.database, ingestRejects: options.ingestRejects, wikiReport: options.wikiReport, wikiParts: options.wikiParts)
         let (bytes, sections) = Self.render(facts)
         try AtomicOutput.write(String(decoding: bytes, as: UTF8.self), to: options.output)
         return Summary(sections: sections, bytes: bytes.count)

@@ -52,7 +52,7 @@ struct ReportFacts {
         var rejected: Int64 = 0
     }
 
-    static func read(database path: String, ingestRejects: String?, wikiReport: String?) throws -> ReportFacts {
+    static func read(database path: String, ingestRejects: String?, wikiReport: String?, wikiParts: [String] = []) throws -> ReportFacts {
         _ = try ReadableFile(path: path)  // fail here, naming the path, if it cannot be read
         let database = try Database(path: path, mode: .immutable)
         guard try database.int("PRAGMA application_id") == Int64(Migrations.applicationID) else {
@@ -93,7 +93,11 @@ struct ReportFacts {
                                 Int64(facts.info["delta.\(kind).removed"] ?? "") ?? 0))
         }
         if let ingestRejects { facts.ingestFindings = try findingGroups(ingestRejects, parser: parser) }
-        if let wikiReport { facts.wiki = try wikiFacts(wikiReport, parser: parser) }
+        if let wikiReport {
+            facts.wiki = try wikiFacts(wikiReport, bytes: try ReadableFile.contents(of: wikiReport), parser: parser)
+        } else if !wikiParts.isEmpty {
+            facts.wiki = try wikiFacts(wikiParts.joined(separator: ", "), bytes: Array(try WikiMerge(parts: wikiParts).reportJSON().utf8), parser: parser)
+        }
         return facts
     }
 
@@ -186,8 +190,8 @@ struct ReportFacts {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func wikiFacts(_ path: String, parser: JSONParser) throws -> WikiFacts {
-        let buffer = PaddedBuffer(copying: try ReadableFile.contents(of: path))
+    private static func wikiFacts(_ path: String, bytes: [UInt8], parser: JSONParser) throws -> WikiFacts {
+        let buffer = PaddedBuffer(copying: bytes)
         let root: JSONValue
         do {
             root = try parser.parse(buffer)

@@ -205,6 +205,13 @@ public enum FileSystem {
         }
     }
 
+    /// The file's modification time in nanoseconds since the epoch, or nil if it has none.
+    public static func modificationTime(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+    }
+
     public static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0

@@ -11,6 +11,8 @@ extension WikiStage {
         /// Whether this is the first pass (the one that counts lines and records findings about
         /// whole files).
         var counting: Bool
+        /// What this shard reads on this pass (later passes read everything).
+        var share: WikiShare
     }
 
     /// Reads every input once, keeping the wanted articles.
@@ -21,11 +23,13 @@ extension WikiStage {
         // Each pass reads every input again: the total grows by their size.
         options.progress.expect(bytes: run.summary.passes * options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
-        let reading = Reading(wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1)
-        for input in options.inputs {
+        let share = run.summary.passes == 1 ? WikiShare(shard: options.shard, files: options.inputs.count) : .everything
+        let reading = Reading(wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1, share: share)
+        for (position, input) in options.inputs.enumerated() where share.reads(file: position) {
+            let whole = share.ownsWhole(file: position)
             // libarchive cannot open an empty file: it holds nothing to read.
             if FileSystem.size(input) == 0 {
-                reject(Finding(path: input, reason: "the file is empty (0 bytes): no Wikipedia dump or page"), counting: reading.counting, into: &run)
+                if whole { reject(Finding(path: input, reason: "the file is empty (0 bytes): no Wikipedia dump or page"), counting: reading.counting, into: &run) }
                 continue
             }
             // A gzip member whose check fails is known only at its end: the file is read again
@@ -38,12 +42,12 @@ extension WikiStage {
                 do {
                     archive = try ArchiveReader(path: input, progress: progress)
                 } catch let damage as StreamDamage {
-                    reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run)
+                    if whole { reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run) }
                     break
                 }
                 let before: Run? = archive.isGzip ? settled(pool, &run) : nil
                 defer { archive.countRest() }
-                try members(of: archive, input: input, checks: checks, reading, into: &run)
+                try members(of: archive, input: input, position: position, checks: checks, reading, into: &run)
                 guard let before, archive.failedMembers.count > checks.failed.count else { break }
                 let spillError = settled(pool, &run).spillError
                 run = before
@@ -75,19 +79,27 @@ extension WikiStage {
 
     /// Reads every member of one file.
     func members(
-        of archive: ArchiveReader, input: String, checks: MemberChecks = MemberChecks(), _ reading: Reading, into run: inout Run
+        of archive: ArchiveReader, input: String, position: Int = 0, checks: MemberChecks = MemberChecks(), _ reading: Reading,
+        into run: inout Run
     ) throws {
+        let share = reading.share
+        let whole = share.ownsWhole(file: position)
         var members = 0
         while true {
             let next: String?
             do {
                 next = try archive.nextMember()
             } catch let damage as StreamDamage {
-                reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run)
+                // The damage is where the next member would start: that member's shard tells it.
+                let owner = archive.isTar ? share.owns(member: members, file: position) : whole
+                if owner { reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run) }
                 break
             }
             guard let member = next else { break }
             members += 1
+            // Another shard's member: passed over unread (libarchive still inflates it).
+            if archive.isTar && !share.owns(member: members - 1, file: position) { continue }
+            let ownsWhole = archive.isTar || whole
             let name = archive.isTar ? "\(input)#\(member)" : input
             var checks = checks
             checks.wholeMember = archive.isTar && checks.failed.contains { $0.overlaps(archive.memberRange) }
@@ -96,16 +108,21 @@ extension WikiStage {
             let head = try reader.peek(atLeast: 1 << 16)
             switch DumpContent.detect(head, name: archive.isTar ? member : input) {
             case .jsonLines:
-                try lines(reader, source: name, checks: checks, reading, into: &run)
-            case .jsonDocument:
+                let lineShare = archive.isTar
+                    ? WikiShare.Lines(rule: .all)
+                    : share.lines(file: position, size: FileSystem.size(input) ?? 0, compressed: WikiShare.isCompressed(input))
+                try lines(reader, source: name, share: lineShare, checks: checks, reading, into: &run)
+            case .jsonDocument where ownsWhole:
                 try document(reader, source: name, checks: checks, reading, into: &run)
-            case .html:
+            case .html where ownsWhole:
                 try page(reader, source: name, fileName: archive.isTar ? member : input, checks: checks, reading, into: &run)
-            case .other(let looks):
+            case .other(let looks) where ownsWhole:
                 skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
+            case .jsonDocument, .html, .other:
+                break  // another shard's
             }
         }
-        if members == 0 {
+        if members == 0 && whole {
             reject(Finding(path: input, reason: "nothing to read: libarchive finds an archive with no members (a file of NUL bytes reads so)"),
                    counting: reading.counting, into: &run)
         }
@@ -159,42 +176,60 @@ extension WikiStage {
 
     /// NDJSON: one article object per line. A first line that is JSON but not an article (a
     /// dump's metadata) skips the file.
-    private func lines(_ reader: LineReader, source: String, checks: MemberChecks, _ reading: Reading, into run: inout Run) throws {
+    private func lines(
+        _ reader: LineReader, source: String, share: WikiShare.Lines, checks: MemberChecks, _ reading: Reading, into run: inout Run
+    ) throws {
         var first = true
+        // Where the next line starts: a damaged stream is told by the shard that owns that byte.
+        var next = 0
         while true {
             let line: LineReader.Line?
             do {
                 line = try reader.next()
             } catch let error as StreamDamage {
                 // A damaged stream: every complete line before it was read.
-                reject(Finding(path: source, line: reader.linesRead + 1, reason: error.message), counting: reading.counting, into: &run)
+                if share.owns(offset: next) {
+                    reject(Finding(path: source, line: reader.linesRead + 1, reason: error.message), counting: reading.counting, into: &run)
+                }
                 break
             }
             guard let line else { break }
+            next = line.offset + line.bytes.count + 1
             if line.bytes.allSatisfy(isJSONBlank) { continue }
-            if reading.counting { run.summary.bytes += line.bytes.count + 1 }
+            // Another shard's line: read only while the file's first line (which decides whether
+            // the file holds articles at all) is still to come.
+            let owned = share.owns(offset: line.offset)
+            if !owned && !first {
+                if share.isPast(offset: line.offset) { break }
+                continue
+            }
+            if owned && reading.counting { run.summary.bytes += line.bytes.count + 1 }
             if checks.rejects(line.offset..<(line.offset + line.bytes.count + 1)) {
+                guard owned else { continue }
                 reject(Finding(path: source, line: line.number, reason: "\(checks.reason): rejected"), counting: reading.counting, into: &run)
                 try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
                 continue
             }
             if line.unterminated, let damage = reader.damage {
-                reject(Finding(path: source, line: line.number, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
+                if owned { reject(Finding(path: source, line: line.number, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run) }
                 break
             }
             let value: JSONValue
             do {
                 value = try reading.parser.parse(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch let error as JSONSyntaxError {
-                reject(Finding(path: source, line: line.number, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
                 first = false
+                guard owned else { continue }
+                reject(Finding(path: source, line: line.number, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
                 try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
                 continue
             }
             if first, value.isObject, !EnterpriseLine.isArticle(value) {
+                guard owned else { return }
                 return skipFile(source, "JSON Lines whose first object is not a Wikipedia article (no \"article_body\")", reading, into: &run)
             }
             first = false
+            guard owned else { continue }
             if reading.counting { run.summary.lines += 1 }
             try record(value, source: source, line: line.number, record: nil, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
@@ -273,14 +308,24 @@ extension WikiStage {
             return
         }
         run.summary.htmlBytes += html.count
-        let article = Article(
+        var article = Article(
             title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,
             url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
             statedLicense: fields.license, source: source, line: line, record: record,
             blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
+        article.pass = run.summary.passes
+        article.htmlBytes = html.count
+        let late = run.recordsLate && run.summary.passes > 1
+        if late, wanted.titles[title] != nil { article.matched.append(title) }
         for alias in fields.redirects {
             let normalized = WikiTitle.normalize(alias)
-            if wanted.titles[normalized] != nil { run.redirects[normalized] = title }
+            if wanted.titles[normalized] != nil {
+                run.redirects[normalized] = title
+                if late {
+                    article.matched.append(normalized)
+                    run.late.redirects.append(LateFinds.Redirect(alias: normalized, target: title, matched: [normalized], htmlBytes: 0))
+                }
+            }
         }
         reading.pool.submit(BlurbPool.Job(article: article, html: Array(html.bytes)))
     }
@@ -337,6 +382,9 @@ extension WikiStage {
             title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),
             wikidata: nil, statedLicense: nil, source: source, line: nil, record: nil, blurb: blurb)
         article.complete(with: blurb.page)
+        article.pass = run.summary.passes
+        article.htmlBytes = bytes.count
+        if wanted.titles[title] != nil { article.matched = [title] }
         keep(&article, into: &run)
     }
 }

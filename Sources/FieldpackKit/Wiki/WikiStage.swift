@@ -22,6 +22,11 @@ public struct WikiStage {
         public var workers = 2
         /// Articles and raw dump bytes read (every pass), for the progress line.
         public var progress = StageProgress.silent("wiki")
+        /// The share of the dumps this run reads on its first pass (`WikiShare`).
+        public var shard = Shard.whole
+        /// Set: the run writes a part for `WikiMerge` (all it kept, and what the merge decides
+        /// with) instead of the finished articles and report.
+        public var part: WikiPart.Identity? = nil
 
         public init(inputs: [String], wants: WikiWants, output: String, report: String, rejects: String) {
             self.inputs = inputs
@@ -51,15 +56,43 @@ public struct WikiStage {
         public var blurb: Blurb
         public var stored: StoredBlurb?
         public var requesters: Set<WikiWants.Requester> = []
+        /// The pass that read it, the wanted titles that made it wanted (on a later pass: a part
+        /// tells them to the merge) and the bytes of its HTML.
+        var pass = 1
+        var matched: [String] = []
+        var htmlBytes = 0
+
+        /// What tells this copy of the page from another.
+        var copy: Copy { Copy(revision: revision, modified: modified, source: source, line: line, record: record) }
 
         /// The licence recorded for the article (see `ArticleLicense`).
         public var license: String { ArticleLicense.resolve(stated: statedLicense, modified: modified) }
+
+        func isNewer(than other: Article) -> Bool { copy.isNewer(than: other.copy) }
+
+        /// Fills what the input did not say from what the page's HTML says about itself.
+        mutating func complete(with page: PageMetadata) {
+            pageID = pageID ?? page.pageID
+            revision = revision ?? page.revision
+            modified = modified ?? page.modified
+            wikidata = wikidata ?? page.wikidata
+            statedLicense = statedLicense ?? page.license
+        }
+    }
+
+    /// One copy of a page, as the newest-copy rule compares them.
+    struct Copy: Sendable, Equatable {
+        var revision: Int64?
+        var modified: String?
+        var source: String
+        var line: Int?
+        var record: String?
 
         /// Whether `self` is a newer copy of the page than `other`: the higher revision; a copy
         /// with a revision is newer than one without; else the later modification time; else the
         /// first input (in byte order of its name, then line), so that the order of the inputs
         /// does not matter.
-        func isNewer(than other: Article) -> Bool {
+        func isNewer(than other: Copy) -> Bool {
             switch (revision, other.revision) {
             case let (a?, b?) where a != b: return a > b
             case (.some, nil): return true
@@ -69,15 +102,6 @@ public struct WikiStage {
             if let a = modified, let b = other.modified, a != b { return a > b }
             if (modified == nil) != (other.modified == nil) { return modified != nil }
             return (source, line ?? 0, record ?? "") < (other.source, other.line ?? 0, other.record ?? "")
-        }
-
-        /// Fills what the input did not say from what the page's HTML says about itself.
-        mutating func complete(with page: PageMetadata) {
-            pageID = pageID ?? page.pageID
-            revision = revision ?? page.revision
-            modified = modified ?? page.modified
-            wikidata = wikidata ?? page.wikidata
-            statedLicense = statedLicense ?? page.license
         }
     }
 
@@ -130,6 +154,43 @@ public struct WikiStage {
         /// Pages read but deliberately not kept (disambiguation pages).
         var skips: [Finding] = []
         var summary = Summary()
+        /// What the first pass found, and what later passes found, kept apart for a part.
+        var firstPass: FirstPass? = nil
+        var late = LateFinds()
+        var recordsLate = false
+    }
+
+    /// The state after the first pass: what a shard found in its share of the dumps.
+    struct FirstPass {
+        var articles: [String: Article]
+        var redirects: [String: String]
+        var disambiguations: Set<String>
+        var disambiguationItems: Set<String>
+        var duplicates: Int
+        var htmlBytes: Int
+    }
+
+    /// What a shard's later passes (over every dump, for the targets of its redirect stubs)
+    /// found, each with the wanted titles that made it wanted: the merge keeps those of them a
+    /// whole run would have looked for.
+    struct LateFinds {
+        var articles: [String: Article] = [:]
+        var redirects: [Redirect] = []
+        var disambiguations: [Disambiguation] = []
+
+        struct Redirect: Sendable, Equatable {
+            var alias: String
+            var target: String
+            var matched: [String]
+            var htmlBytes: Int
+        }
+
+        struct Disambiguation: Sendable, Equatable {
+            var title: String
+            var wikidata: String?
+            var matched: [String]
+            var htmlBytes: Int
+        }
     }
 
     @discardableResult
@@ -138,6 +199,7 @@ public struct WikiStage {
         for output in [options.output, options.report, options.rejects] { Leftovers.removeStale(of: output) }
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
         run.rejectLimit = Self.rejectLimit(inputs: options.inputs, maxRejectRate: options.maxRejectRate)
+        run.recordsLate = options.part != nil
         var wanted = options.wants
         options.progress.start()
         defer { options.progress.finish() }
@@ -147,21 +209,24 @@ public struct WikiStage {
             try write(run, wanted: wanted)  // rejects, then the threshold error
         }
         clock.mark("pass 1")
-        // Redirect stubs whose target nobody else wanted: read the dumps again for the targets.
+        if run.recordsLate {
+            run.firstPass = FirstPass(
+                articles: run.articles, redirects: run.redirects, disambiguations: run.disambiguations,
+                disambiguationItems: run.disambiguationItems, duplicates: run.duplicates, htmlBytes: run.summary.htmlBytes)
+        }
+        // Redirect stubs whose target nobody else wanted: read the dumps again for the targets
+        // (a shard reads every dump for its own stubs' targets: they may be in any share).
         var followed = Set<String>()
-        while run.summary.passes < 3 {
-            var late = WikiWants(language: wanted.language)
-            for (alias, target) in run.redirects.sorted(by: { $0.key < $1.key })
-            where run.articles[target] == nil && !followed.contains(target) {
-                followed.insert(target)
-                for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
-            }
+        while run.summary.passes < Self.maximumPasses {
+            let late = Self.lateWants(redirects: run.redirects, found: { run.articles[$0] != nil }, followed: &followed, wanted: wanted)
             if late.isEmpty { break }
             try pass(wanted: late, into: &run)
-            for (title, requesters) in late.titles {
-                for requester in requesters { wanted.want(title: title, by: requester) }
-            }
+            wanted.add(late)
             clock.mark("pass \(run.summary.passes)")
+        }
+        if let part = options.part {
+            try writePart(run, identity: part)
+            return run.summary
         }
         try attachRequesters(wanted, &run)
         try write(run, wanted: wanted)
@@ -183,29 +248,61 @@ public struct WikiStage {
         }
     }
 
+    /// The most passes over the dumps a run makes: the first, and two for redirect stubs' targets.
+    static let maximumPasses = 3
+
+    /// The titles a run reads the dumps again for: the targets of redirect stubs (in alias
+    /// order) that no article found so far has, each not followed before, wanted by the alias's
+    /// requesters. The whole run and the merge of a sharded run decide them here.
+    static func lateWants(
+        redirects: [String: String], found: (String) -> Bool, followed: inout Set<String>, wanted: WikiWants
+    ) -> WikiWants {
+        var late = WikiWants(language: wanted.language)
+        for (alias, target) in redirects.sorted(by: { $0.key < $1.key }) where !found(target) && !followed.contains(target) {
+            followed.insert(target)
+            for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
+        }
+        return late
+    }
+
     /// Keeps an article unless a newer copy of it is kept; notes redirects and disambiguations.
     func keep(_ article: inout Article, into run: inout Run) {
+        let late = run.recordsLate && run.summary.passes > 1
         switch article.blurb.kind {
         case .redirect(let target):
             run.redirects[article.title] = WikiTitle.normalize(target)
+            if late {
+                run.late.redirects.append(LateFinds.Redirect(
+                    alias: article.title, target: WikiTitle.normalize(target), matched: article.matched, htmlBytes: article.htmlBytes))
+            }
             return
         case .disambiguation:
             run.disambiguations.insert(article.title)
             if let id = article.wikidata { run.disambiguationItems.insert(id.uppercased()) }
+            if late {
+                run.late.disambiguations.append(LateFinds.Disambiguation(
+                    title: article.title, wikidata: article.wikidata?.uppercased(), matched: article.matched, htmlBytes: article.htmlBytes))
+            }
             run.skips.append(Finding(path: article.source, line: article.line, record: article.record, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
             return
         case .article:
             break
         }
+        if late, run.late.articles[article.title].map({ article.isNewer(than: $0) }) ?? true {
+            spill(&article, into: &run)
+            run.late.articles[article.title] = article
+        }
         if let existing = run.articles[article.title] {
             run.duplicates += 1
             if !article.isNewer(than: existing) { return }
         }
-        // What the page said about itself is in the article's own fields by now (`complete`),
-        // and the document title was only for finding the article: neither is kept per article.
-        article.blurb.page = PageMetadata()
-        article.blurb.title = nil
-        if let spill = run.spill {
+        spill(&article, into: &run)
+        run.articles[article.title] = article
+    }
+
+    /// Moves an article's blurb HTML and summary to the run's spill file (if it has one).
+    private func spill(_ article: inout Article, into run: inout Run) {
+        if article.stored == nil, let spill = run.spill {
             do {
                 article.stored = StoredBlurb(html: try spill.append(article.blurb.html), summary: try spill.append(article.blurb.summary))
                 article.blurb.html = ""
@@ -214,39 +311,53 @@ public struct WikiStage {
                 if run.spillError == nil { run.spillError = error }
             }
         }
-        run.articles[article.title] = article
     }
 
     /// Gives each article the requesters of its title, its QID and the redirects to it.
     private func attachRequesters(_ wanted: WikiWants, _ run: inout Run) throws {
+        let resolved = Self.requesters(
+            of: run.articles.mapValues(\.wikidata), redirects: run.redirects, disambiguations: run.disambiguations,
+            disambiguationItems: run.disambiguationItems, wanted: wanted)
+        for (title, requesters) in resolved.byTitle { run.articles[title]!.requesters.formUnion(requesters) }
+        run.summary.missing = resolved.missing
+        run.summary.articles = run.articles.count
+    }
+
+    /// Who asked for each article (`articles`: title → Wikidata item): the requesters of its
+    /// title, of its QID and of the redirects to it; and what was wanted and not found (nor
+    /// skipped as a disambiguation page), sorted. The whole run and the merge decide it here.
+    static func requesters(
+        of articles: [String: String?], redirects: [String: String], disambiguations: Set<String>,
+        disambiguationItems: Set<String>, wanted: WikiWants
+    ) -> (byTitle: [String: Set<WikiWants.Requester>], missing: [String]) {
         var byWikidata: [String: String] = [:]
         // In title order, the first title keeps a QID two articles share: never the hash order.
-        for title in run.articles.keys.sorted() {
-            if let id = run.articles[title]?.wikidata?.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
+        for title in articles.keys.sorted() {
+            if let id = articles[title]??.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
         }
+        var byTitle: [String: Set<WikiWants.Requester>] = [:]
         var missing: [String] = []
         for (title, requesters) in wanted.titles {
             var target = title
             var hops = 0
-            while run.articles[target] == nil, let next = run.redirects[target], hops < 5 {
+            while articles[target] == nil, let next = redirects[target], hops < 5 {
                 target = next
                 hops += 1
             }
-            if run.articles[target] != nil {
-                run.articles[target]!.requesters.formUnion(requesters)
-            } else if !run.disambiguations.contains(title) {
+            if articles[target] != nil {
+                byTitle[target, default: []].formUnion(requesters)
+            } else if !disambiguations.contains(title) {
                 missing.append(title)
             }
         }
         for (id, requesters) in wanted.wikidata {
             if let title = byWikidata[id] {
-                run.articles[title]!.requesters.formUnion(requesters)
-            } else if !run.disambiguationItems.contains(id) {
+                byTitle[title, default: []].formUnion(requesters)
+            } else if !disambiguationItems.contains(id) {
                 missing.append(id)
             }
         }
-        run.summary.missing = missing.sorted()
-        run.summary.articles = run.articles.count
+        return (byTitle, missing.sorted())
     }
 
     static func url(of title: String, language: String) -> String {
@@ -255,6 +366,67 @@ public struct WikiStage {
 
     private func write(_ run: Run, wanted: WikiWants) throws {
         // Rejects first: they are written even when the threshold stops the stage.
+        try writeRejects(run)
+        let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
+        if rate > options.maxRejectRate || run.stoppedAt != nil {
+            throw Self.overLimit(
+                rejected: run.summary.rejected, lines: run.summary.lines, maxRejectRate: options.maxRejectRate, stoppedAt: run.stoppedAt,
+                path: mostRejected(run.findings) ?? options.output, rejects: options.rejects)
+        }
+        if let error = run.spillError { throw error }
+        let output = try AtomicOutput(path: options.output)
+        var writer = JSONWriter(capacity: 1 << 16)
+        for title in run.articles.keys.sorted(by: WikiTitle.byteOrder) {
+            let article = run.articles[title]!
+            guard !article.requesters.isEmpty else { continue }
+            var record = try self.record(of: article, spill: run.spill, language: wanted.language)
+            record.setRequesters(article.requesters)
+            record.encode(into: &writer)
+            if writer.count > 1 << 20 {
+                try output.write(writer.bytes)
+                writer.reset()
+            }
+        }
+        try output.write(writer.bytes)
+        try AtomicOutput.write(report(run, wanted: wanted).json(), to: options.report)
+        try output.commit()
+    }
+
+    /// The error of a run whose rejected lines are over the limit.
+    static func overLimit(
+        rejected: Int, lines: Int, maxRejectRate: Double, stoppedAt: String?, path: String, rejects: String
+    ) -> FieldpackError {
+        let rate = lines == 0 ? 0 : Double(rejected) / Double(lines)
+        let stopped = stoppedAt.map { "; stopped reading early at \($0), where the limit could no longer be met" } ?? ""
+        return FieldpackError(
+            path: path,
+            "\(rejected) of \(lines) dump lines rejected (\(percent(rate))), over the "
+                + "\(percent(maxRejectRate)) limit\(stopped); see \(rejects)")
+    }
+
+    /// A kept article as a line of `articles.jsonl`, without its requesters; its blurb's text is
+    /// read back from the spill file.
+    func record(of article: Article, spill: SpillFile?, language: String) throws -> ArticleRecord {
+        var summary = article.blurb.summary
+        var html = article.blurb.html
+        if let stored = article.stored, let spill {
+            summary = try spill.string(at: stored.summary)
+            html = try spill.string(at: stored.html)
+        }
+        var record = ArticleRecord(title: article.title, url: article.url, summary: summary, html: html)
+        record.pageID = article.pageID
+        record.revision = article.revision
+        record.modified = article.modified
+        record.language = language
+        record.wikidata = article.wikidata
+        record.license = article.license
+        record.sections = Int64(article.blurb.sections)
+        return record
+    }
+
+    /// Writes the run's findings, rejected then skipped, each in input order; the first 20 on
+    /// stderr too.
+    func writeRejects(_ run: Run) throws {
         var rejects = JSONWriter()
         func ordered(_ findings: [Finding]) -> [Finding] {
             findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
@@ -275,87 +447,31 @@ public struct WikiStage {
         }
         if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
         try AtomicOutput.write(String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects)
-        let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
-        if rate > options.maxRejectRate || run.stoppedAt != nil {
-            let stopped = run.stoppedAt.map { "; stopped reading early at \($0), where the limit could no longer be met" } ?? ""
-            throw FieldpackError(
-                path: mostRejected(run.findings) ?? options.output,
-                "\(run.summary.rejected) of \(run.summary.lines) dump lines rejected (\(percent(rate))), over the "
-                    + "\(percent(options.maxRejectRate)) limit\(stopped); see \(options.rejects)")
-        }
-        if let error = run.spillError { throw error }
-        let output = try AtomicOutput(path: options.output)
-        var writer = JSONWriter(capacity: 1 << 16)
-        for title in run.articles.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-            let article = run.articles[title]!
-            guard !article.requesters.isEmpty else { continue }
-            var summary = article.blurb.summary
-            var html = article.blurb.html
-            if let stored = article.stored, let spill = run.spill {
-                summary = try spill.string(at: stored.summary)
-                html = try spill.string(at: stored.html)
-            }
-            var record = ArticleRecord(title: article.title, url: article.url, summary: summary, html: html)
-            record.pageID = article.pageID
-            record.revision = article.revision
-            record.modified = article.modified
-            record.language = wanted.language
-            record.wikidata = article.wikidata
-            record.license = article.license
-            let requesters = article.requesters.sorted()
-            record.taxa = requesters.compactMap { if case .taxon(let id) = $0 { id } else { nil } }
-            record.destinations = requesters.compactMap { if case .destination(let id) = $0 { id } else { nil } }
-            record.sections = Int64(article.blurb.sections)
-            record.encode(into: &writer)
-            if writer.count > 1 << 20 {
-                try output.write(writer.bytes)
-                writer.reset()
-            }
-        }
-        try output.write(writer.bytes)
-        try AtomicOutput.write(report(run, wanted: wanted), to: options.report)
-        try output.commit()
     }
 
     /// The input most findings are about (the first of them in input order), or nil if none is.
     private func mostRejected(_ findings: [Finding]) -> String? {
+        Self.mostRejected(rejectedByInput(findings))
+    }
+
+    /// How many findings are about each input (`options.inputs`, in order).
+    func rejectedByInput(_ findings: [Finding]) -> [(input: String, count: Int)] {
+        options.inputs.map { input in (input, findings.count { $0.path == input || $0.path.hasPrefix(input + "#") }) }
+    }
+
+    /// The input with the most findings (the first of them in input order), or nil if none has.
+    static func mostRejected(_ counts: [(input: String, count: Int)]) -> String? {
         var best: (input: String, count: Int)? = nil
-        for input in options.inputs {
-            let count = findings.count { $0.path == input || $0.path.hasPrefix(input + "#") }
-            if count > (best?.count ?? 0) { best = (input, count) }
-        }
+        for (input, count) in counts where count > (best?.count ?? 0) { best = (input, count) }
         return best?.input
     }
 
-    private func report(_ run: Run, wanted: WikiWants) -> String {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("wanted"); writer.int(wanted.count)
-        // Counted in place: a filtered copy of every article was the stage's peak (94 MB at 100k).
-        writer.key("found"); writer.int(run.articles.values.count { !$0.requesters.isEmpty })
-        writer.key("missing")
-        writer.beginArray()
-        for title in run.summary.missing { writer.string(title) }
-        writer.endArray()
-        writer.key("redirects_followed")
-        writer.beginObject()
-        for (alias, target) in run.redirects.sorted(by: { $0.key < $1.key }) where wanted.titles[alias] != nil {
-            writer.key(dynamic: alias); writer.string(target)
-        }
-        writer.endObject()
-        writer.key("disambiguation_pages_skipped")
-        writer.beginArray()
-        for title in run.disambiguations.sorted() { writer.string(title) }
-        writer.endArray()
-        writer.key("duplicate_pages"); writer.int(run.duplicates)
-        writer.key("files_skipped"); writer.int(run.summary.filesSkipped)
-        writer.key("lines"); writer.int(run.summary.lines)
-        writer.key("lines_skipped"); writer.int(run.summary.skipped)
-        writer.key("lines_rejected"); writer.int(run.summary.rejected)
-        writer.key("passes"); writer.int(run.summary.passes)
-        writer.key("bytes_read"); writer.int(run.summary.bytes)
-        writer.key("html_bytes_cleaned"); writer.int(run.summary.htmlBytes)
-        writer.endObject()
-        return PrettyJSON.format(writer.bytes)
+    private func report(_ run: Run, wanted: WikiWants) -> WikiReport {
+        WikiReport(
+            wanted: wanted.count, found: run.articles.values.count { !$0.requesters.isEmpty }, missing: run.summary.missing,
+            redirectsFollowed: run.redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
+            disambiguations: run.disambiguations.sorted(), duplicates: run.duplicates, filesSkipped: run.summary.filesSkipped,
+            lines: run.summary.lines, skipped: run.summary.skipped, rejected: run.summary.rejected, passes: run.summary.passes,
+            bytes: run.summary.bytes, htmlBytes: run.summary.htmlBytes)
     }
 }

@@ -2,6 +2,9 @@
 /// spaces, runs of spaces collapsed and trimmed, the first letter upper case (the rest is
 /// case-sensitive).
 public enum WikiTitle {
+    /// The order of titles in `articles.jsonl`: by their UTF-8 bytes.
+    static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+
     public static func normalize(_ title: String) -> String {
         let decoded = percentDecoded(title)
         var words: [Substring] = []

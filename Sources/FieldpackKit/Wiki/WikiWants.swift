@@ -23,6 +23,12 @@ public struct WikiWants: Sendable {
         wikidata[id.uppercased(), default: []].insert(requester)
     }
 
+    /// Adds everything `other` wants.
+    public mutating func add(_ other: WikiWants) {
+        for (title, requesters) in other.titles { titles[title, default: []].formUnion(requesters) }
+        for (id, requesters) in other.wikidata { wikidata[id, default: []].formUnion(requesters) }
+    }
+
     public var isEmpty: Bool { titles.isEmpty && wikidata.isEmpty }
     public var count: Int { titles.count + wikidata.count }
 
@@ -49,6 +55,15 @@ public struct WikiWants: Sendable {
             else { continue }
             want(title: article.title, by: .taxon(id))
         }
+    }
+}
+
+extension ArticleRecord {
+    /// Sets the taxa and destinations that asked for the article, ascending.
+    mutating func setRequesters(_ requesters: Set<WikiWants.Requester>) {
+        let sorted = requesters.sorted()
+        taxa = sorted.compactMap { if case .taxon(let id) = $0 { id } else { nil } }
+        destinations = sorted.compactMap { if case .destination(let id) = $0 { id } else { nil } }
     }
 }
 

@@ -1,0 +1,332 @@
+/// One shard's output of the wiki stage (`fieldpack-wiki --shard K/N --output-folder DIR`), which
+/// `WikiMerge` merges: DIR holds `articles.jsonl` (every article the shard kept, sorted by
+/// title, without requesters: who asked for an article is decided across all shards),
+/// `wiki-report.json` (a part report: what the shard was made from, and what the merge decides
+/// with) and `rejects.jsonl` (the shard's findings, as a whole run writes them).
+public enum WikiPart {
+    public static let articlesFile = "articles.jsonl"
+    public static let reportFile = "wiki-report.json"
+    public static let rejectsFile = "rejects.jsonl"
+    /// The part report's `format`; a merge refuses any other.
+    static let format = "fieldpack-wiki-part-1"
+
+    /// What a part was made from: the merge refuses parts whose fingerprint or version differ.
+    public struct Identity: Sendable, Equatable {
+        public var shard: Shard
+        public var fingerprint: String
+        public var version = ToolVersion.description
+
+        public init(shard: Shard, fingerprint: String) {
+            self.shard = shard
+            self.fingerprint = fingerprint
+        }
+    }
+
+    /// The SHA-256 of what a wiki run reads and decides with: each dump's path, size and
+    /// modification time, the wanted titles and items with their requesters, the language, the
+    /// blurb rules, the reject limit and the shard count.
+    public static func fingerprint(inputs: [String], wants: WikiWants, rules: BlurbRules, maxRejectRate: Double, shards: Int) -> String {
+        var text = "shards \(shards)\nlanguage \(wants.language)\nmax-reject-rate \(maxRejectRate)\n"
+        for input in inputs {
+            text += "input \(input) \(FileSystem.size(input) ?? -1) \(FileSystem.modificationTime(input) ?? -1)\n"
+        }
+        text += "skipped-sections \(rules.skippedSections.sorted())\n"
+        for child in Mirror(reflecting: rules).children where child.label != "skippedSections" {
+            text += "rule \(child.label ?? "?") \(child.value)\n"
+        }
+        for (title, requesters) in wants.titles.sorted(by: { WikiTitle.byteOrder($0.key, $1.key) }) {
+            text += "title \(title) \(requesters.sorted())\n"
+        }
+        for (id, requesters) in wants.wikidata.sorted(by: { $0.key < $1.key }) {
+            text += "wikidata \(id) \(requesters.sorted())\n"
+        }
+        return SHA256.hex(of: Array(text.utf8))
+    }
+
+    /// One article of a part, in `articles.jsonl` order.
+    struct Entry: Sendable {
+        var title: String
+        var wikidata: String?
+        var copy: WikiStage.Copy
+        /// Found by a later pass (reading every dump for redirect stubs' targets).
+        var late: Bool
+        var matched: [String]
+        var htmlBytes: Int
+    }
+
+    /// A part report, read back.
+    struct Report: Sendable {
+        var folder: String
+        var identity: Identity
+        var language: String
+        var maxRejectRate: Double
+        var wants: WikiWants
+        var lines = 0, skipped = 0, rejected = 0, bytes = 0, filesSkipped = 0, duplicates = 0, htmlBytes = 0
+        var rejectedByInput: [(input: String, count: Int)] = []
+        var articles: [Entry] = []
+        var redirects: [String: String] = [:]
+        var disambiguations: Set<String> = []
+        var disambiguationItems: Set<String> = []
+        var lateRedirects: [WikiStage.LateFinds.Redirect] = []
+        var lateDisambiguations: [WikiStage.LateFinds.Disambiguation] = []
+
+        var path: String { folder + "/" + WikiPart.reportFile }
+        var articlesPath: String { folder + "/" + WikiPart.articlesFile }
+    }
+
+    /// Whether `folder` holds a part (its report says so).
+    public static func isPart(_ folder: String) -> Bool {
+        FileSystem.isDirectory(folder) && FileSystem.exists(folder + "/" + reportFile)
+    }
+
+    /// The part folders `paths` name: each path a part, or a folder of parts (its subfolders
+    /// that are parts, by name).
+    public static func folders(_ paths: [String]) throws -> [String] {
+        var folders: [String] = []
+        for path in paths {
+            if isPart(path) {
+                folders.append(path)
+            } else if FileSystem.isDirectory(path) {
+                let inside = try FileSystem.list(path).sorted().map { path + "/" + $0 }.filter(isPart)
+                guard !inside.isEmpty else { throw FieldpackError(path: path, "not a wiki part, nor a folder of wiki parts (no \(reportFile))") }
+                folders += inside
+            } else {
+                throw FieldpackError(path: path, "not a wiki part folder (fieldpack-wiki --output-folder)")
+            }
+        }
+        return folders
+    }
+}
+
+extension WikiPart.Report {
+    /// Reads the part report in `folder`.
+    init(folder: String, parser: JSONParser) throws {
+        let path = folder + "/" + WikiPart.reportFile
+        let buffer = PaddedBuffer(copying: try ReadableFile.contents(of: path))
+        let root: JSONValue
+        do {
+            root = try parser.parse(buffer)
+        } catch let error as JSONSyntaxError {
+            throw FieldpackError(path: path, "not a wiki part report: \(error.message)")
+        }
+        func elements(_ value: JSONValue?) -> [JSONValue] { value.map { Array($0.elements) } ?? [] }
+        func bad(_ what: String) -> FieldpackError { FieldpackError(path: path, "not a wiki part report: \(what)") }
+        guard root.isObject, root["format"]?.string == WikiPart.format else {
+            throw bad("its \"format\" is not \"\(WikiPart.format)\" (a whole run's report is not a part)")
+        }
+        guard let version = root["tool_version"]?.string, let fingerprint = root["fingerprint"]?.string,
+              let shard = root["shard"], let index = shard["index"]?.int64, let count = shard["count"]?.int64,
+              let language = root["language"]?.string, let rate = root["max_reject_rate"]?.double
+        else { throw bad("no tool_version, fingerprint, shard, language or max_reject_rate") }
+        var identity = WikiPart.Identity(shard: try Shard(index: Int(index), count: Int(count)), fingerprint: fingerprint)
+        identity.version = version
+        var wants = WikiWants(language: language)
+        func requesters(_ value: JSONValue) -> [WikiWants.Requester] {
+            (value["taxa"]?.elements.compactMap(\.int64).map { .taxon($0) } ?? [])
+                + (value["destinations"]?.elements.compactMap(\.string).map { .destination($0) } ?? [])
+        }
+        for want in elements(root["wants"]) {
+            guard let title = want["title"]?.string else { throw bad("a want without a title") }
+            for requester in requesters(want) { wants.want(title: title, by: requester) }
+        }
+        for want in elements(root["wants_wikidata"]) {
+            guard let id = want["id"]?.string else { throw bad("a wanted item without an id") }
+            for requester in requesters(want) { wants.want(wikidata: id, by: requester) }
+        }
+        self.init(folder: folder, identity: identity, language: language, maxRejectRate: rate, wants: wants)
+        guard let summary = root["summary"] else { throw bad("no summary") }
+        func number(_ key: StaticString) throws -> Int {
+            guard let value = summary[key]?.int64 else { throw bad("no summary.\(key)") }
+            return Int(value)
+        }
+        lines = try number("lines")
+        skipped = try number("lines_skipped")
+        rejected = try number("lines_rejected")
+        bytes = try number("bytes_read")
+        filesSkipped = try number("files_skipped")
+        duplicates = try number("duplicate_pages")
+        htmlBytes = try number("html_bytes_cleaned")
+        for entry in elements(root["rejected_by_input"]) {
+            rejectedByInput.append((entry["input"]?.string ?? "", Int(entry["count"]?.int64 ?? 0)))
+        }
+        func matched(_ value: JSONValue) -> [String] { value["matched"]?.elements.compactMap(\.string) ?? [] }
+        for article in elements(root["articles"]) {
+            guard let title = article["title"]?.string, let source = article["source"]?.string else { throw bad("an article without a title or source") }
+            let copy = WikiStage.Copy(
+                revision: article["revision"]?.int64, modified: article["modified"]?.string, source: source,
+                line: article["line"]?.int64.map(Int.init), record: article["record"]?.string)
+            articles.append(WikiPart.Entry(
+                title: title, wikidata: article["wikidata"]?.string, copy: copy, late: article["late"]?.bool ?? false,
+                matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
+        }
+        for redirect in elements(root["redirects"]) {
+            guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
+            redirects[alias] = target
+        }
+        disambiguations = Set(elements(root["disambiguations"]).compactMap(\.string))
+        disambiguationItems = Set(elements(root["disambiguation_items"]).compactMap(\.string))
+        for redirect in elements(root["late_redirects"]) {
+            guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
+            lateRedirects.append(.init(alias: alias, target: target, matched: matched(redirect), htmlBytes: Int(redirect["html_bytes"]?.int64 ?? 0)))
+        }
+        for page in elements(root["late_disambiguations"]) {
+            guard let title = page["title"]?.string else { throw bad("a disambiguation page without a title") }
+            lateDisambiguations.append(.init(
+                title: title, wikidata: page["wikidata"]?.string, matched: matched(page), htmlBytes: Int(page["html_bytes"]?.int64 ?? 0)))
+        }
+    }
+}
+
+extension WikiStage {
+    /// Writes a part (see `WikiPart`): the rejects, every article kept on the first pass and
+    /// every one a later pass found, and the part report. The reject limit is the merge's to
+    /// check (a shard sees only its share of the lines); the articles file comes last.
+    func writePart(_ run: Run, identity: WikiPart.Identity) throws {
+        try writeRejects(run)
+        if let error = run.spillError { throw error }
+        guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
+        var listed = first.articles.values.map { (article: $0, late: false) } + run.late.articles.values.map { (article: $0, late: true) }
+        listed.sort { a, b in
+            a.article.title != b.article.title ? WikiTitle.byteOrder(a.article.title, b.article.title) : (!a.late && b.late)
+        }
+        let output = try AtomicOutput(path: options.output)
+        var writer = JSONWriter(capacity: 1 << 16)
+        for (article, _) in listed {
+            try record(of: article, spill: run.spill, language: options.wants.language).encode(into: &writer)
+            if writer.count > 1 << 20 {
+                try output.write(writer.bytes)
+                writer.reset()
+            }
+        }
+        try output.write(writer.bytes)
+
+        var report = JSONWriter()
+        report.beginObject()
+        report.key("format"); report.string(WikiPart.format)
+        report.key("tool_version"); report.string(identity.version)
+        report.key("fingerprint"); report.string(identity.fingerprint)
+        report.key("shard")
+        report.beginObject()
+        report.key("index"); report.int(identity.shard.index)
+        report.key("count"); report.int(identity.shard.count)
+        report.endObject()
+        report.key("language"); report.string(options.wants.language)
+        report.key("max_reject_rate"); report.double(options.maxRejectRate)
+        func requesters(_ set: Set<WikiWants.Requester>) {
+            var record = ArticleRecord(title: "", url: "", summary: "", html: "")
+            record.setRequesters(set)
+            report.key("taxa")
+            report.beginArray()
+            for id in record.taxa { report.int(id) }
+            report.endArray()
+            report.key("destinations")
+            report.beginArray()
+            for id in record.destinations { report.string(id) }
+            report.endArray()
+        }
+        report.key("wants")
+        report.beginArray()
+        for (title, set) in options.wants.titles.sorted(by: { WikiTitle.byteOrder($0.key, $1.key) }) {
+            report.beginObject()
+            report.key("title"); report.string(title)
+            requesters(set)
+            report.endObject()
+        }
+        report.endArray()
+        report.key("wants_wikidata")
+        report.beginArray()
+        for (id, set) in options.wants.wikidata.sorted(by: { $0.key < $1.key }) {
+            report.beginObject()
+            report.key("id"); report.string(id)
+            requesters(set)
+            report.endObject()
+        }
+        report.endArray()
+        report.key("summary")
+        report.beginObject()
+        report.key("lines"); report.int(run.summary.lines)
+        report.key("lines_skipped"); report.int(run.summary.skipped)
+        report.key("lines_rejected"); report.int(run.summary.rejected)
+        report.key("bytes_read"); report.int(run.summary.bytes)
+        report.key("files_skipped"); report.int(run.summary.filesSkipped)
+        report.key("duplicate_pages"); report.int(first.duplicates)
+        report.key("html_bytes_cleaned"); report.int(first.htmlBytes)
+        report.endObject()
+        report.key("rejected_by_input")
+        report.beginArray()
+        for (input, count) in rejectedByInput(run.findings) {
+            report.beginObject()
+            report.key("input"); report.string(input)
+            report.key("count"); report.int(count)
+            report.endObject()
+        }
+        report.endArray()
+        func matched(_ titles: [String]) {
+            report.key("matched")
+            report.beginArray()
+            for title in Set(titles).sorted() { report.string(title) }
+            report.endArray()
+        }
+        report.key("articles")
+        report.beginArray()
+        for (article, late) in listed {
+            report.beginObject()
+            report.key("title"); report.string(article.title)
+            report.key("wikidata"); report.string(article.wikidata)
+            report.key("revision"); report.int(article.revision)
+            report.key("modified"); report.string(article.modified)
+            report.key("source"); report.string(article.source)
+            report.key("line"); report.int(article.line.map(Int64.init))
+            report.key("record"); report.string(article.record)
+            report.key("late"); report.bool(late)
+            matched(article.matched)
+            report.key("html_bytes"); report.int(article.htmlBytes)
+            report.endObject()
+        }
+        report.endArray()
+        report.key("redirects")
+        report.beginArray()
+        for (alias, target) in first.redirects.sorted(by: { WikiTitle.byteOrder($0.key, $1.key) }) {
+            report.beginObject()
+            report.key("alias"); report.string(alias)
+            report.key("target"); report.string(target)
+            report.endObject()
+        }
+        report.endArray()
+        report.key("disambiguations")
+        report.beginArray()
+        for title in first.disambiguations.sorted(by: WikiTitle.byteOrder) { report.string(title) }
+        report.endArray()
+        report.key("disambiguation_items")
+        report.beginArray()
+        for id in first.disambiguationItems.sorted() { report.string(id) }
+        report.endArray()
+        report.key("late_redirects")
+        report.beginArray()
+        let redirects = run.late.redirects.sorted { ($0.alias, $0.target, $0.matched.joined(separator: "\n"), $0.htmlBytes) < ($1.alias, $1.target, $1.matched.joined(separator: "\n"), $1.htmlBytes) }
+        for (index, redirect) in redirects.enumerated() where index == 0 || redirects[index - 1] != redirect {
+            report.beginObject()
+            report.key("alias"); report.string(redirect.alias)
+            report.key("target"); report.string(redirect.target)
+            matched(redirect.matched)
+            report.key("html_bytes"); report.int(redirect.htmlBytes)
+            report.endObject()
+        }
+        report.endArray()
+        report.key("late_disambiguations")
+        report.beginArray()
+        let pages = run.late.disambiguations.sorted { ($0.title, $0.wikidata ?? "", $0.matched.joined(separator: "\n"), $0.htmlBytes) < ($1.title, $1.wikidata ?? "", $1.matched.joined(separator: "\n"), $1.htmlBytes) }
+        for (index, page) in pages.enumerated() where index == 0 || pages[index - 1] != page {
+            report.beginObject()
+            report.key("title"); report.string(page.title)
+            report.key("wikidata"); report.string(page.wikidata)
+            matched(page.matched)
+            report.key("html_bytes"); report.int(page.htmlBytes)
+            report.endObject()
+        }
+        report.endArray()
+        report.endObject()
+        try AtomicOutput.write(PrettyJSON.format(report.bytes), to: options.report)
+        try output.commit()
+    }
+}

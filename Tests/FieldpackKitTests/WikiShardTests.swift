@@ -1,0 +1,253 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// The sharded wiki stage (`--shard K/N`, issue 12): whatever the shard count, the merged parts
+/// are the bytes one whole run writes, and a merge refuses parts that do not belong together.
+@Suite struct WikiShardTests {
+    private typealias H = WikiHarness
+
+    private static func stub(to target: String) -> String {
+        "<html><body><section data-mw-section-id=\"0\"><link rel=\"mw:PageProp/redirect\" href=\"./\(target)\"/></section></body></html>"
+    }
+    private static let disambiguation = "<html><head><meta property=\"mw:PageProp/disambiguation\"/></head><body><p>Lixus may refer to:</p></body></html>"
+
+    /// A sentence that makes each article's blurb its own.
+    private static func sentence(_ title: String) -> String { "The \(title) is a small bird that lives in woods, parks and gardens." }
+
+    /// The whole run's `articles.jsonl` and report, and the merge of `count` shards' parts.
+    private func outputs(_ inputs: [String], wants: WikiWants, count: Int, in directory: TemporaryDirectory) throws
+        -> (whole: (articles: String, report: String), merged: (articles: String, report: String))
+    {
+        let whole = try TemporaryDirectory()
+        try H.run(inputs, wants: wants, in: whole)
+        var folders: [String] = []
+        // Shards in reverse order: the order they run in does not matter.
+        for index in (0..<count).reversed() {
+            let shard = try Shard(index: index, count: count)
+            let folder = directory.file("shard-\(index)-of-\(count)")
+            try FileSystem.makeDirectories(folder)
+            var options = WikiStage.Options(
+                inputs: inputs, wants: wants, output: folder + "/articles.jsonl", report: folder + "/wiki-report.json",
+                rejects: folder + "/rejects.jsonl")
+            options.maxRejectRate = 1
+            options.shard = shard
+            options.part = WikiPart.Identity(
+                shard: shard, fingerprint: WikiPart.fingerprint(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: 1, shards: count))
+            try WikiStage(options: options).run()
+            folders.append(folder)
+        }
+        let merged = (directory.file("merged-articles.jsonl"), directory.file("merged-report.json"))
+        try WikiMerge(parts: folders).write(articles: merged.0, report: merged.1)
+        return ((try text(whole.file("articles.jsonl")), try text(whole.file("report.json"))), (try text(merged.0), try text(merged.1)))
+    }
+
+    private func expectSame(_ inputs: [String], wants: WikiWants, count: Int, in directory: TemporaryDirectory) throws -> [String: Any] {
+        let (whole, merged) = try outputs(inputs, wants: wants, count: count, in: directory)
+        #expect(!whole.articles.isEmpty)
+        #expect(merged.articles == whole.articles, "articles differ for \(count) shards")
+        #expect(merged.report == whole.report, "reports differ for \(count) shards:\n\(merged.report)\nwhole:\n\(whole.report)")
+        return try JSONSerialization.jsonObject(with: Data(whole.report.utf8)) as! [String: Any]
+    }
+
+    @Test(arguments: [1, 4, 16])
+    func severalDumpsMergeToTheWholeRunsBytes(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        var inputs: [String] = []
+        // The same title in two dumps (the higher revision wins), a redirect in an article's
+        // redirects field, a disambiguation page, a line that is not JSON, an article wanted by
+        // its Wikidata item, and a title nobody has.
+        inputs.append(try directory.write("a.ndjson", [
+            H.line("Great tit", H.parsoid(Self.sentence("great tit")), ["version": ["identifier": 5]]),
+            H.line("Blue tit", H.parsoid(Self.sentence("blue tit")), ["main_entity": ["identifier": "Q25485"]]),
+            "{not json",
+        ].joined(separator: "\n") + "\n"))
+        inputs.append(try directory.write("b.ndjson", [
+            H.line("Great tit", H.parsoid(Self.sentence("newer great tit")), ["version": ["identifier": 9]]),
+            H.line("Sonian Forest", H.parsoid(Self.sentence("forest")), ["redirects": [["name": "Forêt de Soignes"]]]),
+        ].joined(separator: "\n") + "\n"))
+        inputs.append(try directory.write("c.ndjson", H.line("Lixus", Self.disambiguation) + "\n"))
+        inputs.append(try directory.write("d.html", H.parsoid(Self.sentence("robin"), title: "European robin")))
+        inputs.append(try directory.write("README", "not a dump\n"))
+        let wants = H.wants(["Great tit", "Forêt de Soignes", "Lixus", "European robin", "Nowhere bird"], wikidata: ["Q25485"])
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        #expect(report["duplicate_pages"] as? Int == 1)
+        #expect(report["missing"] as? [String] == ["Nowhere bird"])
+        #expect(report["lines_rejected"] as? Int == 1)
+    }
+
+    @Test(arguments: [1, 4, 16])
+    func anArchiveSplitsByMember(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let names = ["Great tit", "Blue tit", "Coal tit", "Marsh tit", "Willow tit", "Crested tit", "Long-tailed tit"]
+        var files: [String] = []
+        for (index, name) in names.enumerated() {
+            // Each member also holds a copy of the first article, older or newer.
+            let lines = [
+                H.line(name, H.parsoid(Self.sentence(name)), ["version": ["identifier": 100 + index]]),
+                H.line("Great tit", H.parsoid(Self.sentence("great tit \(index)")), ["version": ["identifier": index * 7 % 5]]),
+            ]
+            files.append("part-\(index).ndjson")
+            _ = try directory.write("members/part-\(index).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        _ = try directory.write("members/LICENSE", "CC BY-SA\n")
+        let archive = try H.tarGz("dump.json.tar.gz", of: "members", files: files + ["LICENSE"], in: directory)
+        let report = try expectSame([archive], wants: H.wants(names), count: shards, in: directory)
+        #expect(report["found"] as? Int == names.count)
+        #expect(report["files_skipped"] as? Int == 1)
+    }
+
+    @Test(arguments: [1, 4, 16])
+    func aLargeNDJSONFileSplitsByByteRange(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        var lines: [String] = []
+        var wanted: [String] = []
+        for index in 0..<600 {
+            let title = "Bird \(index % 450)"  // 150 titles twice, far apart
+            lines.append(H.line(title, H.parsoid(Self.sentence(title) + String(repeating: " Padding.", count: index % 37)), [
+                "version": ["identifier": index],
+            ]))
+            if index % 3 == 0 { wanted.append(title) }
+            if index % 101 == 0 { lines.append("") }  // blank lines belong to no one
+        }
+        let dump = try directory.write("big.ndjson", lines.joined(separator: "\n") + "\n")
+        let report = try expectSame([dump], wants: H.wants(wanted), count: shards, in: directory)
+        #expect(report["lines"] as? Int == 600)
+    }
+
+    @Test(arguments: [1, 4, 16])
+    func aRedirectStubsTargetInAnotherShardIsFollowed(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        // "Parus major" is a stub to "Great tit", which nobody wanted: a whole run reads the dumps
+        // again for it; so does the stub's shard, and the merge keeps what the whole run found.
+        let inputs = [
+            try directory.write("stubs.ndjson", H.line("Parus major", Self.stub(to: "Great_tit")) + "\n"),
+            try directory.write("other.ndjson", H.line("Coal tit", H.parsoid(Self.sentence("coal tit"))) + "\n"),
+            try directory.write("articles.ndjson", H.line("Great tit", H.parsoid(Self.sentence("great tit"))) + "\n"),
+        ]
+        let report = try expectSame(inputs, wants: H.wants(["Parus major", "Coal tit"]), count: shards, in: directory)
+        #expect(report["passes"] as? Int == 2)
+        #expect(report["redirects_followed"] as? [String: String] == ["Parus major": "Great tit"])
+    }
+
+    @Test func aPartFromOtherInputsIsRefusedNamingBoth() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        var folders: [String] = []
+        for (index, titles) in [["Great tit"], ["Great tit", "Blue tit"]].enumerated() {
+            let shard = try Shard(index: index, count: 2)
+            let wants = H.wants(titles)
+            let folder = directory.file("shard-\(index)")
+            try FileSystem.makeDirectories(folder)
+            var options = WikiStage.Options(
+                inputs: [dump], wants: wants, output: folder + "/articles.jsonl", report: folder + "/wiki-report.json", rejects: folder + "/rejects.jsonl")
+            options.shard = shard
+            options.part = WikiPart.Identity(
+                shard: shard, fingerprint: WikiPart.fingerprint(inputs: [dump], wants: wants, rules: options.rules, maxRejectRate: 0.01, shards: 2))
+            try WikiStage(options: options).run()
+            folders.append(folder)
+        }
+        let error = try #require(throws: FieldpackError.self) { try WikiMerge(parts: folders) }
+        #expect(error.description.contains(folders[0]) && error.description.contains(folders[1]))
+        #expect(error.description.contains("made from other inputs"))
+        // One part alone is not the whole run either.
+        let missing = try #require(throws: FieldpackError.self) { try WikiMerge(parts: [folders[0]]) }
+        #expect(missing.description.contains("shard 1/2 is missing"))
+    }
+
+    /// The parts of `inputs` in `count` shards, made with a reject limit of `maxRejectRate`.
+    private func parts(_ inputs: [String], wants: WikiWants, count: Int, maxRejectRate: Double, in directory: TemporaryDirectory) throws -> [String] {
+        try (0..<count).map { index in
+            let shard = try Shard(index: index, count: count)
+            let folder = directory.file("limit-\(index)-of-\(count)")
+            try FileSystem.makeDirectories(folder)
+            var options = WikiStage.Options(
+                inputs: inputs, wants: wants, output: folder + "/articles.jsonl", report: folder + "/wiki-report.json", rejects: folder + "/rejects.jsonl")
+            options.maxRejectRate = maxRejectRate
+            options.shard = shard
+            options.part = WikiPart.Identity(
+                shard: shard, fingerprint: WikiPart.fingerprint(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: maxRejectRate, shards: count))
+            try WikiStage(options: options).run()
+            return folder
+        }
+    }
+
+    /// A shard sees only its share of the lines: the reject limit is the merge's to apply, over
+    /// all of them, so the sharded build fails exactly when the whole run does.
+    @Test func theRejectLimitAppliesToAllShardsTogether() throws {
+        let directory = try TemporaryDirectory()
+        let good = (0..<5).map { H.line("Bird \($0)", H.parsoid(Self.sentence("bird \($0)"))) }
+        let a = try directory.write("a.ndjson", (good.prefix(4) + ["{not json"]).joined(separator: "\n") + "\n")
+        let b = try directory.write("b.ndjson", (good + ["{not json either"]).joined(separator: "\n") + "\n")
+        let wants = H.wants((0..<5).map { "Bird \($0)" })
+        // 2 of 11 lines (18%): under a 20% limit, though shard 0 alone (1 of 5) is at 20%.
+        let passing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.2, in: directory)
+        _ = try WikiMerge(parts: passing).reportJSON()
+        // Over a 15% limit: the whole run fails, and so does the merge, with the same message.
+        let whole = try TemporaryDirectory()
+        var options = WikiStage.Options(
+            inputs: [a, b], wants: wants, output: whole.file("articles.jsonl"), report: whole.file("report.json"), rejects: whole.file("rejects.jsonl"))
+        options.maxRejectRate = 0.15
+        let wholeError = try #require(throws: FieldpackError.self) { try WikiStage(options: options).run() }
+        let held = try TemporaryDirectory()
+        let failing = try parts([a, b], wants: wants, count: 2, maxRejectRate: 0.15, in: held)
+        let mergeError = try #require(throws: FieldpackError.self) { try WikiMerge(parts: failing).reportJSON() }
+        #expect(mergeError.path == wholeError.path && wholeError.path == a)
+        #expect(mergeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(mergeError.message)")
+        #expect(wholeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(wholeError.message)")
+    }
+
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// The sample pipeline with its wiki stage in 4 shards (make rules shard-wiki-K) gives the
+    /// bundle's bytes: content.sqlite, the costs report, report.html and the manifest.
+    @Test(.enabled(if: binaries != nil))
+    func makeBundleWithShardedWikiGivesTheUnshardedBundle() throws {
+        let directory = try TemporaryDirectory()
+        func make(_ build: String, _ arguments: [String]) throws {
+            let result = try run(
+                "/usr/bin/make", ["--no-print-directory", "SKIP_TOOLS=1", "BUILD=\(build)", "BIN=\(Self.binaries!)", "bundle"] + arguments,
+                directory: repositoryRoot)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        }
+        try make(directory.file("whole"), [])
+        try make(directory.file("sharded"), ["SHARDS=4"])
+        for index in 0..<4 {
+            #expect(WikiPart.isPart(directory.file("sharded/sample/wiki/shard-\(index)-of-4")))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("sharded/sample/wiki/articles.jsonl")))
+        for file in ["content.sqlite", "costs-report.json", "report.html", "manifest.json", "manifest-sha256.txt"] {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: directory.file("whole/sample/bundle/\(file)")))
+            let sharded = try Data(contentsOf: URL(fileURLWithPath: directory.file("sharded/sample/bundle/\(file)")))
+            #expect(whole == sharded, "\(file) differs with SHARDS=4")
+        }
+    }
+
+    @Test func byteRangesNeverLoseOrDoubleALine() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            // Lines of random lengths (some empty), as offsets of their first bytes.
+            var offsets: [Int] = []
+            var offset = 0
+            for _ in 0..<Int.random(in: 0...60, using: &generator) {
+                offsets.append(offset)
+                offset += Int.random(in: 1...50, using: &generator)
+            }
+            let size = offset
+            for count in 1...17 {
+                let owners = try (0..<count).map { index in
+                    WikiShare(shard: try Shard(index: index, count: count), files: 1).lines(file: 0, size: size, compressed: false)
+                }
+                for line in offsets {
+                    #expect(owners.count { $0.owns(offset: line) } == 1, "line at \(line) of \(size) bytes, \(count) shards")
+                }
+                // The ranges tile the file: each starts where the last ended.
+                for index in 1..<count {
+                    #expect(WikiShare.range(of: try Shard(index: index - 1, count: count), size: size).upperBound
+                        == WikiShare.range(of: try Shard(index: index, count: count), size: size).lowerBound)
+                }
+            }
+        }
+    }
+}
