@@ -323,7 +323,8 @@ $(BAG_VERIFIED): $(BAG_MANIFEST)
 	@touch $@
 
 # The run's time and memory per stage: beside the bundle, never in it (they vary per run).
-$(RUN_REPORT): $(VERIFIED)
+# After every check that writes a timing: the bundle's, and with BAGIT=1 the bag's (make -j).
+$(RUN_REPORT): $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 	$(BIN)/fieldpack-report --timings $(OUT)/timings --output $@ --pipeline-name $(PIPELINE_NAME)
 endif
 

@@ -259,6 +259,11 @@ import Testing
         (#""taxon_geoprivacy":"private""#, true),
         (#""geoprivacy":"open","obscured":false"#, false),
         (#""geoprivacy":null"#, false),
+        // In any case, as licence codes are read (INAT.md lists the values in lower case).
+        (#""geoprivacy":"Obscured""#, true),
+        (#""geoprivacy":"PRIVATE""#, true),
+        (#""taxon_geoprivacy":"Obscured""#, true),
+        (#""geoprivacy":"Open","obscured":false"#, false),
         // A privacy field that is there but unusable is dropped, and the point counts as
         // obscured: a private accuracy never ships by mistake.
         (#""obscured":"yes""#, true),

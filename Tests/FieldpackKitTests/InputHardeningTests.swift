@@ -227,6 +227,40 @@ import Testing
         #expect(observation["quality_grade"] as? String == "casual")
     }
 
+    /// The same rule at every depth: a key repeated inside a photo, a taxon or a user keeps its
+    /// first value, with a salvage finding naming its path; the record and its parts are kept.
+    @Test func aDuplicateKeyInsideAPhotoOrATaxonKeepsItsFirstValueWithAFindingNamingItsPath() throws {
+        let directory = try TemporaryDirectory()
+        let line = observationJSON(id: 1, photos: [(70, "cc-by", 800)])
+            .replacingOccurrences(of: #""name":"Danaus plexippus","#, with: #""name":"Danaus plexippus","name":"Wrong name","#)
+            .replacingOccurrences(of: #""license_code":"cc-by","#, with: #""license_code":"cc-by","license_code":"cc0","license_code":"pd","#)
+            .replacingOccurrences(of: #""login":"user7""#, with: #""login":"user7","login":"other""#)
+        let path = try directory.write("dup.jsonl", line + "\n")
+        let summary = try ingest([path], in: directory, maxRejectRate: 0)
+        #expect(summary.accepted == 1)
+        #expect(summary.findings.allSatisfy { $0.outcome == .salvaged })
+        #expect(summary.findings.map(\.field) == ["taxon.name", "user.login", "photos[0].license_code", "observation_photos[0].photo.license_code"])
+        #expect(summary.findings.map(\.reason) == [
+            "taxon.name appears 2 times in the record: the first value is kept",
+            "user.login appears 2 times in the record: the first value is kept",
+            "photos[0].license_code appears 3 times in the record: the first value is kept",
+            "observation_photos[0].photo.license_code appears 3 times in the record: the first value is kept",
+        ])
+        let records = try recordLines(directory.file("records.jsonl"))
+        #expect(records.first { $0["k"] as? String == "taxon" }?["name"] as? String == "Danaus plexippus")
+        #expect(records.first { $0["k"] as? String == "user" }?["login"] as? String == "user7")
+        #expect(records.first { $0["k"] as? String == "photo" }?["license"] as? String == "cc-by")
+    }
+
+    @Test func keysRepeatedInDifferentObjectsAreNoDuplicates() throws {
+        let directory = try TemporaryDirectory()
+        // Every photo has an id, and so do the taxon, the user and the record: no finding.
+        let line = observationJSON(id: 1, photos: [(70, "cc-by", 800), (71, "cc0", 640)])
+        let summary = try ingest([try directory.write("ok.jsonl", line + "\n")], in: directory, maxRejectRate: 0)
+        #expect(summary.accepted == 1)
+        #expect(summary.findings.isEmpty, "\(summary.findings.map(\.reason))")
+    }
+
     // MARK: Issue 14: a folder, an empty input, a read error
 
     @Test func aFolderWhereAFileIsExpectedIsAnErrorNamingIt() throws {

@@ -65,6 +65,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: build))
     }
 
+    /// Both checks write a timing (`timings/verify.json`), so with BAGIT=1 the run report comes
+    /// after the bag's check too: in a dry run (make's order) and so under `make -j`.
+    @Test func withBagitTheRunReportWaitsForTheBagsCheck() throws {
+        let directory = try TemporaryDirectory()
+        let build = directory.file("build")
+        let dry = try make(["-n", "pipeline-bundle", "PIPELINE_NAME=sample", "BUILD=\(build)", "BAGIT=1"], bin: "/nonexistent")
+        #expect(dry.status == 0, "\(dry.stdout)\(dry.stderr)")
+        let commands = dry.stdout.split(separator: "\n").map(String.init)
+        let bagCheck = try #require(commands.firstIndex { $0.hasPrefix("/nonexistent/fieldpack-verify \(build)/sample/bag") }, "\(dry.stdout)")
+        let bundleCheck = try #require(commands.firstIndex { $0.hasPrefix("/nonexistent/fieldpack-verify \(build)/sample/bundle") })
+        let runReport = try #require(commands.firstIndex { $0.contains("fieldpack-report --timings") })
+        #expect(runReport > bagCheck && runReport > bundleCheck, "\(dry.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: build), "the dry run wrote \(build)")
+    }
+
     @Test func checkRunsWhatTestRuns() throws {
         let check = try make(["-n", "check"], bin: "/nonexistent")
         let test = try make(["-n", "test"], bin: "/nonexistent")

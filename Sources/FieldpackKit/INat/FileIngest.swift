@@ -386,9 +386,9 @@ final class FileIngest {
                 salvaged.outcome = .salvaged
                 note(&result, salvaged)
             }
-            if let (key, count) = duplicateKey(value) {
-                var salvaged = finding("\(key) appears \(count) times in the record: the first value is kept")
-                salvaged.field = key
+            for duplicate in duplicateKeys.find(in: value) {
+                var salvaged = finding("\(duplicate.path) appears \(duplicate.count) times in the record: the first value is kept")
+                salvaged.field = duplicate.path
                 salvaged.outcome = .salvaged
                 note(&result, salvaged)
             }
@@ -402,34 +402,8 @@ final class FileIngest {
         }
     }
 
-    /// Key hashes of the record being checked, reused.
-    private var keyHashes: [UInt64] = []
-
-    /// The first key of `object`'s top level that appears more than once, and how often.
-    ///
-    /// The rule for duplicate keys (JSON leaves it open): the first value is the one read — what
-    /// simdjson's lookup gives — and the record keeps it, with a salvage finding for the others.
-    /// Linear in the keys, plus a sort of their 64-bit hashes; names are compared only on a hash
-    /// match.
-    private func duplicateKey(_ object: JSONValue) -> (String, Int)? {
-        guard object.isObject else { return nil }
-        keyHashes.removeAll(keepingCapacity: true)
-        for (key, _) in object.members {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in key.bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            keyHashes.append(hash)
-        }
-        keyHashes.sort()
-        guard zip(keyHashes, keyHashes.dropFirst()).contains(where: { $0 == $1 }) else { return nil }
-        var counts: [String: Int] = [:]
-        var order: [String] = []
-        for (key, _) in object.members {
-            let name = key.string
-            if counts[name] == nil { order.append(name) }
-            counts[name, default: 0] += 1
-        }
-        return order.first { counts[$0]! > 1 }.map { ($0, counts[$0]!) }
-    }
+    /// The duplicated keys of the record being checked, at any depth (the rule: `DuplicateKeys`).
+    private var duplicateKeys = DuplicateKeys()
 
     func reject(_ result: inout Result, _ finding: Finding) {
         var finding = finding

@@ -84,6 +84,20 @@ public struct JSONText {
     public func equals(_ literal: StaticString) -> Bool {
         literal.utf8CodeUnitCount == count && memcmp(start, literal.utf8Start, count) == 0
     }
+
+    /// Whether the text is `literal` with ASCII letters compared in either case (`literal` in
+    /// lower case).
+    public func equalsIgnoringASCIICase(_ literal: StaticString) -> Bool {
+        guard literal.utf8CodeUnitCount == count else { return false }
+        let own = start.assumingMemoryBound(to: UInt8.self)
+        let expected = literal.utf8Start
+        for index in 0..<count {
+            var byte = own[index]
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+            if byte != expected[index] { return false }
+        }
+        return true
+    }
 }
 
 public struct JSONElements: Sequence {

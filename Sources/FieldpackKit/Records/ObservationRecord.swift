@@ -130,14 +130,15 @@ public struct ObservationRecord {
     }
 
     /// Whether an observation's published coordinates are obscured: its `obscured` flag, or its
-    /// own or its taxon's geoprivacy `obscured` or `private`. Its latitude and longitude are then
-    /// a public point randomised within a cell of about 0.2° (or absent, when private), and only
-    /// its public accuracy may ship. The one definition: ingest picks the accuracy by it, the
+    /// own or its taxon's geoprivacy `obscured` or `private`, compared in either case (`Obscured`
+    /// is read as `obscured`, as licence codes are). Its latitude and longitude are then a public
+    /// point randomised within a cell of about 0.2° (or absent, when private), and only its
+    /// public accuracy may ship. The one definition: ingest picks the accuracy by it, the
     /// bundle fills `observations.coordinates_obscured` with it.
     public static func isObscured(obscured: Bool?, geoprivacy: JSONText?, taxonGeoprivacy: JSONText?) -> Bool {
         func hides(_ value: JSONText?) -> Bool {
             guard let value else { return false }
-            return value.equals("obscured") || value.equals("private")
+            return value.equalsIgnoringASCIICase("obscured") || value.equalsIgnoringASCIICase("private")
         }
         return obscured == true || hides(geoprivacy) || hides(taxonGeoprivacy)
     }

@@ -70,15 +70,11 @@ final class HTMLDocument {
     }
 
     /// Calls `body` with `bytes` as valid UTF-8 without NUL: the bytes themselves when they
-    /// already are, else a repaired copy.
+    /// already are, else one repaired copy made in one pass (`repairedUTF8WithoutNUL`).
     private static func withCleanUTF8<T>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         let raw = bytes.bindMemory(to: UInt8.self)
         if raw.isEmpty || (memchr(bytes.baseAddress!, 0, bytes.count) == nil && isValidUTF8(raw)) { return body(raw) }
-        var repaired = String(decoding: raw, as: UTF8.self)
-        if repaired.utf8.contains(0) {
-            repaired = String(String.UnicodeScalarView(repaired.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
-        }
-        return repaired.withUTF8(body)
+        return repairedUTF8WithoutNUL(bytes).withUnsafeBufferPointer(body)
     }
 
     /// Whether `bytes` is well-formed UTF-8 (see `isWellFormedUTF8`).
