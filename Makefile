@@ -234,14 +234,21 @@ else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 endif
 
-# STAND-IN (engineer C, branch slurm): the per-shard targets of the sharded rules for SHARDS=1
-# only, so the Slurm engine runs before the real rules (branches shards and wiki-shards) land.
-# The lead replaces these with the real shard-<stage>-<i> targets at the merge.
+# STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch shards:
+# shard-inat-0 and shard-dedupe-0 for SHARDS=1, so the Slurm engine runs before the real
+# sharded rules land.
 ifeq ($(SHARDS),1)
-.PHONY: shard-inat-0 shard-dedupe-0 shard-wiki-0
+.PHONY: shard-inat-0 shard-dedupe-0
 shard-inat-0: $(RECORDS)
 shard-dedupe-0: $(DEDUPED)
+endif
+# STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch wiki-shards:
+# shard-wiki-0 runs the whole wiki stage and shard-wiki-1 … N-1 have nothing to do, until the
+# wiki stage has its own shards.
+ifneq ($(SHARDS),)
+.PHONY: $(foreach i,$(shell seq 0 $$(($(SHARDS) - 1))),shard-wiki-$(i))
 shard-wiki-0: $(ARTICLES)
+$(foreach i,$(shell seq 1 $$(($(SHARDS) - 1))),shard-wiki-$(i)):
 endif
 
 # INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only

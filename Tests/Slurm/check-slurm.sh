@@ -10,7 +10,7 @@
 # 2. `make bundle ENGINE=slurm SHARDS=4` on the sample pipeline: every bundle file equals an
 #    unsharded `make bundle`'s byte for byte, and each task left its log at slurm/<stage>-<i>.log.
 # 3. The same into a fresh folder with one task killed by SIGKILL as it starts (SLURM_KILL_TASK,
-#    default wiki-1): make fails naming that stage, shard, the signal and the log path, and
+#    default dedupe-1): make fails naming that stage, shard, the signal and the log path, and
 #    publishes no bundle. The rerun submits only that shard (and the publish job), leaves the other
 #    shards' logs alone, and gives the same bundle; a third run submits nothing.
 # 4. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
@@ -27,7 +27,7 @@ cd "$(dirname "$0")/../.." || exit 1
 MEASURE=""; [ "${1:-}" = --measure ] && { MEASURE=1; shift; }
 BIN="$(cd "${1:-.build/release}" && pwd)" || { echo "check-slurm: no tools folder ${1:-.build/release}" >&2; exit 1; }
 N=${SLURM_CHECK_SHARDS:-4}
-KILL=${SLURM_CHECK_KILL:-wiki-$((N > 1 ? 1 : 0))}
+KILL=${SLURM_CHECK_KILL:-dedupe-$((N > 1 ? 1 : 0))}
 KILL_STAGE=${KILL%-*} KILL_INDEX=${KILL##*-}
 SLURM_LOCAL=${SLURM_LOCAL:-$(for f in ../shared/tools/slurm-local.sh /work/shared/tools/slurm-local.sh; do [ -f "$f" ] && { cd "$(dirname "$f")" && echo "$PWD/slurm-local.sh"; } && break; done)}
 
