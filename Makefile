@@ -221,7 +221,9 @@ export FIELDPACK_TIMINGS := $(OUT)/timings
 ifeq ($(ENGINE),slurm)
 # The tools are built (the outer make did); the engine submits what make -q finds out of date and
 # waits. Its tasks run this Makefile's shard-<stage>-<i> and pipeline-bundle targets with these
-# variables (and SKIP_TOOLS=1): add here any variable the stage rules read.
+# variables: add here any variable the stage rules read. ENGINE= and OWN_PIPELINE= are given
+# because this make's command-line variables reach the tasks' environment too: the tasks neither
+# start the engine again nor rewrite the pipeline file written here.
 ENGINE_VARIABLES := PIPELINE PIPELINE_NAME BUILD SHARDS BIN BAGIT SIGNING_KEY PUBLIC_KEY PREVIOUS SOURCE_DATE_EPOCH
 shell-quote = '$(subst ','\'',$(1))'
 pipeline-bundle: $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
@@ -229,7 +231,7 @@ pipeline-bundle: $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
 	  SLURM_ACCOUNT=$(call shell-quote,$(SLURM_ACCOUNT)) SLURM_TIME=$(call shell-quote,$(SLURM_TIME)) \
 	  SBATCH_OPTIONS=$(call shell-quote,$(SBATCH_OPTIONS)) SLURM_POLL=$(call shell-quote,$(SLURM_POLL)) \
 	  pipelines/engines/slurm.sh run $(call shell-quote,$(OUT)) $(call shell-quote,$(SHARDS)) -- \
-	  $(foreach v,$(ENGINE_VARIABLES),$(if $($(v)),$(call shell-quote,$(v)=$($(v))))) SKIP_TOOLS=1
+	  $(foreach v,$(ENGINE_VARIABLES),$(if $($(v)),$(call shell-quote,$(v)=$($(v))))) SKIP_TOOLS=1 ENGINE= OWN_PIPELINE=
 else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 endif

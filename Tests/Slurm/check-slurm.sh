@@ -12,7 +12,8 @@
 # 3. The same into a fresh folder with one task killed by SIGKILL as it starts (SLURM_KILL_TASK,
 #    default dedupe-1): make fails naming that stage, shard, the signal and the log path, and
 #    publishes no bundle. The rerun submits only that shard (and the publish job), leaves the other
-#    shards' logs alone, and gives the same bundle; a third run submits nothing.
+#    shards' logs alone, and gives the same bundle; a third run submits nothing. With INAT=… (the
+#    pipeline file written by make) a second run submits nothing either.
 # 4. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
 # 5. Tears the cluster down, whatever happened (a trap).
 #
@@ -183,6 +184,15 @@ if slurm_bundle "$F"; then
   says "$F.log" "the bundle is up to date" "a third run submits nothing"
 else
   fail "the third run failed:"; sed 's/^/    /' "$F.log" >&2
+fi
+
+# --- Own inputs (INAT=…): the pipeline file written once, before the tasks ---------------------
+O="$WORK/own"
+own() { slurm_bundle "$O" INAT=sample-data/inat WIKIPEDIA=sample-data/wiki NAME=own MAX_REJECT_RATE=0.2; }
+if own && own; then
+  says "$O.log" "the bundle is up to date" "with INAT=… the second run submits nothing (the tasks do not rewrite the pipeline file)"
+else
+  fail "make bundle INAT=… ENGINE=slurm failed:"; sed 's/^/    /' "$O.log" >&2
 fi
 
 # --- A build stopped by SIGTERM cancels its jobs -------------------------------------------

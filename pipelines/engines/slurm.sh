@@ -9,7 +9,8 @@
 #                                                or STAGE=publish: the single-writer steps
 #
 # `run` is started by the Makefile's pipeline-bundle rule (the tools are built by then), in the
-# repository, with the make arguments every task gets (PIPELINE_NAME=…, SHARDS=N, SKIP_TOOLS=1…).
+# repository, with the make arguments every task gets (PIPELINE_NAME=…, SHARDS=N, SKIP_TOOLS=1,
+# ENGINE= so that the publish job's make runs the steps itself…).
 # For each stage it asks `make -q shard-<stage>-<i>` which shards are out of date and submits only
 # those (`--array=` a list; a stage with nothing to do submits nothing); a shard whose inputs an
 # earlier stage will rebuild counts as out of date, so make's own rules decide. It waits, stage by
@@ -58,8 +59,7 @@ cmd_task() {
     printf 'slurm: %s: SLURM_KILL_TASK=%s: killing this task with SIGKILL\n' "$name" "$SLURM_KILL_TASK" >&2
     kill -KILL $$
   fi
-  # ENGINE= : the single-writer steps run here, not through the engine again.
-  exec make --no-print-directory -C "$PWD" "$target" ENGINE= "$@"
+  exec make --no-print-directory -C "$PWD" "$target" "$@"
 }
 
 # --- Submitting and waiting --------------------------------------------------------------------
@@ -72,7 +72,7 @@ SUBMITTED_INDEXES=()  # the shards each array runs, "0 2 3"; empty for the publi
 # up_to_date TARGET: make -q says TARGET and all it needs are up to date (0), or not (1).
 up_to_date() {
   local status
-  make --no-print-directory -q "$1" ENGINE= "${MAKE_ARGS[@]}" >/dev/null 2>"$OUT/slurm/.make-q.err"
+  make --no-print-directory -q "$1" "${MAKE_ARGS[@]}" >/dev/null 2>"$OUT/slurm/.make-q.err"
   status=$?
   case $status in
     0) return 0 ;;
