@@ -100,6 +100,7 @@ help:
 	@echo '  MAX_REJECT_RATE=R   with INAT: the share of records ingest may reject (0.01)'
 	@echo '  BUILD=DIR           where the outputs go ($(BUILD))'
 	@echo '  BAGIT=1             also publish the bundle as a BagIt bag, $(BUILD)/<name>/bag/'
+	@echo '  SHARDS=N            ingest and dedupe as N shards (targets shard-inat-I, shard-dedupe-J; make -j runs them side by side); the same bundle'
 	@echo '  SIGNING_KEY=FILE    signs the manifest (Ed25519 private key, PEM)'
 	@echo '  PUBLIC_KEY=FILE     checks that signature after publishing, as the app does'
 	@echo '  PREVIOUS=DIR        a previous bundle: adds delta.json, what changed since it'
@@ -187,6 +188,9 @@ $(error give PIPELINE=… or INAT=… (and WIKIPEDIA=…), not both)
 endif
 bundle: tools
 	@$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
+# One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
+shard-%: tools
+	@$(MAKE) --no-print-directory $@ PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
 else
 # A dry run before the tools are built cannot read the name: it shows <name> instead.
 bundle: tools
@@ -198,6 +202,10 @@ bundle: tools
 	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
 	fi; \
 	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+# One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
+shard-%: tools
+	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" || exit 1; \
+	$(MAKE) --no-print-directory $@ PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
 endif
 else
 OUT := $(BUILD)/$(PIPELINE_NAME)
@@ -269,23 +277,59 @@ $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 $(DEDUPED): $(RECORDS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $< --output $@ --conflicts $(OUT)/dedupe/conflicts.json
 
+# SHARDS=N: ingest and dedupe run as N shards each, one make target per shard (shard-inat-I,
+# shard-dedupe-J: what `make -j` or an engine's array tasks build), and the bundle merges the
+# N dedupe parts by key into the bundle an unsharded build makes, byte for byte. Ingest shard I
+# writes $(OUT)/inat/shard-I-of-N/ (part-J.jsonl by dedupe key, rejects.jsonl, summary.json
+# last); dedupe shard J reads part J of every ingest shard into $(OUT)/dedupe/shard-J-of-N/.
+# Without SHARDS, the rules above run and these do not exist.
+ifneq ($(SHARDS),)
+ifeq ($(shell [ "$(SHARDS)" -ge 1 ] 2>/dev/null && echo ok),)
+$(error SHARDS must be a whole number of at least 1, not "$(SHARDS)")
+endif
+SHARD_INDEXES := $(shell seq 0 $$(( $(SHARDS) - 1 )))
+inat-shard = $(OUT)/inat/shard-$(1)-of-$(SHARDS)
+dedupe-shard = $(OUT)/dedupe/shard-$(1)-of-$(SHARDS)
+INAT_SUMMARIES := $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/summary.json)
+DEDUPED_PARTS := $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/records.jsonl)
+INAT_REJECTS := $(OUT)/inat/rejects.jsonl
+
+define shard-rules
+.PHONY: shard-inat-$(1) shard-dedupe-$(1)
+shard-inat-$(1): $(call inat-shard,$(1))/summary.json
+$(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
+-include $(call inat-shard,$(1))/summary.d
+shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json
+endef
+$(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
+
+# The shards' rejects in input order, as an unsharded ingest writes them (for report.html).
+$(INAT_REJECTS): $(INAT_SUMMARIES) $(TOOL_DEPS)
+	$(BIN)/fieldpack-inat --merge-rejects $(OUT)/inat --shards $(SHARDS) --rejects $@
+endif
+# What the wiki stage and the bundle read: the deduped records, or the N dedupe parts.
+DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
+
 # The Wikipedia articles the taxa and destinations need, as blurbs; articles.d lists the dumps.
-$(ARTICLES): $(DEDUPED) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE) --records $(DEDUPED) --output $@ --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d
+$(ARTICLES): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $@ --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d
 
 -include $(OUT)/wiki/articles.d
 
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-bundle $< --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) --articles $(ARTICLES) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes
 # follow from the inputs, like the costs report's).
-$(REPORT): $(DATABASE) $(RECORDS) $(ARTICLES) $(TOOL_DEPS)
+$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --wiki-report $(OUT)/wiki/wiki-report.json
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks
@@ -320,6 +364,7 @@ endif
 test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
+	Tests/Shards/check-shards.sh $(BIN)
 	@$(MAKE) --no-print-directory report-check SKIP_TOOLS=1
 	@FUZZ_BUILD=.build/fuzz-smoke FUZZ_OPT=-Onone Tests/Fuzz/run.sh --smoke $(FUZZ_SMOKE_SECONDS); status=$$?; \
 	  if [ $$status -eq 2 ]; then echo "fuzz smoke skipped (no libFuzzer/ASan runtime)"; elif [ $$status -ne 0 ]; then exit $$status; fi

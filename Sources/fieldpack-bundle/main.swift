@@ -3,7 +3,7 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-bundle",
     usage: """
-        fieldpack-bundle DEDUPED.jsonl --pipeline FILE --output content.sqlite [--articles articles.jsonl]
+        fieldpack-bundle DEDUPED.jsonl... --pipeline FILE --output content.sqlite [--articles articles.jsonl]
                          [--costs-report FILE] [--depfile FILE] [--source-date-epoch SECONDS]
                          [--previous PREVIOUS_BUNDLE --delta delta.json] [--inputs inputs.json]
                fieldpack-bundle migrate PREVIOUS_BUNDLE --output content.sqlite
@@ -13,7 +13,9 @@ let command = StageCommand(
         deduped records in one transaction, checks foreign keys and integrity, then publishes a
         compacted copy (VACUUM INTO, fsync, rename). The same inputs give the same bytes: the build
         date is --source-date-epoch, else SOURCE_DATE_EPOCH (Unix seconds; anything else is a usage
-        error), else the newest record's updated_at, never the clock.
+        error), else the newest record's updated_at, never the clock. Given the N parts of a
+        sharded dedupe (dedupe/shard-J-of-N/records.jsonl, each with its .made-from.json), it
+        merges them by key into the order one deduped file has: the same bundle, byte for byte.
 
         Only photos that may ship go in: an allowed licence (the pipeline's "licenses"), a real
         https photo (not a placeholder), and someone to credit. Each gets its tier URL template,
@@ -45,11 +47,14 @@ command.main { arguments in
             "migrated \(source) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
         return
     }
-    guard arguments.positional.count == 1 else { throw UsageError("give exactly one deduped records file") }
+    guard !arguments.positional.isEmpty else {
+        throw UsageError("give one deduped records file, or the parts of a sharded dedupe (shards 0…N-1)")
+    }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var options = BundleBuilder.Options(
         input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
         policy: pipeline.shipping)
+    options.inputs = arguments.positional
     options.costsReport = arguments.value("costs-report")
     options.articles = arguments.value("articles")
     options.inputsFile = arguments.value("inputs")
@@ -81,5 +86,5 @@ command.main { arguments in
     } ?? ""
     StageReport(stage: "bundle", clock: clock).print(
         "schema v\(Migrations.latestVersion), \(rows)\(photos); \(summary.bytes) bytes", records: summary.records,
-        bytes: FileSystem.size(options.input))
+        bytes: options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
 }

@@ -2,7 +2,7 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] [--open-data-date YYYY-MM-DD] | --pipeline FILE --print-name",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] [--open-data-date YYYY-MM-DD] | (--pipeline FILE | INPUT...) --output-folder DIR [--shard I/N] [--range-bytes BYTES] | --merge-rejects INAT_DIR --shards N --rejects REJECTS.jsonl | --pipeline FILE --print-name",
     help: """
         Ingests iNaturalist dumps (API pages of observations, taxa or species counts, bare
         arrays of records, single records, JSON Lines; any of them gzip-compressed, detected
@@ -18,11 +18,26 @@ let command = StageCommand(
         usable id is "rejected". Each finding gives file, line, JSON path and reason. The stage
         fails when more than --max-reject-rate of the records are rejected (default: the
         pipeline's "max_reject_rate", else 0.01 = 1%). --print-name prints the pipeline's name and exits.
+
+        With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array
+        index, see the README): it reads its share of the inputs (whole files by their place in
+        the input list, and byte ranges of large JSON Lines files and export tables, cut at line
+        starts; see --range-bytes, default 256 MiB) and writes its records partitioned by dedupe
+        key into DIR/part-J.jsonl (J = 0…N-1), its rejects into DIR/rejects.jsonl and, last,
+        DIR/summary.json. The threshold is judged over all shards by each dedupe shard.
+        --merge-rejects joins the N shards' rejects under INAT_DIR in input order.
         """,
-    options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers", "open-data-date"],
+    options: ["pipeline", "output", "rejects", "depfile", "max-reject-rate", "workers", "open-data-date",
+              "output-folder", "shard", "range-bytes", "merge-rejects", "shards"],
     flags: ["print-name"])
 
 command.main { arguments in
+    if let base = arguments.value("merge-rejects") {
+        guard let count = try arguments.int("shards") else { throw UsageError("--merge-rejects needs --shards N") }
+        let shards = try IngestShards(base: base, count: try Shard(index: 0, count: count).count)
+        try shards.mergeRejects(to: try arguments.required("rejects"))
+        return
+    }
     var inputs: [String] = []
     var folders: [String] = []
     // A folder is walked like a pipeline's; `-` is standard input.
@@ -54,8 +69,20 @@ command.main { arguments in
         folders += resolved.folders + [pipelinePath]
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
+    let folder = arguments.value("output-folder")
     var options = INatIngest.Options(
-        inputs: inputs, output: try arguments.required("output"), rejects: try arguments.required("rejects"))
+        inputs: inputs, output: folder == nil ? try arguments.required("output") : "",
+        rejects: folder == nil ? try arguments.required("rejects") : "")
+    if let folder {
+        options.outputFolder = folder
+        options.shard = try Shard.resolve(option: arguments.value("shard"))
+        if let bytes = try arguments.int("range-bytes") {
+            guard bytes > 0 else { throw UsageError("--range-bytes must be positive") }
+            options.rangeBytes = bytes
+        }
+    } else if arguments.value("shard") != nil {
+        throw UsageError("--shard needs --output-folder (a shard writes N parts)")
+    }
     options.depfile = arguments.value("depfile")
     options.watchedFolders = folders
     if let rate = try arguments.double("max-reject-rate") {
@@ -74,12 +101,12 @@ command.main { arguments in
     let clock = StageClock()
     let summary = try INatIngest(options: options).run { first, count in
         for finding in first.prefix(20) { StandardError.write(finding.diagnostic) }
-        if count > 20 { StandardError.write("fieldpack-inat: … \(count - 20) more in \(options.rejects)") }
+        if count > 20 { StandardError.write("fieldpack-inat: … \(count - 20) more in \(folder.map { "\($0)/rejects.jsonl" } ?? options.rejects)") }
     }
     let report = StageReport(stage: "inat", clock: clock)
     let counts = summary.counts
     report.print(
-        "\(summary.files.count) files, \(summary.accepted) records accepted, \(summary.rejected) rejected, "
+        (folder == nil ? "" : "shard \(options.shard): ") + "\(summary.files.count) \(folder == nil ? "files" : "files and ranges"), \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes)

@@ -25,7 +25,9 @@ command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var wants = WikiWants(language: pipeline.wikipediaLanguage)
-    try wants.addTaxa(fromDeduped: try arguments.required("records"))
+    // A sharded dedupe's parts: --records once per part (the taxa wanted are a set).
+    _ = try arguments.required("records")
+    for records in arguments.all("records") { try wants.addTaxa(fromDeduped: records) }
     pipeline.destinationWants(into: &wants)
     let inputs = try pipeline.resolveWikipediaInputs()
     var options = WikiStage.Options(

@@ -10,7 +10,15 @@ import Glibc
 /// it into place. `fieldpack-verify` runs the full checks on the published bundle.
 public struct BundleBuilder {
     public struct Options: Sendable {
-        public var input: String
+        /// The deduped records file, or the N parts of a sharded dedupe (shards 0…N-1 of one job,
+        /// each with its `ShardPartSidecar`): k-way merged by key, so the bundle's bytes are the
+        /// unsharded build's (see `MergedRecords`).
+        public var inputs: [String]
+        /// The first of `inputs`; setting it makes it the only one.
+        public var input: String {
+            get { inputs[0] }
+            set { inputs = [newValue] }
+        }
         public var output: String
         public var pipelineName: String
         /// Which photos ship and what they cost (the pipeline's licences, targets, budget).
@@ -43,7 +51,7 @@ public struct BundleBuilder {
         package var migrations: [Migration] = Migrations.all
 
         public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
-            self.input = input
+            self.inputs = [input]
             self.output = output
             self.pipelineName = pipelineName
             self.policy = policy
@@ -89,7 +97,8 @@ public struct BundleBuilder {
 
     @discardableResult
     public func run() throws -> Summary {
-        _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-dedupe")  // before any scratch file
+        for input in options.inputs { _ = try ReadableFile.nonEmpty(input, writtenBy: "fieldpack-dedupe") }  // before any scratch file
+        if options.inputs.count > 1 { _ = try ShardPartSidecar.requireOneJob(options.inputs) }
         let files = try BuildFiles(output: options.output, scratchLabel: "scratch")
         defer { files.cleanUp() }
         var summary = Summary()
@@ -124,10 +133,10 @@ public struct BundleBuilder {
                 }
                 trace.mark("articles")
                 let loader = try RecordLoader(database: scratch, progress: options.progress)
-                options.progress.expect(bytes: FileSystem.size(options.input) ?? 0)
+                options.progress.expect(bytes: options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
                 options.progress.start()
                 defer { options.progress.finish() }
-                try loader.load(path: options.input, policy: options.policy, measured: measured, articles: articleByTaxon)
+                try loader.load(paths: options.inputs, policy: options.policy, measured: measured, articles: articleByTaxon)
                 trace.mark("load")
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")

@@ -20,15 +20,18 @@ final class RecordLoader {
     }
 
     /// - Parameter articles: each taxon's article id (from `ArticleLoader`).
-    func load(path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) throws {
+    /// - Parameter paths: the deduped records file, or the parts of a sharded dedupe (k-way
+    ///   merged, see `MergedRecords`).
+    func load(paths: [String], policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64]) throws {
         let channel = Channel<RecordBatch>(capacity: 3)
-        _ = try ReadableFile(path: path)  // fail here, with the path, if it cannot be opened
+        for path in paths { _ = try ReadableFile(path: path) }  // fail here, with the path, if it cannot be opened
+        let path = paths.count == 1 ? paths[0] : "\(paths[0]) (merged with \(paths.count - 1) more parts)"
         let producer = DispatchGroup()
         let progress = self.progress
         DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress)
-                    .run(into: channel)
+                    .run(paths: paths, into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -85,47 +88,29 @@ struct RecordParser {
         self.articles = articles
     }
 
-    func run(into channel: Channel<RecordBatch>) throws {
-        let source = try RawFileSource(path: path)
-        source.progress = progress
-        let reader = LineReader(source: source)
-        let parser = JSONParser()
-        var columns = JSONColumns()
+    func run(paths: [String], into channel: Channel<RecordBatch>) throws {
+        let records = try MergedRecords(paths: paths, progress: progress)
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured)
         let stream = BatchStream(channel: channel)
-        while let line = try reader.next() {
-            if line.bytes.isEmpty { continue }
-            do {
-                guard columns.load(try parser.parse(line.bytes)) else {
-                    throw FieldpackError(path: path, line: line.number, "not a deduped record (a JSON array)")
-                }
-            } catch let error as JSONSyntaxError {
-                throw FieldpackError(path: path, line: line.number, "not a deduped records line: \(error.message)")
-            }
-            guard let tag = columns.text(0) else {
-                throw FieldpackError(path: path, line: line.number, "record has no kind")
-            }
-            guard let kind = RecordKind(tag: tag) else {
-                throw FieldpackError(path: path, line: line.number, "unknown record kind \"\(tag.string)\"")
-            }
+        while let (columns, kind, _, line) = try records.next() {
             switch kind {
             case .observation:
-                try observation(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
+                try observation(columns, into: stream, references: &references, shipping: &shipping, line: line)
             case .photo:
-                try photo(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
+                try photo(columns, into: stream, references: &references, shipping: &shipping, line: line)
             case .taxon:
-                try taxon(columns, into: stream, references: &references, shipping: &shipping, line: line.number)
+                try taxon(columns, into: stream, references: &references, shipping: &shipping, line: line)
             case .user:
-                let id = try requiredID(columns, line: line.number)
-                try references.add(.users, id: id, line: line.number)
-                try stream.begin(.users, line: line.number).add(userColumns, from: columns)
+                let id = try requiredID(columns, line: line)
+                try references.add(.users, id: id, line: line)
+                try stream.begin(.users, line: line).add(userColumns, from: columns)
                 shipping.user(
                     id, name: UserRecord.creditName(
                         name: columns.string(UserRecord.Column.name), login: columns.string(UserRecord.Column.login)))
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
-                    throw FieldpackError(path: path, line: line.number, "an input record has no path")
+                    throw FieldpackError(path: path, line: line, "an input record has no path")
                 }
                 stream.batch.inputs.append(input)
             }

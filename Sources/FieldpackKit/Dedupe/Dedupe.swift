@@ -96,7 +96,8 @@ public struct Dedupe: Sendable {
                 var rank: Int32 = 0
                 let seen: Int64?
                 let id = try requiredID(record, offset: offset)
-                var key = (high: id, low: UInt64(0))
+                // Observations are one on their uuid (the export has no id; see `RecordKey`).
+                let key = RecordKey.of(kind, record) ?? RecordKey(kind: kind, high: id)
                 switch kind {
                 case .taxon:
                     if !TaxonRecord.isFromOpenData(record) { rank |= 16 }
@@ -108,13 +109,8 @@ public struct Dedupe: Sendable {
                 default:
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
-                    if key.high > 0 { rank |= 16 }
+                    if id > 0 { rank |= 16 }
                     if ObservationRecord.isLinks(record) { rank |= 8 }
-                    // Observations are one on their uuid (the export has no id); the low word of
-                    // an RFC 4122 uuid is never 0, which keys the observations without one.
-                    if let uuid = ObservationUUID(record.text(C.uuid)) {
-                        key = (Int64(bitPattern: uuid.high), max(uuid.low, 1))
-                    }
                 }
                 return RecordOccurrence(
                     id: key.high, low: key.low, seen: seen ?? Int64.min,

@@ -70,6 +70,9 @@ final class FileIngest {
         /// The file is a page whose records array is empty (an API page past the last): a page of
         /// no records, not a rejected file.
         var emptyPage = false
+        /// The bytes of rejects-file lines this file (or byte range) wrote, for merging a sharded
+        /// run's rejects in input order.
+        var rejectsBytes = 0
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
@@ -86,6 +89,34 @@ final class FileIngest {
         result.sha256 = try raw.finishDigest()
         result.bytes = raw.bytesRead
         return result
+    }
+
+    /// Reads the lines of `path` whose first byte lies in `range` (a sharded run's byte range of a
+    /// plain JSON Lines file or open-data table, see `IngestUnits`), numbered as in the whole
+    /// file. The first range also hashes the whole file, for its `input` record; the others
+    /// leave size and digest empty. The checks of a whole file (one that yields nothing, one of
+    /// no iNaturalist shape) are not made per range: the reject threshold judges the ranges.
+    func runRange(path: String, index: Int, range: Range<Int>, output: PartBuffer) throws -> Result {
+        fileIndex = index
+        var result = Result(path: path)
+        extractor.counts = RecordCounts()
+        distrust = nil
+        let head = try LineReader(source: try RawFileSource(path: path, hashing: false)).peek(atLeast: ForeignInput.headBytes)
+        let reader = try ByteRangeLines.reader(path: path, range: range, maxLineBytes: maxDocumentBytes)
+        if let header = try Self.openDataHeader(head, path: path) {
+            result.format = header.table.format
+            try ingestOpenDataTable(
+                reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
+                result: &result, first: range.lowerBound == 0)
+        } else {
+            result.format = InputFormat.jsonLines.rawValue
+            try ingestLines(reader, path: path, output: output, failed: nil, result: &result)
+        }
+        tally.progress.add(bytes: range.count)
+        if range.lowerBound == 0 {
+            (result.sha256, result.bytes) = try SHA256.hex(ofFile: path)
+        }
+        return finish(result)
     }
 
     /// The records and findings of one input open as `source` (a file's bytes, or bytes in

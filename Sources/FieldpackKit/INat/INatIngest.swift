@@ -25,6 +25,14 @@ public struct INatIngest {
         /// The date of loose open-data tables (Unix ms at 00:00 UTC; the pipeline's
         /// `open_data_date`), when their names do not carry it (see `OpenDataDate`).
         public var openDataDate: Int64? = nil
+        /// A sharded run (`outputFolder` set): this task's share of the units (`IngestUnits`),
+        /// its records partitioned by key into `shard.count` parts in `outputFolder` with its
+        /// rejects and summary there (see `IngestShardSummary`); `output` and `rejects` unused.
+        public var shard = Shard.whole
+        public var outputFolder: String? = nil
+        /// A sharded run cuts a JSON Lines file or open-data table larger than this into byte
+        /// ranges of at most this size.
+        public var rangeBytes = 256 << 20
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -64,6 +72,13 @@ public struct INatIngest {
         public var accepted: Int
         public var rejected: Int
         public var salvaged: Int
+        /// A sharded run's unit: the byte range read (nil: the whole file), its place among the
+        /// file's ranges, and where it is in the shard's rejects file.
+        public var range: Range<Int>? = nil
+        public var part = 0
+        public var findings = 0
+        public var rejectsBytes = 0
+        public var stoppedAt: String? = nil
     }
 
     public let options: Options
@@ -85,20 +100,35 @@ public struct INatIngest {
     public func run(diagnose: (_ first: [Finding], _ count: Int) -> Void = { _, _ in }) throws -> Summary {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
-        Leftovers.removeStale(of: options.output)
-        Leftovers.removeStale(of: options.rejects)
-        let output = try AtomicOutput(path: options.output)
-        let rejects = try AtomicOutput(path: options.rejects)
-        let workers = max(1, min(options.workers, inputs.count))
+        let folder = options.outputFolder
+        // Every file whole; a sharded run's share of the units, in unit order.
+        let allUnits = folder == nil
+            ? inputs.indices.map { IngestUnit(file: $0) }
+            : try IngestUnits.plan(inputs: inputs, shards: options.shard.count, rangeBytes: options.rangeBytes)
+        let positions = allUnits.indices.filter { folder == nil || options.shard.owns($0) }
+        let units = positions.map { allUnits[$0] }
+        let rejectsPath = folder.map { "\($0)/rejects.jsonl" } ?? options.rejects
+        Leftovers.removeStale(of: rejectsPath)
+        let output: any RecordsOutput
+        if let folder {
+            output = try PartitionedOutput(folder: folder, count: options.shard.count)
+        } else {
+            Leftovers.removeStale(of: options.output)
+            output = try AtomicOutput(path: options.output)
+        }
+        let rejects = try AtomicOutput(path: rejectsPath)
+        let workers = max(1, min(options.workers, units.count))
         // Fixed runs of files: the unit of work, and of satellite collapsing (see `Satellites`).
         let size = max(1, options.filesPerChunk)
-        let chunks = stride(from: 0, to: inputs.count, by: size).map { $0..<min($0 + size, inputs.count) }
+        let chunks = stride(from: 0, to: units.count, by: size).map { $0..<min($0 + size, units.count) }
         let sink = OrderedSink(output: output, rejects: rejects, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let rejectLimit = Self.rejectLimit(inputs: inputs, maxRejectRate: options.maxRejectRate)
         let spillPrefix = output.temporaryPath
         let progress = options.progress
-        progress.expect(bytes: inputs.reduce(0) { $0 + ($1 == StandardInput.argument ? 0 : FileSystem.size($1) ?? 0) })
+        progress.expect(bytes: units.reduce(0) { total, unit in
+            total + (unit.range?.count ?? (inputs[unit.file] == StandardInput.argument ? 0 : FileSystem.size(inputs[unit.file]) ?? 0))
+        })
         progress.start()
         defer { progress.finish() }
         let openDataDate = options.openDataDate
@@ -118,8 +148,13 @@ public struct INatIngest {
                         ingest.rejectsPart = rejectsPart
                         var results: [FileIngest.Result] = []
                         while index < chunks[chunk].upperBound {
-                            let result = try ingest.run(path: inputs[index], index: index, output: part, failed: failed[index])
-                            ingest.extractor.out.buffer.append(Self.header(result, index: index))
+                            let unit = units[index]
+                            let before = rejectsPart.spilled + ingest.rejects.count
+                            var result = try unit.range.map { range in
+                                try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, output: part)
+                            } ?? ingest.run(path: inputs[unit.file], index: unit.file, output: part, failed: failed[unit.file])
+                            result.rejectsBytes = rejectsPart.spilled + ingest.rejects.count - before
+                            if unit.writesInput { ingest.extractor.out.buffer.append(Self.header(result, index: unit.file)) }
                             if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
                             if ingest.rejects.count > FileIngest.rejectsSpill { try rejectsPart.spill(&ingest.rejects) }
                             results.append(result)
@@ -138,8 +173,8 @@ public struct INatIngest {
                         sink.fail(chunk, error)
                     } catch {
                         ingest.reset()
-                        sink.fail(chunk, FieldpackError(
-                            path: inputs[index] == StandardInput.argument ? StandardInput.name : inputs[index], "\(error)"))
+                        let path = inputs[units[min(index, units.count - 1)].file]
+                        sink.fail(chunk, FieldpackError(path: path == StandardInput.argument ? StandardInput.name : path, "\(error)"))
                     }
                     break
                 }
@@ -150,9 +185,12 @@ public struct INatIngest {
         var summary = Summary()
         for case let chunk? in sink.results {
             for result in chunk {
+                let unit = units[summary.files.count]
                 summary.files.append(FileSummary(
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
-                    accepted: result.accepted, rejected: result.rejected, salvaged: result.salvaged))
+                    accepted: result.accepted, rejected: result.rejected, salvaged: result.salvaged,
+                    range: unit.range, part: unit.part, findings: result.findingCount, rejectsBytes: result.rejectsBytes,
+                    stoppedAt: result.stoppedAt))
                 summary.counts += result.counts
                 summary.accepted += result.accepted
                 summary.rejected += result.rejected
@@ -163,34 +201,74 @@ public struct INatIngest {
                 summary.bytes += result.bytes
             }
         }
-        guard summary.files.count == inputs.count else { throw FieldpackError("internal error: an input was not processed") }
+        guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
 
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()
         diagnose(summary.findings, summary.findingCount)
+        if let folder {
+            // A shard judges nothing: the threshold is the whole job's (see `IngestShards.judge`).
+            try output.commit(durable: true)
+            let summaryPath = IngestShardSummary.path(folder: folder)
+            try IngestShardSummary(
+                origin: Self.origin(options), shard: options.shard, unitCount: allUnits.count,
+                inputCount: inputs.count, maxRejectRate: options.maxRejectRate,
+                units: summary.files.indices.map { IngestShardSummary.Unit(position: positions[$0], file: units[$0].file, summary.files[$0]) }
+            ).write(to: summaryPath)
+            if let depfile = options.depfile {
+                try Depfile.write(
+                    depfile, target: summaryPath,
+                    prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
+            }
+            return summary
+        }
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
                 prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
         }
-        if summary.rejectRate > options.maxRejectRate || !summary.stopped.isEmpty {
-            let stopped = summary.stopped.first.map { stop in
+        try Self.judge(
+            accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
+            maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output)
+        try output.commit(durable: true)
+        return summary
+    }
+
+    /// The reject threshold, judged over the whole job: at most `maxRejectRate` of the records
+    /// rejected, no file stopped early, at least one record accepted.
+    ///
+    /// - Throws: naming `rejects`, and saying that `unwritten` was not written.
+    static func judge(
+        accepted: Int, rejected: Int, stopped: [(path: String, at: String)], inputCount: Int, maxRejectRate: Double,
+        rejects: String, unwritten: String
+    ) throws {
+        let rate = accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
+        if rate > maxRejectRate || !stopped.isEmpty {
+            let stoppedText = stopped.first.map { stop in
                 "; stopped reading \(stop.path) early at \(stop.at), where the limit could no longer be met"
-                    + (summary.stopped.count > 1 ? " (and \(summary.stopped.count - 1) more file(s))" : "")
+                    + (stopped.count > 1 ? " (and \(stopped.count - 1) more file(s))" : "")
             } ?? ""
             throw FieldpackError(
-                path: options.rejects,
-                "\(summary.rejected) of \(summary.accepted + summary.rejected) records rejected "
-                    + "(\(percent(summary.rejectRate))), over the --max-reject-rate of \(percent(options.maxRejectRate))\(stopped); "
-                    + "\(options.output) was not written")
+                path: rejects,
+                "\(rejected) of \(accepted + rejected) records rejected "
+                    + "(\(percent(rate))), over the --max-reject-rate of \(percent(maxRejectRate))\(stoppedText); "
+                    + "\(unwritten) was not written")
         }
-        if summary.accepted == 0 {
+        if accepted == 0 {
             throw FieldpackError(
-                path: options.rejects,
-                "no record accepted from \(inputs.count) input file(s); \(options.output) was not written")
+                path: rejects,
+                "no record accepted from \(inputCount) input file(s); \(unwritten) was not written")
         }
-        try output.commit()
-        return summary
+    }
+
+    /// What a sharded run's parts are made from: the inputs (paths and sizes), the settings that
+    /// change its records or its outcome, the shard count and cuts, and the tool's version.
+    static func origin(_ options: Options) -> ShardOrigin {
+        ShardOrigin(inputs: ShardOrigin.fingerprint(inputs: options.inputs, settings: [
+            ("shards", String(options.shard.count)), ("range_bytes", String(options.rangeBytes)),
+            ("max_reject_rate", String(options.maxRejectRate)), ("open_data_date", options.openDataDate.map(String.init) ?? "-"),
+            ("max_document_bytes", String(options.maxDocumentBytes)),
+        ]))
     }
 
     /// The `input` record written after a file's records: its path, size, SHA-256 and format.

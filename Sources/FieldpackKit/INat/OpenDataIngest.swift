@@ -67,16 +67,16 @@ extension FileIngest {
     /// Reads one table's rows (the header is the reader's first line).
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
-        output: PartBuffer, result: inout Result
+        output: PartBuffer, result: inout Result, first: Bool = true
     ) throws {
         let seen = date ?? openDataDate
-        if seen == nil {
+        if seen == nil && first {
             note(&result, Finding(
                 path: path, outcome: .notice,
                 reason: "no export date (no inaturalist-open-data-YYYYMMDD in its name, and no open_data_date in the pipeline): "
                     + "its rows rank below every dated copy of the same records"))
         }
-        _ = try reader.next()  // the header
+        if first { _ = try reader.next() }  // the header (a later byte range starts past it)
         var row = OpenDataRow(header: header, seen: seen)
         while let line = try reader.next() {
             var bytes = line.bytes

@@ -7,6 +7,8 @@ import Glibc
 final class PartBuffer {
     private(set) var memory: ByteBuffer? = nil
     private(set) var spill: AtomicOutput? = nil
+    /// Bytes moved to the spill file so far.
+    private(set) var spilled = 0
     let spillPath: String
     static let limit = 64 << 20
 
@@ -20,6 +22,7 @@ final class PartBuffer {
     /// Moves what the writer holds to the spill file (created on first use).
     func spill(_ writer: inout JSONWriter) throws {
         if spill == nil { spill = try AtomicOutput(path: spillPath) }
+        spilled += writer.count
         try spill!.write(writer.buffer.bytes)
         writer.reset()
     }
@@ -41,7 +44,7 @@ final class PartBuffer {
 /// and keeps workers from running more than `window` chunks ahead of the writer, so memory stays
 /// bounded whatever the number of inputs. Lock-protected.
 final class OrderedSink: @unchecked Sendable {
-    private let output: AtomicOutput
+    private let output: any RecordsOutput
     private let rejects: AtomicOutput
     private let count: Int
     private let window: Int
@@ -56,7 +59,7 @@ final class OrderedSink: @unchecked Sendable {
     /// Guards everything above; broadcast when a part is written or a worker fails.
     private let lock = ConditionLock()
 
-    init(output: AtomicOutput, rejects: AtomicOutput, count: Int, window: Int) {
+    init(output: any RecordsOutput, rejects: AtomicOutput, count: Int, window: Int) {
         self.output = output
         self.rejects = rejects
         self.count = count
@@ -103,7 +106,7 @@ final class OrderedSink: @unchecked Sendable {
             var writeError: FieldpackError? = nil
             do {
                 for (part, rejectsPart) in batch {
-                    for (part, output) in [(part, output), (rejectsPart, rejects)] {
+                    for (part, output) in [(part, output), (rejectsPart, rejects as any RecordsOutput)] {
                         if let memory = part.memory {
                             try output.write(memory.bytes)
                         } else if part.spill != nil {

@@ -83,8 +83,20 @@ public final class LineReader {
         }
     }
 
+    /// Where lines stop: no line whose first byte is at or past this offset (as `Line.offset`
+    /// counts) is returned, though the last one returned may run past it. Nil: the source's end.
+    public var endOffset: Int? = nil
+
+    /// Numbers lines and offsets as if `lines` lines of `offset` bytes came before the source's
+    /// first byte (a byte range of a file, see `ByteRangeLines`). Call before the first read.
+    public func startAt(line lines: Int, offset: Int) {
+        lineNumber = lines
+        consumed = offset
+    }
+
     /// The next line, or nil at the end.
     public func next() throws -> Line? {
+        if let endOffset, consumed >= endOffset { return nil }
         while true {
             let searchFrom = buffer.storage + scanned
             if let newline = memchr(searchFrom, terminator, buffer.count - scanned) {

@@ -1,0 +1,119 @@
+/// The deduped records the bundle loads: one file, or the N parts of a sharded dedupe k-way
+/// merged back into the order one deduped file has (`RecordKey`: kinds in file order, each by
+/// key; the inputs, which every part lists, by their bytes and once each), so the bundle loads
+/// the same rows in the same order whatever N.
+///
+/// Memory: one line and one parsed record per part. Not thread-safe.
+final class MergedRecords {
+    /// One part's reader and its current record.
+    private final class Cursor {
+        let path: String
+        let reader: LineReader
+        let parser = JSONParser()
+        var columns = JSONColumns()
+        var kind = RecordKind.input
+        var key = RecordKey(kind: .input, high: 0)
+        var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        var line = 0
+        var done = false
+
+        init(path: String, progress: StageProgress) throws {
+            self.path = path
+            let source = try RawFileSource(path: path)
+            source.progress = progress
+            reader = LineReader(source: source)
+        }
+
+        /// Reads and parses the next non-empty line (the shapes a deduped line must have).
+        func advance() throws {
+            while let next = try reader.next() {
+                if next.bytes.isEmpty { continue }
+                line = next.number
+                bytes = next.bytes
+                do {
+                    guard columns.load(try parser.parse(next.bytes)) else {
+                        throw FieldpackError(path: path, line: line, "not a deduped record (a JSON array)")
+                    }
+                } catch let error as JSONSyntaxError {
+                    throw FieldpackError(path: path, line: line, "not a deduped records line: \(error.message)")
+                }
+                guard let tag = columns.text(0) else { throw FieldpackError(path: path, line: line, "record has no kind") }
+                guard let kind = RecordKind(tag: tag) else {
+                    throw FieldpackError(path: path, line: line, "unknown record kind \"\(tag.string)\"")
+                }
+                self.kind = kind
+                if kind == .input {
+                    key = RecordKey(kind: .input, high: 0)
+                } else {
+                    guard let key = RecordKey.of(kind, columns) else {
+                        throw FieldpackError(path: path, line: line, "record has no integer id")
+                    }
+                    self.key = key
+                }
+                return
+            }
+            done = true
+        }
+    }
+
+    private let cursors: [Cursor]
+    private var current: Cursor? = nil
+    /// The last input line given (every part lists every input: each is given once).
+    private var lastInput: [UInt8]? = nil
+    /// The last key given, to check the parts' order.
+    private var lastKey: RecordKey? = nil
+    private var lastPlace = ""
+
+    init(paths: [String], progress: StageProgress) throws {
+        cursors = try paths.map { try Cursor(path: $0, progress: progress) }
+        for cursor in cursors { try cursor.advance() }
+    }
+
+    /// The next record: its columns (valid until the next call), file and line.
+    func next() throws -> (columns: JSONColumns, kind: RecordKind, path: String, line: Int)? {
+        if let current { try current.advance() }
+        current = nil
+        if cursors.count == 1 {
+            let only = cursors[0]
+            if only.done { return nil }
+            current = only
+            return (only.columns, only.kind, only.path, only.line)
+        }
+        while true {
+            var best: Cursor? = nil
+            for cursor in cursors where !cursor.done {
+                guard let chosen = best else { best = cursor; continue }
+                if Self.precedes(cursor, chosen) { best = cursor }
+            }
+            guard let best else { return nil }
+            current = best
+            if best.kind == .input {
+                let bytes = Array(best.bytes)
+                if bytes == lastInput {
+                    try best.advance()
+                    current = nil
+                    continue
+                }
+                lastInput = bytes
+            } else {
+                let place = "\(best.path):\(best.line)"
+                if let lastKey, !(lastKey < best.key) {
+                    throw FieldpackError(
+                        path: best.path, line: best.line,
+                        lastKey == best.key
+                            ? "the record of \(lastPlace) is in this part too: parts of one sharded dedupe never share a key"
+                            : "the records are not in key order (after \(lastPlace)): not a dedupe part")
+                }
+                lastKey = best.key
+                lastPlace = place
+            }
+            return (best.columns, best.kind, best.path, best.line)
+        }
+    }
+
+    private static func precedes(_ a: Cursor, _ b: Cursor) -> Bool {
+        if a.kind == .input && b.kind == .input { return a.bytes.lexicographicallyPrecedes(b.bytes) }
+        if a.kind == .input || b.kind == .input { return a.kind == .input }
+        return a.key < b.key
+    }
+}

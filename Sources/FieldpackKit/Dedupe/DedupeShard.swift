@@ -1,0 +1,52 @@
+/// Dedupe shard J of a sharded job: partition J of every ingest shard (`<inat>/shard-I-of-N/
+/// part-J.jsonl`), deduped as one records file. Every copy of a record is in one partition
+/// (`RecordKey.partition(of:)`), so its winner is the one an unsharded dedupe picks, and the
+/// output is sorted by key like the unsharded one: the bundle k-way merges the N outputs back
+/// into the unsharded order (`MergedRecords`).
+///
+/// Before it reads a record it checks that the ingest shards are one job's (origin, shard count,
+/// units) and judges the whole job's reject threshold, so every dedupe shard fails alike when
+/// the job is over it, whatever N.
+public struct DedupeShard: Sendable {
+    public struct Options: Sendable {
+        /// The folder holding the ingest shards' folders (`$(OUT)/inat`).
+        public var inat: String
+        public var shard: Shard
+        public var output: String
+        public var conflicts: String
+        public var examples = 20
+        public var progress = StageProgress.silent("dedupe")
+
+        public init(inat: String, shard: Shard, output: String, conflicts: String) {
+            self.inat = inat
+            self.shard = shard
+            self.output = output
+            self.conflicts = conflicts
+        }
+    }
+
+    public let options: Options
+
+    public init(options: Options) {
+        self.options = options
+    }
+
+    @discardableResult
+    public func run() throws -> Dedupe.Summary {
+        let shards = try IngestShards(base: options.inat, count: options.shard.count)
+        try shards.judge(
+            rejects: "\(options.inat)/shard-*-of-\(options.shard.count)/rejects.jsonl", unwritten: options.output)
+        // The partitions joined into one scratch file beside the output, never published.
+        let joined = try AtomicOutput(path: "\(options.output).joined")
+        for part in shards.partPaths(options.shard.index) {
+            // May be empty: a shard that read only the middle of files writes no input record.
+            try joined.append(contentsOf: part)
+        }
+        try joined.flush()
+        try ShardPartSidecar(origin: shards.origin, shard: options.shard).write(beside: options.output)
+        var dedupe = Dedupe.Options(input: joined.temporaryPath, output: options.output, conflicts: options.conflicts)
+        dedupe.examples = options.examples
+        dedupe.progress = options.progress
+        return try Dedupe(options: dedupe).run()
+    }
+}

@@ -1,0 +1,57 @@
+/// One unit of an ingest run's work: a whole input file, or one byte range of a large JSON Lines
+/// file or open-data table (see `ByteRangeLines`).
+struct IngestUnit: Sendable, Equatable {
+    /// The file's index in the input list (what records' sources name).
+    var file: Int
+    /// The bytes whose lines this unit reads; nil: the whole file, read as today.
+    var range: Range<Int>? = nil
+    /// The range's place among the file's ranges (0 for a whole file).
+    var part = 0
+
+    /// Whether this unit writes the file's `input` record: the whole file, or its first range
+    /// (which hashes the whole file).
+    var writesInput: Bool { part == 0 }
+}
+
+/// Which units a sharded ingest cuts its inputs into: the same list in every shard (it follows
+/// from the input list, the shard count and `rangeBytes`), so unit `p` is shard `p % N`'s.
+///
+/// A file is cut into byte ranges when it can be read from the middle (plain, not gzip; JSON
+/// Lines with `\n` line ends, or an open-data table) and either there are fewer files than
+/// shards (every such file is cut into one range per shard, so every shard has work) or it is
+/// larger than `rangeBytes` (cut into ranges of at most that size).
+enum IngestUnits {
+    static func plan(inputs: [String], shards: Int, rangeBytes: Int) throws -> [IngestUnit] {
+        var units: [IngestUnit] = []
+        let parser = JSONParser()
+        for (file, path) in inputs.enumerated() {
+            let size = path == StandardInput.argument ? nil : FileSystem.size(path)
+            var ranges = 1
+            if let size, size > 0 {
+                if inputs.count < shards { ranges = shards }
+                if size > rangeBytes { ranges = max(ranges, (size + rangeBytes - 1) / max(1, rangeBytes)) }
+            }
+            if ranges > 1, let size, try splittable(path, parser: parser) {
+                for (part, range) in ByteRangeLines.cuts(size: size, count: ranges).enumerated() {
+                    units.append(IngestUnit(file: file, range: range, part: part))
+                }
+            } else {
+                units.append(IngestUnit(file: file))
+            }
+        }
+        return units
+    }
+
+    /// Whether a file's lines can be read from any line start: a plain JSON Lines file with `\n`
+    /// line ends, or a plain open-data table. Anything else (gzip, a tar, a document, a foreign
+    /// file) is read whole, where its errors are told as for an unsharded run.
+    static func splittable(_ path: String, parser: JSONParser) throws -> Bool {
+        let reader = LineReader(source: try RawFileSource(path: path, hashing: false))
+        let head = try reader.peek(atLeast: 1 << 20)
+        guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return false }
+        if (try? FileIngest.openDataHeader(head, path: path)) != nil { return true }
+        if ForeignInput.describe(head) != nil { return false }
+        guard head.contains(0x0A) else { return false }
+        return try InputFormat.detect(reader, parser: parser) == .jsonLines
+    }
+}

@@ -1,0 +1,222 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// A constructed multi-file input for the sharded path: two API pages and a JSON Lines file that
+/// repeat observations, users, taxa and photos across files (newer copies in later files), a
+/// malformed line, and a gzip file (read whole, never cut).
+enum ShardedInput {
+    static func write(in directory: TemporaryDirectory) throws -> [String] {
+        func observation(_ id: Int, hour: Int, user: Int, photo: Int, license: String = "cc-by", width: Int? = 1024) -> String {
+            observationJSON(
+                id: id, updatedAt: String(format: "2024-05-01T%02d:00:00+00:00", hour), taxon: 48662 + id % 3, user: user,
+                photos: [(id: photo, license: license, width: width)])
+        }
+        let first = try directory.write("a-page.json", page((1...6).map { observation($0, hour: 8, user: 7 + $0 % 2, photo: 100 + $0) }))
+        // Newer copies of 2 and 3 (photo 103 loses its dimensions: dedupe fills them in).
+        let second = try directory.write("b-page.json", page([
+            observation(2, hour: 11, user: 8, photo: 102, license: "cc0"), observation(3, hour: 12, user: 7, photo: 103, width: nil),
+            observation(7, hour: 9, user: 9, photo: 107),
+        ]))
+        var lines: [String] = []
+        for id in 5...60 {
+            lines.append(observation(id, hour: 10 + id % 5, user: 7 + id % 4, photo: 100 + id, license: id % 4 == 0 ? "cc-by-nc" : "cc-by"))
+            if id == 20 || id == 50 { lines.append("{\"id\": \(900 + id), \"broken\": ") }
+        }
+        let third = try directory.write("c-lines.jsonl", lines.joined(separator: "\n") + "\n")
+        let fourth = try directory.writeGzip("d-lines.jsonl.gz", [observation(61, hour: 9, user: 7, photo: 161), "[1, 2", observation(6, hour: 13, user: 9, photo: 106)].joined(separator: "\n") + "\n")
+        return [first, second, third, fourth]
+    }
+}
+
+/// The sharded path (issue 12): ingest shards by file and byte range, partitioned by dedupe key;
+/// dedupe shards by partition; the bundle merges the parts by key into the unsharded bundle.
+@Suite struct ShardedBuildTests {
+    static let rate = 0.1
+
+    /// The unsharded build: records, rejects, deduped records, bundle.
+    static func unsharded(_ inputs: [String], in directory: TemporaryDirectory) throws -> String {
+        var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        ingest.maxRejectRate = rate
+        try INatIngest(options: ingest).run()
+        try Dedupe(options: .init(
+            input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+            conflicts: directory.file("conflicts.json"))).run()
+        return try bundle([directory.file("deduped.jsonl")], in: directory)
+    }
+
+    /// Every ingest shard, then every dedupe shard, then the bundle over the N parts.
+    static func sharded(_ inputs: [String], count: Int, rangeBytes: Int = 1500, in directory: TemporaryDirectory) throws -> String {
+        for index in 0..<count {
+            var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
+            ingest.maxRejectRate = rate
+            ingest.shard = try Shard(index: index, count: count)
+            ingest.outputFolder = IngestShardSummary.folder(base: directory.file("inat"), shard: ingest.shard)
+            ingest.rangeBytes = rangeBytes
+            try INatIngest(options: ingest).run()
+        }
+        var parts: [String] = []
+        for index in 0..<count {
+            let folder = IngestShardSummary.folder(base: directory.file("dedupe"), shard: try Shard(index: index, count: count))
+            parts.append("\(folder)/records.jsonl")
+            try DedupeShard(options: .init(
+                inat: directory.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!,
+                conflicts: "\(folder)/conflicts.json")).run()
+        }
+        try IngestShards(base: directory.file("inat"), count: count).mergeRejects(to: directory.file("rejects.jsonl"))
+        return try bundle(parts, in: directory)
+    }
+
+    static func bundle(_ parts: [String], in directory: TemporaryDirectory) throws -> String {
+        var options = BundleBuilder.Options(
+            input: parts[0], output: directory.file("content.sqlite"), pipelineName: "shards", policy: try samplePolicy())
+        options.inputs = parts
+        options.costsReport = directory.file("costs-report.json")
+        options.inputsFile = directory.file("inputs.json")
+        try BundleBuilder(options: options).run()
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle"))
+        publisher.inputs = directory.file("inputs.json")
+        publisher.extraFiles = [directory.file("costs-report.json")]
+        try publisher.publish()
+        return directory.file("bundle")
+    }
+
+    static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+    @Test(arguments: [1, 4, 16])
+    func aShardedBuildGivesTheUnshardedBundleByteForByte(shards: Int) throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try ShardedInput.write(in: inputsFolder)
+        let whole = try TemporaryDirectory()
+        let wholeBundle = try Self.unsharded(inputs, in: whole)
+        let split = try TemporaryDirectory()
+        let splitBundle = try Self.sharded(inputs, count: shards, in: split)
+        // The JSON Lines file (4.6 KB, ranges of 1500 bytes) was read in byte ranges.
+        let units = try (0..<shards).flatMap { index in
+            try IngestShardSummary.read(IngestShardSummary.path(
+                folder: IngestShardSummary.folder(base: split.file("inat"), shard: try Shard(index: index, count: shards)))).units
+        }
+        #expect(units.filter { $0.path.hasSuffix("c-lines.jsonl") }.count >= 4)
+        #expect(units.filter { $0.path.hasSuffix(".gz") }.allSatisfy { $0.range == nil })
+        let files = try FileManager.default.contentsOfDirectory(atPath: wholeBundle).sorted()
+        #expect(files.contains("content.sqlite"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: splitBundle).sorted() == files)
+        for file in files {
+            #expect(try Self.bytes("\(wholeBundle)/\(file)") == Self.bytes("\(splitBundle)/\(file)"), "\(file) differs with \(shards) shards")
+        }
+        // The rejects merged in input order are the unsharded rejects (lines numbered in the whole file).
+        #expect(try Self.bytes(whole.file("rejects.jsonl")) == Self.bytes(split.file("rejects.jsonl")))
+        #expect(try lines(whole.file("rejects.jsonl")).map { $0.contains("c-lines.jsonl") } == [true, true, false])
+    }
+
+    @Test func aDedupeShardRefusesAnIngestPartFromOtherInputs() throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try ShardedInput.write(in: inputsFolder)
+        let split = try TemporaryDirectory()
+        for index in 0..<2 {
+            var ingest = INatIngest.Options(inputs: index == 0 ? inputs : Array(inputs.dropLast()), output: "", rejects: "")
+            ingest.maxRejectRate = Self.rate
+            ingest.shard = try Shard(index: index, count: 2)
+            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
+            try INatIngest(options: ingest).run()
+        }
+        let error = try #require(throws: FieldpackError.self) {
+            try DedupeShard(options: .init(
+                inat: split.file("inat"), shard: try Shard(index: 0, count: 2), output: split.file("d/records.jsonl"),
+                conflicts: split.file("d/conflicts.json"))).run()
+        }
+        #expect(error.path?.hasSuffix("shard-1-of-2/summary.json") == true)
+        #expect(error.message.contains("shard-0-of-2/summary.json"))
+        #expect(error.message.contains("other inputs"))
+        #expect(!FileSystem.exists(split.file("d/records.jsonl")))
+    }
+
+    @Test func theBundleRefusesADedupePartOfAnotherToolVersion() throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try ShardedInput.write(in: inputsFolder)
+        let split = try TemporaryDirectory()
+        _ = try Self.sharded(inputs, count: 2, in: split)
+        let part = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: 1, count: 2)) + "/records.jsonl"
+        let sidecar = ShardPartSidecar.path(of: part)
+        let original = try text(sidecar)
+        try original.replacingOccurrences(of: "\"tool\": \"0.1.0", with: "\"tool\": \"0.0.9").write(toFile: sidecar, atomically: true, encoding: .utf8)
+        #expect(try text(sidecar) != original)
+        let first = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: 0, count: 2)) + "/records.jsonl"
+        let error = try #require(throws: FieldpackError.self) {
+            var options = BundleBuilder.Options(
+                input: first, output: split.file("again.sqlite"), pipelineName: "shards", policy: try samplePolicy())
+            options.inputs = [first, part]
+            try BundleBuilder(options: options).run()
+        }
+        #expect(error.path == sidecar)
+        #expect(error.message.contains("0.0.9") && error.message.contains("tool versions"))
+        #expect(error.message.contains(ShardPartSidecar.path(of: first)))
+        #expect(!FileSystem.exists(split.file("again.sqlite")))
+    }
+
+    @Test func theBundleRefusesTheSameShardTwice() throws {
+        let inputsFolder = try TemporaryDirectory()
+        let split = try TemporaryDirectory()
+        _ = try Self.sharded(try ShardedInput.write(in: inputsFolder), count: 2, in: split)
+        let first = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: 0, count: 2)) + "/records.jsonl"
+        let error = try #require(throws: FieldpackError.self) {
+            var options = BundleBuilder.Options(input: first, output: split.file("again.sqlite"), pipelineName: "shards", policy: try samplePolicy())
+            options.inputs = [first, first]
+            try BundleBuilder(options: options).run()
+        }
+        #expect(error.message.contains("give each shard's part once"))
+    }
+}
+
+/// Byte ranges of a file of lines (`ByteRangeLines`): whatever the cuts, every line is read
+/// exactly once, whole, by the range that holds its first byte, numbered as in the whole file.
+@Suite struct ByteRangeLinesTests {
+    /// Lines of several lengths, an empty one, and (in the second file) no final newline.
+    static let texts = ["a\nbb\nccc\n\ndddd\ne\n", "first line\nsecond\nthird, not ended"]
+
+    static func readAll(_ path: String, cuts: [Range<Int>]) throws -> [(text: String, number: Int, offset: Int)] {
+        var lines: [(text: String, number: Int, offset: Int)] = []
+        for range in cuts {
+            let reader = try ByteRangeLines.reader(path: path, range: range)
+            while let line = try reader.next() {
+                #expect(line.offset >= range.lowerBound && line.offset < range.upperBound, "a line read by a range that does not hold its first byte")
+                lines.append((String(decoding: line.bytes, as: UTF8.self), line.number, line.offset))
+            }
+        }
+        return lines
+    }
+
+    @Test(arguments: [0, 1])
+    func everyCountOfEqualRangesReadsEveryLineOnce(text: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("lines.jsonl", Self.texts[text])
+        let bytes = Array(Self.texts[text].utf8)
+        let whole = try Self.readAll(path, cuts: [0..<bytes.count])
+        // Up to more ranges than bytes (a file shorter than N): some ranges are empty.
+        for count in 1...(bytes.count + 3) {
+            let got = try Self.readAll(path, cuts: ByteRangeLines.cuts(size: bytes.count, count: count))
+            #expect(got.map(\.text) == whole.map(\.text), "\(count) ranges")
+            #expect(got.map(\.number) == Array(1...whole.count), "\(count) ranges")
+            #expect(got.map(\.offset) == whole.map(\.offset), "\(count) ranges")
+        }
+    }
+
+    @Test func aCutAtEveryByteGivesEachLineToTheRangeHoldingItsFirstByte() throws {
+        let directory = try TemporaryDirectory()
+        let text = Self.texts[0]
+        let path = try directory.write("lines.jsonl", text)
+        let size = text.utf8.count
+        let whole = try Self.readAll(path, cuts: [0..<size])
+        // Every cut: inside a line, just after its newline (at the next line's start), at its newline.
+        for cut in 0...size {
+            let got = try Self.readAll(path, cuts: [0..<cut, cut..<size])
+            #expect(got.map(\.text) == whole.map(\.text), "cut at \(cut)")
+            #expect(got.map(\.number) == whole.map(\.number), "cut at \(cut)")
+        }
+        // A cut at the start of "ccc" (offset 5) gives it to the second range; one byte later, to the first.
+        #expect(try Self.readAll(path, cuts: [0..<5]).map(\.text) == ["a", "bb"])
+        #expect(try Self.readAll(path, cuts: [0..<6]).map(\.text) == ["a", "bb", "ccc"])
+        #expect(try Self.readAll(path, cuts: [6..<size]).first?.text == "")
+    }
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# make test: the sample pipeline built with SHARDS=4 (and make -j2) publishes the bundle an
+# unsharded build publishes, byte for byte: every file of bundle/ is compared with cmp.
+#
+#   Tests/Shards/check-shards.sh [BIN] [PIPELINE] [SHARDS]
+set -euo pipefail
+BIN=$(cd "${1:-.build/release}" && pwd)
+PIPELINE=${2:-pipelines/sample.json}
+SHARDS=${3:-4}
+work=$(mktemp -d "${TMPDIR:-/tmp}/fieldpack-shards.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+name=$("$BIN/fieldpack-inat" --pipeline "$PIPELINE" --print-name)
+
+build() {  # build OUTPUT_FOLDER MAKE_ARGS...
+    local folder=$1; shift
+    if ! make --no-print-directory bundle PIPELINE="$PIPELINE" BUILD="$folder" BIN="$BIN" SKIP_TOOLS=1 "$@" \
+        >"$folder.log" 2>&1; then
+        echo "check-shards: make bundle $* failed:" >&2
+        tail -30 "$folder.log" >&2
+        exit 1
+    fi
+}
+
+build "$work/whole"
+build "$work/sharded" SHARDS="$SHARDS" -j2
+whole="$work/whole/$name/bundle"
+sharded="$work/sharded/$name/bundle"
+for shard in $(seq 0 $((SHARDS - 1))); do
+    test -f "$work/sharded/$name/dedupe/shard-$shard-of-$SHARDS/records.jsonl" \
+        || { echo "check-shards: dedupe shard $shard of $SHARDS did not run" >&2; exit 1; }
+done
+status=0
+files=$(cd "$whole" && find . -type f | sort)
+if [ "$files" != "$(cd "$sharded" && find . -type f | sort)" ]; then
+    echo "check-shards: the bundles hold different files" >&2
+    diff <(cd "$whole" && find . -type f | sort) <(cd "$sharded" && find . -type f | sort) >&2 || true
+    status=1
+fi
+for file in $files; do
+    cmp "$whole/$file" "$sharded/$file" || status=1
+done
+if [ $status -eq 0 ]; then
+    echo "check-shards: SHARDS=$SHARDS gives the unsharded bundle, byte for byte ($(echo "$files" | wc -l) files)"
+fi
+exit $status
