@@ -244,14 +244,6 @@ else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 endif
 
-# STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch shards:
-# shard-inat-0 and shard-dedupe-0 for SHARDS=1, so the Slurm engine runs before the real
-# sharded rules land.
-ifeq ($(SHARDS),1)
-.PHONY: shard-inat-0 shard-dedupe-0
-shard-inat-0: $(RECORDS)
-shard-dedupe-0: $(DEDUPED)
-endif
 # STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch wiki-shards:
 # shard-wiki-0 runs the whole wiki stage and shard-wiki-1 … N-1 have nothing to do, until the
 # wiki stage has its own shards.

@@ -145,12 +145,16 @@ t0=$SECONDS
 if slurm_bundle "$B"; then
   pass "make bundle ENGINE=slurm SHARDS=$N exits 0 ($((SECONDS - t0)) s; make alone: $make_seconds s)"
   same_bundle "$B" "ENGINE=slurm SHARDS=$N"
-  missing=""
+  # Every task submitted (as the engine reported: "<stage>: shards 0,1,2,3 of N as array job …")
+  # left its log; from an empty folder, ingest and dedupe submit all N shards.
+  missing="" all=$(seq -s, 0 $((N - 1)))
   for stage in inat dedupe wiki; do
-    for ((i = 0; i < N; i++)); do [ -s "$B/sample/slurm/$stage-$i.log" ] || missing+=" $stage-$i.log"; done
+    submitted=$(sed -n "s/^slurm: $stage: shards \([0-9,]*\) of $N as array job.*/\1/p" "$B.log")
+    case $stage in inat|dedupe) [ "$submitted" = "$all" ] || fail "$stage submitted shards '$submitted', not $all" ;; esac
+    for i in ${submitted//,/ }; do [ -s "$B/sample/slurm/$stage-$i.log" ] || missing+=" $stage-$i.log"; done
   done
   [ -s "$B/sample/slurm/publish.log" ] || missing+=" publish.log"
-  if [ -z "$missing" ]; then pass "every task's log is at slurm/<stage>-<index>.log"; else fail "task logs missing:$missing"; fi
+  if [ -z "$missing" ]; then pass "every task submitted left its log at slurm/<stage>-<index>.log"; else fail "task logs missing:$missing"; fi
 else
   fail "make bundle ENGINE=slurm SHARDS=$N failed:"; sed 's/^/    /' "$B.log" >&2
 fi
