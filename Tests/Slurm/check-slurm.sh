@@ -8,7 +8,8 @@
 #    default ../shared/tools/slurm-local.sh beside the repository, else /work/shared/tools/…), on a
 #    free port, its state in a temp folder; installs the Slurm packages first when they are missing.
 # 2. `make bundle ENGINE=slurm SHARDS=4` on the sample pipeline: every bundle file equals an
-#    unsharded `make bundle`'s byte for byte, and each task left its log at slurm/<stage>-<i>.log.
+#    unsharded `make bundle`'s byte for byte, each task left its log at slurm/<stage>-<i>.log, and
+#    every job got the partition, time limit and options given as make variables.
 # 3. The same into a fresh folder with one task killed by SIGKILL as it starts (SLURM_KILL_TASK,
 #    default dedupe-1): make fails naming that stage, shard, the signal and the log path, and
 #    publishes no bundle. The rerun submits only that shard (and the publish job), leaves the other
@@ -142,8 +143,18 @@ make_seconds=$((SECONDS - t0))
 
 B="$WORK/slurm"
 t0=$SECONDS
-if slurm_bundle "$B"; then
+if slurm_bundle "$B" SLURM_PARTITION=local SLURM_TIME=10 SBATCH_OPTIONS="--comment=check-slurm --nice=1"; then
   pass "make bundle ENGINE=slurm SHARDS=$N exits 0 ($((SECONDS - t0)) s; make alone: $make_seconds s)"
+  # The sbatch options from make's variables reached every job.
+  wrong=$(scontrol -o show job 2>/dev/null | grep -v ' Partition=local ' | grep -c . )
+  for field in ' TimeLimit=00:10:00 ' ' Comment=check-slurm ' ' Nice=1 '; do
+    wrong=$((wrong + $(scontrol -o show job 2>/dev/null | grep -vc -- "$field")))
+  done
+  if [ "$(scontrol -o show job 2>/dev/null | grep -c .)" -gt 0 ] && [ "$wrong" = 0 ]; then
+    pass "SLURM_PARTITION, SLURM_TIME and SBATCH_OPTIONS reach every job"
+  else
+    fail "$wrong job fields differ from the partition, time limit, comment and nice asked for: $(scontrol -o show job | head -c 600)"
+  fi
   same_bundle "$B" "ENGINE=slurm SHARDS=$N"
   # Every task submitted (as the engine reported: "<stage>: shards 0,1,2,3 of N as array job …")
   # left its log; from an empty folder, ingest and dedupe submit all N shards.
