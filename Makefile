@@ -46,6 +46,24 @@ BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man/man1
 MAN_BUILD ?= .build/man
 MAN_PAGES := $(EXECUTABLES:%=$(MAN_BUILD)/fieldpack-%.1)
+# ENGINE=slurm (with SHARDS=N): the sharded stages run as Slurm job arrays, the single-writer steps
+# as one job after them (pipelines/engines/slurm.sh; docs/pipeline.md). The sbatch options: the
+# partition, account and time limit per task, and any others (split at spaces); SLURM_POLL is the
+# seconds between squeue polls. The build folder and the repository must be on a filesystem
+# the cluster's nodes share.
+ENGINE ?=
+SLURM_PARTITION ?=
+SLURM_ACCOUNT ?=
+SLURM_TIME ?=
+SBATCH_OPTIONS ?=
+SLURM_POLL ?= 2
+SLURM_STAGES := inat dedupe wiki
+ifneq ($(filter-out slurm,$(ENGINE)),)
+$(error ENGINE=$(ENGINE) is not an engine: leave it empty (make runs the stages) or give ENGINE=slurm)
+endif
+ifeq ($(ENGINE)$(SHARDS),slurm)
+$(error ENGINE=slurm runs the sharded rules: give SHARDS=N too (N >= 1))
+endif
 comma := ,
 space := $(subst ,, )
 # `make -n …` (a dry run): the rules print their commands and run none.
@@ -89,6 +107,7 @@ help:
 	@echo '  PREVIOUS=DIR        a previous bundle: adds delta.json, what changed since it'
 	@echo '  SOURCE_DATE_EPOCH=S the build date (default: the newest record'"'"'s)'
 	@echo '  SKIP_TOOLS=1        do not build the tools; use those in BIN ($(BIN))'
+	@echo '  ENGINE=slurm        with SHARDS=N: the shards as Slurm job arrays (SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SBATCH_OPTIONS)'
 	@echo '  XSS_CORPUS=DIR      make test: the shared hostile-HTML corpus ($(XSS_CORPUS)); required when CI=true'
 	@echo '  BENCH_N=N           make bench: synthetic observations ($(BENCH_N)); BENCH_DIR=DIR ($(BENCH_DIR))'
 	@echo '  PREFIX=DIR          make install: where to ($(PREFIX)); DESTDIR=DIR stages it (for packaging)'
@@ -208,7 +227,32 @@ TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_
 # Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json (run-report.html).
 export FIELDPACK_TIMINGS := $(OUT)/timings
 
+ifeq ($(ENGINE),slurm)
+# The tools are built (the outer make did); the engine submits what make -q finds out of date and
+# waits. Its tasks run this Makefile's shard-<stage>-<i> and pipeline-bundle targets with these
+# variables: add here any variable the stage rules read. ENGINE= and OWN_PIPELINE= are given
+# because this make's command-line variables reach the tasks' environment too: the tasks neither
+# start the engine again nor rewrite the pipeline file written here.
+ENGINE_VARIABLES := PIPELINE PIPELINE_NAME BUILD SHARDS BIN BAGIT SIGNING_KEY PUBLIC_KEY PREVIOUS SOURCE_DATE_EPOCH
+shell-quote = '$(subst ','\'',$(1))'
+pipeline-bundle: $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
+	@SLURM_STAGES=$(call shell-quote,$(SLURM_STAGES)) SLURM_PARTITION=$(call shell-quote,$(SLURM_PARTITION)) \
+	  SLURM_ACCOUNT=$(call shell-quote,$(SLURM_ACCOUNT)) SLURM_TIME=$(call shell-quote,$(SLURM_TIME)) \
+	  SBATCH_OPTIONS=$(call shell-quote,$(SBATCH_OPTIONS)) SLURM_POLL=$(call shell-quote,$(SLURM_POLL)) \
+	  pipelines/engines/slurm.sh run $(call shell-quote,$(OUT)) $(call shell-quote,$(SHARDS)) -- \
+	  $(foreach v,$(ENGINE_VARIABLES),$(if $($(v)),$(call shell-quote,$(v)=$($(v))))) SKIP_TOOLS=1 ENGINE= OWN_PIPELINE=
+else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
+endif
+
+# STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch wiki-shards:
+# shard-wiki-0 runs the whole wiki stage and shard-wiki-1 … N-1 have nothing to do, until the
+# wiki stage has its own shards.
+# (Not declared .PHONY: MakeTests reads .PHONY lines as the targets make help must list.)
+ifneq ($(SHARDS),)
+shard-wiki-0: $(ARTICLES)
+$(foreach i,$(shell seq 1 $$(($(SHARDS) - 1))),shard-wiki-$(i)):
+endif
 
 # INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only
 # when it changes, so the stages rerun only when the inputs named do.
@@ -338,6 +382,7 @@ test: tools test-deps
 	@FUZZ_BUILD=.build/fuzz-smoke FUZZ_OPT=-Onone Tests/Fuzz/run.sh --smoke $(FUZZ_SMOKE_SECONDS); status=$$?; \
 	  if [ $$status -eq 2 ]; then echo "fuzz smoke skipped (no libFuzzer/ASan runtime)"; elif [ $$status -ne 0 ]; then exit $$status; fi
 	Tests/Faults/run-faults.sh $(BIN)
+	Tests/Slurm/check-slurm.sh $(BIN)
 
 # Fuzzing (libFuzzer + AddressSanitizer, built apart in .build/fuzz): see Tests/Fuzz/run.sh.
 fuzz: deps

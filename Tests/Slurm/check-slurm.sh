@@ -1,0 +1,228 @@
+#!/bin/bash
+# The Slurm engine on a real one-node cluster (`make test`; issue 12):
+#
+#   Tests/Slurm/check-slurm.sh [BIN]             (BIN: the built tools' folder, default .build/release)
+#   Tests/Slurm/check-slurm.sh --measure [BIN]   instead of the checks, the engine's overhead (below)
+#
+# 1. Brings up a throw-away cluster with the team's slurm-local.sh (SLURM_LOCAL: its path; by
+#    default ../shared/tools/slurm-local.sh beside the repository, else /work/shared/tools/…), on a
+#    free port, its state in a temp folder; installs the Slurm packages first when they are missing.
+# 2. `make bundle ENGINE=slurm SHARDS=4` on the sample pipeline: every bundle file equals an
+#    unsharded `make bundle`'s byte for byte, each task left its log at slurm/<stage>-<i>.log, and
+#    every job got the partition, time limit and options given as make variables.
+# 3. The same into a fresh folder with one task killed by SIGKILL as it starts (SLURM_KILL_TASK,
+#    default dedupe-1): make fails naming that stage, shard, the signal and the log path, and
+#    publishes no bundle. The rerun submits only that shard (and the publish job), leaves the other
+#    shards' logs alone, and gives the same bundle; a third run submits nothing. With INAT=… (the
+#    pipeline file written by make) a second run submits nothing either.
+# 4. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
+# 5. Tears the cluster down, whatever happened (a trap).
+#
+# --measure: the per-task overhead (arrays of 1, 4 and 16 tasks running `true` from submit to an
+# empty queue, against running them directly) and the sample pipeline's wall time under make and
+# under ENGINE=slurm at SHARDS=1 and N, each the median of SLURM_MEASURE_RUNS (3) runs.
+#
+# Skipped, saying why, when not root or when the packages cannot be installed; but with CI=true a
+# cluster that does not come up fails the check. SLURM_CHECK_SHARDS (4) is N.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+MEASURE=""; [ "${1:-}" = --measure ] && { MEASURE=1; shift; }
+BIN="$(cd "${1:-.build/release}" && pwd)" || { echo "check-slurm: no tools folder ${1:-.build/release}" >&2; exit 1; }
+N=${SLURM_CHECK_SHARDS:-4}
+KILL=${SLURM_CHECK_KILL:-dedupe-$((N > 1 ? 1 : 0))}
+KILL_STAGE=${KILL%-*} KILL_INDEX=${KILL##*-}
+SLURM_LOCAL=${SLURM_LOCAL:-$(for f in ../shared/tools/slurm-local.sh /work/shared/tools/slurm-local.sh; do [ -f "$f" ] && { cd "$(dirname "$f")" && echo "$PWD/slurm-local.sh"; } && break; done)}
+
+skip() {
+  if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ]; then echo "check-slurm: FAIL: $* (CI=true: the Slurm check must run)" >&2; exit 1; fi
+  echo "check-slurm: skipped: $*"
+  exit 0
+}
+[ "$(id -u)" = 0 ] || skip "not root (the one-node cluster runs its daemons as root)"
+{ [ -n "$SLURM_LOCAL" ] && [ -f "$SLURM_LOCAL" ]; } || skip "no slurm-local.sh (give SLURM_LOCAL=path/to/slurm-local.sh)"
+
+WORK="$(mktemp -d /tmp/fieldpack-slurm.XXXXXX)"
+chmod 755 "$WORK"   # munged refuses a socket under a folder others cannot enter
+export SLURM_LOCAL_DIR="$WORK/cluster" SLURM_LOCAL_TIMEOUT=60
+# A port pair no one listens on (the default 6817 may be another cluster's).
+port=6817
+while ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null | grep -q .; do port=$((port + 2)); done
+export SLURM_LOCAL_PORT=$port
+UP=""
+cleanup() {
+  [ -n "$UP" ] && bash "$SLURM_LOCAL" down >"$WORK/down.log" 2>&1
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+started=$SECONDS
+if ! command -v slurmctld >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
+  bash "$SLURM_LOCAL" install >"$WORK/install.log" 2>&1 || skip "the Slurm packages cannot be installed: $(tail -n 3 "$WORK/install.log" | tr '\n' ' ')"
+fi
+UP=1
+if ! bash "$SLURM_LOCAL" up >"$WORK/up.log" 2>&1; then
+  cat "$WORK/up.log" >&2
+  skip "the one-node cluster did not come up (log above)"
+fi
+export SLURM_CONF="$SLURM_LOCAL_DIR/etc/slurm.conf"
+echo "check-slurm: cluster up on 127.0.0.1:$port in $((SECONDS - started)) s"
+
+passed=0 failures=0
+pass() { echo "check-slurm: ok: $*"; passed=$((passed + 1)); }
+fail() { echo "check-slurm: FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# bundle BUILD [VAR=value…]: make bundle on the sample pipeline into BUILD; output in BUILD.log.
+bundle() {
+  local build=$1; shift
+  make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$build" "$@" >"$build.log" 2>&1
+}
+slurm_bundle() { local build=$1; shift; bundle "$build" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 "$@"; }
+files() { (cd "$1" && find . -type f | LC_ALL=C sort); }
+# same_bundle BUILD WHAT: BUILD's bundle has exactly the reference's files, byte for byte.
+same_bundle() {
+  local f name differ=""
+  [ -d "$1/sample/bundle" ] || { fail "$2: no bundle at $1/sample/bundle"; return; }
+  if [ "$(files "$REF/sample/bundle")" != "$(files "$1/sample/bundle")" ]; then
+    fail "$2: the bundle's files differ from make's: $(files "$1/sample/bundle" | tr '\n' ' ')"; return
+  fi
+  for f in "$REF"/sample/bundle/*; do
+    name=$(basename "$f")
+    cmp -s "$f" "$1/sample/bundle/$name" || differ+=" $name"
+  done
+  if [ -n "$differ" ]; then fail "$2: differs from the unsharded bundle in:$differ"; else pass "$2: byte-identical to the unsharded bundle ($(files "$1/sample/bundle" | wc -l) files)"; fi
+}
+# says LOG TEXT WHAT: the make output LOG contains TEXT.
+says() { if grep -qF -- "$2" "$1"; then pass "$3"; else fail "$3: no '$2' in its output:"; sed 's/^/    /' "$1" >&2; fi; }
+
+# --- --measure: the overhead, no checks --------------------------------------------------------
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+median() { LC_ALL=C sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
+if [ -n "$MEASURE" ]; then
+  runs=${SLURM_MEASURE_RUNS:-3}
+  echo "check-slurm: measuring on $(nproc) cores, medians of $runs runs"
+  for k in 1 4 16; do
+    for ((r = 0; r < runs; r++)); do
+      t=$(now); a=$(sbatch --parsable --array=0-$((k - 1)) --output=/dev/null --wrap true)
+      while [ -n "$(squeue -h -j "$a" -o %i 2>/dev/null)" ]; do sleep 0.05; done
+      elapsed "$t"; echo
+    done | median > "$WORK/slurm-$k"
+    for ((r = 0; r < runs; r++)); do
+      t=$(now); for ((i = 0; i < k; i++)); do bash -c true; done; elapsed "$t"; echo
+    done | median > "$WORK/direct-$k"
+    echo "check-slurm: $k trivial task(s): $(cat "$WORK/slurm-$k") s as a Slurm array (submit to empty queue), $(cat "$WORK/direct-$k") s run directly; $(awk -v s="$(cat "$WORK/slurm-$k")" -v d="$(cat "$WORK/direct-$k")" -v k="$k" 'BEGIN { printf "%.2f", (s - d) / k }') s per task"
+  done
+  for ((r = 0; r < runs; r++)); do
+    t=$(now); make --no-print-directory -q shard-inat-0 PIPELINE_NAME=sample PIPELINE=pipelines/sample.json BUILD="$WORK/m" SHARDS=1 SKIP_TOOLS=1 BIN="$BIN" >/dev/null 2>&1; elapsed "$t"; echo
+  done | median > "$WORK/make-q"
+  echo "check-slurm: one make -q of a shard target (what each task and each up-to-date check pays): $(cat "$WORK/make-q") s"
+  timed() {  # timed LABEL VAR=value…: median wall time of make bundle from a clean folder
+    local label=$1 times=(); shift
+    for ((r = 0; r < runs; r++)); do
+      rm -rf "$WORK/m"; t=$(now)
+      make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$WORK/m" "$@" >"$WORK/m.log" 2>&1 || { cat "$WORK/m.log" >&2; echo "check-slurm: $label failed" >&2; exit 1; }
+      times+=("$(elapsed "$t")")
+    done
+    echo "check-slurm: sample pipeline, $label: $(printf '%s\n' "${times[@]}" | median) s (runs: ${times[*]})"
+  }
+  timed "make bundle"
+  timed "ENGINE=slurm SHARDS=1" ENGINE=slurm SHARDS=1 SLURM_POLL=0.2
+  if [ "$N" != 1 ]; then
+    timed "make bundle SHARDS=$N" SHARDS="$N"
+    timed "ENGINE=slurm SHARDS=$N" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2
+  fi
+  exit 0
+fi
+
+# --- The reference, and the sharded build under Slurm ---------------------------------------
+REF="$WORK/ref"
+t0=$SECONDS
+bundle "$REF" || { cat "$REF.log" >&2; fail "the unsharded make bundle failed"; exit 1; }
+make_seconds=$((SECONDS - t0))
+
+B="$WORK/slurm"
+t0=$SECONDS
+if slurm_bundle "$B" SLURM_PARTITION=local SLURM_TIME=10 SBATCH_OPTIONS="--comment=check-slurm --nice=1"; then
+  pass "make bundle ENGINE=slurm SHARDS=$N exits 0 ($((SECONDS - t0)) s; make alone: $make_seconds s)"
+  # The sbatch options from make's variables reached every job.
+  wrong=$(scontrol -o show job 2>/dev/null | grep -v ' Partition=local ' | grep -c . )
+  for field in ' TimeLimit=00:10:00 ' ' Comment=check-slurm ' ' Nice=1 '; do
+    wrong=$((wrong + $(scontrol -o show job 2>/dev/null | grep -vc -- "$field")))
+  done
+  if [ "$(scontrol -o show job 2>/dev/null | grep -c .)" -gt 0 ] && [ "$wrong" = 0 ]; then
+    pass "SLURM_PARTITION, SLURM_TIME and SBATCH_OPTIONS reach every job"
+  else
+    fail "$wrong job fields differ from the partition, time limit, comment and nice asked for: $(scontrol -o show job | head -c 600)"
+  fi
+  same_bundle "$B" "ENGINE=slurm SHARDS=$N"
+  # Every task submitted (as the engine reported: "<stage>: shards 0,1,2,3 of N as array job …")
+  # left its log; from an empty folder, ingest and dedupe submit all N shards.
+  missing="" all=$(seq -s, 0 $((N - 1)))
+  for stage in inat dedupe wiki; do
+    submitted=$(sed -n "s/^slurm: $stage: shards \([0-9,]*\) of $N as array job.*/\1/p" "$B.log")
+    case $stage in inat|dedupe) [ "$submitted" = "$all" ] || fail "$stage submitted shards '$submitted', not $all" ;; esac
+    for i in ${submitted//,/ }; do [ -s "$B/sample/slurm/$stage-$i.log" ] || missing+=" $stage-$i.log"; done
+  done
+  [ -s "$B/sample/slurm/publish.log" ] || missing+=" publish.log"
+  if [ -z "$missing" ]; then pass "every task submitted left its log at slurm/<stage>-<index>.log"; else fail "task logs missing:$missing"; fi
+else
+  fail "make bundle ENGINE=slurm SHARDS=$N failed:"; sed 's/^/    /' "$B.log" >&2
+fi
+
+# --- One task killed: the build fails naming it; the rerun reruns only it -------------------
+F="$WORK/fail"
+if slurm_bundle "$F" SLURM_KILL_TASK="$KILL"; then
+  fail "the build with $KILL killed exited 0"
+else
+  says "$F.log" "FAILED: $KILL_STAGE shard $KILL_INDEX of $N: killed by signal 9 (KILL)" "a killed task fails the build naming its stage, shard and signal"
+  says "$F.log" "log: $F/sample/slurm/$KILL.log" "the failure names the task's log"
+  if [ -e "$F/sample/bundle" ]; then fail "a bundle was published although $KILL was killed"; else pass "no bundle published after a killed task"; fi
+fi
+# Logs of the shards that succeeded, to see that the rerun leaves them alone.
+before=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$KILL.log" ] || stat -c '%n %Y %s' "$f"; done)
+sleep 1   # a rewritten log would show a newer whole-second mtime
+if slurm_bundle "$F"; then
+  pass "the rerun exits 0"
+  says "$F.log" "$KILL_STAGE: shards $KILL_INDEX of $N as array job" "the rerun submits only the killed shard of $KILL_STAGE"
+  for stage in inat dedupe wiki; do
+    [ "$stage" = "$KILL_STAGE" ] && break
+    says "$F.log" "$stage: up to date ($N of $N shards), nothing submitted" "the rerun submits nothing for $stage"
+  done
+  after=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$KILL.log" ] || stat -c '%n %Y %s' "$f"; done)
+  if [ "$before" = "$after" ]; then pass "the rerun left the other $KILL_STAGE shards' logs alone"; else fail "the rerun rewrote other $KILL_STAGE logs: $before / $after"; fi
+  same_bundle "$F" "the rerun after a killed task"
+else
+  fail "the rerun failed:"; sed 's/^/    /' "$F.log" >&2
+fi
+if slurm_bundle "$F"; then
+  says "$F.log" "the bundle is up to date" "a third run submits nothing"
+else
+  fail "the third run failed:"; sed 's/^/    /' "$F.log" >&2
+fi
+
+# --- Own inputs (INAT=…): the pipeline file written once, before the tasks ---------------------
+O="$WORK/own"
+own() { slurm_bundle "$O" INAT=sample-data/inat WIKIPEDIA=sample-data/wiki NAME=own MAX_REJECT_RATE=0.2; }
+if own && own; then
+  says "$O.log" "the bundle is up to date" "with INAT=… the second run submits nothing (the tasks do not rewrite the pipeline file)"
+else
+  fail "make bundle INAT=… ENGINE=slurm failed:"; sed 's/^/    /' "$O.log" >&2
+fi
+
+# --- A build stopped by SIGTERM cancels its jobs -------------------------------------------
+I="$WORK/interrupted"
+setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$I" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 >"$I.log" 2>&1 &
+job=$!
+for _ in $(seq 1 100); do grep -q 'publish (bundle' "$I.log" 2>/dev/null && break; sleep 0.1; done
+kill -TERM -- "-$job" 2>/dev/null
+wait "$job"; status=$?
+left=""
+for _ in $(seq 1 50); do left=$(squeue -h -o %i 2>/dev/null); [ -z "$left" ] && break; sleep 0.2; done
+if [ "$status" = 0 ]; then fail "a build stopped by SIGTERM exited 0 (did it finish first?): $(tail -n 2 "$I.log")"
+elif [ -n "$left" ]; then fail "jobs left in the queue after SIGTERM: $left"
+else says "$I.log" "interrupted: cancelling jobs" "a build stopped by SIGTERM cancels every job it submitted"
+fi
+
+echo "check-slurm: $passed passed, $failures failed in $((SECONDS - started)) s (SHARDS=$N)"
+[ "$failures" = 0 ]

@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# The Slurm engine of `make bundle SHARDS=N ENGINE=slurm` (issue 12): the sharded make rules run
+# as Slurm job arrays, one array per sharded stage, each task building one make target
+# (`shard-<stage>-<index>`), chained with --dependency=afterok, then one job for the single-writer
+# steps (bundle, report, manifest, verify). The engine knows no stage command line: make does.
+#
+#   slurm.sh run OUT SHARDS -- MAKE-ARGUMENTS…   submit what is out of date, wait, report
+#   slurm.sh task STAGE MAKE-ARGUMENTS…          inside a job: one shard (STAGE-$SLURM_ARRAY_TASK_ID),
+#                                                or STAGE=publish: the single-writer steps
+#
+# `run` is started by the Makefile's pipeline-bundle rule (the tools are built by then), in the
+# repository, with the make arguments every task gets (PIPELINE_NAME=…, SHARDS=N, SKIP_TOOLS=1,
+# ENGINE= so that the publish job's make runs the steps itself…).
+# For each stage it asks `make -q shard-<stage>-<i>` which shards are out of date and submits only
+# those (`--array=` a list; a stage with nothing to do submits nothing); a shard whose inputs an
+# earlier stage will rebuild counts as out of date, so make's own rules decide. It waits, stage by
+# stage, and exits 0 only when the bundle is published and verified (`make -q pipeline-bundle`
+# holds afterwards). A failed task fails the run naming its stage, shard, exit status and log,
+# `OUT/slurm/<stage>-<index>.log` (the publish job's: `OUT/slurm/publish.log`), and cancels the
+# jobs behind it. An interrupt (INT, TERM, HUP) cancels every job this run submitted.
+#
+# Environment (the Makefile sets these from its variables of the same names):
+#   SLURM_STAGES      the sharded stages, in order            (default: inat dedupe wiki)
+#   SLURM_PARTITION   sbatch --partition                      (default: the cluster's)
+#   SLURM_ACCOUNT     sbatch --account                        (default: the user's)
+#   SLURM_TIME        sbatch --time, per task                 (default: the partition's)
+#   SBATCH_OPTIONS    more sbatch options, split at spaces    (e.g. --mem=4G --qos=long)
+#   SLURM_POLL        seconds between squeue polls            (default 2)
+#   SLURM_KILL_TASK   a test hook: the task STAGE-INDEX (as wiki-1) kills itself with SIGKILL
+#                     before it starts, as a node lost mid-run would
+#
+# The repository (tools, Makefile, pipeline inputs) and OUT must be on a filesystem every node
+# shares, at the same path: tasks run `make -C <repository>` there.
+set -uo pipefail
+
+log() { printf 'slurm: %s\n' "$*" >&2; }
+die() { printf 'slurm: error: %s\n' "$*" >&2; exit "${2:-1}"; }
+
+# The outer make's flags (a dry run, a jobserver's descriptors, its command-line variables) must
+# not reach the makes this script starts: each gets exactly the arguments given here.
+unset MAKEFLAGS MFLAGS GNUMAKEFLAGS MAKELEVEL
+
+# --- Inside a job ------------------------------------------------------------------------------
+cmd_task() {
+  local stage=${1:?usage: slurm.sh task STAGE MAKE-ARGUMENTS…}; shift
+  local target name
+  if [ "$stage" = publish ]; then
+    target=pipeline-bundle name=publish
+  else
+    local index=${SLURM_ARRAY_TASK_ID:?slurm.sh task $stage runs as a Slurm array task}
+    target=shard-$stage-$index name=$stage-$index
+    # The shard is named by make's target, which passes --shard I/N to the stage; the array's own
+    # variables describe the array submitted (a rerun's --array=1,3 has SLURM_ARRAY_TASK_COUNT=2),
+    # not the shard, so no stage may read them.
+    unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX SLURM_ARRAY_TASK_STEP
+  fi
+  printf 'slurm: %s on %s (job %s), make %s\n' "$name" "$(hostname -s)" "${SLURM_JOB_ID:-?}" "$target" >&2
+  if [ -n "${SLURM_KILL_TASK:-}" ] && [ "$SLURM_KILL_TASK" = "$name" ]; then
+    printf 'slurm: %s: SLURM_KILL_TASK=%s: killing this task with SIGKILL\n' "$name" "$SLURM_KILL_TASK" >&2
+    kill -KILL $$
+  fi
+  exec make --no-print-directory -C "$PWD" "$target" "$@"
+}
+
+# --- Submitting and waiting --------------------------------------------------------------------
+OUT="" SHARDS="" SCRIPT="" NAME="" JOB_ID=""
+MAKE_ARGS=()
+SUBMITTED=()        # job ids, in submission order
+SUBMITTED_WHAT=()   # the stage (or publish) of each
+SUBMITTED_INDEXES=()  # the shards each array runs, "0 2 3"; empty for the publish job
+
+# up_to_date TARGET: make -q says TARGET and all it needs are up to date (0), or not (1).
+up_to_date() {
+  local status
+  make --no-print-directory -q "$1" "${MAKE_ARGS[@]}" >/dev/null 2>"$OUT/slurm/.make-q.err"
+  status=$?
+  case $status in
+    0) return 0 ;;
+    1) return 1 ;;
+    *) die "make -q $1 failed (status $status): $(head -c 600 "$OUT/slurm/.make-q.err")" ;;
+  esac
+}
+
+# sbatch_site_options: the site's options from the make variables, one word each.
+sbatch_site_options() {
+  SITE_OPTIONS=()
+  [ -n "${SLURM_PARTITION:-}" ] && SITE_OPTIONS+=("--partition=$SLURM_PARTITION")
+  [ -n "${SLURM_ACCOUNT:-}" ] && SITE_OPTIONS+=("--account=$SLURM_ACCOUNT")
+  [ -n "${SLURM_TIME:-}" ] && SITE_OPTIONS+=("--time=$SLURM_TIME")
+  # shellcheck disable=SC2206  # SBATCH_OPTIONS is a list of options split at spaces, on purpose
+  [ -n "${SBATCH_OPTIONS:-}" ] && SITE_OPTIONS+=($SBATCH_OPTIONS)
+  return 0
+}
+
+# submit WHAT "INDEXES" DEPENDENCY: one sbatch (an array of INDEXES, or a single job when INDEXES
+# is empty), after job DEPENDENCY if given; sets JOB_ID and records the job.
+submit() {
+  local what=$1 indexes=$2 dependency=$3
+  local args=(--parsable --job-name="fieldpack-$NAME-$what" --chdir="$PWD" --kill-on-invalid-dep=yes)
+  if [ -n "$indexes" ]; then
+    args+=(--array="${indexes// /,}" --output="$OUT/slurm/$what-%a.log")
+  else
+    args+=(--output="$OUT/slurm/$what.log")
+  fi
+  [ -n "$dependency" ] && args+=(--dependency="afterok:$dependency")
+  args+=("${SITE_OPTIONS[@]}")
+  if ! JOB_ID=$(sbatch "${args[@]}" "$SCRIPT" task "$what" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.sbatch.err"); then
+    log "sbatch ${args[*]} failed: $(cat "$OUT/slurm/.sbatch.err")"
+    cancel_all
+    exit 1
+  fi
+  JOB_ID=${JOB_ID%%;*}   # --parsable prints "id" or "id;cluster"
+  SUBMITTED+=("$JOB_ID") SUBMITTED_WHAT+=("$what") SUBMITTED_INDEXES+=("$indexes")
+}
+
+cancel_all() {
+  [ ${#SUBMITTED[@]} -gt 0 ] || return 0
+  scancel "${SUBMITTED[@]}" 2>/dev/null || true
+}
+
+on_signal() {
+  log "interrupted: cancelling jobs ${SUBMITTED[*]:-(none)}"
+  cancel_all
+  exit 130
+}
+
+# still_queued ID: any task of job ID is pending or running. A job slurmctld no longer knows is done.
+still_queued() { [ -n "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+
+# job_states ID: "index state exit" per task of job ID (index "-" for a single job). From
+# slurmctld (scontrol, which keeps finished jobs for MinJobAge, 300 s by default), else from the
+# accounting database (sacct) where the cluster keeps one.
+job_states() {
+  local id=$1 line index state code
+  local lines
+  lines=$(scontrol -o show job "$id" 2>/dev/null) || lines=""
+  if [ -n "$lines" ]; then
+    while read -r line; do
+      index=$(grep -o ' ArrayTaskId=[^ ]*' <<<"$line" | cut -d= -f2)
+      state=$(grep -o ' JobState=[^ ]*' <<<"$line" | cut -d= -f2)
+      code=$(grep -o ' ExitCode=[^ ]*' <<<"$line" | cut -d= -f2)
+      echo "${index:--} ${state:-UNKNOWN} ${code:-?}"
+    done <<<"$lines"
+    return
+  fi
+  sacct -n -X -P -j "$id" -o JobID,State,ExitCode 2>/dev/null | while IFS='|' read -r line state code; do
+    index=${line#*_}; [ "$index" = "$line" ] && index=-
+    echo "$index ${state%% *} $code"
+  done
+}
+
+# describe EXIT: Slurm's "code:signal" in words.
+describe() {
+  local code=${1%%:*} signal=${1#*:}
+  if [ "$1" = "?" ] || [ -z "$1" ]; then echo "exit status unknown"
+  elif [ "$signal" != "$1" ] && [ "$signal" != 0 ]; then echo "killed by signal $signal ($(kill -l "$signal" 2>/dev/null || echo ?))"
+  else echo "exit code $code"
+  fi
+}
+
+# check_job K: job K (SUBMITTED[K]) has left the queue; every task must have COMPLETED with exit
+# code 0. Prints each failed task: stage, shard, exit status, log.
+check_job() {
+  local id=${SUBMITTED[$1]} what=${SUBMITTED_WHAT[$1]} indexes=${SUBMITTED_INDEXES[$1]}
+  local failed=0 seen=0 index state code task
+  while read -r index state code; do
+    seen=1
+    [ "$state" = COMPLETED ] && [ "${code%%:*}" = 0 ] && continue
+    failed=1
+    task=$id; [ "$index" != - ] && task=${id}_$index
+    report_failure "$what" "$index" "$(describe "$code"), state $state (job $task)"
+  done < <(job_states "$id")
+  [ "$seen" = 1 ] && return "$failed"
+  # slurmctld has forgotten the job (MinJobAge) and no accounting keeps it: make judges.
+  if [ -z "$indexes" ]; then
+    up_to_date pipeline-bundle && return 0
+    report_failure "$what" - "state unknown (job $id is gone from slurmctld), and the bundle is not up to date"
+    return 1
+  fi
+  for index in $indexes; do
+    up_to_date "shard-$what-$index" && continue
+    failed=1
+    report_failure "$what" "$index" "state unknown (job ${id}_$index is gone from slurmctld), and its outputs are missing"
+  done
+  return "$failed"
+}
+
+# report_failure STAGE INDEX WHY: one line naming the task and its log, then the log's last lines.
+report_failure() {
+  local what=$1 index=$2 why=$3 logfile shard
+  if [ "$index" = - ]; then logfile=$OUT/slurm/$what.log shard="the $what job"
+  else logfile=$OUT/slurm/$what-$index.log shard="$what shard $index of $SHARDS"
+  fi
+  log "FAILED: $shard: $why; log: $logfile"
+  if [ -s "$logfile" ]; then tail -n 5 "$logfile" | sed 's/^/slurm:   | /' >&2; fi
+}
+
+cmd_run() {
+  OUT=${1:?usage: slurm.sh run OUT SHARDS -- MAKE-ARGUMENTS…} SHARDS=${2:?usage: slurm.sh run OUT SHARDS -- MAKE-ARGUMENTS…}
+  shift 2; [ "${1:-}" = -- ] && shift
+  MAKE_ARGS=("$@")
+  [[ "$SHARDS" =~ ^[1-9][0-9]*$ ]] || die "SHARDS must be a whole number ≥ 1, not '$SHARDS'" 2
+  local tool
+  for tool in sbatch squeue scontrol scancel; do
+    command -v "$tool" >/dev/null || die "ENGINE=slurm needs the Slurm client tools on PATH ($tool is missing; Debian: slurm-client)" 2
+  done
+  SCRIPT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+  NAME=$(basename "$OUT")
+  mkdir -p "$OUT/slurm" || die "cannot make $OUT/slurm"
+  OUT=$(cd "$OUT" && pwd)
+  sbatch_site_options
+  trap on_signal INT TERM HUP
+  local poll=${SLURM_POLL:-2} stage i todo last="" t0=$SECONDS
+
+  # Submit every stage's out-of-date shards up front, each array after the one before it, so
+  # Slurm starts a stage as soon as the last needs are met, whatever this script is doing.
+  for stage in ${SLURM_STAGES:-inat dedupe wiki}; do
+    todo=""
+    for ((i = 0; i < SHARDS; i++)); do
+      up_to_date "shard-$stage-$i" || todo+="${todo:+ }$i"
+    done
+    if [ -z "$todo" ]; then log "$stage: up to date ($SHARDS of $SHARDS shards), nothing submitted"; continue; fi
+    submit "$stage" "$todo" "$last"
+    log "$stage: shards ${todo// /,} of $SHARDS as array job $JOB_ID${last:+ (after $last)}; logs $OUT/slurm/$stage-<index>.log"
+    last=$JOB_ID
+  done
+  if [ -z "$last" ] && up_to_date pipeline-bundle; then
+    log "the bundle is up to date: $OUT/bundle"
+    return 0
+  fi
+  submit publish "" "$last"
+  log "publish (bundle, report, manifest, verify) as job $JOB_ID${last:+ (after $last)}; log $OUT/slurm/publish.log"
+
+  # Wait for each job in order; the first that failed fails the run and cancels the rest.
+  local k
+  for ((k = 0; k < ${#SUBMITTED[@]}; k++)); do
+    while still_queued "${SUBMITTED[$k]}"; do sleep "$poll"; done
+    if ! check_job "$k"; then
+      cancel_all
+      die "${SUBMITTED_WHAT[$k]} failed after $((SECONDS - t0)) s; the jobs after it are cancelled. Rerun the same make command: it resubmits only what is missing."
+    fi
+  done
+  # Published and verified, as make sees it (the verified stamp is newer than all it checks).
+  up_to_date pipeline-bundle || die "the publish job ended, yet make says the bundle is not up to date; see $OUT/slurm/publish.log"
+  log "bundle published and verified in $((SECONDS - t0)) s: $OUT/bundle"
+}
+
+case "${1:-}" in
+  run) shift; cmd_run "$@" ;;
+  task) shift; cmd_task "$@" ;;
+  *) sed -n '2,31p' "${BASH_SOURCE[0]}" >&2; exit 2 ;;
+esac
