@@ -245,15 +245,6 @@ else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 endif
 
-# STAND-IN (engineer C, branch slurm), for the lead to drop at the merge of branch wiki-shards:
-# shard-wiki-0 runs the whole wiki stage and shard-wiki-1 … N-1 have nothing to do, until the
-# wiki stage has its own shards.
-# (Not declared .PHONY: MakeTests reads .PHONY lines as the targets make help must list.)
-ifneq ($(SHARDS),)
-shard-wiki-0: $(ARTICLES)
-$(foreach i,$(shell seq 1 $$(($(SHARDS) - 1))),shard-wiki-$(i)):
-endif
-
 # INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only
 # when it changes, so the stages rerun only when the inputs named do.
 ifeq ($(OWN_PIPELINE),1)
