@@ -101,9 +101,14 @@ final class FileIngest {
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
-        let head = try LineReader(source: try RawFileSource(path: path, hashing: false)).peek(atLeast: ForeignInput.headBytes)
+        // The head is a view into its reader's buffer: the reader must outlive every use of it
+        // (a temporary reader was freed at once, and another thread's allocation overwrote it).
+        let headReader = LineReader(source: try RawFileSource(path: path, hashing: false))
+        let header = try withExtendedLifetime(headReader) {
+            try Self.openDataHeader(try headReader.peek(atLeast: ForeignInput.headBytes), path: path)
+        }
         let reader = try ByteRangeLines.reader(path: path, range: range, maxLineBytes: maxDocumentBytes)
-        if let header = try Self.openDataHeader(head, path: path) {
+        if let header {
             result.format = header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
