@@ -348,7 +348,9 @@ $(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
 $(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bag --bagit $(PUBLISH_OPTIONS)
 
-# The published folder, checked again where the app will find it; the stamp says it passed.
+# The published folder, checked again where the app will find it and as the app checks it
+# (quick_check; fieldpack-manifest ran the full integrity_check before it published); the stamp
+# says it passed.
 $(VERIFIED): $(MANIFEST)
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@

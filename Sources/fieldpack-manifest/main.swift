@@ -15,7 +15,7 @@ let command = StageCommand(
         files' paths, sizes and SHA-256) for the manifest. --sign signs manifest.json with an Ed25519 private key
         (openssl genpkey -algorithm ed25519) into manifest.json.sig.
 
-        Before the swap, the assembled folder is checked as fieldpack-verify checks it (with
+        Before the swap, the assembled folder is checked as fieldpack-verify --full checks it (with
         --public-key, its signature too): a bundle that would be refused is never published, and
         the previous one stays. BUNDLE_DIR must be missing, empty, or a bundle: anything else
         there (a file, a link, another folder) is refused, never deleted.

@@ -28,6 +28,33 @@ import Testing
         #expect(check.stdout.contains("manifest.json: OK"))
     }
 
+    @Test func anIndexThatDisagreesWithItsTableIsRefusedByTheFullCheckAndPassesTheAppsCheck() throws {
+        // Two indexes of the observations swap their b-trees: every page stays well formed and
+        // each holds one entry per row (the app's quick_check and the row counts pass), but no
+        // index entry matches its row (integrity_check fails).
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        do {
+            let database = try Database(path: directory.file("content.sqlite"))
+            let user = try #require(try database.int("SELECT rootpage FROM sqlite_schema WHERE name = 'observations_by_user'"))
+            let uuid = try #require(try database.int("SELECT rootpage FROM sqlite_schema WHERE name = 'observations_by_uuid'"))
+            try database.execute("""
+                PRAGMA writable_schema = ON;
+                UPDATE sqlite_schema SET rootpage = \(uuid) WHERE name = 'observations_by_user';
+                UPDATE sqlite_schema SET rootpage = \(user) WHERE name = 'observations_by_uuid';
+                PRAGMA writable_schema = OFF;
+                """)
+        }
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        var verifier = BundleVerifier(directory: directory.file("bundle"))
+        verifier.depth = .app
+        #expect(verifier.verify() == [])
+        verifier.depth = .full
+        let problems = verifier.verify()
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("\(directory.file("bundle/content.sqlite")): error: integrity_check: ") ?? false, "\(problems)")
+    }
+
     @Test func aBundleWithAPhotoThatMayNotShipIsRefused() throws {
         // A build that let an uncredited, non-commercial photo through, consistently re-published.
         let directory = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 /// Checks a bundle folder the way the app does before ingesting it: the file set, every
 /// checksum, then the database opened read-only: application id, a known schema version whose
-/// golden fingerprint matches, integrity, foreign keys, and row counts against the manifest.
+/// golden fingerprint matches, integrity (to the `Depth` asked for), foreign keys, and row counts
+/// against the manifest.
 /// The folder is the flat one the app downloads, or the same bundle as a BagIt bag (a folder
 /// with `bagit.txt`): then the bag's own files are checked too (`BagItCheck`), and the payload
 /// is read from its `data/`.
@@ -13,6 +14,19 @@ public struct BundleVerifier {
     public let publicKey: Ed25519Key?
     /// Files and bytes checksummed, for the progress line.
     public var progress = StageProgress.silent("verify")
+    /// How deep the database's integrity is checked: `.full` unless the caller asks for the app's.
+    public var depth = Depth.full
+
+    /// How deep the database's integrity is checked.
+    public enum Depth: Sendable {
+        /// What the app runs before it ingests a bundle (docs/bundle.md): `PRAGMA quick_check`,
+        /// every page and row well formed, in time linear in the file's size.
+        case app
+        /// `PRAGMA integrity_check` as well: every index entry matched against its row and every
+        /// UNIQUE constraint, in O(N log N) (on 1M observations, most of the check's time). What
+        /// `fieldpack-manifest` runs before it publishes, and `fieldpack-verify --full`.
+        case full
+    }
 
     public init(directory: String, publicKey: Ed25519Key? = nil) {
         self.directory = directory
@@ -136,7 +150,7 @@ public struct BundleVerifier {
         }
         guard problems.isEmpty else { return problems }
         problems += DatabaseChecks(path: path(databaseName), rows: manifestRows,
-                                   version: manifestVersion, fingerprint: manifestFingerprint).run()
+                                   version: manifestVersion, fingerprint: manifestFingerprint, depth: depth).run()
         return problems
     }
 }
