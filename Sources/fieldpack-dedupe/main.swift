@@ -54,6 +54,7 @@ func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
         (shard.map { "shard \($0): " } ?? "") +
         "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "
             + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "
-            + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)",
+            + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)"
+            + (summary.spillPartitions > 0 ? "; over the memory budget, spilled into \(summary.spillPartitions) partitions" : ""),
         records: summary.records, bytes: summary.bytes)
 }

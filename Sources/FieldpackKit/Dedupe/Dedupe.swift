@@ -29,11 +29,14 @@ public struct Dedupe: Sendable {
         /// The id of an observation known only by its uuid (`ObservationUUID.exportID`; tests pass
         /// a hash that collides, see `ExportIDs`).
         package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
-        /// The memory budget, as input bytes deduped at once: a larger input is split by key
-        /// (`RecordKey.spillPartition(of:)`) into spill partitions of about this size beside the
-        /// output, deduped one at a time and merged by key (see `DedupeSpill`), so memory does
-        /// not grow with the input. The output is the same bytes.
-        public var spillBytes = 512 << 20
+        /// The memory budget: the bytes of compact occurrences (`RecordOccurrence`,
+        /// `PhotoOccurrence`) held at once, known from the first pass's counts. An input whose
+        /// occurrences need more is split by key (`RecordKey.spillPartition(of:)`) into spill
+        /// partitions beside the output, each within the budget, deduped one at a time and merged
+        /// by key (see `DedupeSpill`), so memory does not grow with the input. The output is the
+        /// same bytes. At the default, 1M observations (2.7M photo occurrences, 175 MB) fit,
+        /// with a peak RSS of about 200 MB.
+        public var memoryBudget = 192 << 20
         /// Whether this run sees every record of the job (not one shard's partition). Only then
         /// are the export's whole-job rules applied (`ExportObservationRules`: an id moved off a
         /// colliding uuid hash, a missing observer or taxon dropped with a finding); a partition
@@ -57,6 +60,8 @@ public struct Dedupe: Sendable {
         public var bytes = 0
         /// Export observations whose observer or taxon no record has (see `ExportObservationRules`).
         public var missingParents = MissingParents()
+        /// The spill partitions the input was split into (0: it fit the memory budget).
+        public var spillPartitions = 0
     }
 
     public struct ConflictCounts: Sendable, Equatable {
@@ -78,18 +83,45 @@ public struct Dedupe: Sendable {
         Leftovers.removeStale(of: options.output)
         Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
-        let size = FileSystem.size(options.input) ?? 0
-        let (summary, report) = size > options.spillBytes
-            ? try DedupeSpill(dedupe: self, partitions: (size + options.spillBytes - 1) / max(1, options.spillBytes)).run(into: output)
-            : try dedupe(input: options.input, into: output, progress: options.progress, whole: options.seesWholeJob)
+        let summary: Summary
+        let report: ConflictReport
+        switch try dedupe(
+            input: options.input, into: output, progress: options.progress, whole: options.seesWholeJob,
+            budget: options.memoryBudget)
+        {
+        case .done(let done, let conflicts):
+            (summary, report) = (done, conflicts)
+        case .overBudget(let needed):
+            // Partitions of about the budget each, and one more for the hash's unevenness.
+            let partitions = needed / max(1, options.memoryBudget) + 1
+            var spilled: Summary
+            (spilled, report) = try DedupeSpill(dedupe: self, partitions: partitions).run(into: output)
+            spilled.spillPartitions = partitions
+            summary = spilled
+        }
         try report.write(to: options.conflicts)
         try output.commit()
         return summary
     }
 
+    /// What `dedupe(input:…)` did: the whole job, or nothing past the first pass because the
+    /// occurrences would need `needed` bytes, over the budget.
+    enum Outcome {
+        case done(Summary, ConflictReport)
+        case overBudget(needed: Int)
+    }
+
+    /// The bytes of occurrences a dedupe of records with these counts (per `RecordKind`) holds at
+    /// once: taxa, users and observations in one pass, photos in the next.
+    static func occurrenceBytes(_ counts: [Int]) -> Int {
+        let records = [RecordKind.taxon, .user, .observation].reduce(0) { $0 + counts[$1.rawValue] }
+        return max(records * MemoryLayout<RecordOccurrence>.stride, counts[RecordKind.photo.rawValue] * MemoryLayout<PhotoOccurrence>.stride)
+    }
+
     /// Dedupes the records file `input` into `output` (not committed); `whole`: whether `input`
-    /// holds every record of the job (see `Options.seesWholeJob`).
-    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, whole: Bool) throws -> (Summary, ConflictReport) {
+    /// holds every record of the job (see `Options.seesWholeJob`). With a `budget`, an input whose
+    /// occurrences need more is left after the first pass, with nothing written.
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, whole: Bool, budget: Int? = nil) throws -> Outcome {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
         summary.bytes = FileSystem.size(input) ?? 0
@@ -99,14 +131,21 @@ public struct Dedupe: Sendable {
         let ranges = try FileRangeSource.lineAlignedRanges(path: input, parts: 2)
         progress.expect(bytes: 3 * summary.bytes)
         progress.start()
-        defer { progress.finish() }
+        // Over the budget, the spill goes on with the same progress line.
+        var handsOnProgress = false
+        defer { if !handsOnProgress { progress.finish() } }
 
         // Pass 1: the inputs, and how many records of each kind each half holds.
         let counting = try ParallelScan.run(path: input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
             kind == .input ? Array(line) : nil
         }
         let counts = counting.counts
-        for kind in RecordKind.allCases { summary.occurrences[kind.name] = counts.reduce(0) { $0 + $1[kind.rawValue] } }
+        let totals = RecordKind.allCases.map { kind in counts.reduce(0) { $0 + $1[kind.rawValue] } }
+        if let budget, Self.occurrenceBytes(totals) > budget {
+            handsOnProgress = true
+            return .overBudget(needed: Self.occurrenceBytes(totals))
+        }
+        for kind in RecordKind.allCases { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
         let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
         trace.mark("count")
@@ -199,7 +238,7 @@ public struct Dedupe: Sendable {
             summary.conflicts = report.counts
             trace.mark("write photos")
         }
-        return (summary, report)
+        return .done(summary, report)
     }
 
     private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {

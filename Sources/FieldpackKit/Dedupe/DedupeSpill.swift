@@ -1,10 +1,10 @@
-/// A dedupe over its memory budget (`Dedupe.Options.spillBytes`): the records file is split by
+/// A dedupe over its memory budget (`Dedupe.Options.memoryBudget`): the records file is split by
 /// key (`RecordKey.spillPartition(of:)`, independent of a shard's `partition(of:)`) into spill
 /// files beside the output, each is deduped alone, one at a time, and the deduped partitions are
 /// k-way merged by key (`MergedRecords`) into the output: the same bytes as one pass, as every
 /// copy of a record is in one partition and the merge restores the deduped file's order.
 ///
-/// Memory: one partition's occurrences (about `spillBytes` of input) at a time, plus a read
+/// Memory: one partition's occurrences (within the budget) at a time, plus a read
 /// buffer per partition while merging. Disk: the input twice over, in temp files that any end of
 /// the run removes (`AtomicOutput`, `Leftovers`).
 struct DedupeSpill {
@@ -15,7 +15,7 @@ struct DedupeSpill {
         let options = dedupe.options
         let progress = options.progress
         let size = FileSystem.size(options.input) ?? 0
-        progress.expect(bytes: size)
+        progress.expect(bytes: progress.byteCount + size)  // after the first pass's bytes
         progress.start()
         defer { progress.finish() }
         var spills: [AtomicOutput?] = try (0..<partitions).map { try AtomicOutput(path: "\(options.output).spill-\($0)") }
@@ -30,7 +30,9 @@ struct DedupeSpill {
         var deduped: [AtomicOutput] = []
         for part in 0..<partitions {
             let out = try AtomicOutput(path: "\(options.output).deduped-\(part)")
-            let (partSummary, partReport) = try dedupe.dedupe(input: spills[part]!.temporaryPath, into: out, progress: .silent(), whole: false)
+            guard case .done(let partSummary, let partReport) = try dedupe.dedupe(
+                input: spills[part]!.temporaryPath, into: out, progress: .silent(), whole: false)
+            else { preconditionFailure("a dedupe without a budget is done") }
             try out.flush()
             spills[part] = nil  // its temp file goes now, not at the end
             deduped.append(out)
