@@ -42,6 +42,11 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     ///
     /// - Throws: a message when the line is an export header missing a table's columns.
     static func header(_ line: UnsafeRawBufferPointer) throws -> Header? {
+        // A header's first column name starts with a letter or `_`: a JSON page or line (`{`, `[`,
+        // blanks), whose one line may be the whole file, is told at its first byte instead of
+        // being split at every tab and decoded (16% of ingest's time on API pages).
+        guard let first = line.first, first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z"))
+        else { return nil }
         var bytes = line
         if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
         let names = bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }

@@ -51,10 +51,14 @@ public final class PaddedBuffer {
     @exclusivity(unchecked) public private(set) var capacity: Int
     @exclusivity(unchecked) public var count = 0
 
+    // Only the padding past the capacity is zeroed: simdjson reads up to `padding` bytes past a
+    // document's end, whatever they hold, and nothing reads past `count` otherwise. Zeroing the
+    // whole buffer cost a memset and a page fault per page for every input file (3.7% of a
+    // parse-only run over 5,000 pages, each with a reader of its own).
     public init(capacity: Int = 1 << 16) {
         self.capacity = capacity
         storage = UnsafeMutableRawPointer.allocate(byteCount: capacity + JSONParser.padding, alignment: 64)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity + JSONParser.padding)
+        (storage + capacity).initializeMemory(as: UInt8.self, repeating: 0, count: JSONParser.padding)
     }
 
     /// A padded copy of `bytes`.
@@ -74,7 +78,7 @@ public final class PaddedBuffer {
         var newCapacity = capacity
         while newCapacity < needed { newCapacity *= 2 }
         let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity + JSONParser.padding, alignment: 64)
-        newStorage.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity + JSONParser.padding)
+        (newStorage + newCapacity).initializeMemory(as: UInt8.self, repeating: 0, count: JSONParser.padding)
         newStorage.copyMemory(from: storage, byteCount: count)
         storage.deallocate()
         storage = newStorage

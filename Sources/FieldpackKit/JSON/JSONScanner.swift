@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Finds where the elements of a document's top-level `"results"` array start and end, without
 /// a full parse: used to locate a bad record (its line) and to salvage the complete records of a
 /// truncated or damaged page.
@@ -32,11 +36,7 @@ public enum JSONScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 let start = index + 1
-                index += 1
-                while index < count && bytes[index] != UInt8(ascii: "\"") {
-                    if bytes[index] == UInt8(ascii: "\\") { index += 1 }
-                    index += 1
-                }
+                index = stringEnd(in: bytes, from: start)
                 if index >= count {  // unterminated string: the damage
                     scan.partialStart = elementStart ?? (inArray && depth == 2 ? start - 1 : nil)
                     return scan
@@ -85,6 +85,27 @@ public enum JSONScanner {
         }
         scan.partialStart = elementStart
         return scan
+    }
+
+    /// Where the string whose content starts at `start` ends: the index of its closing quote, or
+    /// `bytes.count` if it never closes. A quote closes the string unless an odd number of
+    /// backslashes (inside the string) comes right before it. Strings are most of a page's bytes:
+    /// `memchr` finds each candidate quote instead of a loop over every byte (ingest spent 12% of
+    /// its time in this scan, which every page with a finding needs).
+    @inline(__always)
+    package static func stringEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return count }
+        var from = start
+        while from < count {
+            guard let hit = memchr(base + from, Int32(UInt8(ascii: "\"")), count - from) else { return count }
+            let quote = UnsafeRawPointer(hit) - base
+            var backslashes = 0
+            while quote - backslashes - 1 >= start && bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            if backslashes % 2 == 0 { return quote }
+            from = quote + 1
+        }
+        return count
     }
 
     /// The 1-based line and column of a byte offset.
