@@ -188,6 +188,45 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
+    @Test func observationsArrivingInUuidOrderAreStoredWholeByTheirIds() throws {
+        // Dedupe writes observations in uuid order (their key); the table's key is the id.
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("deduped.jsonl", """
+            ["user",7,"u","U",1]
+            ["obs",9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]
+            ["obs",2,"b-uuid",7,null,"casual",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
+            ["obs",5,"c-uuid",7,null,"needs_id",null,null,null,null,null,null,null,null,null,null,null,null,[[7,0]],null,1]
+            ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,9]
+            ["photo",6,null,"obs",0,"https://static.inaturalist.org/photos/6/square.jpg","cc-by","a",10,10,null,null,null,1,2]
+            ["photo",7,null,"obs",0,"https://static.inaturalist.org/photos/7/square.jpg","cc-by","a",10,10,null,null,null,1,5]
+
+            """)
+        try BundleBuilder(options: .init(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())).run()
+        let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
+        #expect(try database.rows("SELECT id, uuid, user_id, quality_grade FROM observations ORDER BY id")
+            == [["2", "b-uuid", "7", "casual"], ["5", "c-uuid", "7", "needs_id"], ["9", "a-uuid", "7", "research"]])
+        #expect(try database.rows("SELECT observation_id, photo_id FROM observation_photos ORDER BY 1")
+            == [["2", "6"], ["5", "7"], ["9", "5"]])
+    }
+
+    @Test func twoObservationsWithOneIdAreRefusedNamingTheirUuids() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("deduped.jsonl", """
+            ["user",7,"u","U",1]
+            ["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",4,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",3,"c-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+
+            """)
+        let options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.path == input)
+        #expect(error.message == "the observations with the uuids a-uuid, c-uuid have the same id 3: an id names one observation")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+    }
+
     @Test func aDanglingReferenceIsRefusedWithItsLineAndNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
         // Observation 1 names taxon 999, which no record defines.

@@ -16,6 +16,7 @@ final class RecordLoader {
     init(database: Database, progress: StageProgress = .silent()) throws {
         self.database = database
         self.progress = progress
+        try ObservationOrder.prepare(database)
         for table in RecordBatch.Table.allCases { statements[table] = try database.prepare(table.sql) }
     }
 
@@ -59,6 +60,8 @@ final class RecordLoader {
             inputs += batch.inputs
             if let report = batch.report { self.report = report }
         }
+        statements[.observations] = nil  // finalized before its table goes
+        try ObservationOrder.move(database, path: path)
     }
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
