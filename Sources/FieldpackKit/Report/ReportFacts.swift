@@ -75,7 +75,13 @@ struct ReportFacts {
         if unplaced > 0 { facts.iconic.append(("(no taxon)", 0, unplaced)) }
         facts.shippedLicenses = try pairs(database, "SELECT license, count(*) FROM photos GROUP BY license ORDER BY 2 DESC, 1")
         facts.articleLicenses = try pairs(database, "SELECT license, count(*) FROM articles GROUP BY license ORDER BY 2 DESC, 1")
-        facts.blurbLengths = try database.rows("SELECT blurb_html FROM articles ORDER BY title").map { visibleLength($0[0] ?? "") }
+        // One blurb at a time over SQLite's row bytes, in rowid order (no sort): the chart and
+        // the figures need the lengths, not their order. Reading them all as strings at once
+        // held every blurb in memory (359 MB peak on the benchmark's 16k articles).
+        let blurbs = try database.prepare("SELECT blurb_html FROM articles ORDER BY id")
+        while try blurbs.step() {
+            facts.blurbLengths.append(visibleLength(blurbs.textBytes(0) ?? UnsafeRawBufferPointer(start: nil, count: 0)))
+        }
         facts.destinations = try database.rows("""
             SELECT d.id, d.name, a.title FROM destinations AS d LEFT JOIN articles AS a ON a.id = d.article_id ORDER BY d.id
             """).map { ($0[0] ?? "", $0[1] ?? "", $0[2]) }
@@ -135,11 +141,13 @@ struct ReportFacts {
     }
 
     /// The characters a reader sees: outside tags, an entity counted as one.
-    static func visibleLength(_ html: String) -> Int {
+    static func visibleLength(_ html: String) -> Int { visibleLength(html.utf8) }
+
+    static func visibleLength<Bytes: Sequence<UInt8>>(_ html: Bytes) -> Int {
         var count = 0
         var inTag = false
         var inEntity = false
-        for byte in html.utf8 {
+        for byte in html {
             switch byte {
             case UInt8(ascii: "<"): inTag = true
             case UInt8(ascii: ">") where inTag: inTag = false
