@@ -313,7 +313,6 @@ extension WikiStage {
             url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
             statedLicense: fields.license, source: source, line: line, record: record,
             blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
-        article.pass = run.summary.passes
         article.htmlBytes = html.count
         let late = run.recordsLate && run.summary.passes > 1
         if late, wanted.titles[title] != nil { article.matched.append(title) }
@@ -382,9 +381,8 @@ extension WikiStage {
             title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),
             wikidata: nil, statedLicense: nil, source: source, line: nil, record: nil, blurb: blurb)
         article.complete(with: blurb.page)
-        article.pass = run.summary.passes
         article.htmlBytes = bytes.count
         if wanted.titles[title] != nil { article.matched = [title] }
-        keep(&article, into: &run)
+        keep(article, into: &run)
     }
 }
