@@ -300,7 +300,9 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
-        let title = WikiTitle.normalize(fields.name)
+        var title = WikiTitle.normalize(fields.name)
+        // The wanted title's own string, so that the run's table shares its storage with the wants.
+        if let index = wanted.titles.index(forKey: title) { title = wanted.titles[index].key }
         let isWanted = wanted.titles[title] != nil || fields.wikidata.map { wanted.wikidata[$0.uppercased()] != nil } ?? false
             || fields.redirects.contains { wanted.titles[WikiTitle.normalize($0)] != nil }
         guard isWanted, let html = fields.html else {
