@@ -30,8 +30,10 @@ let command = StageCommand(
         """,
     options: ["pipeline", "records", "output", "report", "rejects", "depfile", "max-reject-rate", "shard", "output-folder"])
 
-command.main { arguments in
-    guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
+/// The stage's options, and the dumps' folders (for the depfile), from the command line and the
+/// pipeline. The pipeline (every destination: 100,000 of them for a large bundle) is not kept past
+/// it: the stage needs only the wants made from it.
+func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String]) {
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     var wants = WikiWants(language: pipeline.wikipediaLanguage)
     let records = arguments.all("records")
@@ -66,14 +68,20 @@ command.main { arguments in
             fingerprint: WikiPart.fingerprint(
                 inputs: inputs.files, wants: wants, rules: options.rules, maxRejectRate: options.maxRejectRate, shards: shard.count))
     }
+    return (options, inputs.folders)
+}
+
+command.main { arguments in
+    guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
+    let (options, folders) = try stageOptions(arguments)
     let clock = StageClock()
     let summary = try WikiStage(options: options).run()
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: inputs.files + inputs.folders)
+        try Depfile.write(depfile, target: options.output, prerequisites: options.inputs + folders)
     }
     StageReport(stage: "wiki", clock: clock).print(
-        "\(inputs.files.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "
-            + "\(summary.articles) articles for \(wants.count) wanted, \(summary.missing.count) missing, "
+        "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "
+            + "\(summary.articles) articles for \(options.wants.count) wanted, \(summary.missing.count) missing, "
             + "\(summary.htmlBytes) bytes of article HTML cleaned in \(summary.passes) pass(es)",
         records: summary.lines, bytes: summary.bytes)
 }

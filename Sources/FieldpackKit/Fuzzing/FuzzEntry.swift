@@ -101,7 +101,13 @@ package enum FuzzEntry {
         }
         for (article, result) in pool.drain() { stage.finish(article, result, into: &run) }
         for title in run.articles.keys.sorted() {
-            if let problem = markupProblem(run.articles[title]!.blurb.html, of: "the blurb of \"\(title)\"") { return problem }
+            let html: String
+            do {
+                html = try stage.record(of: try stage.article(run.articles[title]!, in: run.spill), spill: run.spill, language: "en").html
+            } catch {
+                return "the blurb of \"\(title)\" cannot be read back: \(error)"
+            }
+            if let problem = markupProblem(html, of: "the blurb of \"\(title)\"") { return problem }
         }
         return nil
     }

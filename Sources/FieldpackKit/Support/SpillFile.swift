@@ -7,7 +7,8 @@ import Glibc
 ///
 /// The file is created exclusively in the given folder (the build folder, so it is on the same
 /// file system as the outputs) and unlinked at once: it has no name while it is used, so a
-/// stage that is killed leaves nothing behind, and it is gone when the object is.
+/// stage that is killed leaves nothing behind, and it is gone when the object is. `init()` makes
+/// one that keeps its bytes in memory instead (for a single small input, as the fuzz targets read).
 public final class SpillFile {
     /// Where appended bytes are: their offset and count.
     public struct Location: Sendable, Hashable {
@@ -22,6 +23,7 @@ public final class SpillFile {
 
     /// The folder the file was made in, for errors (the file itself has no name).
     public let folder: String
+    /// -1: the bytes stay in `buffer`.
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     /// Bytes already written to the file; the buffer follows them.
@@ -40,7 +42,14 @@ public final class SpillFile {
         buffer.reserveCapacity(bufferSize)
     }
 
-    deinit { close(descriptor) }
+    /// A spill that keeps every byte in memory: for one small input, never for a stage's data.
+    public init() {
+        folder = "(memory)"
+        descriptor = -1
+        bufferSize = Int.max
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// The number of bytes appended so far.
     public var count: Int64 { written + Int64(buffer.count) }
@@ -67,6 +76,11 @@ public final class SpillFile {
 
     /// The bytes at `location`, handed to `body` (valid only inside it).
     public func withBytes<T>(at location: Location, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        if descriptor < 0 {
+            let start = Int(location.offset)
+            guard start + location.count <= buffer.count else { throw FieldpackError(path: folder, "a scratch buffer ended before byte \(start + location.count)") }
+            return try Array(buffer[start..<(start + location.count)]).withUnsafeBytes(body)
+        }
         if location.offset + Int64(location.count) > written { try flush() }
         var bytes = [UInt8](repeating: 0, count: location.count)
         try bytes.withUnsafeMutableBytes { target in
@@ -90,7 +104,7 @@ public final class SpillFile {
     }
 
     private func flush() throws {
-        guard !buffer.isEmpty else { return }
+        guard !buffer.isEmpty, descriptor >= 0 else { return }
         try buffer.withUnsafeBytes { try writeToFile($0) }
         buffer.removeAll(keepingCapacity: true)
     }

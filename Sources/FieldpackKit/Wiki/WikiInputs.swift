@@ -300,7 +300,9 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
-        let title = WikiTitle.normalize(fields.name)
+        var title = WikiTitle.normalize(fields.name)
+        // The wanted title's own string, so that the run's table shares its storage with the wants.
+        if let index = wanted.titles.index(forKey: title) { title = wanted.titles[index].key }
         let isWanted = wanted.titles[title] != nil || fields.wikidata.map { wanted.wikidata[$0.uppercased()] != nil } ?? false
             || fields.redirects.contains { wanted.titles[WikiTitle.normalize($0)] != nil }
         guard isWanted, let html = fields.html else {
@@ -313,7 +315,6 @@ extension WikiStage {
             url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
             statedLicense: fields.license, source: source, line: line, record: record,
             blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
-        article.pass = run.summary.passes
         article.htmlBytes = html.count
         let late = run.recordsLate && run.summary.passes > 1
         if late, wanted.titles[title] != nil { article.matched.append(title) }
@@ -382,9 +383,8 @@ extension WikiStage {
             title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),
             wikidata: nil, statedLicense: nil, source: source, line: nil, record: nil, blurb: blurb)
         article.complete(with: blurb.page)
-        article.pass = run.summary.passes
         article.htmlBytes = bytes.count
         if wanted.titles[title] != nil { article.matched = [title] }
-        keep(&article, into: &run)
+        keep(article, into: &run)
     }
 }

@@ -13,7 +13,7 @@
 public struct WikiMerge {
     let reports: [WikiPart.Report]
     let winners: [String: (part: Int, entry: Int)]
-    let requesters: [String: Set<WikiWants.Requester>]
+    let requesters: WikiStage.Requesters
     let report: WikiReport
 
     /// Reads and checks the parts `paths` name (part folders, or folders of them).
@@ -69,7 +69,7 @@ public struct WikiMerge {
     /// What a whole run would have kept and reported, from the parts.
     private static func decide(
         _ reports: [WikiPart.Report]
-    ) -> (winners: [String: (part: Int, entry: Int)], requesters: [String: Set<WikiWants.Requester>], report: WikiReport) {
+    ) -> (winners: [String: (part: Int, entry: Int)], requesters: WikiStage.Requesters, report: WikiReport) {
         var kept: [String: (part: Int, entry: Int, copy: WikiStage.Copy, wikidata: String?)] = [:]
         var duplicates = reports.reduce(0) { $0 + $1.duplicates }
         var htmlBytes = reports.reduce(0) { $0 + $1.htmlBytes }
@@ -134,16 +134,16 @@ public struct WikiMerge {
             wanted.add(late)
         }
         let resolved = WikiStage.requesters(
-            of: kept.mapValues { $0.wikidata }, redirects: redirects, disambiguations: disambiguations,
+            of: kept, wikidata: { $0.wikidata }, redirects: redirects, disambiguations: disambiguations,
             disambiguationItems: disambiguationItems, wanted: wanted)
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(
-            wanted: wanted.count, found: resolved.byTitle.values.count { !$0.isEmpty }, missing: resolved.missing,
+            wanted: wanted.count, found: kept.keys.count { resolved.isWanted($0) }, missing: resolved.missing,
             redirectsFollowed: redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
             disambiguations: disambiguations.sorted(), duplicates: duplicates, filesSkipped: sum(\.filesSkipped),
             lines: sum(\.lines), skipped: sum(\.skipped), rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),
             htmlBytes: htmlBytes)
-        return (kept.mapValues { ($0.part, $0.entry) }, resolved.byTitle, report)
+        return (kept.mapValues { ($0.part, $0.entry) }, resolved, report)
     }
 
     /// Fails as a whole run does when the rejected lines of all parts are over the limit.
@@ -175,7 +175,8 @@ public struct WikiMerge {
         var read = [Int](repeating: 0, count: reports.count)
         let parser = JSONParser()
         for title in winners.keys.sorted(by: WikiTitle.byteOrder) {
-            guard let requesters = requesters[title], !requesters.isEmpty, let winner = winners[title] else { continue }
+            let requesters = self.requesters.of(title)
+            guard !requesters.isEmpty, let winner = winners[title] else { continue }
             let (part, entry) = (winner.part, winner.entry)
             let path = reports[part].articlesPath
             var found: LineReader.Line? = nil

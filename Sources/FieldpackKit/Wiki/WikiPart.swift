@@ -185,13 +185,14 @@ extension WikiStage {
         try writeRejects(run)
         if let error = run.spillError { throw error }
         guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
-        var listed = first.articles.values.map { (article: $0, late: false) } + run.late.articles.values.map { (article: $0, late: true) }
-        listed.sort { a, b in
-            a.article.title != b.article.title ? WikiTitle.byteOrder(a.article.title, b.article.title) : (!a.late && b.late)
-        }
+        var listed: [(title: String, kept: KeptArticle, late: Bool)] = first.articles.map { (title: $0.key, kept: $0.value, late: false) }
+            + run.late.articles.map { (title: $0.key, kept: $0.value, late: true) }
+        listed.sort { a, b in a.title != b.title ? WikiTitle.byteOrder(a.title, b.title) : (!a.late && b.late) }
         let output = try AtomicOutput(path: options.output)
         var writer = JSONWriter(capacity: 1 << 16)
-        for (article, _) in listed {
+        // Each article is read back from the spill file here, and its metadata again below.
+        for entry in listed {
+            let article = try self.article(entry.kept, in: run.spill)
             try record(of: article, spill: run.spill, language: options.wants.language).encode(into: &writer)
             if writer.count > 1 << 20 {
                 try output.write(writer.bytes)
@@ -269,7 +270,8 @@ extension WikiStage {
         }
         report.key("articles")
         report.beginArray()
-        for (article, late) in listed {
+        for entry in listed {
+            let article = try self.article(entry.kept, in: run.spill)
             report.beginObject()
             report.key("title"); report.string(article.title)
             report.key("wikidata"); report.string(article.wikidata)
@@ -278,7 +280,7 @@ extension WikiStage {
             report.key("source"); report.string(article.source)
             report.key("line"); report.int(article.line.map(Int64.init))
             report.key("record"); report.string(article.record)
-            report.key("late"); report.bool(late)
+            report.key("late"); report.bool(entry.late)
             matched(article.matched)
             report.key("html_bytes"); report.int(article.htmlBytes)
             report.endObject()

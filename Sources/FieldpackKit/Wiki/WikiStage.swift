@@ -37,7 +37,8 @@ public struct WikiStage {
         }
     }
 
-    /// One article kept for the bundle.
+    /// One article kept for the bundle, while its blurb is made and kept (a run's table holds
+    /// only a `KeptArticle` of it; the rest is in the spill file, `StoredArticle`).
     public struct Article: Sendable {
         public var title: String
         public var pageID: Int64?
@@ -51,14 +52,12 @@ public struct WikiStage {
         public var line: Int?
         /// Where the article sits in a JSON document (`[3]` of an array), if it is in one.
         public var record: String?
-        /// The blurb; once the article is kept, its HTML and summary move to the run's spill
+        /// The blurb; once the article is kept, its HTML and summary are in the run's spill
         /// file (`stored`) and are read back only when the articles are written.
         public var blurb: Blurb
         public var stored: StoredBlurb?
-        public var requesters: Set<WikiWants.Requester> = []
-        /// The pass that read it, the wanted titles that made it wanted (on a later pass: a part
-        /// tells them to the merge) and the bytes of its HTML.
-        var pass = 1
+        /// The wanted titles that made it wanted (on a later pass: a part tells them to the
+        /// merge) and the bytes of its HTML.
         var matched: [String] = []
         var htmlBytes = 0
 
@@ -132,13 +131,15 @@ public struct WikiStage {
 
     /// The state of a run: what was found, followed and refused.
     struct Run {
-        /// The kept articles' metadata; their blurbs' text is in `spill`, so memory holds a few
-        /// hundred bytes per article whatever the blurbs' size.
-        var articles: [String: Article] = [:]
-        /// The kept blurbs' HTML and summaries, in a nameless scratch file in the output's folder
-        /// (nil: they stay in memory, as for the fuzz targets' one input).
-        var spill: SpillFile? = nil
-        /// The first failure to write the spill file (reported when the articles are written).
+        /// The kept articles by title: each one's Wikidata item and where the rest of it is in
+        /// `spill` (`KeptArticle`), so memory holds a few dozen bytes per article whatever its
+        /// metadata and blurb.
+        var articles: [String: KeptArticle] = [:]
+        /// The kept articles' metadata and blurbs, in a nameless scratch file in the output's
+        /// folder (by default in memory, as for the fuzz targets' one input).
+        var spill = SpillFile()
+        /// The first failure to write or read back the spill file (reported when the articles
+        /// are written).
         var spillError: Error?
         /// Wanted title → the title its redirect stub points to.
         var redirects: [String: String] = [:]
@@ -162,7 +163,7 @@ public struct WikiStage {
 
     /// The state after the first pass: what a shard found in its share of the dumps.
     struct FirstPass {
-        var articles: [String: Article]
+        var articles: [String: KeptArticle]
         var redirects: [String: String]
         var disambiguations: Set<String>
         var disambiguationItems: Set<String>
@@ -174,7 +175,7 @@ public struct WikiStage {
     /// found, each with the wanted titles that made it wanted: the merge keeps those of them a
     /// whole run would have looked for.
     struct LateFinds {
-        var articles: [String: Article] = [:]
+        var articles: [String: KeptArticle] = [:]
         var redirects: [Redirect] = []
         var disambiguations: [Disambiguation] = []
 
@@ -206,7 +207,8 @@ public struct WikiStage {
         do {
             try pass(wanted: wanted, into: &run)
         } catch is StopReading {
-            try write(run, wanted: wanted)  // rejects, then the threshold error
+            try writeRejectsAndCheckLimit(run)
+            preconditionFailure("a run that stopped reading is over its reject limit")
         }
         clock.mark("pass 1")
         if run.recordsLate {
@@ -228,8 +230,8 @@ public struct WikiStage {
             try writePart(run, identity: part)
             return run.summary
         }
-        try attachRequesters(wanted, &run)
-        try write(run, wanted: wanted)
+        let requesters = resolveRequesters(wanted, &run)
+        try write(run, wanted: wanted, requesters: requesters)
         return run.summary
     }
 
@@ -240,7 +242,7 @@ public struct WikiStage {
             var kept = article
             kept.blurb = blurb
             kept.complete(with: blurb.page)
-            keep(&kept, into: &run)
+            keep(kept, into: &run)
         case .failure(let error):
             run.findings.append(Finding(
                 path: article.source, line: article.line, record: article.record, reason: "article \"\(article.title)\": \(error)"))
@@ -266,7 +268,7 @@ public struct WikiStage {
     }
 
     /// Keeps an article unless a newer copy of it is kept; notes redirects and disambiguations.
-    func keep(_ article: inout Article, into run: inout Run) {
+    func keep(_ article: Article, into run: inout Run) {
         let late = run.recordsLate && run.summary.passes > 1
         switch article.blurb.kind {
         case .redirect(let target):
@@ -288,54 +290,88 @@ public struct WikiStage {
         case .article:
             break
         }
-        if late, run.late.articles[article.title].map({ article.isNewer(than: $0) }) ?? true {
-            spill(&article, into: &run)
-            run.late.articles[article.title] = article
+        // Stored once, in the spill file, for either table that keeps it.
+        var kept: KeptArticle? = nil
+        func stored() -> KeptArticle? {
+            if kept == nil {
+                do {
+                    kept = try store(article, in: run.spill)
+                } catch {
+                    if run.spillError == nil { run.spillError = error }
+                }
+            }
+            return kept
+        }
+        if late, isNewer(article, than: run.late.articles[article.title], in: &run), let entry = stored() {
+            run.late.articles[article.title] = entry
         }
         if let existing = run.articles[article.title] {
             run.duplicates += 1
-            if !article.isNewer(than: existing) { return }
+            if !isNewer(article, than: existing, in: &run) { return }
         }
-        spill(&article, into: &run)
-        run.articles[article.title] = article
+        if let entry = stored() { run.articles[article.title] = entry }
     }
 
-    /// Moves an article's blurb HTML and summary to the run's spill file (if it has one).
-    private func spill(_ article: inout Article, into run: inout Run) {
-        if article.stored == nil, let spill = run.spill {
-            do {
-                article.stored = StoredBlurb(html: try spill.append(article.blurb.html), summary: try spill.append(article.blurb.summary))
-                article.blurb.html = ""
-                article.blurb.summary = ""
-            } catch {
-                if run.spillError == nil { run.spillError = error }
-            }
+    /// Whether `article` is a newer copy of its page than the one kept (read back from the spill
+    /// file), or no copy is kept. A copy that cannot be read back loses (the run then fails).
+    private func isNewer(_ article: Article, than kept: KeptArticle?, in run: inout Run) -> Bool {
+        guard let kept else { return true }
+        do {
+            return article.isNewer(than: try self.article(kept, in: run.spill))
+        } catch {
+            if run.spillError == nil { run.spillError = error }
+            return true
         }
     }
 
-    /// Gives each article the requesters of its title, its QID and the redirects to it.
-    private func attachRequesters(_ wanted: WikiWants, _ run: inout Run) throws {
+    /// Who asked for the run's articles, and what was wanted and not found (`summary.missing`).
+    private func resolveRequesters(_ wanted: WikiWants, _ run: inout Run) -> Requesters {
         let resolved = Self.requesters(
-            of: run.articles.mapValues(\.wikidata), redirects: run.redirects, disambiguations: run.disambiguations,
+            of: run.articles, wikidata: \.wikidata, redirects: run.redirects, disambiguations: run.disambiguations,
             disambiguationItems: run.disambiguationItems, wanted: wanted)
-        for (title, requesters) in resolved.byTitle { run.articles[title]!.requesters.formUnion(requesters) }
         run.summary.missing = resolved.missing
         run.summary.articles = run.articles.count
+        return resolved
     }
 
-    /// Who asked for each article (`articles`: title → Wikidata item): the requesters of its
-    /// title, of its QID and of the redirects to it; and what was wanted and not found (nor
-    /// skipped as a disambiguation page), sorted. The whole run and the merge decide it here.
-    static func requesters(
-        of articles: [String: String?], redirects: [String: String], disambiguations: Set<String>,
+    /// Who asked for each article: the requesters of its own title (in `wanted`), and those that
+    /// reach it another way (`indirect`): by a redirect to it or by its Wikidata item. Kept apart
+    /// so that memory holds a set only for an article reached another way.
+    struct Requesters: Sendable {
+        let wanted: WikiWants
+        var indirect: [String: Set<WikiWants.Requester>] = [:]
+        /// What was wanted and not found (nor skipped as a disambiguation page), sorted.
+        var missing: [String] = []
+
+        /// The requesters of the article kept under `title`.
+        func of(_ title: String) -> Set<WikiWants.Requester> {
+            let own = wanted.titles[title] ?? []
+            guard let more = indirect[title] else { return own }
+            return own.union(more)
+        }
+
+        /// Whether anyone asked for the article kept under `title`.
+        func isWanted(_ title: String) -> Bool {
+            !(wanted.titles[title]?.isEmpty ?? true) || !(indirect[title]?.isEmpty ?? true)
+        }
+    }
+
+    /// Who asked for each article (`articles` by title, `wikidata` giving each one's Wikidata
+    /// item): the requesters of its title, of its QID and of the redirects to it; and what was
+    /// wanted and not found (nor skipped as a disambiguation page). The whole run and the merge
+    /// decide it here.
+    static func requesters<Kept>(
+        of articles: [String: Kept], wikidata: (Kept) -> String?, redirects: [String: String], disambiguations: Set<String>,
         disambiguationItems: Set<String>, wanted: WikiWants
-    ) -> (byTitle: [String: Set<WikiWants.Requester>], missing: [String]) {
+    ) -> Requesters {
         var byWikidata: [String: String] = [:]
         // In title order, the first title keeps a QID two articles share: never the hash order.
-        for title in articles.keys.sorted() {
-            if let id = articles[title]??.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
+        if !wanted.wikidata.isEmpty {
+            for title in articles.keys.sorted() {
+                if let id = wikidata(articles[title]!)?.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
+            }
         }
-        var byTitle: [String: Set<WikiWants.Requester>] = [:]
+        var indirect: [String: Set<WikiWants.Requester>] = [:]
         var missing: [String] = []
         for (title, requesters) in wanted.titles {
             var target = title
@@ -345,27 +381,29 @@ public struct WikiStage {
                 hops += 1
             }
             if articles[target] != nil {
-                byTitle[target, default: []].formUnion(requesters)
+                // An article's own title's requesters are `wanted`'s: not copied.
+                if target != title { indirect[target, default: []].formUnion(requesters) }
             } else if !disambiguations.contains(title) {
                 missing.append(title)
             }
         }
         for (id, requesters) in wanted.wikidata {
             if let title = byWikidata[id] {
-                byTitle[title, default: []].formUnion(requesters)
+                indirect[title, default: []].formUnion(requesters)
             } else if !disambiguationItems.contains(id) {
                 missing.append(id)
             }
         }
-        return (byTitle, missing.sorted())
+        return Requesters(wanted: wanted, indirect: indirect, missing: missing.sorted())
     }
 
     static func url(of title: String, language: String) -> String {
         "https://\(language).wikipedia.org/wiki/" + title.replacingOccurrences(of: " ", with: "_")
     }
 
-    private func write(_ run: Run, wanted: WikiWants) throws {
-        // Rejects first: they are written even when the threshold stops the stage.
+    /// Writes the rejects (even when the threshold stops the stage), then fails if the rejected
+    /// lines are over the limit or reading stopped early.
+    private func writeRejectsAndCheckLimit(_ run: Run) throws {
         try writeRejects(run)
         let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
         if rate > options.maxRejectRate || run.stoppedAt != nil {
@@ -373,14 +411,21 @@ public struct WikiStage {
                 rejected: run.summary.rejected, lines: run.summary.lines, maxRejectRate: options.maxRejectRate, stoppedAt: run.stoppedAt,
                 path: mostRejected(run.findings) ?? options.output, rejects: options.rejects)
         }
+    }
+
+    /// Writes the rejects, the articles someone asked for (read back from the spill file one at
+    /// a time, in title order) and the report.
+    private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws {
+        try writeRejectsAndCheckLimit(run)
         if let error = run.spillError { throw error }
         let output = try AtomicOutput(path: options.output)
         var writer = JSONWriter(capacity: 1 << 16)
         for title in run.articles.keys.sorted(by: WikiTitle.byteOrder) {
-            let article = run.articles[title]!
-            guard !article.requesters.isEmpty else { continue }
+            let asked = requesters.of(title)
+            guard !asked.isEmpty else { continue }
+            let article = try self.article(run.articles[title]!, in: run.spill)
             var record = try self.record(of: article, spill: run.spill, language: wanted.language)
-            record.setRequesters(article.requesters)
+            record.setRequesters(asked)
             record.encode(into: &writer)
             if writer.count > 1 << 20 {
                 try output.write(writer.bytes)
@@ -388,7 +433,7 @@ public struct WikiStage {
             }
         }
         try output.write(writer.bytes)
-        try AtomicOutput.write(report(run, wanted: wanted).json(), to: options.report)
+        try AtomicOutput.write(report(run, wanted: wanted, requesters: requesters).json(), to: options.report)
         try output.commit()
     }
 
@@ -406,10 +451,10 @@ public struct WikiStage {
 
     /// A kept article as a line of `articles.jsonl`, without its requesters; its blurb's text is
     /// read back from the spill file.
-    func record(of article: Article, spill: SpillFile?, language: String) throws -> ArticleRecord {
+    func record(of article: Article, spill: SpillFile, language: String) throws -> ArticleRecord {
         var summary = article.blurb.summary
         var html = article.blurb.html
-        if let stored = article.stored, let spill {
+        if let stored = article.stored {
             summary = try spill.string(at: stored.summary)
             html = try spill.string(at: stored.html)
         }
@@ -466,9 +511,9 @@ public struct WikiStage {
         return best?.input
     }
 
-    private func report(_ run: Run, wanted: WikiWants) -> WikiReport {
+    private func report(_ run: Run, wanted: WikiWants, requesters: Requesters) -> WikiReport {
         WikiReport(
-            wanted: wanted.count, found: run.articles.values.count { !$0.requesters.isEmpty }, missing: run.summary.missing,
+            wanted: wanted.count, found: run.articles.keys.count { requesters.isWanted($0) }, missing: run.summary.missing,
             redirectsFollowed: run.redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
             disambiguations: run.disambiguations.sorted(), duplicates: run.duplicates, filesSkipped: run.summary.filesSkipped,
             lines: run.summary.lines, skipped: run.summary.skipped, rejected: run.summary.rejected, passes: run.summary.passes,
