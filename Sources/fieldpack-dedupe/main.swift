@@ -55,5 +55,5 @@ func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
         "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "
             + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "
             + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)",
-        records: summary.records, bytes: summary.bytes)
+        records: summary.records, bytes: summary.bytes, shard: shard)
 }

@@ -75,5 +75,5 @@ command.main { arguments in
         "\(inputs.files.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "
             + "\(summary.articles) articles for \(wants.count) wanted, \(summary.missing.count) missing, "
             + "\(summary.htmlBytes) bytes of article HTML cleaned in \(summary.passes) pass(es)",
-        records: summary.lines, bytes: summary.bytes)
+        records: summary.lines, bytes: summary.bytes, shard: folder == nil ? nil : shard)
 }
