@@ -244,8 +244,8 @@ import Testing
                 }
                 // The ranges tile the file: each starts where the last ended.
                 for index in 1..<count {
-                    #expect(WikiShare.range(of: try Shard(index: index - 1, count: count), size: size).upperBound
-                        == WikiShare.range(of: try Shard(index: index, count: count), size: size).lowerBound)
+                    #expect(ByteRangeLines.range(of: try Shard(index: index - 1, count: count), size: size).upperBound
+                        == ByteRangeLines.range(of: try Shard(index: index, count: count), size: size).lowerBound)
                 }
             }
         }
