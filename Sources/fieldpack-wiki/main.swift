@@ -63,7 +63,7 @@ command.main { arguments in
         options.shard = shard
         options.part = WikiPart.Identity(
             shard: shard,
-            fingerprint: WikiPart.fingerprint(
+            origin: WikiPart.origin(
                 inputs: inputs.files, wants: wants, rules: options.rules, maxRejectRate: options.maxRejectRate, shards: shard.count))
     }
     let clock = StageClock()
