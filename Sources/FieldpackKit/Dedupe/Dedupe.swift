@@ -75,8 +75,6 @@ public struct Dedupe: Sendable {
     @discardableResult
     public func run() throws -> Summary {
         _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
-        Leftovers.removeStale(of: options.output)
-        Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
         let size = FileSystem.size(options.input) ?? 0
         let (summary, report) = size > options.spillBytes
