@@ -224,7 +224,8 @@ BAG_MANIFEST := $(OUT)/bag/manifest.json
 BAG_VERIFIED := $(OUT)/bag.verified
 TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
 
-# Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json (run-report.html).
+# Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json, a shard to
+# <stage>.shard-I-of-N.json (run-report.html).
 export FIELDPACK_TIMINGS := $(OUT)/timings
 
 ifeq ($(ENGINE),slurm)

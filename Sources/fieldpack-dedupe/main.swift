@@ -56,5 +56,5 @@ func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
             + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "
             + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)"
             + (summary.spillPartitions > 0 ? "; over the memory budget, spilled into \(summary.spillPartitions) partitions" : ""),
-        records: summary.records, bytes: summary.bytes)
+        records: summary.records, bytes: summary.bytes, shard: shard)
 }

@@ -109,5 +109,5 @@ command.main { arguments in
         (folder == nil ? "" : "shard \(options.shard): ") + "\(summary.files.count) \(folder == nil ? "files" : "files and ranges"), \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
-        records: summary.accepted, bytes: summary.bytes)
+        records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)
 }

@@ -15,7 +15,8 @@ let command = StageCommand(
         bundle. Its bytes follow from its inputs only, so the manifest lists it.
 
         --timings DIR writes instead run-report.html: each stage's time and peak memory, from the
-        DIR/<stage>.json files the stages write when FIELDPACK_TIMINGS=DIR (make bundle sets it).
+        DIR/<stage>.json files the stages write when FIELDPACK_TIMINGS=DIR (make bundle sets it),
+        and a sharded stage's shards together and one by one (DIR/<stage>.shard-I-of-N.json).
         It differs from run to run and is kept outside the bundle.
         """,
     options: ["output", "rejects", "wiki-report", "timings", "pipeline-name"])

@@ -65,7 +65,7 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
         options.shard = shard
         options.part = WikiPart.Identity(
             shard: shard,
-            fingerprint: WikiPart.fingerprint(
+            origin: WikiPart.origin(
                 inputs: inputs.files, wants: wants, rules: options.rules, maxRejectRate: options.maxRejectRate, shards: shard.count))
     }
     return (options, inputs.folders)
@@ -83,5 +83,5 @@ command.main { arguments in
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "
             + "\(summary.articles) articles for \(options.wants.count) wanted, \(summary.missing.count) missing, "
             + "\(summary.htmlBytes) bytes of article HTML cleaned in \(summary.passes) pass(es)",
-        records: summary.lines, bytes: summary.bytes)
+        records: summary.lines, bytes: summary.bytes, shard: folder == nil ? nil : shard)
 }

@@ -1,4 +1,4 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -18,15 +18,18 @@ import Testing
         return process.processIdentifier
     }
 
+    /// `PID@HOST` of this host, as a temp name carries its writer.
+    private func tag(_ pid: pid_t) -> String { Leftovers.ownerTag(pid: pid) }
+
     @Test func aRunRemovesTheStaleTempFilesOfDeadRunsOfItsOutputAndNothingElse() throws {
         let directory = try TemporaryDirectory()
-        let dead = try deadPID()
+        let dead = tag(try deadPID())
         let stale = [
             ".records.jsonl.tmp-\(dead)-abc", ".records.jsonl.tmp-\(dead)-abc.part-0", "..records.jsonl.tmp-\(dead)-abc.half.tmp-\(dead)-x",
             ".rejects.jsonl.tmp-\(dead)-q",
         ]
         // A live process's (PID 1), another output's, and a person's own files stay.
-        let kept = [".records.jsonl.tmp-1-abc", ".other.jsonl.tmp-\(dead)-abc", "records.jsonl.tmp-notes", ".records.jsonl.tmp-\(dead)"]
+        let kept = [".records.jsonl.tmp-\(tag(1))-abc", ".other.jsonl.tmp-\(dead)-abc", "records.jsonl.tmp-notes", ".records.jsonl.tmp-\(dead)"]
         for name in stale + kept { try directory.write(name, "x") }
         try FileManager.default.createDirectory(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd"), withIntermediateDirectories: true)
         try directory.write(".bundle.staging-\(dead)-Ab12Cd/content.sqlite", "x")
@@ -39,6 +42,53 @@ import Testing
         // The publisher removes a dead run's staging folder of its destination.
         Leftovers.removeStale(of: directory.file("bundle"))
         #expect(!FileManager.default.fileExists(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd")))
+    }
+
+    @Test func aTempNameSaysWhichHostAndProcessMadeIt() throws {
+        let directory = try TemporaryDirectory()
+        let output = try AtomicOutput(path: directory.file("records.jsonl"))
+        let name = try #require(output.temporaryPath.split(separator: "/").last.map(String.init))
+        #expect(name.hasPrefix(".records.jsonl.tmp-\(getpid())@\(Leftovers.host)-"), "\(name)")
+        #expect(Leftovers.owner(name, output: "records.jsonl") == Leftovers.Owner(pid: getpid(), host: Substring(Leftovers.host)))
+        let staging = try FileSystem.makeUniqueDirectory(in: directory.path, prefix: ".bundle.staging-")
+        #expect(staging.hasPrefix(directory.file(".bundle.staging-\(getpid())@\(Leftovers.host)-")), "\(staging)")
+        FileSystem.removeTree(staging)
+        Leftovers.forget(staging)
+    }
+
+    /// On a cluster's shared build folder a PID says nothing of another node's processes: a
+    /// temp file made on another host is never taken for a dead run's, even when a process of
+    /// that number is gone here; nor is one whose name carries no host (an older version's).
+    @Test func aTempFileMadeOnAnotherHostOrWithoutOneIsNeverRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let dead = try deadPID()
+        let elsewhere = [
+            ".records.jsonl.tmp-\(dead)@node-17-abc", ".records.jsonl.tmp-\(dead)@\(Leftovers.host)x-abc",
+            ".records.jsonl.tmp-\(dead)-abc", ".dedupe.json.tmp-\(dead)@node17.cluster-q", ".dedupe.json.tmp-\(dead)-q",
+        ]
+        let here = [".records.jsonl.tmp-\(tag(dead))-abc", ".dedupe.json.tmp-\(tag(dead))-q"]
+        for name in elsewhere + here { try directory.write(name, "x") }
+        Leftovers.removeStale(of: directory.file("records.jsonl"))
+        try StageTiming(stage: "bundle", seconds: 1, records: nil, bytes: nil, peakResidentBytes: 1).write(into: directory.path)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set(elsewhere + ["bundle.json"]))
+    }
+
+    /// Every output in a folder (a sharded ingest's N parts) reads one listing of it: a dead
+    /// run's temp files of each output still go, and a later output there lists nothing new.
+    @Test func theOutputsOfOneFolderShareOneListingOfItsDeadRunsTempFiles() throws {
+        let directory = try TemporaryDirectory()
+        let dead = tag(try deadPID())
+        for part in 0..<3 { try directory.write(".part-\(part).jsonl.tmp-\(dead)-a", "x") }
+        for part in 0..<3 {
+            let output = try AtomicOutput(path: directory.file("part-\(part).jsonl"))
+            try output.commit()
+            // A temp file that appears after the folder was listed is not this run's to judge.
+            try directory.write(".late-\(part).jsonl.tmp-\(dead)-a", "x")
+            Leftovers.removeStale(of: directory.file("late-\(part).jsonl"))
+        }
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set((0..<3).flatMap { ["part-\($0).jsonl", ".late-\($0).jsonl.tmp-\(dead)-a"] }))
     }
 
     /// A run killed with `kill -9` whose parent died with it stays a zombie until someone reaps
@@ -58,9 +108,9 @@ import Testing
             usleep(10_000)
         }
         #expect(kill(pid, 0) == 0)
-        try directory.write(".records.jsonl.tmp-\(pid)-abc", "x")
+        try directory.write(".records.jsonl.tmp-\(tag(pid))-abc", "x")
         Leftovers.removeStale(of: directory.file("records.jsonl"))
-        #expect(!FileManager.default.fileExists(atPath: directory.file(".records.jsonl.tmp-\(pid)-abc")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".records.jsonl.tmp-\(tag(pid))-abc")))
     }
 
     @Test(.enabled(if: binaries != nil), arguments: [SIGTERM, SIGINT])
@@ -106,9 +156,9 @@ import Testing
     /// may never come: any stage's timing clears a dead run's temp file there, whatever stage.
     @Test func aStageTimingClearsADeadRunsTempFileOfAnyStageInTheTimingsFolder() throws {
         let directory = try TemporaryDirectory()
-        let dead = try deadPID()
+        let dead = tag(try deadPID())
         try directory.write(".dedupe.json.tmp-\(dead)-1q8ynq3", "{")
-        let kept = [".inat.json.tmp-1-ab", "dedupe.json.tmp-\(dead)-x", ".notes.tmp-\(dead)"]
+        let kept = [".inat.json.tmp-\(tag(1))-ab", "dedupe.json.tmp-\(dead)-x", ".notes.tmp-\(dead)"]
         for name in kept { try directory.write(name, "x") }
         try StageTiming(stage: "bundle", seconds: 1, records: nil, bytes: nil, peakResidentBytes: 1).write(into: directory.path)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))

@@ -34,7 +34,7 @@ import Testing
             options.maxRejectRate = 1
             options.shard = shard
             options.part = WikiPart.Identity(
-                shard: shard, fingerprint: WikiPart.fingerprint(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: 1, shards: count))
+                shard: shard, origin: WikiPart.origin(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: 1, shards: count))
             try WikiStage(options: options).run()
             folders.append(folder)
         }
@@ -144,7 +144,7 @@ import Testing
                 inputs: [dump], wants: wants, output: folder + "/articles.jsonl", report: folder + "/wiki-report.json", rejects: folder + "/rejects.jsonl")
             options.shard = shard
             options.part = WikiPart.Identity(
-                shard: shard, fingerprint: WikiPart.fingerprint(inputs: [dump], wants: wants, rules: options.rules, maxRejectRate: 0.01, shards: 2))
+                shard: shard, origin: WikiPart.origin(inputs: [dump], wants: wants, rules: options.rules, maxRejectRate: 0.01, shards: 2))
             try WikiStage(options: options).run()
             folders.append(folder)
         }
@@ -154,6 +154,22 @@ import Testing
         // One part alone is not the whole run either.
         let missing = try #require(throws: FieldpackError.self) { try WikiMerge(parts: [folders[0]]) }
         #expect(missing.description.contains("shard 1/2 is missing"))
+    }
+
+    /// A part records what it was made from as ingest and dedupe parts do (`ShardOrigin`): a
+    /// part of another tool version is refused, naming both part reports.
+    @Test func aMergeRefusesAPartMadeByAnotherToolVersionNamingBoth() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid(Self.sentence("Great tit"))) + "\n")
+        let folders = try parts([dump], wants: H.wants(["Great tit"]), count: 2, maxRejectRate: 0.01, in: directory)
+        let report = folders[1] + "/" + WikiPart.reportFile
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(text.contains(ToolVersion.description))
+        try text.replacingOccurrences(of: ToolVersion.description, with: "0.0.9").write(toFile: report, atomically: true, encoding: .utf8)
+        let error = try #require(throws: FieldpackError.self) { try WikiMerge(parts: folders) }
+        #expect(error.path == report)
+        #expect(error.message.contains(folders[0] + "/" + WikiPart.reportFile), "\(error)")
+        #expect(error.message.contains("made by fieldpack 0.0.9"), "\(error)")
     }
 
     /// The parts of `inputs` in `count` shards, made with a reject limit of `maxRejectRate`.
@@ -167,7 +183,7 @@ import Testing
             options.maxRejectRate = maxRejectRate
             options.shard = shard
             options.part = WikiPart.Identity(
-                shard: shard, fingerprint: WikiPart.fingerprint(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: maxRejectRate, shards: count))
+                shard: shard, origin: WikiPart.origin(inputs: inputs, wants: wants, rules: options.rules, maxRejectRate: maxRejectRate, shards: count))
             try WikiStage(options: options).run()
             return folder
         }
@@ -244,8 +260,8 @@ import Testing
                 }
                 // The ranges tile the file: each starts where the last ended.
                 for index in 1..<count {
-                    #expect(WikiShare.range(of: try Shard(index: index - 1, count: count), size: size).upperBound
-                        == WikiShare.range(of: try Shard(index: index, count: count), size: size).lowerBound)
+                    #expect(ByteRangeLines.range(of: try Shard(index: index - 1, count: count), size: size).upperBound
+                        == ByteRangeLines.range(of: try Shard(index: index, count: count), size: size).lowerBound)
                 }
             }
         }

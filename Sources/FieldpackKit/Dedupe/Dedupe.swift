@@ -80,8 +80,6 @@ public struct Dedupe: Sendable {
     @discardableResult
     public func run() throws -> Summary {
         _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
-        Leftovers.removeStale(of: options.output)
-        Leftovers.removeStale(of: options.conflicts)
         let output = try AtomicOutput(path: options.output)
         let summary: Summary
         let report: ConflictReport

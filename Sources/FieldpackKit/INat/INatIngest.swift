@@ -108,12 +108,11 @@ public struct INatIngest {
         let positions = allUnits.indices.filter { folder == nil || options.shard.owns($0) }
         let units = positions.map { allUnits[$0] }
         let rejectsPath = folder.map { "\($0)/rejects.jsonl" } ?? options.rejects
-        Leftovers.removeStale(of: rejectsPath)
+        // Each AtomicOutput first removes what a dead run left of its output.
         let output: any RecordsOutput
         if let folder {
             output = try PartitionedOutput(folder: folder, count: options.shard.count)
         } else {
-            Leftovers.removeStale(of: options.output)
             output = try AtomicOutput(path: options.output)
         }
         let rejects = try AtomicOutput(path: rejectsPath)

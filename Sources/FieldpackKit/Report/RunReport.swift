@@ -1,6 +1,9 @@
 /// `run-report.html`: one run's time and peak memory per stage (the `StageTiming` files that
 /// `FIELDPACK_TIMINGS` collects). Kept beside the bundle, never in it: its figures differ from
 /// run to run.
+///
+/// A sharded stage is shown as one stage (see `StageTotal`) and, in its own section, shard by
+/// shard, so an uneven split or one slow machine shows.
 public struct RunReport {
     public var timings: String
     public var output: String
@@ -21,7 +24,8 @@ public struct RunReport {
         return stages.count
     }
 
-    static func render(_ stages: [StageTiming], pipeline: String) -> [UInt8] {
+    static func render(_ timings: [StageTiming], pipeline: String) -> [UInt8] {
+        let stages = StageTotal.group(timings)
         let total = stages.reduce(0) { $0 + $1.seconds }
         var page = ReportPage(
             title: "Run report: \(pipeline)",
@@ -30,24 +34,99 @@ public struct RunReport {
             page.figure(SVGChart.bars(
                 "Seconds per stage",
                 stages.map { ("fieldpack-\($0.stage)", Int64(($0.seconds * 1000).rounded()), "\(format($0.seconds, 2)) s") }),
-                caption: "Wall-clock time of each stage's own work, as its summary line reports it.")
+                caption: "Wall-clock time of each stage's own work, as its summary line reports it; for a sharded "
+                    + "stage, the sum over its shards (the longest shard is in the table below).")
         }
         page.section("memory", "Peak memory per stage") { page in
             page.figure(SVGChart.bars(
                 "Peak resident memory per stage",
                 stages.map { ("fieldpack-\($0.stage)", Int64($0.peakResidentBytes), ReportNumber.bytes(Int64($0.peakResidentBytes))) },
                 color: SVGChart.palette[1]),
-                caption: "Peak resident set size (getrusage) of each stage's process.")
+                caption: "Peak resident set size (getrusage) of each stage's process; for a sharded stage, its largest shard's.")
             page.table(
-                ["stage", "seconds", "records", "records/s", "MB read", "MB/s", "peak RSS"],
+                ["stage", "shards", "seconds", "longest shard", "records", "records/s", "MB read", "MB/s", "peak RSS"],
                 stages.map { stage in
-                    let rate = { (value: Int?) in value.map { stage.seconds > 0 ? format(Double($0) / stage.seconds, 0) : "–" } ?? "–" }
-                    return ["fieldpack-\(stage.stage)", format(stage.seconds, 2), stage.records.map { ReportNumber.count($0) } ?? "–",
-                            rate(stage.records), stage.bytes.map { format(Double($0) / 1e6, 1) } ?? "–",
-                            stage.bytes.map { stage.seconds > 0 ? format(Double($0) / stage.seconds / 1e6, 1) : "–" } ?? "–",
-                            ReportNumber.bytes(Int64(stage.peakResidentBytes))]
-                }, numeric: [1, 2, 3, 4, 5, 6])
+                    ["fieldpack-\(stage.stage)", String(stage.shardCount), format(stage.seconds, 2), format(stage.longest, 2)]
+                        + Self.figures(seconds: stage.seconds, records: stage.records, bytes: stage.bytes, peak: stage.peakResidentBytes)
+                }, numeric: [1, 2, 3, 4, 5, 6, 7, 8])
+        }
+        let sharded = stages.filter { !$0.shards.isEmpty }
+        if !sharded.isEmpty {
+            let shards = sharded.flatMap(\.shards)
+            page.section("shards", "Shards of the sharded stages") { page in
+                page.figure(SVGChart.bars(
+                    "Seconds per shard",
+                    shards.map { ("fieldpack-\($0.stage) \($0.shard!)", Int64(($0.seconds * 1000).rounded()), "\(format($0.seconds, 2)) s") },
+                    color: SVGChart.palette[2]),
+                    caption: "Each shard's own time: with every shard running at once, the longest is the stage's wall time.")
+                page.table(
+                    ["stage", "shard", "seconds", "records", "records/s", "MB read", "MB/s", "peak RSS"],
+                    shards.map { shard in
+                        ["fieldpack-\(shard.stage)", shard.shard!.description, format(shard.seconds, 2)]
+                            + Self.figures(seconds: shard.seconds, records: shard.records, bytes: shard.bytes, peak: shard.peakResidentBytes)
+                    }, numeric: [1, 2, 3, 4, 5, 6, 7])
+            }
         }
         return page.finished(footer: "Not part of the bundle: these figures differ from run to run.")
+    }
+
+    /// The records, records/s, MB read, MB/s and peak RSS cells of a row.
+    private static func figures(seconds: Double, records: Int?, bytes: Int?, peak: Int) -> [String] {
+        let perSecond = { (value: Int, scale: Double, decimals: Int) in
+            seconds > 0 ? format(Double(value) / seconds / scale, decimals) : "–"
+        }
+        return [records.map { ReportNumber.count($0) } ?? "–", records.map { perSecond($0, 1, 0) } ?? "–",
+                bytes.map { format(Double($0) / 1e6, 1) } ?? "–", bytes.map { perSecond($0, 1e6, 1) } ?? "–",
+                ReportNumber.bytes(Int64(peak))]
+    }
+}
+
+/// A stage's figures in the run report: a whole run's as they are, or a sharded stage's shards
+/// taken together. The shards' seconds are summed (the stage's work: what one machine running
+/// them one after another would take, and what records/s and MB/s are figured against, so they
+/// compare with an unsharded run's), their records and bytes summed, and their peak memory is the
+/// largest shard's (each shard is its own process); `longest` is the slowest shard's seconds (the
+/// stage's wall time when every shard runs at once).
+struct StageTotal: Equatable {
+    var stage: String
+    /// The shards' own figures, in shard order; empty for a whole run.
+    var shards: [StageTiming]
+    var seconds: Double
+    var longest: Double
+    var records: Int?
+    var bytes: Int?
+    var peakResidentBytes: Int
+
+    var shardCount: Int { shards.first?.shard?.count ?? 1 }
+
+    /// One total per stage and shard count, in the order of `timings` (as `StageTiming.read`
+    /// gives them: pipeline order, then by shard).
+    static func group(_ timings: [StageTiming]) -> [StageTotal] {
+        var totals: [StageTotal] = []
+        for timing in timings {
+            if let last = totals.last, let shard = timing.shard, last.stage == timing.stage, last.shardCount == shard.count,
+               !last.shards.isEmpty {
+                totals[totals.count - 1].add(timing)
+            } else {
+                totals.append(StageTotal(
+                    stage: timing.stage, shards: timing.shard == nil ? [] : [timing], seconds: timing.seconds,
+                    longest: timing.seconds, records: timing.records, bytes: timing.bytes,
+                    peakResidentBytes: timing.peakResidentBytes))
+            }
+        }
+        return totals
+    }
+
+    private mutating func add(_ shard: StageTiming) {
+        shards.append(shard)
+        seconds += shard.seconds
+        longest = max(longest, shard.seconds)
+        records = Self.sum(records, shard.records)
+        bytes = Self.sum(bytes, shard.bytes)
+        peakResidentBytes = max(peakResidentBytes, shard.peakResidentBytes)
+    }
+
+    private static func sum(_ a: Int?, _ b: Int?) -> Int? {
+        a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0)
     }
 }

@@ -2,14 +2,73 @@
 import Glibc
 #endif
 
-/// The lines of one byte range of a file of lines, when a file is cut into ranges at fixed byte
-/// offsets (not at line boundaries): a line belongs to the range that holds its first byte, so
-/// a cut inside a line gives the whole line to the range before it, and every line is read
-/// exactly once whatever the cuts.
-public enum ByteRangeLines {
+/// Which lines of a file of lines one reader takes, when the file is shared by offsets (not at
+/// line boundaries): a line belongs to the share that holds its first byte, so a cut inside a
+/// line gives the whole line to the share before it, and every line is read exactly once
+/// whatever the cuts. The one definition for a sharded ingest's byte ranges (`reader(path:range:)`)
+/// and the wiki stage's shares of a JSON Lines dump (`WikiShare.lines`).
+///
+/// Offsets are the file's own for a plain file, and the inflated bytes' for a compressed one
+/// (whose inflated size is known only at its end, so it is shared by blocks, not ranges).
+public struct ByteRangeLines: Sendable {
+    enum Rule: Sendable {
+        /// Every line.
+        case all
+        /// Lines starting in the byte range.
+        case range(Range<Int>)
+        /// Lines starting in the blocks of `blockBytes` at `block % count == index`, the blocks
+        /// counted from `position` (a file's place in a list, so the next file's first block
+        /// goes to the next shard).
+        case blocks(Shard, position: Int)
+    }
+
+    let rule: Rule
+
+    /// Every line of the file.
+    public static let all = ByteRangeLines(rule: .all)
+
+    /// The lines starting in `range`.
+    public init(range: Range<Int>) { rule = .range(range) }
+
+    /// Shard `shard`'s blocks of `blockBytes`, counted from `position`.
+    public init(blocksOf shard: Shard, position: Int) { rule = .blocks(shard, position: position) }
+
+    private init(rule: Rule) { self.rule = rule }
+
+    /// The bytes of a compressed file that go to one share at a time.
+    public static let blockBytes = 4 << 20
+
+    /// Whether the line whose first byte is at `offset` is this share's.
+    public func owns(offset: Int) -> Bool {
+        switch rule {
+        case .all: true
+        case .range(let range): range.contains(offset)
+        case .blocks(let shard, let position): shard.owns(position + offset / Self.blockBytes)
+        }
+    }
+
+    /// Whether no line from `offset` on is this share's (reading may stop there).
+    public func isPast(offset: Int) -> Bool {
+        if case .range(let range) = rule { return offset >= range.upperBound }
+        return false
+    }
+
+    /// Range `part` of `count` nearly equal ranges covering `0..<size` (empty when
+    /// `size < count` leaves it nothing).
+    static func cut(_ part: Int, of count: Int, size: Int) -> Range<Int> {
+        (size * part / count)..<(size * (part + 1) / count)
+    }
+
     /// `count` ranges of nearly equal size covering `0..<size` (some empty when `size < count`).
     public static func cuts(size: Int, count: Int) -> [Range<Int>] {
-        (0..<count).map { part in (size * part / count)..<(size * (part + 1) / count) }
+        (0..<count).map { cut($0, of: count, size: size) }
+    }
+
+    /// Shard `shard`'s range of a file of `size` bytes, as `cuts` cuts it, except that the last
+    /// range runs to the end and past it (a file that grew is still read once).
+    public static func range(of shard: Shard, size: Int) -> Range<Int> {
+        let range = cut(shard.index, of: shard.count, size: size)
+        return range.lowerBound..<(shard.index == shard.count - 1 ? Int.max : range.upperBound)
     }
 
     /// The first line start at or after `offset` (a line starts at 0 and after every `\n`), and
@@ -42,8 +101,9 @@ public enum ByteRangeLines {
         }
     }
 
-    /// A reader of the lines whose first byte lies in `range`, numbered and offset as in the
-    /// whole file (`LineReader.Line.number` and `.offset`).
+    /// A reader of the lines whose first byte lies in `range` of a plain file, numbered and
+    /// offset as in the whole file (`LineReader.Line.number` and `.offset`): it starts at the
+    /// first line start in the range and stops where `isPast` says.
     public static func reader(path: String, range: Range<Int>, maxLineBytes: Int = 256 << 20) throws -> LineReader {
         let size = FileSystem.size(path) ?? 0
         let start = try lineStart(path: path, atOrAfter: range.lowerBound)

@@ -98,7 +98,8 @@ public final class AtomicOutput {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         try FileSystem.makeDirectories(directory)
-        // What a run killed while writing this output left (its process gone) goes first.
+        // What a run killed while writing this output left (its process gone) goes first (the
+        // folder is listed once per run, not once per output: see `Leftovers.removeStale(of:)`).
         Leftovers.removeStale(of: path)
         (temporaryPath, descriptor) = try FileSystem.createExclusive(in: directory, prefix: ".\(name).tmp-")
         buffer.reserveCapacity(Self.flushThreshold + 4096)
@@ -287,9 +288,9 @@ public enum FileSystem {
         }
     }
 
-    /// Creates a new file `<directory>/<prefix><pid>-<random>` that did not exist before
+    /// Creates a new file `<directory>/<prefix><pid>@<host>-<random>` that did not exist before
     /// (`O_EXCL`, `O_NOFOLLOW`): a file or link planted at a predictable name is never written
-    /// through. The process id stays in the name, so a leftover says whose it was.
+    /// through. The process id and host stay in the name, so a leftover says whose it was.
     static func createExclusive(
         in directory: String, prefix: String, readable: Bool = false
     ) throws -> (path: String, descriptor: Int32) {
@@ -297,13 +298,13 @@ public enum FileSystem {
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<100 {
                 let suffix = String(generator.next() & 0xFFFF_FFFF, radix: 36)
-                let path = "\(directory)/\(prefix)\(getpid())-\(suffix)"
+                let path = "\(directory)/\(prefix)\(Leftovers.ownerTag())-\(suffix)"
                 let access = readable ? O_RDWR : O_WRONLY
                 let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 if descriptor >= 0 { return (path, descriptor) }
                 if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
             }
-            throw FieldpackError(path: "\(directory)/\(prefix)\(getpid())-*", "cannot create: every name tried exists")
+            throw FieldpackError(path: "\(directory)/\(prefix)\(Leftovers.ownerTag())-*", "cannot create: every name tried exists")
         }
         return (made.path, made.value)
     }
@@ -315,14 +316,14 @@ public enum FileSystem {
         return path
     }
 
-    /// Creates a new, empty folder `<parent>/<prefix><pid>-XXXXXX` (mkdtemp: never an existing
+    /// Creates a new, empty folder `<parent>/<prefix><pid>@<host>-XXXXXX` (mkdtemp: never an existing
     /// folder or link).
     public static func makeUniqueDirectory(in parent: String, prefix: String) throws -> String {
         try makeDirectories(parent)
         return try Leftovers.creating {
-            var template = Array("\(parent)/\(prefix)\(getpid())-XXXXXX".utf8CString)
+            var template = Array("\(parent)/\(prefix)\(Leftovers.ownerTag())-XXXXXX".utf8CString)
             guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                throw FieldpackError(path: "\(parent)/\(prefix)\(getpid())-XXXXXX", "cannot create directory: \(systemError())")
+                throw FieldpackError(path: "\(parent)/\(prefix)\(Leftovers.ownerTag())-XXXXXX", "cannot create directory: \(systemError())")
             }
             return (String(cString: made), ())
         }.path

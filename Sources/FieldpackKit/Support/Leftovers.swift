@@ -5,16 +5,16 @@ import Synchronization
 import Glibc
 #endif
 
-/// The temp files and folders a run makes beside its outputs (`.NAME.tmp-PID-…` and what is
-/// derived from it, `NAME.scratch-PID-…`, `.NAME.staging-PID-…`): removed when SIGTERM or SIGINT
-/// stops the run, and, when a run was killed harder than that (`kill -9`, a crash, a power cut),
-/// by the next run that writes the same output.
+/// The temp files and folders a run makes beside its outputs (`.NAME.tmp-PID@HOST-…` and what
+/// is derived from it, `NAME.scratch-PID@HOST-…`, `.NAME.staging-PID@HOST-…`): removed when
+/// SIGTERM or SIGINT stops the run, and, when a run was killed harder than that (`kill -9`, a
+/// crash, a power cut), by the next run on the same host that writes the same output.
 public enum Leftovers {
     /// This process's temp paths that may still exist.
     private static let live = Mutex<Set<String>>([])
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
-    /// The kinds of temp name, after the output's name (each followed by the PID and `-`).
+    /// The kinds of temp name, after the output's name (each followed by `PID@HOST-`).
     static let markers = [".tmp-", ".scratch-", ".staging-"]
 
     static func register(_ path: String) {
@@ -70,28 +70,69 @@ public enum Leftovers {
     }
 
     /// Removes the temp files and folders an earlier run writing `output` left behind: only names
-    /// of fieldpack's own pattern for that output, and only those whose process is gone (a live
-    /// run's, or this run's, are never touched). Links are removed as links.
+    /// of fieldpack's own pattern for that output, and only those of a dead run (see `isDead`; a
+    /// live run's, another host's, or this run's are never touched). Links are removed as links.
+    ///
+    /// The folder is listed once per process (the first output there): a dead run makes no new
+    /// temp files, so what it left is known from that one listing.
     public static func removeStale(of output: String) {
         let folder = directory(of: output)
         let name = output.split(separator: "/").last.map(String.init) ?? output
-        guard !name.isEmpty, let entries = try? FileSystem.list(folder) else { return }
-        for entry in entries {
-            guard let pid = ownerPID(entry, output: name), pid != getpid() else { continue }
-            if isRunning(pid) { continue }
-            FileSystem.removeTree(folder + "/" + entry)
+        guard !name.isEmpty else { return }
+        let stale: [String] = deadByFolder.withLock { cache in
+            if cache[folder] == nil {
+                let entries = (try? FileSystem.list(folder)) ?? []
+                cache[folder] = entries.filter { entry in owner(entry).map(isDead) ?? false }
+            }
+            let mine = cache[folder]!.filter { owner($0, output: name) != nil }
+            cache[folder]!.removeAll { mine.contains($0) }
+            return mine
         }
+        for entry in stale { FileSystem.removeTree(folder + "/" + entry) }
     }
 
-    /// Removes every temp file or folder of fieldpack's pattern in `folder` whose process is
-    /// gone, whatever output it was for: for a folder of many small outputs (the run's timings)
+    /// Per folder, the temp names of dead runs its one listing found and not yet removed.
+    private static let deadByFolder = Mutex<[String: [String]]>([:])
+
+    /// Removes every temp file or folder of fieldpack's pattern in `folder` of a dead run,
+    /// whatever output it was for: for a folder of many small outputs (the run's timings)
     /// where a rerun may not write again the one a killed run was writing.
     public static func removeStale(inFolder folder: String) {
         guard let entries = try? FileSystem.list(folder) else { return }
         for entry in entries where entry.hasPrefix(".") {
-            guard let pid = ownerPID(entry), pid != getpid(), !isRunning(pid) else { continue }
+            guard let writer = owner(entry), isDead(writer) else { continue }
             FileSystem.removeTree(folder + "/" + entry)
         }
+    }
+
+    /// The writer a temp name names: its process and the host it ran on.
+    struct Owner: Equatable {
+        var pid: pid_t
+        var host: Substring
+    }
+
+    /// This machine's name as temp names carry it: `gethostname`, with every byte other than an
+    /// ASCII letter, digit or `.` made `_` (so a name reads back unambiguously up to its `-`),
+    /// at most 64 bytes.
+    public static let host: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let name = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : ""
+        let kept = name.utf8.prefix(64).map { byte -> Character in
+            let ascii = Character(Unicode.Scalar(byte))
+            return byte < 0x80 && (ascii.isLetter || ascii.isNumber || ascii == ".") ? ascii : "_"
+        }
+        return kept.isEmpty ? "_" : String(kept)
+    }()
+
+    /// What a temp name carries of its writer, after its marker: `PID@HOST`. A temp file on a
+    /// shared folder (a cluster's build folder) says which machine's process made it.
+    public static func ownerTag(pid: pid_t = getpid()) -> String { "\(pid)@\(host)" }
+
+    /// Whether a temp file's writer is gone for certain: made on this host by a process that is
+    /// not running (and is not this one). Another host's PIDs cannot be checked from here, so
+    /// its temp files are never taken as dead; nor are names without a host (older versions').
+    static func isDead(_ owner: Owner) -> Bool {
+        owner.host == host && owner.pid != getpid() && !isRunning(owner.pid)
     }
 
     /// Whether process `pid` exists and has not ended: a zombie (killed, not yet reaped by its
@@ -104,34 +145,42 @@ public enum Leftovers {
         return stat[close + 2] != UInt8(ascii: "Z")
     }
 
-    /// The PID in a temp name of any output (`.NAME.tmp-PID-…`), or nil if `entry` is not one.
-    static func ownerPID(_ entry: String) -> pid_t? {
+    /// The writer in a temp name of any output (`.NAME.tmp-PID@HOST-…`), or nil if `entry` is
+    /// not one.
+    static func owner(_ entry: String) -> Owner? {
         let bytes = Array(entry.utf8)
         for marker in markers.map({ Array($0.utf8) }) where bytes.count > marker.count {
             // The last occurrence: an output's own name may hold a marker-like part.
             for start in stride(from: bytes.count - marker.count, through: 1, by: -1)
             where bytes[start..<start + marker.count].elementsEqual(marker) {
-                let rest = bytes[(start + marker.count)...]
-                let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                guard !digits.isEmpty, digits.count < 10, rest.dropFirst(digits.count).first == UInt8(ascii: "-"),
-                      let pid = pid_t(String(decoding: digits, as: UTF8.self)), pid > 0 else { break }
-                return pid
+                let after = entry.utf8.index(entry.utf8.startIndex, offsetBy: start + marker.count)
+                if let found = owner(after: entry[after...]) { return found }
+                break
             }
         }
         return nil
     }
 
-    /// The PID in a temp name of `output` (`.output.tmp-PID-…`, `..output.tmp-…` for a temp file
-    /// of a temp file, `output.scratch-PID-…`), or nil if `entry` is not one.
-    static func ownerPID(_ entry: String, output: String) -> pid_t? {
+    /// The writer in a temp name of `output` (`.output.tmp-PID@HOST-…`, `..output.tmp-…` for a
+    /// temp file of a temp file, `output.scratch-PID@HOST-…`), or nil if `entry` is not one.
+    static func owner(_ entry: String, output: String) -> Owner? {
         var rest = Substring(entry)
         while rest.hasPrefix(".") { rest = rest.dropFirst() }
         guard rest.hasPrefix(output) else { return nil }
         rest = rest.dropFirst(output.count)
         guard let marker = markers.first(where: { rest.hasPrefix($0) }) else { return nil }
-        rest = rest.dropFirst(marker.count)
-        let digits = rest.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, rest.dropFirst(digits.count).hasPrefix("-"), let pid = pid_t(digits), pid > 0 else { return nil }
-        return pid
+        return owner(after: rest.dropFirst(marker.count))
+    }
+
+    /// `PID@HOST-` at the start of `text` (what follows a marker), as an owner.
+    private static func owner(after text: Substring) -> Owner? {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count < 10, let pid = pid_t(digits), pid > 0 else { return nil }
+        var rest = text.dropFirst(digits.count)
+        guard rest.hasPrefix("@") else { return nil }
+        rest = rest.dropFirst()
+        let host = rest.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_") }
+        guard !host.isEmpty, rest.dropFirst(host.count).hasPrefix("-") else { return nil }
+        return Owner(pid: pid, host: host)
     }
 }

@@ -1,7 +1,10 @@
-/// What a shard's output was made from: the pipeline's inputs (their fingerprint) and the
-/// tool's version. A stage that merges parts refuses parts of different origins, naming both.
+/// What a shard's output was made from: the stage's inputs and settings (their fingerprint) and
+/// the tool's version. A stage that merges parts refuses parts of different origins, naming both.
+/// The one record of it for every sharded stage: an ingest shard's `summary.json`, a dedupe
+/// part's `.made-from.json` and a wiki part's report all hold it as `made_from`.
 public struct ShardOrigin: Sendable, Equatable {
-    /// SHA-256 of the input list (each path and size) and the options that change records.
+    /// SHA-256 of the input list (each path and size) and the settings that change the part
+    /// (`fingerprint(inputs:settings:)`).
     public var inputs: String
     /// `ToolVersion.description` of the tool that wrote the part.
     public var tool: String
@@ -11,7 +14,8 @@ public struct ShardOrigin: Sendable, Equatable {
         self.tool = tool
     }
 
-    /// The fingerprint of `inputs` (in order, with their sizes) and `settings` (name, value).
+    /// The fingerprint of `inputs` (in order, with their sizes) and `settings` (name, value; in
+    /// the order given, so a stage lists them in a fixed order).
     public static func fingerprint(inputs: [String], settings: [(String, String)]) -> String {
         var text = ""
         for input in inputs { text += "input\t\(input)\t\(FileSystem.size(input).map(String.init) ?? "-")\n" }
@@ -35,11 +39,16 @@ public struct ShardOrigin: Sendable, Equatable {
     }
 
     /// Throws unless `other` (read from `otherPath`) has this origin (read from `path`).
-    public func requireSame(_ other: ShardOrigin, path: String, otherPath: String) throws {
+    ///
+    /// - Parameter covered: what the fingerprint covers, for the message (what may differ).
+    public func requireSame(
+        _ other: ShardOrigin, path: String, otherPath: String,
+        covered: String = "the input files or the settings that change records"
+    ) throws {
         if other.inputs != inputs {
             throw FieldpackError(
                 path: otherPath,
-                "made from other inputs (fingerprint \(other.inputs)) than \(path) (fingerprint \(inputs)): "
+                "made from other inputs (fingerprint \(other.inputs)) than \(path) (fingerprint \(inputs)): \(covered) differ; "
                     + "parts of different builds cannot be merged; rerun the shards of one build")
         }
         if other.tool != tool {

@@ -37,12 +37,14 @@ public struct StageReport {
     }
 
     /// Prints the summary line; with `FIELDPACK_TIMINGS=DIR` (as `make bundle` sets it) also
-    /// writes the figures to `DIR/<stage>.json` for the run report (never part of a bundle).
+    /// writes the figures to `DIR/<stage>.json` (a shard's to `DIR/<stage>.shard-I-of-N.json`)
+    /// for the run report (never part of a bundle).
     ///
     /// - Parameters:
     ///   - records: the records (or files) the stage handled, for records/s.
     ///   - bytes: the bytes it read, for MB/s.
-    public func print(_ what: String, records: Int? = nil, bytes: Int? = nil) {
+    ///   - shard: the shard this run is of a sharded stage; nil (or 0/1) for the whole job.
+    public func print(_ what: String, records: Int? = nil, bytes: Int? = nil, shard: Shard? = nil) {
         let seconds = clock.seconds
         let peak = Self.peakResidentBytes
         var line = "fieldpack-\(stage): \(what) in \(format(seconds, 2)) s"
@@ -51,7 +53,7 @@ public struct StageReport {
         line += ", peak RSS \(peak >> 20) MB"
         StandardError.write(line)
         if let folder = environment("FIELDPACK_TIMINGS"), !folder.isEmpty {
-            let timing = StageTiming(stage: stage, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
+            let timing = StageTiming(stage: stage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
             do {
                 try timing.write(into: folder)
             } catch {

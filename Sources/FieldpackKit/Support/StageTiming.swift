@@ -1,25 +1,35 @@
 /// One stage's run figures (time, records, bytes, peak memory), as `StageReport` prints them:
-/// written to `<folder>/<stage>.json` for the run report. Never part of a bundle: they differ
-/// from run to run.
+/// written to `<folder>/<stage>.json` for the run report, or by a shard of a sharded stage to
+/// `<folder>/<stage>.shard-I-of-N.json`, so every shard's figures are kept. Never part of a
+/// bundle: they differ from run to run.
 public struct StageTiming: Sendable, Equatable {
     public var stage: String
+    /// The shard whose figures these are; nil for a whole (unsharded) run.
+    public var shard: Shard?
     public var seconds: Double
     public var records: Int?
     public var bytes: Int?
     public var peakResidentBytes: Int
 
-    public init(stage: String, seconds: Double, records: Int?, bytes: Int?, peakResidentBytes: Int) {
+    public init(stage: String, shard: Shard? = nil, seconds: Double, records: Int?, bytes: Int?, peakResidentBytes: Int) {
         self.stage = stage
+        self.shard = shard.flatMap { $0.isWhole ? nil : $0 }
         self.seconds = seconds
         self.records = records
         self.bytes = bytes
         self.peakResidentBytes = peakResidentBytes
     }
 
+    /// `<stage>.json`, or `<stage>.shard-I-of-N.json` for a shard.
+    public var fileName: String {
+        shard.map { "\(stage).shard-\($0.index)-of-\($0.count).json" } ?? "\(stage).json"
+    }
+
     public var json: String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("stage"); writer.string(stage)
+        if let shard { writer.key("shard"); writer.string(shard.description) }
         writer.key("seconds"); writer.double(seconds)
         writer.key("records"); writer.int(records.map(Int64.init))
         writer.key("bytes"); writer.int(bytes.map(Int64.init))
@@ -34,10 +44,23 @@ public struct StageTiming: Sendable, Equatable {
         // A stage killed while writing its timing leaves a temp file that its own rerun may
         // never come to (its outputs were already in place): any stage's write clears it.
         Leftovers.removeStale(inFolder: folder)
-        try AtomicOutput.write(json, to: "\(folder)/\(stage).json")
+        // A run with another shard count (or unsharded) replaces this stage's earlier figures;
+        // the other shards of this count are this run's (or still its outputs').
+        let ownPrefix = shard == nil ? "\(stage).json" : "\(stage).shard-"
+        let ownSuffix = shard.map { "-of-\($0.count).json" } ?? ""
+        for name in try FileSystem.list(folder) where Self.isTiming(name, of: stage)
+            && !(name.hasPrefix(ownPrefix) && name.hasSuffix(ownSuffix)) {
+            FileSystem.remove("\(folder)/\(name)")
+        }
+        try AtomicOutput.write(json, to: "\(folder)/\(fileName)")
     }
 
-    /// Every `<stage>.json` in `folder`, in pipeline order (then by name).
+    /// Whether `name` is a timing file of `stage`: `<stage>.json` or `<stage>.shard-….json`.
+    static func isTiming(_ name: String, of stage: String) -> Bool {
+        name == "\(stage).json" || (name.hasPrefix("\(stage).shard-") && name.hasSuffix(".json"))
+    }
+
+    /// Every timing file in `folder`, in pipeline order, then by shard (then by name).
     public static func read(folder: String) throws -> [StageTiming] {
         let order = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify"]
         let names = try FileSystem.list(folder).filter { $0.hasSuffix(".json") }
@@ -54,11 +77,20 @@ public struct StageTiming: Sendable, Equatable {
                   let peak = root["peak_rss_bytes"]?.int64 else {
                 throw FieldpackError(path: path, "not a stage timing (stage, seconds, peak_rss_bytes)")
             }
+            var shard: Shard?
+            if let text = root["shard"]?.string {
+                do { shard = try Shard(parsing: text) } catch {
+                    throw FieldpackError(path: path, "not a stage timing: shard \"\(text)\" is not I/N")
+                }
+            }
             timings.append(StageTiming(
-                stage: stage, seconds: seconds, records: root["records"]?.int64.map { Int($0) },
+                stage: stage, shard: shard, seconds: seconds, records: root["records"]?.int64.map { Int($0) },
                 bytes: root["bytes"]?.int64.map { Int($0) }, peakResidentBytes: Int(peak)))
         }
         func rank(_ stage: String) -> Int { order.firstIndex(of: stage) ?? order.count }
-        return timings.sorted { (rank($0.stage), $0.stage) < (rank($1.stage), $1.stage) }
+        func key(_ timing: StageTiming) -> (Int, String, Int, Int) {
+            (rank(timing.stage), timing.stage, timing.shard?.count ?? 0, timing.shard?.index ?? 0)
+        }
+        return timings.sorted { key($0) < key($1) }
     }
 }

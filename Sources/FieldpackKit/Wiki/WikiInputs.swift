@@ -109,7 +109,7 @@ extension WikiStage {
             switch DumpContent.detect(head, name: archive.isTar ? member : input) {
             case .jsonLines:
                 let lineShare = archive.isTar
-                    ? WikiShare.Lines(rule: .all)
+                    ? ByteRangeLines.all
                     : share.lines(file: position, size: FileSystem.size(input) ?? 0, compressed: WikiShare.isCompressed(input))
                 try lines(reader, source: name, share: lineShare, checks: checks, reading, into: &run)
             case .jsonDocument where ownsWhole:
@@ -177,7 +177,7 @@ extension WikiStage {
     /// NDJSON: one article object per line. A first line that is JSON but not an article (a
     /// dump's metadata) skips the file.
     private func lines(
-        _ reader: LineReader, source: String, share: WikiShare.Lines, checks: MemberChecks, _ reading: Reading, into run: inout Run
+        _ reader: LineReader, source: String, share: ByteRangeLines, checks: MemberChecks, _ reading: Reading, into run: inout Run
     ) throws {
         var first = true
         // Where the next line starts: a damaged stream is told by the shard that owns that byte.

@@ -34,23 +34,13 @@ public struct WikiMerge {
     static func checked(_ reports: [WikiPart.Report]) throws -> [WikiPart.Report] {
         let first = reports[0]
         for other in reports.dropFirst() {
-            if other.identity.version != first.identity.version {
-                throw FieldpackError(
-                    path: other.path,
-                    "made by fieldpack \(other.identity.version), but \(first.path) by fieldpack \(first.identity.version): "
-                        + "parts of one run come from one version of the tools")
-            }
+            // The shard count first: the fingerprint covers it, and this says it plainly.
             if other.identity.shard.count != first.identity.shard.count {
                 throw FieldpackError(
                     path: other.path,
                     "is shard \(other.identity.shard) but \(first.path) is shard \(first.identity.shard): parts of one run share a shard count")
             }
-            if other.identity.fingerprint != first.identity.fingerprint {
-                throw FieldpackError(
-                    path: other.path,
-                    "made from other inputs than \(first.path) (fingerprint \(other.identity.fingerprint) vs \(first.identity.fingerprint)): "
-                        + "the dumps, wanted articles, language, blurb rules or reject limit differ; rebuild every shard")
-            }
+            try first.identity.origin.requireSame(other.identity.origin, path: first.path, otherPath: other.path, covered: WikiPart.covered)
         }
         let count = first.identity.shard.count
         var byIndex = [WikiPart.Report?](repeating: nil, count: count)

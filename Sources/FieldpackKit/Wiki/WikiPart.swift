@@ -8,39 +8,42 @@ public enum WikiPart {
     public static let reportFile = "wiki-report.json"
     public static let rejectsFile = "rejects.jsonl"
     /// The part report's `format`; a merge refuses any other.
-    static let format = "fieldpack-wiki-part-1"
+    static let format = "fieldpack-wiki-part-2"
 
-    /// What a part was made from: the merge refuses parts whose fingerprint or version differ.
+    /// Which shard a part is and what it was made from: the merge refuses parts of another
+    /// origin (`ShardOrigin`, as for ingest and dedupe parts) or shard count.
     public struct Identity: Sendable, Equatable {
         public var shard: Shard
-        public var fingerprint: String
-        public var version = ToolVersion.description
+        public var origin: ShardOrigin
 
-        public init(shard: Shard, fingerprint: String) {
+        public init(shard: Shard, origin: ShardOrigin) {
             self.shard = shard
-            self.fingerprint = fingerprint
+            self.origin = origin
         }
     }
 
-    /// The SHA-256 of what a wiki run reads and decides with: each dump's path, size and
-    /// modification time, the wanted titles and items with their requesters, the language, the
-    /// blurb rules, the reject limit and the shard count.
-    public static func fingerprint(inputs: [String], wants: WikiWants, rules: BlurbRules, maxRejectRate: Double, shards: Int) -> String {
-        var text = "shards \(shards)\nlanguage \(wants.language)\nmax-reject-rate \(maxRejectRate)\n"
-        for input in inputs {
-            text += "input \(input) \(FileSystem.size(input) ?? -1) \(FileSystem.modificationTime(input) ?? -1)\n"
-        }
-        text += "skipped-sections \(rules.skippedSections.sorted())\n"
+    /// What the merge's refusal says a wiki part's fingerprint covers.
+    static let covered = "the dumps, wanted articles, language, blurb rules or reject limit"
+
+    /// What a wiki run reads and decides with, as a `ShardOrigin`: each dump's path and size
+    /// (and modification time), the wanted titles and items with their requesters, the language,
+    /// the blurb rules, the reject limit and the shard count; and the tool's version.
+    public static func origin(inputs: [String], wants: WikiWants, rules: BlurbRules, maxRejectRate: Double, shards: Int) -> ShardOrigin {
+        var settings: [(String, String)] = [
+            ("shards", String(shards)), ("language", wants.language), ("max_reject_rate", String(maxRejectRate)),
+        ]
+        for input in inputs { settings.append(("modified \(input)", String(FileSystem.modificationTime(input) ?? -1))) }
+        settings.append(("skipped_sections", "\(rules.skippedSections.sorted())"))
         for child in Mirror(reflecting: rules).children where child.label != "skippedSections" {
-            text += "rule \(child.label ?? "?") \(child.value)\n"
+            settings.append(("rule \(child.label ?? "?")", "\(child.value)"))
         }
         for (title, requesters) in wants.titles.sorted(by: { WikiTitle.byteOrder($0.key, $1.key) }) {
-            text += "title \(title) \(requesters.sorted())\n"
+            settings.append(("title \(title)", "\(requesters.sorted())"))
         }
         for (id, requesters) in wants.wikidata.sorted(by: { $0.key < $1.key }) {
-            text += "wikidata \(id) \(requesters.sorted())\n"
+            settings.append(("wikidata \(id)", "\(requesters.sorted())"))
         }
-        return SHA256.hex(of: Array(text.utf8))
+        return ShardOrigin(inputs: ShardOrigin.fingerprint(inputs: inputs, settings: settings))
     }
 
     /// One article of a part, in `articles.jsonl` order.
@@ -114,12 +117,11 @@ extension WikiPart.Report {
         guard root.isObject, root["format"]?.string == WikiPart.format else {
             throw bad("its \"format\" is not \"\(WikiPart.format)\" (a whole run's report is not a part)")
         }
-        guard let version = root["tool_version"]?.string, let fingerprint = root["fingerprint"]?.string,
+        guard let origin = ShardOrigin(root["made_from"]),
               let shard = root["shard"], let index = shard["index"]?.int64, let count = shard["count"]?.int64,
               let language = root["language"]?.string, let rate = root["max_reject_rate"]?.double
-        else { throw bad("no tool_version, fingerprint, shard, language or max_reject_rate") }
-        var identity = WikiPart.Identity(shard: try Shard(index: Int(index), count: Int(count)), fingerprint: fingerprint)
-        identity.version = version
+        else { throw bad("no made_from, shard, language or max_reject_rate") }
+        let identity = WikiPart.Identity(shard: try Shard(index: Int(index), count: Int(count)), origin: origin)
         var wants = WikiWants(language: language)
         func requesters(_ value: JSONValue) -> [WikiWants.Requester] {
             (value["taxa"]?.elements.compactMap(\.int64).map { .taxon($0) } ?? [])
@@ -204,8 +206,7 @@ extension WikiStage {
         var report = JSONWriter()
         report.beginObject()
         report.key("format"); report.string(WikiPart.format)
-        report.key("tool_version"); report.string(identity.version)
-        report.key("fingerprint"); report.string(identity.fingerprint)
+        report.key("made_from"); identity.origin.encode(into: &report)
         report.key("shard")
         report.beginObject()
         report.key("index"); report.int(identity.shard.index)

@@ -18,9 +18,6 @@ struct WikiShare: Sendable {
     /// Everything: an unsharded run, and the passes that follow redirect stubs.
     static let everything = WikiShare(shard: .whole, files: 1)
 
-    /// The inflated bytes of a compressed JSON Lines file that go to one shard at a time.
-    static let blockBytes = 4 << 20
-
     init(shard: Shard, files: Int) {
         self.shard = shard
         splitsFiles = !shard.isWhole && files < shard.count
@@ -36,48 +33,13 @@ struct WikiShare: Sendable {
     /// Whether the shard reads member `index` (counted from 0) of the archive at `position`.
     func owns(member index: Int, file position: Int) -> Bool { !splitsFiles || shard.owns(position + index) }
 
-    /// How the lines of one JSON Lines input are shared.
-    struct Lines: Sendable {
-        enum Rule: Sendable {
-            /// Every line is this shard's.
-            case all
-            /// Lines starting in the inflated byte range (a plain file's size is known).
-            case range(Range<Int>)
-            /// Lines starting in the blocks of `blockBytes` at `block % count == index`, the
-            /// blocks counted from the file's position.
-            case blocks(Shard, position: Int)
-        }
-
-        let rule: Rule
-
-        /// Whether the line whose first byte is at `offset` is this shard's.
-        func owns(offset: Int) -> Bool {
-            switch rule {
-            case .all: true
-            case .range(let range): range.contains(offset)
-            case .blocks(let shard, let position): shard.owns(position + offset / WikiShare.blockBytes)
-            }
-        }
-
-        /// Whether no line from `offset` on is this shard's (reading may stop there).
-        func isPast(offset: Int) -> Bool {
-            if case .range(let range) = rule { return offset >= range.upperBound }
-            return false
-        }
-    }
-
-    /// The share of the lines of the input at `position`, `size` bytes on disk, compressed or not.
-    func lines(file position: Int, size: Int, compressed: Bool) -> Lines {
-        guard splitsFiles else { return Lines(rule: .all) }
-        if compressed { return Lines(rule: .blocks(shard, position: position)) }
-        return Lines(rule: .range(Self.range(of: shard, size: size)))
-    }
-
-    /// Shard `shard`'s bytes of a file of `size` bytes; the last range runs to the end (and past
-    /// it: a file that grew is still read once).
-    static func range(of shard: Shard, size: Int) -> Range<Int> {
-        let start = size * shard.index / shard.count
-        return start..<(shard.index == shard.count - 1 ? Int.max : size * (shard.index + 1) / shard.count)
+    /// The share of the lines of the input at `position`, `size` bytes on disk, compressed or not
+    /// (`ByteRangeLines`: by byte range for a plain file, by blocks of its inflated bytes for a
+    /// compressed one).
+    func lines(file position: Int, size: Int, compressed: Bool) -> ByteRangeLines {
+        guard splitsFiles else { return .all }
+        if compressed { return ByteRangeLines(blocksOf: shard, position: position) }
+        return ByteRangeLines(range: ByteRangeLines.range(of: shard, size: size))
     }
 
     /// Whether a file starts like a compressed stream libarchive reads (gzip, bzip2, xz, zstd,

@@ -197,7 +197,6 @@ public struct WikiStage {
     @discardableResult
     public func run() throws -> Summary {
         let clock = PhaseTrace(stage: "wiki")
-        for output in [options.output, options.report, options.rejects] { Leftovers.removeStale(of: output) }
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
         run.rejectLimit = Self.rejectLimit(inputs: options.inputs, maxRejectRate: options.maxRejectRate)
         run.recordsLate = options.part != nil
