@@ -83,5 +83,5 @@ command.main { arguments in
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "
             + "\(summary.articles) articles for \(options.wants.count) wanted, \(summary.missing.count) missing, "
             + "\(summary.htmlBytes) bytes of article HTML cleaned in \(summary.passes) pass(es)",
-        records: summary.lines, bytes: summary.bytes, shard: folder == nil ? nil : shard)
+        records: summary.lines, bytes: summary.bytes, shard: options.part?.shard)
 }
