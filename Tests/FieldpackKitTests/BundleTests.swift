@@ -210,7 +210,7 @@ import Testing
             == [["2", "6"], ["5", "7"], ["9", "5"]])
     }
 
-    @Test func twoObservationsWithOneIdAreRefusedNamingTheirUuids() throws {
+    @Test func twoObservationsWithOneIdAreRefusedNamingTheLineOfEach() throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
@@ -223,7 +223,8 @@ import Testing
             input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
         let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
         #expect(error.path == input)
-        #expect(error.message == "the observations with the uuids a-uuid, c-uuid have the same id 3: an id names one observation")
+        #expect(error.line == 4)
+        #expect(error.message == "observation c-uuid has the id 3 of observation a-uuid (line 2): an id names one observation")
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 

@@ -207,7 +207,7 @@ public struct BundleBuilder {
             throw error.building(options.output)
         }
         trace.mark("analyze, vacuum into")
-        // fieldpack-verify (run by `make bundle` on the published folder) runs integrity_check and the rest.
+        // fieldpack-manifest runs integrity_check and the rest before it publishes the bundle folder.
         try files.publishCopy()
         trace.mark("publish")
         if let path = options.costsReport, let report = summary.report {

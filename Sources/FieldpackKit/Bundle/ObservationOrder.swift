@@ -16,31 +16,42 @@ enum ObservationOrder {
     /// The columns the load binds, in order: the records' bundle columns, then the derived ones.
     static let columns = ObservationRecord.Column.bundleColumns.map { $0.spec.bundleColumn! } + ["coordinates_obscured"]
 
-    /// The INSERT each arriving observation row runs.
-    static let insertSQL = SQLText.insert(into: arrivalTable, columns: columns)
+    /// The INSERT each arriving observation row runs: its columns, then the deduped records line
+    /// it comes from (`trailingParameters`), for an error about it.
+    static let insertSQL = SQLText.insert(into: arrivalTable, columns: columns + ["line"])
 
-    /// Creates the arrival table, with the columns (and so the affinities) of `observations`.
+    /// The parameters after a row's values: the line, bound by `RecordLoader`.
+    static let trailingParameters = 1
+
+    /// Creates the arrival table, with the columns (and so the affinities) of `observations`, and
+    /// the line. It lives in SQLite's temp database: SQLite's temp folder (`SQLITE_TMPDIR`, else
+    /// `/var/tmp`, `/usr/tmp`, `/tmp`), in a file SQLite unlinks at once, as its sorter's are.
     static func prepare(_ database: Database) throws {
-        try database.execute(
-            "CREATE TEMP TABLE observations_arriving AS SELECT \(columns.joined(separator: ", ")) FROM main.observations WHERE 0")
+        try database.execute("""
+            CREATE TEMP TABLE observations_arriving AS SELECT \(columns.joined(separator: ", ")), 0 AS line FROM main.observations WHERE 0
+            """)
     }
 
     /// Moves the arrived rows into `observations` in id order and drops the arrival table.
     ///
-    /// - Throws: naming the observations by uuid when two of them have one id (the table's key,
-    ///   which the arrival table does not enforce), or SQLite's error.
+    /// - Throws: naming the line (in `path`, the deduped records) of an observation whose id an
+    ///   earlier line's observation has (the table's key, which the arrival table does not
+    ///   enforce), or SQLite's error with the SQL.
     static func move(_ database: Database, path: String) throws {
         let list = columns.joined(separator: ", ")
         do {
             try database.execute("INSERT INTO main.observations (\(list)) SELECT \(list) FROM \(arrivalTable) ORDER BY id")
         } catch let error as SQLiteError {
-            let duplicate = try database.rows("""
-                SELECT id, group_concat(uuid, ', ') FROM (SELECT id, uuid FROM \(arrivalTable) ORDER BY uuid)
-                GROUP BY id HAVING count(*) > 1 ORDER BY id LIMIT 1
-                """).first
-            guard let duplicate else { throw error }
+            let twice = try database.rows("""
+                SELECT id, uuid, line FROM \(arrivalTable)
+                WHERE id = (SELECT id FROM \(arrivalTable) GROUP BY id HAVING count(*) > 1 ORDER BY id LIMIT 1)
+                ORDER BY line LIMIT 2
+                """)
+            guard twice.count == 2 else { throw FieldpackError(path: path, "putting the observations in id order: \(error)") }
+            let (first, second) = (twice[0], twice[1])
             throw FieldpackError(
-                path: path, "the observations with the uuids \(duplicate[1] ?? "?") have the same id \(duplicate[0] ?? "?"): an id names one observation")
+                path: path, line: second[2].flatMap { Int($0) },
+                "observation \(second[1] ?? "?") has the id \(second[0] ?? "?") of observation \(first[1] ?? "?") (line \(first[2] ?? "?")): an id names one observation")
         }
         try database.execute("DROP TABLE \(arrivalTable)")
     }

@@ -49,6 +49,7 @@ final class RecordLoader {
                 let statement = statements[row.table]!
                 do {
                     try batch.bind(row, to: statement)
+                    if row.table == .observations { try statement.bind(Int64(row.line), at: Int(row.count) + 1) }
                     try statement.run()
                 } catch let error as SQLiteError {
                     throw error.inserting(batch.values(of: row), from: path, line: row.line > 0 ? Int(row.line) : nil)

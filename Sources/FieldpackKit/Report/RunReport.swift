@@ -46,7 +46,7 @@ public struct RunReport {
             page.table(
                 ["stage", "shards", "seconds", "longest shard", "records", "records/s", "MB read", "MB/s", "peak RSS"],
                 stages.map { stage in
-                    ["fieldpack-\(stage.stage)", String(stage.shardCount), format(stage.seconds, 2), format(stage.longest, 2)]
+                    ["fieldpack-\(stage.stage)", stage.shardsShown, format(stage.seconds, 2), format(stage.longest, 2)]
                         + Self.figures(seconds: stage.seconds, records: stage.records, bytes: stage.bytes, peak: stage.peakResidentBytes)
                 }, numeric: [1, 2, 3, 4, 5, 6, 7, 8])
         }
@@ -98,6 +98,12 @@ struct StageTotal: Equatable {
     var peakResidentBytes: Int
 
     var shardCount: Int { shards.first?.shard?.count ?? 1 }
+
+    /// The shard count, or "3 of 4" when a shard's timing is missing (it failed, or ran where its
+    /// timing was not kept): the sums then leave it out.
+    var shardsShown: String {
+        shards.isEmpty || shards.count == shardCount ? String(shardCount) : "\(shards.count) of \(shardCount)"
+    }
 
     /// One total per stage and shard count, in the order of `timings` (as `StageTiming.read`
     /// gives them: pipeline order, then by shard).

@@ -32,13 +32,14 @@ package struct DatabaseChecks {
                 problem("user_version \(userVersion) does not match the manifest's schema_version \(version)")
             }
             // The integrity check (most of the time on a large bundle) runs on a second connection
-            // beside the other checks; its problem keeps its place in the list.
+            // beside the other checks; its problem keeps its place in the list. The first
+            // connection moves to the worker that runs the other checks, and only it uses it.
             let results = Results<[String]>(count: 2)
             let checks = UncheckedBox((self, database))
             DispatchQueue.concurrentPerform(iterations: 2) { task in
                 let (checks, database) = checks.value
                 results.record(task) {
-                    task == 0 ? try checks.integrityProblems() : try checks.contentProblems(database, userVersion: userVersion)
+                    task == 0 ? checks.integrityProblems() : try checks.contentProblems(database, userVersion: userVersion)
                 }
             }
             for found in try results.values() { problems += found }
@@ -48,12 +49,18 @@ package struct DatabaseChecks {
         return problems
     }
 
-    /// `integrity_check` (`quick_check` at the app's depth), on a connection of its own.
-    private func integrityProblems() throws -> [String] {
-        let database = try Database(path: path, mode: .immutable)
+    /// `integrity_check` (`quick_check` at the app's depth), on a connection of its own. A check
+    /// that cannot run (a file too damaged for it) is its problem, named, and the other checks'
+    /// problems are kept.
+    private func integrityProblems() -> [String] {
         let check = depth == .full ? "integrity_check" : "quick_check"
-        let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
-        return integrity == ["ok"] ? [] : ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"]
+        do {
+            let database = try Database(path: path, mode: .immutable)
+            let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
+            return integrity == ["ok"] ? [] : ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"]
+        } catch {
+            return ["\(path): error: \(check): \(error)"]
+        }
     }
 
     /// Every check but the integrity check, in order.
