@@ -26,20 +26,11 @@ public struct Dedupe: Sendable {
         public var examples = 20
         /// Bytes read in the three scans of the input, and the records of the first.
         public var progress = StageProgress.silent("dedupe")
-        /// The id of an observation known only by its uuid (`ObservationUUID.exportID`; tests pass
-        /// a hash that collides, see `ExportIDs`).
-        package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
         /// The memory budget, as input bytes deduped at once: a larger input is split by key
         /// (`RecordKey.spillPartition(of:)`) into spill partitions of about this size beside the
         /// output, deduped one at a time and merged by key (see `DedupeSpill`), so memory does
         /// not grow with the input. The output is the same bytes.
         public var spillBytes = 512 << 20
-        /// Whether this run sees every record of the job (not one shard's partition). Only then
-        /// are the export's whole-job rules applied (`ExportObservationRules`: an id moved off a
-        /// colliding uuid hash, a missing observer or taxon dropped with a finding); a partition
-        /// (a shard, or a spill partition) cannot see every taxon, user and uuid, so it leaves
-        /// them, and the bundle refuses such an observation as a key violation, loudly.
-        public var seesWholeJob = true
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -55,8 +46,6 @@ public struct Dedupe: Sendable {
         public var conflicts = ConflictCounts()
         public var records = 0
         public var bytes = 0
-        /// Export observations whose observer or taxon no record has (see `ExportObservationRules`).
-        public var missingParents = MissingParents()
     }
 
     public struct ConflictCounts: Sendable, Equatable {
@@ -81,15 +70,17 @@ public struct Dedupe: Sendable {
         let size = FileSystem.size(options.input) ?? 0
         let (summary, report) = size > options.spillBytes
             ? try DedupeSpill(dedupe: self, partitions: (size + options.spillBytes - 1) / max(1, options.spillBytes)).run(into: output)
-            : try dedupe(input: options.input, into: output, progress: options.progress, whole: options.seesWholeJob)
+            : try dedupe(input: options.input, into: output, progress: options.progress)
         try report.write(to: options.conflicts)
         try output.commit()
         return summary
     }
 
-    /// Dedupes the records file `input` into `output` (not committed); `whole`: whether `input`
-    /// holds every record of the job (see `Options.seesWholeJob`).
-    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, whole: Bool) throws -> (Summary, ConflictReport) {
+    /// Dedupes the records file `input` into `output` (not committed). Every rule here is local
+    /// to one key, so `input` may be any partition by key of the job's records (a shard's, or a
+    /// spill partition): the rules that need every record at once are the bundle stage's
+    /// (`ExportObservationRules`).
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress) throws -> (Summary, ConflictReport) {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
         summary.bytes = FileSystem.size(input) ?? 0
@@ -145,22 +136,14 @@ public struct Dedupe: Sendable {
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
-            var rules: ExportObservationRules? = nil
             for (slot, kind) in otherKinds.enumerated() {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                if kind == .observation && whole {
-                    // Taxa and users are sorted and written by now: their arrays say which exist.
-                    var ids = ExportIDs(hash: options.exportID)
-                    ids.decide(UnsafeBufferPointer(records[slot].buffer))
-                    rules = ExportObservationRules(ids: ids, taxa: records[0], users: records[1], sourceNames: sourceNames)
-                }
-                let tally = try ParallelWrite.run(records[slot], path: input, output: output) { [rules] winners, _, group in
-                    try winners.writeRecord(group, kind: kind, rules: rules)
+                let tally = try ParallelWrite.run(records[slot], path: input, output: output, sourceNames: sourceNames) { winners, _, group in
+                    try winners.writeRecord(group, kind: kind)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
-                for part in tally { summary.missingParents.merge(part.missing) }
             }
             trace.mark("write records")
         }
@@ -189,7 +172,7 @@ public struct Dedupe: Sendable {
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
             trace.mark("sort photos")
-            let photoTally = try ParallelWrite.run(photos, path: input, output: output) { winners, tally, group in
+            let photoTally = try ParallelWrite.run(photos, path: input, output: output, sourceNames: sourceNames) { winners, tally, group in
                 try winners.writePhoto(group, filled: &tally.filledDimensions)
                 if group.count > 1 { try tally.report.check(group, source: winners.source) }
             } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }

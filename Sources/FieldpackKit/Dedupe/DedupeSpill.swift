@@ -30,7 +30,7 @@ struct DedupeSpill {
         var deduped: [AtomicOutput] = []
         for part in 0..<partitions {
             let out = try AtomicOutput(path: "\(options.output).deduped-\(part)")
-            let (partSummary, partReport) = try dedupe.dedupe(input: spills[part]!.temporaryPath, into: out, progress: .silent(), whole: false)
+            let (partSummary, partReport) = try dedupe.dedupe(input: spills[part]!.temporaryPath, into: out, progress: .silent())
             try out.flush()
             spills[part] = nil  // its temp file goes now, not at the end
             deduped.append(out)
