@@ -147,18 +147,21 @@ import Testing
     func aShardedBuildOfAnExportWithMissingParentsAndCollidingHashesIsTheUnshardedOne(shards: Int) throws {
         let inputsFolder = try TemporaryDirectory()
         let inputs = try Self.writeInputs(in: inputsFolder)
-        let whole = try Self.unsharded(inputs, in: try TemporaryDirectory())
-        let split = try Self.sharded(inputs, count: shards, in: try TemporaryDirectory())
+        let (wholeFolder, splitFolder) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let whole = try Self.unsharded(inputs, in: wholeFolder)
+        let split = try Self.sharded(inputs, count: shards, in: splitFolder)
         #expect(split.bundle == whole.bundle, "the bundle differs with \(shards) shards")
         #expect(split.findings == whole.findings)
         #expect(split.missing == whole.missing)
         try Self.expectBothRules(whole, observations: inputs[0])
+        withExtendedLifetime((wholeFolder, splitFolder)) {}
     }
 
     @Test func aSpilledDedupeOfAnExportWithMissingParentsAndCollidingHashesGivesTheOnePassBundle() throws {
         let inputsFolder = try TemporaryDirectory()
         let inputs = try Self.writeInputs(in: inputsFolder)
-        let onePass = try Self.unsharded(inputs, in: try TemporaryDirectory())
+        let onePassFolder = try TemporaryDirectory()
+        let onePass = try Self.unsharded(inputs, in: onePassFolder)
         let spilledFolder = try TemporaryDirectory()
         let spilled = try Self.unsharded(inputs, spillBytes: 1000, in: spilledFolder)
         #expect(try #require(FileSystem.size(spilledFolder.file("records.jsonl"))) > 8 * 1000)
@@ -166,5 +169,6 @@ import Testing
         #expect(spilled.findings == onePass.findings)
         #expect(spilled.missing == onePass.missing)
         try Self.expectBothRules(onePass, observations: inputs[0])
+        withExtendedLifetime((onePassFolder, spilledFolder)) {}
     }
 }
