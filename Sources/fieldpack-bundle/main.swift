@@ -27,6 +27,11 @@ let command = StageCommand(
         ancestors; the costs report counts what each rule removed. A selection that keeps nothing
         is a warning on stderr.
 
+        An observation known only from the open-data export gets a negative id from its uuid's
+        hash (two uuids with one hash get two ids: the lower uuid keeps it). An export
+        observation's observer or taxon that no record has is dropped, with a warning naming the
+        export's file and line. Both hold alike for one deduped file and for a sharded dedupe.
+
         --articles takes the wiki stage's articles.jsonl, or the N parts of a sharded wiki stage
         (fieldpack-wiki --shard K/N --output-folder PART; repeat the option, or give a folder of
         parts), which it merges into exactly the articles one whole run gives; it refuses parts
@@ -91,6 +96,10 @@ command.main { arguments in
         try Depfile.write(depfile, target: options.output, prerequisites: prerequisites)
     }
     for finding in summary.findings { StandardError.write(finding.diagnostic) }
+    let missing = summary.missingParents
+    if missing.count > missing.shown.count {
+        StandardError.write("fieldpack-bundle: warning: \(missing.count - missing.shown.count) more observations of the export refer to an observer or taxon no record has (the first \(MissingParents.limit) are listed above)")
+    }
     let rows = summary.counts.map { "\($0.rows) \($0.table)" }.joined(separator: ", ")
     let photos = summary.report.map { report in
         "; photos: \(report.shipped) of \(report.photos) ship (\(report.remote) remote), \(report.photos - report.shipped) excluded"

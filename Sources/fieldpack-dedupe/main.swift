@@ -8,11 +8,10 @@ let command = StageCommand(
         whatever file it came from. Photo identity is the photo id, never the URL. Writes the
         records sorted by kind and id, and a report of photos whose licence, attribution or URL
         differ between occurrences; --examples sets how many of those photo ids it shows in full
-        (default 20). Observations are one per uuid. One known only from the open-data export
-        gets a negative id from its uuid's hash (two uuids with one hash get two ids). Its
-        observer or taxon is dropped when no record has it, with a warning naming the export's
-        line. (Both need every record at once: a shard, or an input past the memory budget that
-        is deduped in partitions, leaves them to the bundle, which refuses such an observation.)
+        (default 20). Observations are one per uuid; one whose newest copy comes from the
+        open-data export keeps the export's file and line after its columns, for the bundle
+        stage, which settles what needs every record at once (an export-only observation's id
+        when two uuids share a hash; an observer or taxon that no record has).
 
         Given the folder of a sharded ingest (holding shard-I-of-N/ folders), it is dedupe shard
         J of N (--shard J/N, else the engine's array index, see the README): it checks that the
@@ -45,11 +44,6 @@ command.main { arguments in
 
 func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
     let unique = summary.unique
-    // Export observations kept without an observer or taxon that no record has.
-    for finding in summary.missingParents.shown { StandardError.write(finding.diagnostic) }
-    if summary.missingParents.count > summary.missingParents.shown.count {
-        StandardError.write("fieldpack-dedupe: warning: \(summary.missingParents.count - summary.missingParents.shown.count) more observations of the export refer to an observer or taxon no record has (the first \(MissingParents.limit) are listed above)")
-    }
     StageReport(stage: "dedupe", clock: clock).print(
         (shard.map { "shard \($0): " } ?? "") +
         "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "

@@ -6,7 +6,8 @@ import Testing
 /// How an observation known only from the open-data export is identified in the bundle, and what
 /// happens to its references: two uuids whose hashes collide keep two rows with their own photos
 /// (`ExportIDs`), and an observer or taxon that no table has is dropped from the observation,
-/// with a finding naming the export's file, line and id, instead of failing the bundle.
+/// with a finding naming the export's file, line and id, instead of failing the bundle. Both are
+/// the bundle stage's rules (they need every record); `OpenDataWholeJobTests` splits the dedupe.
 @Suite struct OpenDataIdentityTests {
     /// In the order of their text (the collision rule's uuid order).
     static let first = "1b000000-0000-4000-8000-000000000001"
@@ -37,21 +38,20 @@ import Testing
         ]
     }
 
-    /// Ingest, dedupe (with `hash` as the uuid hash, if given) and the bundle, in process.
+    /// Ingest, dedupe and the bundle (with `hash` as the uuid hash, if given), in process.
     @discardableResult
     private func build(
         _ inputs: [String], in directory: TemporaryDirectory, hash: (@Sendable (ObservationUUID) -> Int64)? = nil
-    ) throws -> (dedupe: Dedupe.Summary, database: Database) {
+    ) throws -> (bundle: BundleBuilder.Summary, database: Database) {
         var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1
         try INatIngest(options: ingest).run()
-        var options = Dedupe.Options(
-            input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
-        if let hash { options.exportID = hash }
-        let summary = try Dedupe(options: options).run()
-        let bundle = BundleBuilder.Options(
+        try Dedupe(options: .init(
+            input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))).run()
+        var bundle = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
-        try BundleBuilder(options: bundle).run()
+        if let hash { bundle.exportID = hash }
+        let summary = try BundleBuilder(options: bundle).run()
         return (summary, try Database(path: directory.file("content.sqlite"), mode: .readOnly))
     }
 

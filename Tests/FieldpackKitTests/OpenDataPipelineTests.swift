@@ -98,8 +98,10 @@ import Testing
         #expect(removed == ["places": 2, "taxa": 1])
     }
 
+    /// The missing observer is the bundle stage's finding (it needs every record; see
+    /// `OpenDataWholeJobTests`): fieldpack-bundle warns, naming the export's line.
     @Test(.enabled(if: binaries != nil))
-    func fieldpackDedupeWarnsOfAnExportObservationsMissingObserverNamingItsLine() throws {
+    func fieldpackBundleWarnsOfAnExportObservationsMissingObserverNamingItsLine() throws {
         let directory = try TemporaryDirectory()
         let observations = try directory.write("inaturalist-open-data-20241127/observations.csv", """
             observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
@@ -107,13 +109,17 @@ import Testing
 
             """)
         try directory.write("inaturalist-open-data-20241127/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n")
+        let pipeline = try directory.write("pipeline.json", #"{"name": "missing-observer", "inat": ["unused"]}"#)
         try stage("inat", [
             "--max-reject-rate", "1", "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl"),
             directory.file("inaturalist-open-data-20241127")])
         let dedupe = try stage("dedupe", [
             directory.file("records.jsonl"), "--output", directory.file("deduped.jsonl"), "--conflicts", directory.file("conflicts.json")])
-        #expect(dedupe.stderr.contains(
+        #expect(!dedupe.stderr.contains("observer_id 99"), "\(dedupe.stderr)")
+        let bundle = try stage("bundle", [
+            directory.file("deduped.jsonl"), "--pipeline", pipeline, "--output", directory.file("content.sqlite")])
+        #expect(bundle.stderr.contains(
             "\(observations):2: warning: observation 1b000000-0000-4000-8000-000000000001: observer_id 99 has no row in observers"),
-            "\(dedupe.stderr)")
+            "\(bundle.stderr)")
     }
 }

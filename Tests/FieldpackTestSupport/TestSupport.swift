@@ -78,14 +78,19 @@ package let recordColumnNames: [String: [String]] = [
 ]
 
 /// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.
-/// Deduped files drop the source and shorten `input` records to path, bytes, sha256, format.
+/// Deduped files drop the source and shorten `input` records to path, bytes, sha256, format; an
+/// observation whose winner came from the open-data export ends with its `origin` instead.
 package func recordLines(_ path: String, deduped: Bool = false) throws -> [[String: Any]] {
     try lines(path).map { line in
         let array = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [Any]
         let kind = array[0] as! String
         var names = recordColumnNames[kind]!
         if deduped && kind == "input" { names = ["k", "path", "bytes", "sha256", "format"] }
-        if deduped { precondition(array.count == names.count - (kind == "input" ? 0 : 1), "\(kind) has \(array.count) columns") }
+        if deduped && kind == "obs" && array.count == names.count {
+            names[names.count - 1] = "origin"  // an export copy's `ExportOrigin`: [path, line]
+        } else if deduped {
+            precondition(array.count == names.count - (kind == "input" ? 0 : 1), "\(kind) has \(array.count) columns")
+        }
         return Dictionary(uniqueKeysWithValues: zip(names, array).map { ($0, $1) })
     }
 }

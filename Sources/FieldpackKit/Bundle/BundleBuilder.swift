@@ -55,6 +55,9 @@ public struct BundleBuilder {
         /// The most each external sort of the load holds in memory before it spills a run to
         /// the output's folder (tests pass a few bytes, to spill at every record).
         package var sortRunBytes = ExternalSort<UInt8>.defaultRunBytes
+        /// The id of an observation known only by its uuid, before collisions are settled
+        /// (`ObservationUUID.exportID`; tests pass a hash that collides, see `ExportIDs`).
+        package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
 
         public init(input: String, output: String, pipelineName: String, policy: ShippingPolicy) {
             self.inputs = [input]
@@ -73,8 +76,12 @@ public struct BundleBuilder {
         public var report: CostReport? = nil
         /// What the selection removed (nil: no selection).
         public var selection: SelectionCounts? = nil
-        /// Notices about the build: a selection that keeps nothing.
+        /// Findings about the build, in this order: export observations kept without an observer
+        /// or taxon that no record has (the first `MissingParents.limit` of `missingParents`), a
+        /// selection that keeps nothing.
         public var findings: [Finding] = []
+        /// Export observations whose observer or taxon no record has (see `ExportObservationRules`).
+        public var missingParents = MissingParents()
     }
 
     /// The shipped file's page size: SQLite's default and recommendation, and APFS's block size.
@@ -146,8 +153,11 @@ public struct BundleBuilder {
                 defer { options.progress.finish() }
                 try loader.load(
                     paths: options.inputs, policy: options.policy, measured: measured, articles: articleByTaxon,
-                    space: SortSpace(folder: directory(of: options.output), runBytes: options.sortRunBytes))
+                    space: SortSpace(folder: directory(of: options.output), runBytes: options.sortRunBytes),
+                    exportID: options.exportID)
                 trace.mark("load")
+                summary.missingParents = loader.missingParents
+                summary.findings += loader.missingParents.shown
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
                 summary.report = loader.report

@@ -65,6 +65,8 @@ final class RecordBatch {
     var inputs: [DedupedInputRecord] = []
     /// On the last batch: what the photos cost (see `PhotoShippingLoad`).
     var report: CostReport? = nil
+    /// On the last batch: the export observations' missing parents (`ExportObservationRules`).
+    var missingParents: MissingParents? = nil
 
     init() {
         arena.reserveCapacity(1 << 20)
@@ -108,14 +110,18 @@ final class RecordBatch {
 
     /// Adds `columns` of `record`, each as its column table says.
     func add<C: RecordColumnSet>(_ columns: [C], from record: JSONColumns) {
-        for column in columns {
-            switch column.spec.value {
-            case .integer: int(record.int64(column))
-            case .real: real(record.double(column))
-            case .text: text(record.text(column))
-            case .bool: bool(record.bool(column))
-            case .list: preconditionFailure("a list column has no bundle column")
-            }
+        for column in columns { add(column, from: record) }
+    }
+
+    /// Adds `column` of `record`, as its column table says.
+    @inline(__always)
+    func add<C: RecordColumnSet>(_ column: C, from record: JSONColumns) {
+        switch column.spec.value {
+        case .integer: int(record.int64(column))
+        case .real: real(record.double(column))
+        case .text: text(record.text(column))
+        case .bool: bool(record.bool(column))
+        case .list: preconditionFailure("a list column has no bundle column")
         }
     }
 
@@ -180,9 +186,10 @@ final class BatchStream {
         return batch
     }
 
-    /// Sends the last batch, carrying `report`, and the end.
-    func finish(report: CostReport) throws {
+    /// Sends the last batch, carrying `report` and `missingParents`, and the end.
+    func finish(report: CostReport, missingParents: MissingParents) throws {
         batch.report = report
+        batch.missingParents = missingParents
         try channel.send(batch)
         channel.finish()
     }

@@ -10,6 +10,8 @@ final class RecordLoader {
     private(set) var records = 0
     private(set) var newestSeen: Int64? = nil
     private(set) var report: CostReport? = nil
+    /// The export observations that lost an observer or taxon no record has (`ExportObservationRules`).
+    private(set) var missingParents = MissingParents()
     private var inputs: [DedupedInputRecord] = []
     private let progress: StageProgress
 
@@ -24,8 +26,14 @@ final class RecordLoader {
     ///   - paths: the deduped records file, or the parts of a sharded dedupe (k-way merged, see
     ///     `MergedRecords`).
     ///   - articles: each taxon's article id (from `ArticleLoader`).
-    ///   - space: where the photo links spill while the photos are awaited (see `PhotoShippingLoad`).
-    func load(paths: [String], policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], space: SortSpace = .memory) throws {
+    ///   - space: where the photo links and the export's uuid hashes spill (see `PhotoShippingLoad`,
+    ///     `ExportIDs`).
+    ///   - exportID: the id of an observation known only by its uuid, before collisions are
+    ///     settled (`ObservationUUID.exportID`; tests pass a hash that collides).
+    func load(
+        paths: [String], policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], space: SortSpace = .memory,
+        exportID: @escaping @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
+    ) throws {
         let channel = Channel<RecordBatch>(capacity: 3)
         for path in paths { _ = try ReadableFile(path: path) }  // fail here, with the path, if it cannot be opened
         let path = paths.count == 1 ? paths[0] : "\(paths[0]) (merged with \(paths.count - 1) more parts)"
@@ -34,7 +42,7 @@ final class RecordLoader {
         DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress, space: space)
-                    .run(paths: paths, into: channel)
+                    .run(paths: paths, exportID: exportID, into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -60,6 +68,7 @@ final class RecordLoader {
             if let seen = batch.newestSeen { newestSeen = max(newestSeen ?? seen, seen) }
             inputs += batch.inputs
             if let report = batch.report { self.report = report }
+            if let missing = batch.missingParents { missingParents = missing }
         }
         statements[.observations] = nil  // finalized before its table goes
         try ObservationOrder.move(database, path: path)
@@ -99,7 +108,9 @@ struct RecordParser {
         self.articles = articles
     }
 
-    func run(paths: [String], into channel: Channel<RecordBatch>) throws {
+    func run(paths: [String], exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>) throws {
+        // Before any record loads: the export-only uuids of every part, for their ids.
+        var rules = ExportObservationRules(ids: try ExportIDs(paths: paths, hash: exportID, space: space))
         let records = try MergedRecords(paths: paths, progress: progress)
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space)
@@ -107,7 +118,7 @@ struct RecordParser {
         while let (columns, kind, _, line, _) = try records.next() {
             switch kind {
             case .observation:
-                try observation(columns, into: stream, references: &references, shipping: &shipping, line: line)
+                try observation(columns, into: stream, references: &references, shipping: &shipping, rules: &rules, line: line)
             case .photo:
                 try photo(columns, into: stream, references: &references, shipping: &shipping, line: line)
             case .taxon:
@@ -128,7 +139,7 @@ struct RecordParser {
             stream.batch.records += 1
         }
         try shipping.finish(references: references, into: stream)
-        try stream.finish(report: shipping.report)
+        try stream.finish(report: shipping.report, missingParents: rules.missing)
     }
 
     private func photo(
@@ -142,21 +153,27 @@ struct RecordParser {
 
     private func observation(
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
-        shipping: inout PhotoShippingLoad, line: Int
+        shipping: inout PhotoShippingLoad, rules: inout ExportObservationRules, line: Int
     ) throws {
         typealias C = ObservationRecord.Column
-        let id = try requiredID(record, line: line)
-        try references.add(.observations, id: id, line: line)
-        try references.require(.users, record.int64(C.user), from: "observations.user_id", line: line)
-        try references.require(.taxa, record.int64(C.taxon), from: "observations.taxon_id", line: line)
+        let recordID = try requiredID(record, line: line)
+        try references.add(.observations, id: recordID, line: line)
+        // The export's id, observer and taxon, as its whole-job rules decide.
+        let (id, user, taxon) = try rules.apply(record, id: recordID, references: references, line: line)
         let batch = try stream.begin(.observations, line: line)
         if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
-        batch.add(observationColumns, from: record)
+        for column in observationColumns {
+            switch column {
+            case .id: batch.int(id)
+            case .user: batch.int(user)
+            case .taxon: batch.int(taxon)
+            default: batch.add(column, from: record)
+            }
+        }
         batch.bool(ObservationRecord.isObscured(record))
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
         try shipping.observation(
-            id, user: record.int64(C.user), taxon: record.int64(C.taxon),
-            researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
+            id, user: user, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
         guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()

@@ -26,9 +26,6 @@ public struct Dedupe: Sendable {
         public var examples = 20
         /// Bytes read in the three scans of the input, and the records of the first.
         public var progress = StageProgress.silent("dedupe")
-        /// The id of an observation known only by its uuid (`ObservationUUID.exportID`; tests pass
-        /// a hash that collides, see `ExportIDs`).
-        package var exportID: @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
         /// The memory budget: the bytes of compact occurrences (`RecordOccurrence`,
         /// `PhotoOccurrence`) held at once, known from the first pass's counts. An input whose
         /// occurrences need more is split by key (`RecordKey.spillPartition(of:)`) into spill
@@ -37,12 +34,6 @@ public struct Dedupe: Sendable {
         /// same bytes. At the default, 1M observations (2.7M photo occurrences, 175 MB) fit,
         /// with a peak RSS of about 200 MB.
         public var memoryBudget = 192 << 20
-        /// Whether this run sees every record of the job (not one shard's partition). Only then
-        /// are the export's whole-job rules applied (`ExportObservationRules`: an id moved off a
-        /// colliding uuid hash, a missing observer or taxon dropped with a finding); a partition
-        /// (a shard, or a spill partition) cannot see every taxon, user and uuid, so it leaves
-        /// them, and the bundle refuses such an observation as a key violation, loudly.
-        public var seesWholeJob = true
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -58,8 +49,6 @@ public struct Dedupe: Sendable {
         public var conflicts = ConflictCounts()
         public var records = 0
         public var bytes = 0
-        /// Export observations whose observer or taxon no record has (see `ExportObservationRules`).
-        public var missingParents = MissingParents()
         /// The spill partitions the input was split into (0: it fit the memory budget).
         public var spillPartitions = 0
     }
@@ -83,10 +72,7 @@ public struct Dedupe: Sendable {
         let output = try AtomicOutput(path: options.output)
         let summary: Summary
         let report: ConflictReport
-        switch try dedupe(
-            input: options.input, into: output, progress: options.progress, whole: options.seesWholeJob,
-            budget: options.memoryBudget)
-        {
+        switch try dedupe(input: options.input, into: output, progress: options.progress, budget: options.memoryBudget) {
         case .done(let done, let conflicts):
             (summary, report) = (done, conflicts)
         case .overBudget(let needed):
@@ -116,10 +102,12 @@ public struct Dedupe: Sendable {
         return max(records * MemoryLayout<RecordOccurrence>.stride, counts[RecordKind.photo.rawValue] * MemoryLayout<PhotoOccurrence>.stride)
     }
 
-    /// Dedupes the records file `input` into `output` (not committed); `whole`: whether `input`
-    /// holds every record of the job (see `Options.seesWholeJob`). With a `budget`, an input whose
-    /// occurrences need more is left after the first pass, with nothing written.
-    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, whole: Bool, budget: Int? = nil) throws -> Outcome {
+    /// Dedupes the records file `input` into `output` (not committed). Every rule here is local
+    /// to one key, so `input` may be any partition by key of the job's records (a shard's, or a
+    /// spill partition): the rules that need every record at once are the bundle stage's
+    /// (`ExportObservationRules`). With a `budget`, an input whose occurrences need more is left
+    /// after the first pass, with nothing written.
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, budget: Int? = nil) throws -> Outcome {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
         summary.bytes = FileSystem.size(input) ?? 0
@@ -182,22 +170,14 @@ public struct Dedupe: Sendable {
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
-            var rules: ExportObservationRules? = nil
             for (slot, kind) in otherKinds.enumerated() {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                if kind == .observation && whole {
-                    // Taxa and users are sorted and written by now: their arrays say which exist.
-                    var ids = ExportIDs(hash: options.exportID)
-                    ids.decide(UnsafeBufferPointer(records[slot].buffer))
-                    rules = ExportObservationRules(ids: ids, taxa: records[0], users: records[1], sourceNames: sourceNames)
-                }
-                let tally = try ParallelWrite.run(records[slot], path: input, output: output) { [rules] winners, _, group in
-                    try winners.writeRecord(group, kind: kind, rules: rules)
+                let tally = try ParallelWrite.run(records[slot], path: input, output: output, sourceNames: sourceNames) { winners, _, group in
+                    try winners.writeRecord(group, kind: kind)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
-                for part in tally { summary.missingParents.merge(part.missing) }
             }
             trace.mark("write records")
         }
@@ -226,7 +206,7 @@ public struct Dedupe: Sendable {
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
             trace.mark("sort photos")
-            let photoTally = try ParallelWrite.run(photos, path: input, output: output) { winners, tally, group in
+            let photoTally = try ParallelWrite.run(photos, path: input, output: output, sourceNames: sourceNames) { winners, tally, group in
                 try winners.writePhoto(group, filled: &tally.filledDimensions)
                 if group.count > 1 { try tally.report.check(group, source: winners.source) }
             } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }

@@ -45,7 +45,6 @@ public struct DedupeShard: Sendable {
         try joined.flush()
         try ShardPartSidecar(origin: shards.origin, shard: options.shard).write(beside: options.output)
         var dedupe = Dedupe.Options(input: joined.temporaryPath, output: options.output, conflicts: options.conflicts)
-        dedupe.seesWholeJob = options.shard.isWhole
         dedupe.examples = options.examples
         dedupe.progress = options.progress
         return try Dedupe(options: dedupe).run()

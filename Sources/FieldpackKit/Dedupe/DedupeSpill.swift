@@ -31,7 +31,7 @@ struct DedupeSpill {
         for part in 0..<partitions {
             let out = try AtomicOutput(path: "\(options.output).deduped-\(part)")
             guard case .done(let partSummary, let partReport) = try dedupe.dedupe(
-                input: spills[part]!.temporaryPath, into: out, progress: .silent(), whole: false)
+                input: spills[part]!.temporaryPath, into: out, progress: .silent())
             else { preconditionFailure("a dedupe without a budget is done") }
             try out.flush()
             spills[part] = nil  // its temp file goes now, not at the end

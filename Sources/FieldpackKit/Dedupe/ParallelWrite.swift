@@ -9,11 +9,10 @@ enum ParallelWrite {
         var unique = 0
         var filledDimensions = 0
         var report: ConflictReport
-        var missing = MissingParents()
     }
 
     static func run<T: HasID>(
-        _ occurrences: OccurrenceArray<T>, path: String, output: AtomicOutput,
+        _ occurrences: OccurrenceArray<T>, path: String, output: AtomicOutput, sourceNames: [Int: String],
         _ body: @escaping @Sendable (inout Winners, inout Tally, UnsafeBufferPointer<T>) throws -> Void,
         makeReport: @escaping @Sendable () -> ConflictReport
     ) throws -> [Tally] {
@@ -28,7 +27,7 @@ enum ParallelWrite {
         let results = Results<Tally>(count: 2)
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             results.record(part) {
-                var winners = Winners(source: try ReadableFile(path: path), output: outputs.value[part])
+                var winners = Winners(source: try ReadableFile(path: path), output: outputs.value[part], sourceNames: sourceNames)
                 var tally = Tally(report: makeReport())
                 var start = halves[part].lowerBound
                 let end = halves[part].upperBound
@@ -41,7 +40,6 @@ enum ParallelWrite {
                     start = next
                 }
                 try winners.flush()
-                tally.missing = winners.missing
                 return tally
             }
         }

@@ -7,12 +7,13 @@ struct Winners {
     private var line = [UInt8](repeating: 0, count: 1 << 16)
     private var pending: [UInt8] = []
     private let parser = JSONParser()
-    /// Observers and taxa missing for the export observations written (see `ExportObservationRules`).
-    var missing = MissingParents()
+    /// Each input's path by its index, to resolve an export observation's source.
+    let sourceNames: [Int: String]
 
-    init(source: ReadableFile, output: AtomicOutput) {
+    init(source: ReadableFile, output: AtomicOutput, sourceNames: [Int: String]) {
         self.source = source
         self.output = output
+        self.sourceNames = sourceNames
         pending.reserveCapacity(1 << 20)
     }
 
@@ -35,11 +36,9 @@ struct Winners {
     /// Writes a group's winner (the first). An observation whose copies are all export photo
     /// links (no observation row) is not written; an export copy that wins takes its photo links
     /// from its export's link rows and, like an export taxon, every column the export lacks from
-    /// the best API copy (`fillFromAPI`); with `rules`, an export-only observation takes its id
-    /// from them, and an observer or taxon no record has is dropped with a finding in `missing`.
-    mutating func writeRecord(
-        _ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind, rules: ExportObservationRules? = nil
-    ) throws {
+    /// the best API copy (`fillFromAPI`), and ends with its `ExportOrigin` (the export's file and
+    /// line), which the bundle's rules for export observations read (`ExportObservationRules`).
+    mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind) throws {
         let winner = group[0]
         if kind == .observation {
             typealias C = ObservationRecord.Column
@@ -47,34 +46,9 @@ struct Winners {
             if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
             replacing[C.photos.rawValue] = try exportLinks(group, seen: winner.seen)
-            guard let rules else {
-                let record = try content(offset: winner.offset, length: winner.length)
-                return try rewrite(record, offset: winner.offset, replacing: replacing)
-            }
-            if ExportIDs.isExportOnly(group) { replacing[C.id.rawValue] = Array(String(rules.ids.id(of: winner)).utf8) }
             let (record, source) = try contentAndSource(offset: winner.offset, length: winner.length)
-            var found: [Finding] = []
-            defer { for finding in found { missing.add(finding) } }
-            return try rewrite(record, offset: winner.offset, replacing: replacing) { columns, replacing in
-                let missingUser = columns.int64(C.user).flatMap { rules.hasUser($0) ? nil : $0 }
-                let missingTaxon = columns.int64(C.taxon).flatMap { rules.hasTaxon($0) ? nil : $0 }
-                guard missingUser != nil || missingTaxon != nil else { return }
-                let (path, line) = rules.location(source)
-                let uuid = columns.string(C.uuid) ?? "?"
-                if let id = missingUser {
-                    replacing[C.user.rawValue] = Array("null".utf8)
-                    found.append(Finding(
-                        path: path, line: line, field: "observer_id", outcome: .salvaged,
-                        reason: "observation \(uuid): observer_id \(id) has no row in observers (nor an API copy); "
-                            + "kept without its observer (user_id null), so its photos have no one to credit"))
-                }
-                if let id = missingTaxon {
-                    replacing[C.taxon.rawValue] = Array("null".utf8)
-                    found.append(Finding(
-                        path: path, line: line, field: "taxon_id", outcome: .salvaged,
-                        reason: "observation \(uuid): taxon_id \(id) has no row in taxa (nor an API copy); kept without its taxon (taxon_id null)"))
-                }
-            }
+            let origin = ExportOrigin(source: source, sourceNames: sourceNames)
+            return try rewrite(record, offset: winner.offset, replacing: replacing, appending: origin.json)
         }
         guard kind == .taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
         var replacing: [Int: [UInt8]] = winner.fromAPI ? [:] : try fillFromAPI(group, exportColumns: TaxonRecord.exportColumns)
@@ -156,21 +130,19 @@ struct Winners {
         }
     }
 
-    /// Emits `record` (without its source) with some columns replaced by raw JSON, and those
-    /// `adjust` replaces once it has seen the record's columns.
+    /// Emits `record` (without its source) with some columns replaced by raw JSON, and
+    /// `appending` (raw JSON) after its columns.
     private mutating func rewrite(
-        _ record: [UInt8], offset: Int64, replacing: [Int: [UInt8]],
-        adjust: (JSONColumns, inout [Int: [UInt8]]) -> Void = { _, _ in }
+        _ record: [UInt8], offset: Int64, replacing: [Int: [UInt8]], appending: [UInt8]? = nil
     ) throws {
         var columns = JSONColumns()
         _ = columns.load(try parse(record + [UInt8(ascii: "]")], offset: offset))
-        var replacing = replacing
-        adjust(columns, &replacing)
         var writer = JSONWriter()
         writer.beginArray()
         for index in 0..<columns.count {
             if let raw = replacing[index] { writer.raw(raw) } else if let value = columns[index] { writer.value(value) } else { writer.null() }
         }
+        if let appending { writer.raw(appending) }
         writer.endArray()
         writer.newline()
         pending.append(contentsOf: writer.bytes)

@@ -1,0 +1,72 @@
+/// The open-data export's two whole-job rules, applied by the bundle stage as each observation
+/// loads: an export-only observation's id (`ExportIDs`), and an observer or taxon that no record
+/// of any input has.
+///
+/// The export's observations name their observer and taxon by id only, in tables of their own
+/// (an API observation carries both inside it). An `observer_id` or `taxon_id` of an observation
+/// whose winning copy came from the export (it has an `ExportOrigin`) that no record of any input
+/// has (the row was rejected, or the table is missing it) is dropped from the observation, which
+/// is kept: a *salvaged* finding names the export file, the line and the id. Without its
+/// observer, its photos have nobody to credit and do not ship. Any other observation's missing
+/// parent is a foreign key violation, as before.
+///
+/// Both rules need every record of the job, which only the bundle stage sees (dedupe may run as
+/// N shards or in spill partitions): taxa and users load before observations, so the loaded ids
+/// (`ReferenceCheck`) say which exist, and the export-only uuids are read before the load.
+struct ExportObservationRules {
+    let ids: ExportIDs
+    /// The findings, in load order (uuid order).
+    private(set) var missing = MissingParents()
+
+    init(ids: ExportIDs) {
+        self.ids = ids
+    }
+
+    /// What an observation record loads with: its id, observer and taxon.
+    ///
+    /// - Throws: the foreign key violation of an observation not from the export whose observer
+    ///   or taxon has no row.
+    mutating func apply(
+        _ record: JSONColumns, id: Int64, references: ReferenceCheck, line: Int
+    ) throws -> (id: Int64, user: Int64?, taxon: Int64?) {
+        typealias C = ObservationRecord.Column
+        var user = record.int64(C.user)
+        var taxon = record.int64(C.taxon)
+        guard let origin = ExportOrigin.of(record) else {
+            try references.require(.users, user, from: "observations.user_id", line: line)
+            try references.require(.taxa, taxon, from: "observations.taxon_id", line: line)
+            return (id, user, taxon)
+        }
+        let loadedID = ExportIDs.exportOnlyUUID(record).map { ids.id(of: $0) } ?? id
+        let uuid = record.string(C.uuid) ?? "?"
+        if let observer = user, references.position(of: observer, in: .users) == nil {
+            user = nil
+            missing.add(Finding(
+                path: origin.path, line: origin.line, field: "observer_id", outcome: .salvaged,
+                reason: "observation \(uuid): observer_id \(observer) has no row in observers (nor an API copy); "
+                    + "kept without its observer (user_id null), so its photos have no one to credit"))
+        }
+        if let parent = taxon, references.position(of: parent, in: .taxa) == nil {
+            taxon = nil
+            missing.add(Finding(
+                path: origin.path, line: origin.line, field: "taxon_id", outcome: .salvaged,
+                reason: "observation \(uuid): taxon_id \(parent) has no row in taxa (nor an API copy); kept without its taxon (taxon_id null)"))
+        }
+        return (loadedID, user, taxon)
+    }
+}
+
+/// The missing-parent findings of the export's observations: all counted, the first `limit`
+/// kept in full (in load order, which is uuid order whatever the dedupe's split).
+public struct MissingParents: Sendable, Equatable {
+    public var count = 0
+    public var shown: [Finding] = []
+    public static let limit = 100
+
+    public init() {}
+
+    mutating func add(_ finding: Finding) {
+        count += 1
+        if shown.count < Self.limit { shown.append(finding) }
+    }
+}
