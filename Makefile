@@ -77,7 +77,9 @@ help:
 	@echo 'fieldpack: make targets (see README.md and docs/)'
 	@echo
 	@echo '  make bundle      build the tools, run the pipeline, publish build/<name>/bundle/ (the default)'
-	@echo '  make test        unit, golden-file and end-to-end tests, then the sanitizer judged by the hostile-HTML oracle'
+	@echo '  make test        unit, golden-file and end-to-end tests; the sanitizer judged by the hostile-HTML oracle; the sample'
+	@echo '                   with SHARDS=4 against the unsharded bundle; report.html in Chromium; a fuzz smoke; the fault'
+	@echo '                   script; and, as root, the sample under ENGINE=slurm on a one-node Slurm cluster'
 	@echo '  make check       the same as make test'
 	@echo '  make fuzz        libFuzzer + AddressSanitizer on the fuzz targets, FUZZ_SECONDS ($(FUZZ_SECONDS)) each; crashes to Tests/Fuzz/crashes/'
 	@echo '  make shard-inat-I shard-dedupe-J shard-wiki-K  with SHARDS=N: one shard of a stage (0…N-1), as an engine'"'"'s array task runs it'
