@@ -17,11 +17,8 @@ enum ObservationOrder {
     static let columns = ObservationRecord.Column.bundleColumns.map { $0.spec.bundleColumn! } + ["coordinates_obscured"]
 
     /// The INSERT each arriving observation row runs: its columns, then the deduped records line
-    /// it comes from (`trailingParameters`), for an error about it.
+    /// it comes from (the row's last value, see `RecordParser`), for an error about it.
     static let insertSQL = SQLText.insert(into: arrivalTable, columns: columns + ["line"])
-
-    /// The parameters after a row's values: the line, bound by `RecordLoader`.
-    static let trailingParameters = 1
 
     /// Creates the arrival table, with the columns (and so the affinities) of `observations`, and
     /// the line. It lives in SQLite's temp database: SQLite's temp folder (`SQLITE_TMPDIR`, else

@@ -11,9 +11,6 @@ final class RecordBatch {
         case taxonPhotoChoice
         case displayTargets, sizeCosts
 
-        /// Parameters the loader binds after a row's values: an observation's line.
-        var trailingParameters: Int { self == .observations ? ObservationOrder.trailingParameters : 0 }
-
         var sql: String {
             switch self {
             case .users: UserRecord.Column.insertSQL(into: "users")
@@ -140,12 +137,9 @@ final class RecordBatch {
         }
     }
 
-    /// Binds row `row`'s values to `statement` (parameters 1…n; the table's trailing ones, if
-    /// any, are the caller's).
+    /// Binds row `row`'s values to `statement` (parameters 1…n).
     func bind(_ row: Row, to statement: Statement) throws {
-        precondition(
-            Int(row.count) + row.table.trailingParameters == statement.parameterCount,
-            "a \(row.table) row binds \(row.count) of \(statement.parameterCount) parameters")
+        precondition(Int(row.count) == statement.parameterCount, "a \(row.table) row binds \(row.count) of \(statement.parameterCount) parameters")
         try arena.withUnsafeBytes { arena in
             for index in 0..<Int(row.count) {
                 let value = values[Int(row.first) + index]

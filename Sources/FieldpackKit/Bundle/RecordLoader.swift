@@ -57,7 +57,6 @@ final class RecordLoader {
                 let statement = statements[row.table]!
                 do {
                     try batch.bind(row, to: statement)
-                    if row.table == .observations { try statement.bind(Int64(row.line), at: Int(row.count) + 1) }
                     try statement.run()
                 } catch let error as SQLiteError {
                     throw error.inserting(batch.values(of: row), from: path, line: row.line > 0 ? Int(row.line) : nil)
@@ -171,6 +170,7 @@ struct RecordParser {
             }
         }
         batch.bool(ObservationRecord.isObscured(record))
+        batch.int(Int64(line))  // for `ObservationOrder`'s errors
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
         try shipping.observation(
             id, user: user, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
