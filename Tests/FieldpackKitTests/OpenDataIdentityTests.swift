@@ -14,15 +14,20 @@ import Testing
     static let second = "2b000000-0000-4000-8000-000000000002"
     static let third = "3b000000-0000-4000-8000-000000000003"
 
-    /// An export (dated by its folder) of `observations` rows (uuid, observer, taxon), one photo
-    /// per observation (photo 600 + its row), observer 7 and the taxa Life, Animalia, 48662.
-    private func writeExport(_ observations: [(uuid: String, observer: Int, taxon: Int)], in directory: TemporaryDirectory) throws -> [String] {
+    /// An export (dated by its folder) of `observations` rows (uuid, observer, taxon), in that
+    /// order or `reversed`, one photo per observation (photo 600 + its index), observer 7 and the
+    /// taxa Life, Animalia, 48662.
+    static func writeExport(
+        _ observations: [(uuid: String, observer: Int, taxon: Int)], reversed: Bool = false, in directory: TemporaryDirectory
+    ) throws -> [String] {
         let folder = "inaturalist-open-data-20241127"
         var rows = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
         var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
-        for (index, observation) in observations.enumerated() {
+        let indexed = Array(observations.enumerated())
+        for (index, observation) in reversed ? indexed.reversed() : indexed {
             rows += "\(observation.uuid)\t\(observation.observer)\t50.5\t4.25\t\t\(observation.taxon)\tresearch\t2024-04-30\n"
-            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e0\(index)\t\(600 + index)\t\(observation.uuid)\t\(observation.observer)\tjpg\tCC-BY\t100\t100\t0\n"
+            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", index))\t\(600 + index)\t\(observation.uuid)\t"
+                + "\(observation.observer)\tjpg\tCC-BY\t100\t100\t0\n"
         }
         return [
             try directory.write("\(folder)/observations.csv", rows),
@@ -66,7 +71,7 @@ import Testing
     @Test func twoExportUUIDsWithOneHashStayTwoObservationsWithTheirOwnPhotos() throws {
         let directory = try TemporaryDirectory()
         // Written out of uuid order: the lowest uuid keeps the hash whatever the rows' order.
-        let export = try writeExport([(Self.third, 7, 48662), (Self.first, 7, 48662), (Self.second, 7, 48662)], in: directory)
+        let export = try Self.writeExport([(Self.third, 7, 48662), (Self.first, 7, 48662), (Self.second, 7, 48662)], in: directory)
         let (_, database) = try build(export, in: directory, hash: { _ in -7 })
         #expect(try idsAndPhotos(database) == [
             [Self.first, "-7", "601"], [Self.second, "-8", "602"], [Self.third, "-9", "600"]])
@@ -74,7 +79,7 @@ import Testing
 
     @Test func aMovedIdPassesOverAnIdThatAnotherUUIDHashesTo() throws {
         let directory = try TemporaryDirectory()
-        let export = try writeExport([(Self.first, 7, 48662), (Self.second, 7, 48662), (Self.third, 7, 48662)], in: directory)
+        let export = try Self.writeExport([(Self.first, 7, 48662), (Self.second, 7, 48662), (Self.third, 7, 48662)], in: directory)
         // first and second collide on -7; -8 is third's own hash, so second moves on to -9.
         let hashes: [String: Int64] = [Self.first: -7, Self.second: -7, Self.third: -8]
         let (_, database) = try build(export, in: directory, hash: { uuid in hashes[Self.text(uuid)] ?? -1 })
@@ -84,7 +89,7 @@ import Testing
 
     @Test func withoutACollisionAnExportObservationsIdIsItsUUIDsHash() throws {
         let directory = try TemporaryDirectory()
-        let export = try writeExport([(Self.first, 7, 48662), (Self.second, 7, 48662)], in: directory)
+        let export = try Self.writeExport([(Self.first, 7, 48662), (Self.second, 7, 48662)], in: directory)
         let (_, database) = try build(export, in: directory)
         let expected = [Self.first, Self.second].map { text in
             Array(text.utf8).withUnsafeBytes { ObservationUUID($0).map { String($0.exportID) } }
@@ -95,7 +100,7 @@ import Testing
     @Test func anObserverOrTaxonThatNoTableHasIsDroppedFromTheObservationWithAFinding() throws {
         let directory = try TemporaryDirectory()
         // Line 2: observer 99 has no row in observers; line 3: taxon 777 has none in taxa.
-        let export = try writeExport([(Self.first, 99, 48662), (Self.second, 7, 777)], in: directory)
+        let export = try Self.writeExport([(Self.first, 99, 48662), (Self.second, 7, 777)], in: directory)
         let (summary, database) = try build(export, in: directory)
         let findings = summary.missingParents.shown
         #expect(summary.missingParents.count == 2)
@@ -115,7 +120,7 @@ import Testing
 
     @Test func anObserverThatAnotherInputHasIsNoFinding() throws {
         let directory = try TemporaryDirectory()
-        let export = try writeExport([(Self.first, 99, 48662)], in: directory)
+        let export = try Self.writeExport([(Self.first, 99, 48662)], in: directory)
         // The API knows user 99 (from another observation of theirs).
         let api = try directory.write("api/observation.json", observationJSON(id: 9_100_002, user: 99))
         let (summary, database) = try build(export + [api], in: directory)

@@ -39,26 +39,8 @@ import Testing
     /// The export (dated by its folder, rows out of uuid order), one photo per observation, and
     /// the older API copy of the sixth observation.
     static func writeInputs(in directory: TemporaryDirectory) throws -> [String] {
-        let folder = "inaturalist-open-data-20241127"
-        var rows = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
-        var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
-        for (index, observation) in observations.enumerated().reversed() {
-            rows += "\(observation.uuid)\t\(observation.observer)\t50.5\t4.25\t\t\(observation.taxon)\tresearch\t2024-04-30\n"
-            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", index))\t\(600 + index)\t\(observation.uuid)\t"
-                + "\(observation.observer)\tjpg\tCC-BY\t100\t100\t0\n"
-        }
         let sixth = observations[5].uuid.uppercased()
-        return [
-            try directory.write("\(folder)/observations.csv", rows),
-            try directory.write("\(folder)/photos.csv", photos),
-            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n"),
-            try directory.write("\(folder)/taxa.csv", """
-                taxon_id\tancestry\trank_level\trank\tname\tactive
-                48460\t\t100\tstateofmatter\tLife\ttrue
-                1\t48460\t70\tkingdom\tAnimalia\ttrue
-                48662\t48460/1\t10\tspecies\tDanaus plexippus\ttrue
-
-                """),
+        return try OpenDataIdentityTests.writeExport(observations, reversed: true, in: directory) + [
             try directory.write("api/observation.json", """
                 {"id":9100006,"uuid":"\(sixth)","quality_grade":"research","observed_on":"2024-04-30",\
                 "created_at":"2024-04-30T09:00:00+00:00","updated_at":"2024-05-01T10:00:00+00:00","location":"50.5,4.25",\
