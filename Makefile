@@ -301,8 +301,17 @@ endif
 DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
 
 # The Wikipedia articles the taxa and destinations need, as blurbs; articles.d lists the dumps.
-$(ARTICLES): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $@ --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d
+# make's "restat" idiom: the stage's rule makes the stamp, and leaves an output whose bytes come
+# out the same as before untouched (--stamp), so after a touched or re-downloaded dump with the
+# same articles the bundle is not rebuilt. The outputs' own rule runs whenever the stamp is newer
+# (a test for each file, nothing more), and reruns the stage if one of them was removed.
+WIKI_STAMP := $(OUT)/wiki/articles.stamp
+WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json
+$(WIKI_STAMP): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $@
+
+$(WIKI_OUTPUTS) &: $(WIKI_STAMP)
+	@for file in $(WIKI_OUTPUTS); do [ -e "$$file" ] || { echo "make: $$file is missing: running the wiki stage again"; rm -f $<; exec $(MAKE) --no-print-directory $<; }; done
 
 -include $(OUT)/wiki/articles.d
 
@@ -321,6 +330,7 @@ ARTICLES_OPTION := $(addprefix --articles ,$(WIKI_PARTS))
 WIKI_REPORT_OPTION := $(addprefix --wiki-report ,$(WIKI_PARTS))
 else
 ARTICLES_INPUT := $(ARTICLES)
+WIKI_REPORT_INPUT := $(OUT)/wiki/wiki-report.json
 ARTICLES_OPTION := --articles $(ARTICLES)
 WIKI_REPORT_OPTION := --wiki-report $(OUT)/wiki/wiki-report.json
 endif
@@ -335,7 +345,7 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(P
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes
 # follow from the inputs, like the costs report's).
-$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INPUT) $(TOOL_DEPS)
+$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INPUT) $(WIKI_REPORT_INPUT) $(TOOL_DEPS)
 	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl $(WIKI_REPORT_OPTION)
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks

@@ -4,8 +4,8 @@ let command = StageCommand(
     name: "fieldpack-wiki",
     usage: """
         fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl… --output articles.jsonl --report wiki-report.json
-                      --rejects rejects.jsonl [--depfile FILE] [--max-reject-rate R]
-               fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl… --shard K/N --output-folder DIR [--depfile FILE]
+                      --rejects rejects.jsonl [--depfile FILE] [--stamp FILE] [--max-reject-rate R]
+               fieldpack-wiki --pipeline FILE --records DEDUPED.jsonl… --shard K/N --output-folder DIR [--depfile FILE] [--stamp FILE]
         """,
     help: """
         Reads the pipeline's Wikipedia dumps, by content whatever their names (Wikimedia Enterprise
@@ -27,8 +27,14 @@ let command = StageCommand(
         range of each JSON Lines file. It writes a part into --output-folder DIR (articles.jsonl,
         wiki-report.json, rejects.jsonl); fieldpack-bundle --articles and fieldpack-report
         --wiki-report merge the N parts into exactly what one whole run gives.
+
+        --stamp FILE: an output whose bytes come out the same as the file already there is left
+        as it was, its modification time included, and FILE is written when the run succeeds
+        (the depfile names FILE as its target). make rules that depend on the outputs, with the
+        outputs depending on FILE, then rebuild nothing after a run that changed nothing: a
+        touched or re-downloaded dump with the same articles (the Makefile does this).
         """,
-    options: ["pipeline", "records", "output", "report", "rejects", "depfile", "max-reject-rate", "shard", "output-folder"])
+    options: ["pipeline", "records", "output", "report", "rejects", "depfile", "stamp", "max-reject-rate", "shard", "output-folder"])
 
 /// The stage's options, and the dumps' folders (for the depfile), from the command line and the
 /// pipeline. The pipeline (every destination: 100,000 of them for a large bundle) is not kept past
@@ -59,6 +65,7 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
             report: try arguments.required("report"), rejects: try arguments.required("rejects"))
     }
     options.rules = pipeline.blurbRules
+    options.keepsUnchangedOutputs = arguments.value("stamp") != nil
     options.progress = arguments.progress(stage: "wiki")
     options.maxRejectRate = try arguments.double("max-reject-rate") ?? pipeline.maxRejectRate ?? 0.01
     if folder != nil {
@@ -76,8 +83,16 @@ command.main { arguments in
     let (options, folders) = try stageOptions(arguments)
     let clock = StageClock()
     let summary = try WikiStage(options: options).run()
+    let stamp = arguments.value("stamp")
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: options.inputs + folders)
+        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders)
+    }
+    if let stamp {
+        for path in summary.unchanged { StandardError.write("fieldpack-wiki: \(path): the same bytes as before, left as it was") }
+        // What the stamp says: the outputs this run wrote and those it left as they were.
+        let replaced = [options.rejects, options.report, options.output].filter { !summary.unchanged.contains($0) }
+        try AtomicOutput.write(
+            replaced.map { "written \($0)\n" }.joined() + summary.unchanged.map { "unchanged \($0)\n" }.joined(), to: stamp)
     }
     StageReport(stage: "wiki", clock: clock).print(
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "

@@ -127,6 +127,57 @@ import Testing
         #expect(try Database(path: "\(bundle)/content.sqlite", mode: .readOnly).int("SELECT count(*) FROM articles") == 0)
     }
 
+    /// make's "restat" idiom for the wiki stage: a touched dump with the same articles reruns the
+    /// wiki stage and nothing after it; a changed article rebuilds the bundle; a removed output
+    /// of the stage runs the stage again.
+    @Test(.enabled(if: binaries != nil))
+    func aTouchedWikiDumpWithTheSameArticlesRerunsOnlyTheWikiStage() throws {
+        let directory = try TemporaryDirectory()
+        let wiki = directory.file("wiki")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/wiki", toPath: wiki)
+        let arguments = ["bundle", "BUILD=\(directory.path)", "INAT=sample-data/inat", "WIKIPEDIA=\(wiki)", "NAME=restat", "MAX_REJECT_RATE=0.2"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let articles = directory.file("restat/wiki/articles.jsonl")
+        let database = directory.file("restat/content.sqlite")
+        func modified(_ path: String) throws -> Date {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        }
+        let articlesBefore = try Data(contentsOf: URL(fileURLWithPath: articles))
+        let (articlesTime, databaseTime) = (try modified(articles), try modified(database))
+
+        let dump = "\(wiki)/updates.ndjson"
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: dump)
+        let touched = try make(arguments)
+        #expect(touched.status == 0, "\(touched.stdout)\(touched.stderr)")
+        #expect(touched.stdout.contains("fieldpack-wiki "), "the wiki stage did not rerun: \(touched.stdout)")
+        #expect(!touched.stdout.contains("fieldpack-bundle ") && !touched.stdout.contains("fieldpack-manifest "), "\(touched.stdout)")
+        #expect(touched.stderr.contains("\(articles): the same bytes as before, left as it was"), "\(touched.stderr)")
+        #expect(try modified(articles) == articlesTime && modified(database) == databaseTime)
+        let again = try make(arguments)
+        #expect(again.status == 0 && !again.stdout.contains("fieldpack-"), "a run after the touched one ran: \(again.stdout)")
+
+        // One wanted article's lead, changed: the bundle is rebuilt with it.
+        let text = try String(contentsOfFile: dump, encoding: .utf8)
+        #expect(text.contains("known in the British Isles as"))
+        try text.replacingOccurrences(of: "known in the British Isles as", with: "known across the British Isles as")
+            .write(toFile: dump, atomically: true, encoding: .utf8)
+        let changed = try make(arguments)
+        #expect(changed.status == 0, "\(changed.stdout)\(changed.stderr)")
+        #expect(changed.stdout.contains("fieldpack-wiki ") && changed.stdout.contains("fieldpack-bundle "), "\(changed.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: articles)) != articlesBefore)
+        let blurb = try Database(path: directory.file("restat/bundle/content.sqlite"), mode: .readOnly)
+            .scalar("SELECT count(*) FROM articles WHERE blurb_html LIKE '%known across the British Isles%'")
+        #expect(blurb == "1", "the published bundle does not hold the changed article")
+
+        // An output of the stage removed: the stage runs again and puts it back.
+        try FileManager.default.removeItem(atPath: directory.file("restat/wiki/wiki-report.json"))
+        let removed = try make(arguments)
+        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        #expect(removed.stdout.contains("wiki-report.json is missing: running the wiki stage again"), "\(removed.stdout)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("restat/wiki/wiki-report.json")))
+    }
+
     @Test(.enabled(if: binaries != nil))
     func bundleWithBagitAlsoPublishesAVerifiedBag() throws {
         let directory = try TemporaryDirectory()

@@ -86,14 +86,21 @@ public final class ReadableFile {
 /// half-written output is never visible under its real name.
 public final class AtomicOutput {
     public let path: String
+    /// When true, `commit()` leaves a file already at `path` that holds exactly the new bytes as
+    /// it is, its modification time included, and removes the temp file instead: make's
+    /// "restat" idiom, so a stage rerun that changes nothing leaves the stages after it up to date.
+    public let keepsIdenticalFile: Bool
+    /// Set by `commit()` when `keepsIdenticalFile` left the file at `path` as it was.
+    public private(set) var keptIdenticalFile = false
     let temporaryPath: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private var committed = false
     private static let flushThreshold = 1 << 20
 
-    public init(path: String) throws {
+    public init(path: String, keepsIdenticalFile: Bool = false) throws {
         self.path = path
+        self.keepsIdenticalFile = keepsIdenticalFile
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -153,11 +160,20 @@ public final class AtomicOutput {
         try FileSystem.writeAll(bytes, to: descriptor, path: temporaryPath)
     }
 
-    /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory.
+    /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory (or,
+    /// with `keepsIdenticalFile`, leaves an identical file as it was: `keptIdenticalFile`).
     ///
     /// - Parameter durable: false skips the fsyncs, for scratch files that never get published.
     public func commit(durable: Bool = true) throws {
         try flush()
+        if keepsIdenticalFile, try FileSystem.sameBytes(temporaryPath, path) {
+            close(descriptor)
+            descriptor = -1
+            unlink(temporaryPath)
+            committed = true
+            keptIdenticalFile = true
+            return
+        }
         if durable && fsync(descriptor) != 0 {
             throw FieldpackError(path: temporaryPath, "fsync failed: \(systemError())")
         }
@@ -171,16 +187,50 @@ public final class AtomicOutput {
         committed = true
     }
 
-    /// Writes a whole small file atomically.
-    public static func write(_ text: String, to path: String) throws {
-        let output = try AtomicOutput(path: path)
+    /// Writes a whole small file atomically; returns false when `keepsIdenticalFile` left the
+    /// file as it was.
+    @discardableResult
+    public static func write(_ text: String, to path: String, keepsIdenticalFile: Bool = false) throws -> Bool {
+        let output = try AtomicOutput(path: path, keepsIdenticalFile: keepsIdenticalFile)
         try output.write(text)
         try output.commit()
+        return !output.keptIdenticalFile
     }
 }
 
 /// File-system operations the stages need, with errors that name the path.
 public enum FileSystem {
+    /// Whether the file at `other` exists and holds exactly the bytes of the file at `path`.
+    /// A read error is an error, never a difference.
+    public static func sameBytes(_ path: String, _ other: String) throws -> Bool {
+        var mine = stat()
+        var theirs = stat()
+        guard stat(path, &mine) == 0 else { throw FieldpackError(path: path, "cannot stat: \(systemError())") }
+        guard stat(other, &theirs) == 0 else {
+            if errno == ENOENT { return false }
+            throw FieldpackError(path: other, "cannot stat: \(systemError())")
+        }
+        guard (theirs.st_mode & S_IFMT) == S_IFREG, mine.st_size == theirs.st_size else { return false }
+        let first = try ReadableFile(path: path)
+        let second = try ReadableFile(path: other)
+        let size = 1 << 20
+        let a = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        let b = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer {
+            a.deallocate()
+            b.deallocate()
+        }
+        var offset = 0
+        while true {
+            let count = try first.read(at: offset, count: size, into: a)
+            let otherCount = try second.read(at: offset, count: size, into: b)
+            if count != otherCount { return false }
+            if count == 0 { return true }
+            if memcmp(a.baseAddress!, b.baseAddress!, count) != 0 { return false }
+            offset += count
+        }
+    }
+
     /// Writes every byte to an open descriptor, retrying short and interrupted writes; a
     /// failure names `path`.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {

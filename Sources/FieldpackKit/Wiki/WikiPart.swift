@@ -182,15 +182,16 @@ extension WikiPart.Report {
 extension WikiStage {
     /// Writes a part (see `WikiPart`): the rejects, every article kept on the first pass and
     /// every one a later pass found, and the part report. The reject limit is the merge's to
-    /// check (a shard sees only its share of the lines); the articles file comes last.
-    func writePart(_ run: Run, identity: WikiPart.Identity) throws {
-        try writeRejects(run)
+    /// check (a shard sees only its share of the lines); the articles file comes last. Returns
+    /// the outputs left as they were (`Options.keepsUnchangedOutputs`).
+    func writePart(_ run: Run, identity: WikiPart.Identity) throws -> [String] {
+        let rejectsReplaced = try writeRejects(run)
         if let error = run.spillError { throw error }
         guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
         var listed: [(title: String, kept: KeptArticle, late: Bool)] = first.articles.map { (title: $0.key, kept: $0.value, late: false) }
             + run.late.articles.map { (title: $0.key, kept: $0.value, late: true) }
         listed.sort { a, b in a.title != b.title ? WikiTitle.byteOrder(a.title, b.title) : (!a.late && b.late) }
-        let output = try AtomicOutput(path: options.output)
+        let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)
         // Each article is read back from the spill file here, and its metadata again below.
         for entry in listed {
@@ -329,7 +330,10 @@ extension WikiStage {
         }
         report.endArray()
         report.endObject()
-        try AtomicOutput.write(PrettyJSON.format(report.bytes), to: options.report)
+        let reportReplaced = try AtomicOutput.write(
+            PrettyJSON.format(report.bytes), to: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
         try output.commit()
+        let articlesReplaced = !output.keptIdenticalFile
+        return Self.unchanged([(options.rejects, rejectsReplaced), (options.report, reportReplaced), (options.output, articlesReplaced)])
     }
 }

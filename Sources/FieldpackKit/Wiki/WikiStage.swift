@@ -27,6 +27,10 @@ public struct WikiStage {
         /// Set: the run writes a part for `WikiMerge` (all it kept, and what the merge decides
         /// with) instead of the finished articles and report.
         public var part: WikiPart.Identity? = nil
+        /// An output whose bytes come out the same as the file already there is left as it was,
+        /// its time included (`AtomicOutput.keepsIdenticalFile`), so make does not rebuild what
+        /// depends on it; the outputs left so are in `Summary.unchanged`.
+        public var keepsUnchangedOutputs = false
 
         public init(inputs: [String], wants: WikiWants, output: String, report: String, rejects: String) {
             self.inputs = inputs
@@ -115,6 +119,9 @@ public struct WikiStage {
         /// Files (or archive members) that hold no articles: skipped with a finding.
         public var filesSkipped = 0
         public var missing: [String] = []
+        /// The outputs left as they were because their bytes came out the same
+        /// (`Options.keepsUnchangedOutputs`).
+        public var unchanged: [String] = []
     }
 
     public let options: Options
@@ -226,11 +233,11 @@ public struct WikiStage {
             clock.mark("pass \(run.summary.passes)")
         }
         if let part = options.part {
-            try writePart(run, identity: part)
+            run.summary.unchanged = try writePart(run, identity: part)
             return run.summary
         }
         let requesters = resolveRequesters(wanted, &run)
-        try write(run, wanted: wanted, requesters: requesters)
+        run.summary.unchanged = try write(run, wanted: wanted, requesters: requesters)
         return run.summary
     }
 
@@ -402,22 +409,24 @@ public struct WikiStage {
 
     /// Writes the rejects (even when the threshold stops the stage), then fails if the rejected
     /// lines are over the limit or reading stopped early.
-    private func writeRejectsAndCheckLimit(_ run: Run) throws {
-        try writeRejects(run)
+    @discardableResult
+    private func writeRejectsAndCheckLimit(_ run: Run) throws -> Bool {
+        let replaced = try writeRejects(run)
         let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
         if rate > options.maxRejectRate || run.stoppedAt != nil {
             throw Self.overLimit(
                 rejected: run.summary.rejected, lines: run.summary.lines, maxRejectRate: options.maxRejectRate, stoppedAt: run.stoppedAt,
                 path: mostRejected(run.findings) ?? options.output, rejects: options.rejects)
         }
+        return replaced
     }
 
     /// Writes the rejects, the articles someone asked for (read back from the spill file one at
-    /// a time, in title order) and the report.
-    private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws {
-        try writeRejectsAndCheckLimit(run)
+    /// a time, in title order) and the report; returns the outputs left as they were.
+    private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws -> [String] {
+        let rejectsReplaced = try writeRejectsAndCheckLimit(run)
         if let error = run.spillError { throw error }
-        let output = try AtomicOutput(path: options.output)
+        let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)
         for title in run.articles.keys.sorted(by: WikiTitle.byteOrder) {
             let asked = requesters.of(title)
@@ -432,8 +441,16 @@ public struct WikiStage {
             }
         }
         try output.write(writer.bytes)
-        try AtomicOutput.write(report(run, wanted: wanted, requesters: requesters).json(), to: options.report)
+        let reportReplaced = try AtomicOutput.write(
+            report(run, wanted: wanted, requesters: requesters).json(), to: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
         try output.commit()
+        let articlesReplaced = !output.keptIdenticalFile
+        return Self.unchanged([(options.rejects, rejectsReplaced), (options.report, reportReplaced), (options.output, articlesReplaced)])
+    }
+
+    /// The paths of the outputs that were not replaced, in the order given.
+    static func unchanged(_ outputs: [(path: String, replaced: Bool)]) -> [String] {
+        outputs.filter { !$0.replaced }.map(\.path)
     }
 
     /// The error of a run whose rejected lines are over the limit.
@@ -469,8 +486,9 @@ public struct WikiStage {
     }
 
     /// Writes the run's findings, rejected then skipped, each in input order; the first 20 on
-    /// stderr too.
-    func writeRejects(_ run: Run) throws {
+    /// stderr too. Returns false when the file was left as it was (`keepsUnchangedOutputs`).
+    @discardableResult
+    func writeRejects(_ run: Run) throws -> Bool {
         var rejects = JSONWriter()
         func ordered(_ findings: [Finding]) -> [Finding] {
             findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
@@ -490,7 +508,8 @@ public struct WikiStage {
             told += 1
         }
         if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
-        try AtomicOutput.write(String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects)
+        return try AtomicOutput.write(
+            String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects, keepsIdenticalFile: options.keepsUnchangedOutputs)
     }
 
     /// The input most findings are about (the first of them in input order), or nil if none is.
