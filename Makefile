@@ -307,11 +307,12 @@ DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
 # (a test for each file, nothing more), and reruns the stage if one of them was removed.
 WIKI_STAMP := $(OUT)/wiki/articles.stamp
 WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json
+WIKI_COMMAND = $(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $(WIKI_STAMP)
 $(WIKI_STAMP): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $@
+	$(WIKI_COMMAND)
 
 $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
-	@for file in $(WIKI_OUTPUTS); do [ -e "$$file" ] || { echo "make: $$file is missing: running the wiki stage again"; rm -f $<; exec $(MAKE) --no-print-directory $<; }; done
+	@for file in $(WIKI_OUTPUTS); do [ -e "$$file" ] || { echo "make: $$file is missing: running the wiki stage again"; exec $(WIKI_COMMAND); }; done
 
 -include $(OUT)/wiki/articles.d
 

@@ -119,4 +119,33 @@ import Testing
         let error = try #require(throws: FieldpackError.self) { _ = try AtomicOutput(path: directory.file("file/out.txt")) }
         #expect(error.path?.hasPrefix(directory.file("file")) == true)
     }
+
+    /// `keepsIdenticalFile`: the same bytes leave the file there as it was, its time included,
+    /// and no temp file behind; different bytes of the same length, or no file yet, are written.
+    @Test func theSameBytesLeaveTheFileAndItsTimeAsTheyWere() throws {
+        func publish(_ bytes: [UInt8]) throws -> Bool {
+            let output = try AtomicOutput(path: destination, keepsIdenticalFile: true)
+            try output.write(bytes)
+            try output.commit()
+            return output.keptIdenticalFile
+        }
+        func modified() throws -> Date {
+            try #require(try FileManager.default.attributesOfItem(atPath: destination)[.modificationDate] as? Date)
+        }
+        #expect(try publish(Self.large) == false, "nothing was there to keep")
+        let past = Date(timeIntervalSince1970: 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: destination)
+
+        #expect(try publish(Self.large) == true)
+        #expect(try modified() == past)
+        #expect(try entries() == ["out.txt"])
+
+        var changed = Self.large
+        changed[changed.count - 1] &+= 1   // the last byte, past the first chunk compared
+        #expect(try publish(changed) == false)
+        #expect(try modified() != past)
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == changed)
+        #expect(try publish(Array(changed.dropLast())) == false, "a shorter file is a change")
+        #expect(try FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int == changed.count - 1)
+    }
 }
