@@ -20,7 +20,15 @@
 #      - SHA-256 of a 1 GiB file: fieldpack-manifest --sha256 and openssl dgst;
 #      - the JSON parser alone on one core: fieldpack-synth --parse-only and pysimdjson;
 #      - `make bundle -j2` of a pipeline with both inputs (search index and verify included),
-#        then again after touching the wiki dump, then once more with nothing to do.
+#        then again after touching the wiki dump, then again after changing one wanted
+#        article's lead paragraph in the wiki dump (Tests/Bench/change_article.py, untimed, a
+#        marker unique to the run; the rebuilt bundle must carry it), then once more with
+#        nothing to do;
+#      - a fresh `make bundle -j2 SHARDS=4` and a fresh `make bundle -j2 SHARDS=1` of the same
+#        pipeline, each in its own BUILD folder (the order alternates from run to run); each
+#        must publish the unsharded build's bundle byte for byte (every file of bundle/, cmp),
+#        or the benchmark fails. Their FIELDPACK_TIMINGS files are kept in the logs; the
+#        folders are removed.
 #      Run 1 also runs the bundle stage without display targets and with every licence (what
 #      cost estimation adds), and the row-count check: DuckDB's tables must have fieldpack's
 #      bundle's row counts, or differ only by the records of the truncated page that fieldpack
@@ -31,14 +39,23 @@
 #   4. BENCH_SCALE=1 runs the iNat path, publishing and verifying included, once more at
 #      10 x BENCH_N and the wiki stage at 10 x BENCH_WIKI_N, and reports the peak RSS of each
 #      stage at both sizes against issue 12's limits (300 MB a stage, 100 MB the wiki stage).
+#      The 10 x wiki dump is kept and reused while its .settings file matches (articles, seed,
+#      damage); delete the folder to write it again.
 #   4b. Tests/Bench/opendata.sh: the open-data export path (issue 13) at BENCH_OPEN_DATA_N
 #      (default BENCH_N) observations with a polygon and a taxon subtree selected, against DuckDB
 #      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1.
 #   5. Tests/Bench/report.py prints the table (ratios peer / fieldpack, each goal's target,
 #      PASS/FAIL) with the tool versions and the date, and writes it to $BENCH_DIR/results.md.
 #
+# BENCH_PARTS (default all) runs only some of the sections, a comma list of:
+#   runs      steps 2 and 3 (everything at BENCH_N, the main table);
+#   scale     step 4 (needs BENCH_SCALE=1; with BENCH_SCALE=0 it is not run);
+#   opendata  step 4b (with BENCH_SCALE=1 also its own 10 x step).
+# e.g. BENCH_PARTS=scale BENCH_SCALE=1 BENCH_RUNS=1. results.md holds what ran and says which
+# parts did not run; it gives no figure and no verdict for them.
+#
 # Environment: BENCH_N (1000000), BENCH_WIKI_N (20000), BENCH_RUNS (3), BENCH_SEED (1),
-# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_OPEN_DATA_N (BENCH_N), BENCH_DIR (build/bench), BIN (.build/release),
+# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_PARTS (all), BENCH_OPEN_DATA_N (BENCH_N), BENCH_DIR (build/bench), BIN (.build/release),
 # BENCH_DUCKDB_MEMORY (DuckDB's memory_limit, e.g. 2GB; default DuckDB's own: 80% of RAM).
 set -euo pipefail
 
@@ -48,6 +65,7 @@ BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_SEED=${BENCH_SEED:-1}
 BENCH_DAMAGE=${BENCH_DAMAGE:-1}
 BENCH_SCALE=${BENCH_SCALE:-0}
+BENCH_PARTS=${BENCH_PARTS:-all}
 BENCH_DIR=${BENCH_DIR:-build/bench}
 BIN=${BIN:-.build/release}
 # Stages that support it log the time of each of their phases (into $BENCH_DIR/logs).
@@ -61,6 +79,29 @@ fail() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 [[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]] || fail "BENCH_RUNS must be a positive integer, not '$BENCH_RUNS'"
+# BENCH_PARTS: which sections run (run_runs, run_scale, run_opendata: 1 or 0).
+run_runs=0 run_scale=0 run_opendata=0
+IFS=, read -r -a parts <<<"$BENCH_PARTS"
+[[ ${#parts[@]} -gt 0 ]] || fail "BENCH_PARTS is empty: give all, or a comma list of runs, scale, opendata"
+for part in "${parts[@]}"; do
+  case $part in
+    all) run_runs=1 run_scale=1 run_opendata=1 ;;
+    runs) run_runs=1 ;;
+    scale) run_scale=1 ;;
+    opendata) run_opendata=1 ;;
+    *) fail "BENCH_PARTS: '$part' is not a part: give all, or a comma list of runs, scale, opendata" ;;
+  esac
+done
+if [[ $BENCH_SCALE == 0 ]]; then
+  [[ $run_runs == 1 || $run_opendata == 1 ]] \
+    || fail "BENCH_PARTS=$BENCH_PARTS runs only the scale section, which needs BENCH_SCALE=1"
+  run_scale=0
+fi
+ran_parts=""
+for part in runs scale opendata; do
+  v=run_$part
+  if [[ ${!v} == 1 ]]; then ran_parts+=${ran_parts:+,}$part; fi
+done
 [[ -d $BIN ]] || fail "BIN=$BIN is not a folder; build the tools first (make tools)"
 for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle fieldpack-wiki fieldpack-manifest fieldpack-verify; do
   [[ -x $BIN/$tool ]] || fail "$BIN/$tool is missing; build the tools first (make tools)"
@@ -95,19 +136,23 @@ measure() {
   tail -n 1 "$logs/$name.log" >&2
 }
 
-# --- 1. The baselines, in a virtual environment ---------------------------------------------
+echo "run-bench: parts run: $ran_parts (BENCH_PARTS=$BENCH_PARTS, BENCH_SCALE=$BENCH_SCALE)" >&2
+
+# --- 1. The baselines, in a virtual environment (the runs' peers; opendata.sh checks its own) ---
 venv="$BENCH_DIR/venv"
 py="$venv/bin/python"
-if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
-  echo "run-bench: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv" || fail "python3 -m venv $venv failed"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2 \
-    || fail "pip could not install the baselines (Tests/Bench/requirements.txt) into $venv"
-  cp "$here/requirements.txt" "$venv/requirements.txt"
+if [[ $run_runs == 1 ]]; then
+  if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
+    echo "run-bench: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv" || fail "python3 -m venv $venv failed"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2 \
+      || fail "pip could not install the baselines (Tests/Bench/requirements.txt) into $venv"
+    cp "$here/requirements.txt" "$venv/requirements.txt"
+  fi
+  "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_sqlite, selectolax.lexbor, lxml.html, nh3, simdjson' 2>"$logs/venv.log" \
+    || fail "the baselines in $venv do not import: $(tail -n 1 "$logs/venv.log")"
 fi
-"$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_sqlite, selectolax.lexbor, lxml.html, nh3, simdjson' 2>"$logs/venv.log" \
-  || fail "the baselines in $venv do not import: $(tail -n 1 "$logs/venv.log")"
 
 # --- 2. The synthetic inputs -----------------------------------------------------------------
 damage=()
@@ -117,12 +162,16 @@ if [[ $BENCH_DAMAGE != 0 ]]; then
   suffix="-damaged"
 fi
 input="$BENCH_DIR/input-$BENCH_N$suffix"
-measure synth "$BIN/fieldpack-synth" --observations "$BENCH_N" --seed "$BENCH_SEED" --output "$input" --reuse "${damage[@]}"
-echo "input: $input ($(sed -n 2p "$input/synth.txt"))" >&2
 wiki_input="$BENCH_DIR/wiki-$BENCH_WIKI_N$suffix"
-measure wiki-synth "$BIN/fieldpack-synth" --wiki-articles "$BENCH_WIKI_N" --seed "$BENCH_SEED" --output "$wiki_input" "${damage[@]}"
-: >"$wiki_input/no-records.jsonl"
-sync   # the fresh dumps' writeback must not slow the timed stages down
+if [[ $run_runs == 1 ]]; then
+  measure synth "$BIN/fieldpack-synth" --observations "$BENCH_N" --seed "$BENCH_SEED" --output "$input" --reuse "${damage[@]}"
+  echo "input: $input ($(sed -n 2p "$input/synth.txt"))" >&2
+  # Written again every time, never reused: each run's content-change rebuild edits it, so every
+  # benchmark starts from the generator's bytes.
+  measure wiki-synth "$BIN/fieldpack-synth" --wiki-articles "$BENCH_WIKI_N" --seed "$BENCH_SEED" --output "$wiki_input" "${damage[@]}"
+  : >"$wiki_input/no-records.jsonl"
+  sync   # the fresh dumps' writeback must not slow the timed stages down
+fi
 
 # The bench pipelines: the app's three display targets and the default (commercial) licences;
 # without targets and with every licence (what cost estimation adds); and both inputs at once.
@@ -133,25 +182,51 @@ every_licence='["cc0","pd","cc-by","cc-by-sa","cc-by-nd","cc-by-nc","cc-by-nc-sa
 pipeline() { # NAME INPUT EXTRA-JSON
   echo "{\"name\":\"bench\",\"inat\":[\"$2\"],\"targets\":$targets$3}" >"$BENCH_DIR/$1.json"
 }
-pipeline bench "$input" ',"memory_budget_bytes":52428800'
-pipeline bench-every-licence "$input" ",\"licenses\":$every_licence"
-echo "{\"name\":\"bench\",\"inat\":[\"$input\"],\"targets\":[]}" >"$BENCH_DIR/bench-no-targets.json"
-python3 - "$wiki_input/pipeline.json" "$input" "$targets" >"$BENCH_DIR/bench-full.json" <<'EOF'
+hash_file="$BENCH_DIR/hash-1GiB.bin"
+if [[ $run_runs == 1 ]]; then
+  pipeline bench "$input" ',"memory_budget_bytes":52428800'
+  pipeline bench-every-licence "$input" ",\"licenses\":$every_licence"
+  echo "{\"name\":\"bench\",\"inat\":[\"$input\"],\"targets\":[]}" >"$BENCH_DIR/bench-no-targets.json"
+  python3 - "$wiki_input/pipeline.json" "$input" "$targets" >"$BENCH_DIR/bench-full.json" <<'EOF'
 import json, sys
 wiki = json.load(open(sys.argv[1], encoding="utf-8"))
 json.dump({"name": "benchfull", "inat": [sys.argv[2]], "wikipedia": wiki["wikipedia"],
            "destinations": wiki["destinations"], "targets": json.loads(sys.argv[3])}, sys.stdout)
 EOF
 
-hash_file="$BENCH_DIR/hash-1GiB.bin"
-if [[ $(stat -c %s "$hash_file" 2>/dev/null || echo 0) != 1073741824 ]]; then
-  head -c 1073741824 /dev/urandom >"$hash_file"
-  sync
+  if [[ $(stat -c %s "$hash_file" 2>/dev/null || echo 0) != 1073741824 ]]; then
+    head -c 1073741824 /dev/urandom >"$hash_file"
+    sync
+  fi
 fi
 
-# The whole build runs in a clean make, whatever make runs the benchmark.
-bench_make=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$repo" -j2 bundle
-  PIPELINE="$BENCH_DIR/bench-full.json" BUILD="$BENCH_DIR/make" BIN="$BIN" SKIP_TOOLS=1)
+# The whole build runs in a clean make, whatever make runs the benchmark; so do the sharded
+# builds ("${bench_make_in[@]}" BUILD=FOLDER SHARDS=N), each into a BUILD folder of its own.
+bench_make_in=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$repo" -j2 bundle
+  PIPELINE="$BENCH_DIR/bench-full.json" BIN="$BIN" SKIP_TOOLS=1)
+bench_make=("${bench_make_in[@]}" BUILD="$BENCH_DIR/make")
+bench_name=benchfull   # bench-full.json's "name": a build publishes BUILD/benchfull/bundle/
+
+# same_bundle WHOLE OTHER: the bundle OTHER/benchfull/bundle/ holds the files of
+# WHOLE/benchfull/bundle/, byte for byte (cmp each). Prints the number of files; otherwise says
+# on stderr what differs and returns 1.
+same_bundle() {
+  local whole=$1/$bench_name/bundle other=$2/$bench_name/bundle files file status=0
+  [[ -f $whole/manifest.json ]] || { echo "no bundle published in $whole" >&2; return 1; }
+  [[ -f $other/manifest.json ]] || { echo "no bundle published in $other" >&2; return 1; }
+  files=$(cd "$whole" && find . -type f | sort)
+  if [[ $files != "$(cd "$other" && find . -type f | sort)" ]]; then
+    echo "the bundles hold different files (<: $whole, >: $other):" >&2
+    diff <(echo "$files") <(cd "$other" && find . -type f | sort) >&2 || true
+    status=1
+  fi
+  while IFS= read -r file; do
+    [[ -f $other/$file ]] || continue
+    cmp "$whole/$file" "$other/$file" >&2 || status=1
+  done <<<"$files"
+  [[ $status == 0 ]] || return 1
+  echo "$files" | wc -l
+}
 
 # fieldpack's bundle row counts, as JSON.
 bundle_counts() {
@@ -168,8 +243,8 @@ bundle_counts() {
 
 duckdb_memory=(${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"})
 
-# --- 3. The runs -----------------------------------------------------------------------------
-for run in $(seq 1 "$BENCH_RUNS"); do
+# --- 3. The runs (none unless BENCH_PARTS has runs) ------------------------------------------
+for run in $(seq 1 $((run_runs == 1 ? BENCH_RUNS : 0))); do
   echo "=== run $run of $BENCH_RUNS" >&2
   rm -rf "$out"
   mkdir -p "$out"
@@ -214,6 +289,7 @@ for run in $(seq 1 "$BENCH_RUNS"); do
   measure "wiki.r$run" "$BIN/fieldpack-wiki" --pipeline "$wiki_input/pipeline.json" --records "$wiki_input/no-records.jsonl" \
     --output "$out/wiki/articles.jsonl" --report "$out/wiki/wiki-report.json" --rejects "$out/wiki/rejects.jsonl"
   cp "$out/wiki/wiki-report.json" "$logs/wiki-report.json"
+  cp "$out/wiki/wiki-report.json" "$logs/wiki-report.r$run.json"   # run 1's article change is in run 2's dump
   for parser in selectolax lxml; do
     measure "wiki-$parser.r$run" "$py" "$here/wiki_baseline.py" --parser "$parser" \
       --dump "$wiki_input/articles.ndjson" --pipeline "$wiki_input/pipeline.json"
@@ -229,7 +305,8 @@ for run in $(seq 1 "$BENCH_RUNS"); do
   measure "parse-fieldpack.r$run" "$BIN/fieldpack-synth" --parse-only --pipeline "$BENCH_DIR/bench.json"
   measure "parse-simdjson.r$run" "$py" "$here/json_baseline.py" "$input"
 
-  # The whole build with both inputs, a rebuild after touching the wiki dump, a no-op make.
+  # The whole build with both inputs, a rebuild after touching the wiki dump, a rebuild after
+  # changing one wanted article's text, a no-op make.
   rm -rf "$BENCH_DIR/make"
   measure "make-full.r$run" "${bench_make[@]}"
   # Every stage's own figures (wall, records, peak RSS) from the whole build.
@@ -237,13 +314,48 @@ for run in $(seq 1 "$BENCH_RUNS"); do
   cp "$BENCH_DIR"/make/*/timings/*.json "$logs/make-full.r$run.timings/" 2>/dev/null || true
   touch "$wiki_input/articles.ndjson"
   measure "make-rebuild.r$run" "${bench_make[@]}"
+  # Untimed: the first wanted article's lead paragraph gets a first sentence unique to this run
+  # (Tests/Bench/change_article.py: a new dump file renamed over the old one), so the wiki
+  # stage's output really changes, whatever make does about a mere touch.
+  marker="Bench edit r$run $(date -u +%Y%m%d%H%M%S) $(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+  changed_title=$(python3 "$here/change_article.py" --dump "$wiki_input/articles.ndjson" \
+    --pipeline "$wiki_input/pipeline.json" --marker "$marker") || fail "run $run: could not change an article in $wiki_input"
+  printf '%s\n%s\n' "$changed_title" "$marker" >"$logs/make-changed.r$run.article"
+  sync   # the new dump's writeback must not slow the timed rebuild down
+  measure "make-changed.r$run" "${bench_make[@]}"
+  # The rebuilt bundle must carry the change, or the row would time a rebuild of nothing.
+  carried=$(sqlite3 "file:$BENCH_DIR/make/$bench_name/bundle/content.sqlite?mode=ro&immutable=1" \
+    "SELECT count(*) FROM articles WHERE instr(blurb_html, '$marker') > 0")
+  [[ $carried == 1 ]] || fail "run $run: the bundle rebuilt after changing \"$changed_title\" in $wiki_input/articles.ndjson does not carry the change ('$marker' in $carried blurbs, not 1)"
   measure "make-noop.r$run" "${bench_make[@]}"
+
+  # Fresh sharded builds of the same dumps (issue 12: SHARDS=4 against SHARDS=1, make -j2),
+  # each in its own BUILD folder, the order alternating from run to run. Each must publish the
+  # unsharded build's bundle (the one just rebuilt from the same dumps), byte for byte.
+  shard_order=(4 1)
+  ((run % 2 == 1)) || shard_order=(1 4)
+  for shards in "${shard_order[@]}"; do
+    folder="$BENCH_DIR/make-shards$shards"
+    rm -rf "$folder"
+    measure "make-shards$shards.r$run" "${bench_make_in[@]}" BUILD="$folder" SHARDS="$shards"
+    mkdir -p "$logs/make-shards$shards.r$run.timings"
+    cp "$folder"/*/timings/*.json "$logs/make-shards$shards.r$run.timings/" 2>/dev/null || true
+    for index in $(seq 0 $((shards - 1))); do
+      [[ -f $folder/$bench_name/dedupe/shard-$index-of-$shards/records.jsonl && -f $folder/$bench_name/wiki/shard-$index-of-$shards/articles.jsonl ]] \
+        || fail "run $run: SHARDS=$shards did not build shard $index of dedupe and of the wiki stage (kept $folder)"
+    done
+    if ! files=$(same_bundle "$BENCH_DIR/make" "$folder" 2>"$logs/make-shards$shards.r$run.compare"); then
+      fail "run $run: SHARDS=$shards published another bundle than the unsharded build (kept $folder): $(head -c 2000 "$logs/make-shards$shards.r$run.compare")"
+    fi
+    echo "run $run: SHARDS=$shards published the unsharded build's bundle, byte for byte ($files files)" | tee -a "$logs/shards-check.txt" >&2
+    rm -rf "$folder"
+  done
 done
 
 # --- 4. Scale: the iNat path at 10 x BENCH_N, peak RSS per stage --------------------------------
-if [[ $BENCH_SCALE != 0 ]]; then
-  scale_n=$((BENCH_N * 10))
-  scale_input="$BENCH_DIR/input-$scale_n$suffix"
+scale_n=$((BENCH_N * 10))
+scale_input="$BENCH_DIR/input-$scale_n$suffix"
+if [[ $run_scale == 1 ]]; then
   measure synth-scale "$BIN/fieldpack-synth" --observations "$scale_n" --seed "$BENCH_SEED" --output "$scale_input" --reuse "${damage[@]}"
   sync
   pipeline bench-scale "$scale_input" ',"memory_budget_bytes":52428800'
@@ -264,9 +376,18 @@ if [[ $BENCH_SCALE != 0 ]]; then
   # The wiki stage at 10 x BENCH_WIKI_N articles (80% of them wanted: 160k at the default).
   scale_wiki_n=$((BENCH_WIKI_N * 10))
   scale_wiki="$BENCH_DIR/wiki-$scale_wiki_n$suffix"
-  measure wiki-synth-scale "$BIN/fieldpack-synth" --wiki-articles "$scale_wiki_n" --seed "$BENCH_SEED" --output "$scale_wiki" "${damage[@]}"
-  : >"$scale_wiki/no-records.jsonl"
-  sync
+  # fieldpack-synth has no --reuse for a wiki dump: the folder's .settings (written last) says
+  # which dump it holds, and a matching one is kept (200k articles take minutes to write).
+  scale_wiki_settings="articles=$scale_wiki_n seed=$BENCH_SEED damage=${damage[*]:-none}"
+  if [[ $(cat "$scale_wiki/.settings" 2>/dev/null) == "$scale_wiki_settings" && -f $scale_wiki/articles.ndjson && -f $scale_wiki/pipeline.json ]]; then
+    echo "== wiki-synth-scale: $scale_wiki already holds this dump ($scale_wiki_settings); kept it" >&2
+  else
+    rm -rf "$scale_wiki"
+    measure wiki-synth-scale "$BIN/fieldpack-synth" --wiki-articles "$scale_wiki_n" --seed "$BENCH_SEED" --output "$scale_wiki" "${damage[@]}"
+    : >"$scale_wiki/no-records.jsonl"
+    sync
+    echo "$scale_wiki_settings" >"$scale_wiki/.settings"
+  fi
   mkdir -p "$out"
   measure wiki.scale "$BIN/fieldpack-wiki" --pipeline "$scale_wiki/pipeline.json" --records "$scale_wiki/no-records.jsonl" \
     --output "$out/wiki/articles.jsonl" --report "$out/wiki/wiki-report.json" --rejects "$out/wiki/rejects.jsonl"
@@ -275,8 +396,10 @@ if [[ $BENCH_SCALE != 0 ]]; then
 fi
 
 # --- 4b. The open-data export path (issue 13): Tests/Bench/opendata.sh, its section of the report --
-BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_SCALE=$BENCH_SCALE \
-  BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
+if [[ $run_opendata == 1 ]]; then
+  BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_SCALE=$BENCH_SCALE \
+    BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
+fi
 
 # --- 5. Versions and the report ----------------------------------------------------------------
 {
@@ -284,7 +407,8 @@ BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SE
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
   echo "fieldpack: $(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown) (release build in $BIN)"
   echo "swift: $(swift --version 2>/dev/null | head -n 1 || echo unknown)"
-  "$py" - <<'EOF'
+  if [[ $run_runs == 1 || $run_opendata == 1 ]]; then   # the peers ran: their versions
+    "$py" - <<'EOF'
 from importlib.metadata import version
 import sys
 import lxml.etree
@@ -293,12 +417,14 @@ for name in ("duckdb", "duckdb-extension-sqlite", "selectolax", "lxml", "nh3", "
     print(f"{name}: {version(name)}")
 print("lxml's libxml2: " + ".".join(map(str, lxml.etree.LIBXML_VERSION)))
 EOF
+  fi
   echo "openssl: $(openssl version)"
   echo "sqlite3: $(sqlite3 --version | cut -d' ' -f1)"
   echo "make: $(make --version | head -n 1)"
   echo "GNU time: $(dpkg-query -W -f='${Version}' time 2>/dev/null || echo unknown)"
 } >"$logs/versions.txt"
 
-python3 "$here/report.py" --logs "$logs" --runs "$BENCH_RUNS" --synth "$input/synth.txt" \
-  --wiki-report "$logs/wiki-report.json" --scale "$BENCH_SCALE" --results "$BENCH_DIR/results.md" \
-  --settings "BENCH_N=$BENCH_N BENCH_WIKI_N=$BENCH_WIKI_N BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_DAMAGE=$BENCH_DAMAGE BENCH_SCALE=$BENCH_SCALE${BENCH_DUCKDB_MEMORY:+ BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY}"
+python3 "$here/report.py" --logs "$logs" --runs "$BENCH_RUNS" --synth "$input/synth.txt" --scale-synth "$scale_input/synth.txt" \
+  --wiki-report "$logs/wiki-report.json" --scale "$BENCH_SCALE" --parts "$ran_parts" --bench-n "$BENCH_N" \
+  --results "$BENCH_DIR/results.md" \
+  --settings "BENCH_N=$BENCH_N BENCH_WIKI_N=$BENCH_WIKI_N BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_DAMAGE=$BENCH_DAMAGE BENCH_SCALE=$BENCH_SCALE BENCH_PARTS=$BENCH_PARTS${BENCH_DUCKDB_MEMORY:+ BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY}"
