@@ -303,17 +303,19 @@ DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
 
 # The Wikipedia articles the taxa and destinations need, as blurbs; articles.d lists the dumps.
 # make's "restat" idiom: the stage's rule makes the stamp, and leaves an output whose bytes come
-# out the same as before untouched (--stamp), so after a touched or re-downloaded dump with the
-# same articles the bundle is not rebuilt. The outputs' own rule runs whenever the stamp is newer
-# (a test for each file, nothing more), and reruns the stage if one of them was removed.
+# out the same as before untouched (--stamp), so after a touched or copied dump with the same
+# bytes nothing after the stage reruns. The outputs' own rule runs when the stamp is newer than
+# one of them, that is after a run that left one as it was (a test for each file, nothing more),
+# and reruns the stage if one of them was removed. After such a run `make -q` says out of date,
+# and `make -n` after a changed dump shows the wiki stage but not what its new outputs rebuild.
 WIKI_STAMP := $(OUT)/wiki/articles.stamp
-WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json
+WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json $(OUT)/wiki/rejects.jsonl
 WIKI_COMMAND = $(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $(WIKI_STAMP)
 $(WIKI_STAMP): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
 	$(WIKI_COMMAND)
 
 $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
-	@for file in $(WIKI_OUTPUTS); do [ -e "$$file" ] || { echo "make: $$file is missing: running the wiki stage again"; exec $(WIKI_COMMAND); }; done
+	@for file in $(WIKI_OUTPUTS); do [ -e "$$file" ] || { echo "$$file is missing: running the wiki stage again" >&2; echo '$(subst ','\'',$(WIKI_COMMAND))'; exec $(WIKI_COMMAND); }; done
 
 -include $(OUT)/wiki/articles.d
 

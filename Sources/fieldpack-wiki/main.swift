@@ -29,10 +29,11 @@ let command = StageCommand(
         --wiki-report merge the N parts into exactly what one whole run gives.
 
         --stamp FILE: an output whose bytes come out the same as the file already there is left
-        as it was, its modification time included, and FILE is written when the run succeeds
-        (the depfile names FILE as its target). make rules that depend on the outputs, with the
-        outputs depending on FILE, then rebuild nothing after a run that changed nothing: a
-        touched or re-downloaded dump with the same articles (the Makefile does this).
+        as it was, its modification time included, and FILE is written when the run succeeds,
+        no newer than the oldest output written (the depfile names FILE as its target). make
+        rules that depend on the outputs, with the outputs depending on FILE, then rebuild
+        nothing after a run that changed nothing: a touched dump, or one with the same bytes
+        (the Makefile does this).
         """,
     options: ["pipeline", "records", "output", "report", "rejects", "depfile", "stamp", "max-reject-rate", "shard", "output-folder"])
 
@@ -93,6 +94,11 @@ command.main { arguments in
         let replaced = [options.rejects, options.report, options.output].filter { !summary.unchanged.contains($0) }
         try AtomicOutput.write(
             replaced.map { "written \($0)\n" }.joined() + summary.unchanged.map { "unchanged \($0)\n" }.joined(), to: stamp)
+        // No newer than the oldest output written, so make finds those up to date (and `make -q`
+        // says so) after a run that wrote them all; one left as it was stays older than the stamp.
+        if let oldest = replaced.compactMap(FileSystem.modificationTime).min() {
+            try FileSystem.setModificationTime(stamp, oldest)
+        }
     }
     StageReport(stage: "wiki", clock: clock).print(
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "

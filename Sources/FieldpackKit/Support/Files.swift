@@ -206,7 +206,8 @@ public enum FileSystem {
         var mine = stat()
         var theirs = stat()
         guard stat(path, &mine) == 0 else { throw FieldpackError(path: path, "cannot stat: \(systemError())") }
-        guard stat(other, &theirs) == 0 else {
+        // Not followed: a symbolic link at `other` is replaced by the file, as a rename does.
+        guard lstat(other, &theirs) == 0 else {
             if errno == ENOENT { return false }
             throw FieldpackError(path: other, "cannot stat: \(systemError())")
         }
@@ -261,6 +262,15 @@ public enum FileSystem {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+    }
+
+    /// Sets the file's modification (and access) time, in nanoseconds since the epoch.
+    public static func setModificationTime(_ path: String, _ nanoseconds: Int) throws {
+        let time = timespec(tv_sec: nanoseconds / 1_000_000_000, tv_nsec: nanoseconds % 1_000_000_000)
+        let times = [time, time]
+        if utimensat(AT_FDCWD, path, times, 0) != 0 {
+            throw FieldpackError(path: path, "cannot set its modification time: \(systemError())")
+        }
     }
 
     public static func exists(_ path: String) -> Bool {
