@@ -1,6 +1,8 @@
 #ifndef FIELDPACK_CLINUX_SHIM_H
 #define FIELDPACK_CLINUX_SHIM_H
 #include <fcntl.h>
+#include <malloc.h>
+#include <stdlib.h>
 
 /// Linux's renameat2(2) (glibc 2.28+), which Swift's Glibc module does not declare: it needs
 /// _GNU_SOURCE, and the module is built without it. The flags are the kernel's ABI values.
@@ -14,5 +16,17 @@ static inline int fp_rename_exchange(const char *from, const char *to) {
 /// Renames only if `to` does not exist (EEXIST otherwise), in one step.
 static inline int fp_rename_noreplace(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
+
+/// Fixes glibc's threshold for serving an allocation by its own mmap at `bytes`, unless the
+/// user set MALLOC_MMAP_THRESHOLD_ (glibc's own tunable, which then wins). Setting it turns off
+/// glibc's dynamic threshold, which rises to the largest block freed (up to 32 MiB): past that,
+/// the 1 MiB buffers a stage makes and frees per file come from the heap, the small allocations
+/// that live on land in their holes, and the heap grows with the number of files (fieldpack-inat
+/// on 15,150 pages: 362 MB peak RSS with the dynamic threshold, 75 MB with it fixed at 256 KiB).
+/// Returns mallopt's result (1 on success), or 1 when the environment decides.
+static inline int fp_fix_mmap_threshold(int bytes) {
+    if (getenv("MALLOC_MMAP_THRESHOLD_") != NULL) return 1;
+    return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 #endif

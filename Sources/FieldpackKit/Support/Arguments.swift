@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -95,6 +96,9 @@ public struct StageCommand {
     public var options: Set<String>
     public var flags: Set<String>
 
+    /// glibc's mmap threshold for every stage (twice its starting value, 128 KiB, which it then raises).
+    public static let mmapThreshold: Int32 = 256 << 10
+
     public init(name: String, usage: String, help: String, options: Set<String>, flags: Set<String> = []) {
         self.name = name
         self.usage = usage
@@ -105,6 +109,9 @@ public struct StageCommand {
 
     public func main(_ body: (Arguments) throws -> Void) -> Never {
         let raw = Array(CommandLine.arguments.dropFirst())
+        // Large buffers come from mmap and go back on free, whatever was freed before: memory
+        // that does not grow with the number of input files (see `fp_fix_mmap_threshold`).
+        _ = fp_fix_mmap_threshold(Self.mmapThreshold)
         Leftovers.removeOnSignals()
         do {
             let arguments = try Arguments(raw, options: options, flags: flags)
