@@ -40,7 +40,7 @@
 #      10 x BENCH_N and the wiki stage at 10 x BENCH_WIKI_N, and reports the peak RSS of each
 #      stage at both sizes against issue 12's limits (300 MB a stage, 100 MB the wiki stage).
 #      The 10 x wiki dump is kept and reused while its .settings file matches (articles, seed,
-#      damage); delete the folder to write it again.
+#      damage, the synth binary's hash); delete the folder to write it again.
 #   4b. Tests/Bench/opendata.sh: the open-data export path (issue 13) at BENCH_OPEN_DATA_N
 #      (default BENCH_N) observations with a polygon and a taxon subtree selected, against DuckDB
 #      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1.
@@ -345,7 +345,7 @@ for run in $(seq 1 $((run_runs == 1 ? BENCH_RUNS : 0))); do
         || fail "run $run: SHARDS=$shards did not build shard $index of dedupe and of the wiki stage (kept $folder)"
     done
     if ! files=$(same_bundle "$BENCH_DIR/make" "$folder" 2>"$logs/make-shards$shards.r$run.compare"); then
-      fail "run $run: SHARDS=$shards published another bundle than the unsharded build (kept $folder): $(head -c 2000 "$logs/make-shards$shards.r$run.compare")"
+      fail "run $run: SHARDS=$shards published another bundle than the unsharded build's (its incremental rebuild after the changed article, in $BENCH_DIR/make; kept $folder): $(head -c 2000 "$logs/make-shards$shards.r$run.compare")"
     fi
     echo "run $run: SHARDS=$shards published the unsharded build's bundle, byte for byte ($files files)" | tee -a "$logs/shards-check.txt" >&2
     rm -rf "$folder"
@@ -378,7 +378,7 @@ if [[ $run_scale == 1 ]]; then
   scale_wiki="$BENCH_DIR/wiki-$scale_wiki_n$suffix"
   # fieldpack-synth has no --reuse for a wiki dump: the folder's .settings (written last) says
   # which dump it holds, and a matching one is kept (200k articles take minutes to write).
-  scale_wiki_settings="articles=$scale_wiki_n seed=$BENCH_SEED damage=${damage[*]:-none}"
+  scale_wiki_settings="articles=$scale_wiki_n seed=$BENCH_SEED damage=${damage[*]:-none} synth=$(sha256sum "$BIN/fieldpack-synth" | cut -c1-16)"
   if [[ $(cat "$scale_wiki/.settings" 2>/dev/null) == "$scale_wiki_settings" && -f $scale_wiki/articles.ndjson && -f $scale_wiki/pipeline.json ]]; then
     echo "== wiki-synth-scale: $scale_wiki already holds this dump ($scale_wiki_settings); kept it" >&2
   else
