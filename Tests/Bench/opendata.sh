@@ -50,16 +50,8 @@ mkdir -p "$logs"
 rm -f "$logs"/od-*
 
 # The baselines' virtual environment: run-bench.sh's, installed the same way when run alone.
-venv="$BENCH_DIR/venv"
-py="$venv/bin/python"
-if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
-  echo "opendata: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
-  rm -rf "$venv"
-  python3 -m venv "$venv" || fail "python3 -m venv $venv failed"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2 \
-    || fail "pip could not install the baselines (Tests/Bench/requirements.txt) into $venv"
-  cp "$here/requirements.txt" "$venv/requirements.txt"
-fi
+source "$here/venv.sh"
+bench_venv opendata
 "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_spatial, duckdb_extension_sqlite' 2>"$logs/od-venv.log" \
   || fail "DuckDB and its spatial and sqlite extensions do not import from $venv: $(tail -n 1 "$logs/od-venv.log")"
 

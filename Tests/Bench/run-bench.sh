@@ -139,17 +139,11 @@ measure() {
 echo "run-bench: parts run: $ran_parts (BENCH_PARTS=$BENCH_PARTS, BENCH_SCALE=$BENCH_SCALE)" >&2
 
 # --- 1. The baselines, in a virtual environment (the runs' peers; opendata.sh checks its own) ---
+source "$here/venv.sh"
 venv="$BENCH_DIR/venv"
 py="$venv/bin/python"
 if [[ $run_runs == 1 ]]; then
-  if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
-    echo "run-bench: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
-    rm -rf "$venv"
-    python3 -m venv "$venv" || fail "python3 -m venv $venv failed"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt" >&2 \
-      || fail "pip could not install the baselines (Tests/Bench/requirements.txt) into $venv"
-    cp "$here/requirements.txt" "$venv/requirements.txt"
-  fi
+  bench_venv run-bench
   "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_sqlite, selectolax.lexbor, lxml.html, nh3, simdjson' 2>"$logs/venv.log" \
     || fail "the baselines in $venv do not import: $(tail -n 1 "$logs/venv.log")"
 fi
