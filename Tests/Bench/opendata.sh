@@ -49,24 +49,13 @@ out="$BENCH_DIR/od-out"
 mkdir -p "$logs"
 rm -f "$logs"/od-*
 
+bench_tool=opendata
+source "$here/common.sh"   # measure, bench_venv
+
 # The baselines' virtual environment: run-bench.sh's, installed the same way when run alone.
-source "$here/venv.sh"
-bench_venv opendata
+bench_venv
 "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_spatial, duckdb_extension_sqlite' 2>"$logs/od-venv.log" \
   || fail "DuckDB and its spatial and sqlite extensions do not import from $venv: $(tail -n 1 "$logs/od-venv.log")"
-
-# measure NAME COMMAND...: as run-bench.sh's (stderr in $logs/NAME.log, GNU time in NAME.time).
-measure() {
-  local name=$1
-  shift
-  echo "== $name: $*" >&2
-  if ! /usr/bin/time -f "%e %M %U %S" -o "$logs/$name.time" "$@" >"$logs/$name.out" 2>"$logs/$name.log"; then
-    echo "opendata: $name failed; its stderr ($logs/$name.log):" >&2
-    tail -n 30 "$logs/$name.log" >&2
-    exit 1
-  fi
-  tail -n 1 "$logs/$name.log" >&2
-}
 
 # The selection both sides apply: a polygon around Europe with a hole (its boundary inside, as
 # fieldpack's rule and ST_Intersects both have it), and Animalia (1) without the genus 200003.

@@ -121,29 +121,16 @@ logs="$BENCH_DIR/logs"
 rm -rf "$logs"
 mkdir -p "$logs"
 
-# measure NAME COMMAND...: runs COMMAND with its stderr in $logs/NAME.log, prints the tool's own
-# summary line, and records "wall_s peak_rss_kib user_s system_s" in $logs/NAME.time. Stops the
-# benchmark, showing the log, if the command fails: a baseline that cannot run is never skipped.
-measure() {
-  local name=$1
-  shift
-  echo "== $name: $*" >&2
-  if ! /usr/bin/time -f "%e %M %U %S" -o "$logs/$name.time" "$@" >"$logs/$name.out" 2>"$logs/$name.log"; then
-    echo "run-bench: $name failed; its stderr ($logs/$name.log):" >&2
-    tail -n 30 "$logs/$name.log" >&2
-    exit 1
-  fi
-  tail -n 1 "$logs/$name.log" >&2
-}
+bench_tool=run-bench
+source "$here/common.sh"   # measure, bench_venv
 
 echo "run-bench: parts run: $ran_parts (BENCH_PARTS=$BENCH_PARTS, BENCH_SCALE=$BENCH_SCALE)" >&2
 
 # --- 1. The baselines, in a virtual environment (the runs' peers; opendata.sh checks its own) ---
-source "$here/venv.sh"
 venv="$BENCH_DIR/venv"
 py="$venv/bin/python"
 if [[ $run_runs == 1 ]]; then
-  bench_venv run-bench
+  bench_venv
   "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_sqlite, selectolax.lexbor, lxml.html, nh3, simdjson' 2>"$logs/venv.log" \
     || fail "the baselines in $venv do not import: $(tail -n 1 "$logs/venv.log")"
 fi
