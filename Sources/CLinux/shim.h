@@ -21,10 +21,13 @@ static inline int fp_rename_noreplace(const char *from, const char *to) {
 /// Fixes glibc's threshold for serving an allocation by its own mmap at `bytes`, unless the
 /// user set MALLOC_MMAP_THRESHOLD_ (glibc's own tunable, which then wins). Setting it turns off
 /// glibc's dynamic threshold, which rises to the largest block freed (up to 32 MiB): past that,
-/// the 1 MiB buffers a stage makes and frees per file come from the heap, the small allocations
-/// that live on land in their holes, and the heap grows with the number of files (fieldpack-inat
-/// on 15,150 pages: 362 MB peak RSS with the dynamic threshold, 75 MB with it fixed at 256 KiB).
-/// Returns mallopt's result (1 on success), or 1 when the environment decides.
+/// buffers a stage makes and frees per file come from the heap, the small allocations that live
+/// on land in their holes, and the heap grows with the number of files (fieldpack-inat on 15,150
+/// pages, when it allocated a 1 MiB read buffer per file: 362 MB peak RSS with the dynamic
+/// threshold, 75 MB fixed). Ingest now reuses one read buffer per worker (76 MB fixed, 81-87 MB
+/// dynamic; on 50,500 pages 124 MB and 132 MB); the threshold stays fixed so no other per-file
+/// buffer can bring the growth back. Returns mallopt's result (1 on success), or 1 when the
+/// environment decides.
 static inline int fp_fix_mmap_threshold(int bytes) {
     if (getenv("MALLOC_MMAP_THRESHOLD_") != NULL) return 1;
     return mallopt(M_MMAP_THRESHOLD, bytes);

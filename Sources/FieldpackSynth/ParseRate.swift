@@ -11,8 +11,11 @@ public enum ParseRate {
     public static func measure(inputs: [String], maxDocumentBytes: Int = 256 << 20) throws -> Result {
         var result = Result()
         let parser = JSONParser()
+        // One read buffer for every file, as ingest's workers keep one.
+        let buffer = PaddedBuffer(capacity: 1 << 20)
         for path in inputs {
-            let reader = LineReader(source: try openInput(path, hashing: false).source, maxLineBytes: maxDocumentBytes)
+            let reader = LineReader(
+                source: try openInput(path, hashing: false).source, buffer: buffer, maxLineBytes: maxDocumentBytes)
             switch try InputFormat.detect(reader, parser: parser) {
             case .jsonLines:
                 while let line = try reader.next() {

@@ -161,7 +161,7 @@ public struct INatIngest {
                         }
                         ingest.extractor.flushSatellites()
                         try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
-                        try rejectsPart.finish(&ingest.rejects, replacement: nil)
+                        try rejectsPart.finishCopying(&ingest.rejects)
                         sink.submit(chunk, results: results, part: part, rejects: rejectsPart)
                     } catch let members as FileIngest.FailedMembers {
                         ingest.reset()

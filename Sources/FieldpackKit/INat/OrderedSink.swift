@@ -51,6 +51,20 @@ final class PartBuffer {
             memory = writer.take(replacement: replacement, capacity: 1 << 20)
         }
     }
+
+    /// Like `finish`, but copies the bytes into a buffer of their size and leaves the writer its
+    /// own buffer: for the rejects, a few KB per chunk, where a fresh 1 MiB buffer per chunk
+    /// was allocated and faulted in only to hold them.
+    func finishCopying(_ writer: inout JSONWriter) throws {
+        if spill != nil {
+            try finish(&writer, replacement: nil)
+            return
+        }
+        let copy = ByteBuffer(capacity: writer.count)
+        copy.append(writer.buffer.bytes)
+        memory = copy
+        writer.reset()
+    }
 }
 
 /// Joins the workers' parts into the output in input order, as soon as each next part is ready,

@@ -104,11 +104,14 @@ public struct ByteRangeLines: Sendable {
     /// A reader of the lines whose first byte lies in `range` of a plain file, numbered and
     /// offset as in the whole file (`LineReader.Line.number` and `.offset`): it starts at the
     /// first line start in the range and stops where `isPast` says.
-    public static func reader(path: String, range: Range<Int>, maxLineBytes: Int = 256 << 20) throws -> LineReader {
+    public static func reader(
+        path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20
+    ) throws -> LineReader {
         let size = FileSystem.size(path) ?? 0
         let start = try lineStart(path: path, atOrAfter: range.lowerBound)
         let reader = LineReader(
-            source: try FileRangeSource(path: path, range: min(start.offset, size)..<size), maxLineBytes: maxLineBytes)
+            source: try FileRangeSource(path: path, range: min(start.offset, size)..<size), buffer: buffer,
+            maxLineBytes: maxLineBytes)
         reader.startAt(line: start.lines, offset: start.offset)
         reader.endOffset = range.upperBound
         return reader

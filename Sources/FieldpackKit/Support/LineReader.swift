@@ -41,9 +41,17 @@ public final class LineReader {
     /// How many lines `next` has returned: a damaged stream is damaged at line `linesRead + 1`.
     public var linesRead: Int { lineNumber }
 
-    public init(source: ByteSource, chunkSize: Int = 1 << 20, maxLineBytes: Int = 256 << 20) {
+    /// - Parameter buffer: a buffer to read into instead of a new one of `chunkSize` bytes (its
+    ///   bytes are discarded; it keeps any growth). A caller that reads many files one after
+    ///   another reuses one, so no 1 MiB block is allocated, faulted in and freed per file.
+    public init(source: ByteSource, buffer: PaddedBuffer? = nil, chunkSize: Int = 1 << 20, maxLineBytes: Int = 256 << 20) {
         self.source = source
-        self.buffer = PaddedBuffer(capacity: chunkSize)
+        if let buffer {
+            buffer.count = 0
+            self.buffer = buffer
+        } else {
+            self.buffer = PaddedBuffer(capacity: chunkSize)
+        }
         self.maxLineBytes = maxLineBytes
     }
 
