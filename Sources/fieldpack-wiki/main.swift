@@ -91,7 +91,7 @@ command.main { arguments in
     if let stamp {
         for path in summary.unchanged { StandardError.write("fieldpack-wiki: \(path): the same bytes as before, left as it was") }
         // What the stamp says: the outputs this run wrote and those it left as they were.
-        let replaced = [options.rejects, options.report, options.output].filter { !summary.unchanged.contains($0) }
+        let replaced = options.outputs.filter { !summary.unchanged.contains($0) }
         try AtomicOutput.write(
             replaced.map { "written \($0)\n" }.joined() + summary.unchanged.map { "unchanged \($0)\n" }.joined(), to: stamp)
         // No newer than the oldest output written, so make finds those up to date (and `make -q`

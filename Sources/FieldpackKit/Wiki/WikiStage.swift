@@ -15,6 +15,8 @@ public struct WikiStage {
         public var output: String
         public var report: String
         public var rejects: String
+        /// The files the stage writes, in the order it writes them.
+        public var outputs: [String] { [rejects, report, output] }
         public var rules = BlurbRules()
         /// The share of dump lines that may be rejected before the stage fails.
         public var maxRejectRate = 0.01
