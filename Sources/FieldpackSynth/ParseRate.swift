@@ -12,7 +12,7 @@ public enum ParseRate {
         var result = Result()
         let parser = JSONParser()
         // One read buffer for every file, as ingest's workers keep one.
-        let buffer = PaddedBuffer(capacity: 1 << 20)
+        let buffer = PaddedBuffer(capacity: LineReader.defaultChunkSize)
         for path in inputs {
             let reader = LineReader(
                 source: try openInput(path, hashing: false).source, buffer: buffer, maxLineBytes: maxDocumentBytes)

@@ -16,12 +16,13 @@ measure() {
   tail -n 1 "$logs/$name.log" >&2
 }
 
-# bench_venv: makes $BENCH_DIR/venv, the baselines' virtual environment, from
-# Tests/Bench/requirements.txt unless it already holds exactly those requirements; sets $venv
-# and $py.
+# The baselines' virtual environment and its python (bench_venv makes it).
+venv="$BENCH_DIR/venv"
+py="$venv/bin/python"
+
+# bench_venv: makes $venv from Tests/Bench/requirements.txt unless it already holds exactly those
+# requirements.
 bench_venv() {
-  venv="$BENCH_DIR/venv"
-  py="$venv/bin/python"
   if ! cmp -s "$here/requirements.txt" "$venv/requirements.txt"; then
     echo "$bench_tool: installing the baselines into $venv (Tests/Bench/requirements.txt)" >&2
     rm -rf "$venv"

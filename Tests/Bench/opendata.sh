@@ -50,7 +50,7 @@ mkdir -p "$logs"
 rm -f "$logs"/od-*
 
 bench_tool=opendata
-source "$here/common.sh"   # measure, bench_venv
+source "$here/common.sh"   # measure, bench_venv, $venv, $py
 
 # The baselines' virtual environment: run-bench.sh's, installed the same way when run alone.
 bench_venv

@@ -122,13 +122,11 @@ rm -rf "$logs"
 mkdir -p "$logs"
 
 bench_tool=run-bench
-source "$here/common.sh"   # measure, bench_venv
+source "$here/common.sh"   # measure, bench_venv, $venv, $py
 
 echo "run-bench: parts run: $ran_parts (BENCH_PARTS=$BENCH_PARTS, BENCH_SCALE=$BENCH_SCALE)" >&2
 
 # --- 1. The baselines, in a virtual environment (the runs' peers; opendata.sh checks its own) ---
-venv="$BENCH_DIR/venv"
-py="$venv/bin/python"
 if [[ $run_runs == 1 ]]; then
   bench_venv
   "$py" -c 'import duckdb, duckdb_extensions, duckdb_extension_sqlite, selectolax.lexbor, lxml.html, nh3, simdjson' 2>"$logs/venv.log" \

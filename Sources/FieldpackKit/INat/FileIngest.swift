@@ -28,7 +28,7 @@ final class FileIngest {
     static let sampleLimit = 1000
 
     /// The buffer every file is read into, one after another (see `readBuffer()`).
-    private var readStorage = PaddedBuffer(capacity: 1 << 20)
+    private var readStorage = PaddedBuffer(capacity: LineReader.defaultChunkSize)
     /// A read buffer grown past this for a large document is not kept for the next file.
     static let keptReadBufferBytes = 8 << 20
 
@@ -36,7 +36,7 @@ final class FileIngest {
     /// cost a fault per page of it for every file, and with glibc's default heap the freed
     /// blocks fragmented it, so the heap grew with the number of files (938 MB on 50,500 pages).
     func readBuffer() -> PaddedBuffer {
-        if readStorage.capacity > Self.keptReadBufferBytes { readStorage = PaddedBuffer(capacity: 1 << 20) }
+        if readStorage.capacity > Self.keptReadBufferBytes { readStorage = PaddedBuffer(capacity: LineReader.defaultChunkSize) }
         return readStorage
     }
 
