@@ -24,6 +24,8 @@ let package = Package(
             name: "CSimdJSON", path: "Sources/CSimdJSON",
             cxxSettings: [.unsafeFlags(["-O3", "-std=c++17"])],
             linkerSettings: [.linkedLibrary("simdjson")]),
+        // jemalloc's options for the wiki stage (its `malloc_conf`), linked into that executable only.
+        .target(name: "CWikiAllocator", path: "Sources/CWikiAllocator"),
         .target(
             name: "FieldpackKit",
             dependencies: ["CSQLite3", "CLibXML2", "CCrypto", "CZlib", "CArchive", "CSimdJSON", "CLinux"],
@@ -38,7 +40,8 @@ let package = Package(
         // The wiki stage builds and frees millions of small libxml2 nodes: jemalloc (Debian's
         // libjemalloc-dev) makes that about 17% faster than glibc's malloc.
         .executableTarget(
-            name: "fieldpack-\($0)", dependencies: $0 == "synth" ? ["FieldpackKit", "FieldpackSynth"] : ["FieldpackKit"],
+            name: "fieldpack-\($0)",
+            dependencies: $0 == "synth" ? ["FieldpackKit", "FieldpackSynth"] : $0 == "wiki" ? ["FieldpackKit", "CWikiAllocator"] : ["FieldpackKit"],
             path: "Sources/fieldpack-\($0)",
             linkerSettings: $0 == "wiki" ? [.linkedLibrary("jemalloc")] : [])
     } + [

@@ -9,9 +9,13 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+#include <libxml/parserInternals.h>
 
 /// The global `xmlFree` is a mutable C variable, which Swift 6 rejects; call it through here.
 static inline void fp_xml_free(void *pointer) { xmlFree(pointer); }
+/// The element depth past which libxml2's tree builder stops a parse (`xmlParserMaxDepth`, a
+/// mutable C global Swift 6 rejects).
+static inline unsigned int fp_xml_max_depth(void) { return xmlParserMaxDepth; }
 /// libxml2's dotted version, e.g. "2.9.14".
 static inline const char *fp_xml_version(void) { return LIBXML_DOTTED_VERSION; }
 #endif

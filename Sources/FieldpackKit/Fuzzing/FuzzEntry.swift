@@ -90,7 +90,7 @@ package enum FuzzEntry {
         for title in wantedTitles { wants.want(title: WikiTitle.normalize(title), by: .destination("fuzz")) }
         let stage = WikiStage(options: WikiStage.Options(inputs: [], wants: wants, output: "", report: "", rejects: ""))
         let maker = BlurbMaker(rules: stage.options.rules)
-        let pool = BlurbPool(maker: maker, inFlight: 1)
+        let pool = BlurbPool(maker: maker, byteBudget: 0, maximumJobs: 1)
         let reading = WikiStage.Reading(wanted: wants, maker: maker, pool: pool, parser: JSONParser(), counting: true, share: .everything)
         var run = WikiStage.Run()
         do {

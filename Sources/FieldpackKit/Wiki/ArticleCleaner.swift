@@ -25,15 +25,24 @@ struct ArticleCleaner {
     let rules: BlurbRules
 
     func clean(_ document: HTMLDocument) -> Blurb {
+        clean(document, tailHeading: nil).blurb
+    }
+
+    /// The blurb, and whether the rules read `tailHeading` (the heading a `TreeTail` stopped the
+    /// tree after) as a skipped section of level 2: only then is nothing past it read, and a
+    /// blurb made from a tree that stops there the blurb of the whole document.
+    func clean(_ document: HTMLDocument, tailHeading: xmlNodePtr?) -> (blurb: Blurb, skipsAfterTail: Bool) {
         var state = State(rules: rules)
+        state.tailHeading = tailHeading
         let (root, title) = Self.contentRoot(document)
         if let root {
             walkChildren(of: root, visit: { state.visit($0) })
         }
         state.finish()
-        return Blurb(
+        let blurb = Blurb(
             kind: state.kind, html: String(decoding: state.markup.finish(), as: UTF8.self),
             summary: LeadSummary.make(state.lead, length: rules.summaryLength), title: title, sections: state.sectionsShown)
+        return (blurb, state.skipsAfterTail)
     }
 
     /// The element holding the article (`div.mw-parser-output` in legacy pages, else `body`),
@@ -92,6 +101,10 @@ struct ArticleCleaner {
         var sectionsShown = 0
         /// The last paragraph read was cut short by a removed element.
         var previousWasCut = false
+        /// The heading after which the tree was left unbuilt (`TreeTail`), if it was.
+        var tailHeading: xmlNodePtr? = nil
+        /// Whether reading `tailHeading` left a skipped section of level 2 open.
+        var skipsAfterTail = false
 
         init(rules: BlurbRules) {
             self.rules = rules
@@ -171,16 +184,15 @@ struct ArticleCleaner {
         }
 
         mutating func heading(_ node: xmlNodePtr, level: Int) {
+            defer { if node == tailHeading { skipsAfterTail = skipLevel == 2 } }
             inLead = false
             previousWasCut = false
             if let skipped = skipLevel {
                 if level > skipped { return }
                 skipLevel = nil
             }
-            var text = Self.inlineText(of: node, lookups: lookups)
-            text.normalize()
-            let plain = text.plain
-            if rules.skippedSections.contains(plain.lowercased()) {
+            let text = Self.headingText(of: node, lookups: lookups)
+            if Self.isSkipped(text, rules: rules) {
                 skipLevel = level
                 pendingHeading = nil
                 return
@@ -193,6 +205,23 @@ struct ArticleCleaner {
             pendingHeading = nil
             if case .redirect = kind { markup = SafeMarkup() }
             if case .disambiguation = kind { markup = SafeMarkup() }
+        }
+
+        /// A heading's text, as the rules read it.
+        static func headingText(of node: xmlNodePtr, lookups: Lookups) -> ArticleText {
+            var text = inlineText(of: node, lookups: lookups)
+            text.normalize()
+            return text
+        }
+
+        static func isSkipped(_ text: ArticleText, rules: BlurbRules) -> Bool {
+            rules.skippedSections.contains(text.plain.lowercased())
+        }
+
+        /// Whether the rules read heading `node` as a skipped section (`TreeTail` asks of the
+        /// headings it does not leave in the tree).
+        static func isSkippedSection(_ node: xmlNodePtr, rules: BlurbRules, lookups: Lookups) -> Bool {
+            isSkipped(headingText(of: node, lookups: lookups), rules: rules)
         }
 
         /// The formatted text inside a paragraph or heading, without its references, edit links,

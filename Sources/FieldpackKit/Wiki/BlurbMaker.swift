@@ -5,9 +5,9 @@ public struct BlurbMaker: Sendable {
     }
 
     public var rules: BlurbRules
-    /// Parse only up to the trailing boilerplate (`BoilerplateCut`); off only to test that the
-    /// cut changes nothing.
-    public var cutsBoilerplate = true
+    /// Build the tree of the trailing boilerplate too (`TreeTail`): only to test that leaving
+    /// it unbuilt changes nothing.
+    public var buildsWholeTree = false
 
     public init(rules: BlurbRules = BlurbRules()) {
         self.rules = rules
@@ -22,24 +22,41 @@ public struct BlurbMaker: Sendable {
         guard html.count <= rules.maximumArticleBytes else {
             throw Refusal(description: "\(html.count) bytes of HTML, over the \(rules.maximumArticleBytes)-byte limit")
         }
-        // Page properties can sit anywhere: look for them before cutting.
-        let disambiguation = BoilerplateCut.contains("mw:PageProp/disambiguation", in: html)
-        var parsed = html
-        if cutsBoilerplate, let cut = BoilerplateCut.offset(in: html, skipped: rules.skippedSections) {
-            parsed = UnsafeRawBufferPointer(rebasing: html[0..<cut])
+        var document = try parse(html, leavingTail: true)
+        var blurb: Blurb
+        if let watch = document.tail, watch.phase != .building {
+            // The tree stops after the proposed heading: its blurb is the whole document's only if
+            // the tail held nothing the rules read and they read that heading as a skipped section.
+            let cleaned = ArticleCleaner(rules: rules).clean(document, tailHeading: watch.heading)
+            if watch.stopped && cleaned.skipsAfterTail {
+                blurb = cleaned.blurb
+            } else {
+                document = try parse(html, leavingTail: false)  // whole
+                blurb = ArticleCleaner(rules: rules).clean(document)
+            }
+        } else {
+            blurb = ArticleCleaner(rules: rules).clean(document)
         }
-        let document: HTMLDocument
-        do {
-            document = try HTMLDocument.parse(parsed, limit: rules.maximumArticleBytes)
-        } catch {
-            throw Refusal(description: error.description)
-        }
-        var blurb = ArticleCleaner(rules: rules).clean(document)
-        if disambiguation && blurb.kind == .article {
+        // Page properties can sit anywhere, also in a tail left unbuilt.
+        if BoilerplateTail.contains("mw:PageProp/disambiguation", in: html) && blurb.kind == .article {
             blurb = Blurb(kind: .disambiguation, html: "", summary: "", title: blurb.title, sections: 0)
         }
         blurb.page = PageMetadata(document: document, html: html)
         return blurb
+    }
+
+    /// The document's tree, its trailing boilerplate left unbuilt (`TreeTail`) if `leavingTail`
+    /// and the bytes propose where it starts.
+    private func parse(_ html: UnsafeRawBufferPointer, leavingTail: Bool) throws -> HTMLDocument {
+        let rules = self.rules
+        let tail: ((UnsafeBufferPointer<UInt8>) -> TreeTail?)? = buildsWholeTree || !leavingTail ? nil : { bytes in
+            BoilerplateTail.headingTagEnd(in: bytes, skipped: rules.skippedSections).map { TreeTail(stopAt: $0, rules: rules, bytes: bytes) }
+        }
+        do {
+            return try HTMLDocument.parse(html, limit: rules.maximumArticleBytes, tail: tail)
+        } catch {
+            throw Refusal(description: error.description)
+        }
     }
 
     public func blurb(html: String) throws -> Blurb {

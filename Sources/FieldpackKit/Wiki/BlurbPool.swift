@@ -1,43 +1,61 @@
 import Dispatch
-import Synchronization
 
 /// Makes blurbs on worker threads while the dump is read: the reader hands over each wanted
-/// article's HTML (copied out of the JSON parser's buffer) and collects finished blurbs. At
-/// most `inFlight` articles wait or run, so memory stays bounded whatever the dump's size.
+/// article's HTML and collects finished blurbs. What waits or runs is bounded by its bytes, not
+/// by a count: an article is admitted while the HTML in flight stays within `byteBudget` (and
+/// `maximumJobs`), and one larger than the budget only when nothing else is in flight, so a
+/// long tail of multi-megabyte articles never has several of their libxml2 trees alive at once.
+/// The HTML is copied out of the reader's buffer only once admitted.
 /// Results come back in any order; what is kept from them does not depend on it.
 final class BlurbPool: @unchecked Sendable {
-    struct Job {
-        var article: WikiStage.Article
-        var html: [UInt8]
-    }
-
     private let maker: BlurbMaker
-    private let slots: DispatchSemaphore
+    /// The bytes of article HTML that may be in flight (waiting or running) at once.
+    let byteBudget: Int
+    /// The articles that may be in flight at once, whatever their size.
+    let maximumJobs: Int
     private let group = DispatchGroup()
-    private let finished = Mutex<[(WikiStage.Article, Result<Blurb, Error>)]>([])
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var bytesInFlight = 0
+    private var jobsInFlight = 0
+    private var largestInFlight = 0
+    private var finished: [(WikiStage.Article, Result<Blurb, Error>)] = []
 
-    init(maker: BlurbMaker, inFlight: Int) {
+    init(maker: BlurbMaker, byteBudget: Int, maximumJobs: Int) {
         self.maker = maker
-        slots = DispatchSemaphore(value: inFlight)
+        self.byteBudget = byteBudget
+        self.maximumJobs = max(1, maximumJobs)
     }
 
-    /// Queues a job, waiting while `inFlight` jobs are pending.
-    func submit(_ job: Job) {
-        slots.wait()
+    /// Queues an article's blurb, first waiting until its HTML fits in the budget beside what is
+    /// in flight (or, larger than the budget, until nothing is).
+    func submit(_ article: WikiStage.Article, html: UnsafeRawBufferPointer) {
+        let cost = html.count
+        lock.withLock {
+            while jobsInFlight > 0 && (jobsInFlight >= maximumJobs || bytesInFlight + cost > byteBudget) { lock.wait() }
+            bytesInFlight += cost
+            jobsInFlight += 1
+            largestInFlight = max(largestInFlight, bytesInFlight)
+        }
+        let copy = Array(html)
         DispatchQueue.global().async(group: group) { [self] in
-            let result: Result<Blurb, Error> = job.html.withUnsafeBytes { bytes in
+            let result: Result<Blurb, Error> = copy.withUnsafeBytes { bytes in
                 Result { try maker.blurb(html: bytes) }
             }
-            finished.withLock { $0.append((job.article, result)) }
-            slots.signal()
+            lock.withLock {
+                finished.append((article, result))
+                bytesInFlight -= cost
+                jobsInFlight -= 1
+                lock.broadcast()
+            }
         }
     }
 
     /// The jobs finished so far.
     func collect() -> [(WikiStage.Article, Result<Blurb, Error>)] {
-        finished.withLock { list in
-            let done = list
-            list.removeAll(keepingCapacity: true)
+        lock.withLock {
+            let done = finished
+            finished.removeAll(keepingCapacity: true)
             return done
         }
     }
@@ -47,4 +65,7 @@ final class BlurbPool: @unchecked Sendable {
         group.wait()
         return collect()
     }
+
+    /// The most bytes of HTML that were in flight at once (for tests).
+    var peakBytesInFlight: Int { lock.withLock { largestInFlight } }
 }

@@ -29,11 +29,15 @@ final class HTMLDocument {
     }
 
     let pointer: htmlDocPtr
+    /// What became of the trailing boilerplate, when the parse was to leave its tree unbuilt
+    /// (`TreeTail`).
+    let tail: TreeTail?
 
     private static let initialized: Void = { xmlInitParser() }()
 
-    private init(pointer: htmlDocPtr) {
+    private init(pointer: htmlDocPtr, tail: TreeTail?) {
         self.pointer = pointer
+        self.tail = tail
     }
 
     deinit { xmlFreeDoc(pointer) }
@@ -41,7 +45,14 @@ final class HTMLDocument {
     /// Parses `bytes` as a document: libxml2 adds `html`, `head` and `body` as needed. (Not
     /// `HTML_PARSE_NOIMPLIED`: without a body, libxml2 2.9 nests whatever follows a `script` or
     /// an `svg` inside it, and a sanitizer that drops those would drop the text after them.)
-    static func parse(_ bytes: UnsafeRawBufferPointer, limit: Int) throws(Refusal) -> HTMLDocument {
+    ///
+    /// - Parameter tail: given the bytes libxml2 will read (valid UTF-8 without NUL), a watch
+    ///   that leaves the tree of the trailing boilerplate unbuilt (`TreeTail`), or nil to build
+    ///   it all. A document nested past libxml2's depth limit in what the watch leaves unbuilt is
+    ///   refused as a whole parse refuses it, with the same depth.
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, limit: Int, tail: ((UnsafeBufferPointer<UInt8>) -> TreeTail?)? = nil
+    ) throws(Refusal) -> HTMLDocument {
         _ = initialized
         guard bytes.count <= limit, bytes.count < Int(Int32.max) else {
             throw .tooLarge(bytes: bytes.count, limit: limit)
@@ -51,20 +62,28 @@ final class HTMLDocument {
             | HTML_PARSE_COMPACT.rawValue
         guard let context = htmlNewParserCtxt() else { throw .unparsable }
         defer { htmlFreeParserCtxt(context) }
+        var watch: TreeTail? = nil
         let parsed: htmlDocPtr? = Self.withCleanUTF8(bytes) { clean in
-            clean.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
+            watch = tail?(clean)
+            watch?.install(on: context)
+            return clean.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
                 guard let base = chars.baseAddress, !chars.isEmpty else { return nil }
                 return htmlCtxtReadMemory(context, base, Int32(chars.count), nil, "UTF-8", Int32(options))
             }
         }
+        context.pointee._private = nil
         guard let parsed else { throw .unparsable }
-        let document = HTMLDocument(pointer: parsed)
+        let document = HTMLDocument(pointer: parsed, tail: watch)
         // libxml2 stops at its depth limit with an "Excessive depth" error and returns the tree
         // so far: refuse it rather than publish a truncated blurb.
         if let error = xmlCtxtGetLastError(context), error.pointee.code == XML_ERR_INTERNAL_ERROR.rawValue,
            let message = error.pointee.message, String(cString: message).contains("depth")
         {
-            throw .tooDeep(depth: document.maximumDepth())
+            throw .tooDeep(depth: max(document.maximumDepth(), watch?.deepest ?? 0))
+        }
+        // The same refusal when the depth was passed among the elements left unbuilt.
+        if let watch, watch.tooDeep {
+            throw .tooDeep(depth: max(document.maximumDepth(), watch.deepest))
         }
         return document
     }

@@ -19,7 +19,7 @@ extension WikiStage {
     func pass(wanted: WikiWants, into run: inout Run) throws {
         run.summary.passes += 1
         let maker = BlurbMaker(rules: options.rules)
-        let pool = BlurbPool(maker: maker, inFlight: options.workers * 2)
+        let pool = BlurbPool(maker: maker, byteBudget: options.inFlightBytes, maximumJobs: options.workers * 16)
         // Each pass reads every input again: the total grows by their size.
         options.progress.expect(bytes: run.summary.passes * options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
@@ -328,7 +328,7 @@ extension WikiStage {
                 }
             }
         }
-        reading.pool.submit(BlurbPool.Job(article: article, html: Array(html.bytes)))
+        reading.pool.submit(article, html: html.bytes)
     }
 
     /// An HTML page: titled by its `<title>` (without " - Wikipedia"), else by the address it

@@ -22,6 +22,9 @@ public struct WikiStage {
         public var maxRejectRate = 0.01
         /// Threads making blurbs (the reader is one more).
         public var workers = 2
+        /// The bytes of article HTML that may wait or be made into blurbs at once (`BlurbPool`):
+        /// an article larger than this is made alone.
+        public var inFlightBytes = 8 << 20
         /// Articles and raw dump bytes read (every pass), for the progress line.
         public var progress = StageProgress.silent("wiki")
         /// The share of the dumps this run reads on its first pass (`WikiShare`).

@@ -2,17 +2,21 @@
 import Glibc
 #endif
 
-/// Finds where an article's trailing boilerplate starts in its raw HTML, so that libxml2 parses
-/// only what the blurb can use: when every `<h2>` from some point on is a skipped section
-/// (See also, References, External links, …, as articles end), the bytes from that section's
-/// opening tag on are never parsed. Reference lists and navboxes are a large share of an
-/// article's bytes. When the headings cannot be read with certainty, nothing is cut.
-enum BoilerplateCut {
-    /// The byte offset to cut at, or nil.
-    static func offset(in html: UnsafeRawBufferPointer, skipped: Set<String>) -> Int? {
-        guard let base = html.baseAddress?.assumingMemoryBound(to: UInt8.self), html.count > 0 else { return nil }
-        let bytes = UnsafeBufferPointer(start: base, count: html.count)
-        var headings: [(start: Int, boilerplate: Bool)] = []
+/// Proposes where an article's trailing boilerplate starts, from its bytes alone: when every
+/// `<h2>` from some point on reads as a skipped section (See also, References, External links, …,
+/// as articles end), the first of them. Reference lists and navboxes are a large share of an
+/// article's bytes, and their tree need not be built (`TreeTail`).
+///
+/// Only a proposal: a byte scan cannot tell a heading from the same bytes in a comment, a script
+/// or an attribute value, nor see a heading written `<H2>` or hidden in a navbox. `TreeTail` acts
+/// on it only where libxml2 itself starts that `h2`, and the blurb rules confirm it.
+enum BoilerplateTail {
+    /// The offset of the `>` that ends the start tag of the first heading of the trailing
+    /// boilerplate run, or nil.
+    static func headingTagEnd(in html: UnsafeBufferPointer<UInt8>, skipped: Set<String>) -> Int? {
+        guard html.baseAddress != nil, html.count > 0 else { return nil }
+        let bytes = html
+        var headings: [(tagEnd: Int, boilerplate: Bool)] = []
         var position = 0
         while let found = find("<h2", in: bytes, from: position) {
             let after = found + 3
@@ -24,33 +28,13 @@ enum BoilerplateCut {
                   let close = find("</h2>", in: bytes, from: open)
             else { return nil }
             let text = headingText(UnsafeBufferPointer(rebasing: bytes[(open + 1)..<close]))
-            headings.append((found, text.map { skipped.contains($0.lowercased()) } ?? false))
+            headings.append((open, text.map { skipped.contains($0.lowercased()) } ?? false))
             position = close + 5
         }
         // The first heading of the trailing run of boilerplate headings.
         guard var first = headings.indices.last, headings[first].boilerplate else { return nil }
         while first > 0 && headings[first - 1].boilerplate { first -= 1 }
-        return wrapperStart(before: headings[first].start, in: bytes)
-    }
-
-    /// The start of the element that wraps the heading when nothing but its opening tag comes
-    /// between (Parsoid's `<section …>`, MediaWiki 1.43's `<div class="mw-heading …">`); else the
-    /// heading's own start.
-    private static func wrapperStart(before heading: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var index = heading - 1
-        while index >= 0 && (bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09) { index -= 1 }
-        guard index >= 0, bytes[index] == UInt8(ascii: ">") else { return heading }
-        var open = index
-        while open >= 0 && bytes[open] != UInt8(ascii: "<") {
-            if bytes[open] == UInt8(ascii: ">") && open != index { return heading }
-            open -= 1
-        }
-        guard open >= 0 else { return heading }
-        let tag = UnsafeBufferPointer(rebasing: bytes[open...index])
-        if startsWith(tag, "<section") || (startsWith(tag, "<div") && find("mw-heading", in: tag, from: 0) != nil) {
-            return open
-        }
-        return heading
+        return headings[first].tagEnd
     }
 
     /// The heading's text: tags removed, `&amp;` decoded, whitespace collapsed, a trailing
@@ -82,11 +66,7 @@ enum BoilerplateCut {
         return UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
     }
 
-    private static func startsWith(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
-        bytes.count >= prefix.utf8CodeUnitCount && memcmp(bytes.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
-    }
-
-    /// Whether `html` contains `marker` anywhere (page properties checked before cutting).
+    /// Whether `html` contains `marker` anywhere (page properties, which can sit anywhere).
     static func contains(_ marker: StaticString, in html: UnsafeRawBufferPointer) -> Bool {
         firstOffset(of: marker, in: html) != nil
     }
