@@ -1,3 +1,4 @@
+import CWikiAllocator
 import FieldpackKit
 
 let command = StageCommand(
@@ -69,6 +70,7 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     options.keepsUnchangedOutputs = arguments.value("stamp") != nil
     options.progress = arguments.progress(stage: "wiki")
     options.maxRejectRate = try arguments.double("max-reject-rate") ?? pipeline.maxRejectRate ?? 0.01
+    options.freedMemoryRelease = FreedMemoryRelease { fp_wiki_release_freed_memory() }
     if folder != nil {
         options.shard = shard
         options.part = WikiPart.Identity(

@@ -2,6 +2,7 @@
 @testable import FieldpackSynth
 import FieldpackTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// What the wiki stage's workers hold at once is bounded by bytes of article HTML, not by a
@@ -36,6 +37,45 @@ import Testing
         #expect(peak > 60_000)  // several articles did run side by side
     }
 
+    @Test func aLargeArticlesMemoryIsReleasedOnceItsBlurbIsMadeAndASmallOnesNever() {
+        var random = SplitMix64(state: 5)
+        let pages = [4_000, 150_000, 30_000, 400_000, 9_000, 220_000].enumerated().map { index, size in
+            SyntheticWiki.article(title: "Species \(index)", random: &random, size: size)
+        }
+        let threshold = 100_000
+        let large = pages.filter { $0.utf8.count >= threshold }.count
+        #expect(large == 3 && pages.count - large == 3)  // both kinds are there to tell apart
+        let releases = Mutex(0)
+        let pool = BlurbPool(
+            maker: BlurbMaker(), byteBudget: 1 << 20, maximumJobs: 4,
+            release: FreedMemoryRelease(afterBytes: threshold) { releases.withLock { $0 += 1 } })
+        for (index, page) in pages.enumerated() {
+            var html = page
+            html.withUTF8 { pool.submit(Self.article("Species \(index)"), html: UnsafeRawBufferPointer($0)) }
+        }
+        let results = pool.drain()
+        #expect(results.count == pages.count)
+        #expect(results.allSatisfy { (try? $0.1.get()) != nil })
+        #expect(releases.withLock { $0 } == large)
+    }
+
+    /// After a multi-megabyte article's line the stage gives back its reader's grown buffers
+    /// (`LineReader.shrinkBuffer`, `JSONParser.releaseCapacity`): what was read ahead of it is kept.
+    @Test func theArticlesAfterAMultiMegabyteLineAreReadWhole() throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix64(state: 17)
+        let sizes = [20_000, 3_500_000, 30_000, 9_000, 2_600_000, 40_000]
+        let pages = sizes.enumerated().map { index, size in SyntheticWiki.article(title: "Species \(index)", random: &random, size: size) }
+        #expect(pages.filter { $0.utf8.count > WikiStage.longLineBytes }.count == 2)
+        let lines = pages.enumerated().map { index, html in WikiHarness.line("Species \(index)", html) }
+        let dump = try directory.write("dump.ndjson", lines.joined(separator: "\n") + "\n")
+        let output = try WikiHarness.run([dump], wants: WikiHarness.wants(pages.indices.map { "Species \($0)" }), in: directory)
+        #expect(output.titles.count == pages.count)
+        for (index, html) in pages.enumerated() {
+            #expect(output.articles["Species \(index)"]?["html"] as? String == (try BlurbMaker().blurb(html: html)).html)
+        }
+    }
+
     @Test func anArticleLargerThanTheBudgetIsMadeAlone() {
         let small = [6_000, 6_000, 6_000]
         let big = 300_000
@@ -46,7 +86,7 @@ import Testing
     }
 
     /// The stage's outputs do not depend on how much is in flight, nor on the order blurbs
-    /// come back in.
+    /// come back in, nor on giving large articles' memory back.
     @Test(arguments: [1, 64 << 10, 1 << 30])
     func theStagesOutputsDoNotDependOnItsByteBudget(budget: Int) throws {
         let directory = try TemporaryDirectory()
@@ -65,7 +105,10 @@ import Testing
             rejects: directory.file("rejects.jsonl"))
         options.maxRejectRate = 1
         options.inFlightBytes = budget
+        let releases = Mutex(0)
+        options.freedMemoryRelease = FreedMemoryRelease(afterBytes: 200_000) { releases.withLock { $0 += 1 } }
         try WikiStage(options: options).run()
+        #expect(releases.withLock { $0 } == 10)  // the 250 kB articles, each once
         for name in ["articles.jsonl", "report.json", "rejects.jsonl"] {
             #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(name))) == Data(contentsOf: URL(fileURLWithPath: reference.file(name))))
         }

@@ -24,6 +24,23 @@ import Testing
         #expect(try lines(second) == ["a", "b"])
     }
 
+    /// The wiki stage gives back what a multi-megabyte article's line grew the buffer to, in the
+    /// middle of a file: the lines read ahead of it are kept.
+    @Test(arguments: [1, 4096, 64 << 10])
+    func aReaderThatGaveBackALongLinesBufferReadsTheSameLinesAfterIt(chunk: Int) throws {
+        let long = String(repeating: "y", count: 3 << 20)
+        let after = (0..<2000).map { "line \($0) after the long one" }
+        let text = (["first", long] + after).joined(separator: "\n") + "\nunterminated"
+        let reader = LineReader(source: MemorySource(Array(text.utf8), chunk: chunk))
+        #expect(try reader.next().map { String(decoding: $0.bytes, as: UTF8.self) } == "first")
+        #expect(try reader.next()?.bytes.count == long.utf8.count)
+        #expect(reader.buffer.capacity >= 3 << 20)
+        reader.shrinkBuffer(toAtMost: 1 << 20)
+        #expect(reader.buffer.capacity == 1 << 20)
+        #expect(try lines(reader) == after + ["unterminated"])
+        #expect(reader.linesRead == 2 + after.count + 1)
+    }
+
     @Test func aWorkerReadsEveryFileIntoOneBufferAndDropsOneGrownForALargeDocument() throws {
         let ingest = FileIngest(maxDocumentBytes: 64 << 20)
         let part = PartBuffer(spillPath: "/nonexistent/fieldpack-read-buffer.spill")

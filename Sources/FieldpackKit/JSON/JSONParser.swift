@@ -4,11 +4,22 @@ import CSimdJSON
 ///
 /// Not thread-safe: use one parser per thread.
 public final class JSONParser {
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer
 
     public init() {
+        handle = Self.newHandle()
+    }
+
+    private static func newHandle() -> OpaquePointer {
         guard let handle = fp_json_parser_create() else { fatalError("simdjson parser allocation failed") }
-        self.handle = handle
+        return handle
+    }
+
+    /// Gives back the memory a large document grew the parser's buffers to (simdjson keeps them
+    /// for the next parse). Values it returned become invalid, as after a parse.
+    public func releaseCapacity() {
+        fp_json_parser_destroy(handle)
+        handle = Self.newHandle()
     }
 
     deinit { fp_json_parser_destroy(handle) }
@@ -79,12 +90,25 @@ public final class PaddedBuffer {
         if needed <= capacity { return }
         var newCapacity = capacity
         while newCapacity < needed { newCapacity *= 2 }
+        replaceStorage(capacity: newCapacity, keeping: 0..<count)
+    }
+
+    /// Gives back the memory the buffer grew to past `limit` bytes, keeping the bytes of `range`
+    /// (moved to the start; the buffer keeps room for them if they are more).
+    public func shrink(toAtMost limit: Int, keeping range: Range<Int>) {
+        let newCapacity = max(limit, range.count, 1)
+        guard newCapacity < capacity else { return }
+        replaceStorage(capacity: newCapacity, keeping: range)
+    }
+
+    private func replaceStorage(capacity newCapacity: Int, keeping range: Range<Int>) {
         let newStorage = UnsafeMutableRawPointer.allocate(byteCount: newCapacity + JSONParser.padding, alignment: 64)
         (newStorage + newCapacity).initializeMemory(as: UInt8.self, repeating: 0, count: JSONParser.padding)
-        newStorage.copyMemory(from: storage, byteCount: count)
+        newStorage.copyMemory(from: storage + range.lowerBound, byteCount: range.count)
         storage.deallocate()
         storage = newStorage
         capacity = newCapacity
+        count = range.count
     }
 
     /// Reads the whole source into the buffer, up to `limit` bytes.

@@ -108,6 +108,15 @@ public final class LineReader {
         consumed = offset
     }
 
+    /// Gives back the memory a long line grew the buffer to past `limit` bytes, keeping what was
+    /// read ahead of the last line returned (which, like every line returned, is no longer valid).
+    public func shrinkBuffer(toAtMost limit: Int) {
+        guard buffer.capacity > limit else { return }
+        buffer.shrink(toAtMost: limit, keeping: start..<buffer.count)
+        scanned -= start
+        start = 0
+    }
+
     /// The next line, or nil at the end.
     public func next() throws -> Line? {
         if let endOffset, consumed >= endOffset { return nil }

@@ -22,19 +22,13 @@ public struct BlurbMaker: Sendable {
         guard html.count <= rules.maximumArticleBytes else {
             throw Refusal(description: "\(html.count) bytes of HTML, over the \(rules.maximumArticleBytes)-byte limit")
         }
-        var document = try parse(html, leavingTail: true)
+        let document: HTMLDocument
         var blurb: Blurb
-        if let watch = document.tail, watch.phase != .building {
-            // The tree stops after the proposed heading: its blurb is the whole document's only if
-            // the tail held nothing the rules read and they read that heading as a skipped section.
-            let cleaned = ArticleCleaner(rules: rules).clean(document, tailHeading: watch.heading)
-            if watch.stopped && cleaned.skipsAfterTail {
-                blurb = cleaned.blurb
-            } else {
-                document = try parse(html, leavingTail: false)  // whole
-                blurb = ArticleCleaner(rules: rules).clean(document)
-            }
+        if let made = try blurbLeavingTail(html) {
+            (document, blurb) = made
         } else {
+            // The tree left unbuilt was not inert: parse it whole (the partial tree is freed by now).
+            document = try parse(html, leavingTail: false)
             blurb = ArticleCleaner(rules: rules).clean(document)
         }
         // Page properties can sit anywhere, also in a tail left unbuilt.
@@ -43,6 +37,19 @@ public struct BlurbMaker: Sendable {
         }
         blurb.page = PageMetadata(document: document, html: html)
         return blurb
+    }
+
+    /// The document, and its blurb, from a tree that leaves the trailing boilerplate unbuilt
+    /// where that gives the whole document's blurb; nil when the whole tree must be built.
+    private func blurbLeavingTail(_ html: UnsafeRawBufferPointer) throws -> (HTMLDocument, Blurb)? {
+        let document = try parse(html, leavingTail: true)
+        guard let watch = document.tail, watch.phase != .building else {
+            return (document, ArticleCleaner(rules: rules).clean(document))
+        }
+        // The tree stops after the proposed heading: its blurb is the whole document's only if
+        // the tail held nothing the rules read and they read that heading as a skipped section.
+        let cleaned = ArticleCleaner(rules: rules).clean(document, tailHeading: watch.heading)
+        return watch.stopped && cleaned.skipsAfterTail ? (document, cleaned.blurb) : nil
     }
 
     /// The document's tree, its trailing boilerplate left unbuilt (`TreeTail`) if `leavingTail`

@@ -19,7 +19,8 @@ extension WikiStage {
     func pass(wanted: WikiWants, into run: inout Run) throws {
         run.summary.passes += 1
         let maker = BlurbMaker(rules: options.rules)
-        let pool = BlurbPool(maker: maker, byteBudget: options.inFlightBytes, maximumJobs: options.workers * 16)
+        let pool = BlurbPool(
+            maker: maker, byteBudget: options.inFlightBytes, maximumJobs: options.workers * 16, release: options.freedMemoryRelease)
         // Each pass reads every input again: the total grows by their size.
         options.progress.expect(bytes: run.summary.passes * options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
@@ -182,7 +183,15 @@ extension WikiStage {
         var first = true
         // Where the next line starts: a damaged stream is told by the shard that owns that byte.
         var next = 0
+        var grown = false
         while true {
+            // A multi-megabyte line grew the line buffer and the parser's: give that memory back
+            // (a wanted article's HTML is copied out by now) rather than keep it while a worker
+            // builds the article's tree.
+            if grown {
+                reader.shrinkBuffer(toAtMost: LineReader.defaultChunkSize)
+                reading.parser.releaseCapacity()
+            }
             let line: LineReader.Line?
             do {
                 line = try reader.next()
@@ -195,6 +204,7 @@ extension WikiStage {
             }
             guard let line else { break }
             next = line.offset + line.bytes.count + 1
+            grown = line.bytes.count > Self.longLineBytes
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             // Another shard's line: read only while the file's first line (which decides whether
             // the file holds articles at all) is still to come.
@@ -236,6 +246,9 @@ extension WikiStage {
             try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
         }
     }
+
+    /// A line longer than this gives back what it grew the reader's buffers to.
+    static let longLineBytes = 2 * LineReader.defaultChunkSize
 
     /// One JSON document: an article object (an Enterprise On-demand or Structured Contents
     /// response, pretty-printed or not), or an array of them; anything else skips the file.

@@ -25,6 +25,9 @@ public struct WikiStage {
         /// The bytes of article HTML that may wait or be made into blurbs at once (`BlurbPool`):
         /// an article larger than this is made alone.
         public var inFlightBytes = 8 << 20
+        /// Gives a large article's freed memory back at once (`FreedMemoryRelease`); nil leaves
+        /// it to the allocator.
+        public var freedMemoryRelease: FreedMemoryRelease? = nil
         /// Articles and raw dump bytes read (every pass), for the progress line.
         public var progress = StageProgress.silent("wiki")
         /// The share of the dumps this run reads on its first pass (`WikiShare`).
