@@ -67,10 +67,13 @@ public struct BundlePublisher {
         try FileSystem.fsyncDirectory(staging)
         try check?(staging)
 
-        // One step: the destination holds the previous bundle or the new one, never neither.
-        if try FileSystem.exchange(staging, into: destination), (try? Self.checkDestination(staging)) == nil {
+        // One step: the destination holds the previous bundle or the new one, never neither. A
+        // SIGTERM meanwhile waits for it (`Leftovers`), then removes what sits at `staging`.
+        if try Leftovers.holdingOffRemoval({ try FileSystem.exchange(staging, into: destination) }),
+           (try? Self.checkDestination(staging)) == nil
+        {
             // Something that is not a bundle was put there after the first look: put it back.
-            _ = try FileSystem.exchange(staging, into: destination)
+            _ = try Leftovers.holdingOffRemoval { try FileSystem.exchange(staging, into: destination) }
             throw FieldpackError(
                 path: destination, "was replaced while publishing by something that is not a bundle: put back, nothing published")
         }

@@ -34,6 +34,15 @@ public enum Leftovers {
         }
     }
 
+    /// Runs `body` with the signal handler held off: a step that must not overlap the removal of
+    /// this process's temp paths, such as swapping a staged folder into place (the handler,
+    /// removing the staging folder file by file while it was swapped in, published what was left
+    /// of it). A signal during `body` is handled after it; one already being handled ends the
+    /// process before `body` starts.
+    static func holdingOffRemoval(_ body: () throws -> Bool) throws -> Bool {
+        try live.withLock { _ in try body() }
+    }
+
     static func forget(_ path: String) {
         _ = live.withLock { $0.remove(path) }
     }
