@@ -41,12 +41,12 @@ public final class LineReader {
     /// How many lines `next` has returned: a damaged stream is damaged at line `linesRead + 1`.
     public var linesRead: Int { lineNumber }
 
-    /// - Parameter buffer: a buffer to read into instead of a new one of `chunkSize` bytes (its
-    ///   bytes are discarded; it keeps any growth). A caller that reads many files one after
-    ///   another reuses one, so no 1 MiB block is allocated, faulted in and freed per file.
     /// The size of a reader's buffer unless it is given one (or another size).
     public static let defaultChunkSize = 1 << 20
 
+    /// - Parameter buffer: a buffer to read into instead of a new one of `chunkSize` bytes (its
+    ///   bytes are discarded; it keeps any growth). A caller that reads many files one after
+    ///   another reuses one, so no 1 MiB block is allocated, faulted in and freed per file.
     public init(
         source: ByteSource, buffer: PaddedBuffer? = nil, chunkSize: Int = LineReader.defaultChunkSize,
         maxLineBytes: Int = 256 << 20
