@@ -22,6 +22,8 @@ import Testing
     private static func outcome(_ html: String, unbuilt: Bool, rules: BlurbRules = BlurbRules()) -> String {
         var maker = BlurbMaker(rules: rules)
         maker.buildsWholeTree = !unbuilt
+        // The whole parse is the plain one: built whole, read after it (`ReadWhileBuildingTests`).
+        maker.readsWhileBuilding = unbuilt
         do {
             let blurb = try maker.blurb(html: html)
             return "\(blurb.kind) | \(blurb.title ?? "-") | \(blurb.sections) | \(blurb.html) | \(blurb.summary) | \(blurb.page)"

@@ -25,18 +25,32 @@ struct ArticleCleaner {
     let rules: BlurbRules
 
     func clean(_ document: HTMLDocument) -> Blurb {
-        clean(document, tailHeading: nil).blurb
+        // Without a reader there is nothing read early to disagree with.
+        clean(document, tailHeading: nil, readSoFar: nil)!.blurb
     }
 
     /// The blurb, and whether the rules read `tailHeading` (the heading a `TreeTail` stopped the
     /// tree after) as a skipped section of level 2: only then is nothing past it read, and a
     /// blurb made from a tree that stops there the blurb of the whole document.
-    func clean(_ document: HTMLDocument, tailHeading: xmlNodePtr?) -> (blurb: Blurb, skipsAfterTail: Bool) {
-        var state = State(rules: rules)
-        state.tailHeading = tailHeading
+    ///
+    /// `stream` read (and freed) the first children of the content root while the tree was built:
+    /// the walk goes on after them, from its state. Nil when it read a root other than the one
+    /// the whole document has (the caller parses again without it).
+    func clean(_ document: HTMLDocument, tailHeading: xmlNodePtr?, readSoFar stream: TreeStream?) -> (blurb: Blurb, skipsAfterTail: Bool)? {
         let (root, title) = Self.contentRoot(document)
-        if let root {
-            walkChildren(of: root, visit: { state.visit($0) })
+        var state: State
+        var next = root?.pointee.children
+        if let stream, let read = stream.lastRead {
+            guard root == stream.root else { return nil }
+            state = stream.takeState()
+            next = read.pointee.next
+        } else {
+            state = State(rules: rules)
+        }
+        state.tailHeading = tailHeading
+        while let child = next {
+            state.read(child)
+            next = child.pointee.next
         }
         state.finish()
         let blurb = Blurb(
@@ -110,8 +124,17 @@ struct ArticleCleaner {
             self.rules = rules
         }
 
-        /// Answers cached for this document (element names are interned per document by libxml2).
+        /// Answers cached for this document (`Lookups`).
         let lookups = Lookups()
+
+        /// Reads `child` of the content root and what it holds, as a walk of the root does.
+        mutating func read(_ child: xmlNodePtr) {
+            if child.isElement, child.pointee.children != nil {
+                if visit(child) { walkChildren(of: child, visit: { visit($0) }) }
+            } else {
+                _ = visit(child)
+            }
+        }
 
         mutating func visit(_ node: xmlNodePtr) -> Bool {
             guard node.isElement, let name = node.elementName else { return false }
@@ -415,32 +438,41 @@ struct ArticleCleaner {
         }
     }
 
-    /// Per-document caches: element kinds by their interned pointer, and the verdict on each
-    /// distinct `class` value (by a 64-bit FNV-1a hash of its bytes).
+    /// Per-document caches: the kind of each distinct element name and the verdict on each
+    /// distinct `class` value, both by a 64-bit FNV-1a hash of the bytes. (Not by the name's
+    /// pointer: libxml2's HTML tree builder gives every element its own copy of its name, and a
+    /// `TreeStream` frees elements while the document is read, so an address can come back
+    /// holding another name.)
     final class Lookups {
-        private var kinds: [UnsafeRawPointer: ElementKind] = [:]
+        private var kinds: [UInt64: ElementKind] = [:]
         private var classVerdicts: [UInt64: Bool] = [:]
 
         func kind(of node: xmlNodePtr) -> ElementKind {
-            guard let pointer = node.pointee.name else { return .dropped }
-            let key = UnsafeRawPointer(pointer)
-            if let known = kinds[key] { return known }
-            let kind = ElementKind(name: String(cString: pointer))
-            kinds[key] = kind
+            guard let name = node.pointee.name else { return .dropped }
+            let hash = Self.hash(name)
+            if let known = kinds[hash] { return known }
+            let kind = ElementKind(name: String(cString: name))
+            kinds[hash] = kind
             return kind
         }
 
         func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var index = 0
-            while classes[index] != 0 {
-                hash = (hash ^ UInt64(classes[index])) &* 0x0000_0100_0000_01B3
-                index += 1
-            }
+            let hash = Self.hash(classes)
             if let known = classVerdicts[hash] { return known }
             let verdict = State.classesDrop(classes)
             classVerdicts[hash] = verdict
             return verdict
+        }
+
+        /// The 64-bit FNV-1a hash of a NUL-terminated string's bytes.
+        private static func hash(_ text: UnsafePointer<UInt8>) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var index = 0
+            while text[index] != 0 {
+                hash = (hash ^ UInt64(text[index])) &* 0x0000_0100_0000_01B3
+                index += 1
+            }
+            return hash
         }
     }
 }

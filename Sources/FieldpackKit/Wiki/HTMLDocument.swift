@@ -50,8 +50,12 @@ final class HTMLDocument {
     ///   that leaves the tree of the trailing boilerplate unbuilt (`TreeTail`), or nil to build
     ///   it all. A document nested past libxml2's depth limit in what the watch leaves unbuilt is
     ///   refused as a whole parse refuses it, with the same depth.
+    /// - Parameter stream: a reader that reads the content root's children as libxml2 completes
+    ///   them and frees what it has read (`TreeStream`); the tree then holds only what it has
+    ///   not read.
     static func parse(
-        _ bytes: UnsafeRawBufferPointer, limit: Int, tail: ((UnsafeBufferPointer<UInt8>) -> TreeTail?)? = nil
+        _ bytes: UnsafeRawBufferPointer, limit: Int, tail: ((UnsafeBufferPointer<UInt8>) -> TreeTail?)? = nil,
+        stream: TreeStream? = nil
     ) throws(Refusal) -> HTMLDocument {
         _ = initialized
         guard bytes.count <= limit, bytes.count < Int(Int32.max) else {
@@ -63,15 +67,20 @@ final class HTMLDocument {
         guard let context = htmlNewParserCtxt() else { throw .unparsable }
         defer { htmlFreeParserCtxt(context) }
         var watch: TreeTail? = nil
+        var hooks: ParseHooks? = nil
         let parsed: htmlDocPtr? = Self.withCleanUTF8(bytes) { clean in
             watch = tail?(clean)
-            watch?.install(on: context)
+            if watch != nil || stream != nil {
+                hooks = ParseHooks(tail: watch, stream: stream)
+                hooks?.install(on: context)
+            }
             return clean.withMemoryRebound(to: CChar.self) { chars -> htmlDocPtr? in
                 guard let base = chars.baseAddress, !chars.isEmpty else { return nil }
                 return htmlCtxtReadMemory(context, base, Int32(chars.count), nil, "UTF-8", Int32(options))
             }
         }
         context.pointee._private = nil
+        withExtendedLifetime(hooks) {}
         guard let parsed else { throw .unparsable }
         let document = HTMLDocument(pointer: parsed, tail: watch)
         // libxml2 stops at its depth limit with an "Excessive depth" error and returns the tree

@@ -26,8 +26,8 @@ final class TreeTail {
     private let bytes: UnsafeBufferPointer<UInt8>
 
     // Read for every element libxml2 parses: unchecked at run time (`PaddedBuffer` says why).
-    /// libxml2's tree builder, as the parser context had it.
-    @exclusivity(unchecked) private var builder = xmlSAXHandler()
+    /// libxml2's tree builder, as the parser context had it (set by `ParseHooks.install`).
+    @exclusivity(unchecked) var builder = xmlSAXHandler()
 
     enum Phase: Equatable {
         /// Building the tree, watching for the proposed heading.
@@ -66,22 +66,11 @@ final class TreeTail {
     /// Whether the tree stops after the proposed heading and nothing after it needs a tree.
     var stopped: Bool { phase == .watching && unusable == nil && !tooDeep }
 
-    /// Routes the context's tree-building callbacks through this watch: until the proposed
-    /// heading only the start of elements (to find it), then its end too, then everything. Call
-    /// after `htmlNewParserCtxt`, before the parse; the context must not outlive `self`.
-    func install(on context: htmlParserCtxtPtr) {
-        guard let sax = context.pointee.sax else { return }
-        builder = sax.pointee
-        context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
-        sax.pointee.startElement = { context, name, attributes in TreeTail.with(context) { $0.start(context, name, attributes) } }
-    }
-
-    /// Calls `body` with the watch of `context` without retaining it: libxml2 calls back for
-    /// every element and every piece of text.
+    /// Calls `body` with the watch of `context` (through its `ParseHooks`) without retaining it:
+    /// libxml2 calls back for every element and every piece of text.
     @inline(__always)
     private static func with(_ context: UnsafeMutableRawPointer?, _ body: (TreeTail) -> Void) {
-        guard let context, let own = context.assumingMemoryBound(to: xmlParserCtxt.self).pointee._private else { return }
-        Unmanaged<TreeTail>.fromOpaque(own)._withUnsafeGuaranteedRef(body)
+        ParseHooks.with(context) { hooks in if let tail = hooks.tail { body(tail) } }
     }
 
     /// From the end of the proposed heading on, content goes to the tree builder only inside a
@@ -105,7 +94,9 @@ final class TreeTail {
         }
     }
 
-    private func start(
+    /// An element starts (from `ParseHooks`): until the proposed heading it is built, and the
+    /// heading's end is watched for; from then on the tail decides.
+    func start(
         _ raw: UnsafeMutableRawPointer?, _ name: UnsafePointer<xmlChar>?, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
     ) {
         guard let raw, let name, unusable == nil, !tooDeep else { return }
