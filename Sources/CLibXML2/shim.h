@@ -7,6 +7,7 @@
 #undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/HTMLparser.h>
+#include <libxml/HTMLtree.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 #include <libxml/parserInternals.h>

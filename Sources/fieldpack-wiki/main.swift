@@ -39,15 +39,15 @@ let command = StageCommand(
     options: ["pipeline", "records", "output", "report", "rejects", "depfile", "stamp", "max-reject-rate", "shard", "output-folder"])
 
 /// The stage's options, and the dumps' folders (for the depfile), from the command line and the
-/// pipeline. The pipeline (every destination: 100,000 of them for a large bundle) is not kept past
-/// it: the stage needs only the wants made from it.
+/// pipeline. The pipeline's destinations (100,000 of them for a large bundle) are never held as a
+/// list: the stage needs only the wants made from them.
 func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String]) {
-    let pipeline = try Pipeline.load(try arguments.required("pipeline"))
-    var wants = WikiWants(language: pipeline.wikipediaLanguage)
     let records = arguments.all("records")
     guard !records.isEmpty else { throw UsageError("--records is required (once per deduped records file)") }
+    let loaded = try WikiWants.loading(pipeline: try arguments.required("pipeline"))
+    let pipeline = loaded.pipeline
+    var wants = loaded.wants
     for path in records { try wants.addTaxa(fromDeduped: path) }
-    pipeline.destinationWants(into: &wants)
     let inputs = try pipeline.resolveWikipediaInputs()
     let shard = try Shard.resolve(option: arguments.value("shard"))
     let folder = arguments.value("output-folder")

@@ -173,4 +173,42 @@ import Testing
         #expect(ArticleCleaner(rules: BlurbRules()).clean(other, tailHeading: nil, readSoFar: stream) == nil)
         withExtendedLifetime(read) {}
     }
+
+    /// libxml2 reads an article through its I/O callbacks, a window at a time
+    /// (`HTMLDocument.WindowedInput`), and builds the tree it builds from the whole input in
+    /// memory (`htmlReadMemory`, which copies it twice).
+    @Test func readingThroughAWindowBuildsTheTreeOfReadingFromMemory() throws {
+        var pages = try [
+            "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html",
+            "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "redirect-stub.html", "mobile-html-Common_kingfisher.html",
+        ].map { try text(Self.fixture($0)) }
+        pages += TrailingBoilerplateTests.corpus.map { $0.replacingOccurrences(of: "\u{0}", with: "") }
+        pages += [
+            "\u{FEFF}" + Self.parsoid("<p>\(Self.prose)</p>"),
+            Self.parsoid("<meta charset=\"utf-16\"/><p>\(Self.prose) Ünïcödé, 鶴, ١٢٣.</p>"),
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + Self.parsoid("<p>\(Self.prose) Café.</p>"),
+            "<p>A fragment without a document, \(Self.prose)",
+            // A comment, a script and an attribute value longer than libxml2's windows.
+            Self.parsoid("<!--" + String(repeating: "a comment -- ", count: 3000) + "--><script>" + String(repeating: "if (a < b) {}", count: 3000)
+                + "</script><p title=\"" + String(repeating: "x", count: 40_000) + "\">\(Self.prose)</p>"),
+        ]
+        var random = SplitMix64(state: 5)
+        pages.append(SyntheticWiki.article(title: "Synthetic species 1", random: &random, size: 1_500_000))
+        func dump(_ document: htmlDocPtr?) -> String {
+            guard let document else { return "no document" }
+            var out: UnsafeMutablePointer<xmlChar>? = nil
+            var count: Int32 = 0
+            htmlDocDumpMemory(document, &out, &count)
+            defer { fp_xml_free(out) }
+            return out.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(count)), as: UTF8.self) } ?? "nothing"
+        }
+        for page in pages {
+            let windowed = try? Self.parse(page, stream: nil)
+            let whole = page.utf8CString.withUnsafeBufferPointer { chars in
+                htmlReadMemory(chars.baseAddress, Int32(chars.count - 1), nil, "UTF-8", HTMLDocument.options)
+            }
+            defer { xmlFreeDoc(whole) }
+            #expect(dump(windowed?.pointer) == dump(whole), "\(page.prefix(80))")
+        }
+    }
 }

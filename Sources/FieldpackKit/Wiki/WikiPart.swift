@@ -215,7 +215,7 @@ extension WikiStage {
         report.endObject()
         report.key("language"); report.string(options.wants.language)
         report.key("max_reject_rate"); report.double(options.maxRejectRate)
-        func requesters(_ set: Set<WikiWants.Requester>) {
+        func requesters(_ set: WikiWants.RequesterSet) {
             var record = ArticleRecord(title: "", url: "", summary: "", html: "")
             record.setRequesters(set)
             report.key("taxa")

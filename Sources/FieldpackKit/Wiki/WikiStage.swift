@@ -353,12 +353,12 @@ public struct WikiStage {
     /// so that memory holds a set only for an article reached another way.
     struct Requesters: Sendable {
         let wanted: WikiWants
-        var indirect: [String: Set<WikiWants.Requester>] = [:]
+        var indirect: [String: WikiWants.RequesterSet] = [:]
         /// What was wanted and not found (nor skipped as a disambiguation page), sorted.
         var missing: [String] = []
 
         /// The requesters of the article kept under `title`.
-        func of(_ title: String) -> Set<WikiWants.Requester> {
+        func of(_ title: String) -> WikiWants.RequesterSet {
             let own = wanted.titles[title] ?? []
             guard let more = indirect[title] else { return own }
             return own.union(more)
@@ -385,7 +385,7 @@ public struct WikiStage {
                 if let id = wikidata(articles[title]!)?.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
             }
         }
-        var indirect: [String: Set<WikiWants.Requester>] = [:]
+        var indirect: [String: WikiWants.RequesterSet] = [:]
         var missing: [String] = []
         for (title, requesters) in wanted.titles {
             var target = title

@@ -7,9 +7,9 @@ public struct WikiWants: Sendable {
         case destination(String)
     }
 
-    public private(set) var titles: [String: Set<Requester>] = [:]
-    public private(set) var wikidata: [String: Set<Requester>] = [:]
-    public let language: String
+    public private(set) var titles: [String: RequesterSet] = [:]
+    public private(set) var wikidata: [String: RequesterSet] = [:]
+    public internal(set) var language: String
 
     public init(language: String) {
         self.language = language
@@ -60,19 +60,24 @@ public struct WikiWants: Sendable {
 
 extension ArticleRecord {
     /// Sets the taxa and destinations that asked for the article, ascending.
-    mutating func setRequesters(_ requesters: Set<WikiWants.Requester>) {
+    mutating func setRequesters(_ requesters: WikiWants.RequesterSet) {
         let sorted = requesters.sorted()
         taxa = sorted.compactMap { if case .taxon(let id) = $0 { id } else { nil } }
         destinations = sorted.compactMap { if case .destination(let id) = $0 { id } else { nil } }
     }
 }
 
-extension Pipeline {
-    /// What the pipeline's destinations want from Wikipedia.
-    public func destinationWants(into wants: inout WikiWants) {
-        for destination in destinations {
+extension WikiWants {
+    /// The pipeline at `path`, and what its destinations want from Wikipedia, in its language.
+    /// The destinations go straight into the wants as they are read: the pipeline returned has
+    /// none (`Pipeline.load(_:destinations:)`).
+    public static func loading(pipeline path: String) throws -> (pipeline: Pipeline, wants: WikiWants) {
+        var wants = WikiWants(language: "")
+        let pipeline = try Pipeline.load(path) { destination in
             if let title = destination.wikipedia { wants.want(title: title, by: .destination(destination.id)) }
             if let id = destination.wikidata { wants.want(wikidata: id, by: .destination(destination.id)) }
         }
+        wants.language = pipeline.wikipediaLanguage
+        return (pipeline, wants)
     }
 }
