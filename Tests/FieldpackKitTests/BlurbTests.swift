@@ -112,10 +112,10 @@ import Testing
     }
 
     @Test func redirectStubsAndDisambiguationPagesAreRecognized() throws {
-        let stub = try maker.blurb(html: text(fixture("redirect-stub.html")))
+        let stub = try maker.blurb(html: text(wikiFixture("redirect-stub.html")))
         #expect(stub.kind == .redirect("Aşkale"))
         #expect(stub.html.isEmpty)
-        let line = try lines(fixture("enterprise-2021.ndjson"))[0]
+        let line = try lines(wikiFixture("enterprise-2021.ndjson"))[0]
         let html = try #require(((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["article_body"]
             as? [String: Any])?["html"] as? String)
         #expect(try maker.blurb(html: html).kind == .disambiguation)
@@ -124,7 +124,7 @@ import Testing
     @Test func anEnterpriseDumpLineMakesItsGoldenBlurb() throws {
         // William Clark (inventor), enwiki 2021: a hatnote, a reference, categories and hidden
         // template spans inside the lead paragraph.
-        let line = try lines(fixture("enterprise-2021.ndjson"))[1]
+        let line = try lines(wikiFixture("enterprise-2021.ndjson"))[1]
         let html = try #require(((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["article_body"]
             as? [String: Any])?["html"] as? String)
         let blurb = try maker.blurb(html: html)
@@ -132,7 +132,6 @@ import Testing
         try expectGolden(try directory.write("blurb.html", "\(blurb.html)\n\nsummary: \(blurb.summary)\n"), "wiki-enterprise-William_Clark.html")
     }
 
-    private func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
 
     @Test(arguments: [
         "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html",
@@ -144,7 +143,7 @@ import Testing
         // its sub-references ([1.1], [group 1.2]) go.
         var rules = BlurbRules()
         if name == "SubReferences.html" { rules.stubLength = 0 }
-        let blurb = try BlurbMaker(rules: rules).blurb(html: text(fixture(name)))
+        let blurb = try BlurbMaker(rules: rules).blurb(html: text(wikiFixture(name)))
         let directory = try TemporaryDirectory()
         let output = try directory.write("blurb.html", "\(blurb.html)\n\nsummary: \(blurb.summary)\n")
         try expectGolden(output, "wiki-\(name)")

@@ -84,14 +84,9 @@ import Testing
         Self.expectSameAsWholeTree(Self.parsoid("<section><h2>Biology</h2><p>\(Self.prose)</p></section><section><h2>References</h2>\(tail)</section>"))
     }
 
-    private static func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
-
-    @Test(arguments: [
-        "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html",
-        "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "mobile-html-Common_kingfisher.html", "redirect-stub.html",
-    ])
+    @Test(arguments: realWikiPages)
     func realPagesMakeTheWholeTreesBlurb(name: String) throws {
-        Self.expectSameAsWholeTree(try text(Self.fixture(name)))
+        Self.expectSameAsWholeTree(try text(wikiFixture(name)))
     }
 
     @Test func syntheticArticlesOfEverySizeMakeTheWholeTreesBlurb() {
@@ -158,7 +153,7 @@ import Testing
     /// A legacy page's content root is only known once its tree is built: nothing is read early.
     @Test func aLegacyPageIsReadAfterItsParse() throws {
         let stream = TreeStream(rules: BlurbRules())
-        _ = try Self.parse(try text(Self.fixture("Hermitian_matrix-legacy.html")), stream: stream)
+        _ = try Self.parse(try text(wikiFixture("Hermitian_matrix-legacy.html")), stream: stream)
         #expect(stream.root == nil && stream.readEarly == 0)
     }
 
@@ -178,10 +173,7 @@ import Testing
     /// (`HTMLDocument.WindowedInput`), and builds the tree it builds from the whole input in
     /// memory (`htmlReadMemory`, which copies it twice).
     @Test func readingThroughAWindowBuildsTheTreeOfReadingFromMemory() throws {
-        var pages = try [
-            "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html",
-            "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "redirect-stub.html", "mobile-html-Common_kingfisher.html",
-        ].map { try text(Self.fixture($0)) }
+        var pages = try realWikiPages.map { try text(wikiFixture($0)) }
         pages += TrailingBoilerplateTests.corpus.map { $0.replacingOccurrences(of: "\u{0}", with: "") }
         pages += [
             "\u{FEFF}" + Self.parsoid("<p>\(Self.prose)</p>"),

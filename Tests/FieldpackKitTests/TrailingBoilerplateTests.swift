@@ -158,14 +158,9 @@ import Testing
         #expect(Self.outcome(html, unbuilt: true).contains("Maps of where"))
     }
 
-    private static func fixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
-
-    @Test(arguments: [
-        "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html",
-        "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "mobile-html-Common_kingfisher.html", "redirect-stub.html",
-    ])
+    @Test(arguments: realWikiPages)
     func realPagesMakeTheWholeParsesBlurb(name: String) throws {
-        Self.expectSameAsWholeParse(try text(Self.fixture(name)))
+        Self.expectSameAsWholeParse(try text(wikiFixture(name)))
     }
 
     @Test func syntheticArticlesOfEverySizeMakeTheWholeParsesBlurb() {

@@ -50,6 +50,16 @@ package let repositoryRoot: String = {
 /// clean clone tests on its own; see Fixtures/README.md).
 package let samplesRoot = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/inat"
 
+/// A real Wikipedia page or dump of the wiki stage's tests (Fixtures/wiki, with its SOURCES.md).
+package func wikiFixture(_ name: String) -> String { "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/\(name)" }
+
+/// Every real page in Fixtures/wiki, one of each flavour (Parsoid of several years, legacy,
+/// mobile-html, right-to-left and CJK, a redirect stub).
+package let realWikiPages = [
+    "Dog.html", "Cat-parse_contents_en.html", "Hermitian_matrix-legacy.html", "Crimean_Mountains-parsoid.html", "SubReferences.html",
+    "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "mobile-html-Common_kingfisher.html", "redirect-stub.html",
+]
+
 package func text(_ path: String) throws -> String {
     try String(contentsOfFile: path, encoding: .utf8)
 }

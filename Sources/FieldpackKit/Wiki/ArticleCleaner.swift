@@ -439,51 +439,45 @@ struct ArticleCleaner {
     }
 
     /// Per-document caches: the kind of each distinct element name and the verdict on each
-    /// distinct `class` value, by a 64-bit FNV-1a hash of the bytes, each entry checked against
-    /// the bytes it was made for (names and classes are the page's own: one written to collide
-    /// with `script`'s hash must not borrow its answer). Not by the name's pointer: libxml2's HTML
-    /// tree builder gives every element its own copy of its name, and a `TreeStream` frees
-    /// elements while the document is read, so an address can come back holding another name.
+    /// distinct `class` value (`BytesKeyedCache`). Not by the name's pointer: libxml2's HTML tree
+    /// builder gives every element its own copy of its name, and a `TreeStream` frees elements
+    /// while the document is read, so an address can come back holding another name.
     final class Lookups {
-        private var kinds: [UInt64: (text: [UInt8], kind: ElementKind)] = [:]
-        private var classVerdicts: [UInt64: (text: [UInt8], drops: Bool)] = [:]
+        private var kinds = BytesKeyedCache<ElementKind>()
+        private var classVerdicts = BytesKeyedCache<Bool>()
 
         func kind(of node: xmlNodePtr) -> ElementKind {
             guard let name = node.pointee.name else { return .dropped }
-            let (hash, count) = Self.hash(name)
-            if let known = kinds[hash] {
-                if Self.equals(known.text, name, count) { return known.kind }
-                return ElementKind(name: String(cString: name))
-            }
-            let kind = ElementKind(name: String(cString: name))
-            kinds[hash] = (Array(UnsafeBufferPointer(start: name, count: count)), kind)
-            return kind
+            return kinds.value(for: name) { ElementKind(name: String(cString: name)) }
         }
 
         func classesDrop(_ classes: UnsafePointer<UInt8>) -> Bool {
-            let (hash, count) = Self.hash(classes)
-            if let known = classVerdicts[hash] {
-                if Self.equals(known.text, classes, count) { return known.drops }
-                return State.classesDrop(classes)
-            }
-            let verdict = State.classesDrop(classes)
-            classVerdicts[hash] = (Array(UnsafeBufferPointer(start: classes, count: count)), verdict)
-            return verdict
+            classVerdicts.value(for: classes) { State.classesDrop(classes) }
         }
+    }
 
-        private static func equals(_ stored: [UInt8], _ text: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-            stored.count == count && (count == 0 || stored.withUnsafeBytes { memcmp($0.baseAddress!, text, count) == 0 })
-        }
+    /// Answers cached by a NUL-terminated string's bytes: found by their 64-bit FNV-1a hash, each
+    /// entry checked against the bytes it was made for (names and classes are the page's own: one
+    /// written to collide with `script`'s hash must not borrow its answer; it is computed anew).
+    struct BytesKeyedCache<Value> {
+        private var entries: [UInt64: (text: [UInt8], value: Value)] = [:]
 
-        /// The 64-bit FNV-1a hash of a NUL-terminated string's bytes, and their count.
-        private static func hash(_ text: UnsafePointer<UInt8>) -> (UInt64, Int) {
+        mutating func value(for text: UnsafePointer<UInt8>, _ make: () -> Value) -> Value {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            var index = 0
-            while text[index] != 0 {
-                hash = (hash ^ UInt64(text[index])) &* 0x0000_0100_0000_01B3
-                index += 1
+            var count = 0
+            while text[count] != 0 {
+                hash = (hash ^ UInt64(text[count])) &* 0x0000_0100_0000_01B3
+                count += 1
             }
-            return (hash, index)
+            if let known = entries[hash] {
+                if known.text.count == count && (count == 0 || known.text.withUnsafeBytes { memcmp($0.baseAddress!, text, count) == 0 }) {
+                    return known.value
+                }
+                return make()
+            }
+            let value = make()
+            entries[hash] = (Array(UnsafeBufferPointer(start: text, count: count)), value)
+            return value
         }
     }
 }
