@@ -1,8 +1,11 @@
 #include "fp_json.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <simdjson.h>
+#include <string_view>
+#include <vector>
 
 using simdjson::dom::element;
 
@@ -32,6 +35,18 @@ inline fp_json_value wrap(element e) {
     std::memcpy(&value, static_cast<const void *>(&e), sizeof(element));
     return value;
 }
+// A key's hash from its length and its first and last 8 bytes (two loads, not a loop over the
+// bytes): equal keys hash alike, and unequal ones that collide (the same length, head and tail)
+// are told apart by comparing their bytes after the sort.
+inline uint64_t key_hash(std::string_view key) {
+    uint64_t head = 0, tail = 0;
+    size_t n = key.size();
+    std::memcpy(&head, key.data(), n < 8 ? n : 8);
+    if (n > 8) std::memcpy(&tail, key.data() + n - 8, 8);
+    uint64_t hash = head * 0x9E3779B97F4A7C15ull ^ (tail + n) * 0xC2B2AE3D27D4EB4Full;
+    return hash ^ (hash >> 29);
+}
+
 }  // namespace
 
 extern "C" {
@@ -97,6 +112,47 @@ bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length)
     *bytes = s.data();
     *length = s.size();
     return true;
+}
+
+// Whether two members of `object` have the same key, by comparing every pair: only for an
+// object whose key hashes collide, which a duplicate always makes them do.
+static bool has_equal_keys(simdjson::dom::object object) {
+    for (auto a = object.begin(); a != object.end(); ++a) {
+        auto b = a;
+        for (++b; b != object.end(); ++b) {
+            if (a.key() == b.key()) return true;
+        }
+    }
+    return false;
+}
+
+bool fp_json_has_duplicate_keys(fp_json_value value) {
+    // Per thread, kept from call to call: a record's walk allocates nothing once they have grown.
+    thread_local std::vector<element> pending;
+    thread_local std::vector<uint64_t> hashes;
+    pending.clear();
+    pending.push_back(unwrap(value));
+    while (!pending.empty()) {
+        element e = pending.back();
+        pending.pop_back();
+        if (e.is_array()) {
+            for (element child : e.get_array().value_unsafe()) {
+                if (child.is_array() || child.is_object()) pending.push_back(child);
+            }
+            continue;
+        }
+        if (!e.is_object()) continue;
+        simdjson::dom::object object = e.get_object().value_unsafe();
+        hashes.clear();
+        for (auto field : object) {
+            hashes.push_back(key_hash(field.key));
+            if (field.value.is_array() || field.value.is_object()) pending.push_back(field.value);
+        }
+        if (hashes.size() < 2) continue;
+        std::sort(hashes.begin(), hashes.end());
+        if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end() && has_equal_keys(object)) return true;
+    }
+    return false;
 }
 
 bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter) {

@@ -53,6 +53,10 @@ bool fp_json_get_double(fp_json_value value, double *out);
 bool fp_json_get_bool(fp_json_value value, bool *out);
 bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length);
 
+/// Whether an object anywhere in `value` (itself included) has two members with the same key.
+/// An explicit stack, not recursion, so a deeply nested value cannot overflow a thread's stack.
+bool fp_json_has_duplicate_keys(fp_json_value value);
+
 /// Starts iterating an array's elements or an object's values; false if `container` is neither.
 bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter);
 /// Yields the next element (and, for objects, its key); false at the end.

@@ -65,6 +65,11 @@ public struct JSONValue {
     /// The string, copied into a Swift `String`.
     public var string: String? { text?.string }
 
+    /// Whether an object anywhere in this value (itself included) has a key twice, read in one
+    /// walk of simdjson's document: what lets a record without duplicates skip the walk that
+    /// names them (`DuplicateKeys`).
+    public var hasDuplicateKeys: Bool { fp_json_has_duplicate_keys(raw) }
+
     /// The elements of an array (or the values of an object).
     public var elements: JSONElements { JSONElements(container: self) }
 
