@@ -63,6 +63,17 @@ int fp_json_parse(fp_json_parser *parser, const char *bytes, size_t length, fp_j
     return 0;
 }
 
+const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count) {
+    // Stage 1's output, which stage 2 read to build the document and leaves in place.
+    auto &implementation = parser->parser.implementation;
+    if (!implementation) {
+        *count = 0;
+        return nullptr;
+    }
+    *count = implementation->n_structural_indexes;
+    return implementation->structural_indexes.get();
+}
+
 const char *fp_json_error_message(int code) {
     return simdjson::error_message(static_cast<simdjson::error_code>(code));
 }

@@ -40,6 +40,10 @@ void fp_json_parser_destroy(fp_json_parser *parser);
 /// Returns 0 and sets `root`, or returns a nonzero error code for `fp_json_error_message`.
 int fp_json_parse(fp_json_parser *parser, const char *bytes, size_t length, fp_json_value *root);
 const char *fp_json_error_message(int code);
+/// The positions of the structural characters (`{}[]:,` and the first byte of every scalar)
+/// that simdjson's first stage found in the document `parser` last parsed, in order; `count`
+/// is set to their number. Valid until the parser parses again.
+const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count);
 const char *fp_json_implementation(void);
 const char *fp_json_version(void);
 

@@ -294,13 +294,18 @@ final class FileIngest {
         } else {
             throw FieldpackError(path: path, "valid JSON, but not an iNaturalist shape: the document is \(RecordError.describe(root.kind))")
         }
-        var scan: JSONScanner.ArrayScan? = nil
+        // Where each record starts, found at the first finding: from the structural positions of
+        // the parse just made, or, when the parser read a quoted copy (`parseQuotingNonFinite`),
+        // by scanning the page's bytes.
+        var starts: [Int]? = nil
         var locator = LineLocator(bytes)
         func location(_ index: Int) -> (line: Int?, offset: Int?) {
-            if scan == nil { scan = JSONScanner.scanArray(named: array.key, in: bytes) }
-            guard let scan, index < scan.elements.count else { return (nil, nil) }
-            let start = scan.elements[index].lowerBound
-            return (locator.line(of: start), start)
+            if starts == nil {
+                starts = parser.structurals(of: bytes).map { JSONScanner.elementStarts(named: array.key, in: bytes, structurals: $0) }
+                    ?? JSONScanner.scanArray(named: array.key, in: bytes).elements.map(\.lowerBound)
+            }
+            guard let starts, index < starts.count else { return (nil, nil) }
+            return (locator.line(of: starts[index]), starts[index])
         }
         var any = false
         for (index, element) in records.elements.enumerated() {

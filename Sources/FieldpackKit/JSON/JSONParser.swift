@@ -5,6 +5,9 @@ import CSimdJSON
 /// Not thread-safe: use one parser per thread.
 public final class JSONParser {
     private var handle: OpaquePointer
+    /// The bytes of the last successful parse (where they start, how many), to tell whether
+    /// `structurals(of:)` describes a caller's document or a copy of it.
+    private var lastParsed: (start: UnsafeRawPointer, count: Int)? = nil
 
     public init() {
         handle = Self.newHandle()
@@ -18,6 +21,7 @@ public final class JSONParser {
     /// Gives back the memory a large document grew the parser's buffers to (simdjson keeps them
     /// for the next parse). Values it returned become invalid, as after a parse.
     public func releaseCapacity() {
+        lastParsed = nil
         fp_json_parser_destroy(handle)
         handle = Self.newHandle()
     }
@@ -30,9 +34,23 @@ public final class JSONParser {
     public func parse(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
         var root = fp_json_value()
         guard let base = bytes.baseAddress else { throw JSONSyntaxError(message: "empty document") }
+        lastParsed = nil
         let code = fp_json_parse(handle, base.assumingMemoryBound(to: CChar.self), bytes.count, &root)
         if code != 0 { throw JSONSyntaxError(message: String(cString: fp_json_error_message(code))) }
+        lastParsed = (UnsafeRawPointer(base), bytes.count)
         return JSONValue(raw: root)
+    }
+
+    /// Where simdjson's first stage found the structural characters of `bytes` (`{}[]:,` and
+    /// the first byte of every scalar, in order), if `bytes` are exactly what this parser last
+    /// parsed; nil otherwise (another document, or a copy such as `parseQuotingNonFinite`'s).
+    /// Valid until the next parse.
+    public func structurals(of bytes: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt32>? {
+        guard let lastParsed, let base = bytes.baseAddress, lastParsed.start == UnsafeRawPointer(base),
+              lastParsed.count == bytes.count else { return nil }
+        var count = 0
+        guard let positions = fp_json_structurals(handle, &count) else { return nil }
+        return UnsafeBufferPointer(start: positions, count: count)
     }
 
     /// Parses a padded buffer's content.

@@ -87,6 +87,69 @@ public enum JSONScanner {
         return scan
     }
 
+    /// Where the elements of the top-level member `key`'s array begin (`key` nil: the document is
+    /// the array), read from the structural positions simdjson found when it parsed `bytes`
+    /// (`JSONParser.structurals(of:)`) rather than from every byte: the same offsets as
+    /// `scanArray(named:in:)`'s elements' lower bounds, for a document that parsed, at a few
+    /// instructions per structural character instead of per byte (the byte scan was an eighth
+    /// of ingest's instructions, once per page with a finding). Empty if there is no such array.
+    public static func elementStarts(
+        named key: String?, in bytes: UnsafeRawBufferPointer, structurals: UnsafeBufferPointer<UInt32>
+    ) -> [Int] {
+        let keyBytes = Array((key ?? "").utf8)
+        var starts: [Int] = []
+        // As in `scanArray`: a bare array is read as if it were the value of a member.
+        var depth = key == nil ? 1 : 0
+        var awaitingArray = key == nil
+        var inArray = false
+        var lastStringAtDepth1: Int? = nil
+        // Right after the array's `[` or a comma in it: the next structural starts an element.
+        var elementNext = false
+        for position in structurals {
+            let index = Int(position)
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: ":"):
+                if depth == 1, !inArray, let quote = lastStringAtDepth1 {
+                    awaitingArray = isString(at: quote, equalTo: keyBytes, in: bytes)
+                }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if awaitingArray && depth == 1 && byte == UInt8(ascii: "[") {
+                    inArray = true
+                    awaitingArray = false
+                    elementNext = true
+                } else if inArray && depth == 2 && elementNext {
+                    starts.append(index)
+                    elementNext = false
+                }
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if inArray && depth == 1 { return starts }
+            case UInt8(ascii: ","):
+                if inArray && depth == 2 { elementNext = true }
+                if depth == 1 { awaitingArray = false }
+            default:  // a scalar's first byte: a string's quote, a number, true, false, null
+                if byte == UInt8(ascii: "\"") && depth == 1 && !inArray { lastStringAtDepth1 = index }
+                if inArray && depth == 2 && elementNext {
+                    starts.append(index)
+                    elementNext = false
+                }
+            }
+        }
+        return starts
+    }
+
+    /// Whether the string whose opening quote is at `quote` holds exactly `expected`'s bytes.
+    private static func isString(at quote: Int, equalTo expected: [UInt8], in bytes: UnsafeRawBufferPointer) -> Bool {
+        let start = quote + 1
+        let end = start + expected.count
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
+        for offset in 0..<expected.count where bytes[start + offset] != expected[offset] { return false }
+        return true
+    }
+
     /// Where the string whose content starts at `start` ends: the index of its closing quote, or
     /// `bytes.count` if it never closes. A quote closes the string unless an odd number of
     /// backslashes (inside the string) comes right before it. Strings are most of a page's bytes:
