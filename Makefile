@@ -112,7 +112,7 @@ help:
 	@echo '  ENGINE=slurm        with SHARDS=N: the shards as Slurm job arrays (SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SBATCH_OPTIONS)'
 	@echo '  XSS_CORPUS=DIR      make test: the shared hostile-HTML corpus ($(XSS_CORPUS)); required when CI=true'
 	@echo '  BENCH_N=N           make bench: synthetic observations ($(BENCH_N)); BENCH_DIR=DIR ($(BENCH_DIR))'
-	@echo '  BENCH_PARTS=LIST    make bench: only these sections, a comma list of runs, scale (with BENCH_SCALE=1), opendata (all)'
+	@echo '  BENCH_PARTS=LIST    make bench: only these sections, a comma list of runs, scale (with BENCH_SCALE=1), opendata, slurm (root) (all)'
 	@echo '  PREFIX=DIR          make install: where to ($(PREFIX)); DESTDIR=DIR stages it (for packaging)'
 	@echo '  SWIFT=PATH          the swift to build with ($(SWIFT))'
 

@@ -8,7 +8,7 @@ peer / fieldpack of the medians (above 1: fieldpack is faster). The row counts m
 (see check_counts); a mismatch is printed and the exit status is 1. A goal that is missed is
 reported as FAIL, which is a result, not an error (exit 0).
 
---parts names the sections that ran (BENCH_PARTS: runs, scale, opendata); the report holds
+--parts names the sections that ran (BENCH_PARTS: runs, scale, opendata, slurm); the report holds
 those, and says of the others that they did not run, with no figure or verdict for them.
 
 Standard library only (run with the system python3).
@@ -294,7 +294,26 @@ def shards_lines(logs, runs, make_full, bench_n):
 
 
 PARTS = {"runs": "the runs at BENCH_N (the main table)", "scale": "the scale section (10 × BENCH_N)",
-         "opendata": "the open-data export path"}
+         "opendata": "the open-data export path", "slurm": "the Slurm engine's overhead"}
+
+
+def slurm_section(logs):
+    """The lines of Tests/Bench/run-bench.sh's step 4c: check-slurm.sh --measure's own figures
+    (its stdout, logs/slurm.out), as measured, and GNU time's wall for the whole step."""
+    lines = ["## The Slurm engine's overhead (issue 12)", ""]
+    path = os.path.join(logs, "slurm.out")
+    with open(path, encoding="utf-8") as handle:
+        said = [line.rstrip()[len("check-slurm: "):] for line in handle if line.startswith("check-slurm: ")]
+    if not said:
+        raise SystemExit(f"report: {path} holds no check-slurm figures")
+    lines.append("`Tests/Slurm/check-slurm.sh --measure` on a one-node cluster (`slurm-local.sh`, its scheduler "
+                 "tuned to `batch_sched_delay=0,sched_min_interval=0`); a Slurm array's time runs from `sbatch` to "
+                 "an empty queue, a build's from `make` to the verified bundle:")
+    lines.append("")
+    lines += [f"- {line}" for line in said]
+    step = Runs.once(logs, "slurm")
+    lines += ["", f"The whole step (cluster up and down included): {step.walls[0]:.1f} s."]
+    return lines
 
 
 def main():
@@ -370,6 +389,8 @@ def main():
     else:
         out += ["", "## The open-data export path (issue 13)", "",
                 "Not run (BENCH_PARTS without opendata): no figure."]
+    out += [""] + (slurm_section(logs) if "slurm" in ran else [
+        "## The Slurm engine's overhead (issue 12)", "", "Not run (BENCH_PARTS without slurm): no figure."])
     text = "\n".join(out) + "\n"
     sys.stdout.write("\n" + text)
     with open(args.results + ".tmp", "w", encoding="utf-8") as handle:

@@ -44,13 +44,17 @@
 #   4b. Tests/Bench/opendata.sh: the open-data export path (issue 13) at BENCH_OPEN_DATA_N
 #      (default BENCH_N) observations with a polygon and a taxon subtree selected, against DuckDB
 #      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1.
+#   4c. Tests/Slurm/check-slurm.sh --measure (issue 12, as root): the Slurm engine's overhead on a
+#      one-node cluster: trivial arrays, the sample pipeline, and (after the runs) the 1M build at
+#      SHARDS=4 under make -j2 and under ENGINE=slurm, which must publish the same bundle.
 #   5. Tests/Bench/report.py prints the table (ratios peer / fieldpack, each goal's target,
 #      PASS/FAIL) with the tool versions and the date, and writes it to $BENCH_DIR/results.md.
 #
 # BENCH_PARTS (default all) runs only some of the sections, a comma list of:
 #   runs      steps 2 and 3 (everything at BENCH_N, the main table);
 #   scale     step 4 (needs BENCH_SCALE=1; with BENCH_SCALE=0 it is not run);
-#   opendata  step 4b (with BENCH_SCALE=1 also its own 10 x step).
+#   opendata  step 4b (with BENCH_SCALE=1 also its own 10 x step);
+#   slurm     step 4c (root only: otherwise make bench fails, saying so).
 # e.g. BENCH_PARTS=scale BENCH_SCALE=1 BENCH_RUNS=1. results.md holds what ran and says which
 # parts did not run; it gives no figure and no verdict for them.
 #
@@ -79,26 +83,27 @@ fail() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 [[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]] || fail "BENCH_RUNS must be a positive integer, not '$BENCH_RUNS'"
-# BENCH_PARTS: which sections run (run_runs, run_scale, run_opendata: 1 or 0).
-run_runs=0 run_scale=0 run_opendata=0
+# BENCH_PARTS: which sections run (run_runs, run_scale, run_opendata, run_slurm: 1 or 0).
+run_runs=0 run_scale=0 run_opendata=0 run_slurm=0
 IFS=, read -r -a parts <<<"$BENCH_PARTS"
-[[ ${#parts[@]} -gt 0 ]] || fail "BENCH_PARTS is empty: give all, or a comma list of runs, scale, opendata"
+[[ ${#parts[@]} -gt 0 ]] || fail "BENCH_PARTS is empty: give all, or a comma list of runs, scale, opendata, slurm"
 for part in "${parts[@]}"; do
   case $part in
-    all) run_runs=1 run_scale=1 run_opendata=1 ;;
+    all) run_runs=1 run_scale=1 run_opendata=1 run_slurm=1 ;;
     runs) run_runs=1 ;;
     scale) run_scale=1 ;;
     opendata) run_opendata=1 ;;
-    *) fail "BENCH_PARTS: '$part' is not a part: give all, or a comma list of runs, scale, opendata" ;;
+    slurm) run_slurm=1 ;;
+    *) fail "BENCH_PARTS: '$part' is not a part: give all, or a comma list of runs, scale, opendata, slurm" ;;
   esac
 done
 if [[ $BENCH_SCALE == 0 ]]; then
-  [[ $run_runs == 1 || $run_opendata == 1 ]] \
+  [[ $run_runs == 1 || $run_opendata == 1 || $run_slurm == 1 ]] \
     || fail "BENCH_PARTS=$BENCH_PARTS runs only the scale section, which needs BENCH_SCALE=1"
   run_scale=0
 fi
 ran_parts=""
-for part in runs scale opendata; do
+for part in runs scale opendata slurm; do
   v=run_$part
   if [[ ${!v} == 1 ]]; then ran_parts+=${ran_parts:+,}$part; fi
 done
@@ -378,6 +383,24 @@ fi
 if [[ $run_opendata == 1 ]]; then
   BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_SCALE=$BENCH_SCALE \
     BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
+fi
+
+# --- 4c. The Slurm engine's overhead (issue 12): Tests/Slurm/check-slurm.sh --measure -------------
+# On a one-node cluster of its own (../shared/tools/slurm-local.sh, as root): arrays of trivial
+# tasks, the sample pipeline, and, when the runs made the 1M dumps, their whole build at
+# SHARDS=4 under make -j and under ENGINE=slurm (the same bundle, byte for byte). CI=true: a
+# cluster that does not come up fails the benchmark instead of being skipped.
+if [[ $run_slurm == 1 ]]; then
+  [[ $(id -u) == 0 ]] || fail "BENCH_PARTS has slurm: the one-node Slurm cluster runs its daemons as root; run make bench as root, or leave slurm out of BENCH_PARTS"
+  slurm_env=(CI=true SLURM_MEASURE_RUNS="$BENCH_RUNS" SLURM_CHECK_SHARDS=4)
+  if [[ $run_runs == 1 ]]; then
+    slurm_env+=(SLURM_MEASURE_PIPELINE="$BENCH_DIR/bench-full.json" SLURM_MEASURE_BUILD="$BENCH_DIR/slurm-builds")
+  fi
+  rm -rf "$BENCH_DIR/slurm-builds"
+  measure slurm env "${slurm_env[@]}" "$repo/Tests/Slurm/check-slurm.sh" --measure "$BIN"
+  cat "$logs/slurm.out" >&2
+  ! grep -q '^check-slurm: skipped' "$logs/slurm.out" || fail "the Slurm measurement was skipped: $(grep '^check-slurm: skipped' "$logs/slurm.out")"
+  rm -rf "$BENCH_DIR/slurm-builds"
 fi
 
 # --- 5. Versions and the report ----------------------------------------------------------------

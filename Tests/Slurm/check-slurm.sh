@@ -20,7 +20,10 @@
 #
 # --measure: the per-task overhead (arrays of 1, 4 and 16 tasks running `true` from submit to an
 # empty queue, against running them directly) and the sample pipeline's wall time under make and
-# under ENGINE=slurm at SHARDS=1 and N, each the median of SLURM_MEASURE_RUNS (3) runs.
+# under ENGINE=slurm at SHARDS=1 and N, each the median of SLURM_MEASURE_RUNS (3) runs. With
+# SLURM_MEASURE_PIPELINE=FILE (make bench's 1M pipeline), also that pipeline's build at SHARDS=N
+# under make -j and under ENGINE=slurm, once each, compared byte for byte: the overhead on
+# stages of real size (SLURM_MEASURE_BUILD: the folder for those builds).
 #
 # Skipped, saying why, when not root or when the packages cannot be installed; but with CI=true a
 # cluster that does not come up fails the check. SLURM_CHECK_SHARDS (4) is N.
@@ -131,6 +134,30 @@ if [ -n "$MEASURE" ]; then
   if [ "$N" != 1 ]; then
     timed "make bundle SHARDS=$N" SHARDS="$N"
     timed "ENGINE=slurm SHARDS=$N" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2
+  fi
+  # SLURM_MEASURE_PIPELINE: the same on a build of real size (make bench passes its 1M pipeline),
+  # once each, in SLURM_MEASURE_BUILD (default: beside the cluster's state): make -j$(nproc)
+  # SHARDS=N against ENGINE=slurm SHARDS=N, which must publish the same bundle byte for byte.
+  if [ -n "${SLURM_MEASURE_PIPELINE:-}" ]; then
+    big=${SLURM_MEASURE_BUILD:-$WORK/big}
+    big_name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["name"])' "$SLURM_MEASURE_PIPELINE") \
+      || { echo "check-slurm: SLURM_MEASURE_PIPELINE=$SLURM_MEASURE_PIPELINE has no name" >&2; exit 1; }
+    tasks=$((3 * N + 1))   # inat, dedupe and wiki arrays of N tasks each, and the publish job
+    for engine in make slurm; do
+      rm -rf "$big/$engine"; t=$(now)
+      if [ "$engine" = make ]; then
+        make --no-print-directory -j"$(nproc)" bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" >"$big.$engine.log" 2>&1
+      else
+        make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" ENGINE=slurm SLURM_POLL=0.2 >"$big.$engine.log" 2>&1
+      fi || { tail -n 30 "$big.$engine.log" >&2; echo "check-slurm: the $SLURM_MEASURE_PIPELINE build under $engine failed (log: $big.$engine.log)" >&2; exit 1; }
+      elapsed "$t" >"$WORK/big-$engine"
+    done
+    for f in "$big/make/$big_name/bundle"/*; do
+      cmp -s "$f" "$big/slurm/$big_name/bundle/$(basename "$f")" || { echo "check-slurm: ENGINE=slurm published another $(basename "$f") than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
+    done
+    make_s=$(cat "$WORK/big-make") slurm_s=$(cat "$WORK/big-slurm")
+    echo "check-slurm: $SLURM_MEASURE_PIPELINE, SHARDS=$N ($tasks Slurm jobs), one run each: make -j$(nproc) $make_s s, ENGINE=slurm $slurm_s s, the same bundle byte for byte; $(awk -v s="$slurm_s" -v m="$make_s" -v k="$tasks" 'BEGIN { printf "%+.2f s per job, %+.1f%% of the build", (s - m) / k, (s - m) / m * 100 }')"
+    rm -rf "$big" "$big".*.log
   fi
   exit 0
 fi
