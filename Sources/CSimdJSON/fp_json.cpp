@@ -166,6 +166,17 @@ bool fp_json_has_duplicate_keys(fp_json_value value) {
     return false;
 }
 
+size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity) {
+    simdjson::dom::array a;
+    if (unwrap(array).get_array().get(a)) return 0;
+    size_t count = 0;
+    for (element e : a) {
+        if (count < capacity) out[count] = wrap(e);
+        count++;
+    }
+    return count;
+}
+
 bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter) {
     element e = unwrap(container);
     Iter it{};

@@ -61,6 +61,11 @@ bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length)
 /// An explicit stack, not recursion, so a deeply nested value cannot overflow a thread's stack.
 bool fp_json_has_duplicate_keys(fp_json_value value);
 
+/// Copies up to `capacity` of an array's elements into `out`, in order, in one pass over the
+/// document; returns how many it has (more than `capacity` when `out` was too small), 0 if
+/// `array` is not an array.
+size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity);
+
 /// Starts iterating an array's elements or an object's values; false if `container` is neither.
 bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter);
 /// Yields the next element (and, for objects, its key); false at the end.

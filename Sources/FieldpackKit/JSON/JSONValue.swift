@@ -70,6 +70,20 @@ public struct JSONValue {
     /// names them (`DuplicateKeys`).
     public var hasDuplicateKeys: Bool { fp_json_has_duplicate_keys(raw) }
 
+    /// Copies an array's elements into `buffer`'s slots from the start, in one call over
+    /// simdjson's document rather than one per element, and returns how many the array has: when
+    /// that is more than `buffer.count`, only the first `buffer.count` were copied. 0 for a value
+    /// that is not an array.
+    public func copyElements(into buffer: inout [JSONValue]) -> Int {
+        buffer.withUnsafeMutableBufferPointer { slots in
+            slots.withMemoryRebound(to: fp_json_value.self) { raw in fp_json_array_elements(self.raw, raw.baseAddress, raw.count) }
+        }
+    }
+
+    /// A slot for `copyElements(into:)` to fill: it belongs to no document, so it must be
+    /// overwritten before it is read.
+    public static var placeholder: JSONValue { JSONValue(raw: fp_json_value()) }
+
     /// The elements of an array (or the values of an object).
     public var elements: JSONElements { JSONElements(container: self) }
 

@@ -1,25 +1,29 @@
 /// The elements of one positional record, loaded once so each column is a direct lookup.
 /// Reuse one per thread: it keeps its storage between records.
 public struct JSONColumns {
-    private var values: [JSONValue] = []
+    /// Slots for the columns, more than any kind has; the first `count` hold the record's.
+    private var values = [JSONValue](repeating: .placeholder, count: 32)
+    public private(set) var count = 0
 
-    public init() {
-        values.reserveCapacity(24)
-    }
+    public init() {}
 
-    /// Loads an array's elements; false if `record` is not an array.
+    /// Loads an array's elements (one call into simdjson for them all); false if `record` is not
+    /// an array.
     public mutating func load(_ record: JSONValue) -> Bool {
-        values.removeAll(keepingCapacity: true)
+        count = 0
         guard record.isArray else { return false }
-        for value in record.elements { values.append(value) }
+        var loaded = record.copyElements(into: &values)
+        if loaded > values.count {
+            values = [JSONValue](repeating: .placeholder, count: loaded)
+            loaded = record.copyElements(into: &values)
+        }
+        count = loaded
         return true
     }
 
-    public var count: Int { values.count }
-
     /// The value at `index`, nil if absent or null.
     public subscript(index: Int) -> JSONValue? {
-        guard index < values.count, !values[index].isNull else { return nil }
+        guard index < count, !values[index].isNull else { return nil }
         return values[index]
     }
 
