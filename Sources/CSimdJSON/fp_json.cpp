@@ -63,7 +63,7 @@ int fp_json_parse(fp_json_parser *parser, const char *bytes, size_t length, fp_j
     return 0;
 }
 
-const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count) {
+const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count) FP_JSON_NOEXCEPT {
     // Stage 1's output, which stage 2 read to build the document and leaves in place.
     auto &implementation = parser->parser.implementation;
     if (!implementation) {
@@ -125,20 +125,20 @@ bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length)
     return true;
 }
 
-// Whether two members of `object` have the same key, by comparing every pair: only for an
-// object whose key hashes collide, which a duplicate always makes them do.
+// Whether two members of `object` have the same key: its keys sorted, neighbours compared
+// (O(k log k), whatever the keys; only for an object whose key hashes collide, which a duplicate
+// always makes them do, and which keys alike but in the middle also do).
 static bool has_equal_keys(simdjson::dom::object object) {
-    for (auto a = object.begin(); a != object.end(); ++a) {
-        auto b = a;
-        for (++b; b != object.end(); ++b) {
-            if (a.key() == b.key()) return true;
-        }
-    }
-    return false;
+    thread_local std::vector<std::string_view> names;
+    names.clear();
+    for (auto field : object) names.push_back(field.key);
+    std::sort(names.begin(), names.end());
+    return std::adjacent_find(names.begin(), names.end()) != names.end();
 }
 
-bool fp_json_has_duplicate_keys(fp_json_value value) {
+bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
     // Per thread, kept from call to call: a record's walk allocates nothing once they have grown.
+    // noexcept: an allocation that fails ends the process rather than unwinding into Swift.
     thread_local std::vector<element> pending;
     thread_local std::vector<uint64_t> hashes;
     pending.clear();
@@ -166,7 +166,7 @@ bool fp_json_has_duplicate_keys(fp_json_value value) {
     return false;
 }
 
-size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity) {
+size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity) FP_JSON_NOEXCEPT {
     simdjson::dom::array a;
     if (unwrap(array).get_array().get(a)) return 0;
     size_t count = 0;

@@ -306,9 +306,9 @@ def slurm_section(logs):
         said = [line.rstrip()[len("check-slurm: "):] for line in handle if line.startswith("check-slurm: ")]
     if not said:
         raise SystemExit(f"report: {path} holds no check-slurm figures")
-    lines.append("`Tests/Slurm/check-slurm.sh --measure` on a one-node cluster (`slurm-local.sh`, its scheduler "
-                 "tuned to `batch_sched_delay=0,sched_min_interval=0`); a Slurm array's time runs from `sbatch` to "
-                 "an empty queue, a build's from `make` to the verified bundle:")
+    lines.append("`Tests/Slurm/check-slurm.sh --measure` on a one-node cluster (`slurm-local.sh`; its scheduler "
+                 "settings on the line \"measuring on\"); a Slurm array's time runs from `sbatch` to an empty queue, "
+                 "a build's from `make` to the verified bundle:")
     lines.append("")
     lines += [f"- {line}" for line in said]
     step = Runs.once(logs, "slurm")

@@ -43,10 +43,17 @@ import Testing
         #expect(try hasDuplicates(text) == false)
     }
 
-    @Test func aDuplicateBelowManyLevelsIsFoundWithoutRecursion() throws {
+    @Test func aDuplicateFiveHundredLevelsDownIsFound() throws {
         let depth = 500  // two levels each: within simdjson's default limit of 1024
         let text = String(repeating: #"{"k": ["#, count: depth) + #"{"z": 1, "z": 2}"# + String(repeating: "]}", count: depth)
         #expect(try hasDuplicates(text))
+    }
+
+    @Test func manyKeysAlikeButInTheMiddleAreNotDuplicatesUnlessOneRepeats() throws {
+        // Same length, first 8 and last 8 bytes: every hash collides with every other.
+        let keys = (10_000..<12_000).map { "\"field_\($0)_value\": \($0)" }
+        #expect(try hasDuplicates("{" + keys.joined(separator: ", ") + "}") == false)
+        #expect(try hasDuplicates("{" + (keys + [#""field_11999_value": 0"#]).joined(separator: ", ") + "}"))
     }
 
     @Test func anObjectOfManyKeysWithOneDuplicateIsFound() throws {

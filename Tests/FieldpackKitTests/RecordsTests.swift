@@ -346,6 +346,23 @@ struct Layout: Sendable, CustomTestStringConvertible {
         try body(columns)
     }
 
+    @Test func aRecordWiderThanTheSlotsIsLoadedWholeAndANarrowerOneAfterItHasOnlyItsOwnColumns() throws {
+        let parser = JSONParser()
+        var columns = JSONColumns()
+        let wide = PaddedBuffer(copying: Array(("[" + (0..<40).map(String.init).joined(separator: ",") + "]").utf8))
+        #expect(columns.load(try parser.parse(wide)))
+        #expect(columns.count == 40)
+        #expect((0..<40).map { columns.int64($0) } == (0..<40).map { Int64($0) })
+        let narrow = PaddedBuffer(copying: Array(#"["user", 7, null]"#.utf8))
+        #expect(columns.load(try parser.parse(narrow)))
+        #expect(columns.count == 3)
+        #expect(columns.string(0) == "user" && columns.int64(1) == 7 && columns[2] == nil)
+        #expect(columns[3] == nil && columns[39] == nil)
+        let notArray = PaddedBuffer(copying: Array(#"{"a": 1}"#.utf8))
+        #expect(columns.load(try parser.parse(notArray)) == false)
+        #expect(columns.count == 0 && columns[0] == nil)
+    }
+
     @Test func theIdOfAParsedRecordIsItsFirstColumn() throws {
         var writer = JSONWriter()
         UserRecord(id: 77).encode(into: &writer, source: "0#0")

@@ -104,7 +104,7 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 median() { LC_ALL=C sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'; }
 if [ -n "$MEASURE" ]; then
   runs=${SLURM_MEASURE_RUNS:-3}
-  echo "check-slurm: measuring on $(nproc) cores, medians of $runs runs"
+  echo "check-slurm: measuring on $(nproc) cores, medians of $runs runs, $(scontrol show config 2>/dev/null | sed -n 's/^SchedulerParameters *= */SchedulerParameters=/p' | head -n 1)"
   for k in 1 4 16; do
     for ((r = 0; r < runs; r++)); do
       t=$(now); a=$(sbatch --parsable --array=0-$((k - 1)) --output=/dev/null --wrap true)
@@ -142,21 +142,27 @@ if [ -n "$MEASURE" ]; then
     big=${SLURM_MEASURE_BUILD:-$WORK/big}
     big_name=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1], encoding="utf-8"))["name"])' "$SLURM_MEASURE_PIPELINE") \
       || { echo "check-slurm: SLURM_MEASURE_PIPELINE=$SLURM_MEASURE_PIPELINE has no name" >&2; exit 1; }
-    tasks=$((3 * N + 1))   # inat, dedupe and wiki arrays of N tasks each, and the publish job
+    tasks=$((3 * N + 1))   # from an empty folder: inat, dedupe and wiki arrays of N tasks each, and the publish job
     for engine in make slurm; do
       rm -rf "$big/$engine"; t=$(now)
+      # A clean make, whatever make started this script (as make bench's own builds are run).
       if [ "$engine" = make ]; then
-        make --no-print-directory -j"$(nproc)" bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" >"$big.$engine.log" 2>&1
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -j"$(nproc)" bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" >"$big.$engine.log" 2>&1
       else
-        make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" ENGINE=slurm SLURM_POLL=0.2 >"$big.$engine.log" 2>&1
+        env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$big/$engine" PIPELINE="$SLURM_MEASURE_PIPELINE" SHARDS="$N" ENGINE=slurm SLURM_POLL=0.2 >"$big.$engine.log" 2>&1
       fi || { tail -n 30 "$big.$engine.log" >&2; echo "check-slurm: the $SLURM_MEASURE_PIPELINE build under $engine failed (log: $big.$engine.log)" >&2; exit 1; }
       elapsed "$t" >"$WORK/big-$engine"
     done
-    for f in "$big/make/$big_name/bundle"/*; do
-      cmp -s "$f" "$big/slurm/$big_name/bundle/$(basename "$f")" || { echo "check-slurm: ENGINE=slurm published another $(basename "$f") than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
+    for engine in make slurm; do
+      [ -f "$big/$engine/$big_name/bundle/manifest.json" ] || { echo "check-slurm: the build under $engine published no bundle in $big/$engine/$big_name/bundle" >&2; exit 1; }
     done
+    [ "$(files "$big/make/$big_name/bundle")" = "$(files "$big/slurm/$big_name/bundle")" ] \
+      || { echo "check-slurm: ENGINE=slurm published other files than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
+    while IFS= read -r f; do
+      cmp -s "$big/make/$big_name/bundle/$f" "$big/slurm/$big_name/bundle/$f" || { echo "check-slurm: ENGINE=slurm published another $f than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
+    done <<<"$(files "$big/make/$big_name/bundle")"
     make_s=$(cat "$WORK/big-make") slurm_s=$(cat "$WORK/big-slurm")
-    echo "check-slurm: $SLURM_MEASURE_PIPELINE, SHARDS=$N ($tasks Slurm jobs), one run each: make -j$(nproc) $make_s s, ENGINE=slurm $slurm_s s, the same bundle byte for byte; $(awk -v s="$slurm_s" -v m="$make_s" -v k="$tasks" 'BEGIN { printf "%+.2f s per job, %+.1f%% of the build", (s - m) / k, (s - m) / m * 100 }')"
+    echo "check-slurm: $SLURM_MEASURE_PIPELINE, SHARDS=$N ($tasks Slurm tasks: 3 arrays of $N and the publish job), one run each, make first: make -j$(nproc) $make_s s, ENGINE=slurm $slurm_s s, the same bundle byte for byte; $(awk -v s="$slurm_s" -v m="$make_s" -v k="$tasks" 'BEGIN { printf "%+.2f s per task, %+.1f%% of the build", (s - m) / k, (s - m) / m * 100 }')"
     rm -rf "$big" "$big".*.log
   fi
   exit 0

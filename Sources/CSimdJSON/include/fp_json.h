@@ -8,7 +8,12 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+/// Said of a function whose C++ body may allocate: a failure ends the process instead of
+/// unwinding into its C or Swift caller.
+#define FP_JSON_NOEXCEPT noexcept
 extern "C" {
+#else
+#define FP_JSON_NOEXCEPT
 #endif
 
 /// Bytes that must be readable after every buffer handed to `fp_json_parse`.
@@ -43,7 +48,7 @@ const char *fp_json_error_message(int code);
 /// The positions of the structural characters (`{}[]:,` and the first byte of every scalar)
 /// that simdjson's first stage found in the document `parser` last parsed, in order; `count`
 /// is set to their number. Valid until the parser parses again.
-const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count);
+const uint32_t *fp_json_structurals(fp_json_parser *parser, size_t *count) FP_JSON_NOEXCEPT;
 const char *fp_json_implementation(void);
 const char *fp_json_version(void);
 
@@ -59,12 +64,12 @@ bool fp_json_get_string(fp_json_value value, const char **bytes, size_t *length)
 
 /// Whether an object anywhere in `value` (itself included) has two members with the same key.
 /// An explicit stack, not recursion, so a deeply nested value cannot overflow a thread's stack.
-bool fp_json_has_duplicate_keys(fp_json_value value);
+bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT;
 
 /// Copies up to `capacity` of an array's elements into `out`, in order, in one pass over the
 /// document; returns how many it has (more than `capacity` when `out` was too small), 0 if
 /// `array` is not an array.
-size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity);
+size_t fp_json_array_elements(fp_json_value array, fp_json_value *out, size_t capacity) FP_JSON_NOEXCEPT;
 
 /// Starts iterating an array's elements or an object's values; false if `container` is neither.
 bool fp_json_iter_begin(fp_json_value container, fp_json_iter *iter);

@@ -42,9 +42,10 @@ public final class JSONParser {
     }
 
     /// Where simdjson's first stage found the structural characters of `bytes` (`{}[]:,` and
-    /// the first byte of every scalar, in order), if `bytes` are exactly what this parser last
-    /// parsed; nil otherwise (another document, or a copy such as `parseQuotingNonFinite`'s).
-    /// Valid until the next parse.
+    /// the first byte of every scalar, in order), if `bytes` start where and are as long as what
+    /// this parser last parsed; nil otherwise (another document, or a copy such as
+    /// `parseQuotingNonFinite`'s). Only the place is checked, not the content: the positions
+    /// describe `bytes` only if they are unchanged since that parse. Valid until the next parse.
     public func structurals(of bytes: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt32>? {
         guard let lastParsed, let base = bytes.baseAddress, lastParsed.start == UnsafeRawPointer(base),
               lastParsed.count == bytes.count else { return nil }

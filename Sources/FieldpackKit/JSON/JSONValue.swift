@@ -74,15 +74,18 @@ public struct JSONValue {
     /// simdjson's document rather than one per element, and returns how many the array has: when
     /// that is more than `buffer.count`, only the first `buffer.count` were copied. 0 for a value
     /// that is not an array.
-    public func copyElements(into buffer: inout [JSONValue]) -> Int {
-        buffer.withUnsafeMutableBufferPointer { slots in
+    func copyElements(into buffer: inout [JSONValue]) -> Int {
+        // A JSONValue is its one fp_json_value, so slots of one are slots of the other.
+        assert(MemoryLayout<JSONValue>.size == MemoryLayout<fp_json_value>.size
+            && MemoryLayout<JSONValue>.stride == MemoryLayout<fp_json_value>.stride)
+        return buffer.withUnsafeMutableBufferPointer { slots in
             slots.withMemoryRebound(to: fp_json_value.self) { raw in fp_json_array_elements(self.raw, raw.baseAddress, raw.count) }
         }
     }
 
     /// A slot for `copyElements(into:)` to fill: it belongs to no document, so it must be
     /// overwritten before it is read.
-    public static var placeholder: JSONValue { JSONValue(raw: fp_json_value()) }
+    static var placeholder: JSONValue { JSONValue(raw: fp_json_value()) }
 
     /// The elements of an array (or the values of an object).
     public var elements: JSONElements { JSONElements(container: self) }
