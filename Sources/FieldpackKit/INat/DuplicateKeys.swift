@@ -36,8 +36,8 @@ struct DuplicateKeys {
     /// (breadth first), each object's in the order of their first appearance. Empty for a value
     /// that is not an object.
     mutating func find(in record: JSONValue) -> [Duplicate] {
-        // Nearly every record has none: one walk of the document in C++ says so (an eighth of
-        // ingest's instructions went to the walk below, on every record).
+        // Nearly every record has none: one walk of the document in C++ says so (14% of ingest's
+        // instructions under callgrind went to the walk below, on every record).
         guard record.isObject, record.hasDuplicateKeys else { return [] }
         containers.removeAll(keepingCapacity: true)
         containers.append(Container(value: record, parent: -1, key: nil, index: 0))
