@@ -100,11 +100,8 @@ done
 # The Slurm part needs root and the team's slurm-local.sh: said now, not after hours of runs.
 if [[ $run_slurm == 1 ]]; then
   [[ $(id -u) == 0 ]] || fail "BENCH_PARTS has slurm (all includes it): the one-node Slurm cluster runs its daemons as root; run make bench as root, or give BENCH_PARTS=runs,scale,opendata"
-  slurm_local_found=""
-  for f in "${SLURM_LOCAL:-}" "$(dirname "${BASH_SOURCE[0]}")/../../../shared/tools/slurm-local.sh" /work/shared/tools/slurm-local.sh; do
-    [[ -n $f && -f $f ]] && { slurm_local_found=$f; break; }
-  done
-  [[ -n $slurm_local_found ]] || fail "BENCH_PARTS has slurm: no slurm-local.sh (give SLURM_LOCAL=path/to/slurm-local.sh, or leave slurm out of BENCH_PARTS)"
+  "$repo/Tests/Slurm/check-slurm.sh" --locate >/dev/null \
+    || fail "BENCH_PARTS has slurm: no slurm-local.sh (give SLURM_LOCAL=path/to/slurm-local.sh, or leave slurm out of BENCH_PARTS)"
 fi
 if [[ $BENCH_SCALE == 0 ]]; then
   [[ $run_runs == 1 || $run_opendata == 1 || $run_slurm == 1 ]] \

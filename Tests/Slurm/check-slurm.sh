@@ -3,6 +3,7 @@
 #
 #   Tests/Slurm/check-slurm.sh [BIN]             (BIN: the built tools' folder, default .build/release)
 #   Tests/Slurm/check-slurm.sh --measure [BIN]   instead of the checks, the engine's overhead (below)
+#   Tests/Slurm/check-slurm.sh --locate          the slurm-local.sh it would use (exit 1: none)
 #
 # 1. Brings up a throw-away cluster with the team's slurm-local.sh (SLURM_LOCAL: its path; by
 #    default ../shared/tools/slurm-local.sh beside the repository, else /work/shared/tools/…), on a
@@ -29,12 +30,19 @@
 # cluster that does not come up fails the check. SLURM_CHECK_SHARDS (4) is N.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+SLURM_LOCAL=${SLURM_LOCAL:-$(for f in ../shared/tools/slurm-local.sh /work/shared/tools/slurm-local.sh; do [ -f "$f" ] && { cd "$(dirname "$f")" && echo "$PWD/slurm-local.sh"; } && break; done)}
+# --locate: print the slurm-local.sh this script would use and exit 0, or exit 1 if there is none
+# (make bench asks before its first step).
+if [ "${1:-}" = --locate ]; then
+  { [ -n "$SLURM_LOCAL" ] && [ -f "$SLURM_LOCAL" ]; } || exit 1
+  echo "$SLURM_LOCAL"
+  exit 0
+fi
 MEASURE=""; [ "${1:-}" = --measure ] && { MEASURE=1; shift; }
 BIN="$(cd "${1:-.build/release}" && pwd)" || { echo "check-slurm: no tools folder ${1:-.build/release}" >&2; exit 1; }
 N=${SLURM_CHECK_SHARDS:-4}
 KILL=${SLURM_CHECK_KILL:-dedupe-$((N > 1 ? 1 : 0))}
 KILL_STAGE=${KILL%-*} KILL_INDEX=${KILL##*-}
-SLURM_LOCAL=${SLURM_LOCAL:-$(for f in ../shared/tools/slurm-local.sh /work/shared/tools/slurm-local.sh; do [ -f "$f" ] && { cd "$(dirname "$f")" && echo "$PWD/slurm-local.sh"; } && break; done)}
 
 skip() {
   if [ "${CI:-}" = true ] && [ "$(id -u)" = 0 ]; then echo "check-slurm: FAIL: $* (CI=true: the Slurm check must run)" >&2; exit 1; fi
@@ -82,18 +90,22 @@ bundle() {
 }
 slurm_bundle() { local build=$1; shift; bundle "$build" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 "$@"; }
 files() { (cd "$1" && find . -type f | LC_ALL=C sort); }
+# bundle_difference WHOLE OTHER: prints nothing when the bundle folder OTHER holds exactly the
+# files of WHOLE (make's), byte for byte; otherwise what differs.
+bundle_difference() {
+  local f differ=""
+  [ -f "$2/manifest.json" ] || { echo "no bundle at $2"; return; }
+  if [ "$(files "$1")" != "$(files "$2")" ]; then
+    echo "the bundle's files differ from make's: $(files "$2" | tr '\n' ' ')"; return
+  fi
+  while IFS= read -r f; do cmp -s "$1/$f" "$2/$f" || differ+=" ${f#./}"; done <<<"$(files "$1")"
+  [ -z "$differ" ] || echo "differs from make's bundle in:$differ"
+}
 # same_bundle BUILD WHAT: BUILD's bundle has exactly the reference's files, byte for byte.
 same_bundle() {
-  local f name differ=""
-  [ -d "$1/sample/bundle" ] || { fail "$2: no bundle at $1/sample/bundle"; return; }
-  if [ "$(files "$REF/sample/bundle")" != "$(files "$1/sample/bundle")" ]; then
-    fail "$2: the bundle's files differ from make's: $(files "$1/sample/bundle" | tr '\n' ' ')"; return
-  fi
-  for f in "$REF"/sample/bundle/*; do
-    name=$(basename "$f")
-    cmp -s "$f" "$1/sample/bundle/$name" || differ+=" $name"
-  done
-  if [ -n "$differ" ]; then fail "$2: differs from the unsharded bundle in:$differ"; else pass "$2: byte-identical to the unsharded bundle ($(files "$1/sample/bundle" | wc -l) files)"; fi
+  local problem
+  problem=$(bundle_difference "$REF/sample/bundle" "$1/sample/bundle")
+  if [ -n "$problem" ]; then fail "$2: $problem"; else pass "$2: byte-identical to the unsharded bundle ($(files "$1/sample/bundle" | wc -l) files)"; fi
 }
 # says LOG TEXT WHAT: the make output LOG contains TEXT.
 says() { if grep -qF -- "$2" "$1"; then pass "$3"; else fail "$3: no '$2' in its output:"; sed 's/^/    /' "$1" >&2; fi; }
@@ -153,14 +165,9 @@ if [ -n "$MEASURE" ]; then
       fi || { tail -n 30 "$big.$engine.log" >&2; echo "check-slurm: the $SLURM_MEASURE_PIPELINE build under $engine failed (log: $big.$engine.log)" >&2; exit 1; }
       elapsed "$t" >"$WORK/big-$engine"
     done
-    for engine in make slurm; do
-      [ -f "$big/$engine/$big_name/bundle/manifest.json" ] || { echo "check-slurm: the build under $engine published no bundle in $big/$engine/$big_name/bundle" >&2; exit 1; }
-    done
-    [ "$(files "$big/make/$big_name/bundle")" = "$(files "$big/slurm/$big_name/bundle")" ] \
-      || { echo "check-slurm: ENGINE=slurm published other files than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
-    while IFS= read -r f; do
-      cmp -s "$big/make/$big_name/bundle/$f" "$big/slurm/$big_name/bundle/$f" || { echo "check-slurm: ENGINE=slurm published another $f than make for $SLURM_MEASURE_PIPELINE" >&2; exit 1; }
-    done <<<"$(files "$big/make/$big_name/bundle")"
+    [ -f "$big/make/$big_name/bundle/manifest.json" ] || { echo "check-slurm: the build under make published no bundle in $big/make/$big_name/bundle" >&2; exit 1; }
+    problem=$(bundle_difference "$big/make/$big_name/bundle" "$big/slurm/$big_name/bundle")
+    [ -z "$problem" ] || { echo "check-slurm: ENGINE=slurm for $SLURM_MEASURE_PIPELINE: $problem" >&2; exit 1; }
     make_s=$(cat "$WORK/big-make") slurm_s=$(cat "$WORK/big-slurm")
     echo "check-slurm: $SLURM_MEASURE_PIPELINE, SHARDS=$N ($tasks Slurm tasks: 3 arrays of $N and the publish job), one run each, make first: make -j$(nproc) $make_s s, ENGINE=slurm $slurm_s s, the same bundle byte for byte; $(awk -v s="$slurm_s" -v m="$make_s" -v k="$tasks" 'BEGIN { printf "%+.2f s per task, %+.1f%% of the build", (s - m) / k, (s - m) / m * 100 }')"
     rm -rf "$big" "$big".*.log
