@@ -187,6 +187,37 @@ import Testing
         #expect(report["shipped"] as? Int == 1)
     }
 
+    /// Both ends of the range are in; a value with a time after its date is judged on the date;
+    /// a value with no date is outside any range. The rule applies as the records load, before
+    /// `min_photos`, so the removed observations' photos are neither shipped nor capped: they
+    /// are counted as not selected.
+    @Test func theObservedRangeKeepsItsFirstAndLastDaysAndJudgesATimestampByItsDate() throws {
+        let observations = [
+            Observation(id: 61, observed: "2023-12-31", photos: [(601, "cc-by")]),
+            Observation(id: 62, observed: "2024-01-01", photos: [(602, "cc-by")]),
+            Observation(id: 63, observed: "2024-12-31T23:30:00", photos: [(603, "cc-by")]),
+            Observation(id: 64, observed: "2025-01-01T00:00:00", photos: [(604, "cc-by")]),
+            Observation(id: 65, observed: "", photos: [(605, "cc-by")]),
+            Observation(id: 66, observed: "2024-06-01", photos: []),
+        ]
+        var selection = Selection()
+        selection.observedFrom = "2024-01-01"
+        selection.observedTo = "2024-12-31"
+        selection.minimumPhotos = 1
+        let directory = try TemporaryDirectory()
+        let (database, summary) = try build(observations, selection, in: directory)
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == [62, 63])
+        #expect(try ids("SELECT id FROM photos ORDER BY id", in: database) == [602, 603])
+        #expect(summary.selection?.removed == ["observed": 3, "min_photos": 1])
+        #expect(summary.selection?.observationsConsidered == 6 && summary.selection?.observationsKept == 2)
+        #expect(summary.selection?.photosNotSelected == 3)
+
+        // An open range: from a day on.
+        selection.observedTo = nil
+        let later = try TemporaryDirectory()
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: try build(observations, selection, in: later).database) == [62, 63, 64])
+    }
+
     @Test func aSelectionThatKeepsNothingIsAFindingAndTheBundleStillBuilds() throws {
         var selection = Selection()
         selection.places.boxes = [BoundingBox(west: -1, south: -1, east: 1, north: 1)]

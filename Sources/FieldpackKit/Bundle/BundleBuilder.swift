@@ -154,7 +154,7 @@ public struct BundleBuilder {
                 try loader.load(
                     paths: options.inputs, policy: options.policy, measured: measured, articles: articleByTaxon,
                     space: SortSpace(folder: directory(of: options.output), runBytes: options.sortRunBytes),
-                    exportID: options.exportID)
+                    selection: options.selection, exportID: options.exportID)
                 trace.mark("load")
                 summary.missingParents = loader.missingParents
                 summary.findings += loader.missingParents.shown
@@ -163,7 +163,8 @@ public struct BundleBuilder {
                 // (the benchmark's keeps 1.7% of 1M observations), and every index would be updated
                 // for each row deleted; the indexes are then built over what is kept.
                 if let selection = options.selection {
-                    let counts = try BundleSelection(selection: selection, database: scratch).apply(to: &summary.report)
+                    let counts = try BundleSelection(selection: selection, database: scratch)
+                        .apply(to: &summary.report, loaded: loader.selected ?? SelectionCounts())
                     summary.selection = counts
                     summary.findings += Self.findings(counts, source: options.selectionSource)
                     trace.mark("select")

@@ -2,14 +2,16 @@
 /// before the search index and the counts are made.
 ///
 /// It runs on what the load decided: only photos that may ship are in `photos`, so "the photos
-/// an observation ships" is its `observation_photos` rows. SQL does the work, with three Swift
-/// functions for what SQLite has no expression for (`fp_select_place`, `fp_select_taxon`,
-/// `fp_select_license_rank`); the sets it builds are temporary tables, so memory stays SQLite's
-/// cache whatever the size. In order:
-/// 1. each observation rule marks the observations it removes (`Selection` lists them; an
-///    observation is counted under the first rule that removes it), then the observation cap,
-///    then the photo cap (see `SelectionCaps`); an observation the photo cap leaves below
-///    `min_photos` goes too;
+/// an observation ships" is its `observation_photos` rows; and the load has already applied the
+/// observation rules that read one observation (places, taxa, quality grades, the observed
+/// range: `Selection.removingRule`, in `RecordParser`), so only observations they keep, and the
+/// photos those link or taxa refer to, were inserted. SQL does the rest, with two Swift
+/// functions for what SQLite has no expression for (`fp_select_taxon`, `fp_select_license_rank`);
+/// the sets it builds are temporary tables, so memory stays SQLite's cache whatever the size. In
+/// order:
+/// 1. `min_photos` marks the observations it removes (an observation is counted under the first
+///    rule that removes it, the load's first), then the observation cap, then the photo cap (see
+///    `SelectionCaps`); an observation the photo cap leaves below `min_photos` goes too;
 /// 2. the removed observations and their photo links go;
 /// 3. taxa kept: the taxa of the kept observations and of the species counts lists (those the
 ///    taxon rule keeps), and all their ancestors; the other taxa and their taxon photos go;
@@ -21,13 +23,15 @@ struct BundleSelection {
     let selection: Selection
     let database: Database
 
+    /// - Parameter loaded: what the load's observation rules removed (`LoadSelection`): the
+    ///   observations considered and each rule's count, the photos not selected.
     /// - Returns: what each rule removed.
-    func apply(to report: inout CostReport?) throws -> SelectionCounts {
+    func apply(to report: inout CostReport?, loaded: SelectionCounts) throws -> SelectionCounts {
         let key = try ObservationKey.read(database)
         let (o, link) = ("o.\"\(key.column)\"", "\"\(key.link)\"")
         try defineFunctions()
         var counts = SelectionCounts()
-        counts.observationsConsidered = Int(try database.int("SELECT count(*) FROM observations") ?? 0)
+        counts.observationsConsidered = loaded.observationsConsidered
         counts.taxaConsidered = Int(try database.int("SELECT count(*) FROM taxa") ?? 0)
         try database.execute("""
             CREATE TEMP TABLE select_removed (key PRIMARY KEY, rule TEXT NOT NULL) WITHOUT ROWID;
@@ -45,22 +49,7 @@ struct BundleSelection {
         }
         let kept = "\(o) NOT IN (SELECT key FROM select_removed)"
         let photoCount = "(SELECT count(*) FROM observation_photos AS op WHERE op.\(link) = \(o))"
-        // 1. The rules, in `SelectionCounts.rules` order.
-        if !selection.places.isEmpty {
-            try remove("places", where: "NOT fp_select_place(o.longitude, o.latitude, o.coordinates_obscured)")
-        }
-        if !selection.taxa.isEmpty {
-            try remove("taxa", where: "NOT EXISTS (SELECT 1 FROM taxa AS t WHERE t.id = o.taxon_id AND fp_select_taxon(t.id, t.ancestry, t.rank))")
-        }
-        if !selection.qualityGrades.isEmpty {
-            let grades = selection.qualityGrades.map { _ in "?" }.joined(separator: ", ")
-            try remove("quality_grades", where: "o.quality_grade IS NULL OR o.quality_grade NOT IN (\(grades))", selection.qualityGrades.map { .text($0) })
-        }
-        if selection.observedFrom != nil || selection.observedTo != nil {
-            try remove(
-                "observed", where: "o.observed_on IS NULL OR substr(o.observed_on, 1, 10) < ? OR substr(o.observed_on, 1, 10) > ?",
-                [.text(selection.observedFrom ?? "0000-00-00"), .text(selection.observedTo ?? "9999-99-99")])
-        }
+        // 1. The rules, in `SelectionCounts.rules` order: the load applied the first four.
         if selection.minimumPhotos > 0 {
             try remove("min_photos", where: "\(photoCount) < ?", [.integer(Int64(selection.minimumPhotos))])
         }
@@ -100,8 +89,9 @@ struct BundleSelection {
                 try remove("photo_cap", where: "\(kept) AND \(photoCount) < ?", [.integer(Int64(selection.minimumPhotos))])
             }
         }
+        counts.removed = loaded.removed
         for row in try database.rows("SELECT rule, count(*) FROM select_removed GROUP BY rule ORDER BY rule") {
-            counts.removed[row[0]!] = Int(row[1]!)!
+            counts.removed[row[0]!, default: 0] += Int(row[1]!)!
         }
         for rule in activeRules where counts.removed[rule] == nil { counts.removed[rule] = 0 }
         // 2. The observations.
@@ -143,7 +133,7 @@ struct BundleSelection {
             "SELECT count(DISTINCT photo) FROM select_photo_cut WHERE photo NOT IN (SELECT id FROM select_photos)") ?? 0)
         try database.execute("DELETE FROM photos WHERE id NOT IN (SELECT id FROM select_photos)")
         counts.photosKept = Int(try database.int("SELECT count(*) FROM photos") ?? 0)
-        counts.photosNotSelected = photosBefore - counts.photosKept - counts.photosCapped
+        counts.photosNotSelected = loaded.photosNotSelected + photosBefore - counts.photosKept - counts.photosCapped
         try chooseHeroes(key: key)
         // 5. What nothing refers to any more, and the costs.
         counts.usersRemoved = try deleteCounting(
@@ -171,13 +161,6 @@ struct BundleSelection {
     }
 
     private func defineFunctions() throws {
-        let places = selection.places
-        let dropObscured = selection.obscured == .drop
-        try database.define(function: "fp_select_place", arity: 3) { arguments in
-            guard let longitude = arguments.double(0), let latitude = arguments.double(1) else { return .integer(0) }
-            if dropObscured && (arguments.int64(2) ?? 0) != 0 { return .integer(0) }
-            return .integer(places.contains(longitude: longitude, latitude: latitude) ? 1 : 0)
-        }
         let taxa = selection.taxa
         try database.define(function: "fp_select_taxon", arity: 3) { arguments in
             guard let id = arguments.int64(0) else { return .integer(0) }

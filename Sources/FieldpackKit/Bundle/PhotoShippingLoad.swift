@@ -27,6 +27,9 @@ struct PhotoShippingLoad {
         var order: Int64
         var line: Int32
         var researchGrade: Bool
+        /// The observation is kept (false: the selection's observation rules removed it during
+        /// the load; the link only says who took the photo).
+        var kept: Bool
 
         /// By photo, then observation id descending (the observation that credits a photo is
         /// its highest-id one), then as they came.
@@ -80,6 +83,11 @@ struct PhotoShippingLoad {
 
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
+    /// A selection applies: a photo that would ship but that no kept observation links and no
+    /// taxon refers to is not inserted (the selection would remove it), only counted.
+    let selecting: Bool
+    /// The photos left out so (see `selecting`).
+    private(set) var notSelected = 0
     private let urls = PhotoURLParser()
     private let photoColumns = PhotoRecord.Column.bundleColumns
     private(set) var report: CostReport
@@ -107,10 +115,13 @@ struct PhotoShippingLoad {
     private var nextReference = 0
     private var samples: [DownloadSizeFit.Sample] = []
 
-    /// - Parameter space: where the links and observers spill (the build folder).
-    init(policy: ShippingPolicy, measured: MeasuredSizes?, space: SortSpace = .memory) {
+    /// - Parameters:
+    ///   - space: where the links and observers spill (the build folder).
+    ///   - selecting: a selection applies (see `selecting`).
+    init(policy: ShippingPolicy, measured: MeasuredSizes?, space: SortSpace = .memory, selecting: Bool = false) {
         self.policy = policy
         self.measured = measured
+        self.selecting = selecting
         report = CostReport(policy: policy)
         observers = SortedLookup(space: space)
         links = ExternalSort<Link>(space: space, by: Link.precedes)
@@ -128,12 +139,15 @@ struct PhotoShippingLoad {
     }
 
     /// A link of the observation just given to `observation(_:user:taxon:researchGradeUpdated:)`.
-    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) throws {
+    ///
+    /// - Parameter kept: false for an observation the selection removed: its link is not
+    ///   inserted, but the photo's credit may come from it, as it would without the selection.
+    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int, kept: Bool = true) throws {
         guard let current, current.id == observation else { preconditionFailure("a link of an observation not being read") }
         try links.append(Link(
             photo: photo, observation: observation, position: position, observer: current.observer, taxon: current.taxon,
             updated: current.updated ?? 0, order: Int64(links.count), line: Int32(clamping: line),
-            researchGrade: current.updated != nil))
+            researchGrade: current.updated != nil, kept: kept))
     }
 
     mutating func taxonPhoto(taxon: Int64, position: Int64, photo: Int64, line: Int) {
@@ -145,7 +159,8 @@ struct PhotoShippingLoad {
     }
 
     /// Decides one photo record (photos arrive by id). A photo that ships goes into `stream`,
-    /// followed by the observation links to it.
+    /// followed by the observation links to it; when `selecting`, not one that nothing links or
+    /// refers to.
     ///
     /// - Throws: `FieldpackError` naming the line of an observation that links a photo with no
     ///   record (photo ids skipped over since the previous photo).
@@ -177,6 +192,30 @@ struct PhotoShippingLoad {
         let photo = PhotoShipping.decide(
             id: id, source: source, licenseCode: record.string(C.license), name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
         report.add(photo)
+        // The taxa's references to this photo (those to photos skipped over have no record).
+        var referenced = false
+        while nextReference < taxonReferences.count, taxonReferences[nextReference].photo <= id {
+            let reference = taxonReferences[nextReference]
+            nextReference += 1
+            guard reference.photo == id else { continue }
+            referenced = true
+            let decision: Decision = photo.ships ? .ships : .excluded
+            if reference.slot >= 0 {
+                taxonPhotoDecisions[Int(reference.slot)] = decision
+            } else {
+                defaultPhotoDecisions[Int(-1 - reference.slot)] = decision
+            }
+        }
+        // Measured sizes fit the download figures of every photo that may ship, selected or not.
+        if photo.ships, let measured, let known = photo.sizeClass.original, !photo.isRemote {
+            for size in measured.sizes(of: id) {
+                samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
+            }
+        }
+        if photo.ships && selecting && !referenced && !group.contains(where: \.kept) {
+            notSelected += 1
+            return
+        }
         if photo.ships {
             let batch = try stream.begin(.photos, line: line)
             batch.add(photoColumns, from: record)
@@ -196,14 +235,7 @@ struct PhotoShippingLoad {
                 case .urlSizeLength: batch.int(sizeToken.map { Int64($0.length) })
                 }
             }
-            if let measured, let known = photo.sizeClass.original, !photo.isRemote {
-                for size in measured.sizes(of: id) {
-                    samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
-                }
-            }
-        }
-        if photo.ships {
-            for link in group {
+            for link in group where link.kept {
                 let batch = try stream.begin(.observationPhotos, line: Int(link.line))
                 batch.int(link.observation)
                 batch.int(link.photo)
@@ -213,18 +245,6 @@ struct PhotoShippingLoad {
                         taxon: link.taxon,
                         HeroChoice.Candidate(updated: link.updated, observation: link.observation, position: link.position, photo: id))
                 }
-            }
-        }
-        // The taxa's references to this photo (those to photos skipped over have no record).
-        while nextReference < taxonReferences.count, taxonReferences[nextReference].photo <= id {
-            let reference = taxonReferences[nextReference]
-            nextReference += 1
-            guard reference.photo == id else { continue }
-            let decision: Decision = photo.ships ? .ships : .excluded
-            if reference.slot >= 0 {
-                taxonPhotoDecisions[Int(reference.slot)] = decision
-            } else {
-                defaultPhotoDecisions[Int(-1 - reference.slot)] = decision
             }
         }
     }

@@ -64,6 +64,8 @@ final class RecordBatch {
     var report: CostReport? = nil
     /// On the last batch: the export observations' missing parents (`ExportObservationRules`).
     var missingParents: MissingParents? = nil
+    /// On the last batch, with a selection: what its observation rules removed during the load.
+    var selected: SelectionCounts? = nil
 
     init() {
         arena.reserveCapacity(1 << 20)
@@ -180,10 +182,11 @@ final class BatchStream {
         return batch
     }
 
-    /// Sends the last batch, carrying `report` and `missingParents`, and the end.
-    func finish(report: CostReport, missingParents: MissingParents) throws {
+    /// Sends the last batch, carrying `report`, `missingParents` and `selected`, and the end.
+    func finish(report: CostReport, missingParents: MissingParents, selected: SelectionCounts? = nil) throws {
         batch.report = report
         batch.missingParents = missingParents
+        batch.selected = selected
         try channel.send(batch)
         channel.finish()
     }

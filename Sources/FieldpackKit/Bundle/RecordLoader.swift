@@ -12,6 +12,8 @@ final class RecordLoader {
     private(set) var report: CostReport? = nil
     /// The export observations that lost an observer or taxon no record has (`ExportObservationRules`).
     private(set) var missingParents = MissingParents()
+    /// With a selection: what its observation rules removed as the records loaded (`RecordParser`).
+    private(set) var selected: SelectionCounts? = nil
     private var inputs: [DedupedInputRecord] = []
     private let progress: StageProgress
 
@@ -28,11 +30,13 @@ final class RecordLoader {
     ///   - articles: each taxon's article id (from `ArticleLoader`).
     ///   - space: where the photo links and the export's uuid hashes spill (see `PhotoShippingLoad`,
     ///     `ExportIDs`).
+    ///   - selection: the pipeline's `select`, whose observation rules apply as the records load
+    ///     (see `RecordParser`); `BundleSelection` applies the rest once they are in.
     ///   - exportID: the id of an observation known only by its uuid, before collisions are
     ///     settled (`ObservationUUID.exportID`; tests pass a hash that collides).
     func load(
         paths: [String], policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], space: SortSpace = .memory,
-        exportID: @escaping @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
+        selection: Selection? = nil, exportID: @escaping @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
     ) throws {
         let channel = Channel<RecordBatch>(capacity: 3)
         for path in paths { _ = try ReadableFile(path: path) }  // fail here, with the path, if it cannot be opened
@@ -41,8 +45,10 @@ final class RecordLoader {
         let progress = self.progress
         DispatchQueue.global().async(group: producer) {
             do {
-                try RecordParser(path: path, policy: policy, measured: measured, articles: articles, progress: progress, space: space)
-                    .run(paths: paths, exportID: exportID, into: channel)
+                try RecordParser(
+                    path: path, policy: policy, measured: measured, articles: articles, progress: progress, space: space,
+                    selection: selection
+                ).run(paths: paths, exportID: exportID, into: channel)
             } catch {
                 channel.fail(error)
             }
@@ -68,6 +74,7 @@ final class RecordLoader {
             inputs += batch.inputs
             if let report = batch.report { self.report = report }
             if let missing = batch.missingParents { missingParents = missing }
+            if let counts = batch.selected { selected = counts }
         }
         statements[.observations] = nil  // finalized before its table goes
         try ObservationOrder.move(database, path: path)
@@ -84,6 +91,14 @@ final class RecordLoader {
 }
 
 /// The producer half of the load: deduped JSON Lines → row batches, in file order.
+///
+/// With a selection, its observation rules (places, taxa, quality grades, the observed range;
+/// see `Selection.removingRule`) decide each observation as it arrives: one they remove is
+/// counted under the first such rule and not inserted, nor are its photo links, and a photo no
+/// observation left links and no taxon refers to is counted as not selected and not inserted
+/// (`PhotoShippingLoad`). A regional guide of a large dump so loads its own share, not the whole
+/// dump. What is inserted is what `BundleSelection` would have kept of the whole load, so the
+/// bundle is the same.
 struct RecordParser {
     let path: String
     let policy: ShippingPolicy
@@ -91,16 +106,18 @@ struct RecordParser {
     let articles: [Int64: Int64]
     let progress: StageProgress
     let space: SortSpace
+    let selection: Selection?
     private let userColumns = UserRecord.Column.bundleColumns
     private let observationColumns = ObservationRecord.Column.bundleColumns
     private let taxonColumns = TaxonRecord.Column.bundleColumns
 
     init(
         path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress,
-        space: SortSpace = .memory
+        space: SortSpace = .memory, selection: Selection? = nil
     ) {
         self.path = path
         self.space = space
+        self.selection = selection
         self.progress = progress
         self.policy = policy
         self.measured = measured
@@ -112,16 +129,18 @@ struct RecordParser {
         var rules = ExportObservationRules(ids: try ExportIDs(paths: paths, hash: exportID, space: space))
         let records = try MergedRecords(paths: paths, progress: progress)
         var references = ReferenceCheck(path: path)
-        var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space)
+        var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
+        var selected = LoadSelection(selection: selection)
         let stream = BatchStream(channel: channel)
         while let (columns, kind, _, line, _) = try records.next() {
             switch kind {
             case .observation:
-                try observation(columns, into: stream, references: &references, shipping: &shipping, rules: &rules, line: line)
+                try observation(
+                    columns, into: stream, references: &references, shipping: &shipping, rules: &rules, selected: &selected, line: line)
             case .photo:
                 try photo(columns, into: stream, references: &references, shipping: &shipping, line: line)
             case .taxon:
-                try taxon(columns, into: stream, references: &references, shipping: &shipping, line: line)
+                try taxon(columns, into: stream, references: &references, shipping: &shipping, selected: &selected, line: line)
             case .user:
                 let id = try requiredID(columns, line: line)
                 try references.add(.users, id: id, line: line)
@@ -138,7 +157,8 @@ struct RecordParser {
             stream.batch.records += 1
         }
         try shipping.finish(references: references, into: stream)
-        try stream.finish(report: shipping.report, missingParents: rules.missing)
+        selected.counts.photosNotSelected = shipping.notSelected
+        try stream.finish(report: shipping.report, missingParents: rules.missing, selected: selection.map { _ in selected.counts })
     }
 
     private func photo(
@@ -152,45 +172,51 @@ struct RecordParser {
 
     private func observation(
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
-        shipping: inout PhotoShippingLoad, rules: inout ExportObservationRules, line: Int
+        shipping: inout PhotoShippingLoad, rules: inout ExportObservationRules, selected: inout LoadSelection, line: Int
     ) throws {
         typealias C = ObservationRecord.Column
         let recordID = try requiredID(record, line: line)
         try references.add(.observations, id: recordID, line: line)
         // The export's id, observer and taxon, as its whole-job rules decide.
         let (id, user, taxon) = try rules.apply(record, id: recordID, references: references, line: line)
-        let batch = try stream.begin(.observations, line: line)
-        if let seen = record.int64(C.seen) { batch.newestSeen = max(batch.newestSeen ?? seen, seen) }
-        for column in observationColumns {
-            switch column {
-            case .id: batch.int(id)
-            case .user: batch.int(user)
-            case .taxon: batch.int(taxon)
-            default: batch.add(column, from: record)
-            }
-        }
-        batch.bool(ObservationRecord.isObscured(record))
-        batch.int(Int64(line))  // for `ObservationOrder`'s errors
+        if let seen = record.int64(C.seen) { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
+        // Its observer credits a photo whose record names it, whether or not it is kept.
         try shipping.observation(
             id, user: user, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
+        let kept = !selected.removes(record, taxon: taxon, references: references)
+        if kept {
+            let batch = try stream.begin(.observations, line: line)
+            for column in observationColumns {
+                switch column {
+                case .id: batch.int(id)
+                case .user: batch.int(user)
+                case .taxon: batch.int(taxon)
+                default: batch.add(column, from: record)
+                }
+            }
+            batch.bool(ObservationRecord.isObscured(record))
+            batch.int(Int64(line))  // for `ObservationOrder`'s errors
+        }
+        // A removed observation's links are not inserted, but they still say who took a photo.
         guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
             }
-            try shipping.link(observation: id, photo: photo, position: position, line: line)
+            try shipping.link(observation: id, photo: photo, position: position, line: line, kept: kept)
         }
     }
 
     private func taxon(
         _ record: JSONColumns, into stream: BatchStream, references: inout ReferenceCheck,
-        shipping: inout PhotoShippingLoad, line: Int
+        shipping: inout PhotoShippingLoad, selected: inout LoadSelection, line: Int
     ) throws {
         typealias C = TaxonRecord.Column
         let id = try requiredID(record, line: line)
         try references.add(.taxa, id: id, line: line)
+        selected.taxon(record, id: id)
         let batch = try stream.begin(.taxa, line: line)
         batch.add(taxonColumns, from: record)
         batch.int(articles[id])
@@ -208,5 +234,46 @@ struct RecordParser {
     private func requiredID(_ record: JSONColumns, line: Int) throws -> Int64 {
         guard let id = record.id else { throw FieldpackError(path: path, line: line, "record has no integer id") }
         return id
+    }
+}
+
+/// The selection's observation rules during the load (see `RecordParser`): which loaded taxa
+/// the taxon rule keeps, and what the rules removed.
+struct LoadSelection {
+    let selection: Selection?
+    /// Observations considered, and removed by each rule; photos not selected.
+    var counts = SelectionCounts()
+    /// Whether the taxon rule keeps each loaded taxon, in load order (`ReferenceCheck`'s
+    /// positions); only with a taxon rule.
+    private var taxonKept: [Bool] = []
+
+    init(selection: Selection?) {
+        self.selection = selection
+    }
+
+    /// A taxon as it loads: whether the taxon rule keeps it, from the values its row gets.
+    mutating func taxon(_ record: JSONColumns, id: Int64) {
+        guard let selection, !selection.taxa.isEmpty else { return }
+        typealias C = TaxonRecord.Column
+        taxonKept.append(selection.taxa.selects(id: id, ancestry: record.text(C.ancestry)?.bytes, rank: record.text(C.rank)?.bytes))
+    }
+
+    /// Whether the observation rules remove the observation about to load with `taxon`; counts it.
+    mutating func removes(_ record: JSONColumns, taxon: Int64?, references: ReferenceCheck) -> Bool {
+        guard let selection else { return false }
+        counts.observationsConsidered += 1
+        guard selection.hasObservationRules else { return false }
+        typealias C = ObservationRecord.Column
+        var taxonSelected = false
+        if !selection.taxa.isEmpty, let taxon, let position = references.position(of: taxon, in: .taxa) {
+            taxonSelected = taxonKept[position]
+        }
+        let values = ObservedValues(
+            longitude: record.double(C.longitude), latitude: record.double(C.latitude),
+            obscured: ObservationRecord.isObscured(record), taxonSelected: taxonSelected,
+            qualityGrade: record.text(C.qualityGrade)?.bytes, observedOn: record.text(C.observedOn)?.bytes)
+        guard let rule = selection.removingRule(values) else { return false }
+        counts.removed[rule, default: 0] += 1
+        return true
     }
 }
