@@ -162,7 +162,15 @@ public struct Dedupe: Sendable {
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
                     if id > 0 { rank |= 16 }
-                    if ObservationRecord.isLinks(record) { rank |= 8 }
+                    if ObservationRecord.isLinks(record) {
+                        rank |= 8
+                        // Its one link, held in the occurrence: never read back (`Winners.exportLinks`).
+                        if let (photo, position) = ObservationRecord.singleLink(record) {
+                            return RecordOccurrence(
+                                id: key.high, low: key.low, seen: seen ?? Int64.min, content: UInt64(bitPattern: photo),
+                                offset: position, length: Int32(line.count), rank: rank | RecordOccurrence.heldLink)
+                        }
+                    }
                 }
                 return RecordOccurrence(
                     id: key.high, low: key.low, seen: seen ?? Int64.min,

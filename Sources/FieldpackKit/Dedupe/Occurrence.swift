@@ -44,8 +44,12 @@ struct RecordOccurrence {
     /// Taxa: 2 for a copy from the taxa endpoint, plus 1 if it lists taxon photos, plus 4 if it
     /// carries a species count (which does not rank it). Taxa and observations: 16 for a copy
     /// from the API (not the open-data export). Observations: 8 for an export photo row's link
-    /// (`ObservationRecord.Part.links`), which is never the winner.
+    /// (`ObservationRecord.Part.links`), which is never the winner; plus 64 (`heldLink`) when
+    /// that row's one link is held here instead of read back from the file: its photo id in
+    /// `content` and its position in `offset` (a link's content ranks nothing: it never wins).
     var rank: Int32
+
+    static let heldLink: Int32 = 64
 
     /// Whole copies first; then the newest (an export copy is as new as its export); on the same
     /// date an API copy before an export copy, a taxa-endpoint copy before others; then content.
@@ -59,6 +63,10 @@ struct RecordOccurrence {
     }
 
     var isLinks: Bool { rank & 8 != 0 }
+    /// An export photo row's one link, `(photo id, position)`, when the occurrence holds it.
+    var heldLink: (photo: Int64, position: Int64)? {
+        rank & Self.heldLink != 0 ? (Int64(bitPattern: content), offset) : nil
+    }
     var fromAPI: Bool { rank & 16 != 0 }
 
     var fromTaxa: Bool { rank & 2 != 0 }

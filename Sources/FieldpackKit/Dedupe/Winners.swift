@@ -95,6 +95,10 @@ struct Winners {
     private mutating func exportLinks(_ group: UnsafeBufferPointer<RecordOccurrence>, seen: Int64) throws -> [UInt8] {
         var links: [(photo: Int64, position: Int64)] = []
         for occurrence in group where occurrence.isLinks && occurrence.seen == seen {
+            if let link = occurrence.heldLink {
+                links.append(link)
+                continue
+            }
             guard let list = try load(occurrence)[ObservationRecord.Column.photos] else { continue }
             for link in list.elements {
                 var pair = link.elements.makeIterator()

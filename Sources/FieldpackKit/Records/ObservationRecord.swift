@@ -118,6 +118,17 @@ public struct ObservationRecord {
         record.text(Column.part)?.equals(Part.links.tag) ?? false
     }
 
+    /// A links record's link when its photo list is exactly one `[photo id, position]` pair of
+    /// integers (as ingest writes every photo row's); nil otherwise.
+    public static func singleLink(_ record: JSONColumns) -> (photo: Int64, position: Int64)? {
+        guard let list = record[Column.photos], list.isArray else { return nil }
+        var links = list.elements.makeIterator()
+        guard let link = links.next(), links.next() == nil, link.isArray else { return nil }
+        var pair = link.elements.makeIterator()
+        guard let photo = pair.next()?.int64, let position = pair.next()?.int64, pair.next() == nil else { return nil }
+        return (photo, position)
+    }
+
     /// The columns an open-data copy of an observation carries: when it wins, every other
     /// column comes from the best API copy of the same uuid (see `Dedupe`).
     public static let exportColumns: Set<Int> = [
