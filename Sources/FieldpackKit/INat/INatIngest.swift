@@ -30,9 +30,9 @@ public struct INatIngest {
         /// rejects and summary there (see `IngestShardSummary`); `output` and `rejects` unused.
         public var shard = Shard.whole
         public var outputFolder: String? = nil
-        /// A sharded run cuts a JSON Lines file or open-data table larger than this into byte
-        /// ranges of at most this size.
-        public var rangeBytes = 256 << 20
+        /// A JSON Lines file or open-data table larger than this is cut into byte ranges of at
+        /// most this size, read side by side (see `IngestUnits`).
+        public var rangeBytes = 8 << 20
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -42,7 +42,10 @@ public struct INatIngest {
     }
 
     public struct Summary: Sendable {
+        /// Each file or byte range read, in unit order.
         public var files: [FileSummary] = []
+        /// The input files (a file read in ranges counts once).
+        public var fileCount: Int { files.count - files.filter { $0.range != nil && $0.part > 0 }.count }
         public var counts = RecordCounts()
         public var accepted = 0
         /// Records without a usable id (or not records at all): dropped, and counted against
@@ -64,6 +67,7 @@ public struct INatIngest {
         }
     }
 
+    /// One file, or one byte range of a file (`range`), as it was read.
     public struct FileSummary: Sendable {
         public var path: String
         public var bytes: Int
@@ -101,10 +105,10 @@ public struct INatIngest {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
         let folder = options.outputFolder
-        // Every file whole; a sharded run's share of the units, in unit order.
-        let allUnits = folder == nil
-            ? inputs.indices.map { IngestUnit(file: $0) }
-            : try IngestUnits.plan(inputs: inputs, shards: options.shard.count, rangeBytes: options.rangeBytes)
+        // Files larger than `rangeBytes` in byte ranges (see `IngestUnits`); a sharded run's share
+        // of the units, in unit order.
+        let allUnits = try IngestUnits.plan(
+            inputs: inputs, shards: folder == nil ? 1 : options.shard.count, rangeBytes: options.rangeBytes)
         let positions = allUnits.indices.filter { folder == nil || options.shard.owns($0) }
         let units = positions.map { allUnits[$0] }
         let rejectsPath = folder.map { "\($0)/rejects.jsonl" } ?? options.rejects
@@ -117,9 +121,7 @@ public struct INatIngest {
         }
         let rejects = try AtomicOutput(path: rejectsPath)
         let workers = max(1, min(options.workers, units.count))
-        // Fixed runs of files: the unit of work, and of satellite collapsing (see `Satellites`).
-        let size = max(1, options.filesPerChunk)
-        let chunks = stride(from: 0, to: units.count, by: size).map { $0..<min($0 + size, units.count) }
+        let chunks = IngestUnits.chunks(units, filesPerChunk: options.filesPerChunk)
         let sink = OrderedSink(output: output, rejects: rejects, count: chunks.count, window: workers * 2)
         let maxDocumentBytes = options.maxDocumentBytes
         let rejectLimit = Self.rejectLimit(inputs: inputs, maxRejectRate: options.maxRejectRate)
@@ -153,7 +155,10 @@ public struct INatIngest {
                                 try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, output: part)
                             } ?? ingest.run(path: inputs[unit.file], index: unit.file, output: part, failed: failed[unit.file])
                             result.rejectsBytes = rejectsPart.spilled + ingest.rejects.count - before
-                            if unit.writesInput { ingest.extractor.out.buffer.append(Self.header(result, index: unit.file)) }
+                            // An unsharded run writes a cut file's input record once all its ranges are read.
+                            if unit.writesInput && (unit.range == nil || folder != nil) {
+                                ingest.extractor.out.buffer.append(Self.header(result, index: unit.file))
+                            }
                             if ingest.extractor.satellites.isFull { ingest.extractor.flushSatellites() }
                             if ingest.rejects.count > FileIngest.rejectsSpill { try rejectsPart.spill(&ingest.rejects) }
                             results.append(result)
@@ -221,6 +226,10 @@ public struct INatIngest {
             }
             return summary
         }
+        // The input records of the files read in ranges, with the counts of all their ranges.
+        for record in Self.rangedInputRecords(units: units, results: summary.files) {
+            try record.withUnsafeBytes { try output.write($0) }
+        }
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
@@ -272,6 +281,33 @@ public struct INatIngest {
 
     /// The `input` record written after a file's records: its path, size, SHA-256 and format.
     /// Records name their source as `<index>#<result>` or `<index>:<line>`.
+    /// The input record of each file read in byte ranges by an unsharded run, after its last
+    /// range: the whole file's size and digest (its first range's) with the records, rejects and
+    /// salvaged parts of all its ranges; in file order.
+    static func rangedInputRecords(units: [IngestUnit], results: [FileSummary]) -> [[UInt8]] {
+        var records: [[UInt8]] = []
+        var position = 0
+        while position < units.count {
+            let file = units[position].file
+            var end = position
+            while end < units.count && units[end].file == file { end += 1 }
+            if units[position].range != nil {
+                var whole = FileIngest.Result(path: results[position].path)
+                whole.bytes = results[position].bytes
+                whole.sha256 = results[position].sha256
+                whole.format = results[position].format
+                for summary in results[position..<end] {
+                    whole.accepted += summary.accepted
+                    whole.rejected += summary.rejected
+                    whole.salvaged += summary.salvaged
+                }
+                records.append(header(whole, index: file))
+            }
+            position = end
+        }
+        return records
+    }
+
     static func header(_ result: FileIngest.Result, index: Int) -> [UInt8] {
         var header = JSONWriter()
         InputRecord(

@@ -13,8 +13,11 @@ struct IngestUnit: Sendable, Equatable {
     var writesInput: Bool { part == 0 }
 }
 
-/// Which units a sharded ingest cuts its inputs into: the same list in every shard (it follows
-/// from the input list, the shard count and `rangeBytes`), so unit `p` is shard `p % N`'s.
+/// Which units an ingest cuts its inputs into: the same list in every shard of a sharded run (it
+/// follows from the input list, the shard count and `rangeBytes`), so unit `p` is shard `p % N`'s.
+/// An unsharded run (one shard) cuts only the files larger than `rangeBytes`, whose ranges its
+/// workers then read side by side: the open-data export's photos table alone was one worker's
+/// whole run.
 ///
 /// A file is cut into byte ranges when it can be read from the middle (plain, not gzip; JSON
 /// Lines with `\n` line ends, or an open-data table) and either there are fewer files than
@@ -40,6 +43,25 @@ enum IngestUnits {
             }
         }
         return units
+    }
+
+    /// The runs of units that make the chunks of work (and of satellite collapsing, see
+    /// `Satellites`): each byte range alone, so that the ranges of a large file are read side by
+    /// side, and runs of up to `filesPerChunk` whole files between them. They follow from the
+    /// units alone, never from the number of workers.
+    static func chunks(_ units: [IngestUnit], filesPerChunk: Int) -> [Range<Int>] {
+        let size = max(1, filesPerChunk)
+        var chunks: [Range<Int>] = []
+        var start = 0
+        while start < units.count {
+            var end = start + 1
+            if units[start].range == nil {
+                while end < units.count && end - start < size && units[end].range == nil { end += 1 }
+            }
+            chunks.append(start..<end)
+            start = end
+        }
+        return chunks
     }
 
     /// Whether a file's lines can be read from any line start: a plain JSON Lines file with `\n`

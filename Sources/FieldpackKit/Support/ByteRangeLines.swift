@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Which lines of a file of lines one reader takes, when the file is shared by offsets (not at
 /// line boundaries): a line belongs to the share that holds its first byte, so a cut inside a
@@ -77,10 +78,41 @@ public struct ByteRangeLines: Sendable {
     /// - Throws: when the file cannot be read (never an early end: the size is known).
     public static func lineStart(path: String, atOrAfter offset: Int) throws -> (offset: Int, lines: Int) {
         if offset == 0 { return (0, 0) }
+        // From the nearest line start before `offset` that this process already counted to (an
+        // earlier range's start): the ranges of one file, read side by side, count it about once
+        // in all, not once per range.
+        // (The file is known by its path and its identity, size and time: one rewritten in
+        // place is counted again.)
+        var info = stat()
+        let key = stat(path, &info) == 0
+            ? "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(path)" : nil
+        let known = key.flatMap { key in
+            knownStarts.withLock { starts in starts[key, default: []].last(where: { $0.offset <= offset }) }
+        } ?? (0, 0)
+        let start = try lineStart(path: path, atOrAfter: offset, from: known)
+        if let key {
+            knownStarts.withLock { starts in
+                var list = starts[key, default: []]
+                if !list.contains(where: { $0.offset == start.offset }) {
+                    list.append(start)
+                    list.sort { $0.offset < $1.offset }
+                    starts[key] = list
+                }
+            }
+        }
+        return start
+    }
+
+    /// Line starts counted so far, by file, in offset order.
+    private static let knownStarts = Mutex<[String: [(offset: Int, lines: Int)]]>([:])
+
+    /// `lineStart(path:atOrAfter:)` counted from `known`, a line start at or before `offset`.
+    static func lineStart(path: String, atOrAfter offset: Int, from known: (offset: Int, lines: Int)) throws -> (offset: Int, lines: Int) {
+        if known.offset == offset { return known }
         let file = try ReadableFile(path: path)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var position = 0
-        var lines = 0
+        var position = known.offset
+        var lines = known.lines
         while true {
             let got = try buffer.withUnsafeMutableBytes { try file.read(at: position, count: $0.count, into: $0) }
             if got == 0 { return (position, lines) }
