@@ -19,8 +19,8 @@ let command = StageCommand(
         fails when more than --max-reject-rate of the records are rejected (default: the
         pipeline's "max_reject_rate", else 0.01 = 1%). A plain JSON Lines file or export table
         larger than --range-bytes (default 8 MiB) is read as byte ranges, cut at line starts,
-        side by side on the --workers; the records are the same, in the same order, and its
-        input record follows its last range. --print-name prints the pipeline's name and exits.
+        side by side on the --workers (dedupe's output is the same as from the whole file; its
+        input record follows the run's records). --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array
         index, see the README): it reads its share of the inputs (whole files by their place in

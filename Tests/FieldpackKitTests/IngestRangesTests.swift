@@ -1,0 +1,102 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// An unsharded ingest reads a large plain JSON Lines file or export table as byte ranges side by
+/// side: its observations and photos are the whole file's, in the same order, with the same
+/// findings, and dedupe gives the same bytes; the file's `input` record moves after the run's
+/// records, with its ranges' counts summed.
+@Suite struct IngestRangesTests {
+    /// The sharded suite's inputs (API pages, a JSON Lines file with two malformed lines, a gzip
+    /// file, which is never cut) and an export (observations, photos, observers, taxa).
+    static func inputs(in directory: TemporaryDirectory) throws -> [String] {
+        try ShardedInput.write(in: directory) + OpenDataWholeJobTests.writeInputs(in: directory)
+    }
+
+    static func ingest(_ inputs: [String], rangeBytes: Int, workers: Int, in directory: TemporaryDirectory) throws -> INatIngest.Summary {
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        options.rangeBytes = rangeBytes
+        options.workers = workers
+        options.openDataDate = OpenDataDate.parse("2024-11-27")
+        return try INatIngest(options: options).run()
+    }
+
+    static func isInput(_ line: String) -> Bool { line.hasPrefix("[\"input\"") }
+    static func isObservationOrPhoto(_ line: String) -> Bool { line.hasPrefix("[\"obs\"") || line.hasPrefix("[\"photo\"") }
+
+    @Test(arguments: [1, 2, 3])
+    func aFileReadInRangesGivesTheWholeFilesRecordsFindingsAndCounts(workers: Int) throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try Self.inputs(in: inputsFolder)
+        let whole = try TemporaryDirectory()
+        let wholeSummary = try Self.ingest(inputs, rangeBytes: 1 << 30, workers: 1, in: whole)
+        let cut = try TemporaryDirectory()
+        let cutSummary = try Self.ingest(inputs, rangeBytes: 300, workers: workers, in: cut)
+
+        // The JSON Lines file and the export's tables were cut; the gzip file was not.
+        let ranged = Set(cutSummary.files.filter { $0.range != nil }.map(\.path))
+        #expect(ranged.contains { $0.hasSuffix("c-lines.jsonl") })
+        #expect(ranged.contains { $0.hasSuffix("observations.csv") })
+        #expect(!ranged.contains { $0.hasSuffix(".gz") })
+        #expect(cutSummary.files.count > wholeSummary.files.count)
+        #expect(cutSummary.fileCount == inputs.count && wholeSummary.fileCount == inputs.count)
+
+        let wholeLines = try lines(whole.file("records.jsonl"))
+        let cutLines = try lines(cut.file("records.jsonl"))
+        // Observations and photos alike, in the same order. (The users and taxa that API records
+        // carry are collapsed per chunk, `Satellites`: a range is a chunk, so which identical
+        // copies are collapsed differs; dedupe's output, below, does not.)
+        #expect(cutLines.filter(Self.isObservationOrPhoto) == wholeLines.filter(Self.isObservationOrPhoto))
+        #expect(cutLines.filter(Self.isObservationOrPhoto).count > 100)
+        // Every input record is there once, with the whole file's size, digest and counts.
+        #expect(cutLines.filter(Self.isInput).sorted() == wholeLines.filter(Self.isInput).sorted())
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut.file("rejects.jsonl")))
+            == Data(contentsOf: URL(fileURLWithPath: whole.file("rejects.jsonl"))))
+        #expect(cutSummary.accepted == wholeSummary.accepted && cutSummary.rejected == wholeSummary.rejected)
+        #expect(wholeSummary.rejected > 0)
+
+        // And dedupe gives the same bytes from either.
+        for directory in [whole, cut] {
+            try Dedupe(options: .init(
+                input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                conflicts: directory.file("conflicts.json"))).run()
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut.file("deduped.jsonl")))
+            == Data(contentsOf: URL(fileURLWithPath: whole.file("deduped.jsonl"))))
+    }
+
+    @Test func eachRangeIsAChunkAndWholeFilesGoInRuns() {
+        let units = [
+            IngestUnit(file: 0), IngestUnit(file: 1), IngestUnit(file: 2, range: 0..<10, part: 0), IngestUnit(file: 2, range: 10..<20, part: 1),
+            IngestUnit(file: 3), IngestUnit(file: 4), IngestUnit(file: 5),
+        ]
+        #expect(IngestUnits.chunks(units, filesPerChunk: 2) == [0..<2, 2..<3, 3..<4, 4..<6, 6..<7])
+        #expect(IngestUnits.chunks(units, filesPerChunk: 32) == [0..<2, 2..<3, 3..<4, 4..<7])
+    }
+
+    @Test func aLineStartCountedFromAnEarlierOneIsTheOneCountedFromTheTop() throws {
+        let directory = try TemporaryDirectory()
+        var text = ""
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<3000 { text += String(repeating: "x", count: Int.random(in: 0..<90, using: &generator)) + "\(index)\n" }
+        let path = try directory.write("lines.txt", text)
+        let size = text.utf8.count
+        // Offsets in a random order, so that some are counted from an earlier start and some not.
+        let offsets = (0..<60).map { _ in Int.random(in: 0...size, using: &generator) }
+        for offset in offsets {
+            let fresh = try ByteRangeLines.lineStart(path: path, atOrAfter: offset, from: (0, 0))
+            let cached = try ByteRangeLines.lineStart(path: path, atOrAfter: offset)
+            #expect(cached == fresh, "at \(offset)")
+            let before = text.utf8.prefix(fresh.offset)
+            #expect(before.filter { $0 == 0x0A }.count == fresh.lines)
+        }
+        // The file rewritten in place (another size) is counted again, not from the old starts.
+        let shorter = String(text.dropFirst(500).drop { $0 != "\n" }.dropFirst())
+        try shorter.write(toFile: path, atomically: false, encoding: .utf8)
+        for offset in offsets where offset < shorter.utf8.count {
+            #expect(try ByteRangeLines.lineStart(path: path, atOrAfter: offset) == ByteRangeLines.lineStart(path: path, atOrAfter: offset, from: (0, 0)))
+        }
+    }
+}
