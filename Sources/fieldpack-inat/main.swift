@@ -2,7 +2,7 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-inat",
-    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] [--open-data-date YYYY-MM-DD] [--range-bytes BYTES] | (--pipeline FILE | INPUT...) --output-folder DIR [--shard I/N] [--range-bytes BYTES] | --merge-rejects INAT_DIR --shards N --rejects REJECTS.jsonl | --pipeline FILE --print-name",
+    usage: "fieldpack-inat (--pipeline FILE | INPUT... | DIR... | -) --output RECORDS.jsonl --rejects REJECTS.jsonl [--depfile FILE] [--max-reject-rate 0.01] [--workers N] [--open-data-date YYYY-MM-DD] | (--pipeline FILE | INPUT...) --output-folder DIR [--shard I/N] [--range-bytes BYTES] | --merge-rejects INAT_DIR --shards N --rejects REJECTS.jsonl | --pipeline FILE --print-name",
     help: """
         Ingests iNaturalist dumps (API pages of observations, taxa or species counts, bare
         arrays of records, single records, JSON Lines; any of them gzip-compressed, detected
@@ -17,15 +17,14 @@ let command = StageCommand(
         an id) is dropped and listed in the rejects file as "salvaged"; only a record without a
         usable id is "rejected". Each finding gives file, line, JSON path and reason. The stage
         fails when more than --max-reject-rate of the records are rejected (default: the
-        pipeline's "max_reject_rate", else 0.01 = 1%). A plain JSON Lines file or export table
-        larger than --range-bytes (default 8 MiB) is read as byte ranges, cut at line starts,
-        side by side on the --workers (dedupe's output is the same as from the whole file; its
-        input record follows the run's records). --print-name prints the pipeline's name and exits.
+        pipeline's "max_reject_rate", else 0.01 = 1%). A plain export table over 4 MiB is read
+        as byte ranges side by side on the --workers (its input record follows the run's records).
+        --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array
         index, see the README): it reads its share of the inputs (whole files by their place in
         the input list, and byte ranges of large JSON Lines files and export tables, cut at line
-        starts; see --range-bytes) and writes its records partitioned by dedupe
+        starts; see --range-bytes, default 256 MiB) and writes its records partitioned by dedupe
         key into DIR/part-J.jsonl (J = 0…N-1), its rejects into DIR/rejects.jsonl and, last,
         DIR/summary.json. The threshold is judged over all shards by each dedupe shard.
         --merge-rejects joins the N shards' rejects under INAT_DIR in input order.
@@ -79,12 +78,12 @@ command.main { arguments in
     if let folder {
         options.outputFolder = folder
         options.shard = try Shard.resolve(option: arguments.value("shard"))
+        if let bytes = try arguments.int("range-bytes") {
+            guard bytes > 0 else { throw UsageError("--range-bytes must be positive") }
+            options.rangeBytes = bytes
+        }
     } else if arguments.value("shard") != nil {
         throw UsageError("--shard needs --output-folder (a shard writes N parts)")
-    }
-    if let bytes = try arguments.int("range-bytes") {
-        guard bytes > 0 else { throw UsageError("--range-bytes must be positive") }
-        options.rangeBytes = bytes
     }
     options.depfile = arguments.value("depfile")
     options.watchedFolders = folders
@@ -109,7 +108,7 @@ command.main { arguments in
     let report = StageReport(stage: "inat", clock: clock)
     let counts = summary.counts
     report.print(
-        (folder == nil ? "" : "shard \(options.shard): ") + "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges)" : "") + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
+        (folder == nil ? "" : "shard \(options.shard): ") + (folder == nil ? "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges)" : "") : "\(summary.files.count) files and ranges") + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)

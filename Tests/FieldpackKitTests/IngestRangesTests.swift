@@ -3,10 +3,10 @@ import FieldpackTestSupport
 import Foundation
 import Testing
 
-/// An unsharded ingest reads a large plain JSON Lines file or export table as byte ranges side by
-/// side: its observations and photos are the whole file's, in the same order, with the same
-/// findings, and dedupe gives the same bytes; the file's `input` record moves after the run's
-/// records, with its ranges' counts summed.
+/// An unsharded ingest reads a large plain export table as byte ranges side by side: its
+/// observations and photos are the whole table's, in the same order, with the same findings, and
+/// dedupe gives the same bytes; the table's `input` record moves after the run's records, with its
+/// ranges' counts summed. JSON Lines files stay whole in an unsharded run.
 @Suite struct IngestRangesTests {
     /// The sharded suite's inputs (API pages, a JSON Lines file with two malformed lines, a gzip
     /// file, which is never cut) and an export (observations, photos, observers, taxa).
@@ -18,6 +18,7 @@ import Testing
         var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         options.maxRejectRate = 1
         options.rangeBytes = rangeBytes
+        options.tableRangeBytes = rangeBytes
         options.workers = workers
         options.openDataDate = OpenDataDate.parse("2024-11-27")
         return try INatIngest(options: options).run()
@@ -27,18 +28,21 @@ import Testing
     static func isObservationOrPhoto(_ line: String) -> Bool { line.hasPrefix("[\"obs\"") || line.hasPrefix("[\"photo\"") }
 
     @Test(arguments: [1, 2, 3])
-    func aFileReadInRangesGivesTheWholeFilesRecordsFindingsAndCounts(workers: Int) throws {
+    func aTableReadInRangesGivesTheWholeTablesRecordsFindingsAndCounts(workers: Int) throws {
         let inputsFolder = try TemporaryDirectory()
         let inputs = try Self.inputs(in: inputsFolder)
         let whole = try TemporaryDirectory()
         let wholeSummary = try Self.ingest(inputs, rangeBytes: 1 << 30, workers: 1, in: whole)
         let cut = try TemporaryDirectory()
         let cutSummary = try Self.ingest(inputs, rangeBytes: 300, workers: workers, in: cut)
+        let one = try TemporaryDirectory()
+        _ = try Self.ingest(inputs, rangeBytes: 300, workers: 1, in: one)
 
-        // The JSON Lines file and the export's tables were cut; the gzip file was not.
+        // The export's tables were cut; the JSON Lines file (unsharded) and the gzip file were not.
         let ranged = Set(cutSummary.files.filter { $0.range != nil }.map(\.path))
-        #expect(ranged.contains { $0.hasSuffix("c-lines.jsonl") })
         #expect(ranged.contains { $0.hasSuffix("observations.csv") })
+        #expect(ranged.contains { $0.hasSuffix("photos.csv") })
+        #expect(!ranged.contains { $0.hasSuffix("c-lines.jsonl") })
         #expect(!ranged.contains { $0.hasSuffix(".gz") })
         #expect(cutSummary.files.count > wholeSummary.files.count)
         #expect(cutSummary.fileCount == inputs.count && wholeSummary.fileCount == inputs.count)
@@ -50,8 +54,14 @@ import Testing
         // copies are collapsed differs; dedupe's output, below, does not.)
         #expect(cutLines.filter(Self.isObservationOrPhoto) == wholeLines.filter(Self.isObservationOrPhoto))
         #expect(cutLines.filter(Self.isObservationOrPhoto).count > 100)
-        // Every input record is there once, with the whole file's size, digest and counts.
+        // Every input record is there once, with the whole file's size, digest and counts; those of
+        // the cut tables last, in input order.
         #expect(cutLines.filter(Self.isInput).sorted() == wholeLines.filter(Self.isInput).sorted())
+        let tables = inputs.indices.filter { index in ranged.contains(inputs[index]) }
+        #expect(cutLines.suffix(tables.count).map { $0.split(separator: ",")[1] } == tables.map { Substring(String($0)) })
+        // Whatever the number of workers, the same bytes.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cut.file("records.jsonl")))
+            == Data(contentsOf: URL(fileURLWithPath: one.file("records.jsonl"))))
         #expect(try Data(contentsOf: URL(fileURLWithPath: cut.file("rejects.jsonl")))
             == Data(contentsOf: URL(fileURLWithPath: whole.file("rejects.jsonl"))))
         #expect(cutSummary.accepted == wholeSummary.accepted && cutSummary.rejected == wholeSummary.rejected)
@@ -79,7 +89,7 @@ import Testing
     @Test func aLineStartCountedFromAnEarlierOneIsTheOneCountedFromTheTop() throws {
         let directory = try TemporaryDirectory()
         var text = ""
-        var generator = SystemRandomNumberGenerator()
+        var generator = SortInPlaceTests.SplitMix64(state: 20_261_203)
         for index in 0..<3000 { text += String(repeating: "x", count: Int.random(in: 0..<90, using: &generator)) + "\(index)\n" }
         let path = try directory.write("lines.txt", text)
         let size = text.utf8.count
@@ -100,3 +110,4 @@ import Testing
         }
     }
 }
+

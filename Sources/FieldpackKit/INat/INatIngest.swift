@@ -30,9 +30,12 @@ public struct INatIngest {
         /// rejects and summary there (see `IngestShardSummary`); `output` and `rejects` unused.
         public var shard = Shard.whole
         public var outputFolder: String? = nil
-        /// A JSON Lines file or open-data table larger than this is cut into byte ranges of at
-        /// most this size, read side by side (see `IngestUnits`).
-        public var rangeBytes = 8 << 20
+        /// A sharded run cuts a JSON Lines file or open-data table larger than this into byte
+        /// ranges of at most this size.
+        public var rangeBytes = 256 << 20
+        /// Any run cuts an open-data table larger than this into byte ranges of at most this size,
+        /// read side by side (see `IngestUnits`).
+        public var tableRangeBytes = IngestUnits.tableRangeBytes
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -76,8 +79,8 @@ public struct INatIngest {
         public var accepted: Int
         public var rejected: Int
         public var salvaged: Int
-        /// A sharded run's unit: the byte range read (nil: the whole file), its place among the
-        /// file's ranges, and where it is in the shard's rejects file.
+        /// The byte range read (nil: the whole file) and its place among the file's ranges; in a
+        /// sharded run, where it is in the shard's rejects file.
         public var range: Range<Int>? = nil
         public var part = 0
         public var findings = 0
@@ -105,10 +108,11 @@ public struct INatIngest {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
         let folder = options.outputFolder
-        // Files larger than `rangeBytes` in byte ranges (see `IngestUnits`); a sharded run's share
-        // of the units, in unit order.
+        // Large tables (and in a sharded run, JSON Lines files) in byte ranges (see `IngestUnits`);
+        // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(
-            inputs: inputs, shards: folder == nil ? 1 : options.shard.count, rangeBytes: options.rangeBytes)
+            inputs: inputs, shards: options.shard.count, sharded: folder != nil, rangeBytes: options.rangeBytes,
+            tableRangeBytes: options.tableRangeBytes)
         let positions = allUnits.indices.filter { folder == nil || options.shard.owns($0) }
         let units = positions.map { allUnits[$0] }
         let rejectsPath = folder.map { "\($0)/rejects.jsonl" } ?? options.rejects
@@ -206,6 +210,19 @@ public struct INatIngest {
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
+        // A file read in ranges is judged whole, as one read whole is: one that yields nothing
+        // (a table of blank lines) is a rejected file.
+        var ranged = folder != nil ? [] : Self.rangedFiles(units: units, results: summary.files)
+        for index in ranged.indices where ranged[index].whole.accepted == 0 && ranged[index].whole.rejected == 0 {
+            let finding = Finding(path: ranged[index].whole.path, outcome: .rejected, reason: "the file holds no records (only blank text)")
+            var line = JSONWriter()
+            finding.encodeRejectsLine(into: &line)
+            try rejects.write(line.bytes)
+            ranged[index].whole.rejected += 1
+            summary.rejected += 1
+            summary.findingCount += 1
+            if summary.findings.count < FileIngest.sampleLimit { summary.findings.append(finding) }
+        }
 
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()
@@ -227,9 +244,7 @@ public struct INatIngest {
             return summary
         }
         // The input records of the files read in ranges, with the counts of all their ranges.
-        for record in Self.rangedInputRecords(units: units, results: summary.files) {
-            try record.withUnsafeBytes { try output.write($0) }
-        }
+        for (file, whole) in ranged { try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) } }
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
@@ -279,13 +294,11 @@ public struct INatIngest {
         ]))
     }
 
-    /// The `input` record written after a file's records: its path, size, SHA-256 and format.
-    /// Records name their source as `<index>#<result>` or `<index>:<line>`.
-    /// The input record of each file read in byte ranges by an unsharded run, after its last
-    /// range: the whole file's size and digest (its first range's) with the records, rejects and
-    /// salvaged parts of all its ranges; in file order.
-    static func rangedInputRecords(units: [IngestUnit], results: [FileSummary]) -> [[UInt8]] {
-        var records: [[UInt8]] = []
+    /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and
+    /// digest (its first range's) with the records, rejects and salvaged parts of all its ranges,
+    /// and whether reading stopped early in any of them; in file order.
+    static func rangedFiles(units: [IngestUnit], results: [FileSummary]) -> [(file: Int, whole: FileIngest.Result)] {
+        var files: [(file: Int, whole: FileIngest.Result)] = []
         var position = 0
         while position < units.count {
             let file = units[position].file
@@ -300,14 +313,17 @@ public struct INatIngest {
                     whole.accepted += summary.accepted
                     whole.rejected += summary.rejected
                     whole.salvaged += summary.salvaged
+                    whole.stoppedAt = whole.stoppedAt ?? summary.stoppedAt
                 }
-                records.append(header(whole, index: file))
+                files.append((file, whole))
             }
             position = end
         }
-        return records
+        return files
     }
 
+    /// The `input` record written after a file's records: its path, size, SHA-256 and format.
+    /// Records name their source as `<index>#<result>` or `<index>:<line>`.
     static func header(_ result: FileIngest.Result, index: Int) -> [UInt8] {
         var header = JSONWriter()
         InputRecord(

@@ -14,27 +14,45 @@ struct IngestUnit: Sendable, Equatable {
 }
 
 /// Which units an ingest cuts its inputs into: the same list in every shard of a sharded run (it
-/// follows from the input list, the shard count and `rangeBytes`), so unit `p` is shard `p % N`'s.
-/// An unsharded run (one shard) cuts only the files larger than `rangeBytes`, whose ranges its
-/// workers then read side by side: the open-data export's photos table alone was one worker's
-/// whole run.
+/// follows from the input list, the shard count and the range sizes), so unit `p` is shard
+/// `p % N`'s.
 ///
-/// A file is cut into byte ranges when it can be read from the middle (plain, not gzip; JSON
-/// Lines with `\n` line ends, or an open-data table) and either there are fewer files than
-/// shards (every such file is cut into one range per shard, so every shard has work) or it is
-/// larger than `rangeBytes` (cut into ranges of at most that size).
+/// A plain open-data table larger than `tableRangeBytes` is cut into ranges of at most that
+/// size, in every run: an unsharded run's workers read them side by side (the export's photos
+/// table alone was one worker's whole run). A sharded run also cuts a file that can be read from
+/// the middle (plain, not gzip; JSON Lines with `\n` line ends, or an open-data table) when there
+/// are fewer files than shards (one range per shard, so every shard has work) or when it is
+/// larger than `rangeBytes` (ranges of at most that size). An unsharded run reads JSON Lines
+/// files whole, where a file of no iNaturalist shape is refused whole.
 enum IngestUnits {
-    static func plan(inputs: [String], shards: Int, rangeBytes: Int) throws -> [IngestUnit] {
+    /// The open-data tables' range size: about 13 MiB of records a range (a photo row is a photo
+    /// and a link record), held in memory until written (`PartBuffer`), a few ranges at a time:
+    /// ingest peaked at 103 MB on the benchmark's 1M export and 105 MB at 10M (at 8 MiB ranges,
+    /// 130 and 180 MB).
+    static let tableRangeBytes = 4 << 20
+
+    static func plan(
+        inputs: [String], shards: Int, sharded: Bool, rangeBytes: Int, tableRangeBytes: Int = tableRangeBytes
+    ) throws -> [IngestUnit] {
         var units: [IngestUnit] = []
         let parser = JSONParser()
         for (file, path) in inputs.enumerated() {
             let size = path == StandardInput.argument ? nil : FileSystem.size(path)
-            var ranges = 1
-            if let size, size > 0 {
-                if inputs.count < shards { ranges = shards }
-                if size > rangeBytes { ranges = max(ranges, (size + rangeBytes - 1) / max(1, rangeBytes)) }
+            var kind: Splittable? = nil
+            if let size, size > 0, size > tableRangeBytes || (sharded && (inputs.count < shards || size > rangeBytes)) {
+                kind = try splittable(path, parser: parser)
             }
-            if ranges > 1, let size, try splittable(path, parser: parser) {
+            var ranges = 1
+            if let size, let kind {
+                if sharded {
+                    if inputs.count < shards { ranges = shards }
+                    if size > rangeBytes { ranges = max(ranges, (size + rangeBytes - 1) / max(1, rangeBytes)) }
+                }
+                if kind == .table && size > tableRangeBytes {
+                    ranges = max(ranges, (size + tableRangeBytes - 1) / max(1, tableRangeBytes))
+                }
+            }
+            if ranges > 1, let size {
                 for (part, range) in ByteRangeLines.cuts(size: size, count: ranges).enumerated() {
                     units.append(IngestUnit(file: file, range: range, part: part))
                 }
@@ -43,6 +61,11 @@ enum IngestUnits {
             }
         }
         return units
+    }
+
+    /// What a file that can be read from any line start is.
+    enum Splittable {
+        case table, jsonLines
     }
 
     /// The runs of units that make the chunks of work (and of satellite collapsing, see
@@ -67,13 +90,13 @@ enum IngestUnits {
     /// Whether a file's lines can be read from any line start: a plain JSON Lines file with `\n`
     /// line ends, or a plain open-data table. Anything else (gzip, a tar, a document, a foreign
     /// file) is read whole, where its errors are told as for an unsharded run.
-    static func splittable(_ path: String, parser: JSONParser) throws -> Bool {
+    static func splittable(_ path: String, parser: JSONParser) throws -> Splittable? {
         let reader = LineReader(source: try RawFileSource(path: path, hashing: false))
         let head = try reader.peek(atLeast: 1 << 20)
-        guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return false }
-        if (try? FileIngest.openDataHeader(head, path: path)) != nil { return true }
-        if ForeignInput.describe(head) != nil { return false }
-        guard head.contains(0x0A) else { return false }
-        return try InputFormat.detect(reader, parser: parser) == .jsonLines
+        guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return nil }
+        if (try? FileIngest.openDataHeader(head, path: path)) != nil { return .table }
+        if ForeignInput.describe(head) != nil { return nil }
+        guard head.contains(0x0A) else { return nil }
+        return try InputFormat.detect(reader, parser: parser) == .jsonLines ? .jsonLines : nil
     }
 }

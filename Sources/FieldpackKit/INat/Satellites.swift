@@ -4,7 +4,8 @@
 /// the one dedupe would pick anyway. Dedupe still sees every distinct variant, so the result is
 /// the same, with far fewer records to write and read.
 ///
-/// Chunks are fixed runs of input files, so the output does not depend on the number of workers.
+/// Chunks are fixed runs of input files (or one byte range of a large file, `IngestUnits.chunks`),
+/// so the output does not depend on the number of workers.
 struct Satellites {
     struct Key: Hashable {
         var kind: RecordKind

@@ -1,4 +1,5 @@
-/// An input file of ingest, and what it gave: the first lines of the ingest records file. The
+/// An input file of ingest, and what it gave: a line of the ingest records file after the file's
+/// records (for a table an unsharded run read in byte ranges, after the run's records). The
 /// deduped file keeps each input once, without the index and counts (`DedupedInputRecord`), so
 /// the same records in differently ordered inputs give the same bytes.
 public struct InputRecord {
