@@ -77,6 +77,24 @@ import Testing
             == Data(contentsOf: URL(fileURLWithPath: whole.file("deduped.jsonl"))))
     }
 
+    @Test func aCutTableOfBlankLinesGivesWhatItGivesReadWhole() throws {
+        let directory = try TemporaryDirectory()
+        let header = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
+        let table = try directory.write("observations.csv", header + String(repeating: "\n", count: 2000))
+        let observers = try directory.write("observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n")
+        var runs: [(summary: INatIngest.Summary, records: [String])] = []
+        for rangeBytes in [1 << 30, 300] {
+            let run = try TemporaryDirectory()
+            let summary = try Self.ingest([table, observers], rangeBytes: rangeBytes, workers: 2, in: run)
+            #expect((summary.files.count > 2) == (rangeBytes == 300))
+            runs.append((summary, try lines(run.file("records.jsonl")).sorted()))
+        }
+        // A table's blank lines are no records and no findings, cut or whole.
+        #expect(runs.map(\.summary.rejected) == [0, 0] && runs.map(\.summary.accepted) == [1, 1])
+        #expect(runs.map(\.summary.findingCount) == [0, 0])
+        #expect(runs[0].records == runs[1].records)
+    }
+
     @Test func eachRangeIsAChunkAndWholeFilesGoInRuns() {
         let units = [
             IngestUnit(file: 0), IngestUnit(file: 1), IngestUnit(file: 2, range: 0..<10, part: 0), IngestUnit(file: 2, range: 10..<20, part: 1),

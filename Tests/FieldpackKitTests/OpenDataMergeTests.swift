@@ -94,6 +94,35 @@ import Testing
         #expect(photos[1]["url"] as? String == "https://inaturalist-open-data.s3.amazonaws.com/photos/502/square.JPG")
     }
 
+    /// Dedupe holds an export row's one link in its summary (`RecordOccurrence.heldLink`); a links
+    /// record of any other shape (several pairs, a pair of three, a pair that is no pair of
+    /// integers) is read back from the file, and the observation's links are the same either way:
+    /// its export's links, each photo once at its lowest position, by position.
+    @Test func linksRecordsOfEveryShapeGiveTheObservationItsExportsLinks() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        try ingestAndDedupe(export, in: directory)
+        let records = directory.file("records.jsonl")
+        let link = try #require(try lines(records).first { $0.contains(Self.otherUUID) && $0.contains("\"links\"") })
+        #expect(link.contains("[[502,0]]"))
+        func variant(_ photos: String, seen: String = "1732665600000") -> String {
+            link.replacingOccurrences(of: "[[502,0]]", with: photos).replacingOccurrences(of: "1732665600000", with: seen)
+        }
+        let extra = [
+            variant("[[503,2],[504,1]]"), variant("[[505,3,9]]"), variant("[[506,\"x\"]]"), variant("[[502,4]]"),
+            variant("[[507,0]]", seen: "1700000000000"),  // another export's: not this copy's links
+        ]
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: records))
+        handle.seekToEndOfFile()
+        handle.write(Data((extra.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+        try Dedupe(options: .init(
+            input: records, output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))).run()
+        let deduped = try recordLines(directory.file("deduped.jsonl"), deduped: true)
+        let observation = try #require(deduped.first { $0["k"] as? String == "obs" && $0["uuid"] as? String == Self.otherUUID })
+        #expect(observation["photos"] as? [[Int]] == [[502, 0], [504, 1], [503, 2], [505, 3]])
+    }
+
     @Test func aNewerAPICopyWinsWithItsOwnPhotoList() throws {
         let directory = try TemporaryDirectory()
         let export = try writeExport(in: directory)

@@ -210,19 +210,6 @@ public struct INatIngest {
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
-        // A file read in ranges is judged whole, as one read whole is: one that yields nothing
-        // (a table of blank lines) is a rejected file.
-        var ranged = folder != nil ? [] : Self.rangedFiles(units: units, results: summary.files)
-        for index in ranged.indices where ranged[index].whole.accepted == 0 && ranged[index].whole.rejected == 0 {
-            let finding = Finding(path: ranged[index].whole.path, outcome: .rejected, reason: "the file holds no records (only blank text)")
-            var line = JSONWriter()
-            finding.encodeRejectsLine(into: &line)
-            try rejects.write(line.bytes)
-            ranged[index].whole.rejected += 1
-            summary.rejected += 1
-            summary.findingCount += 1
-            if summary.findings.count < FileIngest.sampleLimit { summary.findings.append(finding) }
-        }
 
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()
@@ -243,8 +230,8 @@ public struct INatIngest {
             }
             return summary
         }
-        // The input records of the files read in ranges, with the counts of all their ranges.
-        for (file, whole) in ranged { try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) } }
+        // The input records of the tables read in ranges, with the counts of all their ranges.
+        for (file, whole) in Self.rangedFiles(units: units, results: summary.files) { try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) } }
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
@@ -295,8 +282,8 @@ public struct INatIngest {
     }
 
     /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and
-    /// digest (its first range's) with the records, rejects and salvaged parts of all its ranges,
-    /// and whether reading stopped early in any of them; in file order.
+    /// digest (its first range's) with the records, rejects and salvaged parts of all its ranges;
+    /// in file order.
     static func rangedFiles(units: [IngestUnit], results: [FileSummary]) -> [(file: Int, whole: FileIngest.Result)] {
         var files: [(file: Int, whole: FileIngest.Result)] = []
         var position = 0
@@ -313,7 +300,6 @@ public struct INatIngest {
                     whole.accepted += summary.accepted
                     whole.rejected += summary.rejected
                     whole.salvaged += summary.salvaged
-                    whole.stoppedAt = whole.stoppedAt ?? summary.stoppedAt
                 }
                 files.append((file, whole))
             }
