@@ -159,7 +159,7 @@ public struct INatIngest {
                                 try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, output: part)
                             } ?? ingest.run(path: inputs[unit.file], index: unit.file, output: part, failed: failed[unit.file])
                             result.rejectsBytes = rejectsPart.spilled + ingest.rejects.count - before
-                            // An unsharded run writes a cut file's input record once all its ranges are read.
+                            // An unsharded run writes a cut table's input record after the run's records.
                             if unit.writesInput && (unit.range == nil || folder != nil) {
                                 ingest.extractor.out.buffer.append(Self.header(result, index: unit.file))
                             }
@@ -231,7 +231,9 @@ public struct INatIngest {
             return summary
         }
         // The input records of the tables read in ranges, with the counts of all their ranges.
-        for (file, whole) in Self.rangedFiles(units: units, results: summary.files) { try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) } }
+        for (file, whole) in Self.rangedFiles(units: units, results: summary.files) {
+            try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) }
+        }
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
