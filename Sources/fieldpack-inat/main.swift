@@ -107,8 +107,12 @@ command.main { arguments in
     }
     let report = StageReport(stage: "inat", clock: clock)
     let counts = summary.counts
+    // A sharded run counts its units; an unsharded one its files, and the ranges of cut tables.
+    let read = folder != nil
+        ? "shard \(options.shard): \(summary.files.count) files and ranges"
+        : "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges)" : "")
     report.print(
-        (folder == nil ? "" : "shard \(options.shard): ") + (folder == nil ? "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges)" : "") : "\(summary.files.count) files and ranges") + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
+        read + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
         records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)

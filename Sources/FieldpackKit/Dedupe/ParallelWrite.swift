@@ -34,7 +34,7 @@ enum ParallelWrite {
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             results.record(worker) {
                 do {
-                    var winners = Winners(source: try ReadableFile(path: path), output: nil, sourceNames: sourceNames)
+                    var winners = Winners(source: try ReadableFile(path: path), sourceNames: sourceNames)
                     var tallies: [(segment: Int, tally: Tally)] = []
                     let array = UnsafeBufferPointer(occurrences.buffer)
                     while let index = writer.claim() {

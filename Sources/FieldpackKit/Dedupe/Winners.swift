@@ -3,17 +3,14 @@
 /// species count the largest of its occurrences'.
 struct Winners {
     let source: ReadableFile
-    /// Where the winners go as they are made; nil: they stay in memory until `takePending()`.
-    let output: AtomicOutput?
     private var line = [UInt8](repeating: 0, count: 1 << 16)
     private var pending: [UInt8] = []
     private let parser = JSONParser()
     /// Each input's path by its index, to resolve an export observation's source.
     let sourceNames: [Int: String]
 
-    init(source: ReadableFile, output: AtomicOutput?, sourceNames: [Int: String]) {
+    init(source: ReadableFile, sourceNames: [Int: String]) {
         self.source = source
-        self.output = output
         self.sourceNames = sourceNames
         pending.reserveCapacity(1 << 20)
     }
@@ -151,15 +148,9 @@ struct Winners {
         writer.endArray()
         writer.newline()
         pending.append(contentsOf: writer.bytes)
-        if output != nil && pending.count >= 1 << 20 { try flush() }
     }
 
-    mutating func flush() throws {
-        try output?.write(pending)
-        pending.removeAll(keepingCapacity: true)
-    }
-
-    /// The winners made since the last call (without an output), handed over.
+    /// The winners made since the last call, handed over (the caller writes them in order).
     mutating func takePending() -> [UInt8] {
         let taken = pending
         pending.removeAll(keepingCapacity: true)
@@ -178,7 +169,6 @@ struct Winners {
         }
         pending.append(UInt8(ascii: "]"))
         pending.append(0x0A)
-        if output != nil && pending.count >= 1 << 20 { try flush() }
     }
 
     /// The record at `offset` without its trailing `,"<source>"]`, and that source (`3:17`).
