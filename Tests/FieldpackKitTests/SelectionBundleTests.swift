@@ -187,6 +187,28 @@ import Testing
         #expect(report["shipped"] as? Int == 1)
     }
 
+    /// The load never decides a photo no kept observation links: whether its licence would let
+    /// it ship or not, it is counted once, as not selected, and the report still adds up
+    /// (`photos` is `shipped` plus every exclusion). A kept observation's unshippable photo is
+    /// still counted under its licence.
+    @Test func aPhotoTheSelectionLeavesOutIsCountedAsNotSelectedWhateverItsLicence() throws {
+        let observations = [
+            Observation(id: 61, photos: [(601, "cc-by"), (604, "cc-by-nc")]),
+            Observation(id: 62, quality: "casual", photos: [(602, "cc-by-nc"), (603, "cc-by")]),
+        ]
+        var selection = Selection()
+        selection.qualityGrades = ["research"]
+        let directory = try TemporaryDirectory()
+        let (database, summary) = try build(observations, selection, in: directory)
+        #expect(try ids("SELECT id FROM photos ORDER BY id", in: database) == [601])
+        #expect(summary.selection?.photosNotSelected == 2)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("costs-report.json")))) as! [String: Any]
+        let excluded = try #require(report["excluded"] as? [String: Int])
+        #expect(excluded == ["selection:not-selected": 2, "license:cc-by-nc": 1])
+        #expect(report["shipped"] as? Int == 1)
+        #expect(report["photos"] as? Int == 4)
+    }
+
     /// Both ends of the range are in; a value with a time after its date is judged on the date;
     /// a value with no date is outside any range. The rule applies as the records load, before
     /// `min_photos`, so the removed observations' photos are neither shipped nor capped: they

@@ -83,8 +83,8 @@ struct PhotoShippingLoad {
 
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
-    /// A selection applies: a photo that would ship but that no kept observation links and no
-    /// taxon refers to is not inserted (the selection would remove it), only counted.
+    /// A selection applies: a photo that no kept observation links and no taxon refers to is not
+    /// inserted (the selection would remove it), nor decided, only counted.
     let selecting: Bool
     /// The photos left out so (see `selecting`).
     private(set) var notSelected = 0
@@ -159,8 +159,11 @@ struct PhotoShippingLoad {
     }
 
     /// Decides one photo record (photos arrive by id). A photo that ships goes into `stream`,
-    /// followed by the observation links to it; when `selecting`, not one that nothing links or
-    /// refers to.
+    /// followed by the observation links to it. When `selecting`, a photo that no kept
+    /// observation links and no taxon refers to is counted as not selected (in `notSelected` and
+    /// the report's `photos`) and not decided: its licence, URL and credit are never looked at,
+    /// unless measured sizes of it fit the download figures (the decision is then made for the
+    /// fit, but not counted in the report).
     ///
     /// - Throws: `FieldpackError` naming the line of an observation that links a photo with no
     ///   record (photo ids skipped over since the previous photo).
@@ -174,6 +177,21 @@ struct PhotoShippingLoad {
         while let link = pending.peek, link.photo == id {
             group.append(link)
             try pending.advance()
+        }
+        // The taxa's references to this photo (those to photos skipped over have no record).
+        while nextReference < taxonReferences.count, taxonReferences[nextReference].photo < id { nextReference += 1 }
+        var referencesEnd = nextReference
+        while referencesEnd < taxonReferences.count, taxonReferences[referencesEnd].photo == id { referencesEnd += 1 }
+        let taxonSlots = nextReference..<referencesEnd
+        nextReference = referencesEnd
+        let selected = !selecting || !taxonSlots.isEmpty || group.contains(where: \.kept)
+        // A photo the selection leaves out is only counted, not decided, unless measured sizes
+        // of it calibrate the download figures.
+        let measuredSizes = measured?.sizes(of: id) ?? []
+        if !selected && measuredSizes.isEmpty {
+            notSelected += 1
+            report.addNotSelected()
+            return
         }
         // Who to credit: the photo's own attribution name, else its observer (name, else login).
         var name = UserRecord.usableName(record.string(C.attributionName))
@@ -191,15 +209,8 @@ struct PhotoShippingLoad {
         let source = record.text(C.url).map(urls.classify) ?? .unusable("no URL")
         let photo = PhotoShipping.decide(
             id: id, source: source, licenseCode: record.string(C.license), name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
-        report.add(photo)
-        // The taxa's references to this photo (those to photos skipped over have no record).
-        var referenced = false
-        while nextReference < taxonReferences.count, taxonReferences[nextReference].photo <= id {
-            let reference = taxonReferences[nextReference]
-            nextReference += 1
-            guard reference.photo == id else { continue }
-            referenced = true
-            let decision: Decision = photo.ships ? .ships : .excluded
+        let decision: Decision = photo.ships ? .ships : .excluded
+        for reference in taxonReferences[taxonSlots] {
             if reference.slot >= 0 {
                 taxonPhotoDecisions[Int(reference.slot)] = decision
             } else {
@@ -207,15 +218,17 @@ struct PhotoShippingLoad {
             }
         }
         // Measured sizes fit the download figures of every photo that may ship, selected or not.
-        if photo.ships, let measured, let known = photo.sizeClass.original, !photo.isRemote {
-            for size in measured.sizes(of: id) {
+        if photo.ships, let known = photo.sizeClass.original, !photo.isRemote {
+            for size in measuredSizes {
                 samples.append(.init(tier: size.tier, served: size.tier.servedSize(original: known), bytes: size.bytes))
             }
         }
-        if photo.ships && selecting && !referenced && !group.contains(where: \.kept) {
+        if !selected {
             notSelected += 1
+            report.addNotSelected()
             return
         }
+        report.add(photo)
         if photo.ships {
             let batch = try stream.begin(.photos, line: line)
             batch.add(photoColumns, from: record)

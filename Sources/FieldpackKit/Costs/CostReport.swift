@@ -44,6 +44,12 @@ public struct CostReport: Sendable {
         excluded[exclusion.key, default: 0] += 1
     }
 
+    /// Counts one photo the selection leaves out without deciding it; `keepShipped` adds all of
+    /// them to `excluded` as `selection:not-selected`.
+    public mutating func addNotSelected() {
+        photos += 1
+    }
+
     private mutating func countShipped(_ size: SizeClass) {
         shipped += 1
         if size.remote { remote += 1 }
