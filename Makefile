@@ -262,8 +262,12 @@ $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
 
 -include $(OUT)/inat/records.d
 
-$(DEDUPED): $(RECORDS) $(TOOL_DEPS)
-	$(BIN)/fieldpack-dedupe $< --output $@ --conflicts $(OUT)/dedupe/conflicts.json
+# Dedupe applies the pipeline's select rules that read one observation's own values;
+# records.d names the GeoJSON files they come from.
+$(DEDUPED): $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe $< --pipeline $(PIPELINE) --output $@ --conflicts $(OUT)/dedupe/conflicts.json --depfile $(OUT)/dedupe/records.d
+
+-include $(OUT)/dedupe/records.d
 
 # SHARDS=N: ingest and dedupe run as N shards each, one make target per shard (shard-inat-I,
 # shard-dedupe-J: what `make -j` or an engine's array tasks build), and the bundle merges the
@@ -289,8 +293,9 @@ $(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl
-$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(TOOL_DEPS)
-	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
+-include $(call dedupe-shard,$(1))/records.d
 endef
 $(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
 

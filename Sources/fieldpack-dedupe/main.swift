@@ -2,7 +2,7 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-dedupe",
-    usage: "fieldpack-dedupe (RECORDS.jsonl | INAT_SHARDS_DIR [--shard J/N]) --output DEDUPED.jsonl --conflicts CONFLICTS.json [--examples 20]",
+    usage: "fieldpack-dedupe (RECORDS.jsonl | INAT_SHARDS_DIR [--shard J/N]) --output DEDUPED.jsonl --conflicts CONFLICTS.json [--examples 20] [--pipeline FILE [--depfile FILE]]",
     help: """
         Keeps one record per observation, taxon, user and photo id: the newest updated_at wins,
         whatever file it came from. Photo identity is the photo id, never the URL. Writes the
@@ -13,16 +13,32 @@ let command = StageCommand(
         stage, which settles what needs every record at once (an export-only observation's id
         when two uuids share a hash; an observer or taxon that no record has).
 
+        With --pipeline, the pipeline's "select" rules that read only an observation's own
+        values (places; quality grades and the observed range too when it has no taxon rule)
+        apply to each winning observation: one they remove is not written, nor its photo links,
+        and a "select" line after the observations counts them by rule, for the bundle stage,
+        which applies every rule and refuses records deduped under other rules than its
+        pipeline's. --depfile lists the GeoJSON files those rules were read from.
+
         Given the folder of a sharded ingest (holding shard-I-of-N/ folders), it is dedupe shard
         J of N (--shard J/N, else the engine's array index, see the README): it checks that the
         N ingest shards are one job's, judges the whole job's reject threshold, and dedupes
         partition J of every ingest shard. It writes a .made-from.json beside --output.
         """,
-    options: ["output", "conflicts", "examples", "shard"])
+    options: ["output", "conflicts", "examples", "shard", "pipeline", "depfile"])
 
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one records file") }
     let clock = StageClock()
+    let selection = try arguments.value("pipeline").flatMap { try Pipeline.load($0).selection }
+    if arguments.value("depfile") != nil && arguments.value("pipeline") == nil {
+        throw UsageError("--depfile lists the files of --pipeline's select: give --pipeline")
+    }
+    /// After the run, when the output's folder exists.
+    func writeDepfile() throws {
+        guard let depfile = arguments.value("depfile") else { return }
+        try Depfile.write(depfile, target: try arguments.required("output"), prerequisites: selection?.files ?? [])
+    }
     if FileSystem.isDirectory(arguments.positional[0]) {
         let shard = try Shard.resolve(option: arguments.value("shard"))
         var options = DedupeShard.Options(
@@ -30,7 +46,10 @@ command.main { arguments in
             conflicts: try arguments.required("conflicts"))
         if let examples = try arguments.int("examples") { options.examples = examples }
         options.progress = arguments.progress(stage: "dedupe")
-        report(try DedupeShard(options: options).run(), clock: clock, shard: shard)
+        options.selection = selection
+        let summary = try DedupeShard(options: options).run()
+        try writeDepfile()
+        report(summary, clock: clock, shard: shard)
         return
     }
     if arguments.value("shard") != nil { throw UsageError("--shard needs the folder of a sharded ingest, not a records file") }
@@ -39,7 +58,10 @@ command.main { arguments in
         conflicts: try arguments.required("conflicts"))
     if let examples = try arguments.int("examples") { options.examples = examples }
     options.progress = arguments.progress(stage: "dedupe")
-    report(try Dedupe(options: options).run(), clock: clock, shard: nil)
+    options.selection = selection
+    let summary = try Dedupe(options: options).run()
+    try writeDepfile()
+    report(summary, clock: clock, shard: nil)
 }
 
 func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
@@ -49,6 +71,7 @@ func report(_ summary: Dedupe.Summary, clock: StageClock, shard: Shard?) {
         "\(unique["obs"] ?? 0) observations, \(unique["taxon"] ?? 0) taxa, \(unique["user"] ?? 0) users, "
             + "\(unique["photo"] ?? 0) photos (from \(summary.occurrences["photo"] ?? 0) occurrences; "
             + "\(summary.filledDimensions) dimensions filled, \(summary.conflicts.ids) with conflicts)"
+            + (summary.selected.map { "; the selection left out \($0.removed.values.reduce(0, +)) observations" } ?? "")
             + (summary.spillPartitions > 0 ? "; over the memory budget, spilled into \(summary.spillPartitions) partitions" : ""),
         records: summary.records, bytes: summary.bytes, shard: shard)
 }

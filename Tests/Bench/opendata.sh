@@ -101,7 +101,7 @@ fieldpack() {
   mkdir -p "$out"
   measure "od-ingest$suffix" "$BIN/fieldpack-inat" --pipeline "$pipeline" \
     --output "$out/inat/records.jsonl" --rejects "$out/inat/rejects.jsonl"
-  measure "od-dedupe$suffix" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
+  measure "od-dedupe$suffix" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" --pipeline "$pipeline" \
     --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
   measure "od-bundle$suffix" "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
     --pipeline "$pipeline" --output "$out/content.sqlite" --costs-report "$out/costs-report.json"

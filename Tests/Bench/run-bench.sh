@@ -242,7 +242,7 @@ for run in $(seq 1 $((run_runs == 1 ? BENCH_RUNS : 0))); do
   # The iNat path: fieldpack's three stages, then DuckDB's two outputs.
   measure "ingest.r$run" "$BIN/fieldpack-inat" --pipeline "$BENCH_DIR/bench.json" \
     --output "$out/inat/records.jsonl" --rejects "$out/inat/rejects.jsonl"
-  measure "dedupe.r$run" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
+  measure "dedupe.r$run" "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" --pipeline "$BENCH_DIR/bench.json" \
     --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
   measure "bundle.r$run" "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
     --pipeline "$BENCH_DIR/bench.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json" \
@@ -353,7 +353,7 @@ if [[ $run_scale == 1 ]]; then
   mkdir -p "$out"
   measure ingest.scale "$BIN/fieldpack-inat" --pipeline "$BENCH_DIR/bench-scale.json" \
     --output "$out/inat/records.jsonl" --rejects "$out/inat/rejects.jsonl"
-  measure dedupe.scale "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" \
+  measure dedupe.scale "$BIN/fieldpack-dedupe" "$out/inat/records.jsonl" --pipeline "$BENCH_DIR/bench-scale.json" \
     --output "$out/dedupe/records.jsonl" --conflicts "$out/dedupe/conflicts.json"
   measure bundle.scale "$BIN/fieldpack-bundle" "$out/dedupe/records.jsonl" \
     --pipeline "$BENCH_DIR/bench-scale.json" --output "$out/content.sqlite" --costs-report "$out/costs-report.json" \

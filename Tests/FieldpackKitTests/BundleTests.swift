@@ -196,9 +196,9 @@ import Testing
             ["obs",9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]
             ["obs",2,"b-uuid",7,null,"casual",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
             ["obs",5,"c-uuid",7,null,"needs_id",null,null,null,null,null,null,null,null,null,null,null,null,[[7,0]],null,1]
-            ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,9]
-            ["photo",6,null,"obs",0,"https://static.inaturalist.org/photos/6/square.jpg","cc-by","a",10,10,null,null,null,1,2]
-            ["photo",7,null,"obs",0,"https://static.inaturalist.org/photos/7/square.jpg","cc-by","a",10,10,null,null,null,1,5]
+            ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,9,7]
+            ["photo",6,null,"obs",0,"https://static.inaturalist.org/photos/6/square.jpg","cc-by","a",10,10,null,null,null,1,2,7]
+            ["photo",7,null,"obs",0,"https://static.inaturalist.org/photos/7/square.jpg","cc-by","a",10,10,null,null,null,1,5,7]
 
             """)
         try BundleBuilder(options: .init(

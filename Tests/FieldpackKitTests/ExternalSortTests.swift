@@ -49,23 +49,4 @@ import Testing
         #expect(sort.spilled)
         #expect(try drain(sort.sorted()).map(\.order) == (0..<Int64(count)).map { $0 })
     }
-
-    @Test(arguments: [1, 1 << 20])
-    func aSortedLookupFindsEveryKeyAddedAndNoOther(runBytes: Int) throws {
-        let directory = try TemporaryDirectory()
-        let lookup = SortedLookup(space: SortSpace(folder: directory.path, runBytes: runBytes))
-        var expected: [Int64: Int64] = [:]
-        // Keys in a scrambled order, every third one left out: 3 blocks and a part of one.
-        for index in 0..<(SortedLookup.blockPairs * 3 + 17) {
-            let key = Int64((index * 7919) % 4099) * 3
-            if expected[key] != nil { continue }
-            expected[key] = Int64(index)
-            try lookup.add(key, Int64(index))
-        }
-        // Up, then down (not the order kept in its cache), then absent keys.
-        for key in expected.keys.sorted() + expected.keys.sorted().reversed() {
-            #expect(try lookup.value(of: key) == expected[key])
-        }
-        for key: Int64 in [-1, 1, 2, 4099 * 3 + 1, Int64.max] { #expect(try lookup.value(of: key) == nil) }
-    }
 }

@@ -98,7 +98,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
         #expect(ObservationRecord.Column.ordered.filter(\.spec.occurrence) == [.seen])
         #expect(UserRecord.Column.ordered.filter(\.spec.occurrence) == [.seen])
         #expect(TaxonRecord.Column.ordered.filter(\.spec.occurrence) == [.seen])
-        #expect(PhotoRecord.Column.ordered.filter(\.spec.occurrence) == [.seen, .observation])
+        #expect(PhotoRecord.Column.ordered.filter(\.spec.occurrence) == [.seen, .observation, .observer])
         #expect(InputRecord.Column.ordered.filter(\.spec.occurrence).isEmpty)
     }
 
@@ -275,6 +275,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
         photo.attributionName = strings["Zoë"]
         photo.seen = 310
         photo.observation = 311
+        photo.observer = 312
         var writer = JSONWriter()
         let occurrenceStart = photo.encode(into: &writer, source: "4#2")
         try expectLine(writer, PhotoRecord.Column.self, [
@@ -282,9 +283,9 @@ struct Layout: Sendable, CustomTestStringConvertible {
             .url: .text("https://inaturalist-open-data.s3.amazonaws.com/photos/301/square.jpg"), .license: .text("cc0"),
             .attribution: .text("(c) Zoë, no rights reserved"), .width: .integer(2048), .height: .integer(1536),
             .type: .text("LocalPhoto"), .hidden: .bool(false), .attributionName: .text("Zoë"), .seen: .integer(310),
-            .observation: .integer(311),
+            .observation: .integer(311), .observer: .integer(312),
         ], source: "4#2")
-        #expect(tail(writer, from: occurrenceStart) == ",310,311,\"4#2\"]\n")
+        #expect(tail(writer, from: occurrenceStart) == ",310,311,312,\"4#2\"]\n")
         try withColumns(writer) { #expect(!PhotoRecord.isObservationPhoto($0)) }
     }
 

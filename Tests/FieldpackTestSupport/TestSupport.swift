@@ -83,8 +83,10 @@ package let recordColumnNames: [String: [String]] = [
     "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
               "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "seen", "src"],
     "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
-              "attribution_name", "seen", "obs", "src"],
+              "attribution_name", "seen", "obs", "observer", "src"],
     "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged"],
+    // Deduped files only (dedupe's share of a selection): no source, like every deduped record.
+    "select": ["k", "fingerprint", "removed", "seen", "src"],
 ]
 
 /// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.
@@ -136,13 +138,16 @@ package func run(_ executable: String, _ arguments: [String], directory: String?
 /// Runs ingest (accepting any reject rate) and dedupe in-process on `inputs`, into `directory`:
 /// `records.jsonl`, `rejects.jsonl`, `deduped.jsonl`, `conflicts.json`.
 @discardableResult
-package func ingestAndDedupe(_ inputs: [String], in directory: TemporaryDirectory) throws -> Dedupe.Summary {
+package func ingestAndDedupe(
+    _ inputs: [String], in directory: TemporaryDirectory, selection: Selection? = nil
+) throws -> Dedupe.Summary {
     var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
     ingest.maxRejectRate = 1
     try INatIngest(options: ingest).run()
-    return try Dedupe(options: .init(
-        input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
-        conflicts: directory.file("conflicts.json"))).run()
+    var dedupe = Dedupe.Options(
+        input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
+    dedupe.selection = selection
+    return try Dedupe(options: dedupe).run()
 }
 
 /// The sample pipeline's shipping policy: the commercial licences, three display targets, the

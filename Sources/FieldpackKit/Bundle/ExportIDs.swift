@@ -51,7 +51,13 @@ struct ExportIDs {
     }
 
     /// Reads the observations of the deduped `paths` and decides the ids of the uuids that must move.
-    init(paths: [String], hash: @escaping @Sendable (ObservationUUID) -> Int64, space: SortSpace) throws {
+    ///
+    /// - Parameter selection: the pipeline's `select`: an observation its dedupe rules remove
+    ///   (`Selection.dedupeRules`) is not among the uuids, whether dedupe removed it or left it
+    ///   to the load, so the ids are the same either way.
+    init(
+        paths: [String], hash: @escaping @Sendable (ObservationUUID) -> Int64, space: SortSpace, selection: Selection? = nil
+    ) throws {
         self.hash = hash
         let entries = ExternalSort<Entry>(space: space, by: Entry.precedes)
         let parser = JSONParser()
@@ -70,6 +76,7 @@ struct ExportIDs {
                 else { continue }
                 if RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) { break lines }
                 guard kind == .observation, let uuid = Self.exportOnlyUUID(columns) else { continue }
+                if let selection, selection.removingRuleInDedupe(ObservedValues(columns, taxonSelected: false)) != nil { continue }
                 try entries.append(Entry(hash: hash(uuid), uuid: UUIDKey(high: uuid.high, low: uuid.low)))
             }
         }

@@ -22,37 +22,58 @@ struct ExportObservationRules {
         self.ids = ids
     }
 
-    /// What an observation record loads with: its id, observer and taxon.
-    ///
-    /// - Throws: the foreign key violation of an observation not from the export whose observer
-    ///   or taxon has no row.
-    mutating func apply(
-        _ record: JSONColumns, id: Int64, references: ReferenceCheck, line: Int
-    ) throws -> (id: Int64, user: Int64?, taxon: Int64?) {
+    /// What an observation loads with, once `apply` has looked at it.
+    struct Loaded {
+        var id: Int64
+        var user: Int64?
+        var taxon: Int64?
+        /// What it lost (an export observation's missing observer or taxon).
+        var findings: [Finding] = []
+        /// The foreign key violation of an observation not from the export whose observer or
+        /// taxon has no row.
+        var violation: FieldpackError? = nil
+    }
+
+    /// What an observation record loads with: its id, observer and taxon, the findings of what
+    /// it lost and any violation. Both count only if it is kept (`keep`): a guide answers for the
+    /// observations it ships, whether the selection removed the others in the bundle or before
+    /// it, in dedupe.
+    func apply(_ record: JSONColumns, id: Int64, references: ReferenceCheck, line: Int) -> Loaded {
         typealias C = ObservationRecord.Column
         var user = record.int64(C.user)
         var taxon = record.int64(C.taxon)
         guard let origin = ExportOrigin.of(record) else {
-            try references.require(.users, user, from: "observations.user_id", line: line)
-            try references.require(.taxa, taxon, from: "observations.taxon_id", line: line)
-            return (id, user, taxon)
+            var loaded = Loaded(id: id, user: user, taxon: taxon)
+            if let user, references.position(of: user, in: .users) == nil {
+                loaded.violation = references.violation(.users, user, from: "observations.user_id", line: line)
+            } else if let taxon, references.position(of: taxon, in: .taxa) == nil {
+                loaded.violation = references.violation(.taxa, taxon, from: "observations.taxon_id", line: line)
+            }
+            return loaded
         }
+        var findings: [Finding] = []
         let loadedID = ExportIDs.exportOnlyUUID(record).map { ids.id(of: $0) } ?? id
         let uuid = record.string(C.uuid) ?? "?"
         if let observer = user, references.position(of: observer, in: .users) == nil {
             user = nil
-            missing.add(Finding(
+            findings.append(Finding(
                 path: origin.path, line: origin.line, field: "observer_id", outcome: .salvaged,
                 reason: "observation \(uuid): observer_id \(observer) has no row in observers (nor an API copy); "
                     + "kept without its observer (user_id null), so its photos have no one to credit"))
         }
         if let parent = taxon, references.position(of: parent, in: .taxa) == nil {
             taxon = nil
-            missing.add(Finding(
+            findings.append(Finding(
                 path: origin.path, line: origin.line, field: "taxon_id", outcome: .salvaged,
                 reason: "observation \(uuid): taxon_id \(parent) has no row in taxa (nor an API copy); kept without its taxon (taxon_id null)"))
         }
-        return (loadedID, user, taxon)
+        return Loaded(id: loadedID, user: user, taxon: taxon, findings: findings)
+    }
+
+    /// An observation that is kept: throws its violation, counts its findings.
+    mutating func keep(_ loaded: Loaded) throws {
+        if let violation = loaded.violation { throw violation }
+        for finding in loaded.findings { missing.add(finding) }
     }
 }
 

@@ -3,22 +3,21 @@
 /// the photos are decided — observation photo links, taxon photos, taxa's default photos — so
 /// that the bundle keeps only shipped photos and every reference to them.
 ///
-/// Deduped records arrive as taxa, users, observations, then photos: every observer is known
-/// before a photo needs a credit. Photos arrive by id, and the links are sorted by photo (an
+/// Deduped records arrive as taxa, users, observations, then photos: every user is known before
+/// a photo needs a credit (its attribution name, else its observer's name: see
+/// `PhotoRecord.Column.observer`). Photos arrive by id, and the links are sorted by photo (an
 /// `ExternalSort`, spilling to the build folder), so each photo's links are merged in (inserted,
 /// or dropped with it) as the photo is decided; the taxa's references to photos are decided in
 /// the same pass. What it holds grows with the taxa and users, not with the observations or
 /// photos.
 struct PhotoShippingLoad {
-    /// An observation's link to a photo, with what the photo's decision needs of the
-    /// observation (its observer, taxon and research-grade date), so that nothing per
-    /// observation is held once its record has passed.
+    /// A kept observation's link to a photo, with what the photo's hero offer needs of the
+    /// observation (its taxon and research-grade date), so that nothing per observation is
+    /// held once its record has passed.
     struct Link {
         var photo: Int64
         var observation: Int64
         var position: Int64
-        /// The observation's user (0: none).
-        var observer: Int64
         /// The observation's taxon (0: none).
         var taxon: Int64
         /// The observation's `updated_at` in Unix ms (`Int64.min` if unknown), if `researchGrade`.
@@ -27,12 +26,8 @@ struct PhotoShippingLoad {
         var order: Int64
         var line: Int32
         var researchGrade: Bool
-        /// The observation is kept (false: the selection's observation rules removed it during
-        /// the load; the link only says who took the photo).
-        var kept: Bool
 
-        /// By photo, then observation id descending (the observation that credits a photo is
-        /// its highest-id one), then as they came.
+        /// By photo, then observation id descending, then as they came.
         static func precedes(_ a: Link, _ b: Link) -> Bool {
             if a.photo != b.photo { return a.photo < b.photo }
             if a.observation != b.observation { return a.observation > b.observation }
@@ -93,11 +88,8 @@ struct PhotoShippingLoad {
     private(set) var report: CostReport
     /// Each user's credit name (the usable name, else the login), by id.
     private var names: [Int64: String] = [:]
-    /// The observation being read: its id, user, taxon and research-grade date, for its links.
-    private var current: (id: Int64, observer: Int64, taxon: Int64, updated: Int64?)? = nil
-    /// Each observation's user, for a photo whose record names an observation that does not
-    /// link it (the rare case: its links carry their observer).
-    private let observers: SortedLookup
+    /// The observation being read: its id, taxon and research-grade date, for its links.
+    private var current: (id: Int64, taxon: Int64, updated: Int64?)? = nil
     /// Every observation's links, sorted by photo (spilling to the build folder); read in step
     /// with the photos, which arrive by id, from the first photo on.
     private let links: ExternalSort<Link>
@@ -116,14 +108,13 @@ struct PhotoShippingLoad {
     private var samples: [DownloadSizeFit.Sample] = []
 
     /// - Parameters:
-    ///   - space: where the links and observers spill (the build folder).
+    ///   - space: where the links spill (the build folder).
     ///   - selecting: a selection applies (see `selecting`).
     init(policy: ShippingPolicy, measured: MeasuredSizes?, space: SortSpace = .memory, selecting: Bool = false) {
         self.policy = policy
         self.measured = measured
         self.selecting = selecting
         report = CostReport(policy: policy)
-        observers = SortedLookup(space: space)
         links = ExternalSort<Link>(space: space, by: Link.precedes)
     }
 
@@ -132,22 +123,18 @@ struct PhotoShippingLoad {
         if let name { names[id] = name }
     }
 
-    /// Observations arrive in uuid order (dedupe's key); their links follow each one.
-    mutating func observation(_ id: Int64, user: Int64?, taxon: Int64?, researchGradeUpdated updated: Int64?) throws {
-        current = (id, user ?? 0, taxon ?? 0, updated)
-        if let user, user != 0 { try observers.add(id, user) }
+    /// A kept observation (they arrive in uuid order, dedupe's key); its links follow it.
+    mutating func observation(_ id: Int64, taxon: Int64?, researchGradeUpdated updated: Int64?) {
+        current = (id, taxon ?? 0, updated)
     }
 
-    /// A link of the observation just given to `observation(_:user:taxon:researchGradeUpdated:)`.
-    ///
-    /// - Parameter kept: false for an observation the selection removed: its link is not
-    ///   inserted, but the photo's credit may come from it, as it would without the selection.
-    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int, kept: Bool = true) throws {
+    /// A link of the observation just given to `observation(_:taxon:researchGradeUpdated:)`.
+    mutating func link(observation: Int64, photo: Int64, position: Int64, line: Int) throws {
         guard let current, current.id == observation else { preconditionFailure("a link of an observation not being read") }
         try links.append(Link(
-            photo: photo, observation: observation, position: position, observer: current.observer, taxon: current.taxon,
+            photo: photo, observation: observation, position: position, taxon: current.taxon,
             updated: current.updated ?? 0, order: Int64(links.count), line: Int32(clamping: line),
-            researchGrade: current.updated != nil, kept: kept))
+            researchGrade: current.updated != nil))
     }
 
     mutating func taxonPhoto(taxon: Int64, position: Int64, photo: Int64, line: Int) {
@@ -184,7 +171,7 @@ struct PhotoShippingLoad {
         while referencesEnd < taxonReferences.count, taxonReferences[referencesEnd].photo == id { referencesEnd += 1 }
         let taxonSlots = nextReference..<referencesEnd
         nextReference = referencesEnd
-        let selected = !selecting || !taxonSlots.isEmpty || group.contains(where: \.kept)
+        let selected = !selecting || !taxonSlots.isEmpty || !group.isEmpty
         // A photo the selection leaves out is only counted, not decided, unless measured sizes
         // of it calibrate the download figures.
         let measuredSizes = measured?.sizes(of: id) ?? []
@@ -195,13 +182,7 @@ struct PhotoShippingLoad {
         }
         // Who to credit: the photo's own attribution name, else its observer (name, else login).
         var name = UserRecord.usableName(record.string(C.attributionName))
-        if name == nil, PhotoRecord.isObservationPhoto(record), let observation = record.int64(C.observation) {
-            name = try observerName(of: observation)
-        }
-        if name == nil, let first = group.first {
-            // A taxon photo that is also an observation's photo: its observer took it.
-            name = first.observer != 0 ? names[first.observer] : nil
-        }
+        if name == nil, let observer = record.int64(C.observer) { name = names[observer] }
         var original: PixelSize? = nil
         if let width = record.int64(C.width), let height = record.int64(C.height) {
             original = PixelSize(width: Int(width), height: Int(height))
@@ -248,7 +229,7 @@ struct PhotoShippingLoad {
                 case .urlSizeLength: batch.int(sizeToken.map { Int64($0.length) })
                 }
             }
-            for link in group where link.kept {
+            for link in group {
                 let batch = try stream.begin(.observationPhotos, line: Int(link.line))
                 batch.int(link.observation)
                 batch.int(link.photo)
@@ -281,14 +262,6 @@ struct PhotoShippingLoad {
         if link.photo < id {
             throw references.violation(.photos, link.photo, from: "observation_photos.photo_id", line: Int(link.line))
         }
-    }
-
-    /// The credit name of an observation's observer: from the current photo's links when one
-    /// of them is that observation's, else looked up.
-    private func observerName(of observation: Int64) throws -> String? {
-        let user = try group.first { $0.observation == observation }.map(\.observer) ?? observers.value(of: observation)
-        guard let user, user != 0 else { return nil }
-        return names[user]
     }
 
     /// After the last photo: checks the held-back references of taxa against the photos (a photo

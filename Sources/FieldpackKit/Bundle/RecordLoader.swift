@@ -98,7 +98,9 @@ final class RecordLoader {
 /// observation left links and no taxon refers to is counted as not selected and not inserted
 /// (`PhotoShippingLoad`). A regional guide of a large dump so loads its own share, not the whole
 /// dump. What is inserted is what `BundleSelection` would have kept of the whole load, so the
-/// bundle is the same.
+/// bundle is the same. What dedupe's share of the rules removed before (`DedupeSelection`) is
+/// counted from its `select` lines; a removed observation leaves nothing else behind, so the
+/// bundle is the same whichever stage removed it.
 struct RecordParser {
     let path: String
     let policy: ShippingPolicy
@@ -126,7 +128,7 @@ struct RecordParser {
 
     func run(paths: [String], exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>) throws {
         // Before any record loads: the export-only uuids of every part, for their ids.
-        var rules = ExportObservationRules(ids: try ExportIDs(paths: paths, hash: exportID, space: space))
+        var rules = ExportObservationRules(ids: try ExportIDs(paths: paths, hash: exportID, space: space, selection: selection))
         let records = try MergedRecords(paths: paths, progress: progress)
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
@@ -148,6 +150,12 @@ struct RecordParser {
                 shipping.user(
                     id, name: UserRecord.creditName(
                         name: columns.string(UserRecord.Column.name), login: columns.string(UserRecord.Column.login)))
+            case .selection:
+                guard let part = DedupedSelectionRecord(columns) else {
+                    throw FieldpackError(path: path, line: line, "a select record is not [\"select\", fingerprint, {rule: count}, seen]")
+                }
+                try selected.add(deduped: part, path: path, line: line)
+                if let seen = part.seen { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
                     throw FieldpackError(path: path, line: line, "an input record has no path")
@@ -178,34 +186,34 @@ struct RecordParser {
         let recordID = try requiredID(record, line: line)
         try references.add(.observations, id: recordID, line: line)
         // The export's id, observer and taxon, as its whole-job rules decide.
-        let (id, user, taxon) = try rules.apply(record, id: recordID, references: references, line: line)
+        let loaded = rules.apply(record, id: recordID, references: references, line: line)
+        let (id, user, taxon) = (loaded.id, loaded.user, loaded.taxon)
         if let seen = record.int64(C.seen) { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
         let researchGrade = record.text(C.qualityGrade)?.equals("research") ?? false
-        // Its observer credits a photo whose record names it, whether or not it is kept.
-        try shipping.observation(
-            id, user: user, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
-        let kept = !selected.removes(record, taxon: taxon, references: references)
-        if kept {
-            let batch = try stream.begin(.observations, line: line)
-            for column in observationColumns {
-                switch column {
-                case .id: batch.int(id)
-                case .user: batch.int(user)
-                case .taxon: batch.int(taxon)
-                default: batch.add(column, from: record)
-                }
+        // A removed observation leaves nothing behind: no row, no links, no finding, so the
+        // bundle is the same whether dedupe removed it first (`DedupeSelection`) or not. A
+        // photo's credit comes from its own record (`PhotoRecord.Column.observer`).
+        guard !selected.removes(record, taxon: taxon, references: references) else { return }
+        try rules.keep(loaded)
+        shipping.observation(id, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
+        let batch = try stream.begin(.observations, line: line)
+        for column in observationColumns {
+            switch column {
+            case .id: batch.int(id)
+            case .user: batch.int(user)
+            case .taxon: batch.int(taxon)
+            default: batch.add(column, from: record)
             }
-            batch.bool(ObservationRecord.isObscured(record))
-            batch.int(Int64(line))  // for `ObservationOrder`'s errors
         }
-        // A removed observation's links are not inserted, but they still say who took a photo.
+        batch.bool(ObservationRecord.isObscured(record))
+        batch.int(Int64(line))  // for `ObservationOrder`'s errors
         guard let links = record[C.photos] else { return }
         for link in links.elements {
             var pair = link.elements.makeIterator()
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
                 throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
             }
-            try shipping.link(observation: id, photo: photo, position: position, line: line, kept: kept)
+            try shipping.link(observation: id, photo: photo, position: position, line: line)
         }
     }
 
@@ -246,6 +254,8 @@ struct LoadSelection {
     /// Whether the taxon rule keeps each loaded taxon, in load order (`ReferenceCheck`'s
     /// positions); only with a taxon rule.
     private var taxonKept: [Bool] = []
+    /// `Selection.dedupeFingerprint`, once a deduped `select` record needs it.
+    private var dedupeFingerprint: String? = nil
 
     init(selection: Selection?) {
         self.selection = selection
@@ -258,21 +268,39 @@ struct LoadSelection {
         taxonKept.append(selection.taxa.selects(id: id, ancestry: record.text(C.ancestry)?.bytes, rank: record.text(C.rank)?.bytes))
     }
 
+    /// Counts what dedupe's share of the selection removed (`DedupeSelection`): observations
+    /// that never reach the load, considered and removed under the rule dedupe counted them by.
+    ///
+    /// - Throws: `FieldpackError` naming the line when the records were deduped under other rules
+    ///   than this pipeline's `select` (or the pipeline has none).
+    mutating func add(deduped part: DedupedSelectionRecord, path: String, line: Int) throws {
+        guard let selection else {
+            throw FieldpackError(
+                path: path, line: line,
+                "these records were deduped under a pipeline's select, but this pipeline has none: run fieldpack-dedupe again with this --pipeline")
+        }
+        if dedupeFingerprint == nil { dedupeFingerprint = selection.dedupeFingerprint }
+        guard part.fingerprint == dedupeFingerprint else {
+            throw FieldpackError(
+                path: path, line: line,
+                "these records were deduped under other select rules (\(part.fingerprint.prefix(12))…) than this pipeline's (places, quality grades, observed: \(dedupeFingerprint!.prefix(12))…): run fieldpack-dedupe again with this --pipeline")
+        }
+        for (rule, count) in part.removed {
+            counts.observationsConsidered += count
+            counts.removed[rule, default: 0] += count
+        }
+    }
+
     /// Whether the observation rules remove the observation about to load with `taxon`; counts it.
     mutating func removes(_ record: JSONColumns, taxon: Int64?, references: ReferenceCheck) -> Bool {
         guard let selection else { return false }
         counts.observationsConsidered += 1
         guard selection.hasObservationRules else { return false }
-        typealias C = ObservationRecord.Column
         var taxonSelected = false
         if !selection.taxa.isEmpty, let taxon, let position = references.position(of: taxon, in: .taxa) {
             taxonSelected = taxonKept[position]
         }
-        let values = ObservedValues(
-            longitude: record.double(C.longitude), latitude: record.double(C.latitude),
-            obscured: ObservationRecord.isObscured(record), taxonSelected: taxonSelected,
-            qualityGrade: record.text(C.qualityGrade)?.bytes, observedOn: record.text(C.observedOn)?.bytes)
-        guard let rule = selection.removingRule(values) else { return false }
+        guard let rule = selection.removingRule(ObservedValues(record, taxonSelected: taxonSelected)) else { return false }
         counts.removed[rule, default: 0] += 1
         return true
     }

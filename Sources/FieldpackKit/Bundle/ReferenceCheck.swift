@@ -57,12 +57,6 @@ struct ReferenceCheck {
         }
     }
 
-    /// Throws unless `id` (if any) names a row of `parent` (taxa or users) already loaded.
-    func require(_ parent: Parent, _ id: Int64?, from column: String, line: Int) throws {
-        guard let id else { return }
-        _ = try position(of: id, in: parent, from: column, line: line)
-    }
-
     /// Where `id` is among the loaded rows of `parent`; throws the violation, naming `column`
     /// and the line that refers to it, if there is no such row.
     func position(of id: Int64, in parent: Parent, from column: String, line: Int) throws -> Int {

@@ -34,6 +34,9 @@ public struct Dedupe: Sendable {
         /// same bytes. At the default, 1M observations (2.7M photo occurrences, 175 MB) fit,
         /// with a peak RSS of about 200 MB.
         public var memoryBudget = 192 << 20
+        /// The pipeline's `select`: dedupe applies the rules of it that read only a winning
+        /// observation's own values (`DedupeSelection`); nil: every observation is written.
+        public var selection: Selection? = nil
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -51,6 +54,8 @@ public struct Dedupe: Sendable {
         public var bytes = 0
         /// The spill partitions the input was split into (0: it fit the memory budget).
         public var spillPartitions = 0
+        /// The observations the selection's dedupe rules removed (nil: no such rules).
+        public var selected: DedupedSelectionRecord? = nil
     }
 
     public struct ConflictCounts: Sendable, Equatable {
@@ -131,7 +136,10 @@ public struct Dedupe: Sendable {
             handsOnProgress = true
             return .overBudget(needed: Self.occurrenceBytes(totals))
         }
-        for kind in RecordKind.allCases { summary.occurrences[kind.name] = totals[kind.rawValue] }
+        if totals[RecordKind.selection.rawValue] > 0 {
+            throw FieldpackError(path: input, "holds \"select\" lines: a deduped records file, not fieldpack-inat's records")
+        }
+        for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
         let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
         trace.mark("count")
@@ -182,10 +190,19 @@ public struct Dedupe: Sendable {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                let tally = try ParallelWrite.run(records[slot], path: input, output: output, sourceNames: sourceNames) { winners, _, group in
-                    try winners.writeRecord(group, kind: kind)
+                let selection = kind == .observation ? DedupeSelection(options.selection) : nil
+                let tally = try ParallelWrite.run(
+                    records[slot], path: input, output: output, sourceNames: sourceNames, selection: selection
+                ) { winners, tally, group in
+                    try winners.writeRecord(group, kind: kind, removed: &tally.removed)
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
+                if var removed = selection?.emptyCounts() {
+                    // After the observations, before the photos (`RecordKey.fileOrder`).
+                    for part in tally { if let counts = part.removed { removed.add(counts) } }
+                    try output.write(removed.encoded())
+                    summary.selected = removed
+                }
             }
             trace.mark("write records")
         }

@@ -16,6 +16,8 @@ public struct DedupeShard: Sendable {
         public var conflicts: String
         public var examples = 20
         public var progress = StageProgress.silent("dedupe")
+        /// The pipeline's `select` (see `Dedupe.Options.selection`).
+        public var selection: Selection? = nil
 
         public init(inat: String, shard: Shard, output: String, conflicts: String) {
             self.inat = inat
@@ -47,6 +49,7 @@ public struct DedupeShard: Sendable {
         var dedupe = Dedupe.Options(input: joined.temporaryPath, output: options.output, conflicts: options.conflicts)
         dedupe.examples = options.examples
         dedupe.progress = options.progress
+        dedupe.selection = options.selection
         return try Dedupe(options: dedupe).run()
     }
 }

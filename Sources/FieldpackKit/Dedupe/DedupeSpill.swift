@@ -44,16 +44,28 @@ struct DedupeSpill {
             }
             for (kind, number) in partSummary.unique { summary.unique[kind, default: 0] += number }
             summary.filledDimensions += partSummary.filledDimensions
+            if let removed = partSummary.selected {
+                if summary.selected == nil { summary.selected = removed } else { summary.selected!.add(removed) }
+            }
         }
         summary.conflicts = report.counts
         summary.records = summary.occurrences.values.reduce(0, +)
         summary.bytes = size
 
+        // Each partition counted what the selection removed of its share: one line of the sums,
+        // where one pass writes it.
         let merged = try MergedRecords(paths: deduped.map(\.temporaryPath), progress: .silent())
+        var selected = summary.selected
         while let record = try merged.next() {
+            if record.kind == .selection { continue }
+            if let counts = selected, RecordKey.rank(of: record.kind) > RecordKey.rank(of: .selection) {
+                try output.write(counts.encoded())
+                selected = nil
+            }
             try output.write(record.bytes)
             try output.write([0x0A])
         }
+        if let counts = selected { try output.write(counts.encoded()) }
         return (summary, report)
     }
 }

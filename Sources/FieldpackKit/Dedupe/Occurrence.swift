@@ -26,6 +26,9 @@ struct PhotoOccurrence {
         return content > other.content
     }
 
+    /// It came in an observation (`rank` is positive), not as a taxon's photo.
+    var isObservationPhoto: Bool { rank > 0 }
+
     var license: UInt64 { fields & 0x1F_FFFF }
     var attribution: UInt64 { (fields >> 21) & 0x1F_FFFF }
     var url: UInt64 { fields >> 42 }

@@ -14,6 +14,8 @@ enum ParallelWrite {
         var unique = 0
         var filledDimensions = 0
         var report: ConflictReport
+        /// What the selection's dedupe rules removed (nil: no such rules).
+        var removed: DedupedSelectionRecord? = nil
     }
 
     /// About 3 MB of winners a segment (a record is about 200 bytes).
@@ -24,6 +26,7 @@ enum ParallelWrite {
     ///   first examples by id).
     static func run<T: HasID>(
         _ occurrences: OccurrenceArray<T>, path: String, output: AtomicOutput, sourceNames: [Int: String],
+        selection: DedupeSelection? = nil,
         _ body: @escaping @Sendable (inout Winners, inout Tally, UnsafeBufferPointer<T>) throws -> Void,
         makeReport: @escaping @Sendable () -> ConflictReport
     ) throws -> [Tally] {
@@ -34,11 +37,11 @@ enum ParallelWrite {
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             results.record(worker) {
                 do {
-                    var winners = Winners(source: try ReadableFile(path: path), sourceNames: sourceNames)
+                    var winners = Winners(source: try ReadableFile(path: path), sourceNames: sourceNames, selection: selection)
                     var tallies: [(segment: Int, tally: Tally)] = []
                     let array = UnsafeBufferPointer(occurrences.buffer)
                     while let index = writer.claim() {
-                        var tally = Tally(report: makeReport())
+                        var tally = Tally(report: makeReport(), removed: selection?.emptyCounts())
                         var start = segments[index].lowerBound
                         let end = segments[index].upperBound
                         while start < end {

@@ -8,27 +8,72 @@ struct Winners {
     private let parser = JSONParser()
     /// Each input's path by its index, to resolve an export observation's source.
     let sourceNames: [Int: String]
+    /// The selection's rules dedupe applies to each winning observation (nil: none).
+    let selection: DedupeSelection?
 
-    init(source: ReadableFile, sourceNames: [Int: String]) {
+    init(source: ReadableFile, sourceNames: [Int: String], selection: DedupeSelection? = nil) {
         self.source = source
         self.sourceNames = sourceNames
+        self.selection = selection
         pending.reserveCapacity(1 << 20)
     }
 
+    /// Writes a group's winner (`writeRecord`); an observation that `selection` removes is taken
+    /// back out and counted in `removed` instead.
+    mutating func writeRecord(
+        _ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind, removed: inout DedupedSelectionRecord?
+    ) throws {
+        guard kind == .observation, let selection, !group[0].isLinks else { return try writeRecord(group, kind: kind) }
+        if !group[0].fromAPI && !group.contains(where: { $0.fromAPI && !$0.isLinks }) {
+            // An export copy with no API copy: what the rules read is its own, so it is judged
+            // before its links are gathered and it is rewritten (most of a regional guide's
+            // export goes here, never rewritten).
+            if let (rule, seen) = selection.removes(try load(group[0])) {
+                removed?.add(rule: rule, seen: seen)
+                return
+            }
+            return try writeRecord(group, kind: kind)
+        }
+        // Otherwise the winner as written (an API copy, or an export copy with columns from one).
+        let start = pending.count
+        try writeRecord(group, kind: kind)
+        guard pending.count > start else { return }
+        // simdjson reads up to `padding` bytes past the line: they are there while it parses.
+        pending.append(contentsOf: repeatElement(0, count: JSONParser.padding))
+        defer { pending.removeLast(JSONParser.padding) }
+        let verdict = try pending.withUnsafeBytes { bytes in
+            try selection.removes(UnsafeRawBufferPointer(rebasing: bytes[start..<(bytes.count - JSONParser.padding)]), parser: parser)
+        }
+        guard let (rule, seen) = verdict else { return }
+        pending.removeSubrange(start..<(pending.count - JSONParser.padding))
+        removed?.add(rule: rule, seen: seen)
+    }
+
+    /// Writes a photo's winner (the first), filling what it lacks from the other occurrences:
+    /// its dimensions from the first that has both, and, when it is a taxon's photo (no
+    /// observer), its observer from the first observation's copy that names one (the best
+    /// ranked: the newest, then the highest observation id), so that the photo is credited to
+    /// who took it whatever the selection keeps (`PhotoRecord.Column.observer`).
     mutating func writePhoto(_ group: UnsafeBufferPointer<PhotoOccurrence>, filled: inout Int) throws {
         let winner = group[0]
-        guard winner.width < 0 || winner.height < 0, group.count > 1,
-              let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 })
-        else {
-            return try emitDirect(offset: winner.offset, length: winner.length)
+        var replacing: [Int: [UInt8]] = [:]
+        if winner.width < 0 || winner.height < 0, group.count > 1,
+           let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 }) {
+            replacing[PhotoRecord.Column.width.rawValue] = Array(String(donor.width).utf8)
+            replacing[PhotoRecord.Column.height.rawValue] = Array(String(donor.height).utf8)
+            filled += 1
         }
-        // Rebuild the winner with the donor's dimensions.
+        if !winner.isObservationPhoto {
+            for occurrence in group.dropFirst() where occurrence.isObservationPhoto {
+                if let observer = try load(offset: occurrence.offset, length: occurrence.length).int64(PhotoRecord.Column.observer) {
+                    replacing[PhotoRecord.Column.observer.rawValue] = Array(String(observer).utf8)
+                    break
+                }
+            }
+        }
+        if replacing.isEmpty { return try emitDirect(offset: winner.offset, length: winner.length) }
         let record = try content(offset: winner.offset, length: winner.length)
-        try rewrite(record, offset: winner.offset, replacing: [
-            PhotoRecord.Column.width.rawValue: Array(String(donor.width).utf8),
-            PhotoRecord.Column.height.rawValue: Array(String(donor.height).utf8),
-        ])
-        filled += 1
+        try rewrite(record, offset: winner.offset, replacing: replacing)
     }
 
     /// Writes a group's winner (the first). An observation whose copies are all export photo
@@ -118,9 +163,14 @@ struct Winners {
 
     /// The columns of the record at `occurrence` (valid until the next parse).
     private mutating func load(_ occurrence: RecordOccurrence) throws -> JSONColumns {
-        let record = try content(offset: occurrence.offset, length: occurrence.length)
+        try load(offset: occurrence.offset, length: occurrence.length)
+    }
+
+    /// The columns of the record at `offset` (valid until the next parse).
+    private mutating func load(offset: Int64, length: Int32) throws -> JSONColumns {
+        let record = try content(offset: offset, length: length)
         var columns = JSONColumns()
-        _ = columns.load(try parse(record + [UInt8(ascii: "]")], offset: occurrence.offset))
+        _ = columns.load(try parse(record + [UInt8(ascii: "]")], offset: offset))
         return columns
     }
 

@@ -165,6 +165,7 @@ struct OpenDataRow {
         let observation = ObservationUUID(link)
         if observation == nil { drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation") }
         let license = text(c.license, "license")
+        let observer = positiveID(c.observerID, "observer_id")
         let seen = self.seen
         url.withUnsafeBytes { url in
             var record = PhotoRecord(id: id, context: .observation, url: JSONText(start: url.baseAddress!, count: url.count))
@@ -175,6 +176,7 @@ struct OpenDataRow {
             }
             record.position = position
             record.seen = seen
+            record.observer = observer
             record.encode(into: &extractor.out, source: source)
         }
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }

@@ -91,9 +91,10 @@ struct RecordExtractor {
                 }
                 if photos.contains(where: { $0.id == photoID }) { continue }
                 let position = field { () throws(RecordError) in try Fields(element, path: path).int("position") } ?? Int64(index)
-                guard let record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                guard var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
                                          context: .observation, position: position)
                 else { continue }
+                record.observer = user?.id
                 photos.append(record)
             }
         }
@@ -111,9 +112,10 @@ struct RecordExtractor {
                 }
                 if photos.contains(where: { $0.id == photoID }) { continue }
                 let position = (photos.compactMap(\.position).max() ?? -1) + 1
-                guard let record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                guard var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
                                          context: .observation, position: position)
                 else { continue }
+                record.observer = user?.id
                 photos.append(record)
             }
         }

@@ -95,6 +95,8 @@ final class MergedRecords {
                     continue
                 }
                 lastInput = bytes
+            } else if best.kind == .selection {
+                // Each part's counts of what dedupe's selection removed: all are given, to be added up.
             } else {
                 let place = "\(best.path):\(best.line)"
                 if let lastKey, !(lastKey < best.key) {

@@ -17,6 +17,11 @@ public struct PhotoRecord {
         case seen
         /// The observation it came in.
         case observation
+        /// Who took it: the user of the observation it came in (API), the `observer_id` of its
+        /// export row; none for a taxon's photo (dedupe fills a winner without one from an
+        /// observation's copy of the photo). The bundle credits a photo without an attribution
+        /// name to this user, so a photo's credit never depends on which observations are kept.
+        case observer
 
         public static let kind = RecordKind.photo
 
@@ -36,6 +41,7 @@ public struct PhotoRecord {
             case .attributionName: .text()
             case .seen: .integer(occurrence: true)
             case .observation: .integer(occurrence: true)
+            case .observer: .integer(occurrence: true)
             }
         }
     }
@@ -68,6 +74,7 @@ public struct PhotoRecord {
     public var attributionName: JSONText? = nil
     public var seen: Int64? = nil
     public var observation: Int64? = nil
+    public var observer: Int64? = nil
 
     public init(id: Int64, context: Context, url: JSONText) {
         self.id = id
@@ -101,6 +108,7 @@ public struct PhotoRecord {
             case .attributionName: out.string(attributionName)
             case .seen: out.int(seen)
             case .observation: out.int(observation)
+            case .observer: out.int(observer)
             }
         }
     }

@@ -20,7 +20,9 @@ public struct RecordKey: Sendable, Hashable, Comparable {
     }
 
     /// The key of a record of `kind` (not `.input`) with its columns; nil without an integer id.
+    /// Every `.selection` record has one key (the parts' are added up, never deduped).
     public static func of(_ kind: RecordKind, _ record: JSONColumns) -> RecordKey? {
+        if kind == .selection { return RecordKey(kind: kind, high: 0) }
         guard let id = record.id else { return nil }
         if kind == .observation, let uuid = ObservationUUID(record.text(ObservationRecord.Column.uuid)) {
             return RecordKey(kind: kind, high: Int64(bitPattern: uuid.high), low: max(uuid.low, 1))
@@ -29,8 +31,9 @@ public struct RecordKey: Sendable, Hashable, Comparable {
     }
 
     /// The kinds in the order the deduped file holds them: inputs, taxa, users, observations
-    /// (every observer before it credits a photo), photos.
-    public static let fileOrder: [RecordKind] = [.input, .taxon, .user, .observation, .photo]
+    /// (every observer before it credits a photo), what dedupe's selection removed (known once
+    /// the observations are written), photos.
+    public static let fileOrder: [RecordKind] = [.input, .taxon, .user, .observation, .selection, .photo]
 
     private static let rankOfKind: [Int] = {
         var ranks = [Int](repeating: 0, count: RecordKind.allCases.count)

@@ -12,9 +12,12 @@
 /// ["taxon", <TaxonRecord.Column…>, source]
 /// ["photo", <PhotoRecord.Column…>, source]
 /// ["input", <InputRecord.Column…>]          (ingest; deduped: <DedupedInputRecord.Column…>)
+/// ["select", <DedupedSelectionRecord.Column…>]   (deduped only)
 /// ```
 public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
     case input, photo, taxon, user, observation
+    /// What dedupe's share of the pipeline's `select` removed; only in deduped files.
+    case selection
 
     /// The record's first element.
     public var tag: StaticString {
@@ -24,6 +27,7 @@ public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
         case .taxon: "taxon"
         case .user: "user"
         case .observation: "obs"
+        case .selection: "select"
         }
     }
 

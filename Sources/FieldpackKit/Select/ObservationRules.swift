@@ -9,6 +9,17 @@ struct ObservedValues {
     var taxonSelected: Bool
     var qualityGrade: UnsafeRawBufferPointer?
     var observedOn: UnsafeRawBufferPointer?
+
+    /// The values of a deduped observation line's columns (valid while its parse is).
+    init(_ record: JSONColumns, taxonSelected: Bool) {
+        typealias C = ObservationRecord.Column
+        longitude = record.double(C.longitude)
+        latitude = record.double(C.latitude)
+        obscured = ObservationRecord.isObscured(record)
+        self.taxonSelected = taxonSelected
+        qualityGrade = record.text(C.qualityGrade)?.bytes
+        observedOn = record.text(C.observedOn)?.bytes
+    }
 }
 
 /// The selection's rules that decide an observation on its own values: places, taxa, quality
@@ -42,7 +53,7 @@ extension Selection {
 
     /// An observation is in the places when its point is in one of them; one without a point is
     /// in none, nor is an obscured one when `obscured` is `drop`.
-    private func inPlaces(_ observation: ObservedValues) -> Bool {
+    func inPlaces(_ observation: ObservedValues) -> Bool {
         guard let longitude = observation.longitude, let latitude = observation.latitude else { return false }
         if obscured == .drop && observation.obscured { return false }
         return places.contains(longitude: longitude, latitude: latitude)
@@ -57,5 +68,65 @@ extension Selection {
             characters += 1
         }
         return observed
+    }
+}
+
+/// The part of the observation rules dedupe applies to each winning observation, so that what a
+/// guide leaves out of a large dump is not written, read and parsed again by the bundle stage
+/// (see `DedupeSelection`). Dedupe sees one observation at a time, without the taxa, so it
+/// applies the rules that read only the observation's own values and that come before the taxon
+/// rule in `SelectionCounts.rules` order, so an observation it removes is counted under the rule
+/// the bundle would have counted it under: places always; quality grades and the observed range
+/// too when there is no taxon rule. The bundle applies every rule again to what reaches it.
+extension Selection {
+    /// The rules dedupe applies, in `SelectionCounts.rules` order; empty: dedupe applies none.
+    public var dedupeRules: [String] {
+        var rules: [String] = []
+        if !places.isEmpty { rules.append("places") }
+        if taxa.isEmpty {
+            if !qualityGrades.isEmpty { rules.append("quality_grades") }
+            if observedFrom != nil || observedTo != nil { rules.append("observed") }
+        }
+        return rules
+    }
+
+    /// The first of `dedupeRules` that removes the observation, nil if none does.
+    func removingRuleInDedupe(_ observation: ObservedValues) -> String? {
+        if taxa.isEmpty { return removingRule(observation) }
+        if !places.isEmpty && !inPlaces(observation) { return "places" }
+        return nil
+    }
+
+    /// A digest of what `dedupeRules` are (the boxes, the polygons' rings, the obscured rule,
+    /// the grades and the range they apply): dedupe writes it with its counts, and the bundle
+    /// refuses deduped records whose rules are not its own pipeline's (`DedupeSelection`).
+    public var dedupeFingerprint: String {
+        var writer = JSONWriter()
+        writer.beginArray()
+        for rule in dedupeRules { writer.string(rule) }
+        if !places.isEmpty {
+            writer.string(obscured.rawValue)
+            for box in places.boxes {
+                writer.beginArray()
+                for value in [box.west, box.south, box.east, box.north] { writer.double(value) }
+                writer.endArray()
+            }
+            for polygon in places.polygons {
+                writer.beginArray()
+                for ring in polygon.rings {
+                    writer.beginArray()
+                    for value in ring { writer.double(value) }
+                    writer.endArray()
+                }
+                writer.endArray()
+            }
+        }
+        if taxa.isEmpty {
+            for grade in qualityGrades { writer.string(grade) }
+            if let observedFrom { writer.string("from \(observedFrom)") }
+            if let observedTo { writer.string("to \(observedTo)") }
+        }
+        writer.endArray()
+        return SHA256.hex(of: writer.bytes)
     }
 }

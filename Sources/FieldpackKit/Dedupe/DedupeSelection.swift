@@ -1,0 +1,45 @@
+/// The pipeline's `select`, as far as dedupe applies it: each winning observation is judged on
+/// its own values by `Selection.dedupeRules` (places; quality grades and the observed range too
+/// when there is no taxon rule), and one they remove is not written, nor its photo links. What
+/// they removed is counted in a `select` line after the observations (`DedupedSelectionRecord`),
+/// which the bundle adds to its own counts, so the report is the one the bundle alone would
+/// make; the bundle applies every rule again to what reaches it.
+///
+/// A regional guide of a large dump so writes, and the bundle reads, its own share of the
+/// observations, not the whole dump's. Photos, taxa and users are written as before: which photos
+/// the kept observations link is known only across every part (the bundle counts the others as
+/// not selected without deciding them).
+struct DedupeSelection: Sendable {
+    let selection: Selection
+    let rules: [String]
+    let fingerprint: String
+
+    /// Nil when the selection has no rule dedupe applies.
+    init?(_ selection: Selection?) {
+        guard let selection, !selection.dedupeRules.isEmpty else { return nil }
+        self.selection = selection
+        rules = selection.dedupeRules
+        fingerprint = selection.dedupeFingerprint
+    }
+
+    /// An empty count of what the rules removed.
+    func emptyCounts() -> DedupedSelectionRecord {
+        DedupedSelectionRecord(fingerprint: fingerprint, rules: rules)
+    }
+
+    /// The rule that removes the observation of a deduped line, and its `seen`; nil if it stays.
+    ///
+    /// - Parameter line: the line as written (it may end with a newline), followed by
+    ///   `JSONParser.padding` readable bytes.
+    func removes(_ line: UnsafeRawBufferPointer, parser: JSONParser) throws -> (rule: String, seen: Int64?)? {
+        var record = JSONColumns()
+        guard record.load(try parser.parse(line)) else { return nil }
+        return removes(record)
+    }
+
+    /// The rule that removes the observation of a deduped record's columns, and its `seen`.
+    func removes(_ record: JSONColumns) -> (rule: String, seen: Int64?)? {
+        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }
+        return (rule, record.int64(ObservationRecord.Column.seen))
+    }
+}

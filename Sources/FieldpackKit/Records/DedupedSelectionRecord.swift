@@ -1,0 +1,87 @@
+/// What dedupe's share of the selection removed (`Selection.dedupeRules`, see `DedupeSelection`):
+/// a line of the deduped records file after the observations, only when the pipeline given to
+/// dedupe has such rules. A sharded dedupe writes one per part, and one dedupe's spill partitions
+/// are merged into one; the bundle adds up every one it reads.
+///
+/// ```
+/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>]
+/// ```
+public struct DedupedSelectionRecord: Sendable, Equatable {
+    public enum Column: Int, RecordColumnSet {
+        /// The rules dedupe applied (`Selection.dedupeFingerprint`): the bundle refuses records
+        /// deduped under rules that are not its pipeline's.
+        case fingerprint = 1
+        /// The observations removed, by rule (every rule applied, in `SelectionCounts.rules` order).
+        case removed
+        /// The newest `seen` of the observations removed (Unix ms), null if none: the bundle's
+        /// newest seen counts every observation, kept or not.
+        case seen
+
+        public static let kind = RecordKind.selection
+
+        public var spec: ColumnSpec {
+            switch self {
+            case .fingerprint: .text()
+            case .removed: .list  // an object: the nearest shape
+            case .seen: .integer()
+            }
+        }
+    }
+
+    public var fingerprint: String
+    public var removed: [String: Int]
+    public var seen: Int64?
+
+    public init(fingerprint: String, rules: [String]) {
+        self.fingerprint = fingerprint
+        removed = Dictionary(uniqueKeysWithValues: rules.map { ($0, 0) })
+        seen = nil
+    }
+
+    /// Counts one removed observation.
+    mutating func add(rule: String, seen observationSeen: Int64?) {
+        removed[rule, default: 0] += 1
+        if let observationSeen { seen = max(seen ?? observationSeen, observationSeen) }
+    }
+
+    /// Adds another part's counts (the same rules).
+    mutating func add(_ other: DedupedSelectionRecord) {
+        for (rule, count) in other.removed { removed[rule, default: 0] += count }
+        if let otherSeen = other.seen { seen = max(seen ?? otherSeen, otherSeen) }
+    }
+
+    /// The line, with its newline; rules in `SelectionCounts.rules` order.
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        Column.encode(into: &writer, source: nil) { column, out in
+            switch column {
+            case .fingerprint: out.string(fingerprint)
+            case .removed:
+                out.beginObject()
+                for rule in SelectionCounts.rules {
+                    guard let count = removed[rule] else { continue }
+                    out.key(dynamic: rule)
+                    out.int(count)
+                }
+                out.endObject()
+            case .seen: out.int(seen)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// Reads a deduped `select` line's columns; nil if they are not that shape.
+    public init?(_ record: JSONColumns) {
+        guard let fingerprint = record.string(Column.fingerprint), let removed = record[Column.removed], removed.isObject else {
+            return nil
+        }
+        self.fingerprint = fingerprint
+        self.removed = [:]
+        for member in removed.members {
+            let rule = member.key.string
+            guard SelectionCounts.rules.contains(rule), let count = member.value.int64, count >= 0 else { return nil }
+            self.removed[rule] = Int(count)
+        }
+        seen = record.int64(Column.seen)
+    }
+}
