@@ -393,6 +393,8 @@ test: tools test-deps
 	FIELDPACK_BIN="$(abspath $(BIN))" $(SWIFT) test -c release
 	Tests/Sanitizer/run-oracle.sh $(BIN) $(XSS_CORPUS)
 	Tests/Shards/check-shards.sh $(BIN)
+	Tests/Shards/check-shards.sh $(BIN) pipelines/open-data-sample.json
+	Tests/Shards/check-shards.sh $(BIN) pipelines/select-sample.json
 	@$(MAKE) --no-print-directory report-check SKIP_TOOLS=1
 	@FUZZ_BUILD=.build/fuzz-smoke FUZZ_OPT=-Onone Tests/Fuzz/run.sh --smoke $(FUZZ_SMOKE_SECONDS); status=$$?; \
 	  if [ $$status -eq 2 ]; then echo "fuzz smoke skipped (no libFuzzer/ASan runtime)"; elif [ $$status -ne 0 ]; then exit $$status; fi

@@ -11,44 +11,143 @@ import Testing
     /// caps; the open-data export (with an API copy) through a polygon and a subtree.
     static let pipelines = ["pipelines/select-sample.json", "pipelines/open-data-sample.json"]
 
-    /// Ingests a sample pipeline's inputs, dedupes them with or without its selection, and
-    /// bundles them under it; returns the deduped records and the bundle's bytes.
-    static func build(_ pipelinePath: String, dedupeSelects: Bool, in directory: TemporaryDirectory) throws -> (deduped: String, bundle: Data) {
+    /// What a build gave: the deduped records, the bundle's bytes, the build summary.
+    struct Built {
+        var deduped: String
+        var bundle: Data
+        var summary: BundleBuilder.Summary
+    }
+
+    /// Ingests a sample pipeline's inputs, dedupes them with or without its selection (or
+    /// `selection`, in its place), and bundles them under it.
+    static func build(
+        _ pipelinePath: String, dedupeSelects: Bool, in directory: TemporaryDirectory, selection: Selection? = nil,
+        exportID: (@Sendable (ObservationUUID) -> Int64)? = nil
+    ) throws -> Built {
         let pipeline = try Pipeline.load("\(repositoryRoot)/\(pipelinePath)")
-        var ingest = INatIngest.Options(
-            inputs: try pipeline.resolveINatInputs().files, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        var policy = pipeline.shipping
+        if let path = policy.measuredSizes, !path.hasPrefix("/") { policy.measuredSizes = "\(repositoryRoot)/\(path)" }
+        return try build(
+            inputs: try pipeline.resolveINatInputs().files, selection: selection ?? pipeline.selection, policy: policy,
+            openDataDate: pipeline.openDataDate, dedupeSelects: dedupeSelects, in: directory, exportID: exportID)
+    }
+
+    /// Ingests `inputs`, dedupes them with or without `selection`, and bundles them under it,
+    /// with no build date given (it comes from the newest observation seen, removed ones
+    /// included). `exportID` stands in for the uuid hash (a constant one makes every export-only
+    /// uuid collide).
+    static func build(
+        inputs: [String], selection: Selection?, policy: ShippingPolicy = ShippingPolicy(), openDataDate: Int64? = nil,
+        dedupeSelects: Bool, in directory: TemporaryDirectory, exportID: (@Sendable (ObservationUUID) -> Int64)? = nil
+    ) throws -> Built {
+        var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1
-        ingest.openDataDate = pipeline.openDataDate
+        ingest.openDataDate = openDataDate
         try INatIngest(options: ingest).run()
         var dedupe = Dedupe.Options(
             input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
-        dedupe.selection = dedupeSelects ? pipeline.selection : nil
+        dedupe.selection = dedupeSelects ? selection : nil
         try Dedupe(options: dedupe).run()
-        var policy = pipeline.shipping
-        if let path = policy.measuredSizes, !path.hasPrefix("/") { policy.measuredSizes = "\(repositoryRoot)/\(path)" }
         var bundle = BundleBuilder.Options(
-            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: pipeline.name, policy: policy)
-        bundle.selection = pipeline.selection
-        bundle.selectionSource = pipelinePath
-        bundle.sourceDateEpoch = 1_717_200_000
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "select", policy: policy)
+        bundle.selection = selection
+        bundle.selectionSource = "pipelines/select.json"
         bundle.costsReport = directory.file("costs-report.json")
-        try BundleBuilder(options: bundle).run()
-        return (directory.file("deduped.jsonl"), try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))))
+        if let exportID { bundle.exportID = exportID }
+        let summary = try BundleBuilder(options: bundle).run()
+        return Built(
+            deduped: directory.file("deduped.jsonl"), bundle: try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))),
+            summary: summary)
+    }
+
+    /// Builds both ways and expects the same bundle bytes, report, findings and build date;
+    /// returns what dedupe's `select` line counted.
+    @discardableResult
+    static func expectTheSameBundle(
+        _ pipeline: String, selection: Selection? = nil, exportID: (@Sendable (ObservationUUID) -> Int64)? = nil
+    ) throws -> [String: Int] {
+        try expectTheSameBundle { selects, directory in
+            try build(pipeline, dedupeSelects: selects, in: directory, selection: selection, exportID: exportID)
+        }
+    }
+
+    @discardableResult
+    static func expectTheSameBundle(_ build: (_ dedupeSelects: Bool, TemporaryDirectory) throws -> Built) throws -> [String: Int] {
+        let (selecting, unselecting) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let selected = try build(true, selecting)
+        let whole = try build(false, unselecting)
+        let counts = try #require(try recordLines(selected.deduped, deduped: true).first { $0["k"] as? String == "select" })
+        let removed = try #require(counts["removed"] as? [String: Int])
+        // Dedupe wrote only what it kept.
+        let observations = { (path: String) in try recordLines(path, deduped: true).filter { $0["k"] as? String == "obs" }.count }
+        #expect(try observations(selected.deduped) + removed.values.reduce(0, +) == (try observations(whole.deduped)))
+        #expect(selected.bundle == whole.bundle)
+        #expect(selected.summary.buildDate == whole.summary.buildDate)
+        #expect(selected.summary.findings == whole.summary.findings)
+        #expect(selected.summary.missingParents == whole.summary.missingParents)
+        #expect(try text(selecting.file("costs-report.json")) == (try text(unselecting.file("costs-report.json"))))
+        return removed
     }
 
     @Test(arguments: pipelines)
     func theBundleIsTheSameBytesWhetherDedupeOrTheLoadRemovesTheObservations(pipeline: String) throws {
-        let (selecting, unselecting) = (try TemporaryDirectory(), try TemporaryDirectory())
-        let selected = try Self.build(pipeline, dedupeSelects: true, in: selecting)
-        let whole = try Self.build(pipeline, dedupeSelects: false, in: unselecting)
-        // Dedupe did remove observations, and wrote fewer of them.
-        let counts = try #require(try recordLines(selected.deduped, deduped: true).first { $0["k"] as? String == "select" })
-        let removed = try #require(counts["removed"] as? [String: Int])
+        let removed = try Self.expectTheSameBundle(pipeline)
         #expect(removed["places", default: 0] > 0)
-        let observations = { (path: String) in try recordLines(path, deduped: true).filter { $0["k"] as? String == "obs" }.count }
-        #expect(try observations(selected.deduped) + removed.values.reduce(0, +) == (try observations(whole.deduped)))
-        #expect(selected.bundle == whole.bundle)
-        #expect(try text(selecting.file("costs-report.json")) == (try text(unselecting.file("costs-report.json"))))
+        #expect(removed.keys.sorted() == ["places"])  // with a taxon rule, dedupe applies only the places
+    }
+
+    /// Without a taxon rule dedupe also applies the quality grades and the observed range, and
+    /// counts each removed observation under the first rule that removes it, as the load would.
+    @Test(arguments: pipelines)
+    func withoutATaxonRuleDedupeAlsoAppliesTheGradesAndTheRange(pipeline: String) throws {
+        var selection = try #require(try Pipeline.load("\(repositoryRoot)/\(pipeline)").selection)
+        selection.taxa = TaxonRule()
+        selection.caps = SelectionCaps()
+        selection.qualityGrades = ["research"]
+        selection.observedFrom = "2019-01-01"
+        let removed = try Self.expectTheSameBundle(pipeline, selection: selection)
+        #expect(removed.keys.sorted() == ["observed", "places", "quality_grades"])
+        #expect(removed.values.reduce(0, +) > removed["places", default: 0])
+    }
+
+    /// An export whose removed observation has the lower uuid, every uuid hashing alike, and an
+    /// API page whose newest observation is removed: the kept export observation's id is decided
+    /// among the uuids the rules keep (else the removed one would keep the hash and move it), and
+    /// the newest observation seen, removed or not, dates the build, whichever stage removed it.
+    @Test func removedObservationsNeitherMoveKeptIdsNorChangeTheBuildDate() throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        let inputs = [
+            try directory.write("\(folder)/observations.csv", """
+                observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
+                00000000-0000-4000-8000-000000000001\t7\t50.5\t4.25\t\t48662\tcasual\t2024-04-30
+                ffffffff-0000-4000-8000-000000000002\t7\t50.5\t4.25\t\t48662\tresearch\t2024-04-30
+
+                """),
+            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n"),
+            try directory.write("\(folder)/taxa.csv", """
+                taxon_id\tancestry\trank_level\trank\tname\tactive
+                48460\t\t100\tstateofmatter\tLife\ttrue
+                1\t48460\t70\tkingdom\tAnimalia\ttrue
+                48662\t48460/1\t10\tspecies\tDanaus plexippus\ttrue
+
+                """),
+            try directory.write("page.json", page([
+                observationJSON(id: 11, updatedAt: "2024-01-01T00:00:00+00:00"),
+                observationJSON(id: 12, updatedAt: "2025-06-01T00:00:00+00:00", quality: "casual"),
+            ])),
+        ]
+        var selection = Selection()
+        selection.qualityGrades = ["research"]
+        let removed = try Self.expectTheSameBundle { selects, output in
+            try Self.build(inputs: inputs, selection: selection, dedupeSelects: selects, in: output, exportID: { _ in -1_000 })
+        }
+        #expect(removed == ["quality_grades": 2])
+        let output = try TemporaryDirectory()
+        let built = try Self.build(inputs: inputs, selection: selection, dedupeSelects: true, in: output, exportID: { _ in -1_000 })
+        #expect(built.summary.buildDate.hasPrefix("2025-06-01"))
+        let database = try Database(path: output.file("content.sqlite"), mode: .readOnly)
+        #expect(try database.rows("SELECT id FROM observations ORDER BY id").map { $0[0] } == ["-1000", "11"])
     }
 
     /// Over its memory budget, dedupe splits the records into spill partitions, each counting
@@ -86,6 +185,30 @@ import Testing
                 let message = "\(error)"
                 return message.contains("deduped.jsonl") && message.contains("run fieldpack-dedupe again with this --pipeline")
             }
+        }
+    }
+
+    /// A `select` line reads back as written; one of any other shape reads as nothing (the
+    /// bundle then names its line).
+    @Test func aSelectLineReadsBackAndAnyOtherShapeIsRefused() throws {
+        var counts = DedupedSelectionRecord(fingerprint: "abc", rules: ["places", "observed"])
+        counts.add(rule: "observed", seen: 5)
+        counts.add(rule: "places", seen: 9)
+        counts.add(rule: "places", seen: nil)
+        let line = counts.encoded()
+        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9]\n")
+        func read(_ text: String) throws -> DedupedSelectionRecord? {
+            let parser = JSONParser()
+            var columns = JSONColumns()
+            _ = columns.load(try parser.parse(PaddedBuffer(copying: Array(text.utf8))))
+            return withExtendedLifetime(parser) { DedupedSelectionRecord(columns) }
+        }
+        #expect(try read(String(decoding: line, as: UTF8.self)) == counts)
+        for bad in [
+            #"["select","abc",{"places":-1},9]"#, #"["select","abc",{"nearby":1},9]"#, #"["select","abc",[1],9]"#,
+            #"["select",7,{"places":1},9]"#, #"["select","abc",{"places":"1"},null]"#,
+        ] {
+            #expect(try read(bad) == nil, "\(bad)")
         }
     }
 

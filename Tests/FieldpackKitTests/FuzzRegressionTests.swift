@@ -38,8 +38,10 @@ import Testing
     /// The entry points check their invariant: a blurb that fails verify's markup check is named.
     @Test func aRecordsLineOfNoKnownKindBreaksTheIngestInvariant() {
         #expect(FuzzEntry.recordsProblem(Array("[\"obs\",1]\n".utf8)) == nil)
-        #expect(FuzzEntry.recordsProblem(Array("[\"nope\",1]\n".utf8))?.contains("not headed by a record kind") == true)
-        #expect(FuzzEntry.recordsProblem(Array("{\"a\":1}\n".utf8))?.contains("not headed by a record kind") == true)
+        #expect(FuzzEntry.recordsProblem(Array("[\"nope\",1]\n".utf8))?.contains("not headed by an ingest record kind") == true)
+        #expect(FuzzEntry.recordsProblem(Array("{\"a\":1}\n".utf8))?.contains("not headed by an ingest record kind") == true)
+        // Only dedupe writes "select" lines.
+        #expect(FuzzEntry.recordsProblem(Array("[\"select\",\"abc\",{},null]\n".utf8))?.contains("not headed by an ingest record kind") == true)
         #expect(FuzzEntry.recordsProblem(Array("[\"obs\"\n".utf8))?.contains("not JSON") == true)
     }
 }

@@ -67,6 +67,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
         Layout("PhotoRecord", PhotoRecord.Column.self, tag: "photo", id: .id),
         Layout("InputRecord", InputRecord.Column.self, tag: "input", id: nil),
         Layout("DedupedInputRecord", DedupedInputRecord.Column.self, tag: "input", id: nil),
+        Layout("DedupedSelectionRecord", DedupedSelectionRecord.Column.self, tag: "select", id: nil),
     ]
 
     // MARK: Column tables

@@ -1,6 +1,8 @@
 #!/bin/bash
-# make test: the sample pipeline built with SHARDS=4 (and make -j2) publishes the bundle an
-# unsharded build publishes, byte for byte: every file of bundle/ is compared with cmp.
+# make test: a sample pipeline built with SHARDS=4 (and make -j2) publishes the bundle an
+# unsharded build publishes, byte for byte: every file of bundle/ is compared with cmp. make test
+# runs it on pipelines/sample.json and on the two pipelines with a select (each dedupe shard then
+# writes its own counts of what the selection removed, which the bundle adds up).
 #
 #   Tests/Shards/check-shards.sh [BIN] [PIPELINE] [SHARDS]
 set -euo pipefail

@@ -43,6 +43,10 @@ struct ExportIDs {
 
     /// The moved uuids and their ids; empty when no hash collides (the usual case).
     private(set) var moved: [UUIDKey: Int64] = [:]
+    /// The `select` lines the pass met (they sit between the observations and the photos), with
+    /// their file and line, so the bundle checks dedupe's rules before it loads a record; nil
+    /// for a line that is not that record's shape (the main pass reports it).
+    private(set) var selectLines: [(path: String, line: Int, record: DedupedSelectionRecord?)] = []
     let hash: @Sendable (ObservationUUID) -> Int64
 
     /// Ids that are plain hashes (tests, and a records file known to have no export observation).
@@ -74,6 +78,10 @@ struct ExportIDs {
                 guard let value = try? parser.parse(line.bytes), columns.load(value),
                       let tag = columns.text(0), let kind = RecordKind(tag: tag)
                 else { continue }
+                if kind == .selection {
+                    selectLines.append((path, line.number, DedupedSelectionRecord(columns)))
+                    continue
+                }
                 if RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) { break lines }
                 guard kind == .observation, let uuid = Self.exportOnlyUUID(columns) else { continue }
                 if let selection, selection.removingRuleInDedupe(ObservedValues(columns, taxonSelected: false)) != nil { continue }

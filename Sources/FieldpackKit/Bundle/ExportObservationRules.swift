@@ -6,9 +6,10 @@
 /// (an API observation carries both inside it). An `observer_id` or `taxon_id` of an observation
 /// whose winning copy came from the export (it has an `ExportOrigin`) that no record of any input
 /// has (the row was rejected, or the table is missing it) is dropped from the observation, which
-/// is kept: a *salvaged* finding names the export file, the line and the id. Without its
-/// observer, its photos have nobody to credit and do not ship. Any other observation's missing
-/// parent is a foreign key violation, as before.
+/// is kept: a *salvaged* finding names the export file, the line and the id. (Its photo rows
+/// name the same observer, who is credited: with no row for them either, those photos have
+/// nobody to credit and do not ship.) Any other observation's missing parent is a foreign key
+/// violation, as before. Both count only for an observation the selection keeps.
 ///
 /// Both rules need every record of the job, which only the bundle stage sees (dedupe may run as
 /// N shards or in spill partitions): taxa and users load before observations, so the loaded ids

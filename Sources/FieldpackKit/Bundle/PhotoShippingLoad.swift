@@ -27,7 +27,8 @@ struct PhotoShippingLoad {
         var line: Int32
         var researchGrade: Bool
 
-        /// By photo, then observation id descending, then as they came.
+        /// By photo, then observation id descending, then as they came: the order a photo's
+        /// `observation_photos` rows are inserted in, which the bundle's bytes depend on.
         static func precedes(_ a: Link, _ b: Link) -> Bool {
             if a.photo != b.photo { return a.photo < b.photo }
             if a.observation != b.observation { return a.observation > b.observation }

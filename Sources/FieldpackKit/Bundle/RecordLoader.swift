@@ -128,13 +128,16 @@ struct RecordParser {
 
     func run(paths: [String], exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>) throws {
         // Before any record loads: the export-only uuids of every part, for their ids.
-        var rules = ExportObservationRules(ids: try ExportIDs(paths: paths, hash: exportID, space: space, selection: selection))
+        let ids = try ExportIDs(paths: paths, hash: exportID, space: space, selection: selection)
+        var selected = LoadSelection(selection: selection)
+        // Records deduped under other rules fail here, before anything loads.
+        for found in ids.selectLines { try selected.check(found.record, path: found.path, line: found.line) }
+        var rules = ExportObservationRules(ids: ids)
         let records = try MergedRecords(paths: paths, progress: progress)
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
-        var selected = LoadSelection(selection: selection)
         let stream = BatchStream(channel: channel)
-        while let (columns, kind, _, line, _) = try records.next() {
+        while let (columns, kind, recordPath, line, _) = try records.next() {
             switch kind {
             case .observation:
                 try observation(
@@ -151,10 +154,8 @@ struct RecordParser {
                     id, name: UserRecord.creditName(
                         name: columns.string(UserRecord.Column.name), login: columns.string(UserRecord.Column.login)))
             case .selection:
-                guard let part = DedupedSelectionRecord(columns) else {
-                    throw FieldpackError(path: path, line: line, "a select record is not [\"select\", fingerprint, {rule: count}, seen]")
-                }
-                try selected.add(deduped: part, path: path, line: line)
+                let part = try selected.check(DedupedSelectionRecord(columns), path: recordPath, line: line)
+                selected.add(deduped: part)
                 if let seen = part.seen { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
@@ -268,12 +269,15 @@ struct LoadSelection {
         taxonKept.append(selection.taxa.selects(id: id, ancestry: record.text(C.ancestry)?.bytes, rank: record.text(C.rank)?.bytes))
     }
 
-    /// Counts what dedupe's share of the selection removed (`DedupeSelection`): observations
-    /// that never reach the load, considered and removed under the rule dedupe counted them by.
+    /// A deduped `select` line, checked against this pipeline's `select`.
     ///
-    /// - Throws: `FieldpackError` naming the line when the records were deduped under other rules
-    ///   than this pipeline's `select` (or the pipeline has none).
-    mutating func add(deduped part: DedupedSelectionRecord, path: String, line: Int) throws {
+    /// - Throws: `FieldpackError` naming the file and line when the line is not that record's
+    ///   shape, or the records were deduped under other rules than this pipeline's (or it has none).
+    @discardableResult
+    mutating func check(_ part: DedupedSelectionRecord?, path: String, line: Int) throws -> DedupedSelectionRecord {
+        guard let part else {
+            throw FieldpackError(path: path, line: line, "a select record is not [\"select\", fingerprint, {rule: count}, seen]")
+        }
         guard let selection else {
             throw FieldpackError(
                 path: path, line: line,
@@ -281,10 +285,18 @@ struct LoadSelection {
         }
         if dedupeFingerprint == nil { dedupeFingerprint = selection.dedupeFingerprint }
         guard part.fingerprint == dedupeFingerprint else {
+            let rules = selection.dedupeRules.isEmpty ? "none" : selection.dedupeRules.joined(separator: ", ")
             throw FieldpackError(
                 path: path, line: line,
-                "these records were deduped under other select rules (\(part.fingerprint.prefix(12))…) than this pipeline's (places, quality grades, observed: \(dedupeFingerprint!.prefix(12))…): run fieldpack-dedupe again with this --pipeline")
+                "these records were deduped under other select rules (digest \(part.fingerprint.prefix(12))…) than the ones of this pipeline that dedupe applies (\(rules): digest \(dedupeFingerprint!.prefix(12))…): run fieldpack-dedupe again with this --pipeline")
         }
+        return part
+    }
+
+    /// Counts what dedupe's share of the selection removed (`DedupeSelection`, a line `check`
+    /// passed): observations that never reach the load, considered and removed under the rule
+    /// dedupe counted them by.
+    mutating func add(deduped part: DedupedSelectionRecord) {
         for (rule, count) in part.removed {
             counts.observationsConsidered += count
             counts.removed[rule, default: 0] += count

@@ -57,13 +57,6 @@ struct ReferenceCheck {
         }
     }
 
-    /// Where `id` is among the loaded rows of `parent`; throws the violation, naming `column`
-    /// and the line that refers to it, if there is no such row.
-    func position(of id: Int64, in parent: Parent, from column: String, line: Int) throws -> Int {
-        guard let position = position(of: id, in: parent) else { throw violation(parent, id, from: column, line: line) }
-        return position
-    }
-
     /// The error for a reference to a row of `parent` that does not exist.
     func violation(_ parent: Parent, _ id: Int64, from column: String, line: Int) -> FieldpackError {
         FieldpackError(path: path, line: line, "foreign key violation: \(column) \(id) has no row in \(Self.tableName(parent))")

@@ -132,12 +132,13 @@ public struct Dedupe: Sendable {
         }
         let counts = counting.counts
         let totals = RecordKind.allCases.map { kind in counts.reduce(0) { $0 + $1[kind.rawValue] } }
+        if totals[RecordKind.selection.rawValue] > 0 {
+            throw FieldpackError(
+                path: input, "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records")
+        }
         if let budget, Self.occurrenceBytes(totals) > budget {
             handsOnProgress = true
             return .overBudget(needed: Self.occurrenceBytes(totals))
-        }
-        if totals[RecordKind.selection.rawValue] > 0 {
-            throw FieldpackError(path: input, "holds \"select\" lines: a deduped records file, not fieldpack-inat's records")
         }
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)

@@ -49,8 +49,8 @@ package enum FuzzEntry {
                     break
                 }
             }
-            if kind == nil {
-                return "output record \(number) is not headed by a record kind: \(String(decoding: line.prefix(80), as: UTF8.self))"
+            if kind == nil || kind == .selection {
+                return "output record \(number) is not headed by an ingest record kind: \(String(decoding: line.prefix(80), as: UTF8.self))"
             }
         }
         if let last = output.last, last != UInt8(ascii: "\n") { return "the output does not end with a newline" }

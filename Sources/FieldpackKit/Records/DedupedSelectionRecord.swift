@@ -39,7 +39,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     }
 
     /// Counts one removed observation.
-    mutating func add(rule: String, seen observationSeen: Int64?) {
+    package mutating func add(rule: String, seen observationSeen: Int64?) {
         removed[rule, default: 0] += 1
         if let observationSeen { seen = max(seen ?? observationSeen, observationSeen) }
     }

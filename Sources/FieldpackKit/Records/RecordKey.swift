@@ -30,9 +30,10 @@ public struct RecordKey: Sendable, Hashable, Comparable {
         return RecordKey(kind: kind, high: id)
     }
 
-    /// The kinds in the order the deduped file holds them: inputs, taxa, users, observations
-    /// (every observer before it credits a photo), what dedupe's selection removed (known once
-    /// the observations are written), photos.
+    /// The kinds in the order the deduped file holds them: inputs, taxa, users (every user's
+    /// name known before a photo is credited), observations (their links held before their
+    /// photos arrive), what dedupe's selection removed (known once the observations are
+    /// written), photos.
     public static let fileOrder: [RecordKind] = [.input, .taxon, .user, .observation, .selection, .photo]
 
     private static let rankOfKind: [Int] = {

@@ -53,7 +53,7 @@ extension Selection {
 
     /// An observation is in the places when its point is in one of them; one without a point is
     /// in none, nor is an obscured one when `obscured` is `drop`.
-    func inPlaces(_ observation: ObservedValues) -> Bool {
+    private func inPlaces(_ observation: ObservedValues) -> Bool {
         guard let longitude = observation.longitude, let latitude = observation.latitude else { return false }
         if obscured == .drop && observation.obscured { return false }
         return places.contains(longitude: longitude, latitude: latitude)
