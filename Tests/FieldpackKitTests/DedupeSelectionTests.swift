@@ -116,22 +116,11 @@ import Testing
     /// the newest observation seen, removed or not, dates the build, whichever stage removed it.
     @Test func removedObservationsNeitherMoveKeptIdsNorChangeTheBuildDate() throws {
         let directory = try TemporaryDirectory()
-        let folder = "inaturalist-open-data-20241127"
-        let inputs = [
-            try directory.write("\(folder)/observations.csv", """
-                observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
-                00000000-0000-4000-8000-000000000001\t7\t50.5\t4.25\t\t48662\tcasual\t2024-04-30
-                ffffffff-0000-4000-8000-000000000002\t7\t50.5\t4.25\t\t48662\tresearch\t2024-04-30
-
-                """),
-            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n"),
-            try directory.write("\(folder)/taxa.csv", """
-                taxon_id\tancestry\trank_level\trank\tname\tactive
-                48460\t\t100\tstateofmatter\tLife\ttrue
-                1\t48460\t70\tkingdom\tAnimalia\ttrue
-                48662\t48460/1\t10\tspecies\tDanaus plexippus\ttrue
-
-                """),
+        let export = [
+            (uuid: "00000000-0000-4000-8000-000000000001", observer: 7, taxon: 48662),
+            (uuid: "ffffffff-0000-4000-8000-000000000002", observer: 7, taxon: 48662),
+        ]
+        let inputs = try OpenDataIdentityTests.writeExport(export, casual: [export[0].uuid], in: directory) + [
             try directory.write("page.json", page([
                 observationJSON(id: 11, updatedAt: "2024-01-01T00:00:00+00:00"),
                 observationJSON(id: 12, updatedAt: "2025-06-01T00:00:00+00:00", quality: "casual"),

@@ -15,17 +15,19 @@ import Testing
     static let third = "3b000000-0000-4000-8000-000000000003"
 
     /// An export (dated by its folder) of `observations` rows (uuid, observer, taxon), in that
-    /// order or `reversed`, one photo per observation (photo 600 + its index), observer 7 and the
-    /// taxa Life, Animalia, 48662.
+    /// order or `reversed`, research grade but for the `casual` uuids, one photo per observation
+    /// (photo 600 + its index), observer 7 and the taxa Life, Animalia, 48662.
     static func writeExport(
-        _ observations: [(uuid: String, observer: Int, taxon: Int)], reversed: Bool = false, in directory: TemporaryDirectory
+        _ observations: [(uuid: String, observer: Int, taxon: Int)], reversed: Bool = false, casual: Set<String> = [],
+        in directory: TemporaryDirectory
     ) throws -> [String] {
         let folder = "inaturalist-open-data-20241127"
         var rows = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
         var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
         let indexed = Array(observations.enumerated())
         for (index, observation) in reversed ? indexed.reversed() : indexed {
-            rows += "\(observation.uuid)\t\(observation.observer)\t50.5\t4.25\t\t\(observation.taxon)\tresearch\t2024-04-30\n"
+            let grade = casual.contains(observation.uuid) ? "casual" : "research"
+            rows += "\(observation.uuid)\t\(observation.observer)\t50.5\t4.25\t\t\(observation.taxon)\t\(grade)\t2024-04-30\n"
             photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", index))\t\(600 + index)\t\(observation.uuid)\t"
                 + "\(observation.observer)\tjpg\tCC-BY\t100\t100\t0\n"
         }

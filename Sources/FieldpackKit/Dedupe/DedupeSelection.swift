@@ -27,16 +27,6 @@ struct DedupeSelection: Sendable {
         DedupedSelectionRecord(fingerprint: fingerprint, rules: rules)
     }
 
-    /// The rule that removes the observation of a deduped line, and its `seen`; nil if it stays.
-    ///
-    /// - Parameter line: the line as written (it may end with a newline), followed by
-    ///   `JSONParser.padding` readable bytes.
-    func removes(_ line: UnsafeRawBufferPointer, parser: JSONParser) throws -> (rule: String, seen: Int64?)? {
-        var record = JSONColumns()
-        guard record.load(try parser.parse(line)) else { return nil }
-        return removes(record)
-    }
-
     /// The rule that removes the observation of a deduped record's columns, and its `seen`.
     func removes(_ record: JSONColumns) -> (rule: String, seen: Int64?)? {
         guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }

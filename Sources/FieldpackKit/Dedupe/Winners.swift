@@ -38,19 +38,10 @@ struct Winners {
         let start = pending.count
         try writeRecord(group, kind: kind)
         guard pending.count > start else { return }
-        // simdjson reads up to `padding` bytes past the line: they are there while it parses.
-        pending.append(contentsOf: repeatElement(0, count: JSONParser.padding))
-        defer { pending.removeLast(JSONParser.padding) }
-        let verdict: (rule: String, seen: Int64?)?
-        do {
-            verdict = try pending.withUnsafeBytes { bytes in
-                try selection.removes(UnsafeRawBufferPointer(rebasing: bytes[start..<(bytes.count - JSONParser.padding)]), parser: parser)
-            }
-        } catch {
-            throw FieldpackError(path: source.path, "the winner written for the observation at byte \(group[0].offset) is not valid JSON: \(error)")
-        }
-        guard let (rule, seen) = verdict else { return }
-        pending.removeSubrange(start..<(pending.count - JSONParser.padding))
+        var written = JSONColumns()
+        _ = written.load(try parse(Array(pending[start...]), offset: group[0].offset))
+        guard let (rule, seen) = selection.removes(written) else { return }
+        pending.removeSubrange(start...)
         removed?.add(rule: rule, seen: seen)
     }
 
