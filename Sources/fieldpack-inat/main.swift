@@ -58,6 +58,7 @@ command.main { arguments in
     if inputs.filter({ $0 == StandardInput.argument }).count > 1 { throw UsageError("- (standard input) can be given only once") }
     var maxRejectRate: Double? = nil
     var openDataDate: Int64? = nil
+    var selection: Selection? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
@@ -66,6 +67,7 @@ command.main { arguments in
         }
         maxRejectRate = pipeline.maxRejectRate
         openDataDate = pipeline.openDataDate
+        selection = pipeline.selection
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
@@ -98,6 +100,7 @@ command.main { arguments in
         openDataDate = date
     }
     options.openDataDate = openDataDate
+    options.selection = selection
     if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
     options.progress = arguments.progress(stage: "inat")
     let clock = StageClock()
@@ -114,6 +117,7 @@ command.main { arguments in
     report.print(
         read + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
-            + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences",
+            + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences"
+            + (summary.prunedLinks > 0 ? "; \(summary.prunedLinks) export photo links left out (their observations are not selected)" : ""),
         records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)
 }

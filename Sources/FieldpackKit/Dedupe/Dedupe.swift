@@ -259,6 +259,25 @@ public struct Dedupe: Sendable {
         return url
     }
 
+    /// Refuses an input whose export links ingest pruned under rules other than dedupe's own
+    /// (`ExportLinkPruning`): the observations it would keep would lack their photos.
+    private func checkPruning(_ input: JSONColumns) throws {
+        guard let pruned = input.string(InputRecord.Column.pruned) else { return }
+        let path = input.string(InputRecord.Column.path) ?? "?"
+        guard let selection = DedupeSelection(options.selection) else {
+            throw FieldpackError(
+                path: options.input,
+                "\(path) was read with its photo links pruned by a selection's rules (\(pruned.prefix(12))…), and this dedupe applies "
+                    + "none: give fieldpack-dedupe the --pipeline fieldpack-inat read")
+        }
+        if selection.fingerprint != pruned {
+            throw FieldpackError(
+                path: options.input,
+                "\(path) was read with its photo links pruned by other selection rules (\(pruned.prefix(12))…) than this "
+                    + "pipeline's (\(selection.fingerprint.prefix(12))…): run fieldpack-inat again with this pipeline")
+        }
+    }
+
     /// Writes the inputs in path order, once each, so the output does not depend on argument
     /// order (see `DedupedInputRecord`).
     ///
@@ -272,6 +291,7 @@ public struct Dedupe: Sendable {
             if let index = columns.int64(InputRecord.Column.index), let path = columns.string(InputRecord.Column.path) {
                 sourceNames[Int(index)] = path
             }
+            try checkPruning(columns)
             guard let input = DedupedInputRecord(ingest: columns) else {
                 throw FieldpackError(path: options.input, "an input record has no path: \(String(decoding: line, as: UTF8.self))")
             }

@@ -23,6 +23,8 @@ final class FileIngest {
     var rejectLimit: Int? = nil
     /// Why every record read now is rejected (its gzip member failed its check), if it is.
     private var distrust: String? = nil
+    /// The export links the selection's rules prune (nil: none are).
+    var linkPruning: ExportLinkPruning? = nil
 
     /// Findings each file keeps in memory (the first ones); all of them go to the rejects file.
     static let sampleLimit = 1000
@@ -86,6 +88,10 @@ final class FileIngest {
         /// The bytes of rejects-file lines this file (or byte range) wrote, for merging a sharded
         /// run's rejects in input order.
         var rejectsBytes = 0
+        /// A photos table read under `linkPruning`: the digest of its rules, and how many links
+        /// were not written.
+        var prunedBy: String? = nil
+        var prunedLinks = 0
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to

@@ -36,6 +36,9 @@ public struct INatIngest {
         /// Any run cuts an open-data table larger than this into byte ranges of at most this size,
         /// read side by side (see `IngestUnits`).
         public var tableRangeBytes = IngestUnits.tableRangeBytes
+        /// The pipeline's `select`: the export's photo links to observations its dedupe rules
+        /// remove are not written (`ExportLinkPruning`); nil: every link is.
+        public var selection: Selection? = nil
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -64,6 +67,8 @@ public struct INatIngest {
         /// Files whose reading stopped early, and where (see `rejectLimit`).
         public var stopped: [(path: String, at: String)] = []
         public var bytes = 0
+        /// Export photo links not written, because the selection removes their observation.
+        public var prunedLinks = 0
 
         public var rejectRate: Double {
             accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
@@ -86,6 +91,9 @@ public struct INatIngest {
         public var findings = 0
         public var rejectsBytes = 0
         public var stoppedAt: String? = nil
+        /// A photos table whose links were pruned: the digest of the rules (`InputRecord.pruned`).
+        public var prunedBy: String? = nil
+        public var prunedLinks = 0
     }
 
     public let options: Options
@@ -137,8 +145,10 @@ public struct INatIngest {
         progress.start()
         defer { progress.finish() }
         let openDataDate = options.openDataDate
+        let linkPruning = try Self.linkPruning(options)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
+            ingest.linkPruning = linkPruning
             defer { ingest.tally.flush() }
             ingest.rejectLimit = rejectLimit
             while let chunk = sink.claim() {
@@ -198,7 +208,7 @@ public struct INatIngest {
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
                     accepted: result.accepted, rejected: result.rejected, salvaged: result.salvaged,
                     range: unit.range, part: unit.part, findings: result.findingCount, rejectsBytes: result.rejectsBytes,
-                    stoppedAt: result.stoppedAt))
+                    stoppedAt: result.stoppedAt, prunedBy: result.prunedBy, prunedLinks: result.prunedLinks))
                 summary.counts += result.counts
                 summary.accepted += result.accepted
                 summary.rejected += result.rejected
@@ -207,6 +217,7 @@ public struct INatIngest {
                 summary.findingCount += result.findingCount
                 if let at = result.stoppedAt { summary.stopped.append((result.path, at)) }
                 summary.bytes += result.bytes
+                summary.prunedLinks += result.prunedLinks
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
@@ -280,7 +291,15 @@ public struct INatIngest {
             ("shards", String(options.shard.count)), ("range_bytes", String(options.rangeBytes)),
             ("max_reject_rate", String(options.maxRejectRate)), ("open_data_date", options.openDataDate.map(String.init) ?? "-"),
             ("max_document_bytes", String(options.maxDocumentBytes)),
+            ("pruned_by", options.selection.map { $0.dedupeRules.isEmpty ? "-" : $0.dedupeFingerprint } ?? "-"),
         ]))
+    }
+
+    /// The export links this run prunes (`ExportLinkPruning`), planned before any record is read.
+    static func linkPruning(_ options: Options) throws -> ExportLinkPruning? {
+        guard let selection = options.selection else { return nil }
+        return try ExportLinkPruning.plan(
+            inputs: options.inputs, selection: selection, openDataDate: options.openDataDate, workers: options.workers)
     }
 
     /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and
@@ -298,7 +317,9 @@ public struct INatIngest {
                 whole.bytes = results[position].bytes
                 whole.sha256 = results[position].sha256
                 whole.format = results[position].format
+                whole.prunedBy = results[position].prunedBy
                 for summary in results[position..<end] {
+                    whole.prunedLinks += summary.prunedLinks
                     whole.accepted += summary.accepted
                     whole.rejected += summary.rejected
                     whole.salvaged += summary.salvaged
@@ -316,7 +337,7 @@ public struct INatIngest {
         var header = JSONWriter()
         InputRecord(
             index: index, path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
-            records: result.accepted, rejected: result.rejected, salvaged: result.salvaged
+            records: result.accepted, rejected: result.rejected, salvaged: result.salvaged, pruned: result.prunedBy
         ).encode(into: &header)
         return header.bytes
     }

@@ -45,7 +45,7 @@ extension FileIngest {
             tables += 1
             try ingestOpenDataTable(
                 memberReader, header: header, path: name, source: "\(fileIndexForRecords):\(member.filter { $0 != "," }):",
-                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result)
+                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result, prunable: false)
         }
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
@@ -64,10 +64,11 @@ extension FileIngest {
             path: path, "\(reason): an open-data export whose gzip fails its check is refused whole; download it again")
     }
 
-    /// Reads one table's rows (the header is the reader's first line).
+    /// Reads one table's rows (the header is the reader's first line). A photos table outside
+    /// an archive (`prunable`) leaves out the links `linkPruning` prunes.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
-        output: PartBuffer, result: inout Result, first: Bool = true
+        output: PartBuffer, result: inout Result, first: Bool = true, prunable: Bool = true
     ) throws {
         let seen = date ?? openDataDate
         if seen == nil && first {
@@ -78,6 +79,11 @@ extension FileIngest {
         }
         if first { _ = try reader.next() }  // the header (a later byte range starts past it)
         var row = OpenDataRow(header: header, seen: seen)
+        if header.table == .photos, prunable, let linkPruning {
+            row.keptLinks = linkPruning.kept(date: seen)
+            result.prunedBy = linkPruning.fingerprint
+        }
+        defer { result.prunedLinks += row.prunedLinks }
         while let line = try reader.next() {
             var bytes = line.bytes
             if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }

@@ -31,6 +31,11 @@ struct OpenDataRow {
     private let columns: Columns
     /// The row's fields cannot be placed: only its key (field 0) is read.
     private var keyOnly = false
+    /// A photos table's: the observations of its export that the selection's dedupe rules keep,
+    /// when ingest prunes the links to the others (`ExportLinkPruning`); nil: every link is written.
+    var keptLinks: ExportLinkPruning.Kept? = nil
+    /// The links not written because `keptLinks` lacks their observation.
+    private(set) var prunedLinks = 0
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -73,6 +78,26 @@ struct OpenDataRow {
     ///
     /// - Throws: when the row has no identity (the caller discards what was written).
     mutating func write(_ line: UnsafeRawBufferPointer, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        try split(line)
+        switch header.table {
+        case .observations: try observation(into: &extractor, source: source)
+        case .photos: try photo(into: &extractor, source: source)
+        case .taxa: try taxon(into: &extractor, source: source)
+        case .observers: try observer(into: &extractor, source: source)
+        }
+    }
+
+    /// The uuid of an observations row that `write` would write as an observation the rules keep
+    /// (`Selection.removingRuleInDedupe`), judged on the very values its record gets; nil for a
+    /// row it removes or that is rejected (see `ExportLinkPruning`).
+    mutating func keptObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> ObservationUUID? {
+        precondition(header.table == .observations)
+        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord() else { return nil }
+        return selection.removingRuleInDedupe(ObservedValues(export: record)) == nil ? uuid : nil
+    }
+
+    /// Splits `line` on tabs into the fields the columns read.
+    private mutating func split(_ line: UnsafeRawBufferPointer) throws(RecordError) {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         var field = 0
@@ -102,17 +127,18 @@ struct OpenDataRow {
             keyOnly = true
             dropped.append(RecordError(at: "", "\(reason): kept its \(header.table == .observations ? "observation_uuid" : "observer_id"), dropped the other fields"))
         }
-        switch header.table {
-        case .observations: try observation(into: &extractor, source: source)
-        case .photos: try photo(into: &extractor, source: source)
-        case .taxa: try taxon(into: &extractor, source: source)
-        case .observers: try observer(into: &extractor, source: source)
-        }
     }
 
     // MARK: Tables
 
     private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+        let (_, record) = try observationRecord()
+        record.encode(into: &extractor.out, source: source)
+        extractor.counts.observations += 1
+    }
+
+    /// The observation record of the split row (valid while its line is).
+    private mutating func observationRecord() throws(RecordError) -> (ObservationUUID, ObservationRecord) {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")
         guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
@@ -140,8 +166,7 @@ struct OpenDataRow {
             }
         }
         record.seen = seen
-        record.encode(into: &extractor.out, source: source)
-        extractor.counts.observations += 1
+        return (uuid, record)
     }
 
     private mutating func photo(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
@@ -182,6 +207,10 @@ struct OpenDataRow {
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
         extractor.counts.photos += 1
         guard let observation else { return }
+        if let keptLinks, !keptLinks.contains(observation) {
+            prunedLinks += 1
+            return
+        }
         if position == nil { position = 0 }
         var links = ObservationRecord(id: observation.exportID)
         links.uuid = link

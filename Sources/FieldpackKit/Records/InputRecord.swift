@@ -12,13 +12,16 @@ public struct InputRecord {
         case records, rejected
         /// Parts dropped from kept records (the rejects file lists them).
         case salvaged
+        /// A photos table of the export whose links to observations the selection removes were
+        /// not written: the digest of those rules (`ExportLinkPruning`); null for any other input.
+        case pruned
 
         public static let kind = RecordKind.input
 
         public var spec: ColumnSpec {
             switch self {
             case .index, .bytes, .records, .rejected, .salvaged: .integer()
-            case .path, .sha256, .format: .text()
+            case .path, .sha256, .format, .pruned: .text()
             }
         }
     }
@@ -31,9 +34,11 @@ public struct InputRecord {
     public var records: Int
     public var rejected: Int
     public var salvaged: Int
+    public var pruned: String?
 
     public init(
-        index: Int, path: String, bytes: Int, sha256: String, format: String, records: Int, rejected: Int, salvaged: Int = 0
+        index: Int, path: String, bytes: Int, sha256: String, format: String, records: Int, rejected: Int, salvaged: Int = 0,
+        pruned: String? = nil
     ) {
         self.index = index
         self.path = path
@@ -43,6 +48,7 @@ public struct InputRecord {
         self.records = records
         self.rejected = rejected
         self.salvaged = salvaged
+        self.pruned = pruned
     }
 
     public func encode(into out: inout JSONWriter) {
@@ -56,6 +62,7 @@ public struct InputRecord {
             case .records: out.int(records)
             case .rejected: out.int(rejected)
             case .salvaged: out.int(salvaged)
+            case .pruned: out.string(pruned)
             }
         }
     }

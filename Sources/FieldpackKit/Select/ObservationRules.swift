@@ -20,6 +20,17 @@ struct ObservedValues {
         qualityGrade = record.text(C.qualityGrade)?.bytes
         observedOn = record.text(C.observedOn)?.bytes
     }
+
+    /// The values of an observation record as ingest makes it, before it is written: the same
+    /// values its line gives once read back (valid while its texts are).
+    init(export record: ObservationRecord) {
+        longitude = record.longitude
+        latitude = record.latitude
+        obscured = record.coordinatesObscured
+        taxonSelected = false
+        qualityGrade = record.qualityGrade?.bytes
+        observedOn = record.observedOn?.bytes
+    }
 }
 
 /// The selection's rules that decide an observation on its own values: places, taxa, quality
