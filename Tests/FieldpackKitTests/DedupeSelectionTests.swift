@@ -16,34 +16,39 @@ import Testing
         var deduped: String
         var bundle: Data
         var summary: BundleBuilder.Summary
+        /// Export photo links ingest left out.
+        var prunedLinks = 0
     }
 
     /// Ingests a sample pipeline's inputs, dedupes them with or without its selection (or
     /// `selection`, in its place), and bundles them under it.
     static func build(
         _ pipelinePath: String, dedupeSelects: Bool, in directory: TemporaryDirectory, selection: Selection? = nil,
-        exportID: (@Sendable (ObservationUUID) -> Int64)? = nil
+        exportID: (@Sendable (ObservationUUID) -> Int64)? = nil, ingestSelects: Bool = false
     ) throws -> Built {
         let pipeline = try Pipeline.load("\(repositoryRoot)/\(pipelinePath)")
         var policy = pipeline.shipping
         if let path = policy.measuredSizes, !path.hasPrefix("/") { policy.measuredSizes = "\(repositoryRoot)/\(path)" }
         return try build(
             inputs: try pipeline.resolveINatInputs().files, selection: selection ?? pipeline.selection, policy: policy,
-            openDataDate: pipeline.openDataDate, dedupeSelects: dedupeSelects, in: directory, exportID: exportID)
+            openDataDate: pipeline.openDataDate, dedupeSelects: dedupeSelects, in: directory, exportID: exportID,
+            ingestSelects: ingestSelects)
     }
 
-    /// Ingests `inputs`, dedupes them with or without `selection`, and bundles them under it,
-    /// with no build date given (it comes from the newest observation seen, removed ones
-    /// included). `exportID` stands in for the uuid hash (a constant one makes every export-only
-    /// uuid collide).
+    /// Ingests `inputs` (pruning the export's links by `selection` if `ingestSelects`), dedupes
+    /// them with or without `selection`, and bundles them under it, with no build date given (it
+    /// comes from the newest observation seen, removed ones included). `exportID` stands in for
+    /// the uuid hash (a constant one makes every export-only uuid collide).
     static func build(
         inputs: [String], selection: Selection?, policy: ShippingPolicy = ShippingPolicy(), openDataDate: Int64? = nil,
-        dedupeSelects: Bool, in directory: TemporaryDirectory, exportID: (@Sendable (ObservationUUID) -> Int64)? = nil
+        dedupeSelects: Bool, in directory: TemporaryDirectory, exportID: (@Sendable (ObservationUUID) -> Int64)? = nil,
+        ingestSelects: Bool = false
     ) throws -> Built {
         var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1
         ingest.openDataDate = openDataDate
-        try INatIngest(options: ingest).run()
+        ingest.selection = ingestSelects ? selection : nil
+        let ingested = try INatIngest(options: ingest).run()
         var dedupe = Dedupe.Options(
             input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
         dedupe.selection = dedupeSelects ? selection : nil
@@ -57,7 +62,7 @@ import Testing
         let summary = try BundleBuilder(options: bundle).run()
         return Built(
             deduped: directory.file("deduped.jsonl"), bundle: try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))),
-            summary: summary)
+            summary: summary, prunedLinks: ingested.prunedLinks)
     }
 
     /// Builds both ways and expects the same bundle bytes, report, findings and build date;

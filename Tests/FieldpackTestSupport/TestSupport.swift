@@ -84,7 +84,7 @@ package let recordColumnNames: [String: [String]] = [
               "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "seen", "src"],
     "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
               "attribution_name", "seen", "obs", "observer", "src"],
-    "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged"],
+    "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged", "pruned"],
     // Deduped files only (dedupe's share of a selection): no source, like every deduped record.
     "select": ["k", "fingerprint", "removed", "seen", "src"],
 ]

@@ -55,7 +55,7 @@ public final class ExportLinkPruning: Sendable {
     private let keptByDate: [Int64?: Kept]
 
     /// Observations kept past which ingest does not prune (32 MB of uuids).
-    static let maximumKept = 2_000_000
+    public static let maximumKept = 2_000_000
 
     /// What the rules keep of the export dated `date` (nothing when it has no observations table).
     func kept(date: Int64?) -> Kept {
@@ -69,8 +69,9 @@ public final class ExportLinkPruning: Sendable {
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - workers: how many threads read the tables.
     /// - Throws: when a table cannot be read (never an early end).
+    ///   - maximumKept: the most observations kept with which ingest still prunes.
     public static func plan(
-        inputs: [String], selection: Selection, openDataDate: Int64?, workers: Int
+        inputs: [String], selection: Selection, openDataDate: Int64?, workers: Int, maximumKept: Int = maximumKept
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules.isEmpty else { return nil }
         // The observations tables, and their date as ingest dates their rows.

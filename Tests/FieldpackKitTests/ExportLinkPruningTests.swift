@@ -1,0 +1,152 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Ingest leaves out the export's photo links to observations the selection's dedupe rules
+/// remove (`ExportLinkPruning`): dedupe's output, and so the bundle, is the same bytes as when
+/// every link is written, and dedupe refuses records pruned under rules not its own.
+@Suite struct ExportLinkPruningTests {
+    typealias Build = DedupeSelectionTests
+
+    /// Builds `inputs` with and without ingest's pruning (dedupe applying the rules both times)
+    /// and expects the same deduped records and bundle; returns how many links were left out, and
+    /// the observations of the links written.
+    static func expectTheSameBuild(
+        inputs: [String], selection: Selection, openDataDate: Int64? = nil
+    ) throws -> (pruned: Int, linked: [String]) {
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let pruned = try Build.build(
+            inputs: inputs, selection: selection, openDataDate: openDataDate, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, openDataDate: openDataDate, dedupeSelects: true, in: writing)
+        #expect(whole.prunedLinks == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pruned.deduped)) == (try Data(contentsOf: URL(fileURLWithPath: whole.deduped))))
+        #expect(pruned.bundle == whole.bundle)
+        #expect(pruned.summary.findings == whole.summary.findings)
+        #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+        // What ingest wrote: every photo, fewer links.
+        let lines = { (path: String) in try recordLines(path) }
+        let (prunedLines, wholeLines) = (try lines(pruning.file("records.jsonl")), try lines(writing.file("records.jsonl")))
+        let photos = { (lines: [[String: Any]]) in lines.filter { $0["k"] as? String == "photo" }.count }
+        let links = { (lines: [[String: Any]]) in lines.filter { $0["part"] as? String == "links" }.count }
+        #expect(photos(prunedLines) == photos(wholeLines))
+        #expect(links(prunedLines) + pruned.prunedLinks == links(wholeLines))
+        return (pruned.prunedLinks, prunedLines.filter { $0["part"] as? String == "links" }.compactMap { $0["uuid"] as? String })
+    }
+
+    @Test func theSampleExportBuildsTheSameBytesWithItsLinksPruned() throws {
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
+        let selection = try #require(pipeline.selection)
+        let (pruned, _) = try Self.expectTheSameBuild(
+            inputs: try pipeline.resolveINatInputs().files, selection: selection, openDataDate: pipeline.openDataDate)
+        #expect(pruned > 0)
+    }
+
+    static let inside = (latitude: "50.5", longitude: "4.25")
+    static let outside = (latitude: "-33.9", longitude: "151.2")
+    static let uuids = (1...6).map { "00000000-0000-4000-8000-00000000000\($0)" }
+
+    /// An observations table of `rows` (uuid, point) and a photos table of `links` (photo id,
+    /// uuid), in `folder`.
+    static func writeTables(
+        _ folder: String, rows: [(uuid: String, point: (latitude: String, longitude: String))],
+        links: [(photo: Int, uuid: String)], in directory: TemporaryDirectory
+    ) throws -> [String] {
+        var observations = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
+        for row in rows {
+            observations += "\(row.uuid)\t7\t\(row.point.latitude)\t\(row.point.longitude)\t\t48662\tresearch\t2024-04-30\n"
+        }
+        var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        for (position, link) in links.enumerated() {
+            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(link.photo)\t\(link.uuid)\t7\tjpg\tCC-BY\t100\t100\t\(position)\n"
+        }
+        var paths = [try directory.write("\(folder)/observations.csv", observations)]
+        if !links.isEmpty { paths.append(try directory.write("\(folder)/photos.csv", photos)) }
+        return paths
+    }
+
+    /// An API observation with a real uuid, at `point`, last updated at `updatedAt`, with one photo.
+    static func apiObservation(id: Int, uuid: String, point: (latitude: String, longitude: String), updatedAt: String, photo: Int) -> String {
+        """
+        {"id":\(id),"uuid":"\(uuid)","quality_grade":"research","observed_on":"2024-04-30","updated_at":"\(updatedAt)",\
+        "location":"\(point.latitude),\(point.longitude)","taxon":{"id":48662,"name":"Danaus plexippus","rank":"species","rank_level":10},\
+        "user":{"id":7,"login":"kim","name":null},"photos":[{"id":\(photo),"license_code":"cc-by",\
+        "url":"https://inaturalist-open-data.s3.amazonaws.com/photos/\(photo)/square.jpg","attribution":"(c) kim, some rights reserved",\
+        "original_dimensions":{"width":100,"height":100}}],"observation_photos":[{"id":\(photo + 1000),"position":0,"photo":{"id":\(photo),\
+        "license_code":"cc-by","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/\(photo)/square.jpg",\
+        "attribution":"(c) kim, some rights reserved","original_dimensions":{"width":100,"height":100}}}]}
+        """
+    }
+
+    /// Every way a pruned link could have mattered, and does not: an observation outside the box
+    /// whose newer API copy is inside (the API copy wins, with its own photos); one outside whose
+    /// older API copy is inside (the export copy wins and is removed); one outside in one table
+    /// and inside in another of the same export date (its links are kept: either copy may win
+    /// and take them); links to an observation no table holds; a photo in a kept and in a
+    /// removed observation (the photo is written once, linked once).
+    @Test func noLinkALaterStageWouldUseIsPruned() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        let folder = "inaturalist-open-data-20241127"
+        var inputs = try Self.writeTables(
+            folder,
+            rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.outside), (u[3], Self.outside), (u[5], Self.outside)],
+            links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[3]), (605, u[4]), (606, u[0]), (606, u[5])],
+            in: directory)
+        // A second observations table of the same date, where the fourth observation is inside.
+        inputs += try Self.writeTables("second/\(folder)", rows: [(u[3], Self.inside)], links: [], in: directory)
+        inputs.append(try directory.write("page.json", page([
+            Self.apiObservation(id: 21, uuid: u[1], point: Self.inside, updatedAt: "2025-06-01T00:00:00+00:00", photo: 701),
+            Self.apiObservation(id: 22, uuid: u[2], point: Self.inside, updatedAt: "2024-01-01T00:00:00+00:00", photo: 702),
+        ])))
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let (pruned, linked) = try Self.expectTheSameBuild(inputs: inputs, selection: selection)
+        // Left out: the links of the second, third and sixth observations and of the one no table holds.
+        #expect(pruned == 4)
+        #expect(linked.sorted() == [u[0], u[0], u[3]])
+    }
+
+    /// Dedupe without the rules ingest pruned under, or with others, would write observations
+    /// without their photos: it refuses, naming the photos table and what to do.
+    @Test func dedupeRefusesRecordsPrunedUnderOtherRules() throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
+        let selection = try #require(pipeline.selection)
+        _ = try Build.build("pipelines/open-data-sample.json", dedupeSelects: true, in: directory, ingestSelects: true)
+        var other = selection
+        other.places.boxes.append(BoundingBox(west: -10, south: 35, east: 5, north: 44))
+        for (dedupeSelection, expected) in [(nil, "give fieldpack-dedupe the --pipeline"), (other, "run fieldpack-inat again")] as [(Selection?, String)] {
+            var options = Dedupe.Options(
+                input: directory.file("records.jsonl"), output: directory.file("other.jsonl"), conflicts: directory.file("other.json"))
+            options.selection = dedupeSelection
+            #expect {
+                try Dedupe(options: options).run()
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("photos") && message.contains("pruned") && message.contains(expected)
+            }
+        }
+    }
+
+    /// No pruning where it cannot be exact or bounded: an export tar archive among the inputs
+    /// (streamed once), no rule dedupe applies, or more kept observations than the limit.
+    @Test func ingestPrunesNothingWhenItCannotBeExactOrBounded() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        let inputs = try Self.writeTables(
+            "inaturalist-open-data-20241127", rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.inside)],
+            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2))
+        #expect(planned.fingerprint == box.dedupeFingerprint)
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2, maximumKept: 1) == nil)
+        var taxaOnly = Selection()
+        taxaOnly.taxa.include = [1]
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
+        try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
+        #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, workers: 2) == nil)
+    }
+}
