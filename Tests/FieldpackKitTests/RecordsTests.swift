@@ -304,13 +304,13 @@ struct Layout: Sendable, CustomTestStringConvertible {
     @Test func anIngestInputRecordReadsBackAndGivesItsDedupedForm() throws {
         let input = InputRecord(
             index: 2, path: "inat/page-3.json", bytes: 5000, sha256: String(repeating: "ab", count: 32),
-            format: "gzip+json-lines", records: 17, rejected: 3, salvaged: 4)
+            format: "gzip+json-lines", records: 17, rejected: 3, salvaged: 4, pruned: "5ffa26b7")
         var writer = JSONWriter()
         input.encode(into: &writer)
         try expectLine(writer, InputRecord.Column.self, [
             .index: .integer(2), .path: .text("inat/page-3.json"), .bytes: .integer(5000),
             .sha256: .text(String(repeating: "ab", count: 32)), .format: .text("gzip+json-lines"), .records: .integer(17),
-            .rejected: .integer(3), .salvaged: .integer(4),
+            .rejected: .integer(3), .salvaged: .integer(4), .pruned: .text("5ffa26b7"),
         ], source: nil)
         try withColumns(writer) { columns in
             let deduped = try #require(DedupedInputRecord(ingest: columns))

@@ -150,6 +150,7 @@ public struct Dedupe: Sendable {
         // their memory is freed before the next pass.
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
+            let judge = DedupeSelection(options.selection)
             let records = try ParallelScan.collect(
                 path: input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
@@ -170,7 +171,12 @@ public struct Dedupe: Sendable {
                 default:
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
-                    if id > 0 { rank |= 16 }
+                    if id > 0 {
+                        rank |= 16
+                    } else if let judge, !ObservationRecord.isLinks(record), let rule = judge.removingRule(record) {
+                        // An export copy, judged while it is parsed (`RecordOccurrence.removedBy`).
+                        rank |= Int32(rule + 1) << RecordOccurrence.removedShift
+                    }
                     if ObservationRecord.isLinks(record) {
                         rank |= 8
                         // Its one link, held in the occurrence: never read back (`Winners.exportLinks`).
@@ -191,7 +197,7 @@ public struct Dedupe: Sendable {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
                 }
-                let selection = kind == .observation ? DedupeSelection(options.selection) : nil
+                let selection = kind == .observation ? judge : nil
                 let tally = try ParallelWrite.run(
                     records[slot], path: input, output: output, sourceNames: sourceNames, selection: selection
                 ) { winners, tally, group in

@@ -27,6 +27,12 @@ struct DedupeSelection: Sendable {
         DedupedSelectionRecord(fingerprint: fingerprint, rules: rules)
     }
 
+    /// The index in `rules` of the rule that removes the observation of a record's columns.
+    func removingRule(_ record: JSONColumns) -> Int? {
+        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }
+        return rules.firstIndex(of: rule)
+    }
+
     /// The rule that removes the observation of a deduped record's columns, and its `seen`.
     func removes(_ record: JSONColumns) -> (rule: String, seen: Int64?)? {
         guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }

@@ -53,6 +53,9 @@ struct RecordOccurrence {
     var rank: Int32
 
     static let heldLink: Int32 = 64
+    /// Bits 8–11: an export copy (no API id) that the selection's dedupe rules remove, judged on
+    /// its own columns when it was collected: 1 + the rule's index in `DedupeSelection.rules`.
+    static let removedShift: Int32 = 8
 
     /// Whole copies first; then the newest (an export copy is as new as its export); on the same
     /// date an API copy before an export copy, a taxa-endpoint copy before others; then content.
@@ -71,6 +74,11 @@ struct RecordOccurrence {
         rank & Self.heldLink != 0 ? (Int64(bitPattern: content), offset) : nil
     }
     var fromAPI: Bool { rank & 16 != 0 }
+    /// The index of the rule that removes this export copy on its own columns (`removedShift`).
+    var removedBy: Int? {
+        let rule = (rank >> Self.removedShift) & 0xF
+        return rule == 0 ? nil : Int(rule) - 1
+    }
 
     var fromTaxa: Bool { rank & 2 != 0 }
     var hasList: Bool { rank & 1 != 0 }

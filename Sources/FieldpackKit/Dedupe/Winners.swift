@@ -25,11 +25,11 @@ struct Winners {
     ) throws {
         guard kind == .observation, let selection, !group[0].isLinks else { return try writeRecord(group, kind: kind) }
         if !group[0].fromAPI && !group.contains(where: { $0.fromAPI && !$0.isLinks }) {
-            // An export copy with no API copy: what the rules read is its own, so it is judged
-            // before its links are gathered and it is rewritten (most of a regional guide's
-            // export goes here, never rewritten).
-            if let (rule, seen) = selection.removes(try load(group[0])) {
-                removed?.add(rule: rule, seen: seen)
+            // An export copy with no API copy: what the rules read is its own, so it was judged
+            // when it was collected, and is neither read back nor rewritten when they remove it
+            // (most of a regional guide's export).
+            if let rule = group[0].removedBy {
+                removed?.add(rule: selection.rules[rule], seen: group[0].seen == Int64.min ? nil : group[0].seen)
                 return
             }
             return try writeRecord(group, kind: kind)
