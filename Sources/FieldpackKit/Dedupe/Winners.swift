@@ -6,6 +6,7 @@ struct Winners {
     private var line = [UInt8](repeating: 0, count: 1 << 16)
     private var pending: [UInt8] = []
     private let parser = JSONParser()
+    private var window: ReadWindow
     /// Each input's path by its index, to resolve an export observation's source.
     let sourceNames: [Int: String]
     /// The selection's rules dedupe applies to each winning observation (nil: none).
@@ -15,6 +16,7 @@ struct Winners {
         self.source = source
         self.sourceNames = sourceNames
         self.selection = selection
+        window = ReadWindow(source: source)
         pending.reserveCapacity(1 << 20)
     }
 
@@ -205,13 +207,8 @@ struct Winners {
 
     /// Copies a winner that needs no filling straight from the read buffer.
     private mutating func emitDirect(offset: Int64, length: Int32) throws {
-        let count = Int(length)
-        if line.count < count { line = [UInt8](repeating: 0, count: count) }
-        try line.withUnsafeMutableBytes { buffer in
-            let got = try source.read(at: Int(offset), count: count, into: buffer)
-            if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
-            let end = RecordSource.contentLength(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
+        try window.withBytes(at: Int(offset), length: Int(length)) { record in
+            pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[0..<RecordSource.contentLength(record)]))
         }
         pending.append(UInt8(ascii: "]"))
         pending.append(0x0A)
@@ -230,8 +227,9 @@ struct Winners {
     private mutating func content(offset: Int64, length: Int32) throws -> [UInt8] {
         let count = Int(length)
         if line.count < count { line = [UInt8](repeating: 0, count: count) }
-        let got = try line.withUnsafeMutableBytes { try source.read(at: Int(offset), count: count, into: $0) }
-        if got != count { throw FieldpackError(path: source.path, "records file changed while reading it") }
+        try window.withBytes(at: Int(offset), length: count) { record in
+            line.withUnsafeMutableBytes { $0.copyMemory(from: record) }
+        }
         let end = line.withUnsafeBytes { RecordSource.contentLength(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         return Array(line[0..<end])
     }
