@@ -30,14 +30,18 @@ let command = StageCommand(
 command.main { arguments in
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one records file") }
     let clock = StageClock()
-    let selection = try arguments.value("pipeline").flatMap { try Pipeline.load($0).selection }
+    let pipeline = try arguments.value("pipeline").map { try Pipeline.load($0) }
+    let selection = pipeline?.selection
+    // Photos with measured sizes are written whatever the selection keeps (`Dedupe.Options`).
+    let measuredSizes = selection == nil ? nil : pipeline?.shipping.measuredSizes
     if arguments.value("depfile") != nil && arguments.value("pipeline") == nil {
         throw UsageError("--depfile lists the files of --pipeline's select: give --pipeline")
     }
     /// After the run, when the output's folder exists.
     func writeDepfile() throws {
         guard let depfile = arguments.value("depfile") else { return }
-        try Depfile.write(depfile, target: try arguments.required("output"), prerequisites: selection?.files ?? [])
+        try Depfile.write(
+            depfile, target: try arguments.required("output"), prerequisites: (selection?.files ?? []) + (measuredSizes.map { [$0] } ?? []))
     }
     if FileSystem.isDirectory(arguments.positional[0]) {
         let shard = try Shard.resolve(option: arguments.value("shard"))
@@ -59,6 +63,7 @@ command.main { arguments in
     if let examples = try arguments.int("examples") { options.examples = examples }
     options.progress = arguments.progress(stage: "dedupe")
     options.selection = selection
+    if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     let summary = try Dedupe(options: options).run()
     try writeDepfile()
     report(summary, clock: clock, shard: nil)

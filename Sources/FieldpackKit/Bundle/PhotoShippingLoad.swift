@@ -138,6 +138,14 @@ struct PhotoShippingLoad {
             researchGrade: current.updated != nil))
     }
 
+    /// Photos dedupe did not write, because no observation it kept links them and no taxon
+    /// refers to them (`DedupedSelectionRecord.photosNotSelected`): counted as not selected, as
+    /// they would have been here.
+    mutating func countNotSelected(_ count: Int) {
+        notSelected += count
+        report.addNotSelected(count)
+    }
+
     mutating func taxonPhoto(taxon: Int64, position: Int64, photo: Int64, line: Int) {
         taxonPhotos.append(TaxonPhoto(taxon: taxon, position: position, photo: photo, line: Int32(clamping: line)))
     }

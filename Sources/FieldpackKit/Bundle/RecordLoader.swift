@@ -156,6 +156,7 @@ struct RecordParser {
             case .selection:
                 let part = try selected.check(DedupedSelectionRecord(columns), path: recordPath, line: line)
                 selected.add(deduped: part)
+                shipping.countNotSelected(part.photosNotSelected)
                 if let seen = part.seen { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {

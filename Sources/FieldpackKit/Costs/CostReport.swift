@@ -46,8 +46,8 @@ public struct CostReport: Sendable {
 
     /// Counts one photo the selection leaves out without deciding it; `keepShipped` adds all of
     /// them to `excluded` as `selection:not-selected`.
-    public mutating func addNotSelected() {
-        photos += 1
+    public mutating func addNotSelected(_ count: Int = 1) {
+        photos += count
     }
 
     private mutating func countShipped(_ size: SizeClass) {

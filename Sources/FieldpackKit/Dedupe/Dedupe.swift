@@ -37,6 +37,10 @@ public struct Dedupe: Sendable {
         /// The pipeline's `select`: dedupe applies the rules of it that read only a winning
         /// observation's own values (`DedupeSelection`); nil: every observation is written.
         public var selection: Selection? = nil
+        /// The photos with measured sizes (`ShippingPolicy.measuredSizes`): the bundle decides
+        /// them to fit its download figures even when the selection leaves them out, so dedupe
+        /// writes them whatever it keeps.
+        public var measuredPhotos: [Int64] = []
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -77,7 +81,7 @@ public struct Dedupe: Sendable {
         let output = try AtomicOutput(path: options.output)
         let summary: Summary
         let report: ConflictReport
-        switch try dedupe(input: options.input, into: output, progress: options.progress, budget: options.memoryBudget) {
+        switch try dedupe(input: options.input, into: output, progress: options.progress, budget: options.memoryBudget, whole: true) {
         case .done(let done, let conflicts):
             (summary, report) = (done, conflicts)
         case .overBudget(let needed):
@@ -111,8 +115,11 @@ public struct Dedupe: Sendable {
     /// to one key, so `input` may be any partition by key of the job's records (a shard's, or a
     /// spill partition): the rules that need every record at once are the bundle stage's
     /// (`ExportObservationRules`). With a `budget`, an input whose occurrences need more is left
-    /// after the first pass, with nothing written.
-    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, budget: Int? = nil) throws -> Outcome {
+    /// after the first pass, with nothing written. Only the `whole` job's records (not a shard's
+    /// or a spill partition's) show every observation that links a photo: then, under a
+    /// selection, a photo that no written observation links and no written taxon refers to is
+    /// not written, only counted (`DedupedSelectionRecord.photosNotSelected`).
+    func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, budget: Int? = nil, whole: Bool = false) throws -> Outcome {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
         summary.bytes = FileSystem.size(input) ?? 0
@@ -148,9 +155,14 @@ public struct Dedupe: Sendable {
         // Pass 2: taxa, users and observations (one array each, filled the same way), written before
         // the photos so that the bundle knows every observer before it credits a photo. Scoped, so
         // their memory is freed before the next pass.
+        let judge = DedupeSelection(options.selection)
+        // What the rules removed: its line goes after the observations, before the photos.
+        var selected = judge?.emptyCounts()
+        // The photos the written records refer to, when photos no one refers to are not written.
+        let referencing = whole && judge != nil
+        var referenced: [Int64] = []
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
-            let judge = DedupeSelection(options.selection)
             let records = try ParallelScan.collect(
                 path: input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
@@ -201,18 +213,27 @@ public struct Dedupe: Sendable {
                 let tally = try ParallelWrite.run(
                     records[slot], path: input, output: output, sourceNames: sourceNames, selection: selection
                 ) { winners, tally, group in
+                    let start = winners.pendingCount
                     try winners.writeRecord(group, kind: kind, removed: &tally.removed)
+                    if referencing && kind != .user && winners.pendingCount > start {
+                        try winners.photoReferences(since: start, kind: kind, into: &tally.referenced)
+                    }
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
-                if var removed = selection?.emptyCounts() {
-                    // After the observations, before the photos (`RecordKey.fileOrder`).
-                    for part in tally { if let counts = part.removed { removed.add(counts) } }
-                    try output.write(removed.encoded())
-                    summary.selected = removed
+                for part in tally {
+                    if let counts = part.removed { selected?.add(counts) }
+                    referenced += part.referenced
                 }
             }
             trace.mark("write records")
         }
+        // Photos no written record refers to are left out, unless there are too many of the
+        // others to hold (a selection that keeps most of a large dump leaves out little).
+        var keptPhotos: SortedIDs? = nil
+        if referencing && referenced.count <= Self.maximumReferenced {
+            keptPhotos = SortedIDs(referenced + options.measuredPhotos)
+        }
+        referenced = []
 
         // Pass 3: photos, into one array sized exactly; each half fills its own region.
         var report = ConflictReport(examples: options.examples, sourceNames: sourceNames)
@@ -238,8 +259,14 @@ public struct Dedupe: Sendable {
             trace.mark("collect photos")
             sortInPlace(photos.buffer) { $0.id != $1.id ? $0.id < $1.id : $0.outranks($1) }
             trace.mark("sort photos")
-            let photoTally = try ParallelWrite.run(photos, path: input, output: output, sourceNames: sourceNames) { winners, tally, group in
-                try winners.writePhoto(group, filled: &tally.filledDimensions)
+            if var removed = selected {
+                // After the observations, before the photos (`RecordKey.fileOrder`).
+                if let keptPhotos { removed.photosNotSelected = keptPhotos.missing(fromSorted: UnsafeBufferPointer(photos.buffer)) }
+                try output.write(removed.encoded())
+                summary.selected = removed
+            }
+            let photoTally = try ParallelWrite.run(photos, path: input, output: output, sourceNames: sourceNames) { [keptPhotos] winners, tally, group in
+                if keptPhotos?.contains(group[0].id) ?? true { try winners.writePhoto(group, filled: &tally.filledDimensions) }
                 if group.count > 1 { try tally.report.check(group, source: winners.source) }
             } makeReport: { [sourceNames, examples = options.examples] in ConflictReport(examples: examples, sourceNames: sourceNames) }
             for part in photoTally { report.merge(part.report) }
@@ -250,6 +277,9 @@ public struct Dedupe: Sendable {
         }
         return .done(summary, report)
     }
+
+    /// Photos referred to past which dedupe writes every photo (32 MB of ids).
+    static let maximumReferenced = 4_000_000
 
     private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {
         guard let id = record.int64(1) else {

@@ -16,6 +16,8 @@ enum ParallelWrite {
         var report: ConflictReport
         /// What the selection's dedupe rules removed (nil: no such rules).
         var removed: DedupedSelectionRecord? = nil
+        /// The photos the written records refer to, when dedupe collects them.
+        var referenced: [Int64] = []
     }
 
     /// About 3 MB of winners a segment (a record is about 200 bytes).

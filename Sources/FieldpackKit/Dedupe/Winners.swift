@@ -198,6 +198,36 @@ struct Winners {
         pending.append(contentsOf: writer.bytes)
     }
 
+    /// The bytes of winners made and not yet handed over.
+    var pendingCount: Int { pending.count }
+
+    /// Adds to `photos` the photos that the records made since `start` (pending bytes, each a
+    /// line) refer to: an observation's linked photos, a taxon's default photo and photo list,
+    /// as the bundle reads them (`DedupeSelection.referencedPhotos`).
+    mutating func photoReferences(since start: Int, kind: RecordKind, into photos: inout [Int64]) throws {
+        var lineStart = start
+        while lineStart < pending.count {
+            let end = pending[lineStart...].firstIndex(of: 0x0A) ?? pending.count
+            var columns = JSONColumns()
+            _ = columns.load(try parse(Array(pending[lineStart..<end]), offset: -1))
+            switch kind {
+            case .observation:
+                guard let links = columns[ObservationRecord.Column.photos], links.isArray else { break }
+                for link in links.elements {
+                    var pair = link.elements.makeIterator()
+                    if let photo = pair.next()?.int64 { photos.append(photo) }
+                }
+            case .taxon:
+                if let photo = columns.int64(TaxonRecord.Column.defaultPhoto) { photos.append(photo) }
+                if let list = columns[TaxonRecord.Column.photos], list.isArray {
+                    for photo in list.elements { if let id = photo.int64 { photos.append(id) } }
+                }
+            default: break
+            }
+            lineStart = end + 1
+        }
+    }
+
     /// The winners made since the last call, handed over (the caller writes them in order).
     mutating func takePending() -> [UInt8] {
         let taken = pending

@@ -4,7 +4,7 @@
 /// are merged into one; the bundle adds up every one it reads.
 ///
 /// ```
-/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>]
+/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>]
 /// ```
 public struct DedupedSelectionRecord: Sendable, Equatable {
     public enum Column: Int, RecordColumnSet {
@@ -16,6 +16,11 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         /// The newest `seen` of the observations removed (Unix ms), null if none: the bundle's
         /// newest seen counts every observation, kept or not.
         case seen
+        /// Photos dedupe did not write because no observation it kept links them and no taxon
+        /// refers to them (only a whole job's dedupe knows that; a shard's or a spill
+        /// partition's writes every photo and 0 here): the bundle counts them as not selected,
+        /// as it counts the ones that reach it.
+        case photosNotSelected
 
         public static let kind = RecordKind.selection
 
@@ -23,7 +28,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             switch self {
             case .fingerprint: .text()
             case .removed: .list  // an object: the nearest shape
-            case .seen: .integer()
+            case .seen, .photosNotSelected: .integer()
             }
         }
     }
@@ -31,6 +36,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     public var fingerprint: String
     public var removed: [String: Int]
     public var seen: Int64?
+    public var photosNotSelected = 0
 
     public init(fingerprint: String, rules: [String]) {
         self.fingerprint = fingerprint
@@ -48,6 +54,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     mutating func add(_ other: DedupedSelectionRecord) {
         for (rule, count) in other.removed { removed[rule, default: 0] += count }
         if let otherSeen = other.seen { seen = max(seen ?? otherSeen, otherSeen) }
+        photosNotSelected += other.photosNotSelected
     }
 
     /// The line, with its newline; rules in `SelectionCounts.rules` order.
@@ -65,6 +72,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
                 }
                 out.endObject()
             case .seen: out.int(seen)
+            case .photosNotSelected: out.int(photosNotSelected)
             }
         }
         return writer.bytes
@@ -83,5 +91,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             self.removed[rule] = Int(count)
         }
         seen = record.int64(Column.seen)
+        guard let photos = record.int64(Column.photosNotSelected), photos >= 0 else { return nil }
+        photosNotSelected = Int(photos)
     }
 }

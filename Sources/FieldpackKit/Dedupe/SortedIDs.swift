@@ -1,0 +1,41 @@
+/// A set of record ids as one sorted array: 8 bytes an id, looked up by binary search.
+struct SortedIDs: Sendable {
+    let ids: [Int64]
+
+    init(_ unsorted: [Int64]) {
+        var sorted = unsorted.sorted()
+        var unique = 0
+        for index in sorted.indices where unique == 0 || sorted[unique - 1] != sorted[index] {
+            sorted[unique] = sorted[index]
+            unique += 1
+        }
+        sorted.removeSubrange(unique...)
+        ids = sorted
+    }
+
+    func contains(_ id: Int64) -> Bool {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] == id { return true }
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return false
+    }
+
+    /// How many distinct ids of `occurrences` (sorted by id) are not in the set.
+    func missing<T: HasID>(fromSorted occurrences: UnsafeBufferPointer<T>) -> Int {
+        var missing = 0
+        var next = 0
+        var index = 0
+        while index < occurrences.count {
+            let id = occurrences[index].id
+            while next < ids.count && ids[next] < id { next += 1 }
+            if next == ids.count || ids[next] != id { missing += 1 }
+            index += 1
+            while index < occurrences.count && occurrences[index].id == id { index += 1 }
+        }
+        return missing
+    }
+}
