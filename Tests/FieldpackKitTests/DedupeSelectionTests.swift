@@ -52,6 +52,7 @@ import Testing
         var dedupe = Dedupe.Options(
             input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
         dedupe.selection = dedupeSelects ? selection : nil
+        dedupe.measuredPhotos = try policy.measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
         try Dedupe(options: dedupe).run()
         var bundle = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "select", policy: policy)
@@ -84,8 +85,12 @@ import Testing
         let counts = try #require(try recordLines(selected.deduped, deduped: true).first { $0["k"] as? String == "select" })
         let removed = try #require(counts["removed"] as? [String: Int])
         // Dedupe wrote only what it kept.
-        let observations = { (path: String) in try recordLines(path, deduped: true).filter { $0["k"] as? String == "obs" }.count }
-        #expect(try observations(selected.deduped) + removed.values.reduce(0, +) == (try observations(whole.deduped)))
+        let count = { (path: String, kind: String) in try recordLines(path, deduped: true).filter { $0["k"] as? String == kind }.count }
+        #expect(try count(selected.deduped, "obs") + removed.values.reduce(0, +) == (try count(whole.deduped, "obs")))
+        // And only the photos its records refer to, counting the others.
+        let notSelected = try #require(counts["photos_not_selected"] as? Int)
+        #expect(notSelected > 0)
+        #expect(try count(selected.deduped, "photo") + notSelected == (try count(whole.deduped, "photo")))
         #expect(selected.bundle == whole.bundle)
         #expect(selected.summary.buildDate == whole.summary.buildDate)
         #expect(selected.summary.findings == whole.summary.findings)
@@ -146,18 +151,62 @@ import Testing
 
     /// Over its memory budget, dedupe splits the records into spill partitions, each counting
     /// what it removed: the merged file has one `select` line of the sums, as one pass writes.
+    /// A partition does not know which photos the others' observations link, so it writes every
+    /// photo: the bundle counts the ones not selected itself, and is the same bytes.
     @Test func spillPartitionsWriteOneSelectLineOfTheirSums() throws {
         let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
         let directory = try TemporaryDirectory()
-        _ = try Self.build("pipelines/open-data-sample.json", dedupeSelects: true, in: directory)
+        let whole = try Self.build("pipelines/open-data-sample.json", dedupeSelects: true, in: directory)
         var spilling = Dedupe.Options(
             input: directory.file("records.jsonl"), output: directory.file("spilled.jsonl"), conflicts: directory.file("spilled-conflicts.json"))
         spilling.selection = pipeline.selection
         spilling.memoryBudget = 200
         let summary = try Dedupe(options: spilling).run()
         #expect(summary.spillPartitions > 1)
-        #expect(try text(directory.file("spilled.jsonl")) == (try text(directory.file("deduped.jsonl"))))
-        #expect(try lines(directory.file("spilled.jsonl")).filter { $0.hasPrefix("[\"select\"") }.count == 1)
+        let select = { (path: String) in try recordLines(path, deduped: true).filter { $0["k"] as? String == "select" } }
+        let (spilled, deduped) = (try select(directory.file("spilled.jsonl")), try select(directory.file("deduped.jsonl")))
+        #expect(spilled.count == 1)
+        #expect(spilled[0]["removed"] as? [String: Int] == deduped[0]["removed"] as? [String: Int])
+        #expect(spilled[0]["photos_not_selected"] as? Int == 0)
+        #expect(try lines(directory.file("spilled.jsonl")).filter { !$0.hasPrefix("[\"photo\"") && !$0.hasPrefix("[\"select\"") }
+            == (try lines(directory.file("deduped.jsonl")).filter { !$0.hasPrefix("[\"photo\"") && !$0.hasPrefix("[\"select\"") }))
+        var bundle = BundleBuilder.Options(
+            input: directory.file("spilled.jsonl"), output: directory.file("spilled.sqlite"), pipelineName: "select", policy: pipeline.shipping)
+        bundle.selection = pipeline.selection
+        bundle.selectionSource = "pipelines/select.json"
+        try BundleBuilder(options: bundle).run()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("spilled.sqlite"))) == whole.bundle)
+    }
+
+    /// A photo with measured sizes is decided for the download fit even when the selection
+    /// leaves it out: dedupe writes it whatever it keeps, and the bundle is the same bytes.
+    @Test func photosWithMeasuredSizesAreWrittenWhateverTheSelectionKeeps() throws {
+        let unselected = try TemporaryDirectory()
+        let first = try Self.build("pipelines/open-data-sample.json", dedupeSelects: false, in: unselected)
+        let database = try Database(path: unselected.file("content.sqlite"), mode: .readOnly)
+        let shipped = Set(try database.rows("SELECT id FROM photos").map { $0[0] })
+        let left = try recordLines(first.deduped, deduped: true).filter { $0["k"] as? String == "photo" }
+            .compactMap { $0["id"] as? Int }.filter { !shipped.contains(String($0)) }
+        // Half of them measured: the other half are still left out, and counted.
+        let measured = stride(from: 0, to: left.count, by: 2).map { left[$0] }
+        #expect(left.count > 2)
+        let sizes = try unselected.write("sizes.csv", "photo_id,tier,bytes\n" + measured.map { "\($0),small,4321\n" }.joined())
+        var selection = try #require(try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json").selection)
+        selection.caps = SelectionCaps()
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
+        var policy = pipeline.shipping
+        policy.measuredSizes = sizes
+        try Self.expectTheSameBundle { selects, directory in
+            try Self.build(
+                inputs: try pipeline.resolveINatInputs().files, selection: selection, policy: policy, openDataDate: pipeline.openDataDate,
+                dedupeSelects: selects, in: directory)
+        }
+        let directory = try TemporaryDirectory()
+        let built = try Self.build(
+            inputs: try pipeline.resolveINatInputs().files, selection: selection, policy: policy, openDataDate: pipeline.openDataDate,
+            dedupeSelects: true, in: directory)
+        let written = Set(try recordLines(built.deduped, deduped: true).filter { $0["k"] as? String == "photo" }.compactMap { $0["id"] as? Int })
+        #expect(Set(measured).isSubset(of: written))
     }
 
     /// Records deduped under one pipeline's rules, bundled under another's (or under none): the
@@ -189,8 +238,9 @@ import Testing
         counts.add(rule: "observed", seen: 5)
         counts.add(rule: "places", seen: 9)
         counts.add(rule: "places", seen: nil)
+        counts.photosNotSelected = 4
         let line = counts.encoded()
-        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9]\n")
+        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4]\n")
         func read(_ text: String) throws -> DedupedSelectionRecord? {
             let parser = JSONParser()
             var columns = JSONColumns()
@@ -199,8 +249,9 @@ import Testing
         }
         #expect(try read(String(decoding: line, as: UTF8.self)) == counts)
         for bad in [
-            #"["select","abc",{"places":-1},9]"#, #"["select","abc",{"nearby":1},9]"#, #"["select","abc",[1],9]"#,
-            #"["select",7,{"places":1},9]"#, #"["select","abc",{"places":"1"},null]"#,
+            #"["select","abc",{"places":-1},9,0]"#, #"["select","abc",{"nearby":1},9,0]"#, #"["select","abc",[1],9,0]"#,
+            #"["select",7,{"places":1},9,0]"#, #"["select","abc",{"places":"1"},null,0]"#,
+            #"["select","abc",{"places":1},9,-1]"#, #"["select","abc",{"places":1},9]"#,
         ] {
             #expect(try read(bad) == nil, "\(bad)")
         }
