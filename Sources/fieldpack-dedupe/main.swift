@@ -18,7 +18,9 @@ let command = StageCommand(
         apply to each winning observation: one they remove is not written, nor its photo links,
         and a "select" line after the observations counts them by rule, for the bundle stage,
         which applies every rule and refuses records deduped under other rules than its
-        pipeline's. --depfile lists the GeoJSON files those rules were read from.
+        pipeline's. A records file (not a shard's folder) also loses the photos no written
+        observation or taxon refers to, counted in that line, except those with measured sizes.
+        --depfile lists the GeoJSON files those rules were read from, and the measured sizes.
 
         Given the folder of a sharded ingest (holding shard-I-of-N/ folders), it is dedupe shard
         J of N (--shard J/N, else the engine's array index, see the README): it checks that the

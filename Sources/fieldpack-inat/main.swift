@@ -19,6 +19,9 @@ let command = StageCommand(
         fails when more than --max-reject-rate of the records are rejected (default: the
         pipeline's "max_reject_rate", else 0.01 = 1%). A plain export table over 4 MiB is read
         as byte ranges side by side on the --workers (its input record follows the run's records).
+        With --pipeline and a "select" of places (or, without taxa, of quality grades or an
+        observed range), the export's photo rows are written without their links to the
+        observations those rules remove (fieldpack-dedupe must then get the same --pipeline).
         --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array

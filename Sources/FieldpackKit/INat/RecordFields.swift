@@ -148,14 +148,25 @@ struct Fields {
         var digits = 0
         var exponentDigits = 0
         var state = 0  // 0 sign, 1 integer part, 2 fraction, 3 exponent sign, 4 exponent
+        // The digits as one integer, and how many of them follow the point (the fast path).
+        var mantissa: UInt64 = 0
+        var fractionDigits = 0
+        var negative = false
         for byte in bytes[first..<end] {
             switch byte {
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 guard state == 0 || state == 3 else { return nil }
+                if state == 0 { negative = byte == UInt8(ascii: "-") }
                 state += 1
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 if state == 0 { state = 1 } else if state == 3 { state = 4 }
-                if state >= 3 { exponentDigits += 1 } else { digits += 1 }
+                if state >= 3 {
+                    exponentDigits += 1
+                } else {
+                    digits += 1
+                    if digits <= 19 { mantissa = mantissa &* 10 &+ UInt64(byte - 0x30) }
+                    if state == 2 { fractionDigits += 1 }
+                }
             case UInt8(ascii: "."):
                 guard state <= 1 else { return nil }
                 state = 2
@@ -167,6 +178,20 @@ struct Fields {
             }
         }
         guard digits > 0, state < 3 || exponentDigits > 0 else { return nil }
+        // Clinger's fast path: an integer below 2^53 and a power of ten up to 10^22 are both
+        // exact doubles, and one IEEE division of exact values is correctly rounded, so this is
+        // the double `strtod` gives (coordinates such as 54.4492250000 take this path).
+        if state < 3 && digits <= 19 && mantissa <= 1 << 53 && fractionDigits < powersOfTen.count {
+            let value = Double(mantissa) / powersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
         return Double(String(decoding: bytes[first..<end], as: UTF8.self))
+    }
+
+    /// 10^0 … 10^22, each exactly a double.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
     }
 }
