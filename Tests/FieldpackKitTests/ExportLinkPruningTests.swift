@@ -1,4 +1,4 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -129,9 +129,9 @@ import Testing
         }
     }
 
-    /// No pruning where it cannot be exact or bounded: an export tar archive among the inputs
-    /// (streamed once), no rule dedupe applies, or more kept observations than the limit.
-    @Test func ingestPrunesNothingWhenItCannotBeExactOrBounded() throws {
+    /// No pruning where it cannot be exact: an export tar archive among the inputs (streamed
+    /// once), or no rule dedupe applies.
+    @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
         let inputs = try Self.writeTables(
@@ -141,12 +141,28 @@ import Testing
         box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
         let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2))
         #expect(planned.fingerprint == box.dedupeFingerprint)
-        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2, maximumKept: 1) == nil)
+        #expect(planned.keptRows == 2)
         var taxaOnly = Selection()
         taxaOnly.taxa.include = [1]
         #expect(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
         #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, workers: 2) == nil)
+    }
+
+    /// The filter of kept observations never misses one it holds, at its date, and rarely
+    /// answers yes for another (a link kept that could have been left out: still exact).
+    @Test func theKeptFilterHasNoFalseNegativesAndFewFalsePositives() {
+        var random = SortInPlaceTests.SplitMix64(state: 11)
+        var kept = ExportLinkPruning.Kept()
+        let date: Int64 = 1_732_665_600_000
+        let inserted = (0..<200_000).map { _ in ObservationUUID(high: random.next(), low: random.next()) }
+        for uuid in inserted { kept.insert(uuid, date: date) }
+        #expect(inserted.allSatisfy { kept.mayContain($0, date: date) })
+        let others = (0..<200_000).map { _ in ObservationUUID(high: random.next(), low: random.next()) }
+        #expect(others.filter { kept.mayContain($0, date: date) }.count < 20)
+        // The same observation at another export's date is another key.
+        #expect(inserted.filter { kept.mayContain($0, date: date + 86_400_000) }.count < 20)
+        #expect(inserted.filter { kept.mayContain($0, date: nil) }.count < 20)
     }
 }

@@ -41,6 +41,10 @@ public struct Dedupe: Sendable {
         /// them to fit its download figures even when the selection leaves them out, so dedupe
         /// writes them whatever it keeps.
         public var measuredPhotos: [Int64] = []
+        /// Whether `input` is the whole job's records (not a dedupe shard's partition of them):
+        /// only then does dedupe know every observation that links a photo, and leave out the
+        /// photos none of its written records refers to (see `dedupe(input:…)`).
+        public var whole = true
 
         public init(input: String, output: String, conflicts: String) {
             self.input = input
@@ -81,7 +85,7 @@ public struct Dedupe: Sendable {
         let output = try AtomicOutput(path: options.output)
         let summary: Summary
         let report: ConflictReport
-        switch try dedupe(input: options.input, into: output, progress: options.progress, budget: options.memoryBudget, whole: true) {
+        switch try dedupe(input: options.input, into: output, progress: options.progress, budget: options.memoryBudget, whole: options.whole) {
         case .done(let done, let conflicts):
             (summary, report) = (done, conflicts)
         case .overBudget(let needed):

@@ -22,6 +22,26 @@ struct DedupeSelection: Sendable {
         fingerprint = selection.dedupeFingerprint
     }
 
+    /// Adds to `photos` the photos a deduped record refers to, as the bundle reads them: an
+    /// observation's linked photos, a taxon's default photo and photo list. A photo no written
+    /// record refers to is one the bundle counts as not selected.
+    static func addPhotoReferences(of record: JSONColumns, kind: RecordKind, to photos: inout [Int64]) {
+        switch kind {
+        case .observation:
+            guard let links = record[ObservationRecord.Column.photos], links.isArray else { return }
+            for link in links.elements {
+                var pair = link.elements.makeIterator()
+                if let photo = pair.next()?.int64 { photos.append(photo) }
+            }
+        case .taxon:
+            if let photo = record.int64(TaxonRecord.Column.defaultPhoto) { photos.append(photo) }
+            if let list = record[TaxonRecord.Column.photos], list.isArray {
+                for photo in list.elements { if let id = photo.int64 { photos.append(id) } }
+            }
+        default: break
+        }
+    }
+
     /// An empty count of what the rules removed.
     func emptyCounts() -> DedupedSelectionRecord {
         DedupedSelectionRecord(fingerprint: fingerprint, rules: rules)

@@ -50,6 +50,7 @@ public struct DedupeShard: Sendable {
         dedupe.examples = options.examples
         dedupe.progress = options.progress
         dedupe.selection = options.selection
+        dedupe.whole = false  // the other shards' observations may link this shard's photos
         return try Dedupe(options: dedupe).run()
     }
 }

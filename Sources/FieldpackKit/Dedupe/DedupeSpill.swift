@@ -53,19 +53,48 @@ struct DedupeSpill {
         summary.bytes = size
 
         // Each partition counted what the selection removed of its share: one line of the sums,
-        // where one pass writes it.
+        // where one pass writes it. A partition wrote every photo (it could not know what the
+        // others' observations link); the merge of a whole job's partitions, which has seen every
+        // written observation and taxon by the time the photos come, leaves out those none refers
+        // to, as one pass does. The kept ones go to a file of their own first, so that the select
+        // line before them can count the others.
         let merged = try MergedRecords(paths: deduped.map(\.temporaryPath), progress: .silent())
-        var selected = summary.selected
+        var counts = summary.selected
+        let pruning = counts != nil && options.whole
+        var referenced: [Int64] = []
+        var keptPhotos: SortedIDs? = nil
+        // The kept photos, held back until the select line before them is written.
+        var photos: AtomicOutput? = nil
+        var reachedPhotos = false
         while let record = try merged.next() {
             if record.kind == .selection { continue }
-            if let counts = selected, RecordKey.rank(of: record.kind) > RecordKey.rank(of: .selection) {
-                try output.write(counts.encoded())
-                selected = nil
+            if !reachedPhotos && RecordKey.rank(of: record.kind) > RecordKey.rank(of: .selection) {
+                reachedPhotos = true
+                if pruning && referenced.count <= Dedupe.maximumReferenced {
+                    keptPhotos = SortedIDs(referenced + options.measuredPhotos)
+                    photos = try AtomicOutput(path: "\(options.output).photos")
+                } else if let line = counts {
+                    try output.write(line.encoded())
+                }
+                referenced = []
             }
-            try output.write(record.bytes)
-            try output.write([0x0A])
+            if pruning && !reachedPhotos && (record.kind == .observation || record.kind == .taxon) {
+                DedupeSelection.addPhotoReferences(of: record.columns, kind: record.kind, to: &referenced)
+            }
+            if let keptPhotos, record.kind == .photo, let id = record.columns.id, !keptPhotos.contains(id) {
+                counts?.photosNotSelected += 1
+                continue
+            }
+            let target = photos ?? output
+            try target.write(record.bytes)
+            try target.write([0x0A])
         }
-        if let counts = selected { try output.write(counts.encoded()) }
+        if photos != nil || !reachedPhotos, let line = counts { try output.write(line.encoded()) }
+        if let photos {
+            try photos.flush()
+            try output.append(contentsOf: photos.temporaryPath)
+        }
+        summary.selected = counts
         return (summary, report)
     }
 }

@@ -210,20 +210,7 @@ struct Winners {
             let end = pending[lineStart...].firstIndex(of: 0x0A) ?? pending.count
             var columns = JSONColumns()
             _ = columns.load(try parse(Array(pending[lineStart..<end]), offset: -1))
-            switch kind {
-            case .observation:
-                guard let links = columns[ObservationRecord.Column.photos], links.isArray else { break }
-                for link in links.elements {
-                    var pair = link.elements.makeIterator()
-                    if let photo = pair.next()?.int64 { photos.append(photo) }
-                }
-            case .taxon:
-                if let photo = columns.int64(TaxonRecord.Column.defaultPhoto) { photos.append(photo) }
-                if let list = columns[TaxonRecord.Column.photos], list.isArray {
-                    for photo in list.elements { if let id = photo.int64 { photos.append(id) } }
-                }
-            default: break
-            }
+            DedupeSelection.addPhotoReferences(of: columns, kind: kind, to: &photos)
             lineStart = end + 1
         }
     }

@@ -8,8 +8,12 @@ import Synchronization
 /// its observations, and their links were 40% of ingest's records (a link record per photo row).
 ///
 /// Before the tables are read, the export's observations tables are read once for what the rules
-/// keep: the uuids of the rows they keep, by export date (`Kept`). A photo row of date `d` keeps
-/// its link when some observations row of date `d` with its uuid is kept.
+/// keep: each kept row's uuid and export date go into a filter of fixed size (`Kept`, a Bloom
+/// filter of 4 MiB). A photo row of date `d` keeps its link when the filter may hold its uuid at
+/// `d`. The filter never misses a kept observation; it may answer yes for a removed one (about
+/// 1 in 5,000 links of removed observations with a million kept, 1 in 40 with four million), and
+/// that link is written, as without pruning: the memory stays the same whatever the export's
+/// size or the selection's, and the output is still exact.
 ///
 /// The bundle is the same bytes as without pruning, because dedupe takes an export observation's
 /// links only from its export's link records, and only when a copy of that export wins
@@ -21,46 +25,63 @@ import Synchronization
 /// all written: which photos ship, and the count of those not selected, are decided from every
 /// photo as before.
 ///
-/// Off (nil) when the pipeline has no such rules, when an input is standard input or an export
-/// tar archive (streamed once: its observations would be read twice, decompressed), and when the
-/// rules keep more than `maximumKept` observations (a selection that keeps most of a large export
-/// prunes little, and its uuids would grow with the input).
+/// Off (nil) when the pipeline has no such rules, or when an input is standard input or an
+/// export tar archive (streamed once: its observations would be read twice, decompressed).
 ///
 /// Dedupe is told: the photos tables' `input` records name the rules' digest
 /// (`InputRecord.pruned`), and dedupe refuses records pruned under rules other than its own.
 public final class ExportLinkPruning: Sendable {
-    /// The uuids of the observations one export date's tables keep, sorted, each once.
+    /// The observations the export's tables keep, by uuid and export date: a Bloom filter of
+    /// `bits` bits and four probes, shared read-only by the workers once filled.
     struct Kept: Sendable {
-        let uuids: [ObservationUUID]
+        static let bits = 1 << 25  // 4 MiB
+        fileprivate(set) var words = [UInt64](repeating: 0, count: bits / 64)
 
-        func contains(_ uuid: ObservationUUID) -> Bool {
-            var low = 0
-            var high = uuids.count
-            while low < high {
-                let middle = (low + high) / 2
-                let probe = uuids[middle]
-                if probe.high == uuid.high && probe.low == uuid.low { return true }
-                if probe.high < uuid.high || (probe.high == uuid.high && probe.low < uuid.low) {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
+        /// The four probes of an observation at a date (double hashing of two independent words).
+        @inline(__always)
+        static func probes(_ uuid: ObservationUUID, date: Int64?) -> (UInt64, UInt64) {
+            let dated = uuid.low ^ UInt64(bitPattern: date ?? Int64.min) &* 0x9E37_79B9_7F4A_7C15
+            return (mix(uuid.high ^ dated), mix(dated &+ 0x632B_E59B_D9B4_E019) | 1)
+        }
+
+        /// SplitMix64's finalizer.
+        @inline(__always)
+        static func mix(_ value: UInt64) -> UInt64 {
+            var z = value &+ 0x9E37_79B9_7F4A_7C15
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+
+        mutating func insert(_ uuid: ObservationUUID, date: Int64?) {
+            let (first, step) = Self.probes(uuid, date: date)
+            for probe in 0..<4 {
+                let bit = Int((first &+ UInt64(probe) &* step) % UInt64(Self.bits))
+                words[bit >> 6] |= 1 << UInt64(bit & 63)
             }
-            return false
+        }
+
+        /// False only for an observation not inserted at that date.
+        func mayContain(_ uuid: ObservationUUID, date: Int64?) -> Bool {
+            let (first, step) = Self.probes(uuid, date: date)
+            for probe in 0..<4 {
+                let bit = Int((first &+ UInt64(probe) &* step) % UInt64(Self.bits))
+                if words[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
+            }
+            return true
+        }
+
+        mutating func formUnion(_ other: Kept) {
+            for index in words.indices { words[index] |= other.words[index] }
         }
     }
 
     /// The digest of the rules (`Selection.dedupeFingerprint`).
     public let fingerprint: String
-    private let keptByDate: [Int64?: Kept]
-
-    /// Observations kept past which ingest does not prune (32 MB of uuids).
-    public static let maximumKept = 2_000_000
-
-    /// What the rules keep of the export dated `date` (nothing when it has no observations table).
-    func kept(date: Int64?) -> Kept {
-        keptByDate[date] ?? Kept(uuids: [])
-    }
+    /// What the rules keep of the export's observations tables.
+    let kept: Kept
+    /// How many observations rows the rules keep (a row in two tables counts twice).
+    public let keptRows: Int
 
     /// The observations the rules keep of every export observations table among `inputs`, or nil
     /// when ingest does not prune (see the type's comment).
@@ -69,9 +90,8 @@ public final class ExportLinkPruning: Sendable {
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - workers: how many threads read the tables.
     /// - Throws: when a table cannot be read (never an early end).
-    ///   - maximumKept: the most observations kept with which ingest still prunes.
     public static func plan(
-        inputs: [String], selection: Selection, openDataDate: Int64?, workers: Int, maximumKept: Int = maximumKept
+        inputs: [String], selection: Selection, openDataDate: Int64?, workers: Int
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules.isEmpty else { return nil }
         // The observations tables, and their date as ingest dates their rows.
@@ -96,16 +116,16 @@ public final class ExportLinkPruning: Sendable {
             }
         }
         let (readTables, readJobs) = (tables, jobs)
-        let found = Mutex<(uuids: [[ObservationUUID]], total: Int, failure: (any Error)?)>(
-            ([[ObservationUUID]](repeating: [], count: jobs.count), 0, nil))
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+        let found = Mutex<(kept: Kept?, rows: Int, failure: (any Error)?)>((nil, 0, nil))
+        DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
             let (index, range) = readJobs[job]
             let table = readTables[index]
             do {
                 let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
                     ?? LineReader(source: try openInput(table.path, hashing: false).source)
                 var row = OpenDataRow(header: table.header, seen: table.date)
-                var uuids: [ObservationUUID] = []
+                var kept = Kept()
+                var rows = 0
                 while let line = try reader.next() {
                     if line.number == 1 { continue }  // the header
                     var bytes = line.bytes
@@ -113,39 +133,26 @@ public final class ExportLinkPruning: Sendable {
                     // As ingest reads it: an incomplete row of a damaged stream is rejected.
                     if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
                     if let uuid = row.keptObservation(bytes, by: selection) {
-                        uuids.append(uuid)
-                        if uuids.count & 0xFFFF == 0, found.withLock({ $0.total + uuids.count > maximumKept }) { break }
+                        kept.insert(uuid, date: table.date)
+                        rows += 1
                     }
                 }
                 found.withLock {
-                    $0.uuids[job] = uuids
-                    $0.total += uuids.count
+                    if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) }
+                    $0.rows += rows
                 }
             } catch {
                 found.withLock { $0.failure = $0.failure ?? error }
             }
         }
-        let (lists, total, failure) = found.withLock { ($0.uuids, $0.total, $0.failure) }
+        let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
-        if total > maximumKept { return nil }
-        var byDate: [Int64?: [ObservationUUID]] = [:]
-        for (job, list) in lists.enumerated() { byDate[tables[jobs[job].table].date, default: []] += list }
-        var keptByDate: [Int64?: Kept] = [:]
-        for (date, list) in byDate {
-            var sorted = list.sorted { $0.high != $1.high ? $0.high < $1.high : $0.low < $1.low }
-            var unique = 0
-            for uuid in sorted where unique == 0 || sorted[unique - 1] != uuid {
-                sorted[unique] = uuid
-                unique += 1
-            }
-            sorted.removeSubrange(unique...)
-            keptByDate[date] = Kept(uuids: sorted)
-        }
-        return ExportLinkPruning(fingerprint: selection.dedupeFingerprint, keptByDate: keptByDate)
+        return ExportLinkPruning(fingerprint: selection.dedupeFingerprint, kept: kept ?? Kept(), keptRows: rows)
     }
 
-    private init(fingerprint: String, keptByDate: [Int64?: Kept]) {
+    private init(fingerprint: String, kept: Kept, keptRows: Int) {
         self.fingerprint = fingerprint
-        self.keptByDate = keptByDate
+        self.kept = kept
+        self.keptRows = keptRows
     }
 }

@@ -33,7 +33,7 @@ struct OpenDataRow {
     private var keyOnly = false
     /// A photos table's: the observations of its export that the selection's dedupe rules keep,
     /// when ingest prunes the links to the others (`ExportLinkPruning`); nil: every link is written.
-    var keptLinks: ExportLinkPruning.Kept? = nil
+    var keptLinks: ExportLinkPruning? = nil
     /// The links not written because `keptLinks` lacks their observation.
     private(set) var prunedLinks = 0
 
@@ -207,7 +207,7 @@ struct OpenDataRow {
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
         extractor.counts.photos += 1
         guard let observation else { return }
-        if let keptLinks, !keptLinks.contains(observation) {
+        if let keptLinks, !keptLinks.kept.mayContain(observation, date: seen) {
             prunedLinks += 1
             return
         }
