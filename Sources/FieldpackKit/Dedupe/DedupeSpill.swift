@@ -58,7 +58,7 @@ struct DedupeSpill {
         // written observation and taxon by the time the photos come, leaves out those none refers
         // to, as one pass does. The kept ones go to a file of their own first, so that the select
         // line before them can count the others.
-        let merged = try MergedRecords(paths: deduped.map(\.temporaryPath), progress: .silent())
+        let merged = try MergedRecords(paths: deduped.map(\.temporaryPath), progress: .silent(), photosUnparsed: true)
         var counts = summary.selected
         let pruning = counts != nil && options.whole
         var referenced: [Int64] = []
@@ -81,7 +81,7 @@ struct DedupeSpill {
             if pruning && !reachedPhotos && (record.kind == .observation || record.kind == .taxon) {
                 DedupeSelection.addPhotoReferences(of: record.columns, kind: record.kind, to: &referenced)
             }
-            if let keptPhotos, record.kind == .photo, let id = record.columns.id, !keptPhotos.contains(id) {
+            if let keptPhotos, record.kind == .photo, let id = merged.key?.high, !keptPhotos.contains(id) {
                 counts?.photosNotSelected += 1
                 continue
             }

@@ -10,6 +10,8 @@ final class MergedRecords {
         let path: String
         let reader: LineReader
         let parser = JSONParser()
+        /// Photo lines are keyed from their first bytes and not parsed (`columns` is then empty).
+        let photosUnparsed: Bool
         var columns = JSONColumns()
         var kind = RecordKind.input
         var key = RecordKey(kind: .input, high: 0)
@@ -17,8 +19,9 @@ final class MergedRecords {
         var line = 0
         var done = false
 
-        init(path: String, progress: StageProgress) throws {
+        init(path: String, progress: StageProgress, photosUnparsed: Bool) throws {
             self.path = path
+            self.photosUnparsed = photosUnparsed
             let source = try RawFileSource(path: path)
             source.progress = progress
             reader = LineReader(source: source)
@@ -30,6 +33,12 @@ final class MergedRecords {
                 if next.bytes.isEmpty { continue }
                 line = next.number
                 bytes = next.bytes
+                if photosUnparsed, let (kind, key) = RecordKey.quick(next.bytes), kind == .photo, let key {
+                    self.kind = kind
+                    self.key = key
+                    columns = JSONColumns()
+                    return
+                }
                 do {
                     guard columns.load(try parser.parse(next.bytes)) else {
                         throw FieldpackError(path: path, line: line, "not a deduped record (a JSON array)")
@@ -64,10 +73,15 @@ final class MergedRecords {
     private var lastKey: RecordKey? = nil
     private var lastPlace = ""
 
-    init(paths: [String], progress: StageProgress) throws {
-        cursors = try paths.map { try Cursor(path: $0, progress: progress) }
+    /// - Parameter photosUnparsed: photo records are given with their bytes and key only, not
+    ///   parsed (their `columns` are empty; see `key`): for a merge that only copies them.
+    init(paths: [String], progress: StageProgress, photosUnparsed: Bool = false) throws {
+        cursors = try paths.map { try Cursor(path: $0, progress: progress, photosUnparsed: photosUnparsed) }
         for cursor in cursors { try cursor.advance() }
     }
+
+    /// The key of the record `next` gave last (nil for an input, or before the first).
+    var key: RecordKey? { current.flatMap { $0.kind == .input ? nil : $0.key } }
 
     /// The next record: its columns and line bytes (valid until the next call), file and line.
     func next() throws -> (columns: JSONColumns, kind: RecordKind, path: String, line: Int, bytes: UnsafeRawBufferPointer)? {

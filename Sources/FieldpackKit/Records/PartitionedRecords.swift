@@ -74,6 +74,15 @@ final class PartitionedOutput {
 
     private func route(_ line: UnsafeRawBufferPointer, name: String) throws {
         if line.isEmpty { return }
+        // Most lines tell their key from their first bytes; the others are parsed.
+        if let (_, key) = RecordKey.quick(line) {
+            if let key {
+                append(line, to: partition(key))
+            } else {
+                for part in pending.indices { append(line, to: part) }  // an input
+            }
+            return
+        }
         guard let kind = RecordKind.of(line) else {
             throw FieldpackError(path: name, "not a records line (it does not start [\"<kind>\"): \(String(decoding: line.prefix(80), as: UTF8.self))")
         }

@@ -54,12 +54,73 @@ public struct RecordKey: Sendable, Hashable, Comparable {
     /// The stable hash of the kind's tag and the key's words: the same in every process and on
     /// every machine (never Swift's `hashValue`).
     public var stableValue: UInt64 {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        kind.tag.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: high.littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: low.littleEndian) { bytes.append(contentsOf: $0) }
-        return bytes.withUnsafeBytes { stableHash($0) }
+        // The tag's bytes, then `high` and `low` little-endian, hashed in place (no allocation:
+        // a sharded ingest and a spilling dedupe take it for every line).
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer in
+            var count = 0
+            kind.tag.withUTF8Buffer { tag in
+                for byte in tag {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            withUnsafeBytes(of: high.littleEndian) { for byte in $0 { buffer[count] = byte; count += 1 } }
+            withUnsafeBytes(of: low.littleEndian) { for byte in $0 { buffer[count] = byte; count += 1 } }
+            return stableHash(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// The kind and key of a records line read from its first bytes, without a parse:
+    /// `["<tag>",<id>,` and, for an observation, `"<uuid>"` or `null` after it; nil for the key
+    /// of an `input` line (it has none). Nil when the line is not that plain (an escape, a space,
+    /// an id that is not a plain integer in range): the caller parses it and asks `of(_:_:)`, which
+    /// gives the same key for every line this reads.
+    public static func quick(_ line: UnsafeRawBufferPointer) -> (kind: RecordKind, key: RecordKey?)? {
+        guard let kind = RecordKind.of(line) else { return nil }
+        let count = line.count
+        var index = 2
+        let tagMatches: Bool = kind.tag.withUTF8Buffer { tag in
+            guard index + tag.count + 2 <= count else { return false }
+            for byte in tag {
+                if line[index] != byte { return false }
+                index += 1
+            }
+            return true
+        }
+        guard tagMatches, line[index] == UInt8(ascii: "\""), line[index + 1] == UInt8(ascii: ",") else { return nil }
+        index += 2
+        if kind == .input { return (kind, nil) }
+        if kind == .selection { return (kind, RecordKey(kind: kind, high: 0)) }
+        // The id: an optional minus, then digits without a leading zero, in Int64's range.
+        var negative = false
+        if index < count && line[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        let digitsStart = index
+        var magnitude: UInt64 = 0
+        while index < count, line[index] >= 0x30, line[index] <= 0x39 {
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (plus, carry) = times.addingReportingOverflow(UInt64(line[index] - 0x30))
+            if overflow || carry { return nil }
+            magnitude = plus
+            index += 1
+        }
+        let digits = index - digitsStart
+        guard digits > 0, digits == 1 || line[digitsStart] != 0x30, index < count,
+              line[index] == UInt8(ascii: ",") || line[index] == UInt8(ascii: "]")
+        else { return nil }
+        guard magnitude <= (negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)) else { return nil }
+        let id = negative ? Int64(truncatingIfNeeded: 0 &- magnitude) : Int64(magnitude)
+        guard kind == .observation else { return (kind, RecordKey(kind: kind, high: id)) }
+        // The uuid column: a plain 36-byte uuid, or null.
+        guard line[index] == UInt8(ascii: ","), index + 5 <= count else { return nil }
+        let rest = UnsafeRawBufferPointer(rebasing: line[(index + 1)...])
+        if rest.starts(with: "null".utf8) { return (kind, RecordKey(kind: kind, high: id)) }
+        guard rest.count > 38, rest[0] == UInt8(ascii: "\""), rest[37] == UInt8(ascii: "\""),
+              let uuid = ObservationUUID(UnsafeRawBufferPointer(rebasing: rest[1..<37]))
+        else { return nil }
+        return (kind, RecordKey(kind: kind, high: Int64(bitPattern: uuid.high), low: max(uuid.low, 1)))
     }
 
     /// Which of `count` partitions holds the record: all copies of one record land in one.
