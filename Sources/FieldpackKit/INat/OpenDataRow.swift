@@ -92,7 +92,7 @@ struct OpenDataRow {
     /// row it removes or that is rejected (see `ExportLinkPruning`).
     mutating func keptObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> ObservationUUID? {
         precondition(header.table == .observations)
-        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord() else { return nil }
+        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
         return selection.removingRuleInDedupe(ObservedValues(export: record)) == nil ? uuid : nil
     }
 
@@ -137,15 +137,18 @@ struct OpenDataRow {
         extractor.counts.observations += 1
     }
 
-    /// The observation record of the split row (valid while its line is).
-    private mutating func observationRecord() throws(RecordError) -> (ObservationUUID, ObservationRecord) {
+    /// The observation record of the split row (valid while its line is); without `full`, only
+    /// its uuid and the values the selection's rules read (`ObservedValues(export:)`).
+    private mutating func observationRecord(full: Bool = true) throws(RecordError) -> (ObservationUUID, ObservationRecord) {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")
         guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
-        var record = ObservationRecord(id: uuid.exportID)
+        var record = ObservationRecord(id: full ? uuid.exportID : 0)
         record.uuid = uuidText
-        record.user = positiveID(c.observerID, "observer_id")
-        record.taxon = positiveID(c.taxonID, "taxon_id")
+        if full {
+            record.user = positiveID(c.observerID, "observer_id")
+            record.taxon = positiveID(c.taxonID, "taxon_id")
+        }
         record.qualityGrade = text(c.qualityGrade, "quality_grade")
         if let date = text(c.observedOn, "observed_on") {
             if Timestamp.parse(date.bytes) != nil { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
@@ -158,7 +161,7 @@ struct OpenDataRow {
         } else if (latitude == nil) != (longitude == nil) {
             drop(latitude == nil ? "longitude" : "latitude", "has no \(latitude == nil ? "latitude" : "longitude") to go with it")
         }
-        if let accuracy = number(c.accuracy, "positional_accuracy", limit: 1e9) {
+        if full, let accuracy = number(c.accuracy, "positional_accuracy", limit: 1e9) {
             if accuracy >= 0 && accuracy == accuracy.rounded(.down) {
                 record.positionalAccuracy = Int64(accuracy)
             } else {
