@@ -170,6 +170,16 @@ public struct Dedupe: Sendable {
             let records = try ParallelScan.collect(
                 path: input, ranges: ranges, kinds: otherKinds, counts: counts, progress: progress
             ) { reader, kind, line, offset -> RecordOccurrence? in
+                // An export copy ingest marked removed (its rules are this dedupe's: `checkPruning`).
+                if kind == .observation, let judge, let removed = RemovedObservationLine(line) {
+                    guard let rule = judge.rules.firstIndex(of: removed.rule) else {
+                        throw FieldpackError(
+                            path: input, "record at byte \(offset) is marked removed by \"\(removed.rule)\", a rule this dedupe does not apply")
+                    }
+                    return RecordOccurrence(
+                        id: removed.key.high, low: removed.key.low, seen: removed.seen ?? Int64.min, content: removed.content,
+                        offset: Int64(offset), length: Int32(line.count), rank: Int32(rule + 1) << RecordOccurrence.removedShift)
+                }
                 let record = try reader.load(line, offset: offset)
                 var rank: Int32 = 0
                 let seen: Int64?
@@ -187,6 +197,9 @@ public struct Dedupe: Sendable {
                 default:
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
+                    if record.text(C.part)?.bytes.starts(with: RemovedObservationLine.mark) ?? false {
+                        throw FieldpackError(path: input, "record at byte \(offset) is marked removed but is not the shape ingest writes")
+                    }
                     if id > 0 {
                         rank |= 16
                     } else if let judge, !ObservationRecord.isLinks(record), let rule = judge.removingRule(record) {
@@ -299,21 +312,22 @@ public struct Dedupe: Sendable {
         return url
     }
 
-    /// Refuses an input whose export links ingest pruned under rules other than dedupe's own
-    /// (`ExportLinkPruning`): the observations it would keep would lack their photos.
+    /// Refuses an input that ingest pruned under rules other than dedupe's own
+    /// (`ExportLinkPruning`): observations it would keep would lack their photos, and rows marked
+    /// removed would be removed by rules it does not apply.
     private func checkPruning(_ input: JSONColumns) throws {
         guard let pruned = input.string(InputRecord.Column.pruned) else { return }
         let path = input.string(InputRecord.Column.path) ?? "?"
         guard let selection = DedupeSelection(options.selection) else {
             throw FieldpackError(
                 path: options.input,
-                "\(path) was read with its photo links pruned by a selection's rules (\(pruned.prefix(12))…), and this dedupe applies "
-                    + "none: give fieldpack-dedupe the --pipeline fieldpack-inat read")
+                "\(path) was pruned by a selection's rules as it was read (\(pruned.prefix(12))…: removed observations marked, photo "
+                    + "links to them left out), and this dedupe applies none: give fieldpack-dedupe the --pipeline fieldpack-inat read")
         }
         if selection.fingerprint != pruned {
             throw FieldpackError(
                 path: options.input,
-                "\(path) was read with its photo links pruned by other selection rules (\(pruned.prefix(12))…) than this "
+                "\(path) was pruned as it was read by other selection rules (\(pruned.prefix(12))…) than this "
                     + "pipeline's (\(selection.fingerprint.prefix(12))…): run fieldpack-inat again with this pipeline")
         }
     }

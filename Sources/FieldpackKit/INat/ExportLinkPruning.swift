@@ -28,7 +28,11 @@ import Synchronization
 /// Off (nil) when the pipeline has no such rules, or when an input is standard input or an
 /// export tar archive (streamed once: its observations would be read twice, decompressed).
 ///
-/// Dedupe is told: the photos tables' `input` records name the rules' digest
+/// The observations rows the rules remove are written marked with their rule
+/// (`ObservationRecord.Part.removedByPlaces`, …), so that dedupe ranks them without parsing them
+/// (`RemovedObservationLine`).
+///
+/// Dedupe is told: the export tables' `input` records name the rules' digest
 /// (`InputRecord.pruned`), and dedupe refuses records pruned under rules other than its own.
 public final class ExportLinkPruning: Sendable {
     /// The observations the export's tables keep, by uuid and export date: a Bloom filter of
@@ -78,6 +82,8 @@ public final class ExportLinkPruning: Sendable {
 
     /// The digest of the rules (`Selection.dedupeFingerprint`).
     public let fingerprint: String
+    /// The selection whose dedupe rules these are: ingest marks the export copies they remove.
+    let selection: Selection
     /// What the rules keep of the export's observations tables.
     let kept: Kept
     /// How many observations rows the rules keep (a row in two tables counts twice).
@@ -147,11 +153,12 @@ public final class ExportLinkPruning: Sendable {
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
-        return ExportLinkPruning(fingerprint: selection.dedupeFingerprint, kept: kept ?? Kept(), keptRows: rows)
+        return ExportLinkPruning(selection: selection, kept: kept ?? Kept(), keptRows: rows)
     }
 
-    private init(fingerprint: String, kept: Kept, keptRows: Int) {
-        self.fingerprint = fingerprint
+    private init(selection: Selection, kept: Kept, keptRows: Int) {
+        self.selection = selection
+        fingerprint = selection.dedupeFingerprint
         self.kept = kept
         self.keptRows = keptRows
     }

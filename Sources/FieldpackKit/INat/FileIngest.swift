@@ -88,8 +88,8 @@ final class FileIngest {
         /// The bytes of rejects-file lines this file (or byte range) wrote, for merging a sharded
         /// run's rejects in input order.
         var rejectsBytes = 0
-        /// A photos table read under `linkPruning`: the digest of its rules, and how many links
-        /// were not written.
+        /// An export table read under `linkPruning`: the digest of its rules; and how many photo
+        /// links were not written.
         var prunedBy: String? = nil
         var prunedLinks = 0
     }

@@ -91,7 +91,7 @@ public struct INatIngest {
         public var findings = 0
         public var rejectsBytes = 0
         public var stoppedAt: String? = nil
-        /// A photos table whose links were pruned: the digest of the rules (`InputRecord.pruned`).
+        /// An export table read under pruning: the digest of the rules (`InputRecord.pruned`).
         public var prunedBy: String? = nil
         public var prunedLinks = 0
     }

@@ -31,8 +31,9 @@ struct OpenDataRow {
     private let columns: Columns
     /// The row's fields cannot be placed: only its key (field 0) is read.
     private var keyOnly = false
-    /// A photos table's: the observations of its export that the selection's dedupe rules keep,
-    /// when ingest prunes the links to the others (`ExportLinkPruning`); nil: every link is written.
+    /// When ingest prunes (`ExportLinkPruning`), an observations table's rows the selection's
+    /// dedupe rules remove are marked, and a photos table's links to them are not written; nil:
+    /// every row is written as it is.
     var keptLinks: ExportLinkPruning? = nil
     /// The links not written because `keptLinks` lacks their observation.
     private(set) var prunedLinks = 0
@@ -132,7 +133,11 @@ struct OpenDataRow {
     // MARK: Tables
 
     private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
-        let (_, record) = try observationRecord()
+        var (_, record) = try observationRecord()
+        // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
+        if let keptLinks, let rule = keptLinks.selection.removingRuleInDedupe(ObservedValues(export: record)) {
+            record.part = ObservationRecord.Part(removedBy: rule)
+        }
         record.encode(into: &extractor.out, source: source)
         extractor.counts.observations += 1
     }

@@ -12,8 +12,9 @@ public struct InputRecord {
         case records, rejected
         /// Parts dropped from kept records (the rejects file lists them).
         case salvaged
-        /// A photos table of the export whose links to observations the selection removes were
-        /// not written: the digest of those rules (`ExportLinkPruning`); null for any other input.
+        /// A table of the export read under a selection's dedupe rules (its removed observations
+        /// marked, its links to them not written): the digest of those rules
+        /// (`ExportLinkPruning`); null for any other input.
         case pruned
 
         public static let kind = RecordKind.input

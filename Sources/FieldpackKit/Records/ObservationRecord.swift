@@ -46,12 +46,35 @@ public struct ObservationRecord {
     }
 
     /// What a record holds of an observation (the `part` column).
-    public enum Part: Sendable {
+    public enum Part: Sendable, CaseIterable {
         /// One photo row's link from the open-data export, whose photos table is apart from its
         /// observations table: the export's copy of an observation lists its photos in these.
         case links
+        /// An export copy that the selection's dedupe rules remove, by the rule that removes it
+        /// (`removed:places`, …), marked by ingest (`ExportLinkPruning`) so that dedupe need not
+        /// parse it (`RemovedObservationLine`). Otherwise the record as ingest writes any copy.
+        case removedByPlaces, removedByQualityGrades, removedByObserved
 
-        public var tag: StaticString { "links" }
+        public var tag: StaticString {
+            switch self {
+            case .links: "links"
+            case .removedByPlaces: "removed:places"
+            case .removedByQualityGrades: "removed:quality_grades"
+            case .removedByObserved: "removed:observed"
+            }
+        }
+
+        /// The mark of a copy removed by `rule` (one of `Selection.dedupeRules`).
+        public init?(removedBy rule: String) {
+            guard let part = Self.allCases.first(where: { $0 != .links && $0.tag.description == "removed:\(rule)" }) else { return nil }
+            self = part
+        }
+
+        /// The rule of a removed mark (nil for `links`).
+        public var removingRule: String? {
+            let tag = self.tag.description
+            return tag.hasPrefix("removed:") ? String(tag.dropFirst("removed:".count)) : nil
+        }
     }
 
     public var id: Int64
