@@ -203,4 +203,22 @@ import Testing
             #expect(Array(line.utf8).withUnsafeBytes { RemovedObservationLine($0) } == nil, "\(line)")
         }
     }
+
+    /// What ingest writes depends on the selection's places when it prunes by them: its depfile
+    /// names the GeoJSON files they come from, so make reruns ingest, not only dedupe, when one
+    /// changes (dedupe would refuse records pruned under the old rules).
+    @Test func ingestsDepfileNamesTheSelectionsPlaceFiles() throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/select-sample.json")
+        let selection = try #require(pipeline.selection)
+        #expect(!selection.files.isEmpty)
+        var ingest = INatIngest.Options(
+            inputs: try pipeline.resolveINatInputs().files, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        ingest.maxRejectRate = 1
+        ingest.selection = selection
+        ingest.depfile = directory.file("records.d")
+        try INatIngest(options: ingest).run()
+        let depfile = try text(directory.file("records.d"))
+        for file in selection.files { #expect(depfile.contains(file), "\(file)") }
+    }
 }

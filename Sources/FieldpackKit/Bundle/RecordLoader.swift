@@ -277,7 +277,10 @@ struct LoadSelection {
     @discardableResult
     mutating func check(_ part: DedupedSelectionRecord?, path: String, line: Int) throws -> DedupedSelectionRecord {
         guard let part else {
-            throw FieldpackError(path: path, line: line, "a select record is not [\"select\", fingerprint, {rule: count}, seen]")
+            throw FieldpackError(
+                path: path, line: line,
+                "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected] (a dedupe before "
+                    + "2026-12-03 wrote no photo count): run fieldpack-dedupe again with this --pipeline")
         }
         guard let selection else {
             throw FieldpackError(

@@ -165,6 +165,7 @@ public struct Dedupe: Sendable {
         // The photos the written records refer to, when photos no one refers to are not written.
         let referencing = whole && judge != nil
         var referenced: [Int64] = []
+        let budget = ReferenceBudget(limit: Self.maximumReferenced)
         do {
             let otherKinds: [RecordKind] = [.taxon, .user, .observation]
             let records = try ParallelScan.collect(
@@ -174,7 +175,9 @@ public struct Dedupe: Sendable {
                 if kind == .observation, let judge, let removed = RemovedObservationLine(line) {
                     guard let rule = judge.rules.firstIndex(of: removed.rule) else {
                         throw FieldpackError(
-                            path: input, "record at byte \(offset) is marked removed by \"\(removed.rule)\", a rule this dedupe does not apply")
+                            path: options.input,
+                            "a record (byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")) is marked "
+                                + "removed by \"\(removed.rule)\", a rule this dedupe does not apply")
                     }
                     return RecordOccurrence(
                         id: removed.key.high, low: removed.key.low, seen: removed.seen ?? Int64.min, content: removed.content,
@@ -198,7 +201,10 @@ public struct Dedupe: Sendable {
                     typealias C = ObservationRecord.Column
                     seen = record.int64(C.seen)
                     if record.text(C.part)?.bytes.starts(with: RemovedObservationLine.mark) ?? false {
-                        throw FieldpackError(path: input, "record at byte \(offset) is marked removed but is not the shape ingest writes")
+                        throw FieldpackError(
+                            path: options.input,
+                            "a record (byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")) is marked "
+                                + "removed but is not the shape fieldpack-inat writes")
                     }
                     if id > 0 {
                         rank |= 16
@@ -232,8 +238,10 @@ public struct Dedupe: Sendable {
                 ) { winners, tally, group in
                     let start = winners.pendingCount
                     try winners.writeRecord(group, kind: kind, removed: &tally.removed)
-                    if referencing && kind != .user && winners.pendingCount > start {
+                    if referencing && kind != .user && winners.pendingCount > start && !budget.exceeded {
+                        let before = tally.referenced.count
                         try winners.photoReferences(since: start, kind: kind, into: &tally.referenced)
+                        if !budget.take(tally.referenced.count - before) { tally.referenced = [] }
                     }
                 } makeReport: { ConflictReport(examples: 0, sourceNames: [:]) }
                 summary.unique[kind.name] = tally.reduce(0) { $0 + $1.unique }
@@ -247,7 +255,7 @@ public struct Dedupe: Sendable {
         // Photos no written record refers to are left out, unless there are too many of the
         // others to hold (a selection that keeps most of a large dump leaves out little).
         var keptPhotos: SortedIDs? = nil
-        if referencing && referenced.count <= Self.maximumReferenced {
+        if referencing && !budget.exceeded {
             keptPhotos = SortedIDs(referenced + options.measuredPhotos)
         }
         referenced = []

@@ -78,7 +78,8 @@ struct DedupeSpill {
                 }
                 referenced = []
             }
-            if pruning && !reachedPhotos && (record.kind == .observation || record.kind == .taxon) {
+            if pruning && !reachedPhotos && referenced.count <= Dedupe.maximumReferenced
+                && (record.kind == .observation || record.kind == .taxon) {
                 DedupeSelection.addPhotoReferences(of: record.columns, kind: record.kind, to: &referenced)
             }
             if let keptPhotos, record.kind == .photo, let id = merged.key?.high, !keptPhotos.contains(id) {

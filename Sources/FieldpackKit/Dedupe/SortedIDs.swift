@@ -1,3 +1,27 @@
+import Synchronization
+
+/// How many photo references the segments of one dedupe may gather, together, before it gives up
+/// leaving photos out (`Dedupe.maximumReferenced`): past it they stop, so memory stays bounded.
+final class ReferenceBudget: Sendable {
+    private let taken = Mutex(0)
+    let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Takes `count` more; false (from then on) once the total passes the limit.
+    func take(_ count: Int) -> Bool {
+        taken.withLock { total in
+            if total > limit { return false }
+            total += count
+            return total <= limit
+        }
+    }
+
+    var exceeded: Bool { taken.withLock { $0 > limit } }
+}
+
 /// A set of record ids as one sorted array: 8 bytes an id, looked up by binary search.
 struct SortedIDs: Sendable {
     let ids: [Int64]

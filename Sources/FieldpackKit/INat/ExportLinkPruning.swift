@@ -106,9 +106,13 @@ public final class ExportLinkPruning: Sendable {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
             let reader = LineReader(source: source, chunkSize: 1 << 12)
-            let head = try reader.peek(atLeast: 1 << 12)
-            if FileIngest.isTar(head) { return nil }
-            guard let header = try? FileIngest.openDataHeader(head, path: path), header.table == .observations else { continue }
+            // The head is a view into the reader's buffer: the reader must outlive every use of it.
+            let (tar, header) = try withExtendedLifetime(reader) {
+                let head = try reader.peek(atLeast: 1 << 12)
+                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path))
+            }
+            if tar { return nil }
+            guard let header, header.table == .observations else { continue }
             tables.append((path, header, OpenDataDate.of(path) ?? openDataDate, gzip))
         }
         // Each plain table in `workers` byte ranges, read side by side; a compressed one whole.
@@ -148,7 +152,10 @@ public final class ExportLinkPruning: Sendable {
                     $0.rows += rows
                 }
             } catch {
-                found.withLock { $0.failure = $0.failure ?? error }
+                // A reader's error may name no file: this one is the table's.
+                var named: any Error = error
+                if let plain = error as? FieldpackError, plain.path == nil { named = FieldpackError(path: table.path, plain.message) }
+                found.withLock { $0.failure = $0.failure ?? named }
             }
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }

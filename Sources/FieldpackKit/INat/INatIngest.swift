@@ -237,7 +237,7 @@ public struct INatIngest {
             if let depfile = options.depfile {
                 try Depfile.write(
                     depfile, target: summaryPath,
-                    prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
+                    prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
             }
             return summary
         }
@@ -248,7 +248,7 @@ public struct INatIngest {
         if let depfile = options.depfile {
             try Depfile.write(
                 depfile, target: options.output,
-                prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders)
+                prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
         }
         try Self.judge(
             accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
@@ -293,6 +293,13 @@ public struct INatIngest {
             ("max_document_bytes", String(options.maxDocumentBytes)),
             ("pruned_by", options.selection.map { $0.dedupeRules.isEmpty ? "-" : $0.dedupeFingerprint } ?? "-"),
         ]))
+    }
+
+    /// The GeoJSON files the selection's places come from: the records depend on them when the
+    /// run prunes by them.
+    static func selectionFiles(_ options: Options) -> [String] {
+        guard let selection = options.selection, !selection.dedupeRules.isEmpty else { return [] }
+        return selection.files
     }
 
     /// The export links this run prunes (`ExportLinkPruning`), planned before any record is read.
