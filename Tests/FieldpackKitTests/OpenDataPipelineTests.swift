@@ -22,7 +22,9 @@ import Testing
         let out = directory.path
         let ingest = try stage("inat", [
             "--pipeline", pipeline, "--output", "\(out)/records.jsonl", "--rejects", "\(out)/rejects.jsonl"])
-        try stage("dedupe", ["\(out)/records.jsonl", "--output", "\(out)/deduped.jsonl", "--conflicts", "\(out)/conflicts.json"])
+        // As the Makefile runs it: ingest prunes by the pipeline's select, so dedupe must know it.
+        try stage("dedupe", [
+            "\(out)/records.jsonl", "--pipeline", pipeline, "--output", "\(out)/deduped.jsonl", "--conflicts", "\(out)/conflicts.json"])
         try stage("wiki", [
             "--pipeline", pipeline, "--records", "\(out)/deduped.jsonl", "--output", "\(out)/articles.jsonl",
             "--report", "\(out)/wiki-report.json", "--rejects", "\(out)/wiki-rejects.jsonl"])
