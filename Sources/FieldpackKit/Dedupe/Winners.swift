@@ -203,7 +203,7 @@ struct Winners {
 
     /// Adds to `photos` the photos that the records made since `start` (pending bytes, each a
     /// line) refer to: an observation's linked photos, a taxon's default photo and photo list,
-    /// as the bundle reads them (`DedupeSelection.referencedPhotos`).
+    /// as the bundle reads them (`DedupeSelection.addPhotoReferences`).
     mutating func photoReferences(since start: Int, kind: RecordKind, into photos: inout [Int64]) throws {
         var lineStart = start
         while lineStart < pending.count {

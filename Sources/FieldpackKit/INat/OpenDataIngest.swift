@@ -80,7 +80,7 @@ extension FileIngest {
         if first { _ = try reader.next() }  // the header (a later byte range starts past it)
         var row = OpenDataRow(header: header, seen: seen)
         if header.table == .photos || header.table == .observations, prunable, let linkPruning {
-            row.keptLinks = linkPruning
+            row.pruning = linkPruning
             result.prunedBy = linkPruning.fingerprint
         }
         defer { result.prunedLinks += row.prunedLinks }

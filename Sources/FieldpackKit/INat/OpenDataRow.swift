@@ -15,7 +15,9 @@ import Glibc
 /// - observations → an `obs` record: id `ObservationUUID.exportID`, the export's columns, no photos.
 /// - photos → a `photo` record (the open-data URL of the square tier, with `extension`
 ///   verbatim) and an `obs` link record (`ObservationRecord.Part.links`) to its observation:
-///   a photo row is one observation↔photo link, and a photo in k observations has k rows.
+///   a photo row is one observation↔photo link, and a photo in k observations has k rows. When
+///   ingest prunes by a selection (`pruning`), the link to an observation it removes is left out
+///   and a removed observation is marked with its rule.
 /// - taxa → a `taxon` record from `open-data`; observers → a `user` record.
 ///
 /// Not thread-safe: one per table being read.
@@ -34,8 +36,8 @@ struct OpenDataRow {
     /// When ingest prunes (`ExportLinkPruning`), an observations table's rows the selection's
     /// dedupe rules remove are marked, and a photos table's links to them are not written; nil:
     /// every row is written as it is.
-    var keptLinks: ExportLinkPruning? = nil
-    /// The links not written because `keptLinks` lacks their observation.
+    var pruning: ExportLinkPruning? = nil
+    /// The links not written because `pruning` says their observation is removed.
     private(set) var prunedLinks = 0
 
     /// Each column's field index (-1: an optional column the header lacks).
@@ -135,7 +137,7 @@ struct OpenDataRow {
     private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
         var (_, record) = try observationRecord()
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
-        if let keptLinks, let rule = keptLinks.selection.removingRuleInDedupe(ObservedValues(export: record)) {
+        if let pruning, let rule = pruning.selection.removingRuleInDedupe(ObservedValues(export: record)) {
             record.part = ObservationRecord.Part(removedBy: rule)
         }
         record.encode(into: &extractor.out, source: source)
@@ -215,7 +217,7 @@ struct OpenDataRow {
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
         extractor.counts.photos += 1
         guard let observation else { return }
-        if let keptLinks, !keptLinks.kept.mayContain(observation, date: seen) {
+        if let pruning, !pruning.kept.mayContain(observation, date: seen) {
             prunedLinks += 1
             return
         }
