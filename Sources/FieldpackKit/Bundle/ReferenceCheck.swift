@@ -65,22 +65,8 @@ struct ReferenceCheck {
     /// Where `id` is among the loaded rows of `parent` (taxa or users, in load order), nil if absent.
     func position(of id: Int64, in parent: Parent) -> Int? {
         precondition(parent == .taxa || parent == .users, "only taxa and users are looked up")
-        // Called for every observation's observer and taxon: a plain binary search over the
-        // buffer, without a closure or a copy of the array.
-        return ids[parent.rawValue].withUnsafeBufferPointer { sorted -> Int? in
-            var low = 0
-            var count = sorted.count
-            while count > 0 {
-                let half = count / 2
-                if sorted[low + half] < id {
-                    low += half + 1
-                    count -= half + 1
-                } else {
-                    count = half
-                }
-            }
-            return low < sorted.count && sorted[low] == id ? low : nil
-        }
+        // Called for every observation's observer and taxon: no closure, no copy of the array.
+        return ids[parent.rawValue].withUnsafeBufferPointer { $0.sortedIndex(of: id) }
     }
 
     static func tableName(_ parent: Parent) -> String {

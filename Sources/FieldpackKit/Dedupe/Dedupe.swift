@@ -153,13 +153,13 @@ public struct Dedupe: Sendable {
         }
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
-        let sourceNames = try writeInputs(counting.items, to: output, parser: parser)
+        let judge = DedupeSelection(options.selection)
+        let sourceNames = try writeInputs(counting.items, to: output, parser: parser, judge: judge)
         trace.mark("count")
 
         // Pass 2: taxa, users and observations (one array each, filled the same way), written before
         // the photos so that the bundle knows every observer before it credits a photo. Scoped, so
         // their memory is freed before the next pass.
-        let judge = DedupeSelection(options.selection)
         // What the rules removed: its line goes after the observations, before the photos.
         var selected = judge?.emptyCounts()
         // The photos the written records refer to, when photos no one refers to are not written.
@@ -176,8 +176,7 @@ public struct Dedupe: Sendable {
                     guard let rule = judge.rules.firstIndex(of: removed.rule) else {
                         throw FieldpackError(
                             path: options.input,
-                            "a record (byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")) is marked "
-                                + "removed by \"\(removed.rule)\", a rule this dedupe does not apply")
+                            "a record (\(place(offset, in: input))) is marked removed by \"\(removed.rule)\", a rule this dedupe does not apply")
                     }
                     return RecordOccurrence(
                         id: removed.key.high, low: removed.key.low, seen: removed.seen ?? Int64.min, content: removed.content,
@@ -203,8 +202,7 @@ public struct Dedupe: Sendable {
                     if record.text(C.part)?.bytes.starts(with: RemovedObservationLine.mark) ?? false {
                         throw FieldpackError(
                             path: options.input,
-                            "a record (byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")) is marked "
-                                + "removed but is not the shape fieldpack-inat writes")
+                            "a record (\(place(offset, in: input))) is marked removed but is not the shape fieldpack-inat writes")
                     }
                     if id > 0 {
                         rank |= 16
@@ -320,13 +318,19 @@ public struct Dedupe: Sendable {
         return url
     }
 
+    /// Where byte `offset` of `input` is, for the user: of the records file given, or of a
+    /// spill partition of it (a temp file, gone by the time the error is read).
+    private func place(_ offset: Int, in input: String) -> String {
+        "byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")"
+    }
+
     /// Refuses an input that ingest pruned under rules other than dedupe's own
     /// (`ExportLinkPruning`): observations it would keep would lack their photos, and rows marked
     /// removed would be removed by rules it does not apply.
-    private func checkPruning(_ input: JSONColumns) throws {
+    private func checkPruning(_ input: JSONColumns, judge: DedupeSelection?) throws {
         guard let pruned = input.string(InputRecord.Column.pruned) else { return }
         let path = input.string(InputRecord.Column.path) ?? "?"
-        guard let selection = DedupeSelection(options.selection) else {
+        guard let selection = judge else {
             throw FieldpackError(
                 path: options.input,
                 "\(path) was pruned by a selection's rules as it was read (\(pruned.prefix(12))…: removed observations marked, photo "
@@ -344,7 +348,9 @@ public struct Dedupe: Sendable {
     /// order (see `DedupedInputRecord`).
     ///
     /// - Returns: each input's path by its index, to name the sources of records.
-    private func writeInputs(_ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser) throws -> [Int: String] {
+    private func writeInputs(
+        _ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser, judge: DedupeSelection?
+    ) throws -> [Int: String] {
         var entries: [[UInt8]] = []
         var sourceNames: [Int: String] = [:]
         var columns = JSONColumns()
@@ -353,7 +359,7 @@ public struct Dedupe: Sendable {
             if let index = columns.int64(InputRecord.Column.index), let path = columns.string(InputRecord.Column.path) {
                 sourceNames[Int(index)] = path
             }
-            try checkPruning(columns)
+            try checkPruning(columns, judge: judge)
             guard let input = DedupedInputRecord(ingest: columns) else {
                 throw FieldpackError(path: options.input, "an input record has no path: \(String(decoding: line, as: UTF8.self))")
             }

@@ -38,14 +38,7 @@ struct SortedIDs: Sendable {
     }
 
     func contains(_ id: Int64) -> Bool {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] == id { return true }
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return false
+        ids.withUnsafeBufferPointer { $0.sortedIndex(of: id) } != nil
     }
 
     /// How many distinct ids of `occurrences` (sorted by id) are not in the set.

@@ -64,8 +64,9 @@ extension FileIngest {
             path: path, "\(reason): an open-data export whose gzip fails its check is refused whole; download it again")
     }
 
-    /// Reads one table's rows (the header is the reader's first line). A photos table outside
-    /// an archive (`prunable`) leaves out the links `linkPruning` prunes.
+    /// Reads one table's rows (the header is the reader's first line). Outside an archive
+    /// (`prunable`), under `linkPruning` an observations table marks the rows its rules remove
+    /// and a photos table leaves out the links to them.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
         output: PartBuffer, result: inout Result, first: Bool = true, prunable: Bool = true

@@ -141,33 +141,23 @@ struct Fields {
     /// A plain decimal number (`-12`, `4.25`, `1e-3`), spaces around it allowed; nil for
     /// anything else, including the `nan`, `inf` and hexadecimal forms `Double(String)` accepts.
     static func decimal(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        if let plain = plainDecimal(bytes) { return plain }
         var first = 0
         var end = bytes.count
         while first < end && bytes[first] == 0x20 { first += 1 }
         while end > first && bytes[end - 1] == 0x20 { end -= 1 }
+        let trimmed = UnsafeRawBufferPointer(rebasing: bytes[first..<end])
+        if let plain = plainDecimal(trimmed) { return plain }
         var digits = 0
         var exponentDigits = 0
         var state = 0  // 0 sign, 1 integer part, 2 fraction, 3 exponent sign, 4 exponent
-        // The digits as one integer, and how many of them follow the point (the fast path).
-        var mantissa: UInt64 = 0
-        var fractionDigits = 0
-        var negative = false
-        for byte in bytes[first..<end] {
+        for byte in trimmed {
             switch byte {
             case UInt8(ascii: "+"), UInt8(ascii: "-"):
                 guard state == 0 || state == 3 else { return nil }
-                if state == 0 { negative = byte == UInt8(ascii: "-") }
                 state += 1
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 if state == 0 { state = 1 } else if state == 3 { state = 4 }
-                if state >= 3 {
-                    exponentDigits += 1
-                } else {
-                    digits += 1
-                    if digits <= 19 { mantissa = mantissa &* 10 &+ UInt64(byte - 0x30) }
-                    if state == 2 { fractionDigits += 1 }
-                }
+                if state >= 3 { exponentDigits += 1 } else { digits += 1 }
             case UInt8(ascii: "."):
                 guard state <= 1 else { return nil }
                 state = 2
@@ -179,25 +169,21 @@ struct Fields {
             }
         }
         guard digits > 0, state < 3 || exponentDigits > 0 else { return nil }
-        // Clinger's fast path: an integer below 2^53 and a power of ten up to 10^22 are both
-        // exact doubles, and one IEEE division of exact values is correctly rounded, so this is
-        // the double `strtod` gives (coordinates such as 54.4492250000 take this path).
-        if state < 3 && digits <= 19 && mantissa <= 1 << 53 && fractionDigits < powersOfTen.count {
-            let value = Double(mantissa) / powersOfTen[fractionDigits]
-            return negative ? -value : value
-        }
-        return Double(String(decoding: bytes[first..<end], as: UTF8.self))
+        return Double(String(decoding: trimmed, as: UTF8.self))
     }
 
-    /// `[-]digits[.digits]` of at most 19 digits whose integer is below 2^53 (the export's
-    /// coordinates, an API location), read in one pass by the fast path below; nil for anything
-    /// else, which `decimal` reads the long way.
+    /// `[+|-]digits[.digits]` of at most 19 digits whose integer is below 2^53 (the export's
+    /// coordinates, an API location), read in one pass by Clinger's fast path: an integer below
+    /// 2^53 and a power of ten up to 10^22 are both exact doubles, and one IEEE division of exact
+    /// values is correctly rounded, so this is the double `strtod` gives. Nil for anything else,
+    /// which `decimal` reads the long way.
     @inline(__always)
     private static func plainDecimal(_ bytes: UnsafeRawBufferPointer) -> Double? {
         guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= 21 else { return nil }
         let count = bytes.count
-        let negative = base.load(as: UInt8.self) == UInt8(ascii: "-")
-        var index = negative ? 1 : 0
+        let sign = base.load(as: UInt8.self)
+        let negative = sign == UInt8(ascii: "-")
+        var index = negative || sign == UInt8(ascii: "+") ? 1 : 0
         var mantissa: UInt64 = 0
         var digits = 0
         var point = -1

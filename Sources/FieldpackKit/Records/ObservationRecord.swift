@@ -70,11 +70,6 @@ public struct ObservationRecord {
             self = part
         }
 
-        /// The rule of a removed mark (nil for `links`).
-        public var removingRule: String? {
-            let tag = self.tag.description
-            return tag.hasPrefix("removed:") ? String(tag.dropFirst("removed:".count)) : nil
-        }
     }
 
     public var id: Int64

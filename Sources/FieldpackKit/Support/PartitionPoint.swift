@@ -18,3 +18,23 @@ extension RandomAccessCollection {
         return low
     }
 }
+
+extension UnsafeBufferPointer where Element == Int64 {
+    /// Where `id` is in this ascending buffer, nil if it is not: `partitionPoint(where: { $0 < id })`
+    /// without a closure, for lookups made for every record (observers and taxa in the bundle,
+    /// kept photos in dedupe).
+    package func sortedIndex(of id: Int64) -> Int? {
+        var low = 0
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            if self[low + half] < id {
+                low += half + 1
+                count -= half + 1
+            } else {
+                count = half
+            }
+        }
+        return low < self.count && self[low] == id ? low : nil
+    }
+}
