@@ -62,6 +62,7 @@ command.main { arguments in
     var maxRejectRate: Double? = nil
     var openDataDate: Int64? = nil
     var selection: Selection? = nil
+    var measuredSizes: String? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
@@ -71,6 +72,7 @@ command.main { arguments in
         maxRejectRate = pipeline.maxRejectRate
         openDataDate = pipeline.openDataDate
         selection = pipeline.selection
+        measuredSizes = selection == nil ? nil : pipeline.shipping.measuredSizes
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
@@ -91,6 +93,9 @@ command.main { arguments in
         throw UsageError("--shard needs --output-folder (a shard writes N parts)")
     }
     options.depfile = arguments.value("depfile")
+    // Their rows are always written (dedupe writes them whatever the selection keeps).
+    options.measuredSizes = measuredSizes
+    if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     options.watchedFolders = folders
     if let rate = try arguments.double("max-reject-rate") {
         guard (0...1).contains(rate) else { throw UsageError("--max-reject-rate must be between 0 and 1") }
@@ -121,6 +126,7 @@ command.main { arguments in
         read + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences"
-            + (summary.prunedLinks > 0 ? "; \(summary.prunedLinks) export photo links left out (their observations are not selected)" : ""),
+            + (summary.prunedLinks > 0 ? "; \(summary.prunedLinks) export photo links left out (their observations are not selected)" : "")
+                + (summary.leftOutRows > 0 ? ", \(summary.leftOutRows) rows only counted (removed, and with no other row)" : ""),
         records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)
 }

@@ -282,6 +282,11 @@ struct LoadSelection {
                 "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected] (a dedupe before "
                     + "2026-12-03 wrote no photo count): run fieldpack-dedupe again with this --pipeline")
         }
+        guard part.stage == .dedupe else {
+            throw FieldpackError(
+                path: path, line: line,
+                "a select record of fieldpack-inat's (the export rows it counted instead of writing): these are ingest's records, not deduped ones: run fieldpack-dedupe on them")
+        }
         guard let selection else {
             throw FieldpackError(
                 path: path, line: line,

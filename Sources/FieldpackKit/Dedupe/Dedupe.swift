@@ -137,24 +137,21 @@ public struct Dedupe: Sendable {
         var handsOnProgress = false
         defer { if !handsOnProgress { progress.finish() } }
 
-        // Pass 1: the inputs, and how many records of each kind each half holds.
+        // Pass 1: the inputs (and ingest's counts), and how many records of each kind each half holds.
         let counting = try ParallelScan.run(path: input, ranges: ranges, progress: progress) { _, kind, line, _ -> [UInt8]? in
-            kind == .input ? Array(line) : nil
+            kind == .input || kind == .selection ? Array(line) : nil
         }
         let counts = counting.counts
         let totals = RecordKind.allCases.map { kind in counts.reduce(0) { $0 + $1[kind.rawValue] } }
-        if totals[RecordKind.selection.rawValue] > 0 {
-            throw FieldpackError(
-                path: input, "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records")
-        }
+        let judge = DedupeSelection(options.selection)
+        let leftOut = try ingestCounts(counting.items.filter { line in line.withUnsafeBytes { RecordKind.of($0) } == .selection }, judge: judge, parser: parser)
         if let budget, Self.occurrenceBytes(totals) > budget {
             handsOnProgress = true
             return .overBudget(needed: Self.occurrenceBytes(totals))
         }
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
-        let judge = DedupeSelection(options.selection)
-        let sourceNames = try writeInputs(counting.items, to: output, parser: parser, judge: judge)
+        let sourceNames = try writeInputs(counting.items.filter { line in line.withUnsafeBytes { RecordKind.of($0) } == .input }, to: output, parser: parser, judge: judge)
         trace.mark("count")
 
         // Pass 2: taxa, users and observations (one array each, filled the same way), written before
@@ -162,6 +159,7 @@ public struct Dedupe: Sendable {
         // their memory is freed before the next pass.
         // What the rules removed: its line goes after the observations, before the photos.
         var selected = judge?.emptyCounts()
+        if let leftOut { selected?.add(leftOut) }
         // The photos the written records refer to, when photos no one refers to are not written.
         let referencing = whole && judge != nil
         var referenced: [Int64] = []
@@ -284,7 +282,7 @@ public struct Dedupe: Sendable {
             trace.mark("sort photos")
             if var removed = selected {
                 // After the observations, before the photos (`RecordKey.fileOrder`).
-                if let keptPhotos { removed.photosNotSelected = keptPhotos.missing(fromSorted: UnsafeBufferPointer(photos.buffer)) }
+                if let keptPhotos { removed.photosNotSelected += keptPhotos.missing(fromSorted: UnsafeBufferPointer(photos.buffer)) }
                 try output.write(removed.encoded())
                 summary.selected = removed
             }
@@ -348,6 +346,29 @@ public struct Dedupe: Sendable {
     /// order (see `DedupedInputRecord`).
     ///
     /// - Returns: each input's path by its index, to name the sources of records.
+    /// The sum of ingest's `select` lines: the rows it counted instead of writing
+    /// (`ExportLinkPruning.Singles`), under this dedupe's rules; nil when there are none.
+    /// - Throws: for a deduped file's `select` line, or one counted under other rules.
+    private func ingestCounts(_ lines: [[UInt8]], judge: DedupeSelection?, parser: JSONParser) throws -> DedupedSelectionRecord? {
+        var sum: DedupedSelectionRecord? = nil
+        var columns = JSONColumns()
+        for line in lines {
+            _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
+            guard let counted = DedupedSelectionRecord(columns), counted.stage == .ingest else {
+                throw FieldpackError(
+                    path: options.input, "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records")
+            }
+            guard let judge, counted.fingerprint == judge.fingerprint else {
+                throw FieldpackError(
+                    path: options.input,
+                    "holds rows fieldpack-inat left out under a select other than this dedupe's \(judge == nil ? "(none: give --pipeline)" : "--pipeline"): run both stages with the same pipeline")
+            }
+            if sum == nil { sum = judge.emptyCounts() }
+            sum!.add(counted)
+        }
+        return sum
+    }
+
     private func writeInputs(
         _ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser, judge: DedupeSelection?
     ) throws -> [Int: String] {

@@ -88,20 +88,68 @@ public final class ExportLinkPruning: Sendable {
     let kept: Kept
     /// How many observations rows the rules keep (a row in two tables counts twice).
     public let keptRows: Int
+    /// When every input is an export table read here (`Singles`): which uuids and photo ids may
+    /// have more than one row, and the photos with measured sizes. Nil: every row is written.
+    let singles: Singles?
+
+    /// What lets ingest leave out a row whole, not only a link: a removed observation's row and
+    /// an unselected photo's row, when no other row of any input has the same uuid or photo id.
+    /// Such a row's record would be a group of one in dedupe, whose outcome is known here: the
+    /// observation is removed by the rule its row is marked with, and the photo, linked by no
+    /// kept observation, is not selected (it cannot conflict with another copy, nor have its
+    /// dimensions filled by one). Ingest counts them instead, in a `select` line of its own
+    /// (`DedupedSelectionRecord.Column.stage`), which dedupe adds to its counts. A photo with
+    /// measured sizes is always written (dedupe writes it whatever the selection keeps).
+    ///
+    /// Only when every input is an export table (API pages may hold the same observations and
+    /// photos, unseen here). The filters (`RepeatFilter`) take about 12 bits per row (counted
+    /// from the tables' sizes), up to 16 MiB each: two arrays for the uuids, two for the photo
+    /// ids, 12 MiB for an export of a million observations, at most 64 MiB. Past about 10 million
+    /// rows a table's filter fills: more of its single rows look repeated and are written, as
+    /// without it, and the output is still exact, as a repeated key is never missed.
+    struct Singles: Sendable {
+        let observations: RepeatFilter
+        let photos: RepeatFilter
+        let measured: Set<Int64>
+
+        func mayRepeat(_ uuid: ObservationUUID) -> Bool {
+            observations.mayRepeat(Kept.mix(uuid.high ^ Kept.mix(uuid.low)), Kept.mix(uuid.low &+ 0x632B_E59B_D9B4_E019))
+        }
+
+        func insert(_ uuid: ObservationUUID) {
+            observations.insert(Kept.mix(uuid.high ^ Kept.mix(uuid.low)), Kept.mix(uuid.low &+ 0x632B_E59B_D9B4_E019))
+        }
+
+        /// Whether a photo's row may be left out (with its link pruned): one row, no measured size.
+        func leavesOut(photo id: Int64) -> Bool {
+            !photos.mayRepeat(Kept.mix(UInt64(bitPattern: id)), Kept.mix(UInt64(bitPattern: id) ^ 0xD6E8_FEB8_6659_FD93))
+                && !measured.contains(id)
+        }
+
+        func insert(photo id: Int64) {
+            photos.insert(Kept.mix(UInt64(bitPattern: id)), Kept.mix(UInt64(bitPattern: id) ^ 0xD6E8_FEB8_6659_FD93))
+        }
+
+        /// The rows a table of `bytes` bytes may hold, over-counted (for its filter's size).
+        static func rows(bytes: Int, gzip: Bool) -> Int { gzip ? bytes / 20 : bytes / 80 }
+    }
 
     /// The observations the rules keep of every export observations table among `inputs`, or nil
-    /// when ingest does not prune (see the type's comment).
+    /// when ingest does not prune (see the type's comment); when every input is an export table,
+    /// also which of their observations and photos have one row (`Singles`).
     ///
     /// - Parameters:
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
+    ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - workers: how many threads read the tables.
     /// - Throws: when a table cannot be read (never an early end).
     public static func plan(
-        inputs: [String], selection: Selection, openDataDate: Int64?, workers: Int
+        inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [], workers: Int
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules.isEmpty else { return nil }
-        // The observations tables, and their date as ingest dates their rows.
+        // The observations and photos tables, and their date as ingest dates their rows.
         var tables: [(path: String, header: OpenDataTable.Header, date: Int64?, gzip: Bool)] = []
+        var onlyExport = true
         for path in inputs {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
@@ -112,8 +160,23 @@ public final class ExportLinkPruning: Sendable {
                 return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path))
             }
             if tar { return nil }
-            guard let header, header.table == .observations else { continue }
+            guard let header else {
+                onlyExport = false
+                continue
+            }
+            guard header.table == .observations || header.table == .photos else { continue }
             tables.append((path, header, OpenDataDate.of(path) ?? openDataDate, gzip))
+        }
+        if !onlyExport { tables.removeAll { $0.header.table == .photos } }
+        var singles: Singles? = nil
+        if onlyExport {
+            func filter(_ table: OpenDataTable) -> RepeatFilter {
+                let rows = tables.filter { $0.header.table == table }.reduce(0) {
+                    $0 + Singles.rows(bytes: FileSystem.size($1.path) ?? 0, gzip: $1.gzip)
+                }
+                return RepeatFilter(bits: RepeatFilter.bits(forKeys: rows))
+            }
+            singles = Singles(observations: filter(.observations), photos: filter(.photos), measured: Set(measuredPhotos))
         }
         // Each plain table in `workers` byte ranges, read side by side; a compressed one whole.
         var jobs: [(table: Int, range: Range<Int>?)] = []
@@ -125,7 +188,7 @@ public final class ExportLinkPruning: Sendable {
                 for range in ByteRangeLines.cuts(size: size, count: workers) { jobs.append((index, range)) }
             }
         }
-        let (readTables, readJobs) = (tables, jobs)
+        let (readTables, readJobs, readSingles) = (tables, jobs, singles)
         let found = Mutex<(kept: Kept?, rows: Int, failure: (any Error)?)>((nil, 0, nil))
         DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
             let (index, range) = readJobs[job]
@@ -134,7 +197,8 @@ public final class ExportLinkPruning: Sendable {
                 let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
                     ?? LineReader(source: try openInput(table.path, hashing: false).source)
                 var row = OpenDataRow(header: table.header, seen: table.date)
-                var kept = Kept()
+                // Only an observations table fills a filter of what the rules keep.
+                var kept: Kept? = table.header.table == .observations ? Kept() : nil
                 var rows = 0
                 while let line = try reader.next() {
                     if line.number == 1 { continue }  // the header
@@ -142,13 +206,18 @@ public final class ExportLinkPruning: Sendable {
                     if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
                     // As ingest reads it: an incomplete row of a damaged stream is rejected.
                     if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
-                    if let uuid = row.keptObservation(bytes, by: selection) {
-                        kept.insert(uuid, date: table.date)
-                        rows += 1
+                    if table.header.table == .photos {
+                        if let id = row.photoID(bytes) { readSingles?.insert(photo: id) }
+                    } else if let (uuid, keeps) = row.observationKey(bytes, by: selection) {
+                        readSingles?.insert(uuid)
+                        if keeps {
+                            kept?.insert(uuid, date: table.date)
+                            rows += 1
+                        }
                     }
                 }
                 found.withLock {
-                    if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) }
+                    if let kept { if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) } }
                     $0.rows += rows
                 }
             } catch {
@@ -160,13 +229,14 @@ public final class ExportLinkPruning: Sendable {
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
-        return ExportLinkPruning(selection: selection, kept: kept ?? Kept(), keptRows: rows)
+        return ExportLinkPruning(selection: selection, kept: kept ?? Kept(), keptRows: rows, singles: singles)
     }
 
-    private init(selection: Selection, kept: Kept, keptRows: Int) {
+    private init(selection: Selection, kept: Kept, keptRows: Int, singles: Singles?) {
         self.selection = selection
         fingerprint = selection.dedupeFingerprint
         self.kept = kept
         self.keptRows = keptRows
+        self.singles = singles
     }
 }

@@ -88,10 +88,11 @@ final class FileIngest {
         /// The bytes of rejects-file lines this file (or byte range) wrote, for merging a sharded
         /// run's rejects in input order.
         var rejectsBytes = 0
-        /// An export table read under `linkPruning`: the digest of its rules; and how many photo
-        /// links were not written.
+        /// An export table read under `linkPruning`: the digest of its rules; how many photo
+        /// links were not written, and how many rows were only counted (`ExportLinkPruning.Singles`).
         var prunedBy: String? = nil
         var prunedLinks = 0
+        var leftOutRows = 0
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to

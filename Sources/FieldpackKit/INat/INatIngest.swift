@@ -39,6 +39,11 @@ public struct INatIngest {
         /// The pipeline's `select`: the export's photo links to observations its dedupe rules
         /// remove are not written (`ExportLinkPruning`); nil: every link is.
         public var selection: Selection? = nil
+        /// The pipeline's measured sizes file (`ShippingPolicy.measuredSizes`) and its photos,
+        /// whose rows are always written (`ExportLinkPruning.Singles`): dedupe writes them
+        /// whatever the selection keeps.
+        public var measuredSizes: String? = nil
+        public var measuredPhotos: [Int64] = []
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -69,6 +74,8 @@ public struct INatIngest {
         public var bytes = 0
         /// Export photo links not written, because the selection removes their observation.
         public var prunedLinks = 0
+        /// Export rows not written at all, only counted (`ExportLinkPruning.Singles`).
+        public var leftOutRows = 0
 
         public var rejectRate: Double {
             accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
@@ -94,6 +101,7 @@ public struct INatIngest {
         /// An export table read under pruning: the digest of the rules (`InputRecord.pruned`).
         public var prunedBy: String? = nil
         public var prunedLinks = 0
+        public var leftOutRows = 0
     }
 
     public let options: Options
@@ -208,7 +216,8 @@ public struct INatIngest {
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
                     accepted: result.accepted, rejected: result.rejected, salvaged: result.salvaged,
                     range: unit.range, part: unit.part, findings: result.findingCount, rejectsBytes: result.rejectsBytes,
-                    stoppedAt: result.stoppedAt, prunedBy: result.prunedBy, prunedLinks: result.prunedLinks))
+                    stoppedAt: result.stoppedAt, prunedBy: result.prunedBy, prunedLinks: result.prunedLinks,
+                    leftOutRows: result.leftOutRows))
                 summary.counts += result.counts
                 summary.accepted += result.accepted
                 summary.rejected += result.rejected
@@ -218,6 +227,7 @@ public struct INatIngest {
                 if let at = result.stoppedAt { summary.stopped.append((result.path, at)) }
                 summary.bytes += result.bytes
                 summary.prunedLinks += result.prunedLinks
+                summary.leftOutRows += result.leftOutRows
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
@@ -292,21 +302,23 @@ public struct INatIngest {
             ("max_reject_rate", String(options.maxRejectRate)), ("open_data_date", options.openDataDate.map(String.init) ?? "-"),
             ("max_document_bytes", String(options.maxDocumentBytes)),
             ("pruned_by", options.selection.map { $0.dedupeRules.isEmpty ? "-" : $0.dedupeFingerprint } ?? "-"),
+            ("measured_photos", options.measuredPhotos.isEmpty ? "-" : String(options.measuredPhotos.sorted().withUnsafeBytes { stableHash($0) }, radix: 16)),
         ]))
     }
 
-    /// The GeoJSON files the selection's places come from: the records depend on them when the
-    /// run prunes by them.
+    /// The GeoJSON files the selection's places come from, and the measured sizes: the records
+    /// depend on them when the run prunes by them.
     static func selectionFiles(_ options: Options) -> [String] {
         guard let selection = options.selection, !selection.dedupeRules.isEmpty else { return [] }
-        return selection.files
+        return selection.files + (options.measuredSizes.map { [$0] } ?? [])
     }
 
     /// The export links this run prunes (`ExportLinkPruning`), planned before any record is read.
     static func linkPruning(_ options: Options) throws -> ExportLinkPruning? {
         guard let selection = options.selection else { return nil }
         return try ExportLinkPruning.plan(
-            inputs: options.inputs, selection: selection, openDataDate: options.openDataDate, workers: options.workers)
+            inputs: options.inputs, selection: selection, openDataDate: options.openDataDate,
+            measuredPhotos: options.measuredPhotos, workers: options.workers)
     }
 
     /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and
@@ -327,6 +339,7 @@ public struct INatIngest {
                 whole.prunedBy = results[position].prunedBy
                 for summary in results[position..<end] {
                     whole.prunedLinks += summary.prunedLinks
+                    whole.leftOutRows += summary.leftOutRows
                     whole.accepted += summary.accepted
                     whole.rejected += summary.rejected
                     whole.salvaged += summary.salvaged

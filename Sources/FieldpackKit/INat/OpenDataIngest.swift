@@ -112,6 +112,11 @@ extension FileIngest {
         if let damage = reader.damage {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete row before it was kept"))
         }
+        // What was counted instead of written, for dedupe to add to its counts.
+        if let leftOut = row.leftOut {
+            extractor.out.buffer.append(leftOut.encoded())
+            result.leftOutRows += leftOut.removed.values.reduce(leftOut.photosNotSelected, +)
+        }
     }
 }
 

@@ -39,6 +39,9 @@ struct OpenDataRow {
     var pruning: ExportLinkPruning? = nil
     /// The links not written because `pruning` says their observation is removed.
     private(set) var prunedLinks = 0
+    /// The rows not written at all (`ExportLinkPruning.Singles`): removed observations by rule,
+    /// and unselected photos; nil until the first.
+    private(set) var leftOut: DedupedSelectionRecord? = nil
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -90,13 +93,20 @@ struct OpenDataRow {
         }
     }
 
-    /// The uuid of an observations row that `write` would write as an observation the rules keep
+    /// The uuid of an observations row that `write` would write, and whether the rules keep it
     /// (`Selection.removingRuleInDedupe`), judged on the very values its record gets; nil for a
-    /// row it removes or that is rejected (see `ExportLinkPruning`).
-    mutating func keptObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> ObservationUUID? {
+    /// row it rejects (see `ExportLinkPruning`).
+    mutating func observationKey(_ line: UnsafeRawBufferPointer, by selection: Selection) -> (ObservationUUID, keeps: Bool)? {
         precondition(header.table == .observations)
         guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
-        return selection.removingRuleInDedupe(ObservedValues(export: record)) == nil ? uuid : nil
+        return (uuid, selection.removingRuleInDedupe(ObservedValues(export: record)) == nil)
+    }
+
+    /// The photo id of a photos row, as `write` reads it; nil when it has none (a row it rejects).
+    mutating func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
+        precondition(header.table == .photos)
+        guard (try? split(line)) != nil else { return nil }
+        return id(columns.photoID)
     }
 
     /// Splits `line` on tabs into the fields the columns read.
@@ -135,13 +145,26 @@ struct OpenDataRow {
     // MARK: Tables
 
     private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
-        var (_, record) = try observationRecord()
+        var (uuid, record) = try observationRecord()
+        extractor.counts.observations += 1
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
         if let pruning, let rule = pruning.selection.removingRuleInDedupe(ObservedValues(export: record)) {
+            if let singles = pruning.singles, !singles.mayRepeat(uuid) {
+                // Its only row: dedupe would count it removed by this rule, and do nothing more.
+                leaveOut(by: pruning, rule: rule)
+                return
+            }
             record.part = ObservationRecord.Part(removedBy: rule)
         }
         record.encode(into: &extractor.out, source: source)
-        extractor.counts.observations += 1
+    }
+
+    /// Counts a row not written: an observation removed by `rule`, or (nil) a photo not selected.
+    private mutating func leaveOut(by pruning: ExportLinkPruning, rule: String?) {
+        if leftOut == nil {
+            leftOut = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.selection.dedupeRules, stage: .ingest)
+        }
+        if let rule { leftOut!.add(rule: rule, seen: seen) } else { leftOut!.photosNotSelected += 1 }
     }
 
     /// The observation record of the split row (valid while its line is); without `full`, only
@@ -186,13 +209,7 @@ struct OpenDataRow {
         guard fileExtension.allSatisfy({ Self.isExtensionByte($0) }) else {
             throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
         }
-        // https://inaturalist-open-data.s3.amazonaws.com/photos/{id}/square.{extension}: the API's
-        // `url` tier, so every tier derives from it as from an API photo's (see `PhotoURL`).
-        url.removeAll(keepingCapacity: true)
-        url.append(contentsOf: Self.urlPrefix.utf8)
-        url.append(contentsOf: String(id).utf8)
-        url.append(contentsOf: "/square.".utf8)
-        url.append(contentsOf: fileExtension)
+        let seen = self.seen
         let width = positiveID(c.width, "width")
         let height = positiveID(c.height, "height")
         var position = nonNegative(c.position, "position")
@@ -201,7 +218,22 @@ struct OpenDataRow {
         if observation == nil { drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation") }
         let license = text(c.license, "license")
         let observer = positiveID(c.observerID, "observer_id")
-        let seen = self.seen
+        if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
+        extractor.counts.photos += 1
+        let linked = observation.map { pruning?.kept.mayContain($0, date: seen) ?? true }
+        if linked == false, let pruning, let singles = pruning.singles, singles.leavesOut(photo: id) {
+            // Its only row, and its observation is removed: dedupe would count it not selected.
+            prunedLinks += 1
+            leaveOut(by: pruning, rule: nil)
+            return
+        }
+        // https://inaturalist-open-data.s3.amazonaws.com/photos/{id}/square.{extension}: the API's
+        // `url` tier, so every tier derives from it as from an API photo's (see `PhotoURL`).
+        url.removeAll(keepingCapacity: true)
+        url.append(contentsOf: Self.urlPrefix.utf8)
+        url.append(contentsOf: String(id).utf8)
+        url.append(contentsOf: "/square.".utf8)
+        url.append(contentsOf: fileExtension)
         url.withUnsafeBytes { url in
             var record = PhotoRecord(id: id, context: .observation, url: JSONText(start: url.baseAddress!, count: url.count))
             record.license = license
@@ -214,10 +246,8 @@ struct OpenDataRow {
             record.observer = observer
             record.encode(into: &extractor.out, source: source)
         }
-        if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
-        extractor.counts.photos += 1
         guard let observation else { return }
-        if let pruning, !pruning.kept.mayContain(observation, date: seen) {
+        if linked == false {
             prunedLinks += 1
             return
         }

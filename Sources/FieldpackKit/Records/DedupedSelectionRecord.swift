@@ -3,8 +3,12 @@
 /// dedupe has such rules. A sharded dedupe writes one per part, and one dedupe's spill partitions
 /// are merged into one; the bundle adds up every one it reads.
 ///
+/// Ingest writes lines of this shape too, marked `"ingest"` (`Column.stage`): what it counted
+/// instead of writing (`ExportLinkPruning.Singles`). Dedupe adds them to its own line and
+/// refuses any other `select` line in its input; the bundle refuses ingest's.
+///
 /// ```
-/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>]
+/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>, null]
 /// ```
 public struct DedupedSelectionRecord: Sendable, Equatable {
     public enum Column: Int, RecordColumnSet {
@@ -21,6 +25,8 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         /// partition's writes every photo and 0 here): the bundle counts them as not selected,
         /// as it counts the ones that reach it.
         case photosNotSelected
+        /// `"ingest"` on ingest's lines of the rows it left out, null on dedupe's.
+        case stage
 
         public static let kind = RecordKind.selection
 
@@ -29,6 +35,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             case .fingerprint: .text()
             case .removed: .list  // an object: the nearest shape
             case .seen, .photosNotSelected: .integer()
+            case .stage: .text()
             }
         }
     }
@@ -37,11 +44,21 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     public var removed: [String: Int]
     public var seen: Int64?
     public var photosNotSelected = 0
+    public var stage: Stage = .dedupe
 
-    public init(fingerprint: String, rules: [String]) {
+    /// Which stage counted.
+    public enum Stage: String, Sendable {
+        /// Dedupe: what its selection removed (and the photos it did not write).
+        case dedupe
+        /// Ingest: the rows it did not write, which dedupe adds to its own counts.
+        case ingest
+    }
+
+    public init(fingerprint: String, rules: [String], stage: Stage = .dedupe) {
         self.fingerprint = fingerprint
         removed = Dictionary(uniqueKeysWithValues: rules.map { ($0, 0) })
         seen = nil
+        self.stage = stage
     }
 
     /// Counts one removed observation.
@@ -73,6 +90,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
                 out.endObject()
             case .seen: out.int(seen)
             case .photosNotSelected: out.int(photosNotSelected)
+            case .stage: if stage == .ingest { out.string(Stage.ingest.rawValue) } else { out.null() }
             }
         }
         return writer.bytes
@@ -93,5 +111,9 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         seen = record.int64(Column.seen)
         guard let photos = record.int64(Column.photosNotSelected), photos >= 0 else { return nil }
         photosNotSelected = Int(photos)
+        if let stage = record.text(Column.stage) {
+            guard stage.bytes.elementsEqual(Stage.ingest.rawValue.utf8) else { return nil }
+            self.stage = .ingest
+        }
     }
 }
