@@ -16,8 +16,9 @@ import Testing
         var deduped: String
         var bundle: Data
         var summary: BundleBuilder.Summary
-        /// Export photo links ingest left out.
+        /// Export photo links ingest left out, and rows it only counted.
         var prunedLinks = 0
+        var leftOutRows = 0
     }
 
     /// Ingests a sample pipeline's inputs, dedupes them with or without its selection (or
@@ -44,15 +45,17 @@ import Testing
         dedupeSelects: Bool, in directory: TemporaryDirectory, exportID: (@Sendable (ObservationUUID) -> Int64)? = nil,
         ingestSelects: Bool = false
     ) throws -> Built {
+        let measured = try policy.measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
         var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1
         ingest.openDataDate = openDataDate
         ingest.selection = ingestSelects ? selection : nil
+        ingest.measuredPhotos = ingestSelects ? measured : []
         let ingested = try INatIngest(options: ingest).run()
         var dedupe = Dedupe.Options(
             input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"), conflicts: directory.file("conflicts.json"))
         dedupe.selection = dedupeSelects ? selection : nil
-        dedupe.measuredPhotos = try policy.measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
+        dedupe.measuredPhotos = measured
         try Dedupe(options: dedupe).run()
         var bundle = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "select", policy: policy)
@@ -63,7 +66,7 @@ import Testing
         let summary = try BundleBuilder(options: bundle).run()
         return Built(
             deduped: directory.file("deduped.jsonl"), bundle: try Data(contentsOf: URL(fileURLWithPath: directory.file("content.sqlite"))),
-            summary: summary, prunedLinks: ingested.prunedLinks)
+            summary: summary, prunedLinks: ingested.prunedLinks, leftOutRows: ingested.leftOutRows)
     }
 
     /// Builds both ways and expects the same bundle bytes, report, findings and build date;
@@ -237,7 +240,7 @@ import Testing
         counts.add(rule: "places", seen: nil)
         counts.photosNotSelected = 4
         let line = counts.encoded()
-        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4]\n")
+        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4,null]\n")
         func read(_ text: String) throws -> DedupedSelectionRecord? {
             let parser = JSONParser()
             var columns = JSONColumns()
@@ -245,7 +248,14 @@ import Testing
             return withExtendedLifetime(parser) { DedupedSelectionRecord(columns) }
         }
         #expect(try read(String(decoding: line, as: UTF8.self)) == counts)
+        // Ingest's lines are marked; a line without the mark (a dedupe's before it) is a dedupe's.
+        var ingest = counts
+        ingest.stage = .ingest
+        #expect(String(decoding: ingest.encoded(), as: UTF8.self).hasSuffix(",9,4,\"ingest\"]\n"))
+        #expect(try read(String(decoding: ingest.encoded(), as: UTF8.self)) == ingest)
+        #expect(try read(#"["select","abc",{"places":2,"observed":1},9,4]"#) == counts)
         for bad in [
+            #"["select","abc",{"places":1},9,0,"bundle"]"#, #"["select","abc",{"places":1},9,0,1]"#,
             #"["select","abc",{"places":-1},9,0]"#, #"["select","abc",{"nearby":1},9,0]"#, #"["select","abc",[1],9,0]"#,
             #"["select",7,{"places":1},9,0]"#, #"["select","abc",{"places":"1"},null,0]"#,
             #"["select","abc",{"places":1},9,-1]"#, #"["select","abc",{"places":1},9]"#,

@@ -24,12 +24,20 @@ import Testing
         #expect(pruned.bundle == whole.bundle)
         #expect(pruned.summary.findings == whole.summary.findings)
         #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
-        // What ingest wrote: every photo, fewer links.
+        // What ingest wrote: fewer links, and fewer photos and observations by what it counted.
         let lines = { (path: String) in try recordLines(path) }
         let (prunedLines, wholeLines) = (try lines(pruning.file("records.jsonl")), try lines(writing.file("records.jsonl")))
         let photos = { (lines: [[String: Any]]) in lines.filter { $0["k"] as? String == "photo" }.count }
         let links = { (lines: [[String: Any]]) in lines.filter { $0["part"] as? String == "links" }.count }
-        #expect(photos(prunedLines) == photos(wholeLines))
+        let rows = { (lines: [[String: Any]]) in lines.filter { $0["k"] as? String == "obs" && $0["part"] as? String != "links" }.count }
+        let counted = prunedLines.filter { $0["k"] as? String == "select" }
+        #expect(counted.allSatisfy { $0["stage"] as? String == "ingest" })
+        #expect(wholeLines.allSatisfy { $0["k"] as? String != "select" })
+        let countedPhotos = counted.reduce(0) { $0 + ($1["photos_not_selected"] as! Int) }
+        let countedRows = counted.reduce(0) { $0 + ($1["removed"] as! [String: Int]).values.reduce(0, +) }
+        #expect(photos(prunedLines) + countedPhotos == photos(wholeLines))
+        #expect(rows(prunedLines) + countedRows == rows(wholeLines))
+        #expect(countedPhotos + countedRows == pruned.leftOutRows)
         #expect(links(prunedLines) + pruned.prunedLinks == links(wholeLines))
         return (pruned.prunedLinks, prunedLines.filter { $0["part"] as? String == "links" }.compactMap { $0["uuid"] as? String })
     }
@@ -40,6 +48,117 @@ import Testing
         let (pruned, _) = try Self.expectTheSameBuild(
             inputs: try pipeline.resolveINatInputs().files, selection: selection, openDataDate: pipeline.openDataDate)
         #expect(pruned > 0)
+    }
+
+    /// With only export tables as inputs, a row whose key has no other row is left out whole when
+    /// the selection removes it: an observation outside the places (counted by its rule), a photo
+    /// linked only to one (counted as not selected). A row whose key repeats is written (a
+    /// removed observation in two tables, marked; a photo of a kept and of a removed observation;
+    /// a photo in two rows of a removed one), and so is a photo with measured sizes.
+    @Test func aRemovedRowWithNoOtherRowIsCountedNotWritten() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        let folder = "inaturalist-open-data-20241127"
+        var inputs = try Self.writeTables(
+            folder,
+            rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.outside), (u[3], Self.outside), (u[4], Self.outside)],
+            links: [(601, u[0]), (602, u[1]), (603, u[1]), (603, u[0]), (604, u[3]), (604, u[3]), (605, u[4]), (606, u[1])],
+            in: directory)
+        // The third observation again, in a table of another export (another date): it repeats.
+        inputs += try Self.writeTables("second/inaturalist-open-data-20250301", rows: [(u[2], Self.outside)], links: [], in: directory)
+        // Photo 606 has measured sizes: the bundle decides it whatever the selection keeps.
+        let measured = try directory.write("measured-sizes.csv", "photo_id,tier,bytes\n606,small,18000\n")
+        var policy = ShippingPolicy()
+        policy.measuredSizes = measured
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let pruning = try TemporaryDirectory()
+        let built = try Build.build(
+            inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: try TemporaryDirectory())
+        #expect(built.bundle == whole.bundle)
+        let records = try recordLines(pruning.file("records.jsonl"))
+        // One line per table that left rows out.
+        let counted = records.filter { $0["k"] as? String == "select" }
+        #expect(counted.count == 2)
+        #expect(counted.reduce(0) { $0 + ($1["removed"] as! [String: Int])["places"]! } == 3)  // u[1], u[3], u[4]
+        #expect(counted.reduce(0) { $0 + ($1["photos_not_selected"] as! Int) } == 2)  // 602, 605
+        #expect(built.leftOutRows == 5)
+        let observations = records.filter { $0["k"] as? String == "obs" && $0["part"] as? String != "links" }
+        #expect(observations.compactMap { $0["uuid"] as? String }.sorted() == [u[0], u[2], u[2]])
+        #expect(observations.filter { $0["uuid"] as? String == u[2] }.allSatisfy { $0["part"] as? String == "removed:places" })
+        let photos = records.filter { $0["k"] as? String == "photo" }.compactMap { $0["id"] as? Int }
+        #expect(photos.sorted() == [601, 603, 603, 604, 604, 606])
+        // Dedupe counts them with its own: every removed observation once, and the photos.
+        let deduped = try #require(try recordLines(built.deduped, deduped: true).first { $0["k"] as? String == "select" })
+        #expect(deduped["removed"] as? [String: Int] == ["places": 4])
+        #expect(deduped["stage"] is NSNull)
+        #expect(deduped["photos_not_selected"] as? Int == 3)  // 602 and 605 (ingest's), 604
+
+        // Spilled, dedupe counts ingest's lines once (they are all in one partition).
+        var spilling = Dedupe.Options(
+            input: pruning.file("records.jsonl"), output: pruning.file("spilled.jsonl"), conflicts: pruning.file("spilled.json"))
+        spilling.selection = selection
+        spilling.measuredPhotos = [606]
+        spilling.memoryBudget = 200
+        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
+        #expect(try text(pruning.file("spilled.jsonl")) == (try text(built.deduped)))
+
+        // Sharded, so does the one dedupe shard that gets them, and the bundle adds up the shards.
+        for count in [2, 3] {
+            let split = try TemporaryDirectory()
+            for index in 0..<count {
+                var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
+                ingest.shard = try Shard(index: index, count: count)
+                ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
+                ingest.selection = selection
+                ingest.measuredPhotos = [606]
+                try INatIngest(options: ingest).run()
+            }
+            var parts: [String] = []
+            for index in 0..<count {
+                let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
+                parts.append("\(folder)/records.jsonl")
+                var dedupe = DedupeShard.Options(
+                    inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
+                dedupe.selection = selection
+                try DedupeShard(options: dedupe).run()
+            }
+            var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
+            bundle.inputs = parts
+            bundle.selection = selection
+            bundle.selectionSource = "pipelines/select.json"
+            try BundleBuilder(options: bundle).run()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == built.bundle, "\(count) shards")
+        }
+    }
+
+    /// Ingest's counts and dedupe's lines are told apart: dedupe refuses a deduped file's `select`
+    /// line and one counted under other rules, and the bundle refuses ingest's.
+    @Test func ingestsCountsAreReadOnlyByDedupeUnderTheSameRules() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        let inputs = try Self.writeTables(
+            "inaturalist-open-data-20241127", rows: [(u[0], Self.inside), (u[1], Self.outside)],
+            links: [(601, u[0]), (602, u[1])], in: directory)
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        _ = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: directory, ingestSelects: true)
+        #expect(try recordLines(directory.file("records.jsonl")).contains { $0["stage"] as? String == "ingest" })
+        var other = selection
+        other.places.boxes.append(BoundingBox(west: -10, south: 35, east: 5, north: 44))
+        for (input, dedupeSelection, expected) in [
+            ("records.jsonl", other, "run fieldpack-inat again"), ("deduped.jsonl", selection, "a deduped records file"),
+        ] as [(String, Selection?, String)] {
+            var options = Dedupe.Options(
+                input: directory.file(input), output: directory.file("again.jsonl"), conflicts: directory.file("again.json"))
+            options.selection = dedupeSelection
+            #expect { try Dedupe(options: options).run() } throws: { "\($0)".contains(expected) }
+        }
+        var bundle = BundleBuilder.Options(
+            input: directory.file("records.jsonl"), output: directory.file("ingested.sqlite"), pipelineName: "select", policy: ShippingPolicy())
+        bundle.selection = selection
+        #expect { try BundleBuilder(options: bundle).run() } throws: { "\($0)".contains("records") }
     }
 
     static let inside = (latitude: "50.5", longitude: "4.25")
@@ -164,6 +283,30 @@ import Testing
         // The same observation at another export's date is another key.
         #expect(inserted.filter { kept.mayContain($0, date: date + 86_400_000) }.count < 20)
         #expect(inserted.filter { kept.mayContain($0, date: nil) }.count < 20)
+    }
+
+    /// The filter of repeated keys never misses a key inserted twice, whichever threads inserted
+    /// it and however their inserts interleaved, and rarely calls a key inserted once repeated
+    /// (a row written that could have been left out: still exact).
+    @Test func theRepeatFilterNeverMissesAKeyInsertedTwiceFromAnyThreads() {
+        var random = SortInPlaceTests.SplitMix64(state: 5)
+        let keys = (0..<200_000).map { _ in (random.next(), random.next()) }
+        let filter = RepeatFilter(bits: RepeatFilter.bits(forKeys: 300_000))
+        #expect(filter.bits == 1 << 22)
+        // Every key once, and every tenth key again, split over eight threads that race.
+        let slices = 8
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            for index in stride(from: slice, to: keys.count, by: slices) { filter.insert(keys[index].0, keys[index].1) }
+            for index in stride(from: (slice + 3) % slices, to: keys.count, by: slices) where index % 10 == 0 {
+                filter.insert(keys[index].0, keys[index].1)
+            }
+        }
+        let repeated = keys.indices.filter { $0 % 10 == 0 }
+        #expect(repeated.allSatisfy { filter.mayRepeat(keys[$0].0, keys[$0].1) })
+        let once = keys.indices.filter { $0 % 10 != 0 }
+        let wrong = once.filter { filter.mayRepeat(keys[$0].0, keys[$0].1) }.count
+        #expect(wrong < once.count / 100, "\(wrong) of \(once.count) single keys look repeated")
+        #expect(!filter.mayRepeat(random.next(), random.next()))
     }
 
     /// A removed row as ingest marks it reads back, without a parse, with the key, date and rule

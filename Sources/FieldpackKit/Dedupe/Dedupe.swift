@@ -143,15 +143,17 @@ public struct Dedupe: Sendable {
         }
         let counts = counting.counts
         let totals = RecordKind.allCases.map { kind in counts.reduce(0) { $0 + $1[kind.rawValue] } }
-        let judge = DedupeSelection(options.selection)
-        let leftOut = try ingestCounts(counting.items.filter { line in line.withUnsafeBytes { RecordKind.of($0) } == .selection }, judge: judge, parser: parser)
+        let lines = { (kind: RecordKind) in counting.items.filter { line in line.withUnsafeBytes { RecordKind.of($0) } == kind } }
+        let counted = try ingestCounts(lines(.selection), parser: parser)
         if let budget, Self.occurrenceBytes(totals) > budget {
             handsOnProgress = true
             return .overBudget(needed: Self.occurrenceBytes(totals))
         }
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
-        let sourceNames = try writeInputs(counting.items.filter { line in line.withUnsafeBytes { RecordKind.of($0) } == .input }, to: output, parser: parser, judge: judge)
+        let judge = DedupeSelection(options.selection)
+        let sourceNames = try writeInputs(lines(.input), to: output, parser: parser, judge: judge)
+        let leftOut = try sum(counted, judge: judge)
         trace.mark("count")
 
         // Pass 2: taxa, users and observations (one array each, filled the same way), written before
@@ -342,26 +344,29 @@ public struct Dedupe: Sendable {
         }
     }
 
-    /// Writes the inputs in path order, once each, so the output does not depend on argument
-    /// order (see `DedupedInputRecord`).
-    ///
-    /// - Returns: each input's path by its index, to name the sources of records.
-    /// The sum of ingest's `select` lines: the rows it counted instead of writing
-    /// (`ExportLinkPruning.Singles`), under this dedupe's rules; nil when there are none.
-    /// - Throws: for a deduped file's `select` line, or one counted under other rules.
-    private func ingestCounts(_ lines: [[UInt8]], judge: DedupeSelection?, parser: JSONParser) throws -> DedupedSelectionRecord? {
-        var sum: DedupedSelectionRecord? = nil
+    /// Ingest's `select` lines: the rows it counted instead of writing (`ExportLinkPruning.Singles`).
+    /// - Throws: for a deduped file's `select` line.
+    private func ingestCounts(_ lines: [[UInt8]], parser: JSONParser) throws -> [DedupedSelectionRecord] {
         var columns = JSONColumns()
-        for line in lines {
+        return try lines.map { line in
             _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
             guard let counted = DedupedSelectionRecord(columns), counted.stage == .ingest else {
                 throw FieldpackError(
                     path: options.input, "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records")
             }
+            return counted
+        }
+    }
+
+    /// The sum of ingest's counts, each under this dedupe's rules; nil when there are none.
+    /// - Throws: for counts made under other rules, or under rules this dedupe does not apply.
+    private func sum(_ counts: [DedupedSelectionRecord], judge: DedupeSelection?) throws -> DedupedSelectionRecord? {
+        var sum: DedupedSelectionRecord? = nil
+        for counted in counts {
             guard let judge, counted.fingerprint == judge.fingerprint else {
                 throw FieldpackError(
                     path: options.input,
-                    "holds rows fieldpack-inat left out under a select other than this dedupe's \(judge == nil ? "(none: give --pipeline)" : "--pipeline"): run both stages with the same pipeline")
+                    "holds rows fieldpack-inat left out under a select other than this dedupe's \(judge == nil ? "(it has none: give --pipeline)" : "--pipeline"): run both stages with the same pipeline")
             }
             if sum == nil { sum = judge.emptyCounts() }
             sum!.add(counted)
@@ -369,6 +374,10 @@ public struct Dedupe: Sendable {
         return sum
     }
 
+    /// Writes the inputs in path order, once each, so the output does not depend on argument
+    /// order (see `DedupedInputRecord`).
+    ///
+    /// - Returns: each input's path by its index, to name the sources of records.
     private func writeInputs(
         _ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser, judge: DedupeSelection?
     ) throws -> [Int: String] {

@@ -111,8 +111,9 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         seen = record.int64(Column.seen)
         guard let photos = record.int64(Column.photosNotSelected), photos >= 0 else { return nil }
         photosNotSelected = Int(photos)
-        if let stage = record.text(Column.stage) {
-            guard stage.bytes.elementsEqual(Stage.ingest.rawValue.utf8) else { return nil }
+        // Absent (a dedupe's line before there were ingest's) or null: a dedupe's.
+        if let stage = record[Column.stage], !stage.isNull {
+            guard let text = record.text(Column.stage), text.bytes.elementsEqual(Stage.ingest.rawValue.utf8) else { return nil }
             self.stage = .ingest
         }
     }
