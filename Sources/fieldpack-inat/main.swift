@@ -21,7 +21,9 @@ let command = StageCommand(
         as byte ranges side by side on the --workers (its input record follows the run's records).
         With --pipeline and a "select" of places (or, without taxa, of quality grades or an
         observed range), the export's photo rows are written without their links to the
-        observations those rules remove (fieldpack-dedupe must then get the same --pipeline).
+        observations those rules remove (fieldpack-dedupe must then get the same --pipeline);
+        when every input is an export table, a removed observation's row or an unselected
+        photo's row whose key has no other row is only counted, in a "select" line.
         --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array
