@@ -290,23 +290,23 @@ import Testing
     /// (a row written that could have been left out: still exact).
     @Test func theRepeatFilterNeverMissesAKeyInsertedTwiceFromAnyThreads() {
         var random = SortInPlaceTests.SplitMix64(state: 5)
-        let keys = (0..<200_000).map { _ in (random.next(), random.next()) }
+        let keys = (0..<200_000).map { _ in random.next() }
         let filter = RepeatFilter(bits: RepeatFilter.bits(forKeys: 300_000))
         #expect(filter.bits == 1 << 22)
         // Every key once, and every tenth key again, split over eight threads that race.
         let slices = 8
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            for index in stride(from: slice, to: keys.count, by: slices) { filter.insert(keys[index].0, keys[index].1) }
+            for index in stride(from: slice, to: keys.count, by: slices) { filter.insert(keys[index]) }
             for index in stride(from: (slice + 3) % slices, to: keys.count, by: slices) where index % 10 == 0 {
-                filter.insert(keys[index].0, keys[index].1)
+                filter.insert(keys[index])
             }
         }
         let repeated = keys.indices.filter { $0 % 10 == 0 }
-        #expect(repeated.allSatisfy { filter.mayRepeat(keys[$0].0, keys[$0].1) })
+        #expect(repeated.allSatisfy { filter.mayRepeat(keys[$0]) })
         let once = keys.indices.filter { $0 % 10 != 0 }
-        let wrong = once.filter { filter.mayRepeat(keys[$0].0, keys[$0].1) }.count
+        let wrong = once.filter { filter.mayRepeat(keys[$0]) }.count
         #expect(wrong < once.count / 100, "\(wrong) of \(once.count) single keys look repeated")
-        #expect(!filter.mayRepeat(random.next(), random.next()))
+        #expect(!filter.mayRepeat(random.next()))
     }
 
     /// A removed row as ingest marks it reads back, without a parse, with the key, date and rule

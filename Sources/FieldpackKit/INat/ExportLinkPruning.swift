@@ -36,16 +36,19 @@ import Synchronization
 /// (`InputRecord.pruned`), and dedupe refuses records pruned under rules other than its own.
 public final class ExportLinkPruning: Sendable {
     /// The observations the export's tables keep, by uuid and export date: a Bloom filter of
-    /// `bits` bits and four probes, shared read-only by the workers once filled.
+    /// `bits` bits and four probes, all in one 64-bit word (one cache miss a lookup), shared
+    /// read-only by the workers once filled.
     struct Kept: Sendable {
         static let bits = 1 << 25  // 4 MiB
         fileprivate(set) var words = [UInt64](repeating: 0, count: bits / 64)
 
-        /// The four probes of an observation at a date (double hashing of two independent words).
+        /// The word of an observation at a date, and its four bits in it.
         @inline(__always)
-        static func probes(_ uuid: ObservationUUID, date: Int64?) -> (UInt64, UInt64) {
+        static func probes(_ uuid: ObservationUUID, date: Int64?) -> (word: Int, mask: UInt64) {
             let dated = uuid.low ^ UInt64(bitPattern: date ?? Int64.min) &* 0x9E37_79B9_7F4A_7C15
-            return (mix(uuid.high ^ dated), mix(dated &+ 0x632B_E59B_D9B4_E019) | 1)
+            let hash = mix(uuid.high ^ mix(dated))
+            let mask: UInt64 = 1 << ((hash >> 34) & 63) | 1 << ((hash >> 40) & 63) | 1 << ((hash >> 46) & 63) | 1 << ((hash >> 52) & 63)
+            return (Int(hash & UInt64(bits / 64 - 1)), mask)
         }
 
         /// SplitMix64's finalizer.
@@ -58,21 +61,15 @@ public final class ExportLinkPruning: Sendable {
         }
 
         mutating func insert(_ uuid: ObservationUUID, date: Int64?) {
-            let (first, step) = Self.probes(uuid, date: date)
-            for probe in 0..<4 {
-                let bit = Int((first &+ UInt64(probe) &* step) % UInt64(Self.bits))
-                words[bit >> 6] |= 1 << UInt64(bit & 63)
-            }
+            let (word, mask) = Self.probes(uuid, date: date)
+            words[word] |= mask
         }
 
         /// False only for an observation not inserted at that date.
+        @inline(__always)
         func mayContain(_ uuid: ObservationUUID, date: Int64?) -> Bool {
-            let (first, step) = Self.probes(uuid, date: date)
-            for probe in 0..<4 {
-                let bit = Int((first &+ UInt64(probe) &* step) % UInt64(Self.bits))
-                if words[bit >> 6] & (1 << UInt64(bit & 63)) == 0 { return false }
-            }
-            return true
+            let (word, mask) = Self.probes(uuid, date: date)
+            return words[word] & mask == mask
         }
 
         mutating func formUnion(_ other: Kept) {
@@ -107,28 +104,30 @@ public final class ExportLinkPruning: Sendable {
     /// ids, 12 MiB for an export of a million observations, at most 64 MiB. Past about 10 million
     /// rows a table's filter fills: more of its single rows look repeated and are written, as
     /// without it, and the output is still exact, as a repeated key is never missed.
-    struct Singles: Sendable {
+    final class Singles: Sendable {
         let observations: RepeatFilter
         let photos: RepeatFilter
         let measured: Set<Int64>
 
-        func mayRepeat(_ uuid: ObservationUUID) -> Bool {
-            observations.mayRepeat(Kept.mix(uuid.high ^ Kept.mix(uuid.low)), Kept.mix(uuid.low &+ 0x632B_E59B_D9B4_E019))
+        init(observations: RepeatFilter, photos: RepeatFilter, measured: Set<Int64>) {
+            self.observations = observations
+            self.photos = photos
+            self.measured = measured
         }
 
-        func insert(_ uuid: ObservationUUID) {
-            observations.insert(Kept.mix(uuid.high ^ Kept.mix(uuid.low)), Kept.mix(uuid.low &+ 0x632B_E59B_D9B4_E019))
-        }
+        func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(Self.hash(uuid)) }
+
+        func insert(_ uuid: ObservationUUID) { observations.insert(Self.hash(uuid)) }
 
         /// Whether a photo's row may be left out (with its link pruned): one row, no measured size.
         func leavesOut(photo id: Int64) -> Bool {
-            !photos.mayRepeat(Kept.mix(UInt64(bitPattern: id)), Kept.mix(UInt64(bitPattern: id) ^ 0xD6E8_FEB8_6659_FD93))
-                && !measured.contains(id)
+            !photos.mayRepeat(Kept.mix(UInt64(bitPattern: id))) && (measured.isEmpty || !measured.contains(id))
         }
 
-        func insert(photo id: Int64) {
-            photos.insert(Kept.mix(UInt64(bitPattern: id)), Kept.mix(UInt64(bitPattern: id) ^ 0xD6E8_FEB8_6659_FD93))
-        }
+        func insert(photo id: Int64) { photos.insert(Kept.mix(UInt64(bitPattern: id))) }
+
+        @inline(__always)
+        private static func hash(_ uuid: ObservationUUID) -> UInt64 { Kept.mix(uuid.high ^ Kept.mix(uuid.low)) }
 
         /// The rows a table of `bytes` bytes may hold, over-counted (for its filter's size).
         static func rows(bytes: Int, gzip: Bool) -> Int { gzip ? bytes / 20 : bytes / 80 }
@@ -231,6 +230,21 @@ public final class ExportLinkPruning: Sendable {
         if let failure { throw failure }
         return ExportLinkPruning(selection: selection, kept: kept ?? Kept(), keptRows: rows, singles: singles)
     }
+
+    /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.
+    @inline(__always)
+    func keepsLink(to uuid: ObservationUUID, date: Int64?) -> Bool { kept.mayContain(uuid, date: date) }
+
+    /// Whether a photos row whose link is not written is left out whole (`Singles`).
+    @inline(__always)
+    func leavesOut(photo id: Int64) -> Bool { singles?.leavesOut(photo: id) ?? false }
+
+    /// Whether an observations row the rules remove is left out whole (`Singles`).
+    @inline(__always)
+    func leavesOut(observation uuid: ObservationUUID) -> Bool { singles.map { !$0.mayRepeat(uuid) } ?? false }
+
+    /// The rule that removes an export observation with these values, nil if they keep it.
+    func removingRule(_ values: ObservedValues) -> String? { selection.removingRuleInDedupe(values) }
 
     private init(selection: Selection, kept: Kept, keptRows: Int, singles: Singles?) {
         self.selection = selection

@@ -99,7 +99,7 @@ extension FileIngest {
             let mark = extractor.out.count
             let counts = extractor.counts
             do throws(RecordError) {
-                try row.write(bytes, into: &extractor, source: "\(source)\(line.number)")
+                try row.write(bytes, number: line.number, into: &extractor, source: source)
                 result.accepted += 1
                 for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
             } catch {

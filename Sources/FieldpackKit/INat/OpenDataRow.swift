@@ -39,9 +39,11 @@ struct OpenDataRow {
     var pruning: ExportLinkPruning? = nil
     /// The links not written because `pruning` says their observation is removed.
     private(set) var prunedLinks = 0
-    /// The rows not written at all (`ExportLinkPruning.Singles`): removed observations by rule,
-    /// and unselected photos; nil until the first.
-    private(set) var leftOut: DedupedSelectionRecord? = nil
+    /// The rows not written at all (`ExportLinkPruning.Singles`): removed observations by rule
+    /// (and the newest date of them), and unselected photos.
+    private var leftOutObservations: [String: Int] = [:]
+    private var leftOutSeen: Int64? = nil
+    private var leftOutPhotos = 0
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -80,17 +82,26 @@ struct OpenDataRow {
         self.columns = columns
     }
 
-    /// Splits `line` and writes its records into `extractor.out` with `source`.
+    /// Splits `line` and writes its records into `extractor.out` with the source
+    /// `"<source><number>"` (spelt only for a row that writes a record).
     ///
     /// - Throws: when the row has no identity (the caller discards what was written).
-    mutating func write(_ line: UnsafeRawBufferPointer, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    mutating func write(_ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
         try split(line)
+        let source = Source(prefix: source, line: number)
         switch header.table {
         case .observations: try observation(into: &extractor, source: source)
         case .photos: try photo(into: &extractor, source: source)
         case .taxa: try taxon(into: &extractor, source: source)
         case .observers: try observer(into: &extractor, source: source)
         }
+    }
+
+    /// A row's source (`"<input index>:<line>"`), spelt when a record is written.
+    private struct Source {
+        let prefix: String
+        let line: Int
+        var text: String { "\(prefix)\(line)" }
     }
 
     /// The uuid of an observations row that `write` would write, and whether the rules keep it
@@ -103,10 +114,18 @@ struct OpenDataRow {
     }
 
     /// The photo id of a photos row, as `write` reads it; nil when it has none (a row it rejects).
-    mutating func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
+    /// Only the fields up to it are looked at: a row `write` rejects for its field count may
+    /// give one, which at worst keeps another row of that id (see `ExportLinkPruning.Singles`).
+    func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .photos)
-        guard (try? split(line)) != nil else { return nil }
-        return id(columns.photoID)
+        guard let base = line.baseAddress else { return nil }
+        var start = 0
+        for _ in 0..<columns.photoID {
+            guard start < line.count, let tab = memchr(base + start, 0x09, line.count - start) else { return nil }
+            start = UnsafeRawPointer(tab) - base + 1
+        }
+        let end = start < line.count ? memchr(base + start, 0x09, line.count - start).map { UnsafeRawPointer($0) - base } ?? line.count : line.count
+        return Self.positiveID(UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 
     /// Splits `line` on tabs into the fields the columns read.
@@ -144,27 +163,30 @@ struct OpenDataRow {
 
     // MARK: Tables
 
-    private mutating func observation(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    private mutating func observation(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         var (uuid, record) = try observationRecord()
         extractor.counts.observations += 1
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
-        if let pruning, let rule = pruning.selection.removingRuleInDedupe(ObservedValues(export: record)) {
-            if let singles = pruning.singles, !singles.mayRepeat(uuid) {
+        if let pruning, let rule = pruning.removingRule(ObservedValues(export: record)) {
+            if pruning.leavesOut(observation: uuid) {
                 // Its only row: dedupe would count it removed by this rule, and do nothing more.
-                leaveOut(by: pruning, rule: rule)
+                leftOutObservations[rule, default: 0] += 1
+                if let seen { leftOutSeen = max(leftOutSeen ?? seen, seen) }
                 return
             }
             record.part = ObservationRecord.Part(removedBy: rule)
         }
-        record.encode(into: &extractor.out, source: source)
+        record.encode(into: &extractor.out, source: source.text)
     }
 
-    /// Counts a row not written: an observation removed by `rule`, or (nil) a photo not selected.
-    private mutating func leaveOut(by pruning: ExportLinkPruning, rule: String?) {
-        if leftOut == nil {
-            leftOut = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.selection.dedupeRules, stage: .ingest)
-        }
-        if let rule { leftOut!.add(rule: rule, seen: seen) } else { leftOut!.photosNotSelected += 1 }
+    /// What the rows not written count for dedupe (an ingest `select` line), nil if none.
+    var leftOut: DedupedSelectionRecord? {
+        guard let pruning, leftOutPhotos > 0 || !leftOutObservations.isEmpty else { return nil }
+        var counts = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.selection.dedupeRules, stage: .ingest)
+        for (rule, count) in leftOutObservations { counts.removed[rule, default: 0] += count }
+        counts.seen = leftOutSeen
+        counts.photosNotSelected = leftOutPhotos
+        return counts
     }
 
     /// The observation record of the split row (valid while its line is); without `full`, only
@@ -202,7 +224,7 @@ struct OpenDataRow {
         return (uuid, record)
     }
 
-    private mutating func photo(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    private mutating func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let c = columns
         guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
         let fileExtension = field(c.fileExtension)
@@ -220,11 +242,11 @@ struct OpenDataRow {
         let observer = positiveID(c.observerID, "observer_id")
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
         extractor.counts.photos += 1
-        let linked = observation.map { pruning?.kept.mayContain($0, date: seen) ?? true }
-        if linked == false, let pruning, let singles = pruning.singles, singles.leavesOut(photo: id) {
+        let linked = observation.map { pruning?.keepsLink(to: $0, date: seen) ?? true }
+        if linked == false, pruning?.leavesOut(photo: id) ?? false {
             // Its only row, and its observation is removed: dedupe would count it not selected.
             prunedLinks += 1
-            leaveOut(by: pruning, rule: nil)
+            leftOutPhotos += 1
             return
         }
         // https://inaturalist-open-data.s3.amazonaws.com/photos/{id}/square.{extension}: the API's
@@ -244,7 +266,7 @@ struct OpenDataRow {
             record.position = position
             record.seen = seen
             record.observer = observer
-            record.encode(into: &extractor.out, source: source)
+            record.encode(into: &extractor.out, source: source.text)
         }
         guard let observation else { return }
         if linked == false {
@@ -257,10 +279,10 @@ struct OpenDataRow {
         links.photos = [(id, position!)]
         links.part = .links
         links.seen = seen
-        links.encode(into: &extractor.out, source: source)
+        links.encode(into: &extractor.out, source: source.text)
     }
 
-    private mutating func taxon(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    private mutating func taxon(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let c = columns
         guard let id = id(c.taxonID) else { throw keyError(c.taxonID, "taxon_id", expected: "a positive integer id") }
         guard let name = UserRecord.usableName(text(c.name, "name")) else {
@@ -286,18 +308,18 @@ struct OpenDataRow {
             drop("active", "is \"\(String(decoding: active, as: UTF8.self))\", expected true or false")
         }
         record.seen = seen
-        record.encode(into: &extractor.out, source: source)
+        record.encode(into: &extractor.out, source: source.text)
         extractor.counts.taxa += 1
     }
 
-    private mutating func observer(into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    private mutating func observer(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let c = columns
         guard let id = id(c.observerID) else { throw keyError(c.observerID, "observer_id", expected: "a positive integer id") }
         var record = UserRecord(id: id)
         record.login = text(c.login, "login")
         record.name = UserRecord.usableName(text(c.name, "name"))
         record.seen = seen
-        record.encode(into: &extractor.out, source: source)
+        record.encode(into: &extractor.out, source: source.text)
         extractor.counts.users += 1
     }
 
@@ -323,8 +345,10 @@ struct OpenDataRow {
     }
 
     /// A positive integer of at most 18 digits, nil for anything else (a key: the caller decides).
-    private func id(_ index: Int) -> Int64? {
-        let value = field(index)
+    private func id(_ index: Int) -> Int64? { Self.positiveID(field(index)) }
+
+    /// A field that is a positive integer id of at most 18 digits, nil otherwise.
+    private static func positiveID(_ value: UnsafeRawBufferPointer) -> Int64? {
         guard !value.isEmpty, value.count <= 18 else { return nil }
         var number: Int64 = 0
         for byte in value {
