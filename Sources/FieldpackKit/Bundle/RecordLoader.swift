@@ -38,6 +38,7 @@ final class RecordLoader {
         paths: [String], policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], space: SortSpace = .memory,
         selection: Selection? = nil, exportID: @escaping @Sendable (ObservationUUID) -> Int64 = { $0.exportID }
     ) throws {
+        let trace = PhaseTrace(stage: "bundle")
         let channel = Channel<RecordBatch>(capacity: 3)
         for path in paths { _ = try ReadableFile(path: path) }  // fail here, with the path, if it cannot be opened
         let path = paths.count == 1 ? paths[0] : "\(paths[0]) (merged with \(paths.count - 1) more parts)"
@@ -77,7 +78,9 @@ final class RecordLoader {
             if let counts = batch.selected { selected = counts }
         }
         statements[.observations] = nil  // finalized before its table goes
+        trace.mark("load: rows")
         try ObservationOrder.move(database, path: path)
+        trace.mark("load: observations in id order")
     }
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
