@@ -45,6 +45,7 @@ command.main { arguments in
         try Depfile.write(
             depfile, target: try arguments.required("output"), prerequisites: (selection?.files ?? []) + (measuredSizes.map { [$0] } ?? []))
     }
+    let measuredPhotos = try measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
     if FileSystem.isDirectory(arguments.positional[0]) {
         let shard = try Shard.resolve(option: arguments.value("shard"))
         var options = DedupeShard.Options(
@@ -53,6 +54,7 @@ command.main { arguments in
         if let examples = try arguments.int("examples") { options.examples = examples }
         options.progress = arguments.progress(stage: "dedupe")
         options.selection = selection
+        options.measuredPhotos = measuredPhotos
         let summary = try DedupeShard(options: options).run()
         try writeDepfile()
         report(summary, clock: clock, shard: shard)
@@ -65,7 +67,7 @@ command.main { arguments in
     if let examples = try arguments.int("examples") { options.examples = examples }
     options.progress = arguments.progress(stage: "dedupe")
     options.selection = selection
-    if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
+    options.measuredPhotos = measuredPhotos
     let summary = try Dedupe(options: options).run()
     try writeDepfile()
     report(summary, clock: clock, shard: nil)

@@ -240,7 +240,7 @@ import Testing
         counts.add(rule: "places", seen: nil)
         counts.photosNotSelected = 4
         let line = counts.encoded()
-        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4,null]\n")
+        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4,null,null]\n")
         func read(_ text: String) throws -> DedupedSelectionRecord? {
             let parser = JSONParser()
             var columns = JSONColumns()
@@ -251,11 +251,15 @@ import Testing
         // Ingest's lines are marked; a line without the mark (a dedupe's before it) is a dedupe's.
         var ingest = counts
         ingest.stage = .ingest
-        #expect(String(decoding: ingest.encoded(), as: UTF8.self).hasSuffix(",9,4,\"ingest\"]\n"))
+        ingest.measured = DedupedSelectionRecord.measuredDigest([])
+        #expect(String(decoding: ingest.encoded(), as: UTF8.self).hasSuffix(",9,4,\"ingest\",\"\(ingest.measured!)\"]\n"))
+        #expect(DedupedSelectionRecord.measuredDigest([3, 1, 3]) == DedupedSelectionRecord.measuredDigest([1, 3]))
+        #expect(DedupedSelectionRecord.measuredDigest([1, 3]) != DedupedSelectionRecord.measuredDigest([1]))
         #expect(try read(String(decoding: ingest.encoded(), as: UTF8.self)) == ingest)
         #expect(try read(#"["select","abc",{"places":2,"observed":1},9,4]"#) == counts)
         for bad in [
             #"["select","abc",{"places":1},9,0,"bundle"]"#, #"["select","abc",{"places":1},9,0,1]"#,
+            #"["select","abc",{"places":1},9,0,"ingest",7]"#,
             #"["select","abc",{"places":-1},9,0]"#, #"["select","abc",{"nearby":1},9,0]"#, #"["select","abc",[1],9,0]"#,
             #"["select",7,{"places":1},9,0]"#, #"["select","abc",{"places":"1"},null,0]"#,
             #"["select","abc",{"places":1},9,-1]"#, #"["select","abc",{"places":1},9]"#,

@@ -282,8 +282,8 @@ struct LoadSelection {
         guard let part else {
             throw FieldpackError(
                 path: path, line: line,
-                "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected] (a dedupe before "
-                    + "2026-12-03 wrote no photo count): run fieldpack-dedupe again with this --pipeline")
+                "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected, stage, measured] (a dedupe "
+                    + "before 2026-12-03 wrote no photo count): run fieldpack-dedupe again with this --pipeline")
         }
         guard part.stage == .dedupe else {
             throw FieldpackError(

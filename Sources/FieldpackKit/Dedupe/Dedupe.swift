@@ -345,14 +345,22 @@ public struct Dedupe: Sendable {
     }
 
     /// Ingest's `select` lines: the rows it counted instead of writing (`ExportLinkPruning.Singles`).
-    /// - Throws: for a deduped file's `select` line.
+    /// - Throws: for a deduped file's `select` line, or a line of neither shape.
     private func ingestCounts(_ lines: [[UInt8]], parser: JSONParser) throws -> [DedupedSelectionRecord] {
         var columns = JSONColumns()
         return try lines.map { line in
             _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
-            guard let counted = DedupedSelectionRecord(columns), counted.stage == .ingest else {
+            guard let counted = DedupedSelectionRecord(columns) else {
                 throw FieldpackError(
-                    path: options.input, "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records")
+                    path: options.input,
+                    "holds a \"select\" line that is not [\"select\", fingerprint, {rule: count}, seen, photos, stage, measured]: "
+                        + "\(String(decoding: line.prefix(200), as: UTF8.self)): give fieldpack-dedupe the records file fieldpack-inat wrote")
+            }
+            guard counted.stage == .ingest else {
+                throw FieldpackError(
+                    path: options.input,
+                    "holds \"select\" lines (what a dedupe's selection removed): a deduped records file, not fieldpack-inat's records: "
+                        + "give fieldpack-dedupe the records file fieldpack-inat wrote")
             }
             return counted
         }
@@ -367,6 +375,13 @@ public struct Dedupe: Sendable {
                 throw FieldpackError(
                     path: options.input,
                     "holds rows fieldpack-inat left out under a select other than this dedupe's \(judge == nil ? "(it has none: give --pipeline)" : "--pipeline"): run both stages with the same pipeline")
+            }
+            let measured = DedupedSelectionRecord.measuredDigest(options.measuredPhotos)
+            guard counted.measured == measured else {
+                throw FieldpackError(
+                    path: options.input,
+                    "holds rows fieldpack-inat left out under other measured sizes (costs.measured_sizes, digest \(counted.measured ?? "none")) "
+                        + "than this dedupe's (digest \(measured)): a photo this dedupe must write may be missing: run both stages with the same pipeline")
             }
             if sum == nil { sum = judge.emptyCounts() }
             sum!.add(counted)

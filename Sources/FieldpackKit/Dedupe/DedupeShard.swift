@@ -18,6 +18,9 @@ public struct DedupeShard: Sendable {
         public var progress = StageProgress.silent("dedupe")
         /// The pipeline's `select` (see `Dedupe.Options.selection`).
         public var selection: Selection? = nil
+        /// The photos with measured sizes: a shard writes every photo, but checks that ingest
+        /// left rows out under the same ones (`DedupedSelectionRecord.Column.measured`).
+        public var measuredPhotos: [Int64] = []
 
         public init(inat: String, shard: Shard, output: String, conflicts: String) {
             self.inat = inat
@@ -50,6 +53,7 @@ public struct DedupeShard: Sendable {
         dedupe.examples = options.examples
         dedupe.progress = options.progress
         dedupe.selection = options.selection
+        dedupe.measuredPhotos = options.measuredPhotos
         dedupe.whole = false  // the other shards' observations may link this shard's photos
         return try Dedupe(options: dedupe).run()
     }

@@ -10,7 +10,7 @@ import Synchronization
 /// Before the tables are read, the export's observations tables are read once for what the rules
 /// keep: each kept row's uuid and export date go into a filter of fixed size (`Kept`, a Bloom
 /// filter of 4 MiB). A photo row of date `d` keeps its link when the filter may hold its uuid at
-/// `d`. The filter never misses a kept observation; it may answer yes for a removed one (5 of the
+/// `d`. The filter never misses a kept observation; it may answer yes for a removed one (3 of the
 /// 1.8M links of removed observations on the benchmark's export, with 54,000 rows kept; by its
 /// arithmetic about 1 in 30 with four million kept), and that link is written, as without
 /// pruning: the memory stays the same whatever the export's size or the selection's, and the
@@ -31,7 +31,8 @@ import Synchronization
 ///
 /// The observations rows the rules remove are written marked with their rule
 /// (`ObservationRecord.Part.removedByPlaces`, …), so that dedupe ranks them without parsing them
-/// (`RemovedObservationLine`).
+/// (`RemovedObservationLine`), unless their uuid has no other row (`Singles`): then they are only
+/// counted.
 ///
 /// Dedupe is told: the export tables' `input` records name the rules' digest
 /// (`InputRecord.pruned`), and dedupe refuses records pruned under rules other than its own.
@@ -43,22 +44,12 @@ public final class ExportLinkPruning: Sendable {
         static let bits = 1 << 25  // 4 MiB
         fileprivate(set) var words = [UInt64](repeating: 0, count: bits / 64)
 
-        /// The word of an observation at a date, and its four bits in it.
+        /// The word of an observation (its key, `RecordKey.observation`) at a date, and its four
+        /// bits in it.
         @inline(__always)
         static func probes(_ uuid: ObservationUUID, date: Int64?) -> (word: Int, mask: UInt64) {
-            let dated = uuid.low ^ UInt64(bitPattern: date ?? Int64.min) &* 0x9E37_79B9_7F4A_7C15
-            let hash = mix(uuid.high ^ mix(dated))
-            let mask: UInt64 = 1 << ((hash >> 34) & 63) | 1 << ((hash >> 40) & 63) | 1 << ((hash >> 46) & 63) | 1 << ((hash >> 52) & 63)
-            return (Int(hash & UInt64(bits / 64 - 1)), mask)
-        }
-
-        /// SplitMix64's finalizer.
-        @inline(__always)
-        static func mix(_ value: UInt64) -> UInt64 {
-            var z = value &+ 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            let dated = BloomWord.hash(uuid) ^ BloomWord.mix(UInt64(bitPattern: date ?? Int64.min))
+            return BloomWord.probe(BloomWord.mix(dated), words: bits / 64, probes: 4)
         }
 
         mutating func insert(_ uuid: ObservationUUID, date: Int64?) {
@@ -89,6 +80,9 @@ public final class ExportLinkPruning: Sendable {
     /// When every input is an export table read here (`Singles`): which uuids and photo ids may
     /// have more than one row, and the photos with measured sizes. Nil: every row is written.
     let singles: Singles?
+    /// The digest of the photos with measured sizes, which ingest's counts name
+    /// (`DedupedSelectionRecord.Column.measured`).
+    let measuredDigest: String
 
     /// What lets ingest leave out a row whole, not only a link: a removed observation's row and
     /// an unselected photo's row, when no other row of any input has the same uuid or photo id.
@@ -97,14 +91,21 @@ public final class ExportLinkPruning: Sendable {
     /// kept observation, is not selected (it cannot conflict with another copy, nor have its
     /// dimensions filled by one). Ingest counts them instead, in a `select` line of its own
     /// (`DedupedSelectionRecord.Column.stage`), which dedupe adds to its counts. A photo with
-    /// measured sizes is always written (dedupe writes it whatever the selection keeps).
+    /// measured sizes is always written (dedupe writes it whatever the selection keeps), and the
+    /// line names their digest, which dedupe checks against its own.
+    ///
+    /// A link the `Kept` filter keeps by mistake may still point to an observation left out:
+    /// dedupe then sees a group of links only, which it never writes (`Winners.writeRecord`, as
+    /// for links to an observation no table holds), so its photo is not referred to, and counted
+    /// as not selected, as with the row written.
     ///
     /// Only when every input is an export table (API pages may hold the same observations and
     /// photos, unseen here). The filters (`RepeatFilter`) take about 12 bits per row (counted
     /// from the tables' sizes), up to 16 MiB each: two arrays for the uuids, two for the photo
     /// ids, 12 MiB for an export of a million observations, at most 64 MiB. Past about 10 million
-    /// rows a table's filter fills: more of its single rows look repeated and are written, as
-    /// without it, and the output is still exact, as a repeated key is never missed.
+    /// rows of a kind (all its tables together) its filter fills: more single rows look repeated
+    /// and are written, as without it, and the output is still exact, as a repeated key is never
+    /// missed.
     final class Singles: Sendable {
         let observations: RepeatFilter
         let photos: RepeatFilter
@@ -116,19 +117,16 @@ public final class ExportLinkPruning: Sendable {
             self.measured = measured
         }
 
-        func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(Self.hash(uuid)) }
+        func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(BloomWord.hash(uuid)) }
 
-        func insert(_ uuid: ObservationUUID) { observations.insert(Self.hash(uuid)) }
+        func insert(_ uuid: ObservationUUID) { observations.insert(BloomWord.hash(uuid)) }
 
         /// Whether a photo's row may be left out (with its link pruned): one row, no measured size.
         func leavesOut(photo id: Int64) -> Bool {
-            !photos.mayRepeat(Kept.mix(UInt64(bitPattern: id))) && (measured.isEmpty || !measured.contains(id))
+            !photos.mayRepeat(BloomWord.mix(UInt64(bitPattern: id))) && (measured.isEmpty || !measured.contains(id))
         }
 
-        func insert(photo id: Int64) { photos.insert(Kept.mix(UInt64(bitPattern: id))) }
-
-        @inline(__always)
-        private static func hash(_ uuid: ObservationUUID) -> UInt64 { Kept.mix(uuid.high ^ Kept.mix(uuid.low)) }
+        func insert(photo id: Int64) { photos.insert(BloomWord.mix(UInt64(bitPattern: id))) }
 
         /// The rows a table of `bytes` bytes may hold, over-counted (for its filter's size).
         static func rows(bytes: Int, gzip: Bool) -> Int { gzip ? bytes / 20 : bytes / 80 }
@@ -153,10 +151,11 @@ public final class ExportLinkPruning: Sendable {
         for path in inputs {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
-            let reader = LineReader(source: source, chunkSize: 1 << 12)
+            // As much of the head as ingest reads, so that both tell the same tables apart.
+            let reader = LineReader(source: source, chunkSize: ForeignInput.headBytes)
             // The head is a view into the reader's buffer: the reader must outlive every use of it.
             let (tar, header) = try withExtendedLifetime(reader) {
-                let head = try reader.peek(atLeast: 1 << 12)
+                let head = try reader.peek(atLeast: ForeignInput.headBytes)
                 return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path))
             }
             if tar { return nil }
@@ -229,7 +228,9 @@ public final class ExportLinkPruning: Sendable {
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
-        return ExportLinkPruning(selection: selection, kept: kept ?? Kept(), keptRows: rows, singles: singles)
+        return ExportLinkPruning(
+            selection: selection, kept: kept ?? Kept(), keptRows: rows, singles: singles,
+            measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos))
     }
 
     /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.
@@ -247,11 +248,12 @@ public final class ExportLinkPruning: Sendable {
     /// The rule that removes an export observation with these values, nil if they keep it.
     func removingRule(_ values: ObservedValues) -> String? { selection.removingRuleInDedupe(values) }
 
-    private init(selection: Selection, kept: Kept, keptRows: Int, singles: Singles?) {
+    private init(selection: Selection, kept: Kept, keptRows: Int, singles: Singles?, measuredDigest: String) {
         self.selection = selection
         fingerprint = selection.dedupeFingerprint
         self.kept = kept
         self.keptRows = keptRows
         self.singles = singles
+        self.measuredDigest = measuredDigest
     }
 }

@@ -302,7 +302,7 @@ public struct INatIngest {
             ("max_reject_rate", String(options.maxRejectRate)), ("open_data_date", options.openDataDate.map(String.init) ?? "-"),
             ("max_document_bytes", String(options.maxDocumentBytes)),
             ("pruned_by", options.selection.map { $0.dedupeRules.isEmpty ? "-" : $0.dedupeFingerprint } ?? "-"),
-            ("measured_photos", options.measuredPhotos.isEmpty ? "-" : String(options.measuredPhotos.sorted().withUnsafeBytes { stableHash($0) }, radix: 16)),
+            ("measured_photos", options.measuredPhotos.isEmpty ? "-" : DedupedSelectionRecord.measuredDigest(options.measuredPhotos)),
         ]))
     }
 

@@ -66,7 +66,8 @@ extension FileIngest {
 
     /// Reads one table's rows (the header is the reader's first line). Outside an archive
     /// (`prunable`), under `linkPruning` an observations table marks the rows its rules remove
-    /// and a photos table leaves out the links to them.
+    /// and a photos table leaves out the links to them; the rows it leaves out whole
+    /// (`ExportLinkPruning.Singles`) are counted in a `select` line after the table's records.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
         output: PartBuffer, result: inout Result, first: Bool = true, prunable: Bool = true

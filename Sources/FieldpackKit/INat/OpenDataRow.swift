@@ -17,7 +17,9 @@ import Glibc
 ///   verbatim) and an `obs` link record (`ObservationRecord.Part.links`) to its observation:
 ///   a photo row is one observation↔photo link, and a photo in k observations has k rows. When
 ///   ingest prunes by a selection (`pruning`), the link to an observation it removes is left out
-///   and a removed observation is marked with its rule.
+///   and a removed observation is marked with its rule; a removed observation's row, or a photo
+///   row whose link is left out, whose key has no other row is not written at all, only counted
+///   (`ExportLinkPruning.Singles`, `leftOut`).
 /// - taxa → a `taxon` record from `open-data`; observers → a `user` record.
 ///
 /// Not thread-safe: one per table being read.
@@ -34,8 +36,9 @@ struct OpenDataRow {
     /// The row's fields cannot be placed: only its key (field 0) is read.
     private var keyOnly = false
     /// When ingest prunes (`ExportLinkPruning`), an observations table's rows the selection's
-    /// dedupe rules remove are marked, and a photos table's links to them are not written; nil:
-    /// every row is written as it is.
+    /// dedupe rules remove are marked (or, with no other row, counted instead), and a photos
+    /// table's links to them are not written (nor, with no other row, the photo); nil: every row
+    /// is written as it is.
     var pruning: ExportLinkPruning? = nil
     /// The links not written because `pruning` says their observation is removed.
     private(set) var prunedLinks = 0
@@ -186,6 +189,7 @@ struct OpenDataRow {
         for (rule, count) in leftOutObservations { counts.removed[rule, default: 0] += count }
         counts.seen = leftOutSeen
         counts.photosNotSelected = leftOutPhotos
+        counts.measured = pruning.measuredDigest
         return counts
     }
 

@@ -3,8 +3,8 @@ import Synchronization
 /// Which keys a stream may hold more than once, in a fixed number of bits: a Bloom filter whose
 /// bits remember being set twice.
 ///
-/// A key's three probe bits lie in one 64-bit word (a blocked Bloom filter: one cache miss per
-/// key, not three). Inserting a key sets its bits in `seen` with one atomic or, so any number of
+/// A key's three probe bits lie in one 64-bit word (`BloomWord`: one cache miss per key, not
+/// three). Inserting a key sets its bits in `seen` with one atomic or, so any number of
 /// threads may insert at once; those of its bits that were already set are set in `again` too.
 /// The second insert of a key, by any thread in any order, finds all its bits set, so they are
 /// all in `again`: `mayRepeat` never answers no for it. A key inserted once answers yes only when
@@ -48,11 +48,7 @@ final class RepeatFilter: @unchecked Sendable {
 
     /// The word and the three bits in it of the key whose 64-bit hash is `hash` (well mixed).
     @inline(__always)
-    private func probes(_ hash: UInt64) -> (word: Int, mask: UInt64) {
-        let word = Int(hash & UInt64(words - 1))
-        let mask: UInt64 = 1 << ((hash >> 40) & 63) | 1 << ((hash >> 46) & 63) | 1 << ((hash >> 52) & 63)
-        return (word, mask)
-    }
+    private func probes(_ hash: UInt64) -> (word: Int, mask: UInt64) { BloomWord.probe(hash, words: words, probes: 3) }
 
     /// Notes one occurrence of the key whose hash is `hash`.
     @inline(__always)

@@ -22,11 +22,16 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         case seen
         /// Photos dedupe did not write because no observation it kept links them and no taxon
         /// refers to them (only a whole job's dedupe knows that; a shard's or a spill
-        /// partition's writes every photo and 0 here): the bundle counts them as not selected,
-        /// as it counts the ones that reach it.
+        /// partition's writes every photo and counts here only the photos ingest left out), and
+        /// those ingest left out: the bundle counts them as not selected, as it counts the ones
+        /// that reach it.
         case photosNotSelected
         /// `"ingest"` on ingest's lines of the rows it left out, null on dedupe's.
         case stage
+        /// On ingest's lines, the digest of the photos with measured sizes it always wrote
+        /// (`measuredDigest`): dedupe refuses lines made under other measured sizes than its own,
+        /// as a photo it must write could be missing. Null on dedupe's.
+        case measured
 
         public static let kind = RecordKind.selection
 
@@ -35,7 +40,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             case .fingerprint: .text()
             case .removed: .list  // an object: the nearest shape
             case .seen, .photosNotSelected: .integer()
-            case .stage: .text()
+            case .stage, .measured: .text()
             }
         }
     }
@@ -45,6 +50,14 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     public var seen: Int64?
     public var photosNotSelected = 0
     public var stage: Stage = .dedupe
+    /// `Column.measured`: ingest's lines only.
+    public var measured: String? = nil
+
+    /// The digest of a list of photos with measured sizes (order and repeats aside).
+    public static func measuredDigest(_ photos: [Int64]) -> String {
+        let sorted = Array(Set(photos)).sorted()
+        return String(sorted.withUnsafeBytes { stableHash($0) }, radix: 16)
+    }
 
     /// Which stage counted.
     public enum Stage: String, Sendable {
@@ -91,6 +104,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             case .seen: out.int(seen)
             case .photosNotSelected: out.int(photosNotSelected)
             case .stage: if stage == .ingest { out.string(Stage.ingest.rawValue) } else { out.null() }
+            case .measured: if let measured { out.string(measured) } else { out.null() }
             }
         }
         return writer.bytes
@@ -115,6 +129,10 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         if let stage = record[Column.stage], !stage.isNull {
             guard let text = record.text(Column.stage), text.bytes.elementsEqual(Stage.ingest.rawValue.utf8) else { return nil }
             self.stage = .ingest
+        }
+        if let value = record[Column.measured], !value.isNull {
+            guard let digest = record.string(Column.measured) else { return nil }
+            measured = digest
         }
     }
 }

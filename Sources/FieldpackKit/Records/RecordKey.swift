@@ -25,9 +25,15 @@ public struct RecordKey: Sendable, Hashable, Comparable {
         if kind == .selection { return RecordKey(kind: kind, high: 0) }
         guard let id = record.id else { return nil }
         if kind == .observation, let uuid = ObservationUUID(record.text(ObservationRecord.Column.uuid)) {
-            return RecordKey(kind: kind, high: Int64(bitPattern: uuid.high), low: max(uuid.low, 1))
+            return observation(uuid)
         }
         return RecordKey(kind: kind, high: id)
+    }
+
+    /// The key of an observation with a uuid: its high word, and its low word (at least 1, as 0
+    /// is an observation without one).
+    public static func observation(_ uuid: ObservationUUID) -> RecordKey {
+        RecordKey(kind: .observation, high: Int64(bitPattern: uuid.high), low: max(uuid.low, 1))
     }
 
     /// The kinds in the order the deduped file holds them: inputs, taxa, users (every user's
@@ -120,7 +126,7 @@ public struct RecordKey: Sendable, Hashable, Comparable {
         guard rest.count > 38, rest[0] == UInt8(ascii: "\""), rest[37] == UInt8(ascii: "\""),
               let uuid = ObservationUUID(UnsafeRawBufferPointer(rebasing: rest[1..<37]))
         else { return nil }
-        return (kind, RecordKey(kind: kind, high: Int64(bitPattern: uuid.high), low: max(uuid.low, 1)))
+        return (kind, observation(uuid))
     }
 
     /// Which of `count` partitions holds the record: all copies of one record land in one.

@@ -1,0 +1,30 @@
+/// What ingest's Bloom filters (`ExportLinkPruning.Kept`, `RepeatFilter`) share: a key's probe
+/// bits all lie in one 64-bit word (a blocked Bloom filter: one cache miss a lookup), chosen from
+/// a well-mixed hash of the key.
+enum BloomWord {
+    /// SplitMix64's finalizer: a well-mixed 64-bit hash of `value`.
+    @inline(__always)
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// The word (of `words`, a power of two, up to 2^34) and the `probes` bits in it (at most
+    /// five) of the key whose hash is `hash`: the word from the low bits, each bit from six of
+    /// the high ones.
+    @inline(__always)
+    static func probe(_ hash: UInt64, words: Int, probes: Int) -> (word: Int, mask: UInt64) {
+        var mask: UInt64 = 0
+        for index in 0..<probes { mask |= 1 << ((hash >> UInt64(34 + 6 * index)) & 63) }
+        return (Int(hash & UInt64(words - 1)), mask)
+    }
+
+    /// The hash of an observation's key (`RecordKey.observation`: dedupe's identity of it).
+    @inline(__always)
+    static func hash(_ uuid: ObservationUUID) -> UInt64 {
+        let key = RecordKey.observation(uuid)
+        return mix(UInt64(bitPattern: key.high) ^ mix(key.low))
+    }
+}
