@@ -65,6 +65,7 @@ command.main { arguments in
     var openDataDate: Int64? = nil
     var selection: Selection? = nil
     var measuredSizes: String? = nil
+    var repeatFilterBytes: Int? = nil
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
@@ -75,6 +76,7 @@ command.main { arguments in
         openDataDate = pipeline.openDataDate
         selection = pipeline.selection
         measuredSizes = selection == nil ? nil : pipeline.shipping.measuredSizes
+        repeatFilterBytes = pipeline.repeatFilterBytes
         let resolved = try pipeline.resolveINatInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
@@ -97,6 +99,7 @@ command.main { arguments in
     options.depfile = arguments.value("depfile")
     // Their rows are always written (dedupe writes them whatever the selection keeps).
     options.measuredSizes = measuredSizes
+    if let repeatFilterBytes { options.repeatFilterBytes = repeatFilterBytes }
     if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     options.watchedFolders = folders
     if let rate = try arguments.double("max-reject-rate") {

@@ -324,7 +324,7 @@ import Testing
     /// The filter of repeated keys never misses a key inserted twice, whichever threads inserted
     /// it and however their inserts interleaved, and rarely calls a key inserted once repeated
     /// (a row written that could have been left out: still exact).
-    @Test func theRepeatFilterNeverMissesAKeyInsertedTwiceFromAnyThreads() {
+    @Test func theRepeatFilterNeverMissesAKeyInsertedTwiceFromAnyThreads() throws {
         var random = SortInPlaceTests.SplitMix64(state: 5)
         let keys = (0..<200_000).map { _ in random.next() }
         let filter = RepeatFilter(bits: RepeatFilter.bits(forKeys: 300_000))
@@ -337,6 +337,14 @@ import Testing
                 filter.insert(keys[index])
             }
         }
+        // Sized for the keys, within the pipeline's repeat_filter_bytes (a quarter per array).
+        #expect(RepeatFilter.bits(forKeys: 1) == 1 << 20)
+        #expect(RepeatFilter.bits(forKeys: 100_000_000) == 1 << 27)
+        #expect(RepeatFilter.bits(forKeys: 100_000_000, maximumBits: (512 << 20) * 2) == 1 << 30)
+        #expect(RepeatFilter.bits(forKeys: 100_000_000, maximumBits: (3 << 20) * 2) == 1 << 22)
+        let folder = try TemporaryDirectory()
+        let pipeline = try folder.write("p.json", #"{"name": "p", "inat": ["x"], "repeat_filter_bytes": 536870912}"#)
+        #expect(try Pipeline.load(pipeline).repeatFilterBytes == 512 << 20)
         let repeated = keys.indices.filter { $0 % 10 == 0 }
         #expect(repeated.allSatisfy { filter.mayRepeat(keys[$0]) })
         let once = keys.indices.filter { $0 % 10 != 0 }

@@ -101,11 +101,11 @@ public final class ExportLinkPruning: Sendable {
     ///
     /// Only when every input is an export table (API pages may hold the same observations and
     /// photos, unseen here). The filters (`RepeatFilter`) take about 12 bits per row (counted
-    /// from the tables' sizes), up to 16 MiB each: two arrays for the uuids, two for the photo
-    /// ids, 12 MiB for an export of a million observations, at most 64 MiB. Past about 10 million
-    /// rows of a kind (all its tables together) its filter fills: more single rows look repeated
-    /// and are written, as without it, and the output is still exact, as a repeated key is never
-    /// missed.
+    /// from the tables' sizes), up to a quarter of `repeat_filter_bytes` each (default 64 MiB in
+    /// all): two arrays for the uuids, two for the photo ids, 12 MiB for an export of a million
+    /// observations. Past about 10 million rows of a kind (all its tables together) at the
+    /// default its filter fills: more single rows look repeated and are written, as without it,
+    /// and the output is still exact, as a repeated key is never missed.
     final class Singles: Sendable {
         let observations: RepeatFilter
         let photos: RepeatFilter
@@ -139,10 +139,12 @@ public final class ExportLinkPruning: Sendable {
     /// - Parameters:
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
+    ///   - filterBytes: the most the four arrays of the filters of repeated keys may take.
     ///   - workers: how many threads read the tables.
     /// - Throws: when a table cannot be read (never an early end).
     public static func plan(
-        inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [], workers: Int
+        inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
+        filterBytes: Int = defaultFilterBytes, workers: Int
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules.isEmpty else { return nil }
         // The observations and photos tables, and their date as ingest dates their rows.
@@ -173,7 +175,8 @@ public final class ExportLinkPruning: Sendable {
                 let rows = tables.filter { $0.header.table == table }.reduce(0) {
                     $0 + Singles.rows(bytes: FileSystem.size($1.path) ?? 0, gzip: $1.gzip)
                 }
-                return RepeatFilter(bits: RepeatFilter.bits(forKeys: rows))
+                // A quarter of the bytes for each of the four arrays, in bits.
+                return RepeatFilter(bits: RepeatFilter.bits(forKeys: rows, maximumBits: filterBytes * 2))
             }
             singles = Singles(observations: filter(.observations), photos: filter(.photos), measured: Set(measuredPhotos))
         }
@@ -244,6 +247,9 @@ public final class ExportLinkPruning: Sendable {
     /// Whether an observations row the rules remove is left out whole (`Singles`).
     @inline(__always)
     func leavesOut(observation uuid: ObservationUUID) -> Bool { singles.map { !$0.mayRepeat(uuid) } ?? false }
+
+    /// The filters' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
+    public static let defaultFilterBytes = 64 << 20
 
     /// The rule that removes an export observation with these values, nil if they keep it.
     func removingRule(_ values: ObservedValues) -> String? { selection.removingRuleInDedupe(values) }

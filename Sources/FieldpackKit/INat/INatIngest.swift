@@ -44,6 +44,9 @@ public struct INatIngest {
         /// whatever the selection keeps.
         public var measuredSizes: String? = nil
         public var measuredPhotos: [Int64] = []
+        /// The most memory the filters of repeated keys may take (the pipeline's
+        /// `repeat_filter_bytes`; `ExportLinkPruning.Singles`).
+        public var repeatFilterBytes = ExportLinkPruning.defaultFilterBytes
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -318,7 +321,7 @@ public struct INatIngest {
         guard let selection = options.selection else { return nil }
         return try ExportLinkPruning.plan(
             inputs: options.inputs, selection: selection, openDataDate: options.openDataDate,
-            measuredPhotos: options.measuredPhotos, workers: options.workers)
+            measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes, workers: options.workers)
     }
 
     /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and

@@ -39,10 +39,11 @@ final class RepeatFilter: @unchecked Sendable {
         again.deallocate()
     }
 
-    /// The bits for about `keys` keys at 12 to 24 bits each, within `1 << 20 ... maximumBits`.
+    /// The bits for about `keys` keys at 12 to 24 bits each, a power of two from 2^20, at most
+    /// `maximumBits` when that is larger.
     static func bits(forKeys keys: Int, maximumBits: Int = 1 << 27) -> Int {
         var bits = 1 << 20
-        while bits < keys * 12 && bits < maximumBits { bits <<= 1 }
+        while bits < keys * 12 && bits * 2 <= maximumBits { bits <<= 1 }
         return bits
     }
 

@@ -24,6 +24,9 @@ public struct Pipeline: Sendable {
     /// The date of loose open-data export tables (`open_data_date`, `YYYY-MM-DD`), as Unix ms:
     /// the export's `.tar.gz` and `inaturalist-open-data-YYYYMMDD` names carry their own.
     public var openDataDate: Int64? = nil
+    /// The most memory ingest's filters of repeated keys may take (`repeat_filter_bytes`, all
+    /// four arrays; see `ExportLinkPruning.Singles`); nil: 64 MiB.
+    public var repeatFilterBytes: Int? = nil
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
@@ -113,6 +116,12 @@ public struct Pipeline: Sendable {
             wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
         if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
+        if let value = root["repeat_filter_bytes"], !value.isNull {
+            guard let bytes = value.int64, bytes >= 1 << 20, bytes <= 1 << 34 else {
+                throw FieldpackError(path: path, "\"repeat_filter_bytes\" must be a whole number of bytes from 1048576 (1 MiB) to 17179869184 (16 GiB)")
+            }
+            pipeline.repeatFilterBytes = Int(bytes)
+        }
         return pipeline
     }
 
