@@ -8,7 +8,7 @@
 /// refuses any other `select` line in its input; the bundle refuses ingest's.
 ///
 /// ```
-/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>, null]
+/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>, null, null]
 /// ```
 public struct DedupedSelectionRecord: Sendable, Equatable {
     public enum Column: Int, RecordColumnSet {
