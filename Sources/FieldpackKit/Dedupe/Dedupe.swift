@@ -370,13 +370,13 @@ public struct Dedupe: Sendable {
     /// - Throws: for counts made under other rules, or under rules this dedupe does not apply.
     private func sum(_ counts: [DedupedSelectionRecord], judge: DedupeSelection?) throws -> DedupedSelectionRecord? {
         var sum: DedupedSelectionRecord? = nil
+        let measured = DedupedSelectionRecord.measuredDigest(options.measuredPhotos)
         for counted in counts {
             guard let judge, counted.fingerprint == judge.fingerprint else {
                 throw FieldpackError(
                     path: options.input,
                     "holds rows fieldpack-inat left out under a select other than this dedupe's \(judge == nil ? "(it has none: give --pipeline)" : "--pipeline"): run both stages with the same pipeline")
             }
-            let measured = DedupedSelectionRecord.measuredDigest(options.measuredPhotos)
             guard counted.measured == measured else {
                 throw FieldpackError(
                     path: options.input,
