@@ -210,17 +210,23 @@ import Testing
             == [["2", "6"], ["5", "7"], ["9", "5"]])
     }
 
-    @Test func twoObservationsWithOneIdAreRefusedNamingTheLineOfEach() throws {
+    /// The lowest id that two observations have is the one named (the observations go in by id),
+    /// also when every row is its own run of the observations' order (`ObservationOrder`), so that
+    /// the two meet in the merge rather than in one sorted run.
+    @Test(arguments: [ExternalSort<UInt8>.defaultRunBytes, 1])
+    func twoObservationsWithOneIdAreRefusedNamingTheLineOfEach(runBytes: Int) throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
             ["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
-            ["obs",4,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
             ["obs",3,"c-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"d-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
 
             """)
-        let options = BundleBuilder.Options(
+        var options = BundleBuilder.Options(
             input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
+        options.sortRunBytes = runBytes
         let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
         #expect(error.path == input)
         #expect(error.line == 4)

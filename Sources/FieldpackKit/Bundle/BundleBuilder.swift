@@ -171,7 +171,7 @@ public struct BundleBuilder {
                 }
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
-                try SearchIndex.build(scratch)
+                try SearchIndex.build(scratch, trace: trace)
                 trace.mark("search index")
                 summary.records = loader.records
                 let buildSeconds = options.sourceDateEpoch ?? (loader.newestSeen.map { $0 / 1000 } ?? 0)

@@ -20,7 +20,6 @@ final class RecordLoader {
     init(database: Database, progress: StageProgress = .silent()) throws {
         self.database = database
         self.progress = progress
-        try ObservationOrder.prepare(database)
         for table in RecordBatch.Table.allCases { statements[table] = try database.prepare(table.sql) }
     }
 
@@ -44,6 +43,7 @@ final class RecordLoader {
         let path = paths.count == 1 ? paths[0] : "\(paths[0]) (merged with \(paths.count - 1) more parts)"
         let producer = DispatchGroup()
         let progress = self.progress
+        let order = ObservationOrder(space: space)
         DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(
@@ -61,6 +61,10 @@ final class RecordLoader {
         }
         while let batch = try channel.receive() {
             for row in batch.rows {
+                if row.table == .observations {
+                    try order.add(batch, row)
+                    continue
+                }
                 let statement = statements[row.table]!
                 do {
                     try batch.bind(row, to: statement)
@@ -77,9 +81,8 @@ final class RecordLoader {
             if let missing = batch.missingParents { missingParents = missing }
             if let counts = batch.selected { selected = counts }
         }
-        statements[.observations] = nil  // finalized before its table goes
         trace.mark("load: rows")
-        try ObservationOrder.move(database, path: path)
+        try order.insert(with: statements[.observations]!, path: path)
         trace.mark("load: observations in id order")
     }
 

@@ -7,7 +7,7 @@
 /// `SELECT kind, ref, name FROM search JOIN search_entries ON search_entries.id = search.rowid
 ///  WHERE search MATCH 'robin*' ORDER BY bm25(search, 10.0, 5.0, 1.0)`.
 package enum SearchIndex {
-    package static func build(_ database: Database) throws {
+    package static func build(_ database: Database, trace: PhaseTrace? = nil) throws {
         try database.execute("""
             INSERT INTO search_entries (kind, ref, name, common_name, body)
             SELECT 'taxon', t.id, t.name, t.preferred_common_name, a.summary
@@ -30,10 +30,12 @@ package enum SearchIndex {
             try text.withUnsafeBytes { try insert.bind(bytes: $0, at: 3) }
             try insert.run()
         }
-        try database.execute("""
-            INSERT INTO search(search) VALUES ('rebuild');
-            INSERT INTO search(search) VALUES ('optimize');
-            INSERT INTO search(search, rank) VALUES ('integrity-check', 1);
-            """)
+        trace?.mark("search index: entries")
+        try database.execute("INSERT INTO search(search) VALUES ('rebuild')")
+        trace?.mark("search index: rebuild")
+        try database.execute("INSERT INTO search(search) VALUES ('optimize')")
+        trace?.mark("search index: optimize")
+        try database.execute("INSERT INTO search(search, rank) VALUES ('integrity-check', 1)")
+        trace?.mark("search index: integrity-check")
     }
 }
