@@ -42,9 +42,11 @@ final class ObservationOrder {
     private static let headerBytes = 16
 
     private let space: SortSpace
-    /// The run gathering now: encoded values (see `encode`) and their entries.
-    private var bytes: [UInt8] = []
-    private var entries: [Entry] = []
+    // Appended to for every value of every observation: unchecked at run time, like
+    // `RecordBatch`'s storage. Nothing takes an `inout` to them across a call.
+    /// The run gathering now: each row's encoded values, and their entries.
+    @exclusivity(unchecked) private var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
     /// Observations added.
@@ -228,12 +230,13 @@ final class ObservationOrder {
         let index: Int
         private var next: Int64
         private let end: Int64
-        private var buffer: [UInt8] = []
-        private var position = 0
-        private(set) var id: Int64 = 0
-        private(set) var line: Int32 = 0
-        private var rowStart = 0
-        private var rowLength = 0
+        // Read for every row of the merge: unchecked at run time, as above.
+        @exclusivity(unchecked) private var buffer: [UInt8] = []
+        @exclusivity(unchecked) private var position = 0
+        @exclusivity(unchecked) private(set) var id: Int64 = 0
+        @exclusivity(unchecked) private(set) var line: Int32 = 0
+        @exclusivity(unchecked) private var rowStart = 0
+        @exclusivity(unchecked) private var rowLength = 0
 
         init(spill: SpillFile, run: SpillFile.Location, index: Int) {
             self.spill = spill
