@@ -224,7 +224,7 @@ final class ObservationOrder {
     /// The rows of one spilled run, read a chunk at a time; the current row stays readable until
     /// the next `advance`.
     final class RunReader {
-        static let chunkBytes = 256 << 10
+        static let chunkBytes = 64 << 10
         let spill: SpillFile
         /// The run's place among the runs (the merge's tie-breaker).
         let index: Int
