@@ -7,10 +7,12 @@
 /// cache, 20 of the load's 25 seconds. So the rows are held here as they come and inserted in id
 /// order at the end of the load, each appended after the last.
 ///
-/// They are held as an external sort of variable-length rows: a run of at most `SortSpace.runBytes`
-/// (encoded values and their sort entries) gathers in memory; a full run is sorted by id and
-/// written to a nameless spill file in the build folder (`SpillFile`); `insert` merges the runs
-/// (k-way, through a heap), reading each a chunk at a time. Below one run nothing touches the disk.
+/// They are held as an external sort of variable-length rows: a run of about `SortSpace.runBytes`
+/// (encoded values and their sort entries; the row that fills it is the last) gathers in memory;
+/// a full run is sorted by id and written to a nameless spill file in the build folder
+/// (`SpillFile`, through its own 1 MiB buffer); `insert` merges the runs (k-way, through a heap),
+/// reading each a chunk at a time. Below one run nothing touches the disk; with no folder
+/// (`SortSpace.memory`, for inputs known to be small) nothing spills and every row stays in memory.
 /// (Before, the rows went to a temporary SQLite table and an `INSERT … SELECT … ORDER BY id`:
 /// SQLite's sorter took 4 of the 5 seconds that move took on 1M observations.)
 ///
@@ -49,6 +51,7 @@ final class ObservationOrder {
     @exclusivity(unchecked) private var entries: [Entry] = []
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
+    private var ended = false
     /// Observations added.
     private(set) var count = 0
 
@@ -58,6 +61,7 @@ final class ObservationOrder {
 
     /// Holds row `row` of `batch` (an observations row of `valuesPerRow` values).
     func add(_ batch: RecordBatch, _ row: RecordBatch.Row) throws {
+        precondition(!ended, "an observation added after they went in")
         precondition(Int(row.count) == Self.valuesPerRow, "an observations row holds \(row.count) of \(Self.valuesPerRow) values")
         let first = Int(row.first)
         let idValue = batch.values[first + Self.idIndex]
@@ -98,20 +102,26 @@ final class ObservationOrder {
         entries.withUnsafeMutableBufferPointer { sortInPlace($0, by: Self.before) }
     }
 
+    /// Writes the run, sorted, to the spill file: each row's header and values, appended one
+    /// after the other (so they are one contiguous run), never a second copy of the run.
     private func spillRun() throws {
         sortRun()
         if spill == nil { spill = try SpillFile(in: space.folder!) }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + entries.count * Self.headerBytes)
-        bytes.withUnsafeBytes { held in
+        let spill = spill!
+        let start = spill.count
+        var header: [UInt8] = []
+        header.reserveCapacity(Self.headerBytes)
+        try bytes.withUnsafeBytes { held in
             for entry in entries {
-                Self.append(entry.id, to: &out)
-                Self.append(entry.line, to: &out)
-                Self.append(entry.length, to: &out)
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]))
+                header.removeAll(keepingCapacity: true)
+                Self.append(entry.id, to: &header)
+                Self.append(entry.line, to: &header)
+                Self.append(entry.length, to: &header)
+                try header.withUnsafeBytes { _ = try spill.append($0) }
+                try spill.append(UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]))
             }
         }
-        runs.append(try out.withUnsafeBytes { try spill!.append($0) })
+        runs.append(SpillFile.Location(offset: start, count: Int(spill.count - start)))
         bytes.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
     }
@@ -121,14 +131,17 @@ final class ObservationOrder {
     /// - Throws: naming the line (in `path`, the deduped records) of an observation whose id an
     ///   earlier line's observation has (the table's key), or SQLite's error with the values.
     func insert(with statement: Statement, path: String) throws {
-        var previous: (id: Int64, line: Int32, uuid: [UInt8])? = nil
+        precondition(!ended, "the observations inserted twice")
+        ended = true
+        var previous: (id: Int64, line: Int32, uuid: [UInt8]?)? = nil
         func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer) throws {
             let uuid = Self.text(at: Self.uuidIndex, of: row)
             if let earlier = previous, earlier.id == id {
+                func shown(_ uuid: UnsafeRawBufferPointer?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
+                let earlierUUID = earlier.uuid.map { $0.withUnsafeBytes { shown($0) } } ?? "?"
                 throw FieldpackError(
                     path: path, line: Int(line),
-                    "observation \(uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?") has the id \(id) of observation "
-                        + "\(String(decoding: earlier.uuid, as: UTF8.self)) (line \(earlier.line)): an id names one observation")
+                    "observation \(shown(uuid)) has the id \(id) of observation \(earlierUUID) (line \(earlier.line)): an id names one observation")
             }
             do {
                 try Self.bind(row, to: statement)
@@ -136,11 +149,16 @@ final class ObservationOrder {
             } catch let error as SQLiteError {
                 throw error.inserting(Self.values(of: row), from: path, line: Int(line))
             }
-            if previous == nil { previous = (id, line, []) }
+            if previous == nil { previous = (id, line, nil) }
             previous!.id = id
             previous!.line = line
-            previous!.uuid.removeAll(keepingCapacity: true)
-            if let uuid { previous!.uuid.append(contentsOf: uuid) }
+            if let uuid {
+                if previous!.uuid == nil { previous!.uuid = [] }
+                previous!.uuid!.removeAll(keepingCapacity: true)
+                previous!.uuid!.append(contentsOf: uuid)
+            } else {
+                previous!.uuid = nil
+            }
         }
         if runs.isEmpty {
             sortRun()
@@ -149,6 +167,8 @@ final class ObservationOrder {
                     try insert(entry.id, entry.line, UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]))
                 }
             }
+            bytes = []
+            entries = []
         } else {
             if !entries.isEmpty { try spillRun() }
             bytes = []
@@ -200,11 +220,23 @@ final class ObservationOrder {
         }
     }
 
-    /// The text bytes of value `wanted`, nil when it is not text.
+    /// The text bytes of value `wanted`, nil when it is not text (read up to it, not past).
     private static func text(at wanted: Int, of row: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var found: UnsafeRawBufferPointer? = nil
-        forEachValue(of: row) { index, tag, _, text in if index == wanted && tag == 3 { found = text } }
-        return found
+        var position = 0
+        for index in 0...wanted {
+            let tag = row[position]
+            position += 1
+            switch tag {
+            case 1, 2: position += 8
+            case 3:
+                let length = Int(read(UInt32.self, row, at: position))
+                position += 4
+                if index == wanted { return UnsafeRawBufferPointer(rebasing: row[position..<(position + length)]) }
+                position += length
+            default: break
+            }
+        }
+        return nil
     }
 
     /// A row's values (for error messages).
@@ -248,7 +280,12 @@ final class ObservationOrder {
         /// Makes the next row current; false at the run's end.
         func advance() throws -> Bool {
             position = rowStart + rowLength
-            guard try ensure(ObservationOrder.headerBytes) else { return false }
+            guard try ensure(ObservationOrder.headerBytes) else {
+                guard buffer.count == position else {
+                    throw FieldpackError(path: spill.folder, "a scratch file of the observations' order ended inside a row's header")
+                }
+                return false
+            }
             (id, line, rowLength) = buffer.withUnsafeBytes { bytes in
                 (ObservationOrder.read(Int64.self, bytes, at: position), ObservationOrder.read(Int32.self, bytes, at: position + 8),
                  Int(ObservationOrder.read(UInt32.self, bytes, at: position + 12)))
