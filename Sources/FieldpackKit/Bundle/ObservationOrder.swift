@@ -173,12 +173,20 @@ final class ObservationOrder {
             if !entries.isEmpty { try spillRun() }
             bytes = []
             entries = []
-            let readers = runs.enumerated().map { RunReader(spill: spill!, run: $1, index: $0) }
-            var heap = RunHeap()
-            for reader in readers where try reader.advance() { heap.push(reader) }
+            let readers = runs.map { RunReader(spill: spill!, run: $0) }
+            // By the current rows' (id, line), ties to the earlier run.
+            func before(_ a: Int, _ b: Int) -> Bool {
+                let (x, y) = (readers[a], readers[b])
+                if x.id != y.id { return x.id < y.id }
+                if x.line != y.line { return x.line < y.line }
+                return a < b
+            }
+            var heap = MergeHeap()
+            for run in readers.indices where try readers[run].advance() { heap.push(run, before: before) }
             while let top = heap.top {
-                try top.withRow { try insert(top.id, top.line, $0) }
-                if try top.advance() { heap.replaceTop() } else { heap.popTop() }
+                let reader = readers[top]
+                try reader.withRow { try insert(reader.id, reader.line, $0) }
+                heap.topAdvanced(ended: try !reader.advance(), before: before)
             }
         }
         runs = []
@@ -258,8 +266,6 @@ final class ObservationOrder {
     final class RunReader {
         static let chunkBytes = 64 << 10
         let spill: SpillFile
-        /// The run's place among the runs (the merge's tie-breaker).
-        let index: Int
         private var next: Int64
         private let end: Int64
         // Read for every row of the merge: unchecked at run time, as above.
@@ -270,9 +276,8 @@ final class ObservationOrder {
         @exclusivity(unchecked) private var rowStart = 0
         @exclusivity(unchecked) private var rowLength = 0
 
-        init(spill: SpillFile, run: SpillFile.Location, index: Int) {
+        init(spill: SpillFile, run: SpillFile.Location) {
             self.spill = spill
-            self.index = index
             next = run.offset
             end = run.offset + Int64(run.count)
         }
@@ -315,52 +320,6 @@ final class ObservationOrder {
                 next += Int64(take)
             }
             return true
-        }
-    }
-
-    /// A min-heap of run readers by their current row's (id, line), ties to the earlier run.
-    struct RunHeap {
-        private var heap: [RunReader] = []
-
-        var top: RunReader? { heap.first }
-
-        mutating func push(_ reader: RunReader) {
-            heap.append(reader)
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard before(heap[child], heap[parent]) else { return }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        /// The top's row changed: moves it down to its place.
-        mutating func replaceTop() { siftDown() }
-
-        mutating func popTop() {
-            heap[0] = heap[heap.count - 1]
-            heap.removeLast()
-            if !heap.isEmpty { siftDown() }
-        }
-
-        private func before(_ a: RunReader, _ b: RunReader) -> Bool {
-            if a.id != b.id { return a.id < b.id }
-            if a.line != b.line { return a.line < b.line }
-            return a.index < b.index
-        }
-
-        private mutating func siftDown() {
-            var parent = 0
-            while true {
-                let (left, right) = (2 * parent + 1, 2 * parent + 2)
-                var first = parent
-                if left < heap.count, before(heap[left], heap[first]) { first = left }
-                if right < heap.count, before(heap[right], heap[first]) { first = right }
-                if first == parent { return }
-                heap.swapAt(parent, first)
-                parent = first
-            }
         }
     }
 }

@@ -116,9 +116,9 @@ package final class ExternalSort<Element: BitwiseCopyable> {
         private var memory: [Element] = []
         private var position = 0
         private var runs: [RunReader] = []
-        /// Each run's next record, and a min-heap of run indices by it (ties: the lower run).
+        /// Each run's next record, and the runs in a heap by it (ties: the lower run).
         private var heads: [Element?] = []
-        private var heap: [Int] = []
+        private var heap = MergeHeap()
         package private(set) var peek: Element? = nil
 
         init(memory: [Element], less: @escaping (Element, Element) -> Bool) {
@@ -131,11 +131,8 @@ package final class ExternalSort<Element: BitwiseCopyable> {
             self.runs = runs
             self.less = less
             heads = try runs.map { try $0.next() }
-            for run in runs.indices where heads[run] != nil {
-                heap.append(run)
-                siftUp(heap.count - 1)
-            }
-            peek = heap.first.flatMap { heads[$0] }
+            for run in runs.indices where heads[run] != nil { heap.push(run, before: before) }
+            peek = heap.top.flatMap { heads[$0] }
         }
 
         /// Moves past `peek`.
@@ -145,14 +142,10 @@ package final class ExternalSort<Element: BitwiseCopyable> {
                 peek = position < memory.count ? memory[position] : nil
                 return
             }
-            guard let top = heap.first else { return }
+            guard let top = heap.top else { return }
             heads[top] = try runs[top].next()
-            if heads[top] == nil {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-            }
-            if !heap.isEmpty { siftDown(0) }
-            peek = heap.first.flatMap { heads[$0] }
+            heap.topAdvanced(ended: heads[top] == nil, before: before)
+            peek = heap.top.flatMap { heads[$0] }
         }
 
         private func before(_ a: Int, _ b: Int) -> Bool {
@@ -160,29 +153,6 @@ package final class ExternalSort<Element: BitwiseCopyable> {
             if less(x, y) { return true }
             if less(y, x) { return false }
             return a < b
-        }
-
-        private func siftUp(_ start: Int) {
-            var child = start
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard before(heap[child], heap[parent]) else { return }
-                heap.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        private func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let (left, right) = (2 * parent + 1, 2 * parent + 2)
-                var first = parent
-                if left < heap.count, before(heap[left], heap[first]) { first = left }
-                if right < heap.count, before(heap[right], heap[first]) { first = right }
-                if first == parent { return }
-                heap.swapAt(parent, first)
-                parent = first
-            }
         }
     }
 }
