@@ -52,8 +52,6 @@ final class ObservationOrder {
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
     private var ended = false
-    /// Observations added.
-    private(set) var count = 0
 
     init(space: SortSpace) {
         self.space = space
@@ -82,7 +80,6 @@ final class ObservationOrder {
         }
         let line = batch.values[first + Self.columns.count].payload
         entries.append(Entry(id: idValue.payload, line: Int32(clamping: line), length: UInt32(bytes.count - offset), offset: offset))
-        count += 1
         if space.folder != nil && bytes.count + entries.count * MemoryLayout<Entry>.stride >= space.runBytes { try spillRun() }
     }
 
@@ -133,15 +130,16 @@ final class ObservationOrder {
     func insert(with statement: Statement, path: String) throws {
         precondition(!ended, "the observations inserted twice")
         ended = true
-        var previous: (id: Int64, line: Int32, uuid: [UInt8]?)? = nil
+        // The row inserted last: its id, line and uuid (nil: none), for the refusal of a second.
+        var previous: (id: Int64, line: Int32)? = nil
+        var previousUUID: [UInt8]? = nil
         func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer) throws {
             let uuid = Self.text(at: Self.uuidIndex, of: row)
             if let earlier = previous, earlier.id == id {
-                func shown(_ uuid: UnsafeRawBufferPointer?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
-                let earlierUUID = earlier.uuid.map { $0.withUnsafeBytes { shown($0) } } ?? "?"
+                func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
                 throw FieldpackError(
                     path: path, line: Int(line),
-                    "observation \(shown(uuid)) has the id \(id) of observation \(earlierUUID) (line \(earlier.line)): an id names one observation")
+                    "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
             }
             do {
                 try Self.bind(row, to: statement)
@@ -149,15 +147,14 @@ final class ObservationOrder {
             } catch let error as SQLiteError {
                 throw error.inserting(Self.values(of: row), from: path, line: Int(line))
             }
-            if previous == nil { previous = (id, line, nil) }
-            previous!.id = id
-            previous!.line = line
+            previous = (id, line)
             if let uuid {
-                if previous!.uuid == nil { previous!.uuid = [] }
-                previous!.uuid!.removeAll(keepingCapacity: true)
-                previous!.uuid!.append(contentsOf: uuid)
+                // Its buffer reused from row to row.
+                if previousUUID == nil { previousUUID = [] }
+                previousUUID!.removeAll(keepingCapacity: true)
+                previousUUID!.append(contentsOf: uuid)
             } else {
-                previous!.uuid = nil
+                previousUUID = nil
             }
         }
         if runs.isEmpty {
@@ -193,13 +190,14 @@ final class ObservationOrder {
         spill = nil
     }
 
-    /// Calls `body` with each value of an encoded row: its index, tag and payload (an integer's
-    /// or a real's bits; a text's bytes).
+    /// Calls `body` with each value of an encoded row up to value `last` (all of them by
+    /// default): its index, tag and payload (an integer's or a real's bits; a text's bytes).
     private static func forEachValue(
-        of row: UnsafeRawBufferPointer, _ body: (Int, UInt8, UInt64, UnsafeRawBufferPointer) throws -> Void
+        of row: UnsafeRawBufferPointer, through last: Int = columns.count - 1,
+        _ body: (Int, UInt8, UInt64, UnsafeRawBufferPointer) throws -> Void
     ) rethrows {
         var position = 0
-        for index in 0..<columns.count {
+        for index in 0...last {
             let tag = row[position]
             position += 1
             switch tag {
@@ -230,21 +228,9 @@ final class ObservationOrder {
 
     /// The text bytes of value `wanted`, nil when it is not text (read up to it, not past).
     private static func text(at wanted: Int, of row: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        var position = 0
-        for index in 0...wanted {
-            let tag = row[position]
-            position += 1
-            switch tag {
-            case 1, 2: position += 8
-            case 3:
-                let length = Int(read(UInt32.self, row, at: position))
-                position += 4
-                if index == wanted { return UnsafeRawBufferPointer(rebasing: row[position..<(position + length)]) }
-                position += length
-            default: break
-            }
-        }
-        return nil
+        var found: UnsafeRawBufferPointer? = nil
+        forEachValue(of: row, through: wanted) { index, tag, _, text in if index == wanted && tag == 3 { found = text } }
+        return found
     }
 
     /// A row's values (for error messages).
