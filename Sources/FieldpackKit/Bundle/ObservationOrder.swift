@@ -5,7 +5,9 @@
 /// came, each row landed on a random page of a table larger than the page cache: on 1M
 /// observations, 190k page writes and as many reads of 64 KiB (12 GB each way) through the 64 MiB
 /// cache, 20 of the load's 25 seconds. So the rows are held here as they come and inserted in id
-/// order at the end of the load, each appended after the last.
+/// order once the last has come, each appended after the last. The photos come after the
+/// observations: the loader inserts the observations a few at a time while it waits for the
+/// parse of the photos (`insert(upTo:with:path:)`), rather than after it.
 ///
 /// They are held as an external sort of variable-length rows: a run of about `SortSpace.runBytes`
 /// (encoded values and their sort entries; the row that fills it is the last) gathers in memory;
@@ -51,7 +53,16 @@ final class ObservationOrder {
     @exclusivity(unchecked) private var entries: [Entry] = []
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
-    private var ended = false
+    /// Whether rows may still be added (until `endAdding`).
+    private var adding = true
+    /// Once adding ended: the next entry of the run held in memory, or the spilled runs'
+    /// readers and their merge.
+    private var nextEntry = 0
+    private var readers: [RunReader] = []
+    private var heap = MergeHeap()
+    /// The row inserted last: its id, line and uuid (nil: none), for the refusal of a second.
+    private var previous: (id: Int64, line: Int32)? = nil
+    private var previousUUID: [UInt8]? = nil
 
     init(space: SortSpace) {
         self.space = space
@@ -59,7 +70,7 @@ final class ObservationOrder {
 
     /// Holds row `row` of `batch` (an observations row of `valuesPerRow` values).
     func add(_ batch: RecordBatch, _ row: RecordBatch.Row) throws {
-        precondition(!ended, "an observation added after they went in")
+        precondition(adding, "an observation added after their adding ended")
         precondition(Int(row.count) == Self.valuesPerRow, "an observations row holds \(row.count) of \(Self.valuesPerRow) values")
         let first = Int(row.first)
         let idValue = batch.values[first + Self.idIndex]
@@ -123,71 +134,98 @@ final class ObservationOrder {
         entries.removeAll(keepingCapacity: true)
     }
 
-    /// Inserts every held row into `observations` with `statement` (`insertSQL`), in id order.
-    ///
-    /// - Throws: naming the line (in `path`, the deduped records) of an observation whose id an
-    ///   earlier line's observation has (the table's key), or SQLite's error with the values.
-    func insert(with statement: Statement, path: String) throws {
-        precondition(!ended, "the observations inserted twice")
-        ended = true
-        // The row inserted last: its id, line and uuid (nil: none), for the refusal of a second.
-        var previous: (id: Int64, line: Int32)? = nil
-        var previousUUID: [UInt8]? = nil
-        func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer) throws {
-            let uuid = Self.text(at: Self.uuidIndex, of: row)
-            if let earlier = previous, earlier.id == id {
-                func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
-                throw FieldpackError(
-                    path: path, line: Int(line),
-                    "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
-            }
-            do {
-                try Self.bind(row, to: statement)
-                try statement.run()
-            } catch let error as SQLiteError {
-                throw error.inserting(Self.values(of: row), from: path, line: Int(line))
-            }
-            previous = (id, line)
-            if let uuid {
-                // Its buffer reused from row to row.
-                if previousUUID == nil { previousUUID = [] }
-                previousUUID!.removeAll(keepingCapacity: true)
-                previousUUID!.append(contentsOf: uuid)
-            } else {
-                previousUUID = nil
-            }
-        }
+    /// Ends the adding: the rows held are sorted, or their runs readied for the merge, so that
+    /// `insert` can put them in, all at once or a few at a time.
+    func endAdding() throws {
+        precondition(adding, "the observations' adding ended twice")
+        adding = false
         if runs.isEmpty {
             sortRun()
+            return
+        }
+        if !entries.isEmpty { try spillRun() }
+        bytes = []
+        entries = []
+        readers = runs.map { RunReader(spill: spill!, run: $0) }
+        for run in readers.indices where try readers[run].advance() { heap.push(run, before: runBefore) }
+    }
+
+    /// By the runs' current rows' (id, line), ties to the earlier run.
+    private func runBefore(_ a: Int, _ b: Int) -> Bool {
+        let (x, y) = (readers[a], readers[b])
+        if x.id != y.id { return x.id < y.id }
+        if x.line != y.line { return x.line < y.line }
+        return a < b
+    }
+
+    /// Inserts the next `limit` held rows (fewer at the end) into `observations` with
+    /// `statement` (`insertSQL`), in id order, after `endAdding`. The loader calls it while it
+    /// waits for the next batch, so that the observations go in while the photos are parsed.
+    ///
+    /// - Returns: whether rows are left.
+    /// - Throws: naming the line (in `path`, the deduped records) of an observation whose id an
+    ///   earlier line's observation has (the table's key), or SQLite's error with the values.
+    func insert(upTo limit: Int, with statement: Statement, path: String) throws -> Bool {
+        precondition(!adding, "the observations inserted before their adding ended")
+        var inserted = 0
+        if runs.isEmpty {
             try bytes.withUnsafeBytes { held in
-                for entry in entries {
-                    try insert(entry.id, entry.line, UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]))
+                while inserted < limit && nextEntry < entries.count {
+                    let entry = entries[nextEntry]
+                    try insert(entry.id, entry.line, UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]), statement, path)
+                    nextEntry += 1
+                    inserted += 1
                 }
             }
+            guard nextEntry == entries.count else { return true }
             bytes = []
             entries = []
+            nextEntry = 0
         } else {
-            if !entries.isEmpty { try spillRun() }
-            bytes = []
-            entries = []
-            let readers = runs.map { RunReader(spill: spill!, run: $0) }
-            // By the current rows' (id, line), ties to the earlier run.
-            func before(_ a: Int, _ b: Int) -> Bool {
-                let (x, y) = (readers[a], readers[b])
-                if x.id != y.id { return x.id < y.id }
-                if x.line != y.line { return x.line < y.line }
-                return a < b
-            }
-            var heap = MergeHeap()
-            for run in readers.indices where try readers[run].advance() { heap.push(run, before: before) }
-            while let top = heap.top {
+            while inserted < limit, let top = heap.top {
                 let reader = readers[top]
-                try reader.withRow { try insert(reader.id, reader.line, $0) }
-                heap.topAdvanced(ended: try !reader.advance(), before: before)
+                try reader.withRow { try insert(reader.id, reader.line, $0, statement, path) }
+                heap.topAdvanced(ended: try !reader.advance(), before: runBefore)
+                inserted += 1
             }
+            guard heap.top == nil else { return true }
+            readers = []
+            runs = []
+            spill = nil
         }
-        runs = []
-        spill = nil
+        return false
+    }
+
+    /// Inserts every held row (ending the adding first if need be); see `insert(upTo:with:path:)`.
+    func insert(with statement: Statement, path: String) throws {
+        if adding { try endAdding() }
+        while try insert(upTo: Int.max, with: statement, path: path) {}
+    }
+
+    /// Inserts one row, refusing an id the row before it had.
+    private func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer, _ statement: Statement, _ path: String) throws {
+        let uuid = Self.text(at: Self.uuidIndex, of: row)
+        if let earlier = previous, earlier.id == id {
+            func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
+            throw FieldpackError(
+                path: path, line: Int(line),
+                "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
+        }
+        do {
+            try Self.bind(row, to: statement)
+            try statement.run()
+        } catch let error as SQLiteError {
+            throw error.inserting(Self.values(of: row), from: path, line: Int(line))
+        }
+        previous = (id, line)
+        if let uuid {
+            // Its buffer reused from row to row.
+            if previousUUID == nil { previousUUID = [] }
+            previousUUID!.removeAll(keepingCapacity: true)
+            previousUUID!.append(contentsOf: uuid)
+        } else {
+            previousUUID = nil
+        }
     }
 
     /// Calls `body` with each value of an encoded row up to value `last` (all of them by

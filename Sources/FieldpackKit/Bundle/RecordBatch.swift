@@ -66,6 +66,8 @@ final class RecordBatch {
     var missingParents: MissingParents? = nil
     /// On the last batch, with a selection: what its observation rules removed during the load.
     var selected: SelectionCounts? = nil
+    /// Whether every observation was in this batch or an earlier one: no observations row follows.
+    var observationsEnded = false
 
     init() {
         arena.reserveCapacity(1 << 20)
@@ -180,6 +182,14 @@ final class BatchStream {
         }
         batch.begin(table, line: line)
         return batch
+    }
+
+    /// No observations row follows: sends the batch now, marked so (`RecordBatch.observationsEnded`),
+    /// so that the inserting side can put the observations in while the rest is parsed.
+    func endObservations() throws {
+        batch.observationsEnded = true
+        try channel.send(batch)
+        batch = RecordBatch()
     }
 
     /// Sends the last batch, carrying `report`, `missingParents` and `selected`, and the end.

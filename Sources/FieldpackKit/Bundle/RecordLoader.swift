@@ -17,6 +17,10 @@ final class RecordLoader {
     private var inputs: [DedupedInputRecord] = []
     private let progress: StageProgress
 
+    /// The observations `ObservationOrder` inserts each time the loader finds no batch waiting
+    /// (a few milliseconds' work).
+    static let observationsPerTurn = 512
+
     init(database: Database, progress: StageProgress = .silent()) throws {
         self.database = database
         self.progress = progress
@@ -59,7 +63,26 @@ final class RecordLoader {
             channel.close()
             producer.wait()
         }
-        while let batch = try channel.receive() {
+        // Once the observations have all come, they go in while the loader would otherwise wait
+        // for the next batch (the parse of the photos): a few at a time, so a batch waits little.
+        var observationsLeft = false
+        receiving: while true {
+            let batch: RecordBatch
+            if observationsLeft {
+                switch try channel.receiveIfWaiting() {
+                case .element(let next):
+                    batch = next
+                case .notYet:
+                    observationsLeft = try order.insert(upTo: Self.observationsPerTurn, with: statements[.observations]!, path: path)
+                    if !observationsLeft { trace.mark("load: observations in id order") }
+                    continue receiving
+                case .finished:
+                    break receiving
+                }
+            } else {
+                guard let next = try channel.receive() else { break receiving }
+                batch = next
+            }
             for row in batch.rows {
                 if row.table == .observations {
                     try order.add(batch, row)
@@ -80,10 +103,15 @@ final class RecordLoader {
             if let report = batch.report { self.report = report }
             if let missing = batch.missingParents { missingParents = missing }
             if let counts = batch.selected { selected = counts }
+            if batch.observationsEnded {
+                trace.mark("load: rows up to the observations")
+                try order.endAdding()
+                observationsLeft = true
+            }
         }
         trace.mark("load: rows")
         try order.insert(with: statements[.observations]!, path: path)
-        trace.mark("load: observations in id order")
+        trace.mark("load: observations in id order (the rest)")
     }
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
@@ -143,7 +171,13 @@ struct RecordParser {
         var references = ReferenceCheck(path: path)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
         let stream = BatchStream(channel: channel)
+        var observationsEnded = false
         while let (columns, kind, recordPath, line, _) = try records.next() {
+            // The records come in file order: past the observations, none follows.
+            if !observationsEnded && RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) {
+                observationsEnded = true
+                try stream.endObservations()
+            }
             switch kind {
             case .observation:
                 try observation(

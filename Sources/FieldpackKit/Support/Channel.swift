@@ -63,6 +63,34 @@ package final class Channel<Element>: @unchecked Sendable {
         }
     }
 
+    /// What `receiveIfWaiting` found.
+    package enum Polled {
+        /// The next element.
+        case element(Element)
+        /// None yet: the producer has not sent the next one.
+        case notYet
+        /// None any more: the producer has finished and every element was taken (or the channel
+        /// is closed).
+        case finished
+    }
+
+    /// The next element if one is waiting, without waiting for one: so a consumer can do other
+    /// work while the producer is busy.
+    ///
+    /// - Throws: the producer's error, after the elements it sent before failing.
+    package func receiveIfWaiting() throws -> Polled {
+        try lock.withLock { () throws -> Polled in
+            if !queue.isEmpty {
+                let element = queue.removeFirst()
+                lock.broadcast()
+                return .element(element)
+            }
+            if closed { return .finished }
+            if let failure { throw failure }
+            return finished ? .finished : .notYet
+        }
+    }
+
     /// The next element, waiting for one; nil once the producer has finished and every element
     /// was taken (or once the channel is closed).
     ///
