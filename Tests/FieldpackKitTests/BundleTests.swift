@@ -234,6 +234,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 
+    /// The observations go in while the photos are parsed; a repeated id met there waits for the
+    /// rest of the load, so a file with two faults fails on the same one whatever the timing: the
+    /// later line's, as when the observations all went in at the end.
+    @Test func aLoadWithTwoFaultsFailsOnTheSameOneWhateverTheTiming() throws {
+        let directory = try TemporaryDirectory()
+        var lines = [
+            #"["user",7,"u","U",1]"#,
+            #"["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
+            #"["obs",3,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
+        ]
+        // Enough photos that the inserting thread meets the repeated id long before the parser
+        // reaches the broken line.
+        for id in 1...20_000 {
+            lines.append(#"["photo",\#(id),null,"obs",0,"https://static.inaturalist.org/photos/\#(id)/square.jpg","cc-by","a",10,10,null,null,null,1,null,7]"#)
+        }
+        lines.append(#"["photo","not an id",null,"obs",0,null,"cc-by","a",10,10,null,null,null,1,null,7]"#)
+        let input = try directory.write("deduped.jsonl", lines.joined(separator: "\n") + "\n")
+        for _ in 1...3 {
+            let error = try #require(throws: FieldpackError.self) {
+                try BundleBuilder(options: .init(
+                    input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())).run()
+            }
+            #expect(error.line == lines.count)
+            #expect(error.message == "record has no integer id")
+        }
+    }
+
     @Test func aDanglingReferenceIsRefusedWithItsLineAndNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
         // Observation 1 names taxon 999, which no record defines.

@@ -30,6 +30,46 @@ import Testing
         #expect(throws: Stop.self) { try channel.receive() }
     }
 
+    /// What `receiveIfWaiting` found, as text: the element, "not yet" or "finished".
+    private func polled(_ channel: Channel<Int>) throws -> String {
+        switch try channel.receiveIfWaiting() {
+        case .element(let value): "\(value)"
+        case .notYet: "not yet"
+        case .finished: "finished"
+        }
+    }
+
+    /// The loader asks without waiting while it has observations to put in.
+    @Test func aConsumerThatDoesNotWaitSeesNothingYetThenEachElementThenTheEnd() throws {
+        let channel = Channel<Int>(capacity: 2)
+        #expect(try polled(channel) == "not yet")
+        try channel.send(1)
+        try channel.send(2)
+        #expect(try polled(channel) == "1")
+        #expect(try polled(channel) == "2")
+        #expect(try polled(channel) == "not yet")
+        try channel.send(3)
+        channel.finish()
+        #expect(try polled(channel) == "3")
+        #expect(try polled(channel) == "finished")
+        #expect(try channel.receive() == nil)
+    }
+
+    @Test func aProducersErrorReachesAConsumerThatDoesNotWaitAfterWhatItSent() throws {
+        let channel = Channel<Int>(capacity: 4)
+        try channel.send(1)
+        channel.fail(Stop())
+        #expect(try polled(channel) == "1")
+        #expect(throws: Stop.self) { try polled(channel) }
+    }
+
+    @Test func aClosedChannelIsFinishedForAConsumerThatDoesNotWait() throws {
+        let channel = Channel<Int>(capacity: 4)
+        try channel.send(1)
+        channel.close()
+        #expect(try polled(channel) == "finished")
+    }
+
     @Test func theProducerWaitsOnceCapacityElementsAreWaiting() throws {
         let channel = Channel<Int>(capacity: 3)
         let sent = Counter()

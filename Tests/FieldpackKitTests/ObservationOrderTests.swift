@@ -9,8 +9,8 @@ import Testing
     /// A table with the observations' columns, and an order holding `ids` (line = position + 1).
     private func held(_ ids: [Int64], in directory: TemporaryDirectory, runBytes: Int) throws -> (Database, ObservationOrder) {
         let database = try Database(path: directory.file("order.sqlite"))
-        let columns = ObservationOrder.columns.map { $0 == "id" ? "id INTEGER PRIMARY KEY" : $0 }
-        try database.execute("CREATE TABLE observations (\(columns.joined(separator: ", ")))")
+        // No key: the rowid keeps the order the rows went in.
+        try database.execute("CREATE TABLE observations (\(ObservationOrder.columns.joined(separator: ", ")))")
         let order = ObservationOrder(space: SortSpace(folder: directory.path, runBytes: runBytes))
         let batch = RecordBatch()
         for (index, id) in ids.enumerated() {
@@ -42,8 +42,9 @@ import Testing
             counts.append(try database.int("SELECT count(*) FROM observations") ?? -1)
         }
         #expect(counts == [3, 6, 7])
-        #expect(try database.rows("SELECT id, uuid FROM observations ORDER BY rowid").map { $0[0]! }
-            == ids.sorted().map(String.init))
+        let positions = ids.indices.sorted { ids[$0] < ids[$1] }
+        #expect(try database.rows("SELECT id, uuid FROM observations ORDER BY rowid")
+            == positions.map { ["\(ids[$0])", "uuid-\(ids[$0])-\($0)"] })
         // Nothing is left for the load's last call.
         try order.insert(with: statement, path: "deduped.jsonl")
         #expect(try database.int("SELECT count(*) FROM observations") == 7)

@@ -297,4 +297,27 @@ import Testing
         #expect(try SmallBundle.sha256sum(one) == SmallBundle.sha256sum(other))
         #expect(try ids("SELECT id FROM observations ORDER BY id", in: one) == [12, 13])
     }
+
+    /// Deduped records come in file order: an observation after the `select` line (which ends
+    /// the observations, so the loader starts putting them in) is refused naming its line.
+    @Test func anObservationAfterTheSelectLineIsRefusedNamingItsLine() throws {
+        let directory = try TemporaryDirectory()
+        var selection = Selection()
+        selection.qualityGrades = ["research"]
+        let observations = [Observation(id: 11), Observation(id: 12), Observation(id: 13, quality: "needs_id")]
+        try ingestAndDedupe([try directory.write("page.json", page(observations.map(\.json)))], in: directory, selection: selection)
+        var lines = try String(contentsOfFile: directory.file("deduped.jsonl"), encoding: .utf8).split(separator: "\n").map(String.init)
+        let select = try #require(lines.firstIndex { $0.hasPrefix("[\"select\"") })
+        let last = try #require(lines.lastIndex { $0.hasPrefix("[\"obs\"") })
+        #expect(last == select - 1)
+        lines.insert(lines.remove(at: last), at: select)
+        let input = try directory.write("reordered.jsonl", lines.joined(separator: "\n") + "\n")
+        var options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "select", policy: ShippingPolicy())
+        options.selection = selection
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.path == input)
+        #expect(error.line == select + 1)
+        #expect(error.message.hasPrefix("deduped records out of order: an observation after the select or photo records"))
+    }
 }

@@ -16,7 +16,7 @@ final class RecordBatch {
             case .users: UserRecord.Column.insertSQL(into: "users")
             case .photos: PhotoRecord.Column.insertSQL(into: "photos", extra: PhotoShippingLoad.derivedPhotoColumns)
             case .taxa: TaxonRecord.Column.insertSQL(into: "taxa", extra: ["article_id"])
-            case .observations: ObservationOrder.insertSQL  // held, and run in id order at the end of the load
+            case .observations: ObservationOrder.insertSQL  // held, and run in id order once the last has come
             case .observationPhotos: SQLText.insert(into: "observation_photos", columns: ["observation_id", "photo_id", "position"])
             case .taxonPhotos: SQLText.insert(into: "taxon_photos", columns: ["taxon_id", "position", "photo_id"])
             case .taxonPhotoChoice: "UPDATE taxa SET default_photo_id = ?, hero_photo_id = ? WHERE id = ?"

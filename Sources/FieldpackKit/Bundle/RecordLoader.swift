@@ -65,7 +65,11 @@ final class RecordLoader {
         }
         // Once the observations have all come, they go in while the loader would otherwise wait
         // for the next batch (the parse of the photos): a few at a time, so a batch waits little.
+        // An error there waits until every batch is in, so that a load with two faults fails on the
+        // same one whatever the timing: the rows' (and the parser's) first, as if the observations
+        // had all gone in at the end.
         var observationsLeft = false
+        var observationsError: Error? = nil
         receiving: while true {
             let batch: RecordBatch
             if observationsLeft {
@@ -73,8 +77,13 @@ final class RecordLoader {
                 case .element(let next):
                     batch = next
                 case .notYet:
-                    observationsLeft = try order.insert(upTo: Self.observationsPerTurn, with: statements[.observations]!, path: path)
-                    if !observationsLeft { trace.mark("load: observations in id order") }
+                    do {
+                        observationsLeft = try order.insert(upTo: Self.observationsPerTurn, with: statements[.observations]!, path: path)
+                    } catch {
+                        observationsError = error
+                        observationsLeft = false
+                    }
+                    if !observationsLeft { trace.mark("load: the observations in id order, beside the rows after them") }
                     continue receiving
                 case .finished:
                     break receiving
@@ -104,14 +113,15 @@ final class RecordLoader {
             if let missing = batch.missingParents { missingParents = missing }
             if let counts = batch.selected { selected = counts }
             if batch.observationsEnded {
-                trace.mark("load: rows up to the observations")
+                trace.mark("load: the rows through the observations")
                 try order.endAdding()
                 observationsLeft = true
             }
         }
-        trace.mark("load: rows")
+        trace.mark("load: the rest of the rows")
+        if let observationsError { throw observationsError }
         try order.insert(with: statements[.observations]!, path: path)
-        trace.mark("load: observations in id order (the rest)")
+        trace.mark("load: the observations left")
     }
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
@@ -180,6 +190,11 @@ struct RecordParser {
             }
             switch kind {
             case .observation:
+                guard !observationsEnded else {
+                    throw FieldpackError(
+                        path: recordPath, line: line,
+                        "deduped records out of order: an observation after the select or photo records (taxa, users, observations, select, then photos)")
+                }
                 try observation(
                     columns, into: stream, references: &references, shipping: &shipping, rules: &rules, selected: &selected, line: line)
             case .photo:
