@@ -79,16 +79,19 @@ package final class Channel<Element>: @unchecked Sendable {
     ///
     /// - Throws: the producer's error, after the elements it sent before failing.
     package func receiveIfWaiting() throws -> Polled {
-        try lock.withLock { () throws -> Polled in
-            if !queue.isEmpty {
-                let element = queue.removeFirst()
-                lock.broadcast()
-                return .element(element)
-            }
-            if closed { return .finished }
-            if let failure { throw failure }
-            return finished ? .finished : .notYet
+        try lock.withLock { try takeLocked() }
+    }
+
+    /// The next element, the end or none yet, as `receiveIfWaiting` says; called with the lock held.
+    private func takeLocked() throws -> Polled {
+        if !queue.isEmpty {
+            let element = queue.removeFirst()
+            lock.broadcast()
+            return .element(element)
         }
+        if closed { return .finished }
+        if let failure { throw failure }
+        return finished ? .finished : .notYet
     }
 
     /// The next element, waiting for one; nil once the producer has finished and every element
@@ -98,14 +101,9 @@ package final class Channel<Element>: @unchecked Sendable {
     package func receive() throws -> Element? {
         try lock.withLock { () throws -> Element? in
             while queue.isEmpty && !finished && !closed { lock.wait() }
-            if !queue.isEmpty {
-                let element = queue.removeFirst()
-                lock.broadcast()
-                return element
-            }
-            if closed { return nil }
-            if let failure { throw failure }
-            return nil
+            // After the wait an element is waiting or none will come: never "not yet".
+            guard case .element(let element) = try takeLocked() else { return nil }
+            return element
         }
     }
 }
