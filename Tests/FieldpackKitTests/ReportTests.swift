@@ -1,4 +1,4 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -52,6 +52,22 @@ import Testing
         let first = try report(directory, name: "first.html")
         let second = try report(directory, name: "second.html")
         #expect(first == second)
+    }
+
+    @Test func findingsAreCountedPerFileAndOutcomeWhateverTheGroupsOrder() {
+        typealias Group = ReportFacts.FindingGroup
+        let groups = [
+            Group(file: "/in/b.json", outcome: "salvaged", part: "results[].id", count: 2, example: ""),
+            Group(file: "/in/a.json", outcome: "rejected", part: "results[].id", count: 5, example: ""),
+            Group(file: "/in/b.json", outcome: "rejected", part: "results[].uuid", count: 1, example: ""),
+            Group(file: "/in/a.json", outcome: "rejected", part: "results[].photos[].id", count: 3, example: ""),
+            Group(file: "/in/b.json", outcome: "notice", part: "(record)", count: 7, example: ""),
+            Group(file: "/in/c.json", outcome: "unknown", part: "(record)", count: 4, example: ""),
+            Group(file: "/in/b.json", outcome: "salvaged", part: "results[].taxon", count: 6, example: ""),
+        ]
+        let rows = BundleReport.findingsPerFile(groups, outcomes: ["rejected", "salvaged", "notice"])
+        #expect(rows.map(\.file) == ["/in/b.json", "/in/a.json", "/in/c.json"])
+        #expect(rows.map(\.counts) == [[1, 8, 7], [8, 0, 0], [0, 0, 0]])
     }
 
     @Test func namesFromTheDataAreEscaped() throws {

@@ -148,16 +148,11 @@ public struct BundleReport {
                 page.paragraph("Every record of every input was read whole: nothing rejected, nothing salvaged.")
                 return
             }
-            var files: [String] = []
-            for group in groups where files.last != group.file { files.append(group.file) }
+            let outcomes = ["rejected", "salvaged", "notice"]
             page.figure(SVGChart.stacked(
-                "Findings per input file", segments: ["rejected", "salvaged", "notice"],
+                "Findings per input file", segments: outcomes,
                 colors: [SVGChart.palette[3], SVGChart.palette[1], SVGChart.palette[7]],
-                files.map { file in
-                    (Self.fileName(file), ["rejected", "salvaged", "notice"].map { outcome in
-                        groups.filter { $0.file == file && $0.outcome == outcome }.reduce(0) { $0 + $1.count }
-                    })
-                }),
+                Self.findingsPerFile(groups, outcomes: outcomes).map { (Self.fileName($0.file), $0.counts) }),
                 caption: "Rejected: the record was dropped (no usable id). Salvaged: a part was dropped, the record kept.")
             page.table(["file", "outcome", "part", "count", "example"],
                        groups.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3])
@@ -237,6 +232,28 @@ public struct BundleReport {
     static func fileName(_ path: String) -> String {
         let parts = path.split(separator: "/")
         return parts.suffix(1).joined(separator: "/")
+    }
+
+    /// Each file's findings counted per outcome (in `outcomes` order; another outcome is not
+    /// counted), the files in the order they first appear: one pass over the groups, however many
+    /// input files there are (a dump of 50,000 pages may have findings in most of them).
+    static func findingsPerFile(
+        _ groups: [ReportFacts.FindingGroup], outcomes: [String]
+    ) -> [(file: String, counts: [Int64])] {
+        var rows: [(file: String, counts: [Int64])] = []
+        var rowOfFile: [String: Int] = [:]
+        for group in groups {
+            let row: Int
+            if let known = rowOfFile[group.file] {
+                row = known
+            } else {
+                row = rows.count
+                rowOfFile[group.file] = row
+                rows.append((group.file, Array(repeating: 0, count: outcomes.count)))
+            }
+            if let column = outcomes.firstIndex(of: group.outcome) { rows[row].counts[column] += group.count }
+        }
+        return rows
     }
 
     /// Counts per power-of-two bin of bytes, from the smallest bin present to the largest.
