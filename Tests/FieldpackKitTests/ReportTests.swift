@@ -54,6 +54,23 @@ import Testing
         #expect(first == second)
     }
 
+    @Test func eachTargetsSizeClassesCountItsPhotosAsTheCostsViewGroupsThem() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let facts = try ReportFacts.read(database: directory.file("content.sqlite"), ingestRejects: nil, wikiReport: nil)
+        let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
+        let targets = try database.rows("SELECT id, name FROM display_targets ORDER BY id")
+        #expect(targets.count >= 2 && facts.targets.map(\.name) == targets.map { $0[1] ?? "" })
+        for (target, row) in zip(facts.targets, targets) {
+            let grouped = try database.rows("""
+                SELECT decoded_bytes, download_bytes, count(*) FROM photo_costs WHERE target_id = ?
+                GROUP BY 1, 2 ORDER BY 1, 2
+                """, [.integer(Int64(row[0] ?? "") ?? 0)]).map { $0.map { $0 ?? "" } }
+            #expect(grouped.count > 1, "the sample's photos fall in one size class for \(target.name)")
+            #expect(target.sizes.map { ["\($0.decoded)", "\($0.download)", "\($0.photos)"] } == grouped)
+        }
+    }
+
     @Test func findingsAreCountedPerFileAndOutcomeWhateverTheGroupsOrder() {
         typealias Group = ReportFacts.FindingGroup
         let groups = [

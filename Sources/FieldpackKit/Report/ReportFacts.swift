@@ -114,6 +114,15 @@ struct ReportFacts {
     /// Each display target's aggregates (`costs.target.<name>` in `bundle_info`) and its size classes.
     private static func targets(_ database: Database, info: [String: String]) throws -> [TargetCosts] {
         let parser = JSONParser()
+        // Photos per (decoded, download bytes) of each target, counted in one pass over the
+        // photo_costs view: a GROUP BY per target sorted every photo's row again (2.5 s of the
+        // report's 4.4 on the benchmark's 513k photos and 3 targets).
+        struct Size: Hashable { let decoded: Int64, download: Int64 }
+        var sizes: [Int64: [Size: Int64]] = [:]
+        let costs = try database.prepare("SELECT target_id, decoded_bytes, download_bytes FROM photo_costs")
+        while try costs.step() {
+            sizes[costs.int64(0), default: [:]][Size(decoded: costs.int64(1), download: costs.int64(2)), default: 0] += 1
+        }
         var targets: [TargetCosts] = []
         for row in try database.rows("SELECT id, name, mode, box_width, box_height FROM display_targets ORDER BY id") {
             let name = row[1] ?? ""
@@ -131,10 +140,9 @@ struct ReportFacts {
                     target.cachedAtEnd = budget["cached_after_scrolling_to_the_end"]?.int64 ?? 0
                 }
             }
-            target.sizes = try database.rows("""
-                SELECT decoded_bytes, download_bytes, count(*) FROM photo_costs WHERE target_id = ?
-                GROUP BY decoded_bytes, download_bytes ORDER BY decoded_bytes, download_bytes
-                """, [.integer(Int64(row[0] ?? "") ?? 0)]).map { (Int64($0[0] ?? "") ?? 0, Int64($0[1] ?? "") ?? 0, Int64($0[2] ?? "") ?? 0) }
+            target.sizes = (sizes[Int64(row[0] ?? "") ?? 0] ?? [:])
+                .map { (decoded: $0.key.decoded, download: $0.key.download, photos: $0.value) }
+                .sorted { ($0.decoded, $0.download) < ($1.decoded, $1.download) }
             targets.append(target)
         }
         return targets
