@@ -1,6 +1,7 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The offline search index, queried as the app queries it, on the sample bundle.
@@ -49,6 +50,39 @@ import Testing
 
 /// The text the search index holds for a blurb, read over bytes.
 struct SearchPlainTextTests {
+    @Test func theIndexCheckLeavesTheFileAsItWasAndFailsWhenTheIndexDisagreesWithItsContent() throws {
+        let directory = try TemporaryDirectory()
+        let inputs = ReportTests.sampleInputs
+        try buildBundle(inputs: inputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let path = directory.file("content.sqlite")
+        let before = try SHA256.hex(ofFile: path).digest
+        try SearchIndex.check(path)
+        #expect(try SHA256.hex(ofFile: path).digest == before)
+        #expect(!FileSystem.exists(path + "-journal"))
+        // One entry's text changed behind the index's back: the index no longer matches it.
+        do {
+            let database = try Database(path: path)
+            try database.execute("UPDATE search_entries SET name = 'Zzyzx quux' WHERE id = (SELECT min(id) FROM search_entries)")
+        }
+        #expect(throws: SQLiteError.self) { try SearchIndex.check(path) }
+    }
+
+    @Test func aCheckBesideTheCopyGetsTheDatabasesPathAndItsFailureFailsTheCompaction() throws {
+        let directory = try TemporaryDirectory()
+        let files = try BuildFiles(output: directory.file("out.sqlite"), scratchLabel: "scratch")
+        defer { files.cleanUp() }
+        let database = try Database(path: files.scratch)
+        try database.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2)")
+        let checked = Mutex<[String]>([])
+        try files.compact(database, alongside: { path in checked.withLock { $0.append(path) } })
+        #expect(checked.withLock { $0 } == [files.scratch])
+        #expect((FileSystem.size(files.publish) ?? 0) > 0)
+        // The copy fails too this time (VACUUM INTO needs an empty file): the check's error is the one.
+        #expect(throws: FieldpackError.self) {
+            try files.compact(database, alongside: { _ in throw FieldpackError(path: "search", "the index disagrees") })
+        }
+    }
+
     @Test func tagsBecomeOneSpaceAndEntitiesAreDecodedOnce() {
         #expect(PlainText.ofBlurb("<p>The <b>robin</b>  sings&amp;lt;</p><p>A&lt;B &gt; C</p>") == "The robin sings&lt; A<B > C")
     }

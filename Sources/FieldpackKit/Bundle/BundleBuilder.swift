@@ -215,12 +215,12 @@ public struct BundleBuilder {
             // Foreign keys were checked row by row during the load (see `ReferenceCheck`), and
             // the schema on the scratch file, whose content VACUUM INTO copies. The scratch file
             // loads faster in 64 KiB pages; the shipped copy takes 4 KiB.
-            try files.compact(scratch)
+            try files.compact(scratch, alongside: SearchIndex.check)
         } catch let error as SQLiteError where error.path == files.scratch || error.path == files.publish {
             // Named as the person knows it: the bundle being built, not its hidden scratch file.
             throw error.building(options.output)
         }
-        trace.mark("analyze, vacuum into")
+        trace.mark("analyze, vacuum into (beside the search index's integrity-check)")
         // fieldpack-manifest runs integrity_check and the rest before it publishes the bundle folder.
         try files.publishCopy()
         trace.mark("publish")

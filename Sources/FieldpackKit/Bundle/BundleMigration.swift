@@ -79,7 +79,7 @@ public struct BundleMigration {
                     try set.run()
                 }
             }
-            try files.compact(copy)
+            try files.compact(copy, alongside: summary.from < 5 ? SearchIndex.check : nil)
         }
         try files.publishCopy()
         summary.to = Migrations.latestVersion

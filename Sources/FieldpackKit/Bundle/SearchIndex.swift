@@ -1,7 +1,7 @@
 /// Fills the offline search index (migration 5) from the loaded rows: one entry per taxon
 /// (scientific and common name, its article's summary), per destination (its name, its article's
 /// summary) and per article (its title and the blurb's text), in that order; then rebuilds and
-/// optimizes the FTS5 index and checks it against its content.
+/// optimizes the FTS5 index. `check` checks it against its content, once it is committed.
 ///
 /// The app searches with, for example:
 /// `SELECT kind, ref, name FROM search JOIN search_entries ON search_entries.id = search.rowid
@@ -35,7 +35,21 @@ package enum SearchIndex {
         trace?.mark("search index: rebuild")
         try database.execute("INSERT INTO search(search) VALUES ('optimize')")
         trace?.mark("search index: optimize")
+    }
+
+    /// FTS5's own check of the index against its content table (every entry tokenized again),
+    /// on a connection of its own to the committed database at `path`, while another connection
+    /// copies the file (`BuildFiles.compact`'s `VACUUM INTO`). The check is an insert into the
+    /// index's command column: its transaction is rolled back, never committed, so it needs no
+    /// more than the reserved lock beside the copy's shared one, and the file is left as it was.
+    ///
+    /// - Throws: `SQLiteError` (`SQLITE_CORRUPT_VTAB`) naming the file when the index and its
+    ///   content disagree.
+    package static func check(_ path: String) throws {
+        let database = try Database(path: path)
+        try database.execute("PRAGMA journal_mode = MEMORY")
+        try database.execute("BEGIN")
+        defer { try? database.execute("ROLLBACK") }
         try database.execute("INSERT INTO search(search, rank) VALUES ('integrity-check', 1)")
-        trace?.mark("search index: integrity-check")
     }
 }
