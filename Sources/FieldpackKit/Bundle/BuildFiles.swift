@@ -43,8 +43,8 @@ struct BuildFiles {
     /// differences (`VACUUM INTO`).
     ///
     /// `alongside`, given, runs on another thread with the database's path while `VACUUM INTO`
-    /// copies it (the search index's check, `SearchIndex.check`: its own connection, which only
-    /// reads): the 1M-observation benchmark's bundle spent 4.4 s in that check and 6.5 s here,
+    /// copies it (the search index's check, `SearchIndex.check`, on its own connection, whose
+    /// transaction changes nothing): the 1M-observation benchmark's bundle spent 4.4 s in that check and 6.5 s here,
     /// one after the other, on two cores. Its error comes first, then the copy's.
     func compact(_ database: Database, alongside check: (@Sendable (String) throws -> Void)? = nil) throws {
         try database.execute("PRAGMA analysis_limit = 1000; ANALYZE")
