@@ -87,6 +87,22 @@ import Testing
         #expect(rows.map(\.counts) == [[1, 8, 7], [8, 0, 0], [0, 0, 0]])
     }
 
+    @Test func theFindingsChartDrawsTheFilesWithTheMostFindingsAndOneBarForTheRest() {
+        // 25 files: file i has i rejected and 1 salvaged finding, except file 3, which has 100.
+        var rows: [(file: String, counts: [Int64])] = (0..<25).map { ("/in/page-\($0).json", [Int64($0), 1, 0]) }
+        rows[3].counts = [100, 0, 0]
+        let bars = BundleReport.chartedFiles(rows)
+        #expect(bars.count == BundleReport.chartedFileLimit + 1)
+        // Kept: file 3 and files 6…24 (the 20 largest), in the files' order; files 0, 1, 2, 4, 5 added up.
+        #expect(bars.dropLast().map(\.label) == ["page-3.json"] + (6..<25).map { "page-\($0).json" })
+        #expect(bars.last?.label == "5 other files")
+        #expect(bars.last?.values == [0 + 1 + 2 + 4 + 5, 5, 0])
+        // At the limit or under it, every file is drawn as it is.
+        let few = Array(rows.prefix(BundleReport.chartedFileLimit))
+        #expect(BundleReport.chartedFiles(few).map(\.label) == few.map { BundleReport.fileName($0.file) })
+        #expect(BundleReport.chartedFiles(few).map(\.values) == few.map(\.counts))
+    }
+
     @Test func namesFromTheDataAreEscaped() throws {
         let directory = try TemporaryDirectory()
         let observation = """
