@@ -103,6 +103,19 @@ import Testing
         #expect(BundleReport.chartedFiles(few).map(\.values) == few.map(\.counts))
     }
 
+    @Test func aBlurbsVisibleLengthCountsCharactersOutsideTagsAndAnEntityAsOne() {
+        let cases: [(String, Int)] = [
+            ("", 0), ("<p>caf&eacute; <b>x</b></p>", 6), ("é<br>ü", 2), ("日本", 2),
+            ("x > y; z", 8),  // a lone `>` or `;` is text
+            ("&amp;&lt;", 2), ("a&b", 2),  // an entity never closed hides the rest
+            ("a&b<i>c</i>;d", 3),  // a tag inside an entity: the entity still ends at its `;`
+            ("text <unclosed tag", 5),
+        ]
+        for (html, length) in cases {
+            #expect(ReportFacts.visibleLength(html) == length, "\(html)")
+        }
+    }
+
     @Test func namesFromTheDataAreEscaped() throws {
         let directory = try TemporaryDirectory()
         let observation = """
