@@ -8,6 +8,15 @@ package struct DatabaseChecks {
     let fingerprint: String?
     var depth = BundleVerifier.Depth.full
 
+    /// Each connection's page cache: 64 MiB instead of SQLite's 2 MB, so that the parents the
+    /// foreign key check looks up (users, taxa) and the upper levels of the b-trees the checks
+    /// walk stay in memory rather than being read again from the file for every row:
+    /// `foreign_key_check` on the benchmark's 1.3 GB bundle took 3.5 s with 2 MB (half of it
+    /// the kernel copying pages) and 1.4 s with 64 MiB (sqlite3 3.40.1, by hand);
+    /// fieldpack-manifest there 14.5–16.0 → 12.2–13.9 s, fieldpack-verify about 0.4 s less,
+    /// each at about 155 MB of peak memory instead of 25 (two connections).
+    static let cacheSize = "PRAGMA cache_size = -65536"
+
     func run() -> [String] {
         var problems: [String] = []
         func problem(_ message: String) { problems.append("\(path): error: \(message)") }
@@ -15,6 +24,7 @@ package struct DatabaseChecks {
         do {
             database = try Database(path: path, mode: .immutable)
             _ = try database.int("SELECT count(*) FROM sqlite_schema")
+            try database.execute(Self.cacheSize)
         } catch {
             return ["\(path): error: does not open read-only as SQLite: \(error)"]
         }
@@ -56,6 +66,7 @@ package struct DatabaseChecks {
         let check = depth == .full ? "integrity_check" : "quick_check"
         do {
             let database = try Database(path: path, mode: .immutable)
+            try database.execute(Self.cacheSize)
             let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
             return integrity == ["ok"] ? [] : ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"]
         } catch {
