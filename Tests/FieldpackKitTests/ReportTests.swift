@@ -97,6 +97,11 @@ import Testing
         #expect(bars.dropLast().map(\.label) == ["page-3.json"] + (6..<25).map { "page-\($0).json" })
         #expect(bars.last?.label == "5 other files")
         #expect(bars.last?.values == [0 + 1 + 2 + 4 + 5, 5, 0])
+        // Equal totals at the cut-off: the earlier files are drawn. Files 0…21 with 5 findings each.
+        let tied: [(file: String, counts: [Int64])] = (0..<22).map { ("/in/tied-\($0).json", [5, 0, 0]) }
+        let tiedBars = BundleReport.chartedFiles(tied)
+        #expect(tiedBars.map(\.label) == (0..<20).map { "tied-\($0).json" } + ["2 other files"])
+        #expect(BundleReport.chartedFiles(Array(tied.prefix(21))).last?.label == "1 other file")
         // At the limit or under it, every file is drawn as it is.
         let few = Array(rows.prefix(BundleReport.chartedFileLimit))
         #expect(BundleReport.chartedFiles(few).map(\.label) == few.map { BundleReport.fileName($0.file) })
@@ -109,7 +114,9 @@ import Testing
             ("x > y; z", 8),  // a lone `>` or `;` is text
             ("&amp;&lt;", 2), ("a&b", 2),  // an entity never closed hides the rest
             ("a&b<i>c</i>;d", 3),  // a tag inside an entity: the entity still ends at its `;`
-            ("text <unclosed tag", 5),
+            ("text <unclosed tag", 5), ("ab<", 2),
+            ("<a title='&amp;'>x", 1),  // an entity inside a tag is the tag's
+            ("&a<b;>c;d", 2),  // a `;` inside a tag does not end the entity
         ]
         for (html, length) in cases {
             #expect(ReportFacts.visibleLength(html) == length, "\(html)")

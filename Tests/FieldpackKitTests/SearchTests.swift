@@ -56,9 +56,16 @@ struct SearchPlainTextTests {
         try buildBundle(inputs: inputs, in: directory, name: "sample", epoch: 1_700_000_000)
         let path = directory.file("content.sqlite")
         let before = try SHA256.hex(ofFile: path).digest
-        try SearchIndex.check(path)
+        // Beside a reader holding its shared lock, as VACUUM INTO does while the check runs:
+        // the check needs no lock that conflicts with it (there is no busy timeout to hide one).
+        do {
+            let reader = try Database(path: path, mode: .readOnly)
+            try reader.execute("BEGIN")
+            #expect(try reader.int("SELECT count(*) FROM search_entries") ?? 0 > 0)
+            try SearchIndex.check(path)
+            try reader.execute("COMMIT")
+        }
         #expect(try SHA256.hex(ofFile: path).digest == before)
-        #expect(!FileSystem.exists(path + "-journal"))
         // One entry's text changed behind the index's back: the index no longer matches it.
         do {
             let database = try Database(path: path)

@@ -79,7 +79,7 @@ public struct BundleMigration {
                     try set.run()
                 }
             }
-            try files.compact(copy, alongside: summary.from < 5 ? SearchIndex.check : nil)
+            try files.compact(copy)  // FTS5's check ran in `checkMigrated`, before the fingerprint
         }
         try files.publishCopy()
         summary.to = Migrations.latestVersion

@@ -250,7 +250,8 @@ public struct BundleReport {
         for row in rows.indices where !kept.contains(row) {
             for (column, count) in rows[row].counts.enumerated() { rest[column] += count }
         }
-        bars.append((label: "\(rows.count - chartedFileLimit) other files", values: rest))
+        let others = rows.count - chartedFileLimit
+        bars.append((label: "\(others) other file\(others == 1 ? "" : "s")", values: rest))
         return bars
     }
 
