@@ -50,6 +50,25 @@ import Testing
 
 /// The text the search index holds for a blurb, read over bytes.
 struct SearchPlainTextTests {
+    @Test func tagsBecomeOneSpaceAndEntitiesAreDecodedOnce() {
+        #expect(PlainText.ofBlurb("<p>The <b>robin</b>  sings&amp;lt;</p><p>A&lt;B &gt; C</p>") == "The robin sings&lt; A<B > C")
+    }
+
+    @Test func aTagFollowedByACombiningMarkIsStillATag() {
+        // `<p>` then U+034F: as `Character`s the `>` and the mark are one grapheme, so a walk
+        // over characters never ended the tag and lost the whole text.
+        #expect(PlainText.ofBlurb("<p>\u{034F}word</p>") == "\u{034F}word")
+        #expect(PlainText.ofBlurb("<p>\u{200C}کتاب</p>") == "\u{200C}کتاب")
+    }
+
+    @Test func anEmptyOrAllMarkupBlurbHasNoText() {
+        #expect(PlainText.ofBlurb("") == "")
+        #expect(PlainText.ofBlurb("<p></p><br>") == "")
+    }
+}
+
+/// FTS5's check of the search index, and the compaction it runs beside.
+struct SearchIndexCheckTests {
     @Test func theIndexCheckLeavesTheFileAsItWasAndFailsWhenTheIndexDisagreesWithItsContent() throws {
         let directory = try TemporaryDirectory()
         let inputs = ReportTests.sampleInputs
@@ -88,21 +107,5 @@ struct SearchPlainTextTests {
         #expect(throws: FieldpackError.self) {
             try files.compact(database, alongside: { _ in throw FieldpackError(path: "search", "the index disagrees") })
         }
-    }
-
-    @Test func tagsBecomeOneSpaceAndEntitiesAreDecodedOnce() {
-        #expect(PlainText.ofBlurb("<p>The <b>robin</b>  sings&amp;lt;</p><p>A&lt;B &gt; C</p>") == "The robin sings&lt; A<B > C")
-    }
-
-    @Test func aTagFollowedByACombiningMarkIsStillATag() {
-        // `<p>` then U+034F: as `Character`s the `>` and the mark are one grapheme, so a walk
-        // over characters never ended the tag and lost the whole text.
-        #expect(PlainText.ofBlurb("<p>\u{034F}word</p>") == "\u{034F}word")
-        #expect(PlainText.ofBlurb("<p>\u{200C}کتاب</p>") == "\u{200C}کتاب")
-    }
-
-    @Test func anEmptyOrAllMarkupBlurbHasNoText() {
-        #expect(PlainText.ofBlurb("") == "")
-        #expect(PlainText.ofBlurb("<p></p><br>") == "")
     }
 }
