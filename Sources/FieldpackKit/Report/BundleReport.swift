@@ -243,8 +243,8 @@ public struct BundleReport {
     /// order), in the files' order, then one bar adding up every other file's, when there are any.
     static func chartedFiles(_ rows: [(file: String, counts: [Int64])]) -> [(label: String, values: [Int64])] {
         guard rows.count > chartedFileLimit else { return rows.map { (fileName($0.file), $0.counts) } }
-        let total = { (row: Int) in rows[row].counts.reduce(0, +) }
-        let kept = Set(rows.indices.sorted { (total($1), $0) < (total($0), $1) }.prefix(chartedFileLimit))
+        let totals = rows.map { $0.counts.reduce(0, +) }
+        let kept = Set(rows.indices.sorted { (totals[$1], $0) < (totals[$0], $1) }.prefix(chartedFileLimit))
         var bars = rows.indices.filter(kept.contains).map { (label: fileName(rows[$0].file), values: rows[$0].counts) }
         var rest = Array(repeating: Int64(0), count: rows[0].counts.count)
         for row in rows.indices where !kept.contains(row) {
