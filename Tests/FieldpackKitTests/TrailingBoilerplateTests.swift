@@ -146,6 +146,16 @@ import Testing
         Self.expectSameAsWholeParse(Self.article("<section><h2>References</h2></section><section><h2>Notes" + nested + "</h2></section>"))
     }
 
+    /// The walk remembers libxml2's answer (an element kept empty or not) for a few dozen tag
+    /// names, then asks libxml2 again: after 70 made-up names, elements nested past the depth
+    /// limit are still counted, so the document is refused as a whole parse refuses it.
+    @Test(arguments: [250, 255, 256, 257, 260])
+    func afterManyTagNamesEveryElementStillCountsTowardsTheDepthLimit(depth: Int) {
+        let names = (1...70).map { "<x\($0) class=a></x\($0)>" }.joined()
+        let nested = String(repeating: "<span><br>", count: depth) + "x" + String(repeating: "</span>", count: depth)
+        Self.expectSameAsWholeParse(Self.article("<section><h2>References</h2>\(names)\(nested)</section>"))
+    }
+
     /// The wiki's own skip list decides, as the rules do: a section the pipeline adds is skipped,
     /// and one it does not list is read.
     @Test func thePipelinesSkippedSectionsDecideWhatIsLeftUnbuilt() {
