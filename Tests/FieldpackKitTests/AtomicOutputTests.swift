@@ -80,6 +80,23 @@ import Testing
         #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == expected)
     }
 
+    /// `appendHashing` (the manifest's copy of the database) copies the file whole, across its
+    /// 4 MiB reads, and its digest and count are those of the bytes it wrote.
+    @Test(arguments: [0, 1, (4 << 20) - 1, 4 << 20, (4 << 20) + 1, 9_000_001])
+    func aFileAppendedWhileHashedIsCopiedWholeWithTheDigestOfItsBytes(size: Int) throws {
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        let part = directory.file("part-\(size).bin")
+        try Data(bytes).write(to: URL(fileURLWithPath: part))
+        let output = try AtomicOutput(path: destination)
+        try output.write("head\n")
+        let (digest, count) = try output.appendHashing(contentsOf: part)
+        try output.write("tail\n")
+        try output.commit()
+        #expect(count == size)
+        #expect(digest == SHA256.hex(of: bytes))
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: destination))) == Array("head\n".utf8) + bytes + Array("tail\n".utf8))
+    }
+
     @Test func appendingAMissingFileNamesIt() throws {
         let output = try AtomicOutput(path: destination)
         let missing = directory.file("missing.part")

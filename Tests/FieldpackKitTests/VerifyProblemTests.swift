@@ -75,6 +75,36 @@ import Testing
         ])
     }
 
+    /// The manifest's check opens the database while the files are hashed
+    /// (`checksDatabaseWhileHashing`): it finds what checking the database after the checksums
+    /// finds, and tells none of the database's problems when a checksum fails.
+    @Test func checkingTheDatabaseWhileTheFilesAreHashedFindsTheSameProblems() throws {
+        func early(_ bundle: String) -> [String] {
+            var verifier = BundleVerifier(directory: bundle)
+            verifier.checksDatabaseWhileHashing = true
+            return verifier.verify()
+        }
+        let goodFolder = try TemporaryDirectory()
+        let good = try SmallBundle.publish(in: goodFolder)
+        #expect(early(good) == [])
+        let directory = try TemporaryDirectory()
+        let bundle = try republished(directory, after: "PRAGMA user_version = 99")
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.count == 1 && problems[0].contains("schema version 99"))
+        #expect(early(bundle) == problems)
+        // The database's header made to say schema 99 in the good bundle: now its checksum fails
+        // first, and the database, which the checksums no longer vouch for, is not reported on.
+        let database = "\(good)/content.sqlite"
+        let handle = try #require(FileHandle(forUpdatingAtPath: database))
+        try handle.seek(toOffset: 60)
+        try handle.write(contentsOf: Data([0, 0, 0, 99]))
+        try handle.close()
+        let tampered = BundleVerifier(directory: good).verify()
+        #expect(!tampered.isEmpty && tampered.allSatisfy { $0.contains("SHA-256") })
+        #expect(early(good) == tampered)
+        withExtendedLifetime(goodFolder) {}
+    }
+
     @Test func aDatabaseOfASchemaVersionThisToolDoesNotKnowIsRefused() throws {
         let directory = try TemporaryDirectory()
         let bundle = try republished(directory, after: "PRAGMA user_version = 99")

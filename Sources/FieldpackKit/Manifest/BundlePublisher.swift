@@ -45,10 +45,17 @@ public struct BundlePublisher {
 
         // A copy, never a hard link: the published database is its own file, so a later build
         // (or anything else writing the build folder's copy) cannot change a published bundle.
+        let trace = PhaseTrace(stage: "manifest")
         let staged = "\(staging)/\(Manifest.databaseName)"
         let output = try AtomicOutput(path: staged)
-        try output.append(contentsOf: database)
+        progress.expect(bytes: ([database] + extraFiles).reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
+        progress.start()
+        defer { progress.finish() }
+        // Hashed from the bytes written, as they are written; the check below (the app's) hashes
+        // the staged file again from the disk.
+        let (digest, bytes) = try output.appendHashing(contentsOf: database, progress: progress)
         try output.commit()
+        trace.mark("copy the database, hashing it")
         for file in extraFiles {
             let name = file.split(separator: "/").last.map(String.init) ?? file
             guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName,
@@ -60,12 +67,16 @@ public struct BundlePublisher {
             try output.append(contentsOf: file)
             try output.commit()
         }
-        let manifest = try Manifest.describe(bundle: staging, inputs: inputs, progress: progress)
+        let manifest = try Manifest.describe(
+            bundle: staging, inputs: inputs, progress: progress,
+            hashed: [FileEntry(path: Manifest.databaseName, bytes: bytes, sha256: digest)])
         try manifest.write(to: staging)
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }
         try FileSystem.fsyncDirectory(staging)
+        trace.mark("the other files, manifest.json")
         try check?(staging)
+        trace.mark("check")
 
         // One step: the destination holds the previous bundle or the new one, never neither. A
         // SIGTERM meanwhile waits for it (`Leftovers`), then removes what sits at `staging`.
@@ -77,6 +88,7 @@ public struct BundlePublisher {
             throw FieldpackError(
                 path: destination, "was replaced while publishing by something that is not a bundle: put back, nothing published")
         }
+        trace.mark("swap")
         return manifest
     }
 

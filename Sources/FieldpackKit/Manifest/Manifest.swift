@@ -26,7 +26,11 @@ public struct Manifest: Sendable, Equatable {
     /// - Parameter inputs: the bundle stage's `inputs.json`; without it, the `inputs` that bundles
     ///   before schema 5 kept in `bundle_info`, else none.
     /// - Parameter progress: counts the payload files and bytes as they are hashed.
-    public static func describe(bundle directory: String, inputs: String? = nil, progress: StageProgress? = nil) throws -> Manifest {
+    /// - Parameter hashed: files already hashed as they were written into the folder
+    ///   (`AtomicOutput.appendHashing`): each keeps its digest while its size is the one hashed.
+    public static func describe(
+        bundle directory: String, inputs: String? = nil, progress: StageProgress? = nil, hashed: [FileEntry] = []
+    ) throws -> Manifest {
         let databasePath = "\(directory)/\(databaseName)"
         guard FileSystem.exists(databasePath) else {
             throw FieldpackError(path: databasePath, "bundle has no \(databaseName)")
@@ -46,10 +50,19 @@ public struct Manifest: Sendable, Equatable {
         }
         var files: [FileEntry] = []
         let names = try payloadFiles(in: directory)
-        progress?.expect(bytes: names.reduce(0) { $0 + (FileSystem.size("\(directory)/\($1)") ?? 0) })
+        func known(_ name: String) -> FileEntry? {
+            hashed.first { $0.path == name && $0.bytes == FileSystem.size("\(directory)/\(name)") }
+        }
+        let unhashed = names.filter { known($0) == nil }
+        // After what was hashed as it was written (counted already).
+        progress?.expect(bytes: (progress?.byteCount ?? 0) + unhashed.reduce(0) { $0 + (FileSystem.size("\(directory)/\($1)") ?? 0) })
         progress?.start()
         defer { progress?.finish() }
         for name in names {
+            if let entry = known(name) {
+                files.append(entry)
+                continue
+            }
             let (digest, bytes) = try SHA256.hex(ofFile: "\(directory)/\(name)", progress: progress)
             files.append(FileEntry(path: name, bytes: bytes, sha256: digest))
         }

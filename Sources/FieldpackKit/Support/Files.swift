@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CLinux
+import Dispatch
 
 /// A file opened for reading; the descriptor closes with the object.
 public final class ReadableFile {
@@ -149,6 +150,35 @@ public final class AtomicOutput {
             if count == 0 { break }
             try chunk.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
+    }
+
+    /// Appends another file's bytes and returns their SHA-256 and count, hashed from the very
+    /// bytes written: each 4 MiB read is written on this thread while another thread hashes it,
+    /// so the hash no longer follows the copy (the manifest's copy of the database).
+    ///
+    /// `progress` counts the bytes (and the file, as a record) as they are hashed.
+    public func appendHashing(contentsOf other: String, progress: StageProgress? = nil) throws -> (digest: String, bytes: Int) {
+        try flush()
+        let source = try ReadableFile(path: other)
+        let hasher = SHA256()
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 << 20, alignment: 64)
+        defer { chunk.deallocate() }
+        var total = 0
+        while true {
+            let count = try source.read(into: chunk)
+            if count == 0 { break }
+            let shared = UncheckedBox((self, hasher, UnsafeRawBufferPointer(rebasing: chunk[0..<count])))
+            let results = Results<Void>(count: 2)
+            DispatchQueue.concurrentPerform(iterations: 2) { task in
+                let (output, hasher, bytes) = shared.value
+                results.record(task) { if task == 0 { try output.writeAll(bytes) } else { hasher.update(bytes) } }
+            }
+            _ = try results.values()
+            total += count
+            progress?.add(bytes: count)
+        }
+        progress?.add(records: 1)
+        return (hasher.finalizeHex(), total)
     }
 
     public func flush() throws {

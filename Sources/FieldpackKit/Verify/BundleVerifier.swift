@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Checks a bundle folder the way the app does before ingesting it: the file set, every
 /// checksum, then the database opened read-only: application id, a known schema version whose
 /// golden fingerprint matches, integrity (to the `Depth` asked for), foreign keys, and row counts
@@ -16,6 +18,12 @@ public struct BundleVerifier {
     public var progress = StageProgress.silent("verify")
     /// How deep the database's integrity is checked: `.full` unless the caller asks for the app's.
     public var depth = Depth.full
+    /// Opens the database for its checks while the files are still being hashed, and keeps
+    /// their problems only if the checksums then pass: the same problems, sooner. Only for a
+    /// folder the caller has just assembled itself (`fieldpack-manifest`'s check before the
+    /// swap); the app, and `fieldpack-verify`, never open a database the checksums have not
+    /// vouched for.
+    public var checksDatabaseWhileHashing = false
 
     /// How deep the database's integrity is checked.
     public enum Depth: Sendable {
@@ -121,6 +129,18 @@ public struct BundleVerifier {
             }
         }
 
+        // 5, begun early (`checksDatabaseWhileHashing`): waited for, and kept or not, below.
+        let databaseName = Manifest.databaseName
+        let early = DispatchGroup()
+        let earlyProblems = Results<[String]>(count: 1)
+        if checksDatabaseWhileHashing && manifestFiles[databaseName] != nil {
+            let checks = DatabaseChecks(path: path(databaseName), rows: manifestRows,
+                                        version: manifestVersion, fingerprint: manifestFingerprint, depth: depth)
+            DispatchQueue.global().async(group: early) { earlyProblems.record(0) { checks.run() } }
+        }
+        // Never returns before the early checks end: the caller may remove the folder next.
+        defer { early.wait() }
+
         // 4. Every checksum and size.
         var digests: [String: String] = [:]
         let hashed = checksumExpected.sorted().filter { listing.contains($0) }
@@ -143,14 +163,18 @@ public struct BundleVerifier {
         }
 
         // 5. The database, only if its bytes are the ones the manifest vouches for.
-        let databaseName = Manifest.databaseName
         guard manifestFiles[databaseName] != nil else {
             problem(Manifest.jsonName, "does not list \(databaseName)")
             return problems
         }
         guard problems.isEmpty else { return problems }
-        problems += DatabaseChecks(path: path(databaseName), rows: manifestRows,
-                                   version: manifestVersion, fingerprint: manifestFingerprint, depth: depth).run()
+        if checksDatabaseWhileHashing {
+            early.wait()
+            problems += (try? earlyProblems.values().first) ?? ["\(path(databaseName)): error: the database checks did not finish"]
+        } else {
+            problems += DatabaseChecks(path: path(databaseName), rows: manifestRows,
+                                       version: manifestVersion, fingerprint: manifestFingerprint, depth: depth).run()
+        }
         return problems
     }
 }
