@@ -60,7 +60,7 @@ command.main { arguments in
     publisher.check = { staged in
         var verifier = BundleVerifier(directory: staged, publicKey: publicKey)
         // The folder was assembled just now, by this process: its database is opened for its
-        // checks while the checksums are computed (the same problems, about a second sooner).
+        // checks while the checksums are computed (the same problems, sooner).
         verifier.checksDatabaseWhileHashing = true
         let problems = verifier.verify()
         guard !problems.isEmpty else { return }

@@ -84,7 +84,14 @@ import Testing
     /// 4 MiB reads, and its digest and count are those of the bytes it wrote.
     @Test(arguments: [0, 1, (4 << 20) - 1, 4 << 20, (4 << 20) + 1, 9_000_001])
     func aFileAppendedWhileHashedIsCopiedWholeWithTheDigestOfItsBytes(size: Int) throws {
-        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        // Bytes that never repeat in a pattern a chunk's size divides (a stale or reordered
+        // chunk would change the file and the digest).
+        let bytes = (0..<size).map { index -> UInt8 in
+            var mixed = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+            mixed ^= mixed >> 29
+            mixed = mixed &* 0xBF58_476D_1CE4_E5B9
+            return UInt8(truncatingIfNeeded: mixed >> 56)
+        }
         let part = directory.file("part-\(size).bin")
         try Data(bytes).write(to: URL(fileURLWithPath: part))
         let output = try AtomicOutput(path: destination)
@@ -102,6 +109,8 @@ import Testing
         let missing = directory.file("missing.part")
         let error = try #require(throws: FieldpackError.self) { try output.append(contentsOf: missing) }
         #expect(error.path == missing)
+        let hashing = try #require(throws: FieldpackError.self) { _ = try output.appendHashing(contentsOf: missing) }
+        #expect(hashing.path == missing)
     }
 
     @Test func largeWritesKeepTheirPlaceAmongBufferedOnes() throws {

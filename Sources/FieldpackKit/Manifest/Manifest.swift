@@ -22,7 +22,7 @@ public struct Manifest: Sendable, Equatable {
     }
 
     /// Reads what the manifest says about the database from the database itself, and hashes
-    /// every payload file of the bundle folder.
+    /// every payload file of the bundle folder but those already `hashed`.
     /// - Parameter inputs: the bundle stage's `inputs.json`; without it, the `inputs` that bundles
     ///   before schema 5 kept in `bundle_info`, else none.
     /// - Parameter progress: counts the payload files and bytes as they are hashed.

@@ -133,7 +133,11 @@ public struct BundleVerifier {
         let databaseName = Manifest.databaseName
         let early = DispatchGroup()
         let earlyProblems = Results<[String]>(count: 1)
-        if checksDatabaseWhileHashing && manifestFiles[databaseName] != nil {
+        // Only when nothing is wrong so far, and the database is a regular file: otherwise its
+        // checks would be thrown away, after a wait as long as they take.
+        let checkingEarly = checksDatabaseWhileHashing && problems.isEmpty && manifestFiles[databaseName] != nil
+            && FileSystem.isRegularFile(path(databaseName))
+        if checkingEarly {
             let checks = DatabaseChecks(path: path(databaseName), rows: manifestRows,
                                         version: manifestVersion, fingerprint: manifestFingerprint, depth: depth)
             DispatchQueue.global().async(group: early) { earlyProblems.record(0) { checks.run() } }
@@ -168,7 +172,7 @@ public struct BundleVerifier {
             return problems
         }
         guard problems.isEmpty else { return problems }
-        if checksDatabaseWhileHashing {
+        if checkingEarly {
             early.wait()
             problems += (try? earlyProblems.values().first) ?? ["\(path(databaseName)): error: the database checks did not finish"]
         } else {
