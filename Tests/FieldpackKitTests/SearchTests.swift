@@ -65,6 +65,56 @@ struct SearchPlainTextTests {
         #expect(PlainText.ofBlurb("") == "")
         #expect(PlainText.ofBlurb("<p></p><br>") == "")
     }
+
+    /// The rules one step at a time, on bytes: every tag (to its `>`, or to the end) and every
+    /// stray `>` a space; then the three entities decoded in one pass; then spaces collapsed and
+    /// trimmed.
+    private static func reference(_ html: [UInt8]) -> [UInt8] {
+        var untagged: [UInt8] = []
+        var index = 0
+        while index < html.count {
+            if html[index] == UInt8(ascii: "<") {
+                guard let close = html[(index + 1)...].firstIndex(of: UInt8(ascii: ">")) else { break }
+                untagged.append(UInt8(ascii: " "))
+                index = close + 1
+            } else {
+                untagged.append(html[index] == UInt8(ascii: ">") ? UInt8(ascii: " ") : html[index])
+                index += 1
+            }
+        }
+        var decoded: [UInt8] = []
+        index = 0
+        let entities: [(String, UInt8)] = [("&lt;", UInt8(ascii: "<")), ("&gt;", UInt8(ascii: ">")), ("&amp;", UInt8(ascii: "&"))]
+        outer: while index < untagged.count {
+            for (name, byte) in entities where untagged[index...].starts(with: Array(name.utf8)) {
+                decoded.append(byte)
+                index += name.utf8.count
+                continue outer
+            }
+            decoded.append(untagged[index])
+            index += 1
+        }
+        return Array(decoded.split(separator: UInt8(ascii: " ")).joined(separator: [UInt8(ascii: " ")]))
+    }
+
+    /// Seeded random blurbs of tags, entities, stray brackets, spaces and multi-byte text read
+    /// as the reference reads them, cut anywhere (an unclosed tag or entity at the end).
+    @Test func randomBlurbsReadAsTheRulesOneStepAtATimeReadThem() {
+        let pieces = ["<p>", "</p>", "<b>", "</i>", "<br>", " ", "  ", "&lt;", "&gt;", "&amp;", "&amp;lt;", "&", "&l", "&g;",
+                      ">", "<", "robin", "é", "\u{034F}", "丹顶鹤", "x<y", "a>b", ";"]
+        var state: UInt64 = 0x5DEE_CE66_D1CE_4E5B
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var out: [UInt8] = []
+        for _ in 0..<3000 {
+            var html = Array((0..<next(24)).map { _ in pieces[next(pieces.count)] }.joined().utf8)
+            html = Array(html.prefix(next(html.count + 1) + (next(2) == 0 ? html.count : 0)))
+            html.withUnsafeBytes { PlainText.ofBlurb($0, into: &out) }
+            #expect(out == Self.reference(html), "\(String(decoding: html, as: UTF8.self))")
+        }
+    }
 }
 
 /// FTS5's check of the search index, and the compaction it runs beside.
