@@ -37,13 +37,10 @@ package enum PlainText {
                     pendingSpace = true
                     continue
                 }
+                // An entity stands for `<`, `>` or `&`: text, never a space.
                 if byte == UInt8(ascii: "&"), let (decoded, entityLength) = entity(in: html, at: index) {
                     text = decoded
                     index += entityLength
-                    if text == space {
-                        pendingSpace = true
-                        continue
-                    }
                 }
                 if pendingSpace && length > 0 {
                     output[length] = space

@@ -43,9 +43,9 @@ public struct BundlePublisher {
             Leftovers.forget(staging)
         }
 
+        let trace = PhaseTrace(stage: "manifest")
         // A copy, never a hard link: the published database is its own file, so a later build
         // (or anything else writing the build folder's copy) cannot change a published bundle.
-        let trace = PhaseTrace(stage: "manifest")
         let staged = "\(staging)/\(Manifest.databaseName)"
         let output = try AtomicOutput(path: staged)
         progress.expect(bytes: ([database] + extraFiles).reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
