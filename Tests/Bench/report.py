@@ -483,8 +483,8 @@ def runs_section(logs, runs, args, damage, scale):
     out.append(f"| bundle without display targets (beside it, every run) | {without_costs.wall_text()} | {without_costs.rss_text()} |")
     out.append(f"| bundle with every licence (run 1) | {every.wall_text()} | {every.rss_text()} |")
     out.append("")
-    # Paired run by run: each run's bundle stage against the one without targets that followed
-    # it, as a share of that run's iNat path; the median decides.
+    # Paired run by run: each run's bundle stage against the one without targets beside it (after
+    # it in odd runs, before it in even ones), as a share of that run's iNat path; the median decides.
     added = [with_ - without for with_, without in zip(bundle.walls, without_costs.walls)]
     shares = [a / path * 100 if path > 0 else 0 for a, path in zip(added, inat.walls)]
     # The median run's pair (the lower middle one for an even count), seconds and share alike.

@@ -31,9 +31,9 @@
 #        folders are removed.
 #      Every run also runs the bundle stage without display targets beside it, after it in odd
 #      runs and before it in even ones (what cost estimation adds: the median of the runs'
-#      differences); run 1 the bundle stage with every licence, and the row-count check: DuckDB's tables must have fieldpack's
-#      bundle's row counts, or differ only by the records of the truncated page that fieldpack
-#      salvages and DuckDB's ignore_errors skips (checked exactly by an untimed DuckDB run that
+#      differences); run 1 the bundle stage with every licence, and the row-count check:
+#      DuckDB's tables must have fieldpack's bundle's row counts, or differ only by the records
+#      of the truncated page that fieldpack salvages and DuckDB's ignore_errors skips (checked exactly by an untimed DuckDB run that
 #      reads those records too). A mismatch fails the benchmark.
 #      Run 1 also publishes and verifies the iNat path's bundle (fieldpack-manifest, -verify),
 #      and every run keeps the stage timings of the whole build (FIELDPACK_TIMINGS) in the logs.

@@ -50,16 +50,15 @@ public struct Manifest: Sendable, Equatable {
         }
         var files: [FileEntry] = []
         let names = try payloadFiles(in: directory)
-        func known(_ name: String) -> FileEntry? {
-            hashed.first { $0.path == name && $0.bytes == FileSystem.size("\(directory)/\(name)") }
-        }
-        let unhashed = names.filter { known($0) == nil }
+        // Each file's size, once, and its entry when it was hashed as it was written.
+        let sizes = names.map { FileSystem.size("\(directory)/\($0)") }
+        let known = zip(names, sizes).map { name, size in hashed.first { $0.path == name && $0.bytes == size } }
         // After what was hashed as it was written (counted already).
-        progress?.expect(bytes: (progress?.byteCount ?? 0) + unhashed.reduce(0) { $0 + (FileSystem.size("\(directory)/\($1)") ?? 0) })
+        progress?.expect(bytes: (progress?.byteCount ?? 0) + zip(sizes, known).reduce(0) { $0 + ($1.1 == nil ? $1.0 ?? 0 : 0) })
         progress?.start()
         defer { progress?.finish() }
-        for name in names {
-            if let entry = known(name) {
+        for (name, entry) in zip(names, known) {
+            if let entry {
                 files.append(entry)
                 continue
             }

@@ -135,12 +135,12 @@ public struct BundleVerifier {
         let earlyProblems = Results<[String]>(count: 1)
         // Only when nothing is wrong so far, and the database is a regular file: otherwise its
         // checks would be thrown away, after a wait as long as they take.
+        let databaseChecks = DatabaseChecks(path: path(databaseName), rows: manifestRows,
+                                            version: manifestVersion, fingerprint: manifestFingerprint, depth: depth)
         let checkingEarly = checksDatabaseWhileHashing && problems.isEmpty && manifestFiles[databaseName] != nil
             && FileSystem.isRegularFile(path(databaseName))
         if checkingEarly {
-            let checks = DatabaseChecks(path: path(databaseName), rows: manifestRows,
-                                        version: manifestVersion, fingerprint: manifestFingerprint, depth: depth)
-            DispatchQueue.global().async(group: early) { earlyProblems.record(0) { checks.run() } }
+            DispatchQueue.global().async(group: early) { earlyProblems.record(0) { databaseChecks.run() } }
         }
         // Never returns before the early checks end: the caller may remove the folder next.
         defer { early.wait() }
@@ -176,8 +176,7 @@ public struct BundleVerifier {
             early.wait()
             problems += (try? earlyProblems.values().first) ?? ["\(path(databaseName)): error: the database checks did not finish"]
         } else {
-            problems += DatabaseChecks(path: path(databaseName), rows: manifestRows,
-                                       version: manifestVersion, fingerprint: manifestFingerprint, depth: depth).run()
+            problems += databaseChecks.run()
         }
         return problems
     }
