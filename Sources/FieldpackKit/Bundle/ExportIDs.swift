@@ -56,9 +56,10 @@ struct ExportIDs {
 
     /// Reads the observations of the deduped `paths` and decides the ids of the uuids that must move.
     ///
-    /// - Parameter selection: the pipeline's `select`: an observation its dedupe rules remove
-    ///   (`Selection.dedupeRules`) is not among the uuids, whether dedupe removed it or left it
-    ///   to the load, so the ids are the same either way.
+    /// - Parameter selection: the pipeline's `select`: an observation its observation rules
+    ///   remove (`Selection.removingRule`, the taxon rule read from the parts' taxa as the load
+    ///   reads them) is not among the uuids, whether ingest or dedupe removed it or left it to
+    ///   the load, so the ids are the same either way.
     init(
         paths: [String], hash: @escaping @Sendable (ObservationUUID) -> Int64, space: SortSpace, selection: Selection? = nil
     ) throws {
@@ -66,6 +67,7 @@ struct ExportIDs {
         let entries = ExternalSort<Entry>(space: space, by: Entry.precedes)
         let parser = JSONParser()
         var columns = JSONColumns()
+        let keptTaxa = try selection.flatMap { $0.taxa.isEmpty ? nil : try Self.keptTaxa(paths: paths, rule: $0.taxa, parser: parser) }
         for path in paths {
             let reader = LineReader(source: try RawFileSource(path: path))
             lines: while let line = try reader.next() {
@@ -84,11 +86,33 @@ struct ExportIDs {
                 }
                 if RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) { break lines }
                 guard kind == .observation, let uuid = Self.exportOnlyUUID(columns) else { continue }
-                if let selection, selection.removingRuleInDedupe(ObservedValues(columns, taxonSelected: false)) != nil { continue }
+                if let selection {
+                    let taxon = columns.int64(ObservationRecord.Column.taxon)
+                    let values = ObservedValues(columns, taxonSelected: taxon.map { keptTaxa?.contains($0) ?? false } ?? false)
+                    if selection.removingRule(values) != nil { continue }
+                }
                 try entries.append(Entry(hash: hash(uuid), uuid: UUIDKey(high: uuid.high, low: uuid.low)))
             }
         }
         try decide(try entries.sorted())
+    }
+
+    /// The taxa of the deduped `paths` that `rule` keeps, as the load decides them
+    /// (`LoadSelection.taxon`): each part's taxon lines, which come before its observations.
+    static func keptTaxa(paths: [String], rule: TaxonRule, parser: JSONParser) throws -> Set<Int64> {
+        var kept = Set<Int64>()
+        var columns = JSONColumns()
+        for path in paths {
+            let reader = LineReader(source: try RawFileSource(path: path))
+            while let line = try reader.next() {
+                if line.bytes.starts(with: "[\"input\",".utf8) { continue }
+                guard line.bytes.starts(with: "[\"taxon\",".utf8) else { break }
+                // A line the main pass reports if it is broken; here it only may not count.
+                guard let value = try? parser.parse(line.bytes), columns.load(value), let id = columns.id else { continue }
+                if rule.selects(columns, id: id) { kept.insert(id) }
+            }
+        }
+        return kept
     }
 
     /// The uuid of a deduped observation known only from the export, nil for any other: its

@@ -311,8 +311,8 @@ struct LoadSelection {
     /// Whether the taxon rule keeps each loaded taxon, in load order (`ReferenceCheck`'s
     /// positions); only with a taxon rule.
     private var taxonKept: [Bool] = []
-    /// `Selection.dedupeFingerprint`, once a deduped `select` record needs it.
-    private var dedupeFingerprint: String? = nil
+    /// `Selection.dedupeFingerprint(taxaKnown:)` both ways, once a deduped `select` record needs them.
+    private var dedupeFingerprints: [String]? = nil
 
     init(selection: Selection?) {
         self.selection = selection
@@ -321,8 +321,7 @@ struct LoadSelection {
     /// A taxon as it loads: whether the taxon rule keeps it, from the values its row gets.
     mutating func taxon(_ record: JSONColumns, id: Int64) {
         guard let selection, !selection.taxa.isEmpty else { return }
-        typealias C = TaxonRecord.Column
-        taxonKept.append(selection.taxa.selects(id: id, ancestry: record.text(C.ancestry)?.bytes, rank: record.text(C.rank)?.bytes))
+        taxonKept.append(selection.taxa.selects(record, id: id))
     }
 
     /// A deduped `select` line, checked against this pipeline's `select`.
@@ -347,12 +346,13 @@ struct LoadSelection {
                 path: path, line: line,
                 "these records were deduped under a pipeline's select, but this pipeline has none: run fieldpack-dedupe again with this --pipeline")
         }
-        if dedupeFingerprint == nil { dedupeFingerprint = selection.dedupeFingerprint }
-        guard part.fingerprint == dedupeFingerprint else {
+        // Without the taxa (dedupe's own), or with them when ingest decided the taxon rule (`ExportTaxa`).
+        if dedupeFingerprints == nil { dedupeFingerprints = [false, true].map { selection.dedupeFingerprint(taxaKnown: $0) } }
+        guard dedupeFingerprints!.contains(part.fingerprint) else {
             let rules = selection.dedupeRules.isEmpty ? "none" : selection.dedupeRules.joined(separator: ", ")
             throw FieldpackError(
                 path: path, line: line,
-                "these records were deduped under other select rules (digest \(part.fingerprint.prefix(12))…) than the ones of this pipeline that dedupe applies (\(rules): digest \(dedupeFingerprint!.prefix(12))…): run fieldpack-dedupe again with this --pipeline")
+                "these records were deduped under other select rules (digest \(part.fingerprint.prefix(12))…) than the ones of this pipeline that dedupe applies (\(rules): digest \(dedupeFingerprints![0].prefix(12))…): run fieldpack-dedupe again with this --pipeline")
         }
         return part
     }

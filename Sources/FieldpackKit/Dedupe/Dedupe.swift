@@ -151,7 +151,7 @@ public struct Dedupe: Sendable {
         }
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
-        let judge = DedupeSelection(options.selection)
+        let judge = DedupeSelection(options.selection, pruned: try prunedDigests(lines(.input), parser: parser))
         let sourceNames = try writeInputs(lines(.input), to: output, parser: parser, judge: judge)
         let leftOut = try sum(counted, judge: judge)
         trace.mark("count")
@@ -327,6 +327,15 @@ public struct Dedupe: Sendable {
     /// Refuses an input that ingest pruned under rules other than dedupe's own
     /// (`ExportLinkPruning`): observations it would keep would lack their photos, and rows marked
     /// removed would be removed by rules it does not apply.
+    /// The digests the inputs were pruned under (`InputRecord.Column.pruned`).
+    private func prunedDigests(_ lines: [[UInt8]], parser: JSONParser) throws -> [String] {
+        var columns = JSONColumns()
+        return try lines.compactMap { line in
+            _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
+            return columns.string(InputRecord.Column.pruned)
+        }
+    }
+
     private func checkPruning(_ input: JSONColumns, judge: DedupeSelection?) throws {
         guard let pruned = input.string(InputRecord.Column.pruned) else { return }
         let path = input.string(InputRecord.Column.path) ?? "?"

@@ -1,6 +1,10 @@
 /// The pipeline's `select`, as far as dedupe applies it: each winning observation is judged on
 /// its own values by `Selection.dedupeRules` (places; quality grades and the observed range too
-/// when there is no taxon rule), and one they remove is not written, nor its photo links. What
+/// when there is no taxon rule), and one they remove is not written, nor its photo links. When
+/// ingest decided the taxon rule (`ExportTaxa`: its inputs' records say so, by the digest they
+/// were pruned under), the rules are `Selection.dedupeRules(taxaKnown: true)`: every export copy
+/// is marked with the rule that removes it, which dedupe takes as it is, and judges only the
+/// places itself (it has no taxa). What
 /// they removed is counted in a `select` line after the observations (`DedupedSelectionRecord`),
 /// which the bundle adds to its own counts, so the report is the one the bundle alone would
 /// make; the bundle applies every rule again to what reaches it.
@@ -15,11 +19,21 @@ struct DedupeSelection: Sendable {
     let fingerprint: String
 
     /// Nil when the selection has no rule dedupe applies.
-    init?(_ selection: Selection?) {
-        guard let selection, !selection.dedupeRules.isEmpty else { return nil }
+    ///
+    /// - Parameter taxaKnown: ingest decided the taxon rule (`ExportRules`).
+    init?(_ selection: Selection?, taxaKnown: Bool = false) {
+        guard let selection, !selection.dedupeRules(taxaKnown: taxaKnown).isEmpty else { return nil }
         self.selection = selection
-        rules = selection.dedupeRules
-        fingerprint = selection.dedupeFingerprint
+        rules = selection.dedupeRules(taxaKnown: taxaKnown)
+        fingerprint = selection.dedupeFingerprint(taxaKnown: taxaKnown)
+    }
+
+    /// The judge for records whose inputs were pruned under the digests `pruned` (their input
+    /// records' `pruned`): the one that decided the taxon rule when any was (`checkPruning`
+    /// refuses the others), else the one without.
+    init?(_ selection: Selection?, pruned: [String]) {
+        let taxaKnown = selection.map { !$0.taxa.isEmpty && pruned.contains($0.dedupeFingerprint(taxaKnown: true)) } ?? false
+        self.init(selection, taxaKnown: taxaKnown)
     }
 
     /// Adds to `photos` the photos a deduped record refers to, as the bundle reads them: an

@@ -2,8 +2,9 @@ import Dispatch
 import Synchronization
 
 /// Ingest's share of a pipeline's `select` for the open-data export: a photo row whose
-/// observation the selection's dedupe rules remove (`Selection.dedupeRules`: the places, and
-/// without a taxon rule the grades and the observed range) is written as its photo record only,
+/// observation the selection's dedupe rules remove (`ExportRules`: the places, and without a
+/// taxon rule the grades and the observed range; every rule when the export's taxa tables decide
+/// the taxon rule, `ExportTaxa`) is written as its photo record only,
 /// without the link record to that observation. A regional guide of an export removes most of
 /// its observations, and their links were 40% of ingest's records (a link record per photo row).
 ///
@@ -28,6 +29,10 @@ import Synchronization
 ///
 /// Off (nil) when the pipeline has no such rules, or when an input is standard input or an
 /// export tar archive (streamed once: its observations would be read twice, decompressed).
+///
+/// With the taxon rule (`ExportTaxa`), dedupe's output differs from the one without pruning:
+/// it removes, and counts, the observations outside the taxa, which the bundle would have
+/// removed and counted the same way. The bundle is the same bytes, and so is its report.
 ///
 /// The observations rows the rules remove are written marked with their rule
 /// (`ObservationRecord.Part.removedByPlaces`, …), so that dedupe ranks them without parsing them
@@ -69,10 +74,10 @@ public final class ExportLinkPruning: Sendable {
         }
     }
 
-    /// The digest of the rules (`Selection.dedupeFingerprint`).
+    /// The digest of the rules (`ExportRules.fingerprint`).
     public let fingerprint: String
-    /// The selection whose dedupe rules these are: ingest marks the export copies they remove.
-    let selection: Selection
+    /// The rules: ingest marks the export copies they remove.
+    let rules: ExportRules
     /// What the rules keep of the export's observations tables.
     let kept: Kept
     /// How many observations rows the rules keep (a row in two tables counts twice).
@@ -146,9 +151,10 @@ public final class ExportLinkPruning: Sendable {
         inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
         filterBytes: Int = defaultFilterBytes, workers: Int
     ) throws -> ExportLinkPruning? {
-        guard !selection.dedupeRules.isEmpty else { return nil }
+        guard !selection.dedupeRules(taxaKnown: true).isEmpty else { return nil }
         // The observations and photos tables, and their date as ingest dates their rows.
         var tables: [(path: String, header: OpenDataTable.Header, date: Int64?, gzip: Bool)] = []
+        var taxaTables: [(path: String, header: OpenDataTable.Header)] = []
         var onlyExport = true
         for path in inputs {
             if path == StandardInput.argument { return nil }
@@ -165,10 +171,15 @@ public final class ExportLinkPruning: Sendable {
                 onlyExport = false
                 continue
             }
+            if header.table == .taxa { taxaTables.append((path, header)) }
             guard header.table == .observations || header.table == .photos else { continue }
             tables.append((path, header, OpenDataDate.of(path) ?? openDataDate, gzip))
         }
         if !onlyExport { tables.removeAll { $0.header.table == .photos } }
+        // The taxon rule, when the taxa tables decide it (`ExportTaxa`).
+        let taxa = onlyExport && !selection.taxa.isEmpty ? try ExportTaxa.read(tables: taxaTables, rule: selection.taxa) : nil
+        let rules = ExportRules(selection: selection, taxa: taxa)
+        guard !rules.rules.isEmpty else { return nil }
         var singles: Singles? = nil
         if onlyExport {
             func filter(_ table: OpenDataTable) -> RepeatFilter {
@@ -198,9 +209,10 @@ public final class ExportLinkPruning: Sendable {
             do {
                 let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
                     ?? LineReader(source: try openInput(table.path, hashing: false).source)
-                var row = OpenDataRow(header: table.header, seen: table.date)
+                let (photos, date) = (table.header.table == .photos, table.date)
+                var row = OpenDataRow(header: table.header, seen: date)
                 // Only an observations table fills a filter of what the rules keep.
-                var kept: Kept? = table.header.table == .observations ? Kept() : nil
+                var kept: Kept? = photos ? nil : Kept()
                 var rows = 0
                 while let line = try reader.next() {
                     if line.number == 1 { continue }  // the header
@@ -208,12 +220,12 @@ public final class ExportLinkPruning: Sendable {
                     if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
                     // As ingest reads it: an incomplete row of a damaged stream is rejected.
                     if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
-                    if table.header.table == .photos {
+                    if photos {
                         if let id = row.photoID(bytes) { readSingles?.insert(photo: id) }
-                    } else if let (uuid, keeps) = row.observationKey(bytes, by: selection) {
+                    } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
                         readSingles?.insert(uuid)
                         if keeps {
-                            kept?.insert(uuid, date: table.date)
+                            kept?.insert(uuid, date: date)
                             rows += 1
                         }
                     }
@@ -232,7 +244,7 @@ public final class ExportLinkPruning: Sendable {
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
         return ExportLinkPruning(
-            selection: selection, kept: kept ?? Kept(), keptRows: rows, singles: singles,
+            rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles,
             measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos))
     }
 
@@ -251,12 +263,12 @@ public final class ExportLinkPruning: Sendable {
     /// The filters' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
     public static let defaultFilterBytes = 64 << 20
 
-    /// The rule that removes an export observation with these values, nil if they keep it.
-    func removingRule(_ values: ObservedValues) -> String? { selection.removingRuleInDedupe(values) }
+    /// The rule that removes an export observation with the values of `record`, nil if they keep it.
+    func removingRule(_ record: ObservationRecord) -> String? { rules.removingRule(record) }
 
-    private init(selection: Selection, kept: Kept, keptRows: Int, singles: Singles?, measuredDigest: String) {
-        self.selection = selection
-        fingerprint = selection.dedupeFingerprint
+    private init(rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, measuredDigest: String) {
+        self.rules = rules
+        fingerprint = rules.fingerprint
         self.kept = kept
         self.keptRows = keptRows
         self.singles = singles

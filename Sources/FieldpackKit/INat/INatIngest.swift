@@ -304,7 +304,8 @@ public struct INatIngest {
             ("shards", String(options.shard.count)), ("range_bytes", String(options.rangeBytes)),
             ("max_reject_rate", String(options.maxRejectRate)), ("open_data_date", options.openDataDate.map(String.init) ?? "-"),
             ("max_document_bytes", String(options.maxDocumentBytes)),
-            ("pruned_by", options.selection.map { $0.dedupeRules.isEmpty ? "-" : $0.dedupeFingerprint } ?? "-"),
+            // The rules it may prune by (`ExportRules`): the taxon rule's too, as the taxa may decide it.
+            ("pruned_by", options.selection.map { $0.dedupeRules(taxaKnown: true).isEmpty ? "-" : $0.dedupeFingerprint(taxaKnown: true) } ?? "-"),
             ("measured_photos", options.measuredPhotos.isEmpty ? "-" : DedupedSelectionRecord.measuredDigest(options.measuredPhotos)),
         ]))
     }
@@ -312,7 +313,7 @@ public struct INatIngest {
     /// The GeoJSON files the selection's places come from, and the measured sizes: the records
     /// depend on them when the run prunes by them.
     static func selectionFiles(_ options: Options) -> [String] {
-        guard let selection = options.selection, !selection.dedupeRules.isEmpty else { return [] }
+        guard let selection = options.selection, !selection.dedupeRules(taxaKnown: true).isEmpty else { return [] }
         return selection.files + (options.measuredSizes.map { [$0] } ?? [])
     }
 

@@ -108,12 +108,22 @@ struct OpenDataRow {
     }
 
     /// The uuid of an observations row that `write` would write, and whether the rules keep it
-    /// (`Selection.removingRuleInDedupe`), judged on the very values its record gets; nil for a
-    /// row it rejects (see `ExportLinkPruning`).
-    mutating func observationKey(_ line: UnsafeRawBufferPointer, by selection: Selection) -> (ObservationUUID, keeps: Bool)? {
+    /// (`ExportRules.removingRule`), judged on the very values its record gets; nil for a row it
+    /// rejects (see `ExportLinkPruning`).
+    mutating func observationKey(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (ObservationUUID, keeps: Bool)? {
         precondition(header.table == .observations)
         guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
-        return (uuid, selection.removingRuleInDedupe(ObservedValues(export: record)) == nil)
+        return (uuid, rules.removingRule(record) == nil)
+    }
+
+    /// The id of a taxa row that `write` would write, and whether `rule` keeps that taxon, judged
+    /// on the ancestry and rank its record gets; nil for a row it rejects (see `ExportTaxa`).
+    mutating func taxonDecision(_ line: UnsafeRawBufferPointer, by rule: TaxonRule) -> (id: Int64, keeps: Bool)? {
+        precondition(header.table == .taxa)
+        guard (try? split(line)) != nil, let record = try? taxonRecord() else { return nil }
+        let rank = record.rank?.bytes
+        guard var ancestry = record.ancestry else { return (record.id, rule.selects(id: record.id, ancestry: nil, rank: rank)) }
+        return (record.id, ancestry.withUTF8 { rule.selects(id: record.id, ancestry: UnsafeRawBufferPointer($0), rank: rank) })
     }
 
     /// The photo id of a photos row, as `write` reads it; nil when it has none (a row it rejects).
@@ -170,14 +180,16 @@ struct OpenDataRow {
         var (uuid, record) = try observationRecord()
         extractor.counts.observations += 1
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
-        if let pruning, let rule = pruning.removingRule(ObservedValues(export: record)) {
+        if let pruning, let rule = pruning.removingRule(record) {
             if pruning.leavesOut(observation: uuid) {
                 // Its only row: dedupe would count it removed by this rule, and do nothing more.
                 leftOutObservations[rule, default: 0] += 1
                 if let seen { leftOutSeen = max(leftOutSeen ?? seen, seen) }
                 return
             }
-            record.part = ObservationRecord.Part(removedBy: rule)
+            // Unmarked, it would read as a copy the rules keep.
+            guard let mark = ObservationRecord.Part(removedBy: rule) else { preconditionFailure("no mark for the rule \(rule)") }
+            record.part = mark
         }
         record.encode(into: &extractor.out, source: source.text)
     }
@@ -185,7 +197,7 @@ struct OpenDataRow {
     /// What the rows not written count for dedupe (an ingest `select` line), nil if none.
     var leftOut: DedupedSelectionRecord? {
         guard let pruning, leftOutPhotos > 0 || !leftOutObservations.isEmpty else { return nil }
-        var counts = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.selection.dedupeRules, stage: .ingest)
+        var counts = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.rules.rules, stage: .ingest)
         for (rule, count) in leftOutObservations { counts.removed[rule, default: 0] += count }
         counts.seen = leftOutSeen
         counts.photosNotSelected = leftOutPhotos
@@ -194,17 +206,16 @@ struct OpenDataRow {
     }
 
     /// The observation record of the split row (valid while its line is); without `full`, only
-    /// its uuid and the values the selection's rules read (`ObservedValues(export:)`).
+    /// its uuid and the values the selection's rules read (`ObservedValues(export:)`, the taxon).
     private mutating func observationRecord(full: Bool = true) throws(RecordError) -> (ObservationUUID, ObservationRecord) {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")
         guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
         var record = ObservationRecord(id: full ? uuid.exportID : 0)
         record.uuid = uuidText
-        if full {
-            record.user = positiveID(c.observerID, "observer_id")
-            record.taxon = positiveID(c.taxonID, "taxon_id")
-        }
+        if full { record.user = positiveID(c.observerID, "observer_id") }
+        // The taxon rule reads it (`ExportRules`).
+        record.taxon = positiveID(c.taxonID, "taxon_id")
         record.qualityGrade = text(c.qualityGrade, "quality_grade")
         if let date = text(c.observedOn, "observed_on") {
             if Timestamp.parse(date.bytes) != nil { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
@@ -287,6 +298,13 @@ struct OpenDataRow {
     }
 
     private mutating func taxon(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+        let record = try taxonRecord()
+        record.encode(into: &extractor.out, source: source.text)
+        extractor.counts.taxa += 1
+    }
+
+    /// The taxon record of the split row.
+    private mutating func taxonRecord() throws(RecordError) -> TaxonRecord {
         let c = columns
         guard let id = id(c.taxonID) else { throw keyError(c.taxonID, "taxon_id", expected: "a positive integer id") }
         guard let name = UserRecord.usableName(text(c.name, "name")) else {
@@ -312,8 +330,7 @@ struct OpenDataRow {
             drop("active", "is \"\(String(decoding: active, as: UTF8.self))\", expected true or false")
         }
         record.seen = seen
-        record.encode(into: &extractor.out, source: source.text)
-        extractor.counts.taxa += 1
+        return record
     }
 
     private mutating func observer(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {

@@ -53,18 +53,20 @@ public struct ObservationRecord {
         /// An export copy that the selection's dedupe rules remove, by the rule that removes it
         /// (`removed:places`, …), marked by ingest (`ExportLinkPruning`) so that dedupe need not
         /// parse it (`RemovedObservationLine`). Otherwise the record as ingest writes any copy.
-        case removedByPlaces, removedByQualityGrades, removedByObserved
+        case removedByPlaces, removedByTaxa, removedByQualityGrades, removedByObserved
 
         public var tag: StaticString {
             switch self {
             case .links: "links"
             case .removedByPlaces: "removed:places"
+            case .removedByTaxa: "removed:taxa"
             case .removedByQualityGrades: "removed:quality_grades"
             case .removedByObserved: "removed:observed"
             }
         }
 
-        /// The mark of a copy removed by `rule` (one of `Selection.dedupeRules`).
+        /// The mark of a copy removed by `rule` (one of `Selection.dedupeRules(taxaKnown:)`); nil
+        /// for any other.
         public init?(removedBy rule: String) {
             guard let part = Self.allCases.first(where: { $0 != .links && $0.tag.description == "removed:\(rule)" }) else { return nil }
             self = part

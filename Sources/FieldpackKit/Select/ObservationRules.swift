@@ -82,39 +82,55 @@ extension Selection {
     }
 }
 
-/// The part of the observation rules dedupe applies to each winning observation, so that what a
-/// guide leaves out of a large dump is not written, read and parsed again by the bundle stage
-/// (see `DedupeSelection`). Dedupe sees one observation at a time, without the taxa, so it
-/// applies the rules that read only the observation's own values and that come before the taxon
-/// rule in `SelectionCounts.rules` order, so an observation it removes is counted under the rule
-/// the bundle would have counted it under: places always; quality grades and the observed range
-/// too when there is no taxon rule. The bundle applies every rule again to what reaches it.
+/// The part of the observation rules applied before the bundle, so that what a guide leaves out
+/// of a large dump is not written, read and parsed again by the later stages (see
+/// `DedupeSelection`, `ExportLinkPruning`). Dedupe sees one observation at a time, without the
+/// taxa, so it applies the rules that read only the observation's own values and that come
+/// before the taxon rule in `SelectionCounts.rules` order, so an observation it removes is
+/// counted under the rule the bundle would have counted it under: places always; quality grades
+/// and the observed range too when there is no taxon rule.
+///
+/// When the taxon of every observation is known to be kept or not before the bundle
+/// (`taxaKnown`: ingest read an export whose taxa tables agree on each taxon, and no other
+/// input; see `ExportTaxa`), every rule applies: places, taxa, grades and the range. The bundle
+/// applies every rule again to what reaches it.
 extension Selection {
-    /// The rules dedupe applies, in `SelectionCounts.rules` order; empty: dedupe applies none.
-    public var dedupeRules: [String] {
+    /// The rules dedupe applies without the taxa, in `SelectionCounts.rules` order; empty: none.
+    public var dedupeRules: [String] { dedupeRules(taxaKnown: false) }
+
+    /// The rules applied before the bundle, in `SelectionCounts.rules` order; with `taxaKnown`,
+    /// the taxon rule and the ones after it too.
+    public func dedupeRules(taxaKnown: Bool) -> [String] {
         var rules: [String] = []
         if !places.isEmpty { rules.append("places") }
-        if taxa.isEmpty {
+        if !taxa.isEmpty && taxaKnown { rules.append("taxa") }
+        if taxa.isEmpty || taxaKnown {
             if !qualityGrades.isEmpty { rules.append("quality_grades") }
             if observedFrom != nil || observedTo != nil { rules.append("observed") }
         }
         return rules
     }
 
-    /// The first of `dedupeRules` that removes the observation, nil if none does.
-    func removingRuleInDedupe(_ observation: ObservedValues) -> String? {
-        if taxa.isEmpty { return removingRule(observation) }
+    /// The first of `dedupeRules(taxaKnown:)` that removes the observation, nil if none does.
+    /// With `taxaKnown`, `observation.taxonSelected` must say whether its taxon is kept.
+    func removingRuleInDedupe(_ observation: ObservedValues, taxaKnown: Bool = false) -> String? {
+        if taxa.isEmpty || taxaKnown { return removingRule(observation) }
         if !places.isEmpty && !inPlaces(observation) { return "places" }
         return nil
     }
 
-    /// A digest of what `dedupeRules` are (the boxes, the polygons' rings, the obscured rule,
-    /// the grades and the range they apply): dedupe writes it with its counts, and the bundle
-    /// refuses deduped records whose rules are not its own pipeline's (`DedupeSelection`).
-    public var dedupeFingerprint: String {
+    /// The digest of `dedupeRules` (see `dedupeFingerprint(taxaKnown:)`).
+    public var dedupeFingerprint: String { dedupeFingerprint(taxaKnown: false) }
+
+    /// A digest of what `dedupeRules(taxaKnown:)` are (the boxes, the polygons' rings, the
+    /// obscured rule, the taxon rule, the grades and the range they apply): dedupe writes it with
+    /// its counts, and the bundle refuses deduped records whose rules are not its own pipeline's
+    /// (`DedupeSelection`). Without a taxon rule, the same whatever `taxaKnown`.
+    public func dedupeFingerprint(taxaKnown: Bool) -> String {
+        let rules = dedupeRules(taxaKnown: taxaKnown)
         var writer = JSONWriter()
         writer.beginArray()
-        for rule in dedupeRules { writer.string(rule) }
+        for rule in rules { writer.string(rule) }
         if !places.isEmpty {
             writer.string(obscured.rawValue)
             for box in places.boxes {
@@ -132,7 +148,12 @@ extension Selection {
                 writer.endArray()
             }
         }
-        if taxa.isEmpty {
+        if rules.contains("taxa") {
+            for id in taxa.include.sorted() { writer.string("include \(id)") }
+            for id in taxa.exclude.sorted() { writer.string("exclude \(id)") }
+            for rank in taxa.ranks.sorted() { writer.string("rank \(rank)") }
+        }
+        if taxa.isEmpty || taxaKnown {
             for grade in qualityGrades { writer.string(grade) }
             if let observedFrom { writer.string("from \(observedFrom)") }
             if let observedTo { writer.string("to \(observedTo)") }

@@ -55,6 +55,12 @@ public struct TaxonRule: Sendable, Equatable {
         return decided ?? include.isEmpty
     }
 
+    /// Whether the taxon of a taxon record's columns (`TaxonRecord.Column`) is kept, as it loads.
+    func selects(_ record: JSONColumns, id: Int64) -> Bool {
+        typealias C = TaxonRecord.Column
+        return selects(id: id, ancestry: record.text(C.ancestry)?.bytes, rank: record.text(C.rank)?.bytes)
+    }
+
     /// The ids of an `ancestry` value, root first (anything not a decimal id is passed over).
     public static func ancestors(_ ancestry: UnsafeRawBufferPointer) -> [Int64] {
         var ids: [Int64] = []
