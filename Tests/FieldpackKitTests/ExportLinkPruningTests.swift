@@ -285,7 +285,8 @@ import Testing
     }
 
     /// No pruning where it cannot be exact: an export tar archive among the inputs (streamed
-    /// once), or no rule dedupe applies.
+    /// once), or no rule applied before the bundle (`min_photos` compares kept observations).
+    /// (A taxon rule alone: `ExportTaxaTests`.)
     @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
@@ -297,9 +298,9 @@ import Testing
         let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2))
         #expect(planned.fingerprint == box.dedupeFingerprint)
         #expect(planned.keptRows == 2)
-        var taxaOnly = Selection()
-        taxaOnly.taxa.include = [1]
-        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        var photosOnly = Selection()
+        photosOnly.minimumPhotos = 1
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: photosOnly, openDataDate: nil, workers: 2) == nil)
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
         #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, workers: 2) == nil)

@@ -1,0 +1,155 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// Ingest applies the taxon rule to an export whose taxa tables decide it (`ExportTaxa`): a
+/// one-group guide's ingest writes only that group's observations and photo links, dedupe
+/// counts what it removed, and the bundle, its report and its findings are the same bytes as
+/// when the bundle applies the rule.
+@Suite struct ExportTaxaTests {
+    typealias Build = DedupeSelectionTests
+    typealias Pruning = ExportLinkPruningTests
+
+    /// Birds (3) without ducks (6912), research grade only.
+    static let birdsWithoutDucks: Selection = {
+        var selection = Selection()
+        selection.taxa = TaxonRule(include: [3], exclude: [6912])
+        selection.qualityGrades = ["research"]
+        return selection
+    }()
+
+    static let taxa = """
+        taxon_id\tancestry\trank_level\trank\tname\tactive
+        48460\t\t100\tstateofmatter\tLife\ttrue
+        1\t48460\t70\tkingdom\tAnimalia\ttrue
+        2\t48460/1\t60\tphylum\tChordata\ttrue
+        3\t48460/1/2\t50\tclass\tAves\ttrue
+        6912\t48460/1/2/3\t30\tfamily\tAnatidae\ttrue
+        7000\t48460/1/2/3/6912\t10\tspecies\tAnas platyrhynchos\ttrue
+        8000\t48460/1/2/3\t10\tspecies\tSylvia atricapilla\ttrue
+        47126\t48460\t70\tkingdom\tPlantae\ttrue
+        9000\t48460/47126\t10\tspecies\tQuercus robur\ttrue
+
+        """
+
+    /// An export's four tables in `folder`: observations of `rows` (uuid, taxon, grade), photos
+    /// of `links` (photo id, uuid), `taxa` and one observer.
+    static func writeExport(
+        _ folder: String, rows: [(uuid: String, taxon: Int, grade: String)], links: [(photo: Int, uuid: String)],
+        taxa: String = taxa, in directory: TemporaryDirectory
+    ) throws -> [String] {
+        var observations = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
+        for row in rows { observations += "\(row.uuid)\t7\t50.5\t4.25\t\t\(row.taxon)\t\(row.grade)\t2024-04-30\n" }
+        var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        for (position, link) in links.enumerated() {
+            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(link.photo)\t\(link.uuid)\t7\tjpg\tCC-BY\t100\t100\t\(position)\n"
+        }
+        return [
+            try directory.write("\(folder)/observations.csv", observations),
+            try directory.write("\(folder)/photos.csv", photos),
+            try directory.write("\(folder)/taxa.csv", taxa),
+            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n"),
+        ]
+    }
+
+    /// A bird kept; a duck, a plant and an observation of a taxon no row has, removed by the
+    /// taxon rule (the duck in two exports, so its rows are written, marked); a bird of another
+    /// grade removed by the grades, and a plant of another grade counted under the taxa, the
+    /// first rule that removes it. The ids are decided among the kept observations either way,
+    /// even when every export-only uuid has one hash (the kept one is not the lowest uuid, so
+    /// its id would move if a removed one were counted).
+    @Test func aOneGroupGuideOfAnExportIsLeftOutByIngestAndBuildsTheSameBundle() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        var inputs = try Self.writeExport(
+            "inaturalist-open-data-20241127",
+            rows: [(u[0], 9000, "research"), (u[1], 7000, "research"), (u[2], 8000, "needs_id"), (u[3], 9000, "casual"),
+                   (u[4], 8000, "research"), (u[5], 424242, "research")],
+            links: [(601, u[4]), (602, u[1]), (603, u[0]), (604, u[4]), (604, u[0]), (605, u[5])],
+            in: directory)
+        inputs += try Self.writeExport(
+            "second/inaturalist-open-data-20250301", rows: [(u[1], 7000, "research")], links: [], in: directory)
+        let selection = Self.birdsWithoutDucks
+        for exportID in [nil, { @Sendable (_: ObservationUUID) in Int64(-42) }] as [(@Sendable (ObservationUUID) -> Int64)?] {
+            let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+            let built = try Build.build(
+                inputs: inputs, selection: selection, dedupeSelects: true, in: pruning, exportID: exportID, ingestSelects: true)
+            let whole = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: writing, exportID: exportID)
+            #expect(built.bundle == whole.bundle)
+            #expect(built.summary.findings == whole.summary.findings)
+            #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+            #expect(built.prunedLinks == 4)  // 602, 603, 604 to u[0], 605
+            #expect(whole.prunedLinks == 0)
+        }
+        let pruning = try TemporaryDirectory()
+        let built = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let records = try recordLines(pruning.file("records.jsonl"))
+        let observations = records.filter { $0["k"] as? String == "obs" && $0["part"] as? String != "links" }
+        #expect(observations.compactMap { $0["uuid"] as? String }.sorted() == [u[1], u[1], u[4]])
+        #expect(observations.filter { $0["uuid"] as? String == u[1] }.allSatisfy { $0["part"] as? String == "removed:taxa" })
+        #expect(records.filter { $0["part"] as? String == "links" }.map { $0["uuid"] as? String } == [u[4], u[4]])
+        let counted = records.filter { $0["k"] as? String == "select" }
+        let countedRemoved = counted.reduce(into: [String: Int]()) { sum, line in
+            for (rule, count) in line["removed"] as! [String: Int] { sum[rule, default: 0] += count }
+        }
+        #expect(countedRemoved == ["taxa": 3, "quality_grades": 1])
+        #expect(counted.allSatisfy { $0["fingerprint"] as? String == selection.dedupeFingerprint(taxaKnown: true) })
+        // Dedupe counts every removed observation once, under the rule the bundle would.
+        let deduped = try #require(try recordLines(built.deduped, deduped: true).first { $0["k"] as? String == "select" })
+        #expect(deduped["removed"] as? [String: Int] == ["taxa": 4, "quality_grades": 1])
+        #expect(deduped["fingerprint"] as? String == selection.dedupeFingerprint(taxaKnown: true))
+        #expect(try recordLines(built.deduped, deduped: true).filter { $0["k"] as? String == "obs" }.count == 1)
+    }
+
+    /// Two exports whose taxonomies put a taxon on both sides of the rule: which row's taxon
+    /// the bundle loads depends on dedupe, so ingest leaves the taxon rule to the bundle (and
+    /// with no other rule, prunes nothing); so it does when an API page is among the inputs. The
+    /// bundle is the same either way.
+    @Test func taxaTablesThatDisagreeLeaveTheTaxonRuleToTheBundle() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        var inputs = try Self.writeExport(
+            "inaturalist-open-data-20241127", rows: [(u[0], 8000, "research"), (u[1], 7000, "research")],
+            links: [(601, u[0]), (602, u[1])], in: directory)
+        var taxaOnly = Selection()
+        taxaOnly.taxa = Self.birdsWithoutDucks.taxa
+        let agreeing = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2))
+        #expect(agreeing.fingerprint == taxaOnly.dedupeFingerprint(taxaKnown: true))
+        #expect(agreeing.keptRows == 1)
+        // The duck's species moved out of Anatidae in a later export.
+        let moved = Self.taxa.replacingOccurrences(of: "7000\t48460/1/2/3/6912", with: "7000\t48460/1/2/3")
+        let later = try Self.writeExport(
+            "second/inaturalist-open-data-20250301", rows: [(u[2], 8000, "research")], links: [], taxa: moved, in: directory)
+        #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        var withPlaces = Self.birdsWithoutDucks
+        withPlaces.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let placesOnly = try #require(try ExportLinkPruning.plan(inputs: inputs + later, selection: withPlaces, openDataDate: nil, workers: 2))
+        #expect(placesOnly.fingerprint == withPlaces.dedupeFingerprint(taxaKnown: false))
+        inputs += later
+        let built = try Build.build(inputs: inputs, selection: withPlaces, dedupeSelects: true, in: try TemporaryDirectory(), ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: withPlaces, dedupeSelects: true, in: try TemporaryDirectory())
+        #expect(built.bundle == whole.bundle)
+        let page = try directory.write("page.json", page([
+            Pruning.apiObservation(id: 21, uuid: u[3], point: Pruning.inside, updatedAt: "2025-06-01T00:00:00+00:00", photo: 701)
+        ]))
+        #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+    }
+
+    /// The taxon rule's digest names the rule: another subtree is another digest, which dedupe
+    /// and the bundle refuse; without a taxon rule, knowing the taxa changes nothing.
+    @Test func theDigestOfTheRulesNamesTheTaxonRuleWhenIngestAppliesIt() {
+        var birds = Selection()
+        birds.taxa = TaxonRule(include: [3])
+        var ducks = birds
+        ducks.taxa = TaxonRule(include: [6912])
+        #expect(birds.dedupeFingerprint(taxaKnown: true) != ducks.dedupeFingerprint(taxaKnown: true))
+        #expect(birds.dedupeRules(taxaKnown: false).isEmpty)
+        #expect(birds.dedupeRules(taxaKnown: true) == ["taxa"])
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        box.qualityGrades = ["research"]
+        #expect(box.dedupeFingerprint(taxaKnown: true) == box.dedupeFingerprint(taxaKnown: false))
+        #expect(box.dedupeRules(taxaKnown: true) == ["places", "quality_grades"])
+    }
+}
