@@ -100,6 +100,38 @@ import Testing
         #expect(deduped["removed"] as? [String: Int] == ["taxa": 4, "quality_grades": 1])
         #expect(deduped["fingerprint"] as? String == selection.dedupeFingerprint(taxaKnown: true))
         #expect(try recordLines(built.deduped, deduped: true).filter { $0["k"] as? String == "obs" }.count == 1)
+
+        // Spilled, dedupe writes the same records; on 2 shards, the bundle is the same bytes.
+        var spilling = Dedupe.Options(
+            input: pruning.file("records.jsonl"), output: pruning.file("spilled.jsonl"), conflicts: pruning.file("spilled.json"))
+        spilling.selection = selection
+        spilling.memoryBudget = 200
+        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
+        #expect(try text(pruning.file("spilled.jsonl")) == (try text(built.deduped)))
+        let split = try TemporaryDirectory()
+        var parts: [String] = []
+        for index in 0..<2 {
+            let shard = try Shard(index: index, count: 2)
+            var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
+            ingest.shard = shard
+            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: shard)
+            ingest.selection = selection
+            try INatIngest(options: ingest).run()
+        }
+        for index in 0..<2 {
+            let shard = try Shard(index: index, count: 2)
+            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: shard)
+            parts.append("\(folder)/records.jsonl")
+            var dedupe = DedupeShard.Options(inat: split.file("inat"), shard: shard, output: parts.last!, conflicts: "\(folder)/conflicts.json")
+            dedupe.selection = selection
+            try DedupeShard(options: dedupe).run()
+        }
+        var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: ShippingPolicy())
+        bundle.inputs = parts
+        bundle.selection = selection
+        bundle.selectionSource = "pipelines/select.json"
+        try BundleBuilder(options: bundle).run()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == built.bundle)
     }
 
     /// Two exports whose taxonomies put a taxon on both sides of the rule: which row's taxon
