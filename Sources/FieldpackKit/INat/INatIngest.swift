@@ -156,7 +156,9 @@ public struct INatIngest {
         progress.start()
         defer { progress.finish() }
         let openDataDate = options.openDataDate
+        let trace = PhaseTrace(stage: "inat")
         let linkPruning = try Self.linkPruning(options)
+        if linkPruning != nil { trace.mark("the export's pruning plan") }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             ingest.linkPruning = linkPruning
@@ -210,6 +212,7 @@ public struct INatIngest {
             }
         }
         if let failure = sink.failure { throw failure.error }
+        trace.mark("read")
 
         var summary = Summary()
         for case let chunk? in sink.results {
