@@ -124,14 +124,14 @@ public final class ExportLinkPruning: Sendable {
 
         func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(BloomWord.hash(uuid)) }
 
-        func insert(_ uuid: ObservationUUID) { observations.insert(BloomWord.hash(uuid)) }
-
         /// Whether a photo's row may be left out (with its link pruned): one row, no measured size.
         func leavesOut(photo id: Int64) -> Bool {
-            !photos.mayRepeat(BloomWord.mix(UInt64(bitPattern: id))) && (measured.isEmpty || !measured.contains(id))
+            !photos.mayRepeat(Self.key(photo: id)) && (measured.isEmpty || !measured.contains(id))
         }
 
-        func insert(photo id: Int64) { photos.insert(BloomWord.mix(UInt64(bitPattern: id))) }
+        /// The hash a photo id is inserted under (an observation's is `BloomWord.hash`).
+        @inline(__always)
+        static func key(photo id: Int64) -> UInt64 { BloomWord.mix(UInt64(bitPattern: id)) }
 
         /// The rows a table of `bytes` bytes may hold, over-counted (for its filter's size).
         static func rows(bytes: Int, gzip: Bool) -> Int { gzip ? bytes / 20 : bytes / 80 }
@@ -214,6 +214,7 @@ public final class ExportLinkPruning: Sendable {
                 // Only an observations table fills a filter of what the rules keep.
                 var kept: Kept? = photos ? nil : Kept()
                 var rows = 0
+                var keys = readSingles.map { RepeatFilter.Batch(photos ? $0.photos : $0.observations) }
                 while let line = try reader.next() {
                     if line.number == 1 { continue }  // the header
                     var bytes = line.bytes
@@ -221,15 +222,16 @@ public final class ExportLinkPruning: Sendable {
                     // As ingest reads it: an incomplete row of a damaged stream is rejected.
                     if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
                     if photos {
-                        if let id = row.photoID(bytes) { readSingles?.insert(photo: id) }
+                        if let id = row.photoID(bytes) { keys?.insert(Singles.key(photo: id)) }
                     } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                        readSingles?.insert(uuid)
+                        keys?.insert(BloomWord.hash(uuid))
                         if keeps {
                             kept?.insert(uuid, date: date)
                             rows += 1
                         }
                     }
                 }
+                keys?.flush()
                 found.withLock {
                     if let kept { if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) } }
                     $0.rows += rows

@@ -59,6 +59,36 @@ final class RepeatFilter: @unchecked Sendable {
         if already != 0 { again[word].bitwiseOr(already, ordering: .relaxed) }
     }
 
+    /// Keys inserted a few dozen at a time (`insert` then, at the end, `flush`): their words are
+    /// loaded first, side by side, so that their cache misses overlap; one by one, each insert's
+    /// atomic or waits for the miss before it. The filter is the same either way.
+    struct Batch {
+        let filter: RepeatFilter
+        private var hashes: [UInt64] = []
+
+        init(_ filter: RepeatFilter) {
+            self.filter = filter
+            hashes.reserveCapacity(Self.size)
+        }
+
+        static let size = 32
+
+        @inline(__always)
+        mutating func insert(_ hash: UInt64) {
+            hashes.append(hash)
+            if hashes.count == Self.size { flush() }
+        }
+
+        mutating func flush() {
+            var touched: UInt64 = 0
+            for hash in hashes { touched |= filter.seen[filter.probes(hash).word].load(ordering: .relaxed) }
+            for hash in hashes { filter.insert(hash) }
+            hashes.removeAll(keepingCapacity: true)
+            // The loads are for their side effect on the cache; their value is not needed.
+            _ = touched
+        }
+    }
+
     /// False only for a key inserted at most once.
     @inline(__always)
     func mayRepeat(_ hash: UInt64) -> Bool {
