@@ -23,7 +23,8 @@ let command = StageCommand(
         observed range), the export's photo rows are written without their links to the
         observations those rules remove (fieldpack-dedupe must then get the same --pipeline);
         when every input is an export table, a removed observation's row or an unselected
-        photo's row whose key has no other row is only counted, in a "select" line.
+        photo's row whose key has no other row is only counted, in a "select" line, and the
+        taxon rule applies too when the export's taxa tables give one answer per taxon.
         --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array

@@ -168,6 +168,24 @@ import Testing
         #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
     }
 
+    /// A taxon id past the bitmap of ids (2^27 and up, none in iNaturalist) is decided, and
+    /// checked for agreement, the same way.
+    @Test func aTaxonIdPastTheBitmapIsDecidedTheSameWay() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        let large = Self.taxa + "200000001\t48460/1/2/3\t10\tspecies\tAves magna\ttrue\n200000002\t48460/47126\t10\tspecies\tQuercus magna\ttrue\n"
+        let inputs = try Self.writeExport(
+            "inaturalist-open-data-20241127", rows: [(u[0], 200000001, "research"), (u[1], 200000002, "research"), (u[2], 8000, "research")],
+            links: [(601, u[0])], taxa: large, in: directory)
+        var taxaOnly = Selection()
+        taxaOnly.taxa = Self.birdsWithoutDucks.taxa
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2))
+        #expect(planned.keptRows == 2)
+        let moved = large.replacingOccurrences(of: "200000001\t48460/1/2/3", with: "200000001\t48460/47126")
+        let later = try Self.writeExport("second/inaturalist-open-data-20250301", rows: [], links: [], taxa: moved, in: directory)
+        #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+    }
+
     /// The taxon rule's digest names the rule: another subtree is another digest, which dedupe
     /// and the bundle refuse; without a taxon rule, knowing the taxa changes nothing.
     @Test func theDigestOfTheRulesNamesTheTaxonRuleWhenIngestAppliesIt() {

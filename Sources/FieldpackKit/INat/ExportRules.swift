@@ -32,23 +32,33 @@ struct ExportRules: Sendable {
 /// in the bundle. Two exports of different dates whose taxonomy moved a taxon across the rule's
 /// line disagree: then the bundle applies the rule, as before.
 ///
-/// Memory: a set of the kept ids, and the rows' ids while they are checked (about 16 bytes a
-/// taxa row: the size of the taxonomy, not of the export).
+/// Memory: two bits per taxon id up to the largest (iNaturalist's ids are below two million:
+/// under 0.5 MB), while the tables are read; then one. An id of 2^27 or more (none in
+/// iNaturalist) is held in a dictionary instead.
 struct ExportTaxa: Sendable {
-    private let kept: Set<Int64>
+    /// Bit `id` set: the rule keeps taxon `id` (ids below `bitmapLimit`).
+    private let kept: [UInt64]
+    /// The kept ids from `bitmapLimit` up.
+    private let keptLarge: Set<Int64>
+
+    static let bitmapLimit: Int64 = 1 << 27
 
     /// Whether the rule keeps the taxon (false without one).
     @inline(__always)
     func keeps(_ taxon: Int64?) -> Bool {
-        guard let taxon else { return false }
-        return kept.contains(taxon)
+        guard let taxon, taxon > 0 else { return false }
+        guard taxon < Self.bitmapLimit else { return keptLarge.contains(taxon) }
+        let word = Int(taxon >> 6)
+        return word < kept.count && kept[word] & (1 << UInt64(taxon & 63)) != 0
     }
 
     /// Reads the taxa tables; nil when two of a taxon's rows disagree.
     ///
     /// - Throws: when a table cannot be read (never an early end).
     static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> ExportTaxa? {
-        var decisions: [(id: Int64, keeps: Bool)] = []
+        // Each taxon's answers so far: a bit in `kept` or in `removed` (both: they disagree).
+        var kept: [UInt64] = [], removed: [UInt64] = []
+        var large: [Int64: Bool] = [:]
         for table in tables {
             let reader = LineReader(source: try openInput(table.path, hashing: false).source)
             var row = OpenDataRow(header: table.header, seen: nil)
@@ -59,25 +69,24 @@ struct ExportTaxa: Sendable {
                     if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
                     // As ingest reads it: an incomplete row of a damaged stream is rejected.
                     if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
-                    if let decision = row.taxonDecision(bytes, by: rule) { decisions.append(decision) }
+                    guard let (id, keeps) = row.taxonDecision(bytes, by: rule) else { continue }
+                    if id >= bitmapLimit {
+                        if let earlier = large.updateValue(keeps, forKey: id), earlier != keeps { return nil }
+                        continue
+                    }
+                    let (word, bit) = (Int(id >> 6), UInt64(1) << UInt64(id & 63))
+                    if word >= kept.count {
+                        let count = max(word + 1, kept.count * 2)
+                        kept += repeatElement(0, count: count - kept.count)
+                        removed += repeatElement(0, count: count - removed.count)
+                    }
+                    if keeps { kept[word] |= bit } else { removed[word] |= bit }
+                    if kept[word] & removed[word] & bit != 0 { return nil }
                 }
             } catch let error as FieldpackError where error.path == nil {
                 throw FieldpackError(path: table.path, error.message)
             }
         }
-        decisions.sort { $0.id < $1.id }
-        var kept = Set<Int64>()
-        var index = 0
-        while index < decisions.count {
-            let (id, keeps) = decisions[index]
-            var next = index + 1
-            while next < decisions.count && decisions[next].id == id {
-                if decisions[next].keeps != keeps { return nil }
-                next += 1
-            }
-            if keeps { kept.insert(id) }
-            index = next
-        }
-        return ExportTaxa(kept: kept)
+        return ExportTaxa(kept: kept, keptLarge: Set(large.filter(\.value).keys))
     }
 }
