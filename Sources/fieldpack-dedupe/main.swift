@@ -18,7 +18,9 @@ let command = StageCommand(
         apply to each winning observation: one they remove is not written, nor its photo links,
         and a "select" line after the observations counts them by rule, for the bundle stage,
         which applies every rule and refuses records deduped under other rules than its
-        pipeline's. A records file (not a shard's folder) also loses the photos no written
+        pipeline's. When fieldpack-inat applied the taxon rule too (only export tables, whose
+        taxa give one answer per taxon), the rows it marked removed by the taxa, grades or
+        dates are counted under those rules. A records file (not a shard's folder) also loses the photos no written
         observation or taxon refers to, counted in that line, except those with measured sizes.
         --depfile lists the GeoJSON files those rules were read from, and the measured sizes.
 

@@ -1,6 +1,7 @@
 @testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
+import Dispatch
 import Testing
 
 /// Ingest leaves out the export's photo links to observations the selection's dedupe rules
@@ -356,6 +357,33 @@ import Testing
     /// A removed row as ingest marks it reads back, without a parse, with the key, date and rule
     /// it was written with, and the content hash of the same row unmarked (ties between copies
     /// of one date break as if it were not marked).
+    /// Keys inserted in batches (`RepeatFilter.inserting`), from two threads, with repeats
+    /// across batch and thread boundaries and counts that are not a multiple of the batch, fill
+    /// the filter as inserting them one by one does; the last keys are inserted even when the
+    /// body throws.
+    @Test func batchesOfInsertsFillTheFilterAsOneByOne() throws {
+        let keys = (0..<1000).map { BloomWord.mix(UInt64($0 % 700)) }  // 300 keys twice
+        let halves = [Array(keys[0..<517]), Array(keys[517...])]
+        let batched = RepeatFilter(bits: 1 << 20)
+        DispatchQueue.concurrentPerform(iterations: 2) { half in
+            RepeatFilter.inserting(into: batched) { batch in for key in halves[half] { batch?.insert(key) } }
+        }
+        let single = RepeatFilter(bits: 1 << 20)
+        for key in keys { single.insert(key) }
+        let universe = (0..<5000).map { BloomWord.mix(UInt64($0)) }
+        #expect(universe.map(batched.mayRepeat) == universe.map(single.mayRepeat))
+        #expect(keys[0..<300].allSatisfy(batched.mayRepeat))
+        struct Stop: Error {}
+        let interrupted = RepeatFilter(bits: 1 << 20)
+        #expect(throws: Stop.self) {
+            try RepeatFilter.inserting(into: interrupted) { batch in
+                for key in keys[0..<5] { batch?.insert(key); batch?.insert(key) }
+                throw Stop()
+            }
+        }
+        #expect(keys[0..<5].allSatisfy(interrupted.mayRepeat))
+    }
+
     @Test func aMarkedRemovedRowReadsBackAsItsUnmarkedSelf() throws {
         let uuidText = Array(Self.uuids[4].utf8)
         try uuidText.withUnsafeBytes { bytes in

@@ -36,11 +36,11 @@ import Testing
     /// An export's four tables in `folder`: observations of `rows` (uuid, taxon, grade), photos
     /// of `links` (photo id, uuid), `taxa` and one observer.
     static func writeExport(
-        _ folder: String, rows: [(uuid: String, taxon: Int, grade: String)], links: [(photo: Int, uuid: String)],
+        _ folder: String, rows: [(uuid: String, taxon: Int?, grade: String)], links: [(photo: Int, uuid: String)],
         taxa: String = taxa, in directory: TemporaryDirectory
     ) throws -> [String] {
         var observations = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
-        for row in rows { observations += "\(row.uuid)\t7\t50.5\t4.25\t\t\(row.taxon)\t\(row.grade)\t2024-04-30\n" }
+        for row in rows { observations += "\(row.uuid)\t7\t50.5\t4.25\t\t\(row.taxon.map(String.init) ?? "")\t\(row.grade)\t2024-04-30\n" }
         var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
         for (position, link) in links.enumerated() {
             photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(link.photo)\t\(link.uuid)\t7\tjpg\tCC-BY\t100\t100\t\(position)\n"
@@ -184,6 +184,50 @@ import Testing
         let moved = large.replacingOccurrences(of: "200000001\t48460/1/2/3", with: "200000001\t48460/47126")
         let later = try Self.writeExport("second/inaturalist-open-data-20250301", rows: [], links: [], taxa: moved, in: directory)
         #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+    }
+
+    /// Rules of every kind, on taxa ingest reads with a part dropped or not at all: an
+    /// observation without a taxon, a taxon whose only row is rejected (no name), one whose
+    /// ancestry is malformed (dropped, so only its own id and rank decide). Whichever stage
+    /// applies the rule, the bundle, its report and its findings are the same bytes.
+    @Test(arguments: [
+        TaxonRule(include: [3], exclude: [6912]), TaxonRule(ranks: ["species"]), TaxonRule(exclude: [47126]),
+        TaxonRule(include: [8100]),
+    ])
+    func everyKindOfTaxonRuleBuildsTheSameBundleWhicheverStageAppliesIt(rule: TaxonRule) throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        let taxa = Self.taxa + "9100\t48460/47126\t10\tspecies\tNone\ttrue\n8100\t48460/x/3\t10\tspecies\tSylvia borin\ttrue\n"
+        let inputs = try Self.writeExport(
+            "inaturalist-open-data-20241127",
+            rows: [(u[0], 8000, "research"), (u[1], nil, "research"), (u[2], 9100, "research"), (u[3], 8100, "research"),
+                   (u[4], 6912, "research"), (u[5], 9000, "research")],
+            links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[3]), (605, u[4]), (606, u[5])], taxa: taxa, in: directory)
+        var selection = Selection()
+        selection.taxa = rule
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: selection, openDataDate: nil, workers: 2))
+        #expect(planned.fingerprint == selection.dedupeFingerprint(taxaKnown: true))
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let built = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: writing)
+        #expect(built.bundle == whole.bundle)
+        #expect(built.summary.findings == whole.summary.findings)
+        #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+        #expect(built.leftOutRows > 0)
+    }
+
+    /// A taxon with a malformed ancestry in one export and a good one in another: the dropped
+    /// ancestry decides otherwise, so ingest leaves the taxon rule to the bundle.
+    @Test func aDroppedAncestryBesideAGoodOneIsADisagreement() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        var inputs = try Self.writeExport(
+            "inaturalist-open-data-20241127", rows: [(u[0], 8000, "research")], links: [(601, u[0])], in: directory)
+        let broken = Self.taxa.replacingOccurrences(of: "8000\t48460/1/2/3", with: "8000\t48460//2/3")
+        inputs += try Self.writeExport("second/inaturalist-open-data-20250301", rows: [], links: [], taxa: broken, in: directory)
+        var birds = Selection()
+        birds.taxa = TaxonRule(include: [3])
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: birds, openDataDate: nil, workers: 2) == nil)
     }
 
     /// The taxon rule's digest names the rule: another subtree is another digest, which dedupe

@@ -16,7 +16,9 @@ import Glibc
 /// export-only observations), but an id so moved is not stable across exports: the app addresses
 /// an observation without an `inaturalist_id` by its uuid.
 ///
-/// How: one pass over the observations of every part (each part's lines up to its first photo;
+/// How: with a taxon rule, a pass over each part's taxon lines for the taxa it keeps (a
+/// `TaxonSet`, which the load's rules read too); then one pass over the observations of every
+/// part (each part's lines up to its first photo;
 /// an observation whose id is not negative is passed over without parsing it), the export-only
 /// ones' (hash, uuid) through an `ExternalSort`, highest hash first, read once. Memory: one sort
 /// run (`SortSpace.runBytes`), the moved uuids and, while a collision is settled, the hashes just
@@ -48,6 +50,9 @@ struct ExportIDs {
     /// for a line that is not that record's shape (the main pass reports it).
     private(set) var selectLines: [(path: String, line: Int, record: DedupedSelectionRecord?)] = []
     let hash: @Sendable (ObservationUUID) -> Int64
+    /// The parts' taxa that the selection's taxon rule keeps (`keptTaxa(paths:rule:parser:)`),
+    /// which the load's rules read too (`LoadSelection`); nil without a taxon rule.
+    private(set) var keptTaxa: TaxonSet? = nil
 
     /// Ids that are plain hashes (tests, and a records file known to have no export observation).
     init(hash: @escaping @Sendable (ObservationUUID) -> Int64) {
@@ -67,7 +72,7 @@ struct ExportIDs {
         let entries = ExternalSort<Entry>(space: space, by: Entry.precedes)
         let parser = JSONParser()
         var columns = JSONColumns()
-        let keptTaxa = try selection.flatMap { $0.taxa.isEmpty ? nil : try Self.keptTaxa(paths: paths, rule: $0.taxa, parser: parser) }
+        keptTaxa = try selection.flatMap { $0.taxa.isEmpty ? nil : try Self.keptTaxa(paths: paths, rule: $0.taxa, parser: parser) }
         for path in paths {
             let reader = LineReader(source: try RawFileSource(path: path))
             lines: while let line = try reader.next() {
@@ -88,7 +93,7 @@ struct ExportIDs {
                 guard kind == .observation, let uuid = Self.exportOnlyUUID(columns) else { continue }
                 if let selection {
                     let taxon = columns.int64(ObservationRecord.Column.taxon)
-                    let values = ObservedValues(columns, taxonSelected: taxon.map { keptTaxa?.contains($0) ?? false } ?? false)
+                    let values = ObservedValues(columns, taxonSelected: keptTaxa?.contains(taxon) ?? false)
                     if selection.removingRule(values) != nil { continue }
                 }
                 try entries.append(Entry(hash: hash(uuid), uuid: UUIDKey(high: uuid.high, low: uuid.low)))
@@ -97,18 +102,21 @@ struct ExportIDs {
         try decide(try entries.sorted())
     }
 
-    /// The taxa of the deduped `paths` that `rule` keeps, as the load decides them
-    /// (`LoadSelection.taxon`): each part's taxon lines, which come before its observations.
-    static func keptTaxa(paths: [String], rule: TaxonRule, parser: JSONParser) throws -> Set<Int64> {
-        var kept = Set<Int64>()
+    /// The taxa of the deduped `paths` that `rule` keeps, from the values their rows get: each
+    /// part's taxon lines, which come before its observations (a taxon no line has is not
+    /// loaded, so not kept).
+    static func keptTaxa(paths: [String], rule: TaxonRule, parser: JSONParser) throws -> TaxonSet {
+        var kept = TaxonSet()
         var columns = JSONColumns()
         for path in paths {
             let reader = LineReader(source: try RawFileSource(path: path))
             while let line = try reader.next() {
-                if line.bytes.starts(with: "[\"input\",".utf8) { continue }
-                guard line.bytes.starts(with: "[\"taxon\",".utf8) else { break }
+                // Blank lines and inputs come before, anything past the taxa after them.
+                guard let kind = RecordKind.of(line.bytes) else { continue }
+                if kind == .input { continue }
+                guard kind == .taxon else { break }
                 // A line the main pass reports if it is broken; here it only may not count.
-                guard let value = try? parser.parse(line.bytes), columns.load(value), let id = columns.id else { continue }
+                guard let value = try? parser.parse(line.bytes), columns.load(value), let id = columns.id, id > 0 else { continue }
                 if rule.selects(columns, id: id) { kept.insert(id) }
             }
         }

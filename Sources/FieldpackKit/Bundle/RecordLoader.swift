@@ -173,7 +173,7 @@ struct RecordParser {
     func run(paths: [String], exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>) throws {
         // Before any record loads: the export-only uuids of every part, for their ids.
         let ids = try ExportIDs(paths: paths, hash: exportID, space: space, selection: selection)
-        var selected = LoadSelection(selection: selection)
+        var selected = LoadSelection(selection: selection, keptTaxa: ids.keptTaxa)
         // Records deduped under other rules fail here, before anything loads.
         for found in ids.selectLines { try selected.check(found.record, path: found.path, line: found.line) }
         var rules = ExportObservationRules(ids: ids)
@@ -250,7 +250,7 @@ struct RecordParser {
         // A removed observation leaves nothing behind: no row, no links, no finding, so the
         // bundle is the same whether dedupe removed it first (`DedupeSelection`) or not. A
         // photo's credit comes from its own record (`PhotoRecord.Column.observer`).
-        guard !selected.removes(record, taxon: taxon, references: references) else { return }
+        guard !selected.removes(record, taxon: taxon) else { return }
         try rules.keep(loaded)
         shipping.observation(id, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
         let batch = try stream.begin(.observations, line: line)
@@ -281,7 +281,6 @@ struct RecordParser {
         typealias C = TaxonRecord.Column
         let id = try requiredID(record, line: line)
         try references.add(.taxa, id: id, line: line)
-        selected.taxon(record, id: id)
         let batch = try stream.begin(.taxa, line: line)
         batch.add(taxonColumns, from: record)
         batch.int(articles[id])
@@ -302,26 +301,22 @@ struct RecordParser {
     }
 }
 
-/// The selection's observation rules during the load (see `RecordParser`): which loaded taxa
-/// the taxon rule keeps, and what the rules removed.
+/// The selection's observation rules during the load (see `RecordParser`), and what they removed.
 struct LoadSelection {
     let selection: Selection?
+    /// The loaded taxa the taxon rule keeps (`ExportIDs.keptTaxa`: read from the taxon lines
+    /// before the load); nil without a taxon rule.
+    let keptTaxa: TaxonSet?
     /// Observations considered, and removed by each rule; photos not selected.
     var counts = SelectionCounts()
-    /// Whether the taxon rule keeps each loaded taxon, in load order (`ReferenceCheck`'s
-    /// positions); only with a taxon rule.
-    private var taxonKept: [Bool] = []
     /// `Selection.dedupeFingerprint(taxaKnown:)` both ways, once a deduped `select` record needs them.
     private var dedupeFingerprints: [String]? = nil
+    /// The digest of the first deduped `select` record: every part's must be the same.
+    private var partsFingerprint: String? = nil
 
-    init(selection: Selection?) {
+    init(selection: Selection?, keptTaxa: TaxonSet?) {
         self.selection = selection
-    }
-
-    /// A taxon as it loads: whether the taxon rule keeps it, from the values its row gets.
-    mutating func taxon(_ record: JSONColumns, id: Int64) {
-        guard let selection, !selection.taxa.isEmpty else { return }
-        taxonKept.append(selection.taxa.selects(record, id: id))
+        self.keptTaxa = keptTaxa
     }
 
     /// A deduped `select` line, checked against this pipeline's `select`.
@@ -349,10 +344,20 @@ struct LoadSelection {
         // Without the taxa (dedupe's own), or with them when ingest decided the taxon rule (`ExportTaxa`).
         if dedupeFingerprints == nil { dedupeFingerprints = [false, true].map { selection.dedupeFingerprint(taxaKnown: $0) } }
         guard dedupeFingerprints!.contains(part.fingerprint) else {
-            let rules = selection.dedupeRules.isEmpty ? "none" : selection.dedupeRules.joined(separator: ", ")
+            let named = [false, true].map { known in
+                let rules = selection.dedupeRules(taxaKnown: known)
+                return "\(rules.isEmpty ? "none" : rules.joined(separator: ", ")): digest \(selection.dedupeFingerprint(taxaKnown: known).prefix(12))…"
+            }
             throw FieldpackError(
                 path: path, line: line,
-                "these records were deduped under other select rules (digest \(part.fingerprint.prefix(12))…) than the ones of this pipeline that dedupe applies (\(rules): digest \(dedupeFingerprints![0].prefix(12))…): run fieldpack-dedupe again with this --pipeline")
+                "these records were deduped under other select rules (digest \(part.fingerprint.prefix(12))…) than the ones of this pipeline applied before the bundle (\(named[0]); or, when ingest applied the taxon rule, \(named[1])): run fieldpack-dedupe again with this --pipeline")
+        }
+        // The parts of one job were pruned alike: two digests mean parts of two runs.
+        if partsFingerprint == nil { partsFingerprint = part.fingerprint }
+        guard partsFingerprint == part.fingerprint else {
+            throw FieldpackError(
+                path: path, line: line,
+                "this dedupe part's rules (digest \(part.fingerprint.prefix(12))…) are not those of the part before it (\(partsFingerprint!.prefix(12))…): the parts come from two runs; build them again from one fieldpack-inat run")
         }
         return part
     }
@@ -368,14 +373,11 @@ struct LoadSelection {
     }
 
     /// Whether the observation rules remove the observation about to load with `taxon`; counts it.
-    mutating func removes(_ record: JSONColumns, taxon: Int64?, references: ReferenceCheck) -> Bool {
+    mutating func removes(_ record: JSONColumns, taxon: Int64?) -> Bool {
         guard let selection else { return false }
         counts.observationsConsidered += 1
         guard selection.hasObservationRules else { return false }
-        var taxonSelected = false
-        if !selection.taxa.isEmpty, let taxon, let position = references.position(of: taxon, in: .taxa) {
-            taxonSelected = taxonKept[position]
-        }
+        let taxonSelected = keptTaxa?.contains(taxon) ?? false
         guard let rule = selection.removingRule(ObservedValues(record, taxonSelected: taxonSelected)) else { return false }
         counts.removed[rule, default: 0] += 1
         return true

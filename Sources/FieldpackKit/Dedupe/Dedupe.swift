@@ -324,9 +324,6 @@ public struct Dedupe: Sendable {
         "byte \(offset) of \(input == options.input ? "this file" : "a spill partition of it")"
     }
 
-    /// Refuses an input that ingest pruned under rules other than dedupe's own
-    /// (`ExportLinkPruning`): observations it would keep would lack their photos, and rows marked
-    /// removed would be removed by rules it does not apply.
     /// The digests the inputs were pruned under (`InputRecord.Column.pruned`).
     private func prunedDigests(_ lines: [[UInt8]], parser: JSONParser) throws -> [String] {
         var columns = JSONColumns()
@@ -336,9 +333,19 @@ public struct Dedupe: Sendable {
         }
     }
 
+    /// Refuses an input that ingest pruned under rules other than dedupe's own
+    /// (`ExportLinkPruning`): observations it would keep would lack their photos, and rows marked
+    /// removed would be removed by rules it does not apply.
     private func checkPruning(_ input: JSONColumns, judge: DedupeSelection?) throws {
-        guard let pruned = input.string(InputRecord.Column.pruned) else { return }
         let path = input.string(InputRecord.Column.path) ?? "?"
+        // The taxon rule was decided on the export's taxa alone: no other input may bring a taxon.
+        if let judge, judge.taxaKnown, let format = input.string(InputRecord.Column.format), !OpenDataTable.isTableFormat(format) {
+            throw FieldpackError(
+                path: options.input,
+                "\(path) (\(format)) is among records ingest pruned by the taxon rule, which it applies only when every input "
+                    + "is a table of the open-data export: run fieldpack-inat once on all the inputs")
+        }
+        guard let pruned = input.string(InputRecord.Column.pruned) else { return }
         guard let selection = judge else {
             throw FieldpackError(
                 path: options.input,

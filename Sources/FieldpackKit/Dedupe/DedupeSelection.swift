@@ -17,6 +17,8 @@ struct DedupeSelection: Sendable {
     let selection: Selection
     let rules: [String]
     let fingerprint: String
+    /// Ingest applied the taxon rule (`ExportTaxa`): every input must be an export table.
+    let taxaKnown: Bool
 
     /// Nil when the selection has no rule dedupe applies.
     ///
@@ -26,6 +28,7 @@ struct DedupeSelection: Sendable {
         self.selection = selection
         rules = selection.dedupeRules(taxaKnown: taxaKnown)
         fingerprint = selection.dedupeFingerprint(taxaKnown: taxaKnown)
+        self.taxaKnown = taxaKnown
     }
 
     /// The judge for records whose inputs were pruned under the digests `pruned` (their input
@@ -63,13 +66,14 @@ struct DedupeSelection: Sendable {
 
     /// The index in `rules` of the rule that removes the observation of a record's columns.
     func removingRule(_ record: JSONColumns) -> Int? {
-        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }
+        // Without the taxa even when ingest applied the taxon rule: its marks say what it removed.
+        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false), taxaKnown: false) else { return nil }
         return rules.firstIndex(of: rule)
     }
 
     /// The rule that removes the observation of a deduped record's columns, and its `seen`.
     func removes(_ record: JSONColumns) -> (rule: String, seen: Int64?)? {
-        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false)) else { return nil }
+        guard let rule = selection.removingRuleInDedupe(ObservedValues(record, taxonSelected: false), taxaKnown: false) else { return nil }
         return (rule, record.int64(ObservationRecord.Column.seen))
     }
 }

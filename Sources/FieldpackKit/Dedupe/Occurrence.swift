@@ -74,7 +74,8 @@ struct RecordOccurrence {
         rank & Self.heldLink != 0 ? (Int64(bitPattern: content), offset) : nil
     }
     var fromAPI: Bool { rank & 16 != 0 }
-    /// The index of the rule that removes this export copy on its own columns (`removedShift`).
+    /// The index of the rule that removes this export copy on its own columns, or that ingest
+    /// marked it with (the taxon rule's mark read from the export's taxa) (`removedShift`).
     var removedBy: Int? {
         let rule = (rank >> Self.removedShift) & 0xF
         return rule == 0 ? nil : Int(rule) - 1

@@ -40,7 +40,8 @@ import Synchronization
 /// counted.
 ///
 /// Dedupe is told: the export tables' `input` records name the rules' digest
-/// (`InputRecord.pruned`), and dedupe refuses records pruned under rules other than its own.
+/// (`InputRecord.pruned`); dedupe takes the rules with the taxon rule from that digest, and
+/// refuses records pruned under rules other than its pipeline's.
 public final class ExportLinkPruning: Sendable {
     /// The observations the export's tables keep, by uuid and export date: a Bloom filter of
     /// `bits` bits and four probes, all in one 64-bit word (one cache miss a lookup), shared
@@ -214,24 +215,21 @@ public final class ExportLinkPruning: Sendable {
                 // Only an observations table fills a filter of what the rules keep.
                 var kept: Kept? = photos ? nil : Kept()
                 var rows = 0
-                var keys = readSingles.map { RepeatFilter.Batch(photos ? $0.photos : $0.observations) }
-                while let line = try reader.next() {
-                    if line.number == 1 { continue }  // the header
-                    var bytes = line.bytes
-                    if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
-                    // As ingest reads it: an incomplete row of a damaged stream is rejected.
-                    if bytes.isEmpty || (line.unterminated && reader.damage != nil) { continue }
-                    if photos {
-                        if let id = row.photoID(bytes) { keys?.insert(Singles.key(photo: id)) }
-                    } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                        keys?.insert(BloomWord.hash(uuid))
-                        if keeps {
-                            kept?.insert(uuid, date: date)
-                            rows += 1
+                try RepeatFilter.inserting(into: readSingles.map { photos ? $0.photos : $0.observations }) { keys in
+                    while let line = try reader.next() {
+                        // Past the header, the rows ingest writes something of.
+                        guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
+                        if photos {
+                            if let id = row.photoID(bytes) { keys?.insert(Singles.key(photo: id)) }
+                        } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
+                            keys?.insert(BloomWord.hash(uuid))
+                            if keeps {
+                                kept?.insert(uuid, date: date)
+                                rows += 1
+                            }
                         }
                     }
                 }
-                keys?.flush()
                 found.withLock {
                     if let kept { if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) } }
                     $0.rows += rows

@@ -87,13 +87,11 @@ extension FileIngest {
         }
         defer { result.prunedLinks += row.prunedLinks }
         while let line = try reader.next() {
-            var bytes = line.bytes
-            if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
-            if bytes.isEmpty { continue }
+            guard let bytes = OpenDataRow.rowBytes(line) else { continue }
             func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
                 Finding(path: path, line: line.number, offset: line.offset, field: field, outcome: outcome, reason: reason)
             }
-            if line.unterminated, let damage = reader.damage {
+            if OpenDataRow.isIncomplete(line, of: reader), let damage = reader.damage {
                 reject(&result, finding(.rejected, nil, "incomplete row at the end of a damaged stream (\(damage.message))"))
                 continue
             }

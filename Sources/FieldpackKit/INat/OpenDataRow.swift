@@ -85,6 +85,24 @@ struct OpenDataRow {
         self.columns = columns
     }
 
+    /// A line's row as ingest reads it: without a final CR; nil for an empty line.
+    static func rowBytes(_ line: LineReader.Line) -> UnsafeRawBufferPointer? {
+        var bytes = line.bytes
+        if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+        return bytes.isEmpty ? nil : bytes
+    }
+
+    /// Whether `line` is an incomplete row at the end of a damaged stream, which ingest rejects.
+    static func isIncomplete(_ line: LineReader.Line, of reader: LineReader) -> Bool {
+        line.unterminated && reader.damage != nil
+    }
+
+    /// A line's row as ingest writes it (`rowBytes`), nil for one it writes nothing of (empty or
+    /// incomplete): what the readers before ingest (`ExportLinkPruning`, `ExportTaxa`) judge.
+    static func rowBytes(_ line: LineReader.Line, of reader: LineReader) -> UnsafeRawBufferPointer? {
+        isIncomplete(line, of: reader) ? nil : rowBytes(line)
+    }
+
     /// Splits `line` and writes its records into `extractor.out` with the source
     /// `"<source><number>"` (spelt only for a row that writes a record).
     ///

@@ -59,19 +59,20 @@ final class RepeatFilter: @unchecked Sendable {
         if already != 0 { again[word].bitwiseOr(already, ordering: .relaxed) }
     }
 
-    /// Keys inserted a few dozen at a time (`insert` then, at the end, `flush`): their words are
-    /// loaded first, side by side, so that their cache misses overlap; one by one, each insert's
-    /// atomic or waits for the miss before it. The filter is the same either way.
+    /// Keys inserted a few dozen at a time: their words are loaded first, side by side, so that
+    /// their cache misses overlap; one by one, each insert's atomic or waits for the miss before
+    /// it. The filter is the same either way. Made only by `inserting`, which inserts the last
+    /// ones however `body` ends.
     struct Batch {
         let filter: RepeatFilter
         private var hashes: [UInt64] = []
 
-        init(_ filter: RepeatFilter) {
+        fileprivate init(_ filter: RepeatFilter) {
             self.filter = filter
             hashes.reserveCapacity(Self.size)
         }
 
-        static let size = 32
+        static var size: Int { 32 }
 
         @inline(__always)
         mutating func insert(_ hash: UInt64) {
@@ -79,14 +80,20 @@ final class RepeatFilter: @unchecked Sendable {
             if hashes.count == Self.size { flush() }
         }
 
-        mutating func flush() {
-            var touched: UInt64 = 0
-            for hash in hashes { touched |= filter.seen[filter.probes(hash).word].load(ordering: .relaxed) }
+        fileprivate mutating func flush() {
+            // The loads are for their effect on the cache, not their values.
+            for hash in hashes { _ = filter.seen[filter.probes(hash).word].load(ordering: .relaxed) }
             for hash in hashes { filter.insert(hash) }
             hashes.removeAll(keepingCapacity: true)
-            // The loads are for their side effect on the cache; their value is not needed.
-            _ = touched
         }
+    }
+
+    /// Runs `body` with a batch of inserts into `filter` (nil without one), and inserts what it
+    /// holds when `body` returns or throws.
+    static func inserting<R>(into filter: RepeatFilter?, _ body: (inout Batch?) throws -> R) rethrows -> R {
+        var batch = filter.map(Batch.init)
+        defer { batch?.flush() }
+        return try body(&batch)
     }
 
     /// False only for a key inserted at most once.

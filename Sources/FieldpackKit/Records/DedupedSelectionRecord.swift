@@ -12,8 +12,9 @@
 /// ```
 public struct DedupedSelectionRecord: Sendable, Equatable {
     public enum Column: Int, RecordColumnSet {
-        /// The rules dedupe applied (`Selection.dedupeFingerprint`): the bundle refuses records
-        /// deduped under rules that are not its pipeline's.
+        /// The rules dedupe applied (`Selection.dedupeFingerprint(taxaKnown:)`, with the taxon
+        /// rule when ingest applied it): the bundle refuses records deduped under rules that are
+        /// not its pipeline's.
         case fingerprint = 1
         /// The observations removed, by rule (every rule applied, in `SelectionCounts.rules` order).
         case removed

@@ -1,0 +1,45 @@
+/// Which taxa a selection's taxon rule keeps, read from the export's taxa tables before any
+/// observation, so that ingest applies the taxon rule too: a one-group guide of the whole export
+/// then writes only that group's observations and links, not every one for the bundle to remove.
+///
+/// The bundle decides an observation's taxon on the taxon it loads (`LoadSelection`): the copy
+/// dedupe picks among the rows of that id. So the rule is decided here only when that copy's
+/// choice cannot matter: every input is an export table (no API taxon can win), and every row
+/// of a taxon that ingest writes gives the same answer (its ancestry and rank as ingest writes
+/// them: a malformed ancestry is dropped). A taxon no row names is not loaded, so not kept, as
+/// in the bundle. Two exports of different dates whose taxonomy moved a taxon across the rule's
+/// line disagree: then the bundle applies the rule, as before.
+///
+/// Memory: two `TaxonSet`s while the tables are read (a bit per id each: at most 0.5 MB for
+/// iNaturalist's ids, below two million), then one.
+struct ExportTaxa: Sendable {
+    private let kept: TaxonSet
+
+    /// Whether the rule keeps the taxon (false without one).
+    @inline(__always)
+    func keeps(_ taxon: Int64?) -> Bool { kept.contains(taxon) }
+
+    /// Reads the taxa tables; nil when two of a taxon's rows disagree.
+    ///
+    /// - Throws: when a table cannot be read (never an early end).
+    static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> ExportTaxa? {
+        // Each taxon's answers so far (in both: its rows disagree).
+        var kept = TaxonSet(), removed = TaxonSet()
+        for table in tables {
+            let reader = LineReader(source: try openInput(table.path, hashing: false).source)
+            var row = OpenDataRow(header: table.header, seen: nil)
+            do {
+                while let line = try reader.next() {
+                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader),
+                          let (id, keeps) = row.taxonDecision(bytes, by: rule)
+                    else { continue }
+                    if keeps { kept.insert(id) } else { removed.insert(id) }
+                    if kept.contains(id) && removed.contains(id) { return nil }
+                }
+            } catch let error as FieldpackError where error.path == nil {
+                throw FieldpackError(path: table.path, error.message)
+            }
+        }
+        return ExportTaxa(kept: kept)
+    }
+}
