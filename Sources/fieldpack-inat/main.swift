@@ -122,6 +122,7 @@ command.main { arguments in
         for finding in first.prefix(20) { StandardError.write(finding.diagnostic) }
         if count > 20 { StandardError.write("fieldpack-inat: … \(count - 20) more in \(folder.map { "\($0)/rejects.jsonl" } ?? options.rejects)") }
     }
+    for notice in summary.notices { StandardError.write("fieldpack-inat: notice: \(notice)") }
     let report = StageReport(stage: "inat", clock: clock)
     let counts = summary.counts
     // A sharded run counts its units; an unsharded one its files, and the ranges of cut tables.

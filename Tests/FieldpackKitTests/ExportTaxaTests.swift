@@ -153,7 +153,16 @@ import Testing
         let moved = Self.taxa.replacingOccurrences(of: "7000\t48460/1/2/3/6912", with: "7000\t48460/1/2/3")
         let later = try Self.writeExport(
             "second/inaturalist-open-data-20250301", rows: [(u[2], 8000, "research")], links: [], taxa: moved, in: directory)
-        #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        var notices: [String] = []
+        #expect(try ExportLinkPruning.plan(
+            inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2, notice: { notices.append($0) }) == nil)
+        #expect(notices.count == 1 && notices[0].contains("taxon 7000") && notices[0].contains("bundle stage"))
+        // Ingest says so; with agreeing taxa it says nothing.
+        for (tables, expected) in [(inputs, 0), (inputs + later, 1)] {
+            var ingest = INatIngest.Options(inputs: tables, output: directory.file("r.jsonl"), rejects: directory.file("rej.jsonl"))
+            ingest.selection = taxaOnly
+            #expect(try INatIngest(options: ingest).run().notices.count == expected)
+        }
         var withPlaces = Self.birdsWithoutDucks
         withPlaces.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
         let placesOnly = try #require(try ExportLinkPruning.plan(inputs: inputs + later, selection: withPlaces, openDataDate: nil, workers: 2))

@@ -147,10 +147,11 @@ public final class ExportLinkPruning: Sendable {
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the four arrays of the filters of repeated keys may take.
     ///   - workers: how many threads read the tables.
+    ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree.
     /// - Throws: when a table cannot be read (never an early end).
     public static func plan(
         inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
-        filterBytes: Int = defaultFilterBytes, workers: Int
+        filterBytes: Int = defaultFilterBytes, workers: Int, notice: (String) -> Void = { _ in }
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules(taxaKnown: true).isEmpty else { return nil }
         // The observations and photos tables, and their date as ingest dates their rows.
@@ -178,7 +179,17 @@ public final class ExportLinkPruning: Sendable {
         }
         if !onlyExport { tables.removeAll { $0.header.table == .photos } }
         // The taxon rule, when the taxa tables decide it (`ExportTaxa`).
-        let taxa = onlyExport && !selection.taxa.isEmpty ? try ExportTaxa.read(tables: taxaTables, rule: selection.taxa) : nil
+        var taxa: ExportTaxa? = nil
+        if onlyExport && !selection.taxa.isEmpty {
+            switch try ExportTaxa.read(tables: taxaTables, rule: selection.taxa) {
+            case .decided(let decided): taxa = decided
+            case .disagree(let taxon):
+                notice(
+                    "the export's taxa tables disagree on taxon \(taxon) (its rows fall on both sides of select.taxa, as when two "
+                        + "exports' taxonomies differ): ingest leaves the taxon rule to the bundle stage, so every observation the "
+                        + "other rules keep is written and loaded")
+            }
+        }
         let rules = ExportRules(selection: selection, taxa: taxa)
         guard !rules.rules.isEmpty else { return nil }
         var singles: Singles? = nil

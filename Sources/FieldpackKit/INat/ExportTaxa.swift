@@ -19,10 +19,17 @@ struct ExportTaxa: Sendable {
     @inline(__always)
     func keeps(_ taxon: Int64?) -> Bool { kept.contains(taxon) }
 
-    /// Reads the taxa tables; nil when two of a taxon's rows disagree.
+    /// What the taxa tables decide: which taxa the rule keeps, or the first taxon (in the
+    /// tables' order) whose rows disagree.
+    enum Reading {
+        case decided(ExportTaxa)
+        case disagree(taxon: Int64)
+    }
+
+    /// Reads the taxa tables.
     ///
     /// - Throws: when a table cannot be read (never an early end).
-    static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> ExportTaxa? {
+    static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> Reading {
         // Each taxon's answers so far (in both: its rows disagree).
         var kept = TaxonSet(), removed = TaxonSet()
         for table in tables {
@@ -34,12 +41,12 @@ struct ExportTaxa: Sendable {
                           let (id, keeps) = row.taxonDecision(bytes, by: rule)
                     else { continue }
                     if keeps { kept.insert(id) } else { removed.insert(id) }
-                    if kept.contains(id) && removed.contains(id) { return nil }
+                    if kept.contains(id) && removed.contains(id) { return .disagree(taxon: id) }
                 }
             } catch let error as FieldpackError where error.path == nil {
                 throw FieldpackError(path: table.path, error.message)
             }
         }
-        return ExportTaxa(kept: kept)
+        return .decided(ExportTaxa(kept: kept))
     }
 }

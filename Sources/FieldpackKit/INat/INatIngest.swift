@@ -56,6 +56,8 @@ public struct INatIngest {
     }
 
     public struct Summary: Sendable {
+        /// What the run decided that a user should know (`ExportLinkPruning.plan`'s notice).
+        public var notices: [String] = []
         /// Each file or byte range read, in unit order.
         public var files: [FileSummary] = []
         /// The input files (a file read in ranges counts once).
@@ -157,7 +159,8 @@ public struct INatIngest {
         defer { progress.finish() }
         let openDataDate = options.openDataDate
         let trace = PhaseTrace(stage: "inat")
-        let linkPruning = try Self.linkPruning(options)
+        var notices: [String] = []
+        let linkPruning = try Self.linkPruning(options) { notices.append($0) }
         if linkPruning != nil { trace.mark("the export's pruning plan") }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
@@ -215,6 +218,7 @@ public struct INatIngest {
         trace.mark("read")
 
         var summary = Summary()
+        summary.notices = notices
         for case let chunk? in sink.results {
             for result in chunk {
                 let unit = units[summary.files.count]
@@ -321,11 +325,12 @@ public struct INatIngest {
     }
 
     /// The export links this run prunes (`ExportLinkPruning`), planned before any record is read.
-    static func linkPruning(_ options: Options) throws -> ExportLinkPruning? {
+    static func linkPruning(_ options: Options, notice: (String) -> Void) throws -> ExportLinkPruning? {
         guard let selection = options.selection else { return nil }
         return try ExportLinkPruning.plan(
             inputs: options.inputs, selection: selection, openDataDate: options.openDataDate,
-            measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes, workers: options.workers)
+            measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes, workers: options.workers,
+            notice: notice)
     }
 
     /// Each file an unsharded run read in byte ranges, as read whole: the whole file's size and
