@@ -170,6 +170,8 @@ public final class ExportLinkPruning: Sendable {
             }
             if tar { return nil }
             guard let header else {
+                // With another input the taxa decide nothing: without other rules, nothing is pruned.
+                if selection.dedupeRules(taxaKnown: false).isEmpty { return nil }
                 onlyExport = false
                 continue
             }
