@@ -296,15 +296,15 @@ import Testing
             links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
         var box = Selection()
         box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
-        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, workers: 2))
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(planned.fingerprint == box.dedupeFingerprint)
         #expect(planned.keptRows == 2)
         var photosOnly = Selection()
         photosOnly.minimumPhotos = 1
-        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: photosOnly, openDataDate: nil, workers: 2) == nil)
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: photosOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
-        #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, workers: 2) == nil)
+        #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
     /// The filter of kept observations never misses one it holds, at its date, and rarely
@@ -323,67 +323,9 @@ import Testing
         #expect(inserted.filter { kept.mayContain($0, date: nil) }.count < 20)
     }
 
-    /// The filter of repeated keys never misses a key inserted twice, whichever threads inserted
-    /// it and however their inserts interleaved, and rarely calls a key inserted once repeated
-    /// (a row written that could have been left out: still exact).
-    @Test func theRepeatFilterNeverMissesAKeyInsertedTwiceFromAnyThreads() throws {
-        var random = SortInPlaceTests.SplitMix64(state: 5)
-        let keys = (0..<200_000).map { _ in random.next() }
-        let filter = RepeatFilter(bits: RepeatFilter.bits(forKeys: 300_000))
-        #expect(filter.bits == 1 << 22)
-        // Every key once, and every tenth key again, split over eight threads that race.
-        let slices = 8
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            for index in stride(from: slice, to: keys.count, by: slices) { filter.insert(keys[index]) }
-            for index in stride(from: (slice + 3) % slices, to: keys.count, by: slices) where index % 10 == 0 {
-                filter.insert(keys[index])
-            }
-        }
-        // Sized for the keys, within the pipeline's repeat_filter_bytes (a quarter per array).
-        #expect(RepeatFilter.bits(forKeys: 1) == 1 << 20)
-        #expect(RepeatFilter.bits(forKeys: 100_000_000) == 1 << 27)
-        #expect(RepeatFilter.bits(forKeys: 100_000_000, maximumBits: (512 << 20) * 2) == 1 << 30)
-        #expect(RepeatFilter.bits(forKeys: 100_000_000, maximumBits: (3 << 20) * 2) == 1 << 22)
-        let folder = try TemporaryDirectory()
-        let pipeline = try folder.write("p.json", #"{"name": "p", "inat": ["x"], "repeat_filter_bytes": 536870912}"#)
-        #expect(try Pipeline.load(pipeline).repeatFilterBytes == 512 << 20)
-        let repeated = keys.indices.filter { $0 % 10 == 0 }
-        #expect(repeated.allSatisfy { filter.mayRepeat(keys[$0]) })
-        let once = keys.indices.filter { $0 % 10 != 0 }
-        let wrong = once.filter { filter.mayRepeat(keys[$0]) }.count
-        #expect(wrong < once.count / 100, "\(wrong) of \(once.count) single keys look repeated")
-    }
-
     /// A removed row as ingest marks it reads back, without a parse, with the key, date and rule
     /// it was written with, and the content hash of the same row unmarked (ties between copies
     /// of one date break as if it were not marked).
-    /// Keys inserted in batches (`RepeatFilter.inserting`), from two threads, with repeats
-    /// across batch and thread boundaries and counts that are not a multiple of the batch, fill
-    /// the filter as inserting them one by one does; the last keys are inserted even when the
-    /// body throws.
-    @Test func batchesOfInsertsFillTheFilterAsOneByOne() throws {
-        let keys = (0..<1000).map { BloomWord.mix(UInt64($0 % 700)) }  // 300 keys twice
-        let halves = [Array(keys[0..<517]), Array(keys[517...])]
-        let batched = RepeatFilter(bits: 1 << 20)
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            RepeatFilter.inserting(into: batched) { batch in for key in halves[half] { batch?.insert(key) } }
-        }
-        let single = RepeatFilter(bits: 1 << 20)
-        for key in keys { single.insert(key) }
-        let universe = (0..<5000).map { BloomWord.mix(UInt64($0)) }
-        #expect(universe.map(batched.mayRepeat) == universe.map(single.mayRepeat))
-        #expect(keys[0..<300].allSatisfy(batched.mayRepeat))
-        struct Stop: Error {}
-        let interrupted = RepeatFilter(bits: 1 << 20)
-        #expect(throws: Stop.self) {
-            try RepeatFilter.inserting(into: interrupted) { batch in
-                for key in keys[0..<5] { batch?.insert(key); batch?.insert(key) }
-                throw Stop()
-            }
-        }
-        #expect(keys[0..<5].allSatisfy(interrupted.mayRepeat))
-    }
-
     @Test func aMarkedRemovedRowReadsBackAsItsUnmarkedSelf() throws {
         let uuidText = Array(Self.uuids[4].utf8)
         try uuidText.withUnsafeBytes { bytes in

@@ -146,7 +146,7 @@ import Testing
             links: [(601, u[0]), (602, u[1])], in: directory)
         var taxaOnly = Selection()
         taxaOnly.taxa = Self.birdsWithoutDucks.taxa
-        let agreeing = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2))
+        let agreeing = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(agreeing.fingerprint == taxaOnly.dedupeFingerprint(taxaKnown: true))
         #expect(agreeing.keptRows == 1)
         // The duck's species moved out of Anatidae in a later export.
@@ -155,7 +155,7 @@ import Testing
             "second/inaturalist-open-data-20250301", rows: [(u[2], 8000, "research")], links: [], taxa: moved, in: directory)
         var notices: [String] = []
         #expect(try ExportLinkPruning.plan(
-            inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2, notice: { notices.append($0) }) == nil)
+            inputs: inputs + later, selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2, notice: { notices.append($0) }) == nil)
         #expect(notices.count == 1 && notices[0].contains("taxon 7000") && notices[0].contains("bundle stage"))
         // Ingest says so; with agreeing taxa it says nothing.
         for (tables, expected) in [(inputs, 0), (inputs + later, 1)] {
@@ -165,7 +165,7 @@ import Testing
         }
         var withPlaces = Self.birdsWithoutDucks
         withPlaces.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
-        let placesOnly = try #require(try ExportLinkPruning.plan(inputs: inputs + later, selection: withPlaces, openDataDate: nil, workers: 2))
+        let placesOnly = try #require(try ExportLinkPruning.plan(inputs: inputs + later, selection: withPlaces, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(placesOnly.fingerprint == withPlaces.dedupeFingerprint(taxaKnown: false))
         inputs += later
         let built = try Build.build(inputs: inputs, selection: withPlaces, dedupeSelects: true, in: try TemporaryDirectory(), ingestSelects: true)
@@ -174,7 +174,7 @@ import Testing
         let page = try directory.write("page.json", page([
             Pruning.apiObservation(id: 21, uuid: u[3], point: Pruning.inside, updatedAt: "2025-06-01T00:00:00+00:00", photo: 701)
         ]))
-        #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
     /// A taxon id past the bitmap of ids (2^27 and up, none in iNaturalist) is decided, and
@@ -188,11 +188,11 @@ import Testing
             links: [(601, u[0])], taxa: large, in: directory)
         var taxaOnly = Selection()
         taxaOnly.taxa = Self.birdsWithoutDucks.taxa
-        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, workers: 2))
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(planned.keptRows == 2)
         let moved = large.replacingOccurrences(of: "200000001\t48460/1/2/3", with: "200000001\t48460/47126")
         let later = try Self.writeExport("second/inaturalist-open-data-20250301", rows: [], links: [], taxa: moved, in: directory)
-        #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, workers: 2) == nil)
+        #expect(try ExportLinkPruning.plan(inputs: inputs + later, selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
     /// Rules of every kind, on taxa ingest reads with a part dropped or not at all: an
@@ -214,7 +214,7 @@ import Testing
             links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[3]), (605, u[4]), (606, u[5])], taxa: taxa, in: directory)
         var selection = Selection()
         selection.taxa = rule
-        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: selection, openDataDate: nil, workers: 2))
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(planned.fingerprint == selection.dedupeFingerprint(taxaKnown: true))
         let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
         let built = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
@@ -236,7 +236,7 @@ import Testing
         inputs += try Self.writeExport("second/inaturalist-open-data-20250301", rows: [], links: [], taxa: broken, in: directory)
         var birds = Selection()
         birds.taxa = TaxonRule(include: [3])
-        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: birds, openDataDate: nil, workers: 2) == nil)
+        #expect(try ExportLinkPruning.plan(inputs: inputs, selection: birds, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
     /// The taxon rule's digest names the rule: another subtree is another digest, which dedupe

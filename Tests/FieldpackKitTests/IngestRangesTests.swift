@@ -95,6 +95,31 @@ import Testing
         #expect(runs[0].records == runs[1].records)
     }
 
+    /// A taxon's or observer's record is about four times its row, and all are written, so their
+    /// tables are cut into ranges eight times finer than the observations and photos tables
+    /// (each range's records are held in memory until written): the ranges' bytes follow from
+    /// the table, not the file name.
+    @Test func taxaAndObserversTablesAreCutEightTimesFiner() throws {
+        let directory = try TemporaryDirectory()
+        let inputs = try OpenDataWholeJobTests.writeInputs(in: directory)
+        let tables = inputs.filter { $0.hasSuffix(".csv") }
+        // Below the smallest table, so that every table is cut.
+        let cut = try tables.map { try #require(FileSystem.size($0)) }.min()! / 8 * 8 - 8
+        let units = try IngestUnits.plan(inputs: inputs, shards: 1, sharded: false, rangeBytes: 1 << 30, tableRangeBytes: cut)
+        var checked = Set<String>()
+        for (file, path) in inputs.enumerated() where path.hasSuffix(".csv") {
+            let size = try #require(FileSystem.size(path))
+            let table = try #require(OpenDataTable.allCases.first { path.hasSuffix("\($0.rawValue).csv") })
+            let finer = table == .taxa || table == .observers
+            #expect(size > cut, "\(path) is too small to be cut")
+            let ranges = units.filter { $0.file == file }
+            #expect(ranges.count == (size + (finer ? cut / 8 : cut) - 1) / (finer ? cut / 8 : cut), "\(path)")
+            #expect(ranges.allSatisfy { $0.range!.count <= (finer ? cut / 8 : cut) + 1 })
+            checked.insert(table.rawValue)
+        }
+        #expect(checked == Set(OpenDataTable.allCases.map(\.rawValue)))
+    }
+
     @Test func eachRangeIsAChunkAndWholeFilesGoInRuns() {
         let units = [
             IngestUnit(file: 0), IngestUnit(file: 1), IngestUnit(file: 2, range: 0..<10, part: 0), IngestUnit(file: 2, range: 10..<20, part: 1),

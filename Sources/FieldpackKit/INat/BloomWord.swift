@@ -1,6 +1,6 @@
-/// What ingest's Bloom filters (`ExportLinkPruning.Kept`, `RepeatFilter`) share: a key's probe
-/// bits all lie in one 64-bit word (a blocked Bloom filter: one cache miss a lookup), chosen from
-/// a well-mixed hash of the key.
+/// Ingest's well-mixed 64-bit keys (`ExportLinkPruning.Kept`, `RepeatedKeys`), and the Bloom
+/// filter's probes: a key's probe bits all lie in one 64-bit word (a blocked Bloom filter: one
+/// cache miss a lookup).
 enum BloomWord {
     /// SplitMix64's finalizer: a well-mixed 64-bit hash of `value`.
     @inline(__always)

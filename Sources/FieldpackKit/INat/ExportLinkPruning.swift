@@ -106,18 +106,19 @@ public final class ExportLinkPruning: Sendable {
     /// as not selected, as with the row written.
     ///
     /// Only when every input is an export table (API pages may hold the same observations and
-    /// photos, unseen here). The filters (`RepeatFilter`) take about 12 bits per row (counted
-    /// from the tables' sizes), up to a quarter of `repeat_filter_bytes` each (default 64 MiB in
-    /// all): two arrays for the uuids, two for the photo ids, 12 MiB for an export of a million
-    /// observations. Past about 10 million rows of a kind (all its tables together) at the
-    /// default its filter fills: more single rows look repeated and are written, as without it,
-    /// and the output is still exact, as a repeated key is never missed.
+    /// photos, unseen here). Which uuids and photo ids repeat is known exactly (`RepeatedKeys`:
+    /// the keys of every row spilled to the build folder, 8 bytes a row, and sorted a partition
+    /// at a time), in memory that does not grow with the export: a few MiB while the keys are
+    /// sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8 million
+    /// keys). Past that, as when two exports of different dates repeat every uuid, the keys of
+    /// the partitions over their share are all taken as repeated and their rows written, as
+    /// without pruning: the output is still exact.
     final class Singles: Sendable {
-        let observations: RepeatFilter
-        let photos: RepeatFilter
+        let observations: RepeatedKeys
+        let photos: RepeatedKeys
         let measured: Set<Int64>
 
-        init(observations: RepeatFilter, photos: RepeatFilter, measured: Set<Int64>) {
+        init(observations: RepeatedKeys, photos: RepeatedKeys, measured: Set<Int64>) {
             self.observations = observations
             self.photos = photos
             self.measured = measured
@@ -134,7 +135,7 @@ public final class ExportLinkPruning: Sendable {
         @inline(__always)
         static func key(photo id: Int64) -> UInt64 { BloomWord.mix(UInt64(bitPattern: id)) }
 
-        /// The rows a table of `bytes` bytes may hold, over-counted (for its filter's size).
+        /// The rows a table of `bytes` bytes may hold, over-counted (for its keys' partitions).
         static func rows(bytes: Int, gzip: Bool) -> Int { gzip ? bytes / 20 : bytes / 80 }
     }
 
@@ -145,13 +146,14 @@ public final class ExportLinkPruning: Sendable {
     /// - Parameters:
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
-    ///   - filterBytes: the most the four arrays of the filters of repeated keys may take.
+    ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
+    ///   - scratch: the folder the keys of every row spill to while they are sorted.
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree.
     /// - Throws: when a table cannot be read (never an early end).
     public static func plan(
         inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
-        filterBytes: Int = defaultFilterBytes, workers: Int, notice: (String) -> Void = { _ in }
+        filterBytes: Int = defaultFilterBytes, scratch: String, workers: Int, notice: (String) -> Void = { _ in }
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules(taxaKnown: true).isEmpty else { return nil }
         // The observations and photos tables, and their date as ingest dates their rows.
@@ -194,16 +196,16 @@ public final class ExportLinkPruning: Sendable {
         }
         let rules = ExportRules(selection: selection, taxa: taxa)
         guard !rules.rules.isEmpty else { return nil }
-        var singles: Singles? = nil
+        // Every row's uuid or photo id, when every input is an export table (`Singles`).
+        var collectors: (observations: RepeatedKeys.Collector, photos: RepeatedKeys.Collector)? = nil
         if onlyExport {
-            func filter(_ table: OpenDataTable) -> RepeatFilter {
+            func collector(_ table: OpenDataTable) throws -> RepeatedKeys.Collector {
                 let rows = tables.filter { $0.header.table == table }.reduce(0) {
                     $0 + Singles.rows(bytes: FileSystem.size($1.path) ?? 0, gzip: $1.gzip)
                 }
-                // A quarter of the bytes for each of the four arrays, in bits.
-                return RepeatFilter(bits: RepeatFilter.bits(forKeys: rows, maximumBits: filterBytes * 2))
+                return try RepeatedKeys.Collector(expectedKeys: rows, folder: scratch)
             }
-            singles = Singles(observations: filter(.observations), photos: filter(.photos), measured: Set(measuredPhotos))
+            collectors = (try collector(.observations), try collector(.photos))
         }
         // Each plain table in `workers` byte ranges, read side by side; a compressed one whole.
         var jobs: [(table: Int, range: Range<Int>?)] = []
@@ -215,7 +217,7 @@ public final class ExportLinkPruning: Sendable {
                 for range in ByteRangeLines.cuts(size: size, count: workers) { jobs.append((index, range)) }
             }
         }
-        let (readTables, readJobs, readSingles) = (tables, jobs, singles)
+        let (readTables, readJobs, readCollectors) = (tables, jobs, collectors)
         let found = Mutex<(kept: Kept?, rows: Int, failure: (any Error)?)>((nil, 0, nil))
         DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
             let (index, range) = readJobs[job]
@@ -228,20 +230,26 @@ public final class ExportLinkPruning: Sendable {
                 // Only an observations table fills a filter of what the rules keep.
                 var kept: Kept? = photos ? nil : Kept()
                 var rows = 0
-                try RepeatFilter.inserting(into: readSingles.map { photos ? $0.photos : $0.observations }) { keys in
+                // Each row's key goes to `add`: its uuid's or photo id's (`Singles`).
+                func read(_ add: (UInt64) throws -> Void) throws {
                     while let line = try reader.next() {
                         // Past the header, the rows ingest writes something of.
                         guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
                         if photos {
-                            if let id = row.photoID(bytes) { keys?.insert(Singles.key(photo: id)) }
+                            if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
                         } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                            keys?.insert(BloomWord.hash(uuid))
+                            try add(BloomWord.hash(uuid))
                             if keeps {
                                 kept?.insert(uuid, date: date)
                                 rows += 1
                             }
                         }
                     }
+                }
+                if let collector = readCollectors.map({ photos ? $0.photos : $0.observations }) {
+                    try collector.adding { batch in try read { try batch.add($0) } }
+                } else {
+                    try read { _ in }
                 }
                 found.withLock {
                     if let kept { if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) } }
@@ -256,6 +264,11 @@ public final class ExportLinkPruning: Sendable {
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
+        let singles = try collectors.map {
+            Singles(
+                observations: try $0.observations.finish(maximumRepeatedBytes: filterBytes / 2),
+                photos: try $0.photos.finish(maximumRepeatedBytes: filterBytes / 2), measured: Set(measuredPhotos))
+        }
         return ExportLinkPruning(
             rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles,
             measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos))
@@ -273,7 +286,7 @@ public final class ExportLinkPruning: Sendable {
     @inline(__always)
     func leavesOut(observation uuid: ObservationUUID) -> Bool { singles.map { !$0.mayRepeat(uuid) } ?? false }
 
-    /// The filters' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
+    /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
     public static let defaultFilterBytes = 64 << 20
 
     /// The rule that removes an export observation with the values of `record`, nil if they keep it.

@@ -329,7 +329,8 @@ public struct INatIngest {
         guard let selection = options.selection else { return nil }
         return try ExportLinkPruning.plan(
             inputs: options.inputs, selection: selection, openDataDate: options.openDataDate,
-            measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes, workers: options.workers,
+            measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes,
+            scratch: options.outputFolder ?? directory(of: options.output), workers: options.workers,
             notice: notice)
     }
 

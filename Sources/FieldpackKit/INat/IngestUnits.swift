@@ -28,8 +28,20 @@ enum IngestUnits {
     /// The open-data tables' range size: about 13 MiB of records a range (a photo row is a photo
     /// and a link record), held in memory until written (`PartBuffer`), a few ranges at a time:
     /// ingest peaked at 103 MB on the benchmark's 1M export and 105 MB at 10M (at 8 MiB ranges,
-    /// 130 and 180 MB).
+    /// 130 and 180 MB). A taxa or observers table larger than it is cut at an eighth of it
+    /// (`rangeBytes(of:tableRangeBytes:)`).
     static let tableRangeBytes = 4 << 20
+
+    /// The range size of an export table: a taxon's or an observer's record is about four times
+    /// its row, and unlike the photos and observations a `select` removes, every one is written,
+    /// so their tables are cut eight times finer. At 10M observations (240,000 taxa, 500,000
+    /// observers) their ranges at 4 MiB were parts of 16 MiB each, and ingest peaked at 165 MB.
+    static func rangeBytes(of table: OpenDataTable, tableRangeBytes: Int) -> Int {
+        switch table {
+        case .taxa, .observers: max(1, tableRangeBytes / 8)
+        case .observations, .photos: tableRangeBytes
+        }
+    }
 
     static func plan(
         inputs: [String], shards: Int, sharded: Bool, rangeBytes: Int, tableRangeBytes: Int = tableRangeBytes
@@ -48,8 +60,9 @@ enum IngestUnits {
                     if inputs.count < shards { ranges = shards }
                     if size > rangeBytes { ranges = max(ranges, (size + rangeBytes - 1) / max(1, rangeBytes)) }
                 }
-                if kind == .table && size > tableRangeBytes {
-                    ranges = max(ranges, (size + tableRangeBytes - 1) / max(1, tableRangeBytes))
+                if case .table(let table) = kind {
+                    let cut = Self.rangeBytes(of: table, tableRangeBytes: tableRangeBytes)
+                    if size > cut { ranges = max(ranges, (size + cut - 1) / max(1, cut)) }
                 }
             }
             if ranges > 1, let size {
@@ -64,8 +77,8 @@ enum IngestUnits {
     }
 
     /// What a file that can be read from any line start is.
-    enum Splittable {
-        case table, jsonLines
+    enum Splittable: Equatable {
+        case table(OpenDataTable), jsonLines
     }
 
     /// The runs of units that make the chunks of work (and of satellite collapsing, see
@@ -94,7 +107,7 @@ enum IngestUnits {
         let reader = LineReader(source: try RawFileSource(path: path, hashing: false))
         let head = try reader.peek(atLeast: 1 << 20)
         guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return nil }
-        if (try? FileIngest.openDataHeader(head, path: path)) != nil { return .table }
+        if let header = try? FileIngest.openDataHeader(head, path: path) { return .table(header.table) }
         if ForeignInput.describe(head) != nil { return nil }
         guard head.contains(0x0A) else { return nil }
         return try InputFormat.detect(reader, parser: parser) == .jsonLines ? .jsonLines : nil

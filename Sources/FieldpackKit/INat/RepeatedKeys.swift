@@ -1,0 +1,204 @@
+import Dispatch
+import Synchronization
+
+/// Which keys of a stream occur more than once: exactly, in memory that does not grow with the
+/// stream. Ingest asks it which export rows are the only row of their uuid or photo id
+/// (`ExportLinkPruning.Singles`).
+///
+/// Keys are 64-bit and well mixed (`BloomWord`). While they come in (`Collector`, from any
+/// number of threads), each goes by its top bits to one of `partitions` partitions: the thread
+/// that adds it holds a batch per partition, appended whole to one nameless spill file in the
+/// build folder (`SpillFile`). Then each partition is read back alone (about `partitionKeys`
+/// keys: the partition count follows from the keys expected), sorted, and the keys met more
+/// than once are kept, sorted. The export repeats few keys (one photo row in a thousand on the
+/// benchmark's), so that list is small.
+///
+/// Memory: each thread's batches (at most about 1 MiB) while keys come in; one partition's keys
+/// per thread while they are sorted (4 MiB at the expected size); then the repeated keys, at most
+/// `maximumRepeatedBytes` in all. A partition with more repeated keys than its share of that
+/// (two exports of different dates as inputs repeat every uuid), or with far more keys than
+/// expected (its tables held more rows than their sizes promised), keeps none and answers "may
+/// repeat" for every key: those rows are written, as without pruning, and the output is the same.
+final class RepeatedKeys: Sendable {
+    /// Each partition's repeated keys, sorted; nil: any key of the partition may repeat.
+    private let repeated: [[UInt64]?]
+    /// How far a key shifts right to give its partition (64 with one partition).
+    private let shift: UInt64
+
+    /// The keys one partition is meant to hold: 4 MiB of them.
+    static let partitionKeys = 1 << 19
+
+    fileprivate init(repeated: [[UInt64]?], shift: UInt64) {
+        self.repeated = repeated
+        self.shift = shift
+    }
+
+    /// False only for a key added at most once.
+    @inline(__always)
+    func mayRepeat(_ key: UInt64) -> Bool {
+        guard let keys = repeated[Int(key >> shift)] else { return true }
+        var (low, high) = (0, keys.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key
+    }
+
+    /// How many keys are known to repeat, and how many partitions answer "may repeat" for all.
+    var counts: (repeated: Int, wholePartitions: Int) {
+        (repeated.reduce(0) { $0 + ($1?.count ?? 0) }, repeated.count { $0 == nil })
+    }
+
+    /// Gathers the keys: `adding` from any number of threads, then `finish` once.
+    final class Collector: Sendable {
+        let partitions: Int
+        fileprivate let shift: UInt64
+        /// Keys a thread holds per partition before appending them.
+        fileprivate let batchKeys: Int
+        private let spill: Mutex<Spill>
+
+        /// The spill file, and where each partition's appended batches are in it.
+        private struct Spill: ~Copyable {
+            let file: SpillFile
+            var batches: [[SpillFile.Location]]
+        }
+
+        /// A collector for about `expectedKeys` keys (an over-count costs only more partitions),
+        /// spilling into `folder`.
+        init(expectedKeys: Int, folder: String) throws {
+            var partitions = 1
+            while partitions * RepeatedKeys.partitionKeys < expectedKeys && partitions < 1 << 12 { partitions <<= 1 }
+            self.partitions = partitions
+            shift = UInt64(64 - partitions.trailingZeroBitCount)
+            batchKeys = max(64, (1 << 17) / partitions)
+            spill = Mutex(Spill(file: try SpillFile(in: folder, bufferSize: 1 << 20), batches: Array(repeating: [], count: partitions)))
+        }
+
+        @inline(__always)
+        fileprivate func partition(_ key: UInt64) -> Int { Int(key >> shift) }
+
+        /// Appends a thread's batch of one partition's keys, and empties it.
+        fileprivate func append(_ keys: inout [UInt64], to partition: Int) throws {
+            let batch = keys
+            try spill.withLock { spill in
+                let location = try batch.withUnsafeBytes { try spill.file.append($0) }
+                spill.batches[partition].append(location)
+            }
+            keys.removeAll(keepingCapacity: true)
+        }
+
+        /// One thread's keys, held a batch per partition.
+        struct Batch {
+            private let collector: Collector
+            private var keys: [[UInt64]]
+
+            fileprivate init(_ collector: Collector) {
+                self.collector = collector
+                keys = Array(repeating: [], count: collector.partitions)
+            }
+
+            @inline(__always)
+            mutating func add(_ key: UInt64) throws {
+                let partition = collector.partition(key)
+                keys[partition].append(key)
+                if keys[partition].count >= collector.batchKeys { try collector.append(&keys[partition], to: partition) }
+            }
+
+            fileprivate mutating func flush() throws {
+                for partition in keys.indices where !keys[partition].isEmpty { try collector.append(&keys[partition], to: partition) }
+            }
+        }
+
+        /// Runs `body` with a batch of this thread's keys, and appends what it holds when `body`
+        /// returns (when it throws, the keys are not needed: the collector is not finished).
+        func adding<R>(_ body: (inout Batch) throws -> R) throws -> R {
+            var batch = Batch(self)
+            let result = try body(&batch)
+            try batch.flush()
+            return result
+        }
+
+        /// The keys added more than once, once every `adding` has returned; partitions are
+        /// sorted side by side. `maximumRepeatedBytes` bounds what is kept (see the type).
+        ///
+        /// - Throws: when the spill file cannot be read back.
+        func finish(maximumRepeatedBytes: Int) throws -> RepeatedKeys {
+            let keep = max(1, maximumRepeatedBytes / MemoryLayout<UInt64>.stride / partitions)
+            let found = Mutex<(repeated: [[UInt64]?], failure: (any Error)?)>((Array(repeating: nil, count: partitions), nil))
+            DispatchQueue.concurrentPerform(iterations: partitions) { partition in
+                do {
+                    guard var keys = try read(partition) else { return }
+                    sort(&keys)
+                    var repeated: [UInt64] = []
+                    var index = 0
+                    while index < keys.count {
+                        var next = index + 1
+                        while next < keys.count && keys[next] == keys[index] { next += 1 }
+                        if next - index > 1 {
+                            if repeated.count == keep { return }  // any key here may repeat
+                            repeated.append(keys[index])
+                        }
+                        index = next
+                    }
+                    found.withLock { $0.repeated[partition] = repeated }
+                } catch {
+                    found.withLock { $0.failure = $0.failure ?? error }
+                }
+            }
+            let (repeated, failure) = found.withLock { ($0.repeated, $0.failure) }
+            if let failure { throw failure }
+            return RepeatedKeys(repeated: repeated, shift: shift)
+        }
+
+        /// Sorts a partition's keys, spread evenly over the bits below the partition's own: one
+        /// counting pass into 2^11 buckets by the next 11 bits, then each bucket (a few hundred
+        /// keys, in cache) sorted alone. The standard library's merge sort of the whole partition
+        /// was 7% of ingest's cycles on the benchmark's export at 10M.
+        private func sort(_ keys: inout [UInt64]) {
+            let bits = 11
+            let bucketShift = shift == 64 ? UInt64(64 - bits) : shift - UInt64(bits)
+            let mask = UInt64(1 << bits - 1)
+            @inline(__always) func bucket(_ key: UInt64) -> Int { Int((key >> bucketShift) & mask) }
+            // Each bucket's start, and past the last one the count.
+            var starts = [Int](repeating: 0, count: (1 << bits) + 1)
+            for key in keys { starts[bucket(key) + 1] += 1 }
+            for index in 1..<starts.count { starts[index] += starts[index - 1] }
+            var sorted = [UInt64](unsafeUninitializedCapacity: keys.count) { target, initialized in
+                var next = starts
+                for key in keys {
+                    let index = bucket(key)
+                    (target.baseAddress! + next[index]).initialize(to: key)
+                    next[index] += 1
+                }
+                initialized = keys.count
+            }
+            sorted.withUnsafeMutableBufferPointer { all in
+                for index in 0..<(1 << bits) where starts[index + 1] - starts[index] > 1 {
+                    var bucket = UnsafeMutableBufferPointer(rebasing: all[starts[index]..<starts[index + 1]])
+                    bucket.sort()
+                }
+            }
+            keys = sorted
+        }
+
+        /// A partition's keys, nil when far more than expected (then any of them may repeat).
+        private func read(_ partition: Int) throws -> [UInt64]? {
+            try spill.withLock { spill in
+                let batches = spill.batches[partition]
+                let count = batches.reduce(0) { $0 + $1.count } / MemoryLayout<UInt64>.stride
+                guard count <= 8 * RepeatedKeys.partitionKeys else { return nil }
+                var keys: [UInt64] = []
+                keys.reserveCapacity(count)
+                for location in batches {
+                    try spill.file.withBytes(at: location) { bytes in
+                        for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
+                            keys.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                        }
+                    }
+                }
+                return keys
+            }
+        }
+    }
+}

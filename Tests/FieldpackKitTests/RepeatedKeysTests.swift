@@ -1,0 +1,74 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Dispatch
+import Testing
+
+/// Which keys repeat (`RepeatedKeys`): exact, whichever threads added them and however many
+/// partitions they spilled to, and within its memory bound by answering "may repeat".
+@Suite struct RepeatedKeysTests {
+    /// 200,000 keys, every tenth added twice, by eight threads that race, over 16 partitions:
+    /// every repeated key is found and no single one is.
+    @Test func everyKeyAddedTwiceRepeatsAndNoKeyAddedOnceDoes() throws {
+        let directory = try TemporaryDirectory()
+        var random = SortInPlaceTests.SplitMix64(state: 5)
+        let keys = (0..<200_000).map { _ in random.next() }
+        let collector = try RepeatedKeys.Collector(expectedKeys: 16 * RepeatedKeys.partitionKeys, folder: directory.path)
+        #expect(collector.partitions == 16)
+        let slices = 8
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            try! collector.adding { batch in
+                for index in stride(from: slice, to: keys.count, by: slices) { try batch.add(keys[index]) }
+                for index in stride(from: (slice + 3) % slices, to: keys.count, by: slices) where index % 10 == 0 {
+                    try batch.add(keys[index])
+                }
+            }
+        }
+        let repeated = try collector.finish(maximumRepeatedBytes: 64 << 20)
+        #expect(repeated.counts.repeated == 20_000 && repeated.counts.wholePartitions == 0)
+        #expect(keys.indices.allSatisfy { repeated.mayRepeat(keys[$0]) == ($0 % 10 == 0) })
+        #expect(!repeated.mayRepeat(random.next()))
+    }
+
+    /// A key added three times is one repeated key; one partition serves a small input.
+    @Test func aKeyAddedThriceIsOneRepeatedKey() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 10, folder: directory.path)
+        #expect(collector.partitions == 1)
+        try collector.adding { batch in for key in [7, 3, 7, 9, 7, 0, UInt64.max, UInt64.max] as [UInt64] { try batch.add(key) } }
+        let repeated = try collector.finish(maximumRepeatedBytes: 1 << 20)
+        #expect(repeated.counts.repeated == 2)
+        #expect([7, UInt64.max].allSatisfy(repeated.mayRepeat))
+        #expect(![3, 9, 0, 1].contains(where: repeated.mayRepeat))
+    }
+
+    /// With more repeated keys than their memory allows (two exports repeat every uuid), a
+    /// partition over its share answers "may repeat" for every key, so no repeated key is ever
+    /// missed; the others stay exact.
+    @Test func aPartitionOverItsShareMayRepeatEveryKey() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 2 * RepeatedKeys.partitionKeys, folder: directory.path)
+        #expect(collector.partitions == 2)
+        // Partition 0 (top bit clear): 3,000 keys twice; partition 1: 10 keys twice, 10 once.
+        let low = (0..<3000).map { UInt64($0) << 20 }
+        let high = (0..<20).map { (1 << 63) | UInt64($0) }
+        try collector.adding { batch in
+            for key in low + low + high + high[0..<10] { try batch.add(key) }
+        }
+        // 1,000 keys of 8 bytes for each of the two partitions.
+        let repeated = try collector.finish(maximumRepeatedBytes: 2 * 1000 * 8)
+        #expect(repeated.counts.wholePartitions == 1 && repeated.counts.repeated == 10)
+        #expect(low.allSatisfy(repeated.mayRepeat) && repeated.mayRepeat(5))
+        #expect(high.indices.allSatisfy { repeated.mayRepeat(high[$0]) == ($0 < 10) })
+    }
+
+    /// The partitions follow from the keys expected, about 4 MiB of keys each, and the pipeline
+    /// bounds the repeated keys' memory.
+    @Test func partitionsFollowTheKeysExpected() throws {
+        let directory = try TemporaryDirectory()
+        #expect(try RepeatedKeys.Collector(expectedKeys: 0, folder: directory.path).partitions == 1)
+        #expect(try RepeatedKeys.Collector(expectedKeys: RepeatedKeys.partitionKeys + 1, folder: directory.path).partitions == 2)
+        #expect(try RepeatedKeys.Collector(expectedKeys: 120_000_000, folder: directory.path).partitions == 256)
+        let pipeline = try directory.write("p.json", #"{"name": "p", "inat": ["x"], "repeat_filter_bytes": 536870912}"#)
+        #expect(try Pipeline.load(pipeline).repeatFilterBytes == 512 << 20)
+    }
+}
