@@ -88,7 +88,7 @@ struct PhotoShippingLoad {
     private let photoColumns = PhotoRecord.Column.bundleColumns
     private(set) var report: CostReport
     /// Each user's credit name (the usable name, else the login), by id.
-    private var names: [Int64: String] = [:]
+    private var names = CreditNames()
     /// The observation being read: its id, taxon and research-grade date, for its links.
     private var current: (id: Int64, taxon: Int64, updated: Int64?)? = nil
     /// Every observation's links, sorted by photo (spilling to the build folder); read in step
@@ -121,7 +121,7 @@ struct PhotoShippingLoad {
 
     /// - Parameter name: the name to credit the user's photos with (see `UserRecord.creditName`).
     mutating func user(_ id: Int64, name: String?) {
-        if let name { names[id] = name }
+        names.add(id, name: name)
     }
 
     /// A kept observation (they arrive in uuid order, dedupe's key); its links follow it.
@@ -191,7 +191,7 @@ struct PhotoShippingLoad {
         }
         // Who to credit: the photo's own attribution name, else its observer (name, else login).
         var name = UserRecord.usableName(record.string(C.attributionName))
-        if name == nil, let observer = record.int64(C.observer) { name = names[observer] }
+        if name == nil, let observer = record.int64(C.observer) { name = names.name(of: observer) }
         var original: PixelSize? = nil
         if let width = record.int64(C.width), let height = record.int64(C.height) {
             original = PixelSize(width: Int(width), height: Int(height))

@@ -44,8 +44,8 @@ public struct INatIngest {
         /// whatever the selection keeps.
         public var measuredSizes: String? = nil
         public var measuredPhotos: [Int64] = []
-        /// The most memory the filters of repeated keys may take (the pipeline's
-        /// `repeat_filter_bytes`; `ExportLinkPruning.Singles`).
+        /// The most memory the keys that repeat may take (the pipeline's `repeat_filter_bytes`;
+        /// `ExportLinkPruning.Singles`).
         public var repeatFilterBytes = ExportLinkPruning.defaultFilterBytes
 
         public init(inputs: [String], output: String, rejects: String) {

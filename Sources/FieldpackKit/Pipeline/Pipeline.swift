@@ -24,8 +24,8 @@ public struct Pipeline: Sendable {
     /// The date of loose open-data export tables (`open_data_date`, `YYYY-MM-DD`), as Unix ms:
     /// the export's `.tar.gz` and `inaturalist-open-data-YYYYMMDD` names carry their own.
     public var openDataDate: Int64? = nil
-    /// The most memory ingest's filters of repeated keys may take (`repeat_filter_bytes`, all
-    /// four arrays; see `ExportLinkPruning.Singles`); nil: 64 MiB.
+    /// The most memory ingest may keep for the keys that repeat (`repeat_filter_bytes`, a name
+    /// from when Bloom filters did this; see `ExportLinkPruning.Singles`); nil: 64 MiB.
     public var repeatFilterBytes: Int? = nil
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
