@@ -307,6 +307,34 @@ import Testing
         #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
+    /// Two exports of different dates repeat every uuid and photo id: past what
+    /// `repeat_filter_bytes` holds, every key of those partitions counts as repeated, so no row
+    /// is left out, and ingest says so rather than silently writing more.
+    @Test func repeatedKeysPastTheirMemoryLeaveNoRowOutAndSaySo() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        var inputs: [String] = []
+        for export in ["inaturalist-open-data-20241127", "inaturalist-open-data-20250301"] {
+            inputs += try Self.writeTables(
+                export, rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.outside)],
+                links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+        }
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        for (bytes, expected) in [(64 << 20, 0), (16, 2)] {
+            var notices: [String] = []
+            let planned = try #require(try ExportLinkPruning.plan(
+                inputs: inputs, selection: box, openDataDate: nil, filterBytes: bytes, scratch: directory.path, workers: 2,
+                notice: { notices.append($0) }))
+            // Every key repeats, so no row is left out, whatever the memory.
+            let uuids = u[0..<3].map { text in Array(text.utf8).withUnsafeBytes { ObservationUUID($0)! } }
+            #expect(!uuids.contains { planned.leavesOut(observation: $0) })
+            #expect(![601, 602, 603].contains { planned.leavesOut(photo: $0) })
+            #expect(notices.count == expected, "\(notices)")
+            #expect(notices.allSatisfy { $0.contains("repeat_filter_bytes") })
+        }
+    }
+
     /// The filter of kept observations never misses one it holds, at its date, and rarely
     /// answers yes for another (a link kept that could have been left out: still exact).
     @Test func theKeptFilterHasNoFalseNegativesAndFewFalsePositives() {

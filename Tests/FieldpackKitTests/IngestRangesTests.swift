@@ -96,9 +96,8 @@ import Testing
     }
 
     /// A taxon's or observer's record is about four times its row, and all are written, so their
-    /// tables are cut into ranges eight times finer than the observations and photos tables
-    /// (each range's records are held in memory until written): the ranges' bytes follow from
-    /// the table, not the file name.
+    /// tables, once larger than the range size, are cut into ranges eight times finer than the
+    /// observations and photos tables (each range's records are held in memory until written).
     @Test func taxaAndObserversTablesAreCutEightTimesFiner() throws {
         let directory = try TemporaryDirectory()
         let inputs = try OpenDataWholeJobTests.writeInputs(in: directory)

@@ -23,7 +23,7 @@ import Testing
                 }
             }
         }
-        let repeated = try collector.finish(maximumRepeatedBytes: 64 << 20)
+        let repeated = try collector.finish(maximumRepeatedBytes: 64 << 20, workers: 3)
         #expect(repeated.counts.repeated == 20_000 && repeated.counts.wholePartitions == 0)
         #expect(keys.indices.allSatisfy { repeated.mayRepeat(keys[$0]) == ($0 % 10 == 0) })
         #expect(!repeated.mayRepeat(random.next()))
@@ -35,7 +35,7 @@ import Testing
         let collector = try RepeatedKeys.Collector(expectedKeys: 10, folder: directory.path)
         #expect(collector.partitions == 1)
         try collector.adding { batch in for key in [7, 3, 7, 9, 7, 0, UInt64.max, UInt64.max] as [UInt64] { try batch.add(key) } }
-        let repeated = try collector.finish(maximumRepeatedBytes: 1 << 20)
+        let repeated = try collector.finish(maximumRepeatedBytes: 1 << 20, workers: 1)
         #expect(repeated.counts.repeated == 2)
         #expect([7, UInt64.max].allSatisfy(repeated.mayRepeat))
         #expect(![3, 9, 0, 1].contains(where: repeated.mayRepeat))
@@ -55,19 +55,36 @@ import Testing
             for key in low + low + high + high[0..<10] { try batch.add(key) }
         }
         // 1,000 keys of 8 bytes for each of the two partitions.
-        let repeated = try collector.finish(maximumRepeatedBytes: 2 * 1000 * 8)
+        let repeated = try collector.finish(maximumRepeatedBytes: 2 * 1000 * 8, workers: 2)
         #expect(repeated.counts.wholePartitions == 1 && repeated.counts.repeated == 10)
         #expect(low.allSatisfy(repeated.mayRepeat) && repeated.mayRepeat(5))
         #expect(high.indices.allSatisfy { repeated.mayRepeat(high[$0]) == ($0 < 10) })
     }
 
-    /// The partitions follow from the keys expected, about 4 MiB of keys each, and the pipeline
-    /// bounds the repeated keys' memory.
+    /// A partition that holds more than four times the keys expected (its tables held far more
+    /// rows than their sizes promised) is not read back, so its memory stays bounded: any of
+    /// its keys may repeat, the single ones too.
+    @Test func aPartitionOfFarMoreKeysThanExpectedMayRepeatEveryKey() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 1, folder: directory.path)
+        let keys = (0..<UInt64(RepeatedKeys.partitionLimit + 1)).map(BloomWord.mix)
+        try collector.adding { batch in for key in keys { try batch.add(key) } }
+        let repeated = try collector.finish(maximumRepeatedBytes: 64 << 20, workers: 2)
+        #expect(repeated.counts.wholePartitions == 1 && repeated.counts.repeated == 0)
+        #expect(repeated.mayRepeat(keys[0]) && repeated.mayRepeat(BloomWord.mix(UInt64.max)))
+    }
+
+    /// The partitions follow from the keys expected, about 4 MiB of keys each.
     @Test func partitionsFollowTheKeysExpected() throws {
         let directory = try TemporaryDirectory()
         #expect(try RepeatedKeys.Collector(expectedKeys: 0, folder: directory.path).partitions == 1)
         #expect(try RepeatedKeys.Collector(expectedKeys: RepeatedKeys.partitionKeys + 1, folder: directory.path).partitions == 2)
         #expect(try RepeatedKeys.Collector(expectedKeys: 120_000_000, folder: directory.path).partitions == 256)
+    }
+
+    /// The pipeline bounds the repeated keys' memory (`repeat_filter_bytes`).
+    @Test func thePipelineBoundsTheRepeatedKeysMemory() throws {
+        let directory = try TemporaryDirectory()
         let pipeline = try directory.write("p.json", #"{"name": "p", "inat": ["x"], "repeat_filter_bytes": 536870912}"#)
         #expect(try Pipeline.load(pipeline).repeatFilterBytes == 512 << 20)
     }

@@ -108,11 +108,11 @@ public final class ExportLinkPruning: Sendable {
     /// Only when every input is an export table (API pages may hold the same observations and
     /// photos, unseen here). Which uuids and photo ids repeat is known exactly (`RepeatedKeys`:
     /// the keys of every row spilled to the build folder, 8 bytes a row, and sorted a partition
-    /// at a time), in memory that does not grow with the export: a few MiB while the keys are
-    /// sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8 million
+    /// at a time), in memory that does not grow with the export: 8 MiB per worker while the keys
+    /// are sorted (see `RepeatedKeys`), then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8 million
     /// keys). Past that, as when two exports of different dates repeat every uuid, the keys of
     /// the partitions over their share are all taken as repeated and their rows written, as
-    /// without pruning: the output is still exact.
+    /// without pruning, with a notice: the output is still exact.
     final class Singles: Sendable {
         let observations: RepeatedKeys
         let photos: RepeatedKeys
@@ -149,7 +149,8 @@ public final class ExportLinkPruning: Sendable {
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
     ///   - scratch: the folder the keys of every row spill to while they are sorted.
     ///   - workers: how many threads read the tables.
-    ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree.
+    ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
+    ///     and when some repeated keys could not be kept.
     /// - Throws: when a table cannot be read (never an early end).
     public static func plan(
         inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
@@ -264,10 +265,19 @@ public final class ExportLinkPruning: Sendable {
         }
         let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
         if let failure { throw failure }
-        let singles = try collectors.map {
-            Singles(
-                observations: try $0.observations.finish(maximumRepeatedBytes: filterBytes / 2),
-                photos: try $0.photos.finish(maximumRepeatedBytes: filterBytes / 2), measured: Set(measuredPhotos))
+        var singles: Singles? = nil
+        if let collectors {
+            let observations = try collectors.observations.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
+            let photos = try collectors.photos.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
+            // Said, not silent: the rows of those keys reach dedupe (the output is the same).
+            for (keys, name, collector) in [(observations, "uuids", collectors.observations), (photos, "photo ids", collectors.photos)]
+            where keys.counts.wholePartitions > 0 {
+                notice(
+                    "\(keys.counts.wholePartitions) of the \(collector.partitions) partitions of the export's \(name) repeat more keys "
+                        + "than repeat_filter_bytes holds, or hold far more rows than the tables' sizes promised (two exports of "
+                        + "different dates repeat every uuid): ingest writes their removed rows as if repeated, which dedupe counts")
+            }
+            singles = Singles(observations: observations, photos: photos, measured: Set(measuredPhotos))
         }
         return ExportLinkPruning(
             rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles,

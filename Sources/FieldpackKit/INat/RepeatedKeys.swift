@@ -13,12 +13,15 @@ import Synchronization
 /// than once are kept, sorted. The export repeats few keys (one photo row in a thousand on the
 /// benchmark's), so that list is small.
 ///
-/// Memory: each thread's batches (at most about 1 MiB) while keys come in; one partition's keys
-/// per thread while they are sorted (4 MiB at the expected size); then the repeated keys, at most
-/// `maximumRepeatedBytes` in all. A partition with more repeated keys than its share of that
-/// (two exports of different dates as inputs repeat every uuid), or with far more keys than
-/// expected (its tables held more rows than their sizes promised), keeps none and answers "may
-/// repeat" for every key: those rows are written, as without pruning, and the output is the same.
+/// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
+/// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
+/// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
+/// read); then the repeated keys, at most `maximumRepeatedBytes` in all. A partition with more
+/// repeated keys than its share of that (two exports of different dates as inputs repeat every
+/// uuid), or with too many keys (its tables held far more rows than their sizes promised), keeps
+/// none and answers "may repeat" for every key (`counts.wholePartitions`): those rows are
+/// written, as without pruning, and the output is the same. The partitions are read back one at
+/// a time (the spill file is shared) and sorted side by side.
 final class RepeatedKeys: Sendable {
     /// Each partition's repeated keys, sorted; nil: any key of the partition may repeat.
     private let repeated: [[UInt64]?]
@@ -27,6 +30,8 @@ final class RepeatedKeys: Sendable {
 
     /// The keys one partition is meant to hold: 4 MiB of them.
     static let partitionKeys = 1 << 19
+    /// A partition of more keys than this is not read back (any of its keys may repeat).
+    static let partitionLimit = 4 * partitionKeys
 
     fileprivate init(repeated: [[UInt64]?], shift: UInt64) {
         self.repeated = repeated
@@ -37,12 +42,7 @@ final class RepeatedKeys: Sendable {
     @inline(__always)
     func mayRepeat(_ key: UInt64) -> Bool {
         guard let keys = repeated[Int(key >> shift)] else { return true }
-        var (low, high) = (0, keys.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle] < key { low = middle + 1 } else { high = middle }
-        }
-        return low < keys.count && keys[low] == key
+        return keys.withUnsafeBufferPointer { $0.sortedIndex(of: key) } != nil
     }
 
     /// How many keys are known to repeat, and how many partitions answer "may repeat" for all.
@@ -80,9 +80,8 @@ final class RepeatedKeys: Sendable {
 
         /// Appends a thread's batch of one partition's keys, and empties it.
         fileprivate func append(_ keys: inout [UInt64], to partition: Int) throws {
-            let batch = keys
             try spill.withLock { spill in
-                let location = try batch.withUnsafeBytes { try spill.file.append($0) }
+                let location = try keys.withUnsafeBytes { try spill.file.append($0) }
                 spill.batches[partition].append(location)
             }
             keys.removeAll(keepingCapacity: true)
@@ -119,36 +118,50 @@ final class RepeatedKeys: Sendable {
             return result
         }
 
-        /// The keys added more than once, once every `adding` has returned; partitions are
-        /// sorted side by side. `maximumRepeatedBytes` bounds what is kept (see the type).
+        /// The keys added more than once, once every `adding` has returned (call it once):
+        /// `workers` threads take the partitions in turn. `maximumRepeatedBytes` bounds what is
+        /// kept (see the type).
         ///
-        /// - Throws: when the spill file cannot be read back.
-        func finish(maximumRepeatedBytes: Int) throws -> RepeatedKeys {
+        /// - Throws: when the spill file cannot be read back (the first partition's error).
+        func finish(maximumRepeatedBytes: Int, workers: Int) throws -> RepeatedKeys {
             let keep = max(1, maximumRepeatedBytes / MemoryLayout<UInt64>.stride / partitions)
-            let found = Mutex<(repeated: [[UInt64]?], failure: (any Error)?)>((Array(repeating: nil, count: partitions), nil))
-            DispatchQueue.concurrentPerform(iterations: partitions) { partition in
-                do {
-                    guard var keys = try read(partition) else { return }
-                    sort(&keys)
-                    var repeated: [UInt64] = []
-                    var index = 0
-                    while index < keys.count {
-                        var next = index + 1
-                        while next < keys.count && keys[next] == keys[index] { next += 1 }
-                        if next - index > 1 {
-                            if repeated.count == keep { return }  // any key here may repeat
-                            repeated.append(keys[index])
-                        }
-                        index = next
+            let next = Atomic<Int>(0)
+            let found = Mutex<(repeated: [[UInt64]?], failure: (partition: Int, error: any Error)?)>(
+                (Array(repeating: nil, count: partitions), nil))
+            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, partitions))) { _ in
+                while true {
+                    let partition = next.add(1, ordering: .relaxed).oldValue
+                    guard partition < partitions else { return }
+                    do {
+                        guard let repeated = try repeatedKeys(partition, keep: keep) else { continue }
+                        found.withLock { $0.repeated[partition] = repeated }
+                    } catch {
+                        found.withLock { if $0.failure.map({ partition < $0.partition }) ?? true { $0.failure = (partition, error) } }
                     }
-                    found.withLock { $0.repeated[partition] = repeated }
-                } catch {
-                    found.withLock { $0.failure = $0.failure ?? error }
                 }
             }
             let (repeated, failure) = found.withLock { ($0.repeated, $0.failure) }
-            if let failure { throw failure }
+            if let failure { throw failure.error }
             return RepeatedKeys(repeated: repeated, shift: shift)
+        }
+
+        /// A partition's keys met more than once, sorted; nil when any of its keys may repeat
+        /// (more than `keep` of them repeat, or it holds too many to read).
+        private func repeatedKeys(_ partition: Int, keep: Int) throws -> [UInt64]? {
+            guard var keys = try read(partition) else { return nil }
+            sort(&keys)
+            var repeated: [UInt64] = []
+            var index = 0
+            while index < keys.count {
+                var next = index + 1
+                while next < keys.count && keys[next] == keys[index] { next += 1 }
+                if next - index > 1 {
+                    if repeated.count == keep { return nil }
+                    repeated.append(keys[index])
+                }
+                index = next
+            }
+            return repeated
         }
 
         /// Sorts a partition's keys, spread evenly over the bits below the partition's own: one
@@ -175,19 +188,18 @@ final class RepeatedKeys: Sendable {
             }
             sorted.withUnsafeMutableBufferPointer { all in
                 for index in 0..<(1 << bits) where starts[index + 1] - starts[index] > 1 {
-                    var bucket = UnsafeMutableBufferPointer(rebasing: all[starts[index]..<starts[index + 1]])
-                    bucket.sort()
+                    sortInPlace(UnsafeMutableBufferPointer(rebasing: all[starts[index]..<starts[index + 1]]), by: <)
                 }
             }
             keys = sorted
         }
 
-        /// A partition's keys, nil when far more than expected (then any of them may repeat).
+        /// A partition's keys, nil when over `partitionLimit` (then any of them may repeat).
         private func read(_ partition: Int) throws -> [UInt64]? {
             try spill.withLock { spill in
                 let batches = spill.batches[partition]
                 let count = batches.reduce(0) { $0 + $1.count } / MemoryLayout<UInt64>.stride
-                guard count <= 8 * RepeatedKeys.partitionKeys else { return nil }
+                guard count <= RepeatedKeys.partitionLimit else { return nil }
                 var keys: [UInt64] = []
                 keys.reserveCapacity(count)
                 for location in batches {

@@ -19,11 +19,11 @@ extension RandomAccessCollection {
     }
 }
 
-extension UnsafeBufferPointer where Element == Int64 {
+extension UnsafeBufferPointer where Element: Comparable {
     /// Where `id` is in this ascending buffer, nil if it is not: `partitionPoint(where: { $0 < id })`
     /// without a closure, for lookups made for every record (observers and taxa in the bundle,
-    /// kept photos in dedupe).
-    package func sortedIndex(of id: Int64) -> Int? {
+    /// kept photos in dedupe, repeated keys in ingest).
+    package func sortedIndex(of id: Element) -> Int? {
         var low = 0
         var count = self.count
         while count > 0 {
