@@ -36,7 +36,8 @@ final class FileIngest {
 
     /// The export table header of each file this worker read ranges of (nil: not a table): read
     /// once per file, not per range. A 64 KiB head reader per range (770 ranges at 10M export
-    /// observations) fragmented the heap: ingest's peak went from 35 to 73 MB in one run of five.
+    /// observations) fragmented the heap: in about one run of four, ingest's peak went from 35
+    /// to 73–87 MB.
     private var rangeHeaders: [String: OpenDataTable.Header?] = [:]
 
     /// The worker's read buffer, for the next file's reader. Allocating a 1 MiB buffer per file

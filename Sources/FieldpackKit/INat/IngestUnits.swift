@@ -35,8 +35,8 @@ enum IngestUnits {
     /// The range size of an export table once it is cut (it is larger than `tableRangeBytes`):
     /// a taxon's or an observer's record is about four times its row, and unlike the photos and
     /// observations a `select` removes, every one is written, so their tables are cut eight times
-    /// finer. At 10M observations (240,000 taxa, 500,000
-    /// observers) their ranges at 4 MiB were parts of 16 MiB each, and ingest peaked at 165 MB.
+    /// finer. At 10M observations (240,000 taxa, 500,000 observers) their ranges at 4 MiB were
+    /// parts of 16 MiB each, and ingest peaked at 165 MB.
     static func rangeBytes(of table: OpenDataTable, tableRangeBytes: Int) -> Int {
         switch table {
         case .taxa, .observers: max(1, tableRangeBytes / 8)

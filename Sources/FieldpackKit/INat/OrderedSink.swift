@@ -83,9 +83,8 @@ final class OrderedSink: @unchecked Sendable {
     private var ready: [Int: (part: PartBuffer, rejects: PartBuffer)] = [:]
     private var writing = false
     /// Buffers of parts already written, for workers to reuse: at most one per worker (half the
-    /// window), of at most `PartBuffer.spareCapacity` each. (Up to 8 were kept: every worker
-    /// that found none made another, and at 10M export rows ingest's peak varied from 37 to
-    /// 87 MB with how many were made.)
+    /// window), of at most `PartBuffer.spareCapacity` each. (Up to eight of any size were kept,
+    /// so a few large parts could stay held for the rest of the run.)
     private var spare: [ByteBuffer] = []
     private(set) var results: [[FileIngest.Result]?]
     private(set) var failure: (index: Int, error: FieldpackError)? = nil
