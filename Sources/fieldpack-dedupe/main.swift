@@ -20,8 +20,9 @@ let command = StageCommand(
         which applies every rule and refuses records deduped under other rules than its
         pipeline's. When fieldpack-inat applied the taxon rule too (only export tables, whose
         taxa give one answer per taxon), the rows it marked removed by the taxa, grades or
-        dates are counted under those rules. A records file (not a shard's folder) also loses the photos no written
-        observation or taxon refers to, counted in that line, except those with measured sizes.
+        dates are counted under those rules. A records file (not a shard's folder) also loses
+        the photos no written observation or taxon refers to, counted in that line, except those
+        with measured sizes.
         --depfile lists the GeoJSON files those rules were read from, and the measured sizes.
 
         Given the folder of a sharded ingest (holding shard-I-of-N/ folders), it is dedupe shard

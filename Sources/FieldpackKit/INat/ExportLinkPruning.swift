@@ -124,14 +124,18 @@ public final class ExportLinkPruning: Sendable {
             self.measured = measured
         }
 
-        func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(BloomWord.hash(uuid)) }
+        func mayRepeat(_ uuid: ObservationUUID) -> Bool { observations.mayRepeat(Self.key(uuid)) }
 
         /// Whether a photo's row may be left out (with its link pruned): one row, no measured size.
         func leavesOut(photo id: Int64) -> Bool {
             !photos.mayRepeat(Self.key(photo: id)) && (measured.isEmpty || !measured.contains(id))
         }
 
-        /// The hash a photo id is inserted under (an observation's is `BloomWord.hash`).
+        /// The key an observation's uuid is added under (`RepeatedKeys`).
+        @inline(__always)
+        static func key(_ uuid: ObservationUUID) -> UInt64 { BloomWord.hash(uuid) }
+
+        /// The key a photo id is added under.
         @inline(__always)
         static func key(photo id: Int64) -> UInt64 { BloomWord.mix(UInt64(bitPattern: id)) }
 
@@ -239,7 +243,7 @@ public final class ExportLinkPruning: Sendable {
                         if photos {
                             if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
                         } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                            try add(BloomWord.hash(uuid))
+                            try add(Singles.key(uuid))
                             if keeps {
                                 kept?.insert(uuid, date: date)
                                 rows += 1

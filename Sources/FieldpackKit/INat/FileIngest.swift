@@ -34,12 +34,6 @@ final class FileIngest {
     /// A read buffer grown past this for a large document is not kept for the next file.
     static let keptReadBufferBytes = 8 << 20
 
-    /// The export table header of each file this worker read ranges of (nil: not a table): read
-    /// once per file, not per range. A 64 KiB head reader per range (770 ranges at 10M export
-    /// observations) fragmented the heap: in about one run of four, ingest's peak went from 35
-    /// to 73–87 MB.
-    private var rangeHeaders: [String: OpenDataTable.Header?] = [:]
-
     /// The worker's read buffer, for the next file's reader. Allocating a 1 MiB buffer per file
     /// cost a fault per page of it for every file, and with glibc's default heap the freed
     /// blocks fragmented it, so the heap grew with the number of files (938 MB on 50,500 pages).
@@ -122,23 +116,16 @@ final class FileIngest {
     /// file. The first range also hashes the whole file, for its `input` record; the others
     /// leave size and digest empty. The checks of a whole file (one that yields nothing, one of
     /// no iNaturalist shape) are not made per range: the reject threshold judges the ranges.
-    func runRange(path: String, index: Int, range: Range<Int>, output: PartBuffer) throws -> Result {
+    ///
+    /// - Parameter header: the table's header, read when the units were planned (`IngestUnit`);
+    ///   nil for a JSON Lines file. (A 64 KiB head reader per range, 770 ranges at 10M export
+    ///   observations, fragmented the heap: in about one run of four, ingest's peak went from
+    ///   35 to 73–87 MB.)
+    func runRange(path: String, index: Int, range: Range<Int>, header: OpenDataTable.Header?, output: PartBuffer) throws -> Result {
         fileIndex = index
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
-        let header: OpenDataTable.Header?
-        if let known = rangeHeaders[path] {
-            header = known
-        } else {
-            // The head is a view into its reader's buffer: the reader must outlive every use of it
-            // (a temporary reader was freed at once, and another thread's allocation overwrote it).
-            let headReader = LineReader(source: try RawFileSource(path: path, hashing: false), chunkSize: ForeignInput.headBytes)
-            header = try withExtendedLifetime(headReader) {
-                try Self.openDataHeader(try headReader.peek(atLeast: ForeignInput.headBytes), path: path)
-            }
-            rangeHeaders[path] = header
-        }
         let reader = try ByteRangeLines.reader(path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes)
         if let header {
             result.format = header.table.format

@@ -182,7 +182,7 @@ public struct INatIngest {
                             let unit = units[index]
                             let before = rejectsPart.spilled + ingest.rejects.count
                             var result = try unit.range.map { range in
-                                try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, output: part)
+                                try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, header: unit.header, output: part)
                             } ?? ingest.run(path: inputs[unit.file], index: unit.file, output: part, failed: failed[unit.file])
                             result.rejectsBytes = rejectsPart.spilled + ingest.rejects.count - before
                             // An unsharded run writes a cut table's input record after the run's records.

@@ -7,6 +7,9 @@ struct IngestUnit: Sendable, Equatable {
     var range: Range<Int>? = nil
     /// The range's place among the file's ranges (0 for a whole file).
     var part = 0
+    /// The header of the export table this range is of (read once, when the units were
+    /// planned); nil for a whole file or a range of a JSON Lines file.
+    var header: OpenDataTable.Header? = nil
 
     /// Whether this unit writes the file's `input` record: the whole file, or its first range
     /// (which hashes the whole file).
@@ -61,14 +64,16 @@ enum IngestUnits {
                     if inputs.count < shards { ranges = shards }
                     if size > rangeBytes { ranges = max(ranges, (size + rangeBytes - 1) / max(1, rangeBytes)) }
                 }
-                if case .table(let table) = kind {
-                    let cut = Self.rangeBytes(of: table, tableRangeBytes: tableRangeBytes)
+                if case .table(let header) = kind {
+                    let cut = Self.rangeBytes(of: header.table, tableRangeBytes: tableRangeBytes)
                     if size > cut { ranges = max(ranges, (size + cut - 1) / max(1, cut)) }
                 }
             }
             if ranges > 1, let size {
                 for (part, range) in ByteRangeLines.cuts(size: size, count: ranges).enumerated() {
-                    units.append(IngestUnit(file: file, range: range, part: part))
+                    var header: OpenDataTable.Header? = nil
+                    if case .table(let table) = kind { header = table }
+                    units.append(IngestUnit(file: file, range: range, part: part, header: header))
                 }
             } else {
                 units.append(IngestUnit(file: file))
@@ -78,8 +83,8 @@ enum IngestUnits {
     }
 
     /// What a file that can be read from any line start is.
-    enum Splittable: Equatable {
-        case table(OpenDataTable), jsonLines
+    enum Splittable {
+        case table(OpenDataTable.Header), jsonLines
     }
 
     /// The runs of units that make the chunks of work (and of satellite collapsing, see
@@ -108,7 +113,10 @@ enum IngestUnits {
         let reader = LineReader(source: try RawFileSource(path: path, hashing: false))
         let head = try reader.peek(atLeast: 1 << 20)
         guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return nil }
-        if let header = try? FileIngest.openDataHeader(head, path: path) { return .table(header.table) }
+        // The header as ingest tells tables apart: from as much of the head as it reads.
+        if let header = try? FileIngest.openDataHeader(UnsafeRawBufferPointer(rebasing: head.prefix(ForeignInput.headBytes)), path: path) {
+            return .table(header)
+        }
         if ForeignInput.describe(head) != nil { return nil }
         guard head.contains(0x0A) else { return nil }
         return try InputFormat.detect(reader, parser: parser) == .jsonLines ? .jsonLines : nil

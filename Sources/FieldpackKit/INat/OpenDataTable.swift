@@ -33,7 +33,7 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     }
 
     /// A recognised header: the table, and where each of its columns is.
-    struct Header {
+    struct Header: Equatable {
         var table: OpenDataTable
         /// How many fields every row must have.
         var fieldCount: Int
