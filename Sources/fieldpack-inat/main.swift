@@ -23,8 +23,9 @@ let command = StageCommand(
         observed range), the export's photo rows are written without their links to the
         observations those rules remove (fieldpack-dedupe must then get the same --pipeline);
         when every input is an export table, a removed observation's row or an unselected
-        photo's row whose key has no other row is only counted, in a "select" line, and the
-        taxon rule applies too when the export's taxa tables give one answer per taxon.
+        photo's row whose key has no other row is only counted, in a "select" line, the
+        taxon rule applies too when the export's taxa tables give one answer per taxon, and
+        only the taxa and observers a kept row may need are written (the others are counted).
         --print-name prints the pipeline's name and exits.
 
         With --output-folder it is ingest shard I of N (--shard I/N, else the engine's array
@@ -134,6 +135,6 @@ command.main { arguments in
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "
             + "found \(counts.observations) observation, \(counts.taxa) taxon, \(counts.users) user and \(counts.photos) photo occurrences"
             + (summary.prunedLinks > 0 ? "; \(summary.prunedLinks) export photo links left out (their observations are not selected)" : "")
-                + (summary.leftOutRows > 0 ? ", \(summary.leftOutRows) rows only counted (removed, and with no other row)" : ""),
+                + (summary.leftOutRows > 0 ? ", \(summary.leftOutRows) rows only counted (removed and with no other row, or taxa and observers no kept row needs)" : ""),
         records: summary.accepted, bytes: summary.bytes, shard: folder == nil ? nil : options.shard)
 }

@@ -240,7 +240,7 @@ import Testing
         counts.add(rule: "places", seen: nil)
         counts.photosNotSelected = 4
         let line = counts.encoded()
-        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4,null,null]\n")
+        #expect(String(decoding: line, as: UTF8.self) == "[\"select\",\"abc\",{\"places\":2,\"observed\":1},9,4,null,null,0,0]\n")
         func read(_ text: String) throws -> DedupedSelectionRecord? {
             let parser = JSONParser()
             var columns = JSONColumns()
@@ -252,7 +252,7 @@ import Testing
         var ingest = counts
         ingest.stage = .ingest
         ingest.measured = DedupedSelectionRecord.measuredDigest([])
-        #expect(String(decoding: ingest.encoded(), as: UTF8.self).hasSuffix(",9,4,\"ingest\",\"\(ingest.measured!)\"]\n"))
+        #expect(String(decoding: ingest.encoded(), as: UTF8.self).hasSuffix(",9,4,\"ingest\",\"\(ingest.measured!)\",0,0]\n"))
         #expect(DedupedSelectionRecord.measuredDigest([3, 1, 3]) == DedupedSelectionRecord.measuredDigest([1, 3]))
         #expect(DedupedSelectionRecord.measuredDigest([1, 3]) != DedupedSelectionRecord.measuredDigest([1]))
         #expect(try read(String(decoding: ingest.encoded(), as: UTF8.self)) == ingest)

@@ -86,7 +86,7 @@ package let recordColumnNames: [String: [String]] = [
               "attribution_name", "seen", "obs", "observer", "src"],
     "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged", "pruned"],
     // Deduped files only (dedupe's share of a selection): no source, like every deduped record.
-    "select": ["k", "fingerprint", "removed", "seen", "photos_not_selected", "stage", "measured", "src"],
+    "select": ["k", "fingerprint", "removed", "seen", "photos_not_selected", "stage", "measured", "taxa_left_out", "users_left_out", "src"],
 ]
 
 /// Reads a records file (positional JSON arrays) into named fields, with Foundation's parser.

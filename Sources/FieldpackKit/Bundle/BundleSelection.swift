@@ -24,7 +24,8 @@ struct BundleSelection {
     let database: Database
 
     /// - Parameter loaded: what the load's observation rules removed (`LoadSelection`): the
-    ///   observations considered and each rule's count, the photos not selected.
+    ///   observations considered and each rule's count, the photos not selected, and the
+    ///   export's taxa and users ingest did not write (in `taxaConsidered`, `usersRemoved`).
     /// - Returns: what each rule removed.
     func apply(to report: inout CostReport?, loaded: SelectionCounts) throws -> SelectionCounts {
         let key = try ObservationKey.read(database)
@@ -32,7 +33,8 @@ struct BundleSelection {
         try defineFunctions()
         var counts = SelectionCounts()
         counts.observationsConsidered = loaded.observationsConsidered
-        counts.taxaConsidered = Int(try database.int("SELECT count(*) FROM taxa") ?? 0)
+        // With the taxa ingest did not write (`ExportParents`).
+        counts.taxaConsidered = loaded.taxaConsidered + Int(try database.int("SELECT count(*) FROM taxa") ?? 0)
         try database.execute("""
             CREATE TEMP TABLE select_removed (key PRIMARY KEY, rule TEXT NOT NULL) WITHOUT ROWID;
             CREATE TEMP TABLE select_photo_cut (taxon INTEGER NOT NULL, photo INTEGER NOT NULL, PRIMARY KEY (taxon, photo)) WITHOUT ROWID;
@@ -136,7 +138,7 @@ struct BundleSelection {
         counts.photosNotSelected = loaded.photosNotSelected + photosBefore - counts.photosKept - counts.photosCapped
         try chooseHeroes(key: key)
         // 5. What nothing refers to any more, and the costs.
-        counts.usersRemoved = try deleteCounting(
+        counts.usersRemoved = try loaded.usersRemoved + deleteCounting(
             "DELETE FROM users WHERE id NOT IN (SELECT user_id FROM observations WHERE user_id IS NOT NULL)")
         counts.articlesRemoved = try deleteCounting("""
             DELETE FROM articles WHERE id NOT IN (

@@ -17,7 +17,7 @@ import Glibc
 /// an observation without an `inaturalist_id` by its uuid.
 ///
 /// How: with a taxon rule, a pass over each part's taxon lines for the taxa it keeps (a
-/// `TaxonSet`, which the load's rules read too); then one pass over the observations of every
+/// `IDSet`, which the load's rules read too); then one pass over the observations of every
 /// part (each part's lines up to its first photo;
 /// an observation whose id is not negative is passed over without parsing it), the export-only
 /// ones' (hash, uuid) through an `ExternalSort`, highest hash first, read once. Memory: one sort
@@ -52,7 +52,7 @@ struct ExportIDs {
     let hash: @Sendable (ObservationUUID) -> Int64
     /// The parts' taxa that the selection's taxon rule keeps (`keptTaxa(paths:rule:parser:)`),
     /// which the load's rules read too (`LoadSelection`); nil without a taxon rule.
-    private(set) var keptTaxa: TaxonSet? = nil
+    private(set) var keptTaxa: IDSet? = nil
 
     /// Ids that are plain hashes (tests, and a records file known to have no export observation).
     init(hash: @escaping @Sendable (ObservationUUID) -> Int64) {
@@ -105,8 +105,8 @@ struct ExportIDs {
     /// The taxa of the deduped `paths` that `rule` keeps, from the values their rows get: each
     /// part's taxon lines, which come before its observations (a taxon no line has is not
     /// loaded, so not kept).
-    static func keptTaxa(paths: [String], rule: TaxonRule, parser: JSONParser) throws -> TaxonSet {
-        var kept = TaxonSet()
+    static func keptTaxa(paths: [String], rule: TaxonRule, parser: JSONParser) throws -> IDSet {
+        var kept = IDSet()
         var columns = JSONColumns()
         for path in paths {
             let reader = LineReader(source: try RawFileSource(path: path))

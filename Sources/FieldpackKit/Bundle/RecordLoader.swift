@@ -306,7 +306,7 @@ struct LoadSelection {
     let selection: Selection?
     /// The loaded taxa the taxon rule keeps (`ExportIDs.keptTaxa`: read from the taxon lines
     /// before the load); nil without a taxon rule.
-    let keptTaxa: TaxonSet?
+    let keptTaxa: IDSet?
     /// Observations considered, and removed by each rule; photos not selected.
     var counts = SelectionCounts()
     /// `Selection.dedupeFingerprint(taxaKnown:)` both ways, once a deduped `select` record needs them.
@@ -314,7 +314,7 @@ struct LoadSelection {
     /// The digest of the first deduped `select` record: every part's must be the same.
     private var partsFingerprint: String? = nil
 
-    init(selection: Selection?, keptTaxa: TaxonSet?) {
+    init(selection: Selection?, keptTaxa: IDSet?) {
         self.selection = selection
         self.keptTaxa = keptTaxa
     }
@@ -328,7 +328,7 @@ struct LoadSelection {
         guard let part else {
             throw FieldpackError(
                 path: path, line: line,
-                "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected, stage, measured] (a dedupe "
+                "a select record is not [\"select\", fingerprint, {rule: count}, seen, photos not selected, stage, measured, taxa left out, users left out] (a dedupe "
                     + "before 2026-12-03 wrote no photo count): run fieldpack-dedupe again with this --pipeline")
         }
         guard part.stage == .dedupe else {
@@ -370,6 +370,10 @@ struct LoadSelection {
             counts.observationsConsidered += count
             counts.removed[rule, default: 0] += count
         }
+        // The export's taxa and users ingest did not write: never loaded, but considered and
+        // removed as if they had been (`ExportParents`).
+        counts.taxaConsidered += part.taxaLeftOut
+        counts.usersRemoved += part.usersLeftOut
     }
 
     /// Whether the observation rules remove the observation about to load with `taxon`; counts it.

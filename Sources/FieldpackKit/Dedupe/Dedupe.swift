@@ -369,7 +369,7 @@ public struct Dedupe: Sendable {
             guard let counted = DedupedSelectionRecord(columns) else {
                 throw FieldpackError(
                     path: options.input,
-                    "holds a \"select\" line that is not [\"select\", fingerprint, {rule: count}, seen, photos, stage, measured]: "
+                    "holds a \"select\" line that is not [\"select\", fingerprint, {rule: count}, seen, photos, stage, measured, taxa left out, users left out]: "
                         + "\(String(decoding: line.prefix(200), as: UTF8.self)): give fieldpack-dedupe the records file fieldpack-inat wrote")
             }
             guard counted.stage == .ingest else {

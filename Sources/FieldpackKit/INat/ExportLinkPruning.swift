@@ -86,6 +86,8 @@ public final class ExportLinkPruning: Sendable {
     /// When every input is an export table read here (`Singles`): which uuids and photo ids may
     /// have more than one row, and the photos with measured sizes. Nil: every row is written.
     let singles: Singles?
+    /// With `singles`: the taxa and users ingest writes (`ExportParents`).
+    let parents: ExportParents?
     /// The digest of the photos with measured sizes, which ingest's counts name
     /// (`DedupedSelectionRecord.Column.measured`).
     let measuredDigest: String
@@ -164,8 +166,10 @@ public final class ExportLinkPruning: Sendable {
         // The observations and photos tables, and their date as ingest dates their rows.
         var tables: [(path: String, header: OpenDataTable.Header, date: Int64?, gzip: Bool)] = []
         var taxaTables: [(path: String, header: OpenDataTable.Header)] = []
+        // The taxa and observers tables, by their index among the inputs (`ExportParents`).
+        var parentTables: [(input: Int, path: String, header: OpenDataTable.Header)] = []
         var onlyExport = true
-        for path in inputs {
+        for (input, path) in inputs.enumerated() {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
             // As much of the head as ingest reads, so that both tell the same tables apart.
@@ -183,6 +187,7 @@ public final class ExportLinkPruning: Sendable {
                 continue
             }
             if header.table == .taxa { taxaTables.append((path, header)) }
+            if header.table == .taxa || header.table == .observers { parentTables.append((input, path, header)) }
             guard header.table == .observations || header.table == .photos else { continue }
             tables.append((path, header, OpenDataDate.of(path) ?? openDataDate, gzip))
         }
@@ -222,54 +227,78 @@ public final class ExportLinkPruning: Sendable {
                 for range in ByteRangeLines.cuts(size: size, count: workers) { jobs.append((index, range)) }
             }
         }
-        let (readTables, readJobs, readCollectors) = (tables, jobs, collectors)
-        let found = Mutex<(kept: Kept?, rows: Int, failure: (any Error)?)>((nil, 0, nil))
-        DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
-            let (index, range) = readJobs[job]
-            let table = readTables[index]
-            do {
-                let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
-                    ?? LineReader(source: try openInput(table.path, hashing: false).source)
-                let (photos, date) = (table.header.table == .photos, table.date)
-                var row = OpenDataRow(header: table.header, seen: date)
-                // Only an observations table fills a filter of what the rules keep.
-                var kept: Kept? = photos ? nil : Kept()
-                var rows = 0
-                // Each row's key goes to `add`: its uuid's or photo id's (`Singles`).
-                func read(_ add: (UInt64) throws -> Void) throws {
-                    while let line = try reader.next() {
-                        // Past the header, the rows ingest writes something of.
-                        guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
-                        if photos {
-                            if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
-                        } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                            try add(Singles.key(uuid))
-                            if keeps {
-                                kept?.insert(uuid, date: date)
-                                rows += 1
+        // The observations tables first, then the photos tables, which read what the first kept.
+        let readTables = tables
+        let measured = Set(measuredPhotos)
+        let parts = [
+            jobs.filter { tables[$0.table].header.table == .observations }, jobs.filter { tables[$0.table].header.table == .photos },
+        ]
+        let found = Mutex(Found())
+        let trace = PhaseTrace(stage: "inat")
+        for part in parts {
+            let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
+            DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
+                let (index, range) = readJobs[job]
+                let table = readTables[index]
+                do {
+                    let reader = try Self.reader(table.path, range: range)
+                    let (photos, date) = (table.header.table == .photos, table.date)
+                    var row = OpenDataRow(header: table.header, seen: date)
+                    var mine = Found()
+                    // Only an observations table fills a filter of what the rules keep; a photos
+                    // table, when every input is an export table, one of the photos they link.
+                    if !photos { mine.kept = Kept() } else if readCollectors != nil { mine.linked = ExportParents.Linked() }
+                    // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
+                    // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
+                    func read(_ add: (UInt64) throws -> Void) throws {
+                        while let line = try reader.next() {
+                            // Past the header, the rows ingest writes something of.
+                            guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
+                            if photos {
+                                guard readCollectors != nil else {
+                                    if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
+                                    continue
+                                }
+                                guard let (id, observation, observer) = row.photoParents(bytes) else {
+                                    // Rejected by `write`, but keyed as `photoID` reads it (at worst
+                                    // another row of the id is kept).
+                                    if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
+                                    continue
+                                }
+                                try add(Singles.key(photo: id))
+                                let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
+                                if linked { mine.linked!.insert(id) }
+                                if let observer, linked || measured.contains(id) { mine.users.insert(observer) }
+                            } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
+                                try add(Singles.key(uuid))
+                                if keeps {
+                                    mine.kept!.insert(uuid, date: date)
+                                    mine.rows += 1
+                                    if readCollectors != nil {
+                                        let (user, taxon) = row.observationParents()
+                                        if let user { mine.users.insert(user) }
+                                        if let taxon { mine.taxa.insert(taxon) }
+                                    }
+                                }
                             }
                         }
                     }
+                    if let collector = readCollectors.map({ photos ? $0.photos : $0.observations }) {
+                        try collector.adding { batch in try read { try batch.add($0) } }
+                    } else {
+                        try read { _ in }
+                    }
+                    found.withLock { $0.add(mine) }
+                } catch {
+                    found.withLock { $0.failure = $0.failure ?? Self.named(error, table.path) }
                 }
-                if let collector = readCollectors.map({ photos ? $0.photos : $0.observations }) {
-                    try collector.adding { batch in try read { try batch.add($0) } }
-                } else {
-                    try read { _ in }
-                }
-                found.withLock {
-                    if let kept { if $0.kept == nil { $0.kept = kept } else { $0.kept!.formUnion(kept) } }
-                    $0.rows += rows
-                }
-            } catch {
-                // A reader's error may name no file: this one is the table's.
-                var named: any Error = error
-                if let plain = error as? FieldpackError, plain.path == nil { named = FieldpackError(path: table.path, plain.message) }
-                found.withLock { $0.failure = $0.failure ?? named }
             }
+            if let failure = found.withLock({ $0.failure }) { throw failure }
+            trace.mark("plan: the \(part.first.map { tables[$0.table].header.table.rawValue } ?? "no") tables")
         }
-        let (kept, rows, failure) = found.withLock { ($0.kept, $0.rows, $0.failure) }
-        if let failure { throw failure }
+        let (kept, rows) = found.withLock { ($0.kept, $0.rows) }
         var singles: Singles? = nil
+        var parents: ExportParents? = nil
         if let collectors {
             let observations = try collectors.observations.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
             let photos = try collectors.photos.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
@@ -282,9 +311,20 @@ public final class ExportLinkPruning: Sendable {
                         + "different dates repeat every uuid): ingest writes their removed rows as if repeated, which dedupe counts")
             }
             singles = Singles(observations: observations, photos: photos, measured: Set(measuredPhotos))
+            trace.mark("plan: the repeated keys")
+            // The other rows of a repeated photo that a kept row links may name other observers
+            // than the linked row: read once more, for those rows alone.
+            let (needed, linked) = found.withLock { ($0.users, $0.linked) }
+            var users = needed
+            if let linked, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
+                users.formUnion(try repeatedPhotoObservers(jobs: parts[1], tables: tables.map { ($0.path, $0.header) }, photos: photos, linked: linked))
+            }
+            trace.mark("plan: the repeated photos' observers")
+            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
+            trace.mark("plan: the taxa and observers")
         }
         return ExportLinkPruning(
-            rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles,
+            rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles, parents: parents,
             measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos))
     }
 
@@ -300,13 +340,76 @@ public final class ExportLinkPruning: Sendable {
     @inline(__always)
     func leavesOut(observation uuid: ObservationUUID) -> Bool { singles.map { !$0.mayRepeat(uuid) } ?? false }
 
+    /// What the plan's readers found, added up under a lock.
+    private struct Found {
+        var kept: Kept? = nil
+        var rows = 0
+        var failure: (any Error)? = nil
+        /// `ExportParents`: the users and taxa the kept rows need, and the photos they link.
+        var users = IDSet()
+        var taxa = IDSet()
+        var linked: ExportParents.Linked? = nil
+
+        mutating func add(_ other: Found) {
+            if let theirs = other.kept { if kept == nil { kept = theirs } else { kept!.formUnion(theirs) } }
+            rows += other.rows
+            users.formUnion(other.users)
+            taxa.formUnion(other.taxa)
+            if let theirs = other.linked { if linked == nil { linked = theirs } else { linked!.formUnion(theirs) } }
+        }
+    }
+
+    /// A reader of a table's byte range, or of the whole table.
+    private static func reader(_ path: String, range: Range<Int>?) throws -> LineReader {
+        try range.map { try ByteRangeLines.reader(path: path, range: $0) } ?? LineReader(source: try openInput(path, hashing: false).source)
+    }
+
+    /// A reader's error, naming the table when it names no file.
+    private static func named(_ error: any Error, _ path: String) -> any Error {
+        if let plain = error as? FieldpackError, plain.path == nil { return FieldpackError(path: path, plain.message) }
+        return error
+    }
+
+    /// The observers of the photos rows whose photo id repeats and that a kept row may link
+    /// (`ExportParents`): the photos tables' `jobs` read again, side by side.
+    private static func repeatedPhotoObservers(
+        jobs: [(table: Int, range: Range<Int>?)], tables: [(path: String, header: OpenDataTable.Header)], photos: RepeatedKeys,
+        linked: ExportParents.Linked
+    ) throws -> IDSet {
+        let found = Mutex<(users: IDSet, failure: (any Error)?)>((IDSet(), nil))
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+            let (index, range) = jobs[job]
+            let table = tables[index]
+            do {
+                let reader = try Self.reader(table.path, range: range)
+                var row = OpenDataRow(header: table.header, seen: nil)
+                var users = IDSet()
+                while let line = try reader.next() {
+                    // The id alone first: most rows are of a photo with one row.
+                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader), let id = row.photoID(bytes),
+                          photos.mayRepeat(Singles.key(photo: id)), linked.mayContain(id),
+                          let (_, _, observer) = row.photoParents(bytes), let observer
+                    else { continue }
+                    users.insert(observer)
+                }
+                found.withLock { $0.users.formUnion(users) }
+            } catch {
+                found.withLock { $0.failure = $0.failure ?? Self.named(error, table.path) }
+            }
+        }
+        let (users, failure) = found.withLock { ($0.users, $0.failure) }
+        if let failure { throw failure }
+        return users
+    }
+
     /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
     public static let defaultFilterBytes = 64 << 20
 
     /// The rule that removes an export observation with the values of `record`, nil if they keep it.
     func removingRule(_ record: ObservationRecord) -> String? { rules.removingRule(record) }
 
-    private init(rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, measuredDigest: String) {
+    private init(rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, parents: ExportParents?, measuredDigest: String) {
+        self.parents = parents
         self.rules = rules
         fingerprint = rules.fingerprint
         self.kept = kept

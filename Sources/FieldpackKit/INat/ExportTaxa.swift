@@ -10,10 +10,10 @@
 /// in the bundle. Two exports of different dates whose taxonomy moved a taxon across the rule's
 /// line disagree: then the bundle applies the rule, as before.
 ///
-/// Memory: two `TaxonSet`s while the tables are read (a bit per id each: at most 0.5 MB for
+/// Memory: two `IDSet`s while the tables are read (a bit per id each: at most 0.5 MB for
 /// iNaturalist's ids, below two million), then one.
 struct ExportTaxa: Sendable {
-    private let kept: TaxonSet
+    private let kept: IDSet
 
     /// Whether the rule keeps the taxon (false without one).
     @inline(__always)
@@ -31,7 +31,7 @@ struct ExportTaxa: Sendable {
     /// - Throws: when a table cannot be read (never an early end).
     static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> Reading {
         // Each taxon's answers so far (in both: its rows disagree).
-        var kept = TaxonSet(), removed = TaxonSet()
+        var kept = IDSet(), removed = IDSet()
         for table in tables {
             let reader = LineReader(source: try openInput(table.path, hashing: false).source)
             var row = OpenDataRow(header: table.header, seen: nil)

@@ -89,7 +89,8 @@ final class FileIngest {
         /// run's rejects in input order.
         var rejectsBytes = 0
         /// An export table read under `linkPruning`: the digest of its rules; how many photo
-        /// links were not written, and how many rows were only counted (`ExportLinkPruning.Singles`).
+        /// links were not written, and how many rows were only counted (`ExportLinkPruning.Singles`,
+        /// `ExportParents`).
         var prunedBy: String? = nil
         var prunedLinks = 0
         var leftOutRows = 0

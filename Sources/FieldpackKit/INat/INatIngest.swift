@@ -79,7 +79,7 @@ public struct INatIngest {
         public var bytes = 0
         /// Export photo links not written, because the selection removes their observation.
         public var prunedLinks = 0
-        /// Export rows not written at all, only counted (`ExportLinkPruning.Singles`).
+        /// Export rows not written at all, only counted (`ExportLinkPruning.Singles`, `ExportParents`).
         public var leftOutRows = 0
 
         public var rejectRate: Double {

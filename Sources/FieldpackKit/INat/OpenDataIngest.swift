@@ -85,7 +85,16 @@ extension FileIngest {
             row.pruning = linkPruning
             result.prunedBy = linkPruning.fingerprint
         }
-        defer { result.prunedLinks += row.prunedLinks }
+        // The taxa and users no kept row needs are left out too (`ExportParents`); the first
+        // range of one table counts them for the whole job.
+        if header.table == .taxa || header.table == .observers, prunable, let linkPruning, let parents = linkPruning.parents {
+            row.pruning = linkPruning
+            row.countsParents = first && fileIndexForRecords == parents.countingInput
+        }
+        defer {
+            result.prunedLinks += row.prunedLinks
+            result.leftOutRows += row.leftOutParentRows
+        }
         while let line = try reader.next() {
             guard let bytes = OpenDataRow.rowBytes(line) else { continue }
             func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {

@@ -20,7 +20,9 @@ import Glibc
 ///   and a removed observation is marked with its rule; a removed observation's row, or a photo
 ///   row whose link is left out, whose key has no other row is not written at all, only counted
 ///   (`ExportLinkPruning.Singles`, `leftOut`).
-/// - taxa → a `taxon` record from `open-data`; observers → a `user` record.
+/// - taxa → a `taxon` record from `open-data`; observers → a `user` record. When ingest prunes
+///   and every input is an export table, only the taxa and users a kept row may need are
+///   written; the others are counted (`ExportParents`, `countsParents`).
 ///
 /// Not thread-safe: one per table being read.
 struct OpenDataRow {
@@ -47,6 +49,12 @@ struct OpenDataRow {
     private var leftOutObservations: [String: Int] = [:]
     private var leftOutSeen: Int64? = nil
     private var leftOutPhotos = 0
+    /// Whether this row reader's table range counts the taxa and users ingest leaves out
+    /// (`ExportParents.countingInput`): one range of the whole job does.
+    var countsParents = false
+    /// The taxa and observers rows not written (`ExportParents`): counted by id once for the
+    /// whole job in `leftOut`, by row here for ingest's summary.
+    private(set) var leftOutParentRows = 0
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -134,6 +142,58 @@ struct OpenDataRow {
         return (uuid, rules.removingRule(record) == nil)
     }
 
+    /// The observer and taxon of the observations row `observationKey` last judged, as `write`
+    /// writes them (nil: none, or unusable).
+    mutating func observationParents() -> (user: Int64?, taxon: Int64?) {
+        precondition(header.table == .observations)
+        return (positiveID(columns.observerID, "observer_id"), positiveID(columns.taxonID, "taxon_id"))
+    }
+
+    /// The photo id, observation and observer of a photos row, as `write` reads them; nil for a
+    /// row it rejects for its field count or its id (see `ExportParents`).
+    /// Only the fields up to the last of those are split: a row `write` rejects for its field
+    /// count may give them, which at worst writes a user no row needs.
+    mutating func photoParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, observation: ObservationUUID?, observer: Int64?)? {
+        precondition(header.table == .photos)
+        let c = columns
+        guard splitPrefix(line, fields: max(c.photoID, c.observationUUID, c.observerID) + 1), let id = id(c.photoID) else { return nil }
+        return (id, ObservationUUID(text(c.observationUUID, "observation_uuid")), positiveID(c.observerID, "observer_id"))
+    }
+
+    /// Splits the first `count` fields of `line` (false when it has fewer), for the readers
+    /// before ingest that need a few leading columns of every row.
+    private mutating func splitPrefix(_ line: UnsafeRawBufferPointer, fields count: Int) -> Bool {
+        dropped.removeAll(keepingCapacity: true)
+        bytes = line
+        keyOnly = false
+        guard let base = line.baseAddress else { return false }
+        var start = 0
+        for field in 0..<count {
+            let tab = start < line.count ? memchr(base + start, 0x09, line.count - start) : nil
+            let end = tab.map { UnsafeRawPointer($0) - base } ?? line.count
+            starts[field] = start
+            ends[field] = end
+            if tab == nil { return field == count - 1 }
+            start = end + 1
+        }
+        return true
+    }
+
+    /// The id and the valid ancestry of a taxa row that `write` would write; nil for a row it
+    /// rejects (see `ExportParents`).
+    mutating func taxonParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, ancestry: String?)? {
+        precondition(header.table == .taxa)
+        guard (try? split(line)) != nil, let record = try? taxonRecord() else { return nil }
+        return (record.id, record.ancestry)
+    }
+
+    /// The id of an observers row that `write` would write; nil for a row it rejects.
+    mutating func observerID(_ line: UnsafeRawBufferPointer) -> Int64? {
+        precondition(header.table == .observers)
+        guard (try? split(line)) != nil else { return nil }
+        return id(columns.observerID)
+    }
+
     /// The id of a taxa row that `write` would write, and whether `rule` keeps that taxon, judged
     /// on the ancestry and rank its record gets; nil for a row it rejects (see `ExportTaxa`).
     mutating func taxonDecision(_ line: UnsafeRawBufferPointer, by rule: TaxonRule) -> (id: Int64, keeps: Bool)? {
@@ -214,11 +274,16 @@ struct OpenDataRow {
 
     /// What the rows not written count for dedupe (an ingest `select` line), nil if none.
     var leftOut: DedupedSelectionRecord? {
-        guard let pruning, leftOutPhotos > 0 || !leftOutObservations.isEmpty else { return nil }
+        guard let pruning else { return nil }
+        let parents = countsParents ? pruning.parents : nil
+        let (taxa, users) = (parents?.taxaLeftOut ?? 0, parents?.usersLeftOut ?? 0)
+        guard leftOutPhotos > 0 || !leftOutObservations.isEmpty || taxa > 0 || users > 0 else { return nil }
         var counts = DedupedSelectionRecord(fingerprint: pruning.fingerprint, rules: pruning.rules.rules, stage: .ingest)
         for (rule, count) in leftOutObservations { counts.removed[rule, default: 0] += count }
         counts.seen = leftOutSeen
         counts.photosNotSelected = leftOutPhotos
+        counts.taxaLeftOut = taxa
+        counts.usersLeftOut = users
         counts.measured = pruning.measuredDigest
         return counts
     }
@@ -317,8 +382,13 @@ struct OpenDataRow {
 
     private mutating func taxon(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let record = try taxonRecord()
-        record.encode(into: &extractor.out, source: source.text)
         extractor.counts.taxa += 1
+        // Its checks made (its findings are the same), a taxon the selection cannot keep is not written.
+        if let parents = pruning?.parents, !parents.writes(taxon: record.id) {
+            leftOutParentRows += 1
+            return
+        }
+        record.encode(into: &extractor.out, source: source.text)
     }
 
     /// The taxon record of the split row.
@@ -358,8 +428,12 @@ struct OpenDataRow {
         record.login = text(c.login, "login")
         record.name = UserRecord.usableName(text(c.name, "name"))
         record.seen = seen
-        record.encode(into: &extractor.out, source: source.text)
         extractor.counts.users += 1
+        if let parents = pruning?.parents, !parents.writes(user: id) {
+            leftOutParentRows += 1
+            return
+        }
+        record.encode(into: &extractor.out, source: source.text)
     }
 
     // MARK: Fields

@@ -8,7 +8,7 @@
 /// refuses any other `select` line in its input; the bundle refuses ingest's.
 ///
 /// ```
-/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>, null, null]
+/// ["select", "<Selection.dedupeFingerprint>", {"places": 945657}, <newest seen of those removed>, <photos not selected>, null, null, <taxa left out>, <users left out>]
 /// ```
 public struct DedupedSelectionRecord: Sendable, Equatable {
     public enum Column: Int, RecordColumnSet {
@@ -33,6 +33,12 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         /// (`measuredDigest`): dedupe refuses lines made under other measured sizes than its own,
         /// as a photo it must write could be missing. Null on dedupe's.
         case measured
+        /// On ingest's lines, the export's taxa and users it did not write because no row it
+        /// wrote needs them (`ExportParents`), each id counted once for the whole job; on
+        /// dedupe's, their sum. The bundle counts them with the taxa it considered and the users
+        /// it removed. Absent (a line before 2026-12-04): 0.
+        case taxaLeftOut
+        case usersLeftOut
 
         public static let kind = RecordKind.selection
 
@@ -40,7 +46,7 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             switch self {
             case .fingerprint: .text()
             case .removed: .list  // an object: the nearest shape
-            case .seen, .photosNotSelected: .integer()
+            case .seen, .photosNotSelected, .taxaLeftOut, .usersLeftOut: .integer()
             case .stage, .measured: .text()
             }
         }
@@ -53,6 +59,9 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
     public var stage: Stage = .dedupe
     /// `Column.measured`: ingest's lines only.
     public var measured: String? = nil
+    /// `Column.taxaLeftOut`, `Column.usersLeftOut`.
+    public var taxaLeftOut = 0
+    public var usersLeftOut = 0
 
     /// The digest of a list of photos with measured sizes (order and repeats aside).
     public static func measuredDigest(_ photos: [Int64]) -> String {
@@ -86,6 +95,8 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         for (rule, count) in other.removed { removed[rule, default: 0] += count }
         if let otherSeen = other.seen { seen = max(seen ?? otherSeen, otherSeen) }
         photosNotSelected += other.photosNotSelected
+        taxaLeftOut += other.taxaLeftOut
+        usersLeftOut += other.usersLeftOut
     }
 
     /// The line, with its newline; rules in `SelectionCounts.rules` order.
@@ -106,6 +117,8 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
             case .photosNotSelected: out.int(photosNotSelected)
             case .stage: if stage == .ingest { out.string(Stage.ingest.rawValue) } else { out.null() }
             case .measured: if let measured { out.string(measured) } else { out.null() }
+            case .taxaLeftOut: out.int(taxaLeftOut)
+            case .usersLeftOut: out.int(usersLeftOut)
             }
         }
         return writer.bytes
@@ -134,6 +147,11 @@ public struct DedupedSelectionRecord: Sendable, Equatable {
         if let value = record[Column.measured], !value.isNull {
             guard let digest = record.string(Column.measured) else { return nil }
             measured = digest
+        }
+        for column in [Column.taxaLeftOut, .usersLeftOut] {
+            guard let value = record[column], !value.isNull else { continue }
+            guard let count = value.int64, count >= 0 else { return nil }
+            if column == .taxaLeftOut { taxaLeftOut = Int(count) } else { usersLeftOut = Int(count) }
         }
     }
 }

@@ -1,0 +1,133 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// When every input is an export table, ingest writes only the taxa and users a kept row may need
+/// (`ExportParents`) and counts the others once: the bundle and its report are the same bytes as
+/// when ingest writes them all, sharded or not.
+@Suite struct ExportParentsTests {
+    typealias Build = DedupeSelectionTests
+    typealias Pruning = ExportLinkPruningTests
+
+    /// One export of 2024-11-27 and a photos table of a later one (2025-03-01). Kept: o1 (user 11,
+    /// taxon 48662). Removed by the box: o2 (user 12) and o3 (user 13). Photos: 701 of o1 by user
+    /// 14 (a photo's observer is not always its observation's); 702 of o1 by user 16, and again
+    /// in the later export, of o3 by user 15: that newer row wins, so the photo o1 ships is
+    /// credited to user 15, whose row links no kept observation; 703 of o2 by user 17, with
+    /// measured sizes; 704 of o3 by user 18, left out. Observers 11–20; taxa: 48662 with its
+    /// ancestors, and taxa no kept row names.
+    static func writeExport(in directory: TemporaryDirectory) throws -> (inputs: [String], measured: String) {
+        let u = Pruning.uuids
+        let (inside, outside) = (Pruning.inside, Pruning.outside)
+        let first = "inaturalist-open-data-20241127"
+        var observations = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
+        for (uuid, user, point, taxon) in [(u[0], 11, inside, 48662), (u[1], 12, outside, 900), (u[2], 13, outside, 901)] {
+            observations += "\(uuid)\t\(user)\t\(point.latitude)\t\(point.longitude)\t\t\(taxon)\tresearch\t2024-04-30\n"
+        }
+        func photos(_ rows: [(photo: Int, uuid: String, user: Int)]) -> String {
+            var text = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+            for (position, row) in rows.enumerated() {
+                text += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(row.photo)\t\(row.uuid)\t\(row.user)\tjpg\tCC-BY\t100\t100\t0\n"
+            }
+            return text
+        }
+        var observers = "observer_id\tlogin\tname\n"
+        for user in 11...20 { observers += "\(user)\tlogin\(user)\tName \(user)\n" }
+        var taxa = "taxon_id\tancestry\trank_level\trank\tname\tactive\n"
+        taxa += "48662\t48460/1/47120/48661\t10\tspecies\tDanaus plexippus\ttrue\n"
+        taxa += "48460\t\t100\tstateofmatter\tLife\ttrue\n"
+        taxa += "1\t48460\t70\tkingdom\tAnimalia\ttrue\n"
+        taxa += "47120\t48460/1\t60\tphylum\tArthropoda\ttrue\n"
+        taxa += "48661\t48460/1/47120\t20\tgenus\tDanaus\ttrue\n"
+        taxa += "900\t48460/1/47120\t10\tspecies\tPieris rapae\ttrue\n"
+        taxa += "901\t48460/1/5000\t10\tspecies\tTurdus merula\ttrue\n"
+        taxa += "5000\t48460/1\t60\tphylum\tChordata\ttrue\n"
+        let inputs = [
+            try directory.write("\(first)/observations.csv", observations),
+            try directory.write("\(first)/photos.csv", photos([(701, u[0], 14), (702, u[0], 16), (703, u[1], 17), (704, u[2], 18)])),
+            try directory.write("\(first)/observers.csv", observers),
+            try directory.write("\(first)/taxa.csv", taxa),
+            try directory.write("inaturalist-open-data-20250301/photos.csv", photos([(702, u[2], 15)])),
+        ]
+        return (inputs, try directory.write("measured-sizes.csv", "photo_id,tier,bytes\n703,small,18000\n"))
+    }
+
+    @Test func onlyTheTaxaAndUsersAKeptRowMayNeedAreWrittenAndTheOthersCountedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let (inputs, measured) = try Self.writeExport(in: directory)
+        var policy = ShippingPolicy()
+        policy.measuredSizes = measured
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let pruned = try Build.build(inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: writing)
+        #expect(pruned.bundle == whole.bundle)
+        #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+        #expect(pruned.summary.findings == whole.summary.findings)
+
+        let records = try recordLines(pruning.file("records.jsonl"))
+        let ids = { (kind: String) in Set(records.filter { $0["k"] as? String == kind }.compactMap { $0["id"] as? Int }) }
+        // 15 credits the photo that ships; 17 the measured photo; 12, 13, 18, 19 and 20 nothing.
+        #expect(ids("user") == [11, 14, 15, 16, 17])
+        #expect(ids("taxon") == [48662, 48460, 1, 47120, 48661])
+        #expect(pruned.leftOutRows == 1 + 2 + 8)  // photo 704, observations o2 and o3, 3 taxa and 5 observers
+        let counted = records.filter { $0["k"] as? String == "select" }
+        #expect(counted.reduce(0) { $0 + ($1["users_left_out"] as! Int) } == 5)
+        #expect(counted.reduce(0) { $0 + ($1["taxa_left_out"] as! Int) } == 3)
+        // The bundle counts them where it counted them when they were loaded.
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: pruning.file("costs-report.json")))) as? [String: Any])
+        let selected = try #require(report["selection"] as? [String: Any])
+        #expect((selected["taxa"] as? [String: Int])?["considered"] == 8)
+        #expect(selected["users_removed"] as? Int == 9)
+
+        // Sharded, every shard plans alike and one range counts: the same bundle.
+        for count in [2, 3] {
+            let split = try TemporaryDirectory()
+            for index in 0..<count {
+                var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
+                ingest.shard = try Shard(index: index, count: count)
+                ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
+                ingest.selection = selection
+                ingest.measuredPhotos = [703]
+                ingest.tableRangeBytes = 120  // the tables in several ranges
+                try INatIngest(options: ingest).run()
+            }
+            var parts: [String] = []
+            for index in 0..<count {
+                let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
+                parts.append("\(folder)/records.jsonl")
+                var dedupe = DedupeShard.Options(
+                    inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
+                dedupe.selection = selection
+                dedupe.measuredPhotos = [703]
+                try DedupeShard(options: dedupe).run()
+            }
+            var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
+            bundle.inputs = parts
+            bundle.selection = selection
+            bundle.selectionSource = "pipelines/select.json"
+            bundle.costsReport = split.file("costs-report.json")
+            try BundleBuilder(options: bundle).run()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == pruned.bundle, "\(count) shards")
+            #expect(try text(split.file("costs-report.json")) == (try text(pruning.file("costs-report.json"))), "\(count) shards")
+        }
+    }
+
+    /// With an input that is not an export table (API pages may carry the same users and taxa),
+    /// every taxon and user is written.
+    @Test func withAnotherInputEveryTaxonAndUserIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let (tables, _) = try Self.writeExport(in: directory)
+        let api = try directory.write(
+            "api.jsonl", Pruning.apiObservation(id: 9, uuid: Pruning.uuids[4], point: Pruning.inside, updatedAt: "2024-05-01T00:00:00Z", photo: 801) + "\n")
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        _ = try Build.build(inputs: tables + [api], selection: selection, dedupeSelects: true, in: directory, ingestSelects: true)
+        let records = try recordLines(directory.file("records.jsonl"))
+        #expect(Set(records.filter { $0["k"] as? String == "user" }.compactMap { $0["id"] as? Int }) == Set(11...20).union([7]))
+        #expect(records.filter { $0["k"] as? String == "taxon" && ($0["from"] as? String) == "open-data" }.count == 8)
+        #expect(records.filter { $0["k"] as? String == "select" }.allSatisfy { ($0["users_left_out"] as? Int ?? 0) == 0 && ($0["taxa_left_out"] as? Int ?? 0) == 0 })
+    }
+}
