@@ -37,6 +37,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    /// A bundle's sorts run at a 256th of their input, from 4 MiB to 64 MiB: small runs for the
+    /// inputs of a guide, and no more than 256 chunks of them to merge up to 16 GB of input.
+    @Test func runsAreA256thOfTheInputBetweenFourAndSixtyFourMiB() {
+        let mib = 1 << 20
+        #expect(SortSpace.runBytes(forInputBytes: 0) == 4 * mib)
+        #expect(SortSpace.runBytes(forInputBytes: 1 << 30) == 4 * mib)
+        #expect(SortSpace.runBytes(forInputBytes: 4 << 30) == 16 * mib)
+        #expect(SortSpace.runBytes(forInputBytes: 16 << 30) == 64 * mib)
+        #expect(SortSpace.runBytes(forInputBytes: 1 << 40) == 64 * mib)
+        for bytes in [2 << 30, 8 << 30, 16 << 30] {
+            #expect(bytes / SortSpace.runBytes(forInputBytes: bytes) <= 256)
+        }
+    }
+
     @Test func aRunReadBackInChunksLosesNoRecordAtAChunkBoundary() throws {
         let directory = try TemporaryDirectory()
         // One run of more records than a chunk holds, and a short one.

@@ -171,4 +171,14 @@ package struct SortSpace: Sendable {
 
     /// Everything in memory.
     package static let memory = SortSpace(folder: nil)
+
+    /// The run size for sorts of at most the records of an input of `bytes` bytes: a 256th of
+    /// it, from 4 MiB to 64 MiB. Each run read back holds a chunk (64 KiB) while the runs are
+    /// merged, so runs that small for a large input would cost more memory than they save:
+    /// up to 16 GB of input, at most 256 runs (16 MiB of chunks) and 4 MiB of run; past it
+    /// the run grows, to 64 MiB at 16 GB. (A fixed 16 MiB kept the bundle of the benchmark's
+    /// 1M API pages at 154 MB for no speed: 4 MiB runs, with an 8 MiB page cache, 55 MB.)
+    package static func runBytes(forInputBytes bytes: Int) -> Int {
+        min(max(bytes / 256, 4 << 20), 64 << 20)
+    }
 }
