@@ -20,8 +20,10 @@ enum ParallelWrite {
         var referenced: [Int64] = []
     }
 
-    /// About 3 MB of winners a segment (a record is about 200 bytes).
-    static let segmentOccurrences = 16_384
+    /// About 0.8 MB of winners a segment (a record is about 200 bytes): with the window, at most
+    /// about 5 MB of winners wait to be written. (16,384 a segment: 10 MB more at the
+    /// peak of the benchmark's 1M API pages, for no speed.)
+    static let segmentOccurrences = 4_096
     static let window = 4
 
     /// - Returns: each segment's tally, in segment order (so reports merged in order keep the
