@@ -53,13 +53,21 @@ import Testing
         return (inputs, try directory.write("measured-sizes.csv", "photo_id,tier,bytes\n703,small,18000\n"))
     }
 
-    @Test func onlyTheTaxaAndUsersAKeptRowMayNeedAreWrittenAndTheOthersCountedOnce() throws {
+    /// The box alone, and with a taxon rule that ingest decides from the taxa tables.
+    static let selections: [Selection] = {
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        var taxa = box
+        taxa.taxa = TaxonRule(include: [47120], exclude: [])
+        return [box, taxa]
+    }()
+
+    @Test(arguments: selections)
+    func onlyTheTaxaAndUsersAKeptRowMayNeedAreWrittenAndTheOthersCountedOnce(selection: Selection) throws {
         let directory = try TemporaryDirectory()
         let (inputs, measured) = try Self.writeExport(in: directory)
         var policy = ShippingPolicy()
         policy.measuredSizes = measured
-        var selection = Selection()
-        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
         let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
         let pruned = try Build.build(inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: pruning, ingestSelects: true)
         let whole = try Build.build(inputs: inputs, selection: selection, policy: policy, dedupeSelects: true, in: writing)
@@ -81,6 +89,15 @@ import Testing
         let selected = try #require(report["selection"] as? [String: Any])
         #expect((selected["taxa"] as? [String: Int])?["considered"] == 8)
         #expect(selected["users_removed"] as? Int == 9)
+
+        // Spilled, dedupe adds the counts once.
+        var spilling = Dedupe.Options(
+            input: pruning.file("records.jsonl"), output: pruning.file("spilled.jsonl"), conflicts: pruning.file("spilled.json"))
+        spilling.selection = selection
+        spilling.measuredPhotos = [703]
+        spilling.memoryBudget = 200
+        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
+        #expect(try text(pruning.file("spilled.jsonl")) == (try text(pruned.deduped)))
 
         // Sharded, every shard plans alike and one range counts: the same bundle.
         for count in [2, 3] {
@@ -113,6 +130,21 @@ import Testing
             #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == pruned.bundle, "\(count) shards")
             #expect(try text(split.file("costs-report.json")) == (try text(pruning.file("costs-report.json"))), "\(count) shards")
         }
+    }
+
+    /// Taxa and observers tables alone, under a taxon rule ingest decides: nothing is kept, and
+    /// the left-out taxa and users are counted under the rules dedupe reads from the inputs.
+    @Test func taxaAndObserversTablesAloneAreCountedUnderTheirRules() throws {
+        let directory = try TemporaryDirectory()
+        let (tables, _) = try Self.writeExport(in: directory)
+        let inputs = tables.filter { $0.hasSuffix("observers.csv") || $0.hasSuffix("taxa.csv") }
+        let selection = Self.selections[1]
+        let pruned = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: directory, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: try TemporaryDirectory())
+        #expect(pruned.bundle == whole.bundle)
+        let records = try recordLines(directory.file("records.jsonl"))
+        #expect(records.filter { $0["k"] as? String == "user" || $0["k"] as? String == "taxon" }.isEmpty)
+        #expect(records.filter { $0["k"] as? String == "select" }.map { [$0["taxa_left_out"] as? Int, $0["users_left_out"] as? Int] } == [[8, 10]])
     }
 
     /// With an input that is not an export table (API pages may carry the same users and taxa),

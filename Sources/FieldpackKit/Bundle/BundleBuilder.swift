@@ -119,10 +119,13 @@ public struct BundleBuilder {
         let trace = PhaseTrace(stage: "bundle")
         do {
             let scratch = try Database(path: files.scratch)
-            // An 8 MiB page cache (128 pages): the rows go in in key order (`ObservationOrder`),
-            // so pages fill one after another and a larger cache only holds more of them. With 64
-            // MiB the bundle of the benchmark's 1M API pages and its articles took the same time
-            // (24.7–25.3 s against 22.0–24.0 s) and 67 MB more; the export's at 10M, 22 MB more.
+            // An 8 MiB page cache (128 pages). Most rows go in in their table's key order
+            // (observations through `ObservationOrder`, photos, taxa and users by id), so their
+            // pages fill one after another; `observation_photos` rows go in by photo, not by
+            // their key. With 64 MiB the bundle of the benchmark's 1M API pages and its articles
+            // was no faster (24.7–25.3 s against 22.0–24.0 s with 8 MiB) and took 67 MB more;
+            // the export's at 10M, 22 MB more. Not measured on a build that keeps most of tens of
+            // millions of links, where that table's inserts are random with either cache.
             try scratch.execute("""
                 PRAGMA page_size = 65536;
                 PRAGMA journal_mode = MEMORY;

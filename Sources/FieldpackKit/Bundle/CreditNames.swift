@@ -1,9 +1,11 @@
 /// Each user's credit name (`UserRecord.creditName`), by user id, for the credits of the photos
 /// that come after the users (`PhotoShippingLoad`).
 ///
-/// Every user of the job passes through the load: the export's observers table whole, 500,000
-/// users at 10M observations. As a dictionary of strings they took 25 MB there (38 MB while it
-/// grew); here a user takes its id, where its name ends, and the name's bytes, about 24 bytes.
+/// Every user dedupe wrote passes through the load: API users, and the export's observers (its
+/// table whole, 500,000 users at 10M observations, until ingest left out those no kept row
+/// needs, `ExportParents`: 151,500 there). As a dictionary of strings the 500,000 took 25 MB
+/// (38 MB while it grew); here a user takes its id, where its name ends, and the name's bytes,
+/// about 24 bytes.
 /// Users come in ascending id order (`ReferenceCheck` refuses deduped records that do not), so
 /// a lookup is a binary search.
 struct CreditNames {

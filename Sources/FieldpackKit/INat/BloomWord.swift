@@ -1,6 +1,6 @@
-/// Ingest's well-mixed 64-bit keys (`ExportLinkPruning.Kept`, `RepeatedKeys`), and the Bloom
-/// filter's probes: a key's probe bits all lie in one 64-bit word (a blocked Bloom filter: one
-/// cache miss a lookup).
+/// Ingest's well-mixed 64-bit keys (`ExportLinkPruning.Kept`, `ExportParents.Linked`,
+/// `RepeatedKeys`), and the Bloom filter's probes: a key's probe bits all lie in one 64-bit word
+/// (a blocked Bloom filter: one cache miss a lookup).
 enum BloomWord {
     /// SplitMix64's finalizer: a well-mixed 64-bit hash of `value`.
     @inline(__always)
@@ -26,5 +26,28 @@ enum BloomWord {
     static func hash(_ uuid: ObservationUUID) -> UInt64 {
         let key = RecordKey.observation(uuid)
         return mix(UInt64(bitPattern: key.high) ^ mix(key.low))
+    }
+}
+
+/// A Bloom filter of 2^25 bits (4 MiB) and four probes, all in one 64-bit word, of keys given by
+/// their well-mixed hash: it never misses a key inserted, and may answer yes for another. What
+/// the hash is of is its user's (`ExportLinkPruning.Kept`, `ExportParents.Linked`).
+struct BloomBits: Sendable {
+    static let bits = 1 << 25
+    private var words = [UInt64](repeating: 0, count: bits / 64)
+
+    mutating func insert(_ hash: UInt64) {
+        let (word, mask) = BloomWord.probe(hash, words: Self.bits / 64, probes: 4)
+        words[word] |= mask
+    }
+
+    @inline(__always)
+    func mayContain(_ hash: UInt64) -> Bool {
+        let (word, mask) = BloomWord.probe(hash, words: Self.bits / 64, probes: 4)
+        return words[word] & mask == mask
+    }
+
+    mutating func formUnion(_ other: BloomBits) {
+        for index in words.indices { words[index] |= other.words[index] }
     }
 }

@@ -43,36 +43,25 @@ import Synchronization
 /// (`InputRecord.pruned`); dedupe takes the rules with the taxon rule from that digest, and
 /// refuses records pruned under rules other than its pipeline's.
 public final class ExportLinkPruning: Sendable {
-    /// The observations the export's tables keep, by uuid and export date: a Bloom filter of
-    /// `bits` bits and four probes, all in one 64-bit word (one cache miss a lookup), shared
-    /// read-only by the workers once filled.
+    /// The observations the export's tables keep, by uuid and export date: a Bloom filter
+    /// (`BloomBits`: 4 MiB, four probes in one word, one cache miss a lookup), shared read-only
+    /// by the workers once filled.
     struct Kept: Sendable {
-        static let bits = 1 << 25  // 4 MiB
-        fileprivate(set) var words = [UInt64](repeating: 0, count: bits / 64)
+        private var bits = BloomBits()
 
-        /// The word of an observation (its key, `RecordKey.observation`) at a date, and its four
-        /// bits in it.
+        /// The hash of an observation (its key, `RecordKey.observation`) at a date.
         @inline(__always)
-        static func probes(_ uuid: ObservationUUID, date: Int64?) -> (word: Int, mask: UInt64) {
-            let dated = BloomWord.hash(uuid) ^ BloomWord.mix(UInt64(bitPattern: date ?? Int64.min))
-            return BloomWord.probe(BloomWord.mix(dated), words: bits / 64, probes: 4)
+        private static func hash(_ uuid: ObservationUUID, date: Int64?) -> UInt64 {
+            BloomWord.mix(BloomWord.hash(uuid) ^ BloomWord.mix(UInt64(bitPattern: date ?? Int64.min)))
         }
 
-        mutating func insert(_ uuid: ObservationUUID, date: Int64?) {
-            let (word, mask) = Self.probes(uuid, date: date)
-            words[word] |= mask
-        }
+        mutating func insert(_ uuid: ObservationUUID, date: Int64?) { bits.insert(Self.hash(uuid, date: date)) }
 
         /// False only for an observation not inserted at that date.
         @inline(__always)
-        func mayContain(_ uuid: ObservationUUID, date: Int64?) -> Bool {
-            let (word, mask) = Self.probes(uuid, date: date)
-            return words[word] & mask == mask
-        }
+        func mayContain(_ uuid: ObservationUUID, date: Int64?) -> Bool { bits.mayContain(Self.hash(uuid, date: date)) }
 
-        mutating func formUnion(_ other: Kept) {
-            for index in words.indices { words[index] |= other.words[index] }
-        }
+        mutating func formUnion(_ other: Kept) { bits.formUnion(other.bits) }
     }
 
     /// The digest of the rules (`ExportRules.fingerprint`).
@@ -246,8 +235,9 @@ public final class ExportLinkPruning: Sendable {
                     var row = OpenDataRow(header: table.header, seen: date)
                     var mine = Found()
                     // Only an observations table fills a filter of what the rules keep; a photos
-                    // table, when every input is an export table, one of the photos they link.
-                    if !photos { mine.kept = Kept() } else if readCollectors != nil { mine.linked = ExportParents.Linked() }
+                    // table (read only when every input is an export table), one of the photos
+                    // they link.
+                    if !photos { mine.kept = Kept() }
                     // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
                     // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
                     func read(_ add: (UInt64) throws -> Void) throws {
@@ -255,10 +245,6 @@ public final class ExportLinkPruning: Sendable {
                             // Past the header, the rows ingest writes something of.
                             guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
                             if photos {
-                                guard readCollectors != nil else {
-                                    if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
-                                    continue
-                                }
                                 guard let (id, observation, observer) = row.photoParents(bytes) else {
                                     // Rejected by `write`, but keyed as `photoID` reads it (at worst
                                     // another row of the id is kept).
@@ -267,7 +253,11 @@ public final class ExportLinkPruning: Sendable {
                                 }
                                 try add(Singles.key(photo: id))
                                 let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
-                                if linked { mine.linked!.insert(id) }
+                                if linked {
+                                    // Made at the first linked row: most ranges of a guide's export have one.
+                                    if mine.linked == nil { mine.linked = ExportParents.Linked() }
+                                    mine.linked!.insert(id)
+                                }
                                 if let observer, linked || measured.contains(id) { mine.users.insert(observer) }
                             } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
                                 try add(Singles.key(uuid))
@@ -310,14 +300,15 @@ public final class ExportLinkPruning: Sendable {
                         + "than repeat_filter_bytes holds, or hold far more rows than the tables' sizes promised (two exports of "
                         + "different dates repeat every uuid): ingest writes their removed rows as if repeated, which dedupe counts")
             }
-            singles = Singles(observations: observations, photos: photos, measured: Set(measuredPhotos))
+            singles = Singles(observations: observations, photos: photos, measured: measured)
             trace.mark("plan: the repeated keys")
             // The other rows of a repeated photo that a kept row links may name other observers
             // than the linked row: read once more, for those rows alone.
             let (needed, linked) = found.withLock { ($0.users, $0.linked) }
             var users = needed
             if let linked, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
-                users.formUnion(try repeatedPhotoObservers(jobs: parts[1], tables: tables.map { ($0.path, $0.header) }, photos: photos, linked: linked))
+                users.formUnion(try ExportParents.repeatedPhotoObservers(
+                    jobs: parts[1].map { (tables[$0.table].path, tables[$0.table].header, $0.range) }, photos: photos, linked: linked))
             }
             trace.mark("plan: the repeated photos' observers")
             parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
@@ -360,46 +351,14 @@ public final class ExportLinkPruning: Sendable {
     }
 
     /// A reader of a table's byte range, or of the whole table.
-    private static func reader(_ path: String, range: Range<Int>?) throws -> LineReader {
+    static func reader(_ path: String, range: Range<Int>?) throws -> LineReader {
         try range.map { try ByteRangeLines.reader(path: path, range: $0) } ?? LineReader(source: try openInput(path, hashing: false).source)
     }
 
     /// A reader's error, naming the table when it names no file.
-    private static func named(_ error: any Error, _ path: String) -> any Error {
+    static func named(_ error: any Error, _ path: String) -> any Error {
         if let plain = error as? FieldpackError, plain.path == nil { return FieldpackError(path: path, plain.message) }
         return error
-    }
-
-    /// The observers of the photos rows whose photo id repeats and that a kept row may link
-    /// (`ExportParents`): the photos tables' `jobs` read again, side by side.
-    private static func repeatedPhotoObservers(
-        jobs: [(table: Int, range: Range<Int>?)], tables: [(path: String, header: OpenDataTable.Header)], photos: RepeatedKeys,
-        linked: ExportParents.Linked
-    ) throws -> IDSet {
-        let found = Mutex<(users: IDSet, failure: (any Error)?)>((IDSet(), nil))
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let (index, range) = jobs[job]
-            let table = tables[index]
-            do {
-                let reader = try Self.reader(table.path, range: range)
-                var row = OpenDataRow(header: table.header, seen: nil)
-                var users = IDSet()
-                while let line = try reader.next() {
-                    // The id alone first: most rows are of a photo with one row.
-                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader), let id = row.photoID(bytes),
-                          photos.mayRepeat(Singles.key(photo: id)), linked.mayContain(id),
-                          let (_, _, observer) = row.photoParents(bytes), let observer
-                    else { continue }
-                    users.insert(observer)
-                }
-                found.withLock { $0.users.formUnion(users) }
-            } catch {
-                found.withLock { $0.failure = $0.failure ?? Self.named(error, table.path) }
-            }
-        }
-        let (users, failure) = found.withLock { ($0.users, $0.failure) }
-        if let failure { throw failure }
-        return users
     }
 
     /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Which of the export's taxa and users ingest writes, when every input is an export table and it
 /// prunes by a selection (`ExportLinkPruning.Singles`): only those a kept row may need. The others
 /// are read and checked (their findings are the same) but not written, and counted once for the
@@ -19,9 +22,10 @@
 /// A taxon or user outside these is never kept, linked or credited by the bundle, so leaving it
 /// out changes nothing but what the bundle would have counted as considered or removed.
 ///
-/// Memory: a bit per id (`IDSet`: about 1 MB for iNaturalist's user ids, 0.25 MB for its taxon
-/// ids) for the needed and for the seen ids of each kind while they are read, and a Bloom filter of
-/// 4 MiB of the photos kept rows link.
+/// Memory: a bit per id (`IDSet`: about 1.25 MB for iNaturalist's user ids, 0.25 MB for its taxon
+/// ids, up to twice that as the bitmap doubles) for the needed and for the seen ids of each kind,
+/// per reading thread and merged; and a Bloom filter of 4 MiB of the photos the kept rows link,
+/// per photos range that links one and merged.
 final class ExportParents: Sendable {
     let taxa: IDSet
     let users: IDSet
@@ -46,32 +50,52 @@ final class ExportParents: Sendable {
     @inline(__always)
     func writes(user id: Int64) -> Bool { users.contains(id) }
 
-    /// The photos the rows the rules keep link, by photo id: a Bloom filter of `bits` bits and
-    /// four probes in one word. It never misses a linked photo; a photo it takes for linked by
-    /// mistake only adds its observers to those written.
+    /// The photos the rows the rules keep link, by photo id (`BloomBits`). It never misses a
+    /// linked photo; a photo it takes for linked by mistake only adds its observers to those
+    /// written.
     struct Linked: Sendable {
-        static let bits = 1 << 25  // 4 MiB
-        private(set) var words = [UInt64](repeating: 0, count: bits / 64)
+        private var bits = BloomBits()
 
         @inline(__always)
-        private static func probes(_ photo: Int64) -> (word: Int, mask: UInt64) {
-            BloomWord.probe(BloomWord.mix(UInt64(bitPattern: photo) ^ 0x5EED_F00D), words: bits / 64, probes: 4)
-        }
+        private static func hash(_ photo: Int64) -> UInt64 { BloomWord.mix(UInt64(bitPattern: photo) ^ 0x5EED_F00D) }
 
-        mutating func insert(_ photo: Int64) {
-            let (word, mask) = Self.probes(photo)
-            words[word] |= mask
-        }
+        mutating func insert(_ photo: Int64) { bits.insert(Self.hash(photo)) }
 
         @inline(__always)
-        func mayContain(_ photo: Int64) -> Bool {
-            let (word, mask) = Self.probes(photo)
-            return words[word] & mask == mask
-        }
+        func mayContain(_ photo: Int64) -> Bool { bits.mayContain(Self.hash(photo)) }
 
-        mutating func formUnion(_ other: Linked) {
-            for index in words.indices { words[index] |= other.words[index] }
+        mutating func formUnion(_ other: Linked) { bits.formUnion(other.bits) }
+    }
+
+    /// The observers of the photos rows whose photo id repeats (`photos`) and that a kept row
+    /// may link (`linked`): the photos tables' byte ranges (`jobs`; nil: the whole table) read
+    /// again, side by side, the id alone of most rows.
+    static func repeatedPhotoObservers(
+        jobs: [(path: String, header: OpenDataTable.Header, range: Range<Int>?)], photos: RepeatedKeys, linked: Linked
+    ) throws -> IDSet {
+        let found = Mutex<(users: IDSet, failure: (any Error)?)>((IDSet(), nil))
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+            let (path, header, range) = jobs[job]
+            do {
+                let reader = try ExportLinkPruning.reader(path, range: range)
+                var row = OpenDataRow(header: header, seen: nil)
+                var users = IDSet()
+                while let line = try reader.next() {
+                    // The id alone first: most rows are of a photo with one row.
+                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader), let id = row.photoID(bytes),
+                          photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
+                          let (_, _, observer) = row.photoParents(bytes), let observer
+                    else { continue }
+                    users.insert(observer)
+                }
+                found.withLock { $0.users.formUnion(users) }
+            } catch {
+                found.withLock { $0.failure = $0.failure ?? ExportLinkPruning.named(error, path) }
+            }
         }
+        let (users, failure) = found.withLock { ($0.users, $0.failure) }
+        if let failure { throw failure }
+        return users
     }
 
     /// Reads the export's taxa and observers tables for the ids they hold, and returns what ingest

@@ -10,7 +10,7 @@
 /// in the bundle. Two exports of different dates whose taxonomy moved a taxon across the rule's
 /// line disagree: then the bundle applies the rule, as before.
 ///
-/// Memory: two `IDSet`s while the tables are read (a bit per id each: at most 0.5 MB for
+/// Memory: two `IDSet`s while the tables are read (a bit per id each: about 0.5 MB, up to twice that, for
 /// iNaturalist's ids, below two million), then one.
 struct ExportTaxa: Sendable {
     private let kept: IDSet

@@ -90,6 +90,8 @@ extension FileIngest {
         if header.table == .taxa || header.table == .observers, prunable, let linkPruning, let parents = linkPruning.parents {
             row.pruning = linkPruning
             row.countsParents = first && fileIndexForRecords == parents.countingInput
+            // Its rows are pruned by these rules: dedupe takes them from the input records.
+            result.prunedBy = linkPruning.fingerprint
         }
         defer {
             result.prunedLinks += row.prunedLinks

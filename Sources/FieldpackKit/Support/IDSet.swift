@@ -1,6 +1,6 @@
 /// A set of positive ids (taxa, users): a bit per id below `bitmapLimit` (iNaturalist's taxon ids
-/// are below two million, its user ids below ten million: at most 0.25 and 1.25 MB, the bitmap
-/// grown by doubling up to the largest id), a hash set for ids from there up (none in
+/// are below two million, its user ids below ten million: about 0.25 and 1.25 MB, up to twice
+/// that, as the bitmap grows by doubling past the largest id), a hash set for ids from there up (none in
 /// iNaturalist). Which taxa a taxon rule keeps, decided once per stage (`ExportTaxa` in ingest,
 /// `ExportIDs.keptTaxa` in the bundle), and which taxa and users ingest writes of the export
 /// (`ExportParents`).
