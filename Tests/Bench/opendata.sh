@@ -12,7 +12,8 @@
 # other, then DuckDB. Run 1 first checks that the two agree: the row count of every table, and
 # the very uuids of the kept observations and ids of the kept photos; a mismatch fails the
 # benchmark before any time is compared. BENCH_SCALE=1 runs fieldpack's stages once more at
-# 10 x BENCH_OPEN_DATA_N and records each stage's peak RSS at both sizes. The figures go to
+# 10 x BENCH_OPEN_DATA_N and records each stage's peak RSS at both sizes, and once more at 10 x
+# with the polygon's area a tenth (a guide of about N's size: information, not the test). The figures go to
 # $BENCH_DIR/logs/od-*.time (GNU time: wall_s peak_rss_kib user_s system_s), the section of the
 # results to $BENCH_DIR/opendata-results.md (Tests/Bench/opendata_report.py; report.py adds the
 # same section to results.md).
@@ -80,16 +81,26 @@ synth() {
   echo "$folder"
 }
 
-# pipeline NAME FOLDER: the bench pipeline (the app's display targets, the default licences).
+# pipeline NAME FOLDER [SCALE]: the bench pipeline (the app's display targets, the default
+# licences); with SCALE, the polygon's rings scaled by SCALE about the outer ring's centre (its
+# area by SCALE squared: the synthetic points are uniform, so it keeps about that share of them).
 pipeline() {
-  python3 - "$1" "$2" "$select_json" <<'EOF'
+  python3 - "$1" "$2" "$select_json" "${3:-1}" <<'EOF'
 import json, sys
-path, folder, select = sys.argv[1:4]
+path, folder, select_path, scale = sys.argv[1:5]
+select = json.load(open(select_path, encoding="utf-8"))
+scale = float(scale)
+if scale != 1:
+    rings = select["geojson"]["coordinates"]
+    outer = rings[0][:-1]
+    cx, cy = sum(p[0] for p in outer) / len(outer), sum(p[1] for p in outer) / len(outer)
+    select["geojson"]["coordinates"] = [[[round(cx + (x - cx) * scale, 6), round(cy + (y - cy) * scale, 6)] for x, y in ring]
+                                        for ring in rings]
 targets = [{"name": "map-pin", "width": 20, "height": 20, "scale": 3, "mode": "fill"},
            {"name": "list-cell", "width": 60, "height": 60, "scale": 3, "mode": "fill"},
            {"name": "detail", "width": 390, "height": 260, "scale": 3, "mode": "fit"}]
 json.dump({"name": "bench-open-data", "inat": [folder], "open_data_date": "2024-11-27", "targets": targets,
-           "memory_budget_bytes": 52428800, "select": json.load(open(select, encoding="utf-8"))},
+           "memory_budget_bytes": 52428800, "select": select},
           open(path, "w", encoding="utf-8"))
 EOF
 }
@@ -148,6 +159,12 @@ if [[ $BENCH_SCALE != 0 ]]; then
   scale_input=$(synth "$scale_n")
   pipeline "$BENCH_DIR/bench-open-data-scale.json" "$scale_input"
   fieldpack "$BENCH_DIR/bench-open-data-scale.json" ".scale"
+  counts "$out/content.sqlite" >"$logs/od-scale.counts.json"
+  # Information beside the test (not its verdict): the same export at 10 x N with a guide of
+  # about N's size, the polygon's area a tenth, so that what grows is the export alone.
+  pipeline "$BENCH_DIR/bench-open-data-scale-guide.json" "$scale_input" 0.316227766
+  fieldpack "$BENCH_DIR/bench-open-data-scale-guide.json" ".scale-guide"
+  counts "$out/content.sqlite" >"$logs/od-scale-guide.counts.json"
   cp "$scale_input/.synth.txt" "$logs/od-scale-input.txt"
 fi
 rm -rf "$out"
