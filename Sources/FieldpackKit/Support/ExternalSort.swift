@@ -174,9 +174,9 @@ package struct SortSpace: Sendable {
 
     /// The run size for sorts of at most the records of an input of `bytes` bytes: a 256th of
     /// it, from 4 MiB to 64 MiB. Each run read back holds a chunk (64 KiB) while the runs are
-    /// merged, so runs that small for a large input would cost more memory than they save:
-    /// up to 16 GB of input, at most 256 runs (16 MiB of chunks) and 4 MiB of run; past it
-    /// the run grows, to 64 MiB at 16 GB. (With an 8 MiB page cache, the bundle of the
+    /// merged, so runs that small for a large input would cost more memory than they save: up
+    /// to 1 GiB of input, runs of 4 MiB (at most 256 of them); up to 16 GiB, 256 runs of a 256th
+    /// (16 MiB of chunks); past it, runs of 64 MiB. (With an 8 MiB page cache, the bundle of the
     /// benchmark's 1M API pages and their articles peaked at 86–89 MB with a fixed 16 MiB and
     /// at 55.5 MB with 4 MiB runs, in the same time.)
     package static func runBytes(forInputBytes bytes: Int) -> Int {
