@@ -132,42 +132,61 @@ import Testing
         }
 
         // Spilled, dedupe counts ingest's lines once (they are all in one partition).
-        var spilling = Dedupe.Options(
-            input: pruning.file("records.jsonl"), output: pruning.file("spilled.jsonl"), conflicts: pruning.file("spilled.json"))
-        spilling.selection = selection
-        spilling.measuredPhotos = [606]
-        spilling.memoryBudget = 200
-        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
-        #expect(try text(pruning.file("spilled.jsonl")) == (try text(built.deduped)))
+        try Self.expectASpilledDedupeGivesTheSameRecords(
+            pruning.file("records.jsonl"), deduped: built.deduped, selection: selection, measured: [606], in: pruning)
 
         // Sharded, so does the one dedupe shard that gets them, and the bundle adds up the shards.
         for count in [2, 3] {
-            let split = try TemporaryDirectory()
-            for index in 0..<count {
-                var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
-                ingest.shard = try Shard(index: index, count: count)
-                ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
-                ingest.selection = selection
-                ingest.measuredPhotos = [606]
-                try INatIngest(options: ingest).run()
-            }
-            var parts: [String] = []
-            for index in 0..<count {
-                let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
-                parts.append("\(folder)/records.jsonl")
-                var dedupe = DedupeShard.Options(
-                    inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
-                dedupe.selection = selection
-                dedupe.measuredPhotos = [606]
-                try DedupeShard(options: dedupe).run()
-            }
-            var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
-            bundle.inputs = parts
-            bundle.selection = selection
-            bundle.selectionSource = "pipelines/select.json"
-            try BundleBuilder(options: bundle).run()
-            #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == built.bundle, "\(count) shards")
+            let sharded = try Self.shardedBuild(inputs: inputs, selection: selection, policy: policy, measured: [606], shards: count)
+            #expect(sharded.bundle == built.bundle, "\(count) shards")
         }
+    }
+
+    /// Dedupes ingest's `records` with a memory budget that spills them and expects the bytes of
+    /// the one-pass `deduped` records.
+    static func expectASpilledDedupeGivesTheSameRecords(
+        _ records: String, deduped: String, selection: Selection, measured: [Int64], in directory: TemporaryDirectory
+    ) throws {
+        var spilling = Dedupe.Options(input: records, output: directory.file("spilled.jsonl"), conflicts: directory.file("spilled.json"))
+        spilling.selection = selection
+        spilling.measuredPhotos = measured
+        spilling.memoryBudget = 200
+        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
+        #expect(try text(directory.file("spilled.jsonl")) == (try text(deduped)))
+    }
+
+    /// Builds `inputs` as `shards` ingest shards (tables cut at `tableRangeBytes` if given), as
+    /// many dedupe shards, and one bundle of their parts; returns its bytes and costs report.
+    static func shardedBuild(
+        inputs: [String], selection: Selection, policy: ShippingPolicy, measured: [Int64], shards count: Int, tableRangeBytes: Int? = nil
+    ) throws -> (bundle: Data, costsReport: String) {
+        let split = try TemporaryDirectory()
+        for index in 0..<count {
+            var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
+            ingest.shard = try Shard(index: index, count: count)
+            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
+            ingest.selection = selection
+            ingest.measuredPhotos = measured
+            if let tableRangeBytes { ingest.tableRangeBytes = tableRangeBytes }
+            try INatIngest(options: ingest).run()
+        }
+        var parts: [String] = []
+        for index in 0..<count {
+            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
+            parts.append("\(folder)/records.jsonl")
+            var dedupe = DedupeShard.Options(
+                inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
+            dedupe.selection = selection
+            dedupe.measuredPhotos = measured
+            try DedupeShard(options: dedupe).run()
+        }
+        var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
+        bundle.inputs = parts
+        bundle.selection = selection
+        bundle.selectionSource = "pipelines/select.json"
+        bundle.costsReport = split.file("costs-report.json")
+        try BundleBuilder(options: bundle).run()
+        return (try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))), try text(split.file("costs-report.json")))
     }
 
     /// Ingest's counts and dedupe's lines are told apart: dedupe refuses a deduped file's `select`

@@ -91,44 +91,16 @@ import Testing
         #expect(selected["users_removed"] as? Int == 9)
 
         // Spilled, dedupe adds the counts once.
-        var spilling = Dedupe.Options(
-            input: pruning.file("records.jsonl"), output: pruning.file("spilled.jsonl"), conflicts: pruning.file("spilled.json"))
-        spilling.selection = selection
-        spilling.measuredPhotos = [703]
-        spilling.memoryBudget = 200
-        #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
-        #expect(try text(pruning.file("spilled.jsonl")) == (try text(pruned.deduped)))
+        try Pruning.expectASpilledDedupeGivesTheSameRecords(
+            pruning.file("records.jsonl"), deduped: pruned.deduped, selection: selection, measured: [703], in: pruning)
 
-        // Sharded, every shard plans alike and one range counts: the same bundle.
+        // Sharded, every shard plans alike and one range counts: the same bundle (the tables in
+        // several ranges).
         for count in [2, 3] {
-            let split = try TemporaryDirectory()
-            for index in 0..<count {
-                var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
-                ingest.shard = try Shard(index: index, count: count)
-                ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
-                ingest.selection = selection
-                ingest.measuredPhotos = [703]
-                ingest.tableRangeBytes = 120  // the tables in several ranges
-                try INatIngest(options: ingest).run()
-            }
-            var parts: [String] = []
-            for index in 0..<count {
-                let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
-                parts.append("\(folder)/records.jsonl")
-                var dedupe = DedupeShard.Options(
-                    inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
-                dedupe.selection = selection
-                dedupe.measuredPhotos = [703]
-                try DedupeShard(options: dedupe).run()
-            }
-            var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
-            bundle.inputs = parts
-            bundle.selection = selection
-            bundle.selectionSource = "pipelines/select.json"
-            bundle.costsReport = split.file("costs-report.json")
-            try BundleBuilder(options: bundle).run()
-            #expect(try Data(contentsOf: URL(fileURLWithPath: split.file("content.sqlite"))) == pruned.bundle, "\(count) shards")
-            #expect(try text(split.file("costs-report.json")) == (try text(pruning.file("costs-report.json"))), "\(count) shards")
+            let sharded = try Pruning.shardedBuild(
+                inputs: inputs, selection: selection, policy: policy, measured: [703], shards: count, tableRangeBytes: 120)
+            #expect(sharded.bundle == pruned.bundle, "\(count) shards")
+            #expect(sharded.costsReport == (try text(pruning.file("costs-report.json"))), "\(count) shards")
         }
     }
 

@@ -230,9 +230,7 @@ public final class ExportLinkPruning: Sendable {
                 let (index, range) = readJobs[job]
                 let table = readTables[index]
                 do {
-                    let reader = try Self.reader(table.path, range: range)
                     let (photos, date) = (table.header.table == .photos, table.date)
-                    var row = OpenDataRow(header: table.header, seen: date)
                     var mine = Found()
                     // Only an observations table fills a filter of what the rules keep; a photos
                     // table (read only when every input is an export table), one of the photos
@@ -241,15 +239,13 @@ public final class ExportLinkPruning: Sendable {
                     // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
                     // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
                     func read(_ add: (UInt64) throws -> Void) throws {
-                        while let line = try reader.next() {
-                            // Past the header, the rows ingest writes something of.
-                            guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
+                        try OpenDataRow.forEachRow(in: table.path, range: range, header: table.header, seen: date) { row, bytes in
                             if photos {
                                 guard let (id, observation, observer) = row.photoParents(bytes) else {
                                     // Rejected by `write`, but keyed as `photoID` reads it (at worst
                                     // another row of the id is kept).
                                     if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
-                                    continue
+                                    return true
                                 }
                                 try add(Singles.key(photo: id))
                                 let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
@@ -271,6 +267,7 @@ public final class ExportLinkPruning: Sendable {
                                     }
                                 }
                             }
+                            return true
                         }
                     }
                     if let collector = readCollectors.map({ photos ? $0.photos : $0.observations }) {
@@ -280,7 +277,7 @@ public final class ExportLinkPruning: Sendable {
                     }
                     found.withLock { $0.add(mine) }
                 } catch {
-                    found.withLock { $0.failure = $0.failure ?? Self.named(error, table.path) }
+                    found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.path) }
                 }
             }
             if let failure = found.withLock({ $0.failure }) { throw failure }
@@ -348,17 +345,6 @@ public final class ExportLinkPruning: Sendable {
             taxa.formUnion(other.taxa)
             if let theirs = other.linked { if linked == nil { linked = theirs } else { linked!.formUnion(theirs) } }
         }
-    }
-
-    /// A reader of a table's byte range, or of the whole table.
-    static func reader(_ path: String, range: Range<Int>?) throws -> LineReader {
-        try range.map { try ByteRangeLines.reader(path: path, range: $0) } ?? LineReader(source: try openInput(path, hashing: false).source)
-    }
-
-    /// A reader's error, naming the table when it names no file.
-    static func named(_ error: any Error, _ path: String) -> any Error {
-        if let plain = error as? FieldpackError, plain.path == nil { return FieldpackError(path: path, plain.message) }
-        return error
     }
 
     /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.

@@ -77,20 +77,18 @@ final class ExportParents: Sendable {
         DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
             let (path, header, range) = jobs[job]
             do {
-                let reader = try ExportLinkPruning.reader(path, range: range)
-                var row = OpenDataRow(header: header, seen: nil)
                 var users = IDSet()
-                while let line = try reader.next() {
+                try OpenDataRow.forEachRow(in: path, range: range, header: header, seen: nil) { row, bytes in
                     // The id alone first: most rows are of a photo with one row.
-                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader), let id = row.photoID(bytes),
-                          photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
+                    guard let id = row.photoID(bytes), photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
                           let (_, _, observer) = row.photoParents(bytes), let observer
-                    else { continue }
+                    else { return true }
                     users.insert(observer)
+                    return true
                 }
                 found.withLock { $0.users.formUnion(users) }
             } catch {
-                found.withLock { $0.failure = $0.failure ?? ExportLinkPruning.named(error, path) }
+                found.withLock { $0.failure = $0.failure ?? error }
             }
         }
         let (users, failure) = found.withLock { ($0.users, $0.failure) }
@@ -112,25 +110,19 @@ final class ExportParents: Sendable {
         var taxa = needed
         var seenTaxa = IDSet(), seenUsers = IDSet()
         for table in tables {
-            let reader = LineReader(source: try openInput(table.path, hashing: false).source)
-            var row = OpenDataRow(header: table.header, seen: nil)
-            do {
-                while let line = try reader.next() {
-                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader) else { continue }
-                    if table.header.table == .taxa {
-                        guard let (id, ancestry) = row.taxonParents(bytes) else { continue }
-                        seenTaxa.insert(id)
-                        // Any row of a needed taxon: the one dedupe picks is among them.
-                        guard needed.contains(id), var ancestry else { continue }
-                        ancestry.withUTF8 { bytes in
-                            for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { taxa.insert(ancestor) }
-                        }
-                    } else if let id = row.observerID(bytes) {
-                        seenUsers.insert(id)
+            try OpenDataRow.forEachRow(in: table.path, header: table.header, seen: nil) { row, bytes in
+                if table.header.table == .taxa {
+                    guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
+                    seenTaxa.insert(id)
+                    // Any row of a needed taxon: the one dedupe picks is among them.
+                    guard needed.contains(id), var ancestry else { return true }
+                    ancestry.withUTF8 { bytes in
+                        for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { taxa.insert(ancestor) }
                     }
+                } else if let id = row.observerID(bytes) {
+                    seenUsers.insert(id)
                 }
-            } catch let error as FieldpackError where error.path == nil {
-                throw FieldpackError(path: table.path, error.message)
+                return true
             }
         }
         return ExportParents(

@@ -32,21 +32,16 @@ struct ExportTaxa: Sendable {
     static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> Reading {
         // Each taxon's answers so far (in both: its rows disagree).
         var kept = IDSet(), removed = IDSet()
-        for table in tables {
-            let reader = LineReader(source: try openInput(table.path, hashing: false).source)
-            var row = OpenDataRow(header: table.header, seen: nil)
-            do {
-                while let line = try reader.next() {
-                    guard line.number > 1, let bytes = OpenDataRow.rowBytes(line, of: reader),
-                          let (id, keeps) = row.taxonDecision(bytes, by: rule)
-                    else { continue }
-                    if keeps { kept.insert(id) } else { removed.insert(id) }
-                    if kept.contains(id) && removed.contains(id) { return .disagree(taxon: id) }
-                }
-            } catch let error as FieldpackError where error.path == nil {
-                throw FieldpackError(path: table.path, error.message)
+        var disagreeing: Int64? = nil
+        for table in tables where disagreeing == nil {
+            try OpenDataRow.forEachRow(in: table.path, header: table.header, seen: nil) { row, bytes in
+                guard let (id, keeps) = row.taxonDecision(bytes, by: rule) else { return true }
+                if keeps { kept.insert(id) } else { removed.insert(id) }
+                if kept.contains(id) && removed.contains(id) { disagreeing = id }
+                return disagreeing == nil
             }
         }
+        if let disagreeing { return .disagree(taxon: disagreeing) }
         return .decided(ExportTaxa(kept: kept))
     }
 }

@@ -81,16 +81,11 @@ extension FileIngest {
         }
         if first { _ = try reader.next() }  // the header (a later byte range starts past it)
         var row = OpenDataRow(header: header, seen: seen)
-        if header.table == .photos || header.table == .observations, prunable, let linkPruning {
+        // A taxa or observers table too, when ingest leaves out the taxa and users no kept row
+        // needs (`ExportParents`): the first range of one such table counts them for the job.
+        if prunable, let linkPruning, header.table == .photos || header.table == .observations || linkPruning.parents != nil {
             row.pruning = linkPruning
-            result.prunedBy = linkPruning.fingerprint
-        }
-        // The taxa and users no kept row needs are left out too (`ExportParents`); the first
-        // range of one table counts them for the whole job.
-        if header.table == .taxa || header.table == .observers, prunable, let linkPruning, let parents = linkPruning.parents {
-            row.pruning = linkPruning
-            row.countsParents = first && fileIndexForRecords == parents.countingInput
-            // Its rows are pruned by these rules: dedupe takes them from the input records.
+            row.countsParents = first && fileIndexForRecords == linkPruning.parents?.countingInput
             result.prunedBy = linkPruning.fingerprint
         }
         defer {
