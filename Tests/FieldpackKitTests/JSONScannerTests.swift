@@ -51,9 +51,18 @@ import Testing
         let buffer = PaddedBuffer(copying: Array(text.utf8))
         _ = try parser.parse(buffer)
         let structurals = try #require(parser.structurals(of: buffer.bytes))
-        return (
-            JSONScanner.elementStarts(named: key, in: buffer.bytes, structurals: structurals),
-            JSONScanner.scanArray(named: key, in: buffer.bytes).elements.map(\.lowerBound))
+        let whole = JSONScanner.elementStarts(named: key, in: buffer.bytes, structurals: structurals)
+        // Read a record at a time, as ingest locates its findings: each step stops at the record
+        // asked for, and the steps find the same starts as one whole walk.
+        var scan = JSONScanner.ElementStartScan(named: key)
+        var index = 0
+        while !scan.finished {
+            scan.advance(through: index, in: buffer.bytes, structurals: structurals)
+            #expect(scan.starts.count == index + 1 || (scan.finished && scan.starts.count <= index + 1), "\(text) at \(index)")
+            index += 1
+        }
+        #expect(scan.starts == whole, "\(text)")
+        return (whole, JSONScanner.scanArray(named: key, in: buffer.bytes).elements.map(\.lowerBound))
     }
 
     @Test(arguments: [

@@ -301,17 +301,22 @@ final class FileIngest {
         } else {
             throw FieldpackError(path: path, "valid JSON, but not an iNaturalist shape: the document is \(RecordError.describe(root.kind))")
         }
-        // Where each record starts, found at the first finding: from the structural positions of
-        // the parse just made, or, when the parser read a quoted copy (`parseQuotingNonFinite`),
-        // by scanning the page's bytes.
-        var starts: [Int]? = nil
+        // Where a record with a finding starts: from the structural positions of the parse just
+        // made, read only as far as that record (`ElementStartScan`), or, when the parser read a
+        // quoted copy (`parseQuotingNonFinite`), by scanning the page's bytes once.
+        var scan = JSONScanner.ElementStartScan(named: array.key)
+        var scannedStarts: [Int]? = nil
         var locator = LineLocator(bytes)
         func location(_ index: Int) -> (line: Int?, offset: Int?) {
-            if starts == nil {
-                starts = parser.structurals(of: bytes).map { JSONScanner.elementStarts(named: array.key, in: bytes, structurals: $0) }
-                    ?? JSONScanner.scanArray(named: array.key, in: bytes).elements.map(\.lowerBound)
+            if scannedStarts == nil {
+                if let structurals = parser.structurals(of: bytes) {
+                    scan.advance(through: index, in: bytes, structurals: structurals)
+                } else {
+                    scannedStarts = JSONScanner.scanArray(named: array.key, in: bytes).elements.map(\.lowerBound)
+                }
             }
-            guard let starts, index < starts.count else { return (nil, nil) }
+            let starts = scannedStarts ?? scan.starts
+            guard index < starts.count else { return (nil, nil) }
             return (locator.line(of: starts[index]), starts[index])
         }
         var any = false
