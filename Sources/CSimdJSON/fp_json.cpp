@@ -136,11 +136,25 @@ static bool has_equal_keys(simdjson::dom::object object) {
     return std::adjacent_find(names.begin(), names.end()) != names.end();
 }
 
+namespace {
+// A sequence of key hashes, in the object's order, whose hashes are all different: an object
+// with the very same sequence has no key twice (equal keys hash alike). A record's objects repeat
+// a few such sequences (an observation's, its photos', its taxon's), so most objects are told
+// free of duplicates by one comparison instead of a sort (the sort was half of this walk).
+struct KeyShape {
+    uint64_t fingerprint = 0;
+    std::vector<uint64_t> hashes;
+};
+constexpr size_t key_shape_slots = 64;
+}  // namespace
+
 bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
     // Per thread, kept from call to call: a record's walk allocates nothing once they have grown.
     // noexcept: an allocation that fails ends the process rather than unwinding into Swift.
     thread_local std::vector<element> pending;
     thread_local std::vector<uint64_t> hashes;
+    thread_local std::vector<uint64_t> sorted;
+    thread_local KeyShape shapes[key_shape_slots];
     pending.clear();
     pending.push_back(unwrap(value));
     while (!pending.empty()) {
@@ -155,13 +169,26 @@ bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
         if (!e.is_object()) continue;
         simdjson::dom::object object = e.get_object().value_unsafe();
         hashes.clear();
+        uint64_t fingerprint = 0;
         for (auto field : object) {
-            hashes.push_back(key_hash(field.key));
+            uint64_t hash = key_hash(field.key);
+            hashes.push_back(hash);
+            fingerprint = (fingerprint ^ hash) * 0x100000001B3ull;
             if (field.value.is_array() || field.value.is_object()) pending.push_back(field.value);
         }
         if (hashes.size() < 2) continue;
-        std::sort(hashes.begin(), hashes.end());
-        if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end() && has_equal_keys(object)) return true;
+        KeyShape &shape = shapes[(fingerprint ^ (fingerprint >> 32)) % key_shape_slots];
+        // The whole sequence is compared, so a fingerprint that collides only costs the sort.
+        if (shape.fingerprint == fingerprint && shape.hashes == hashes) continue;
+        sorted.assign(hashes.begin(), hashes.end());
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) {
+            shape.fingerprint = fingerprint;
+            shape.hashes.assign(hashes.begin(), hashes.end());
+            continue;
+        }
+        // Two keys hash alike: equal keys, or unequal ones alike at both ends.
+        if (has_equal_keys(object)) return true;
     }
     return false;
 }

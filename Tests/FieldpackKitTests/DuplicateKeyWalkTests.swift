@@ -56,6 +56,23 @@ import Testing
         #expect(try hasDuplicates("{" + (keys + [#""field_11999_value": 0"#]).joined(separator: ", ") + "}"))
     }
 
+    @Test func aKeySequenceSeenCleanBeforeNeverHidesADuplicateAfter() throws {
+        // The walk remembers key sequences it found free of duplicates, per thread. Keys alike
+        // at both ends hash alike: the first object is clean, the second has the very same
+        // sequence of hashes and a key twice, so that sequence must not have been remembered.
+        let parser = JSONParser()
+        func check(_ text: String) throws -> Bool { try parser.parse(PaddedBuffer(copying: Array(text.utf8))).hasDuplicateKeys }
+        for _ in 0..<3 {
+            #expect(try check(#"{"abcdefgh_1_ijklmnop": 1, "abcdefgh_2_ijklmnop": 2}"#) == false)
+            #expect(try check(#"{"abcdefgh_1_ijklmnop": 1, "abcdefgh_1_ijklmnop": 2}"#))
+            // A shape seen clean many times, then the same keys with one of them twice.
+            for id in 0..<100 { #expect(try check(#"{"id": \#(id), "uuid": "u", "photos": [{"id": 1, "url": "x"}]}"#) == false) }
+            #expect(try check(#"{"id": 1, "uuid": "u", "photos": [{"id": 1, "url": "x", "url": "y"}]}"#))
+            #expect(try check(#"{"id": 1, "uuid": "u", "uuid": "v", "photos": [{"id": 1, "url": "x"}]}"#))
+            #expect(try check(#"{"id": 1, "uuid": "u", "photos": [{"id": 1, "url": "x"}]}"#) == false)
+        }
+    }
+
     @Test func anObjectOfManyKeysWithOneDuplicateIsFound() throws {
         let keys = (0..<500).map { "\"key\($0)\": \($0)" } + [#""key250": 0"#]
         #expect(try hasDuplicates("{" + keys.joined(separator: ", ") + "}"))

@@ -75,6 +75,45 @@ import Testing
         #expect(written { $0.string(Optional(text)) } == escaped)
     }
 
+    /// The escaping as the JSON grammar states it, a byte at a time: the reference for the
+    /// writer, which reads eight bytes at a time.
+    private func referenceEscaped(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case ..<0x20: out += Array(String(format: "\\u%04x", byte).utf8)
+            default: out.append(byte)
+            }
+        }
+        return out + [UInt8(ascii: "\"")]
+    }
+
+    @Test func bytesToEscapeAreFoundAtEveryPositionOfLongStrings() {
+        // Bytes next to the escaped ones in value, and bytes whose bits differ from theirs by the
+        // high bit (0xA2, 0xDC, 0x9F, 0x80): a word-at-a-time search must neither miss the first
+        // nor stop early.
+        let alphabet: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F,
+                                 0x80, 0x9F, 0xA0, 0xA2, 0xDC, 0xFF]
+        var random = SortInPlaceTests.SplitMix64(state: 11)
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 40)
+            // Mostly plain bytes, as in real text, with a special one here and there.
+            let bytes: [UInt8] = (0..<length).map { _ in
+                random.next() % 4 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : UInt8(ascii: "a") + UInt8(random.next() % 26)
+            }
+            let written = bytes.withUnsafeBytes { raw in
+                var writer = JSONWriter(capacity: 1)
+                writer.string(raw)
+                return Array(writer.bytes)
+            }
+            #expect(written == referenceEscaped(bytes), "\(bytes)")
+        }
+    }
+
     @Test func missingStringsAreNull() {
         #expect(written { $0.string(nil as String?) } == "null")
         #expect(written { $0.string(nil as JSONText?) } == "null")
