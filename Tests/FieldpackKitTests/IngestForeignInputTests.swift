@@ -39,6 +39,11 @@ import Testing
          "an HTML page"),
         ("photo.json", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], "an image"),
         ("dump.json", [0x01, 0x00, 0x7B, 0x22, 0xFE, 0xFF, 0x00, 0x10], "binary data"),
+        // Text but for one NUL deep inside (read eight bytes at a time), or in the last few bytes.
+        ("deep.json", Array((String(repeating: "observations ", count: 40) + "\u{0}" + String(repeating: "é", count: 20)).utf8), "binary data"),
+        ("tail.json", Array((String(repeating: "observations ", count: 40) + "ab\u{0}").utf8), "binary data"),
+        // Control bytes (not tab, line feed, form feed or carriage return) in more than 1 byte of 20.
+        ("controls.json", Array((0..<100).map { $0 % 16 == 9 ? "\u{1}" : "a" }.joined().utf8), "binary data"),
         ("page.json", [0xFF, 0xFE] + Array("{}".utf16).flatMap { [UInt8($0), 0] },
          "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"),
         ("notes", Array("Observations from the 2024 bioblitz.\nSee the portal.\n".utf8),

@@ -51,10 +51,23 @@ enum ForeignInput {
             return "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"
         }
         // Text has no NUL bytes and few control bytes besides tab, line feed and carriage return.
+        // Eight bytes at a time past those with no byte below 0x20 (most of a JSON page's; the
+        // byte loop over each input's first 64 KiB was 1.3% of ingest's CPU).
+        let ones: UInt64 = 0x0101_0101_0101_0101
         var controls = 0
-        for byte in bytes {
+        var index = 0
+        while index < bytes.count {
+            if index + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (word &- ones &* 0x20) & ~word & (ones &* 0x80) == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let byte = bytes[index]
             if byte == 0 { return "binary data" }
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C { controls += 1 }
+            index += 1
         }
         return controls * 20 > bytes.count ? "binary data" : nil
     }
