@@ -65,6 +65,27 @@ import Testing
         #expect(try findings(directory).map { $0["path"] as? String } == ["photos[0].original_dimensions"])
     }
 
+    @Test func aPartDeepInARecordIsNamedByItsWholePath() throws {
+        // Paths of two, three, four and five parts below the record: each finding names the
+        // part dropped, from the record down.
+        let directory = try TemporaryDirectory()
+        let textDimensions = #","original_dimensions":"2048x1536"}"#
+        let link = #"{"id":9001,"position":0,"photo":\#(Self.photo70.replacingOccurrences(of: "}", with: textDimensions))}"#
+        let taxon = #"{"id":3,"name":"Aves","rank":"class","default_photo":\#(Self.photo71.replacingOccurrences(of: "}", with: textDimensions)),"#
+            + #""taxon_photos":[{"photo":\#(Self.photo71)},{"photo":{"id":72,"url":"https://x/photos/72/square.jpg","original_dimensions":{"width":"wide","height":1}}},{"photo":"none"}]}"#
+        let text = observationJSON(id: 1, taxon: nil)
+            .replacingOccurrences(of: #""taxon":null"#, with: #""taxon":\#(taxon)"#)
+            .replacingOccurrences(of: #""observation_photos":[]"#, with: #""observation_photos":[\#(link)]"#)
+        let summary = try ingest(text, in: directory)
+        #expect(summary.accepted == 1)
+        #expect(try findings(directory).compactMap { $0["reason"] as? String }.sorted() == [
+            "observation_photos[0].photo.original_dimensions is a string, expected an object; dropped observation_photos[0].photo.original_dimensions",
+            "taxon.default_photo.original_dimensions is a string, expected an object; dropped taxon.default_photo.original_dimensions",
+            "taxon.taxon_photos[1].photo.original_dimensions.width is a string, expected an integer; dropped taxon.taxon_photos[1].photo.original_dimensions",
+            "taxon.taxon_photos[2].photo is a string, expected an object; dropped taxon.taxon_photos[2]",
+        ])
+    }
+
     @Test func aTaxonGivenAsAListIsDroppedAndTheObservationKept() throws {
         let directory = try TemporaryDirectory()
         let text = observationJSON(id: 1, taxon: nil).replacingOccurrences(of: #""taxon":null"#, with: #""taxon":[{"id":3,"name":"Aves"}]"#)

@@ -28,9 +28,9 @@ struct RecordExtractor {
             throw RecordError(at: "", "record is \(RecordError.describe(value.kind)), expected an object")
         }
         switch shape {
-        case .observation: try observation(Fields(value, path: ""), source: source)
-        case .taxon: write(try taxon(Fields(value, path: ""), seen: nil, from: .taxa), source: source)
-        case .speciesCount: try speciesCount(Fields(value, path: ""), source: source)
+        case .observation: try observation(Fields(value, path: .record), source: source)
+        case .taxon: write(try taxon(Fields(value, path: .record), seen: nil, from: .taxa), source: source)
+        case .speciesCount: try speciesCount(Fields(value, path: .record), source: source)
         case nil: throw RecordError(at: "", RecordShape.unrecognized)
         }
     }
@@ -68,7 +68,7 @@ struct RecordExtractor {
                 record.seen = seen
                 user = record
             } catch {
-                drop(error, fields.path)
+                drop(error, fields.path.text)
             }
         }
 
@@ -76,17 +76,17 @@ struct RecordExtractor {
         var photos: [PhotoRecord] = []
         if let observationPhotos = field({ () throws(RecordError) in try obs.array("observation_photos") }) {
             for (index, element) in observationPhotos.elements.enumerated() {
-                let path = "observation_photos[\(index)]"
+                let path = FieldPath.record.element("observation_photos", index)
                 let fields: Fields
                 let photoID: Int64
                 do throws(RecordError) {
-                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
+                    guard element.isObject else { throw .wrongType(path.text, element, expected: "an object") }
                     let link = Fields(element, path: path)
-                    guard let photo = try link.object("photo") else { throw .missing("\(path).photo") }
+                    guard let photo = try link.object("photo") else { throw .missing(link.name("photo")) }
                     fields = photo
                     photoID = try photo.requiredID()
                 } catch {
-                    drop(error, path)
+                    drop(error, path.text)
                     continue
                 }
                 if photos.contains(where: { $0.id == photoID }) { continue }
@@ -100,14 +100,14 @@ struct RecordExtractor {
         }
         if let list = field({ () throws(RecordError) in try obs.array("photos") }) {
             for (index, element) in list.elements.enumerated() {
-                let path = "photos[\(index)]"
+                let path = FieldPath.record.element("photos", index)
                 let fields = Fields(element, path: path)
                 let photoID: Int64
                 do throws(RecordError) {
-                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
+                    guard element.isObject else { throw .wrongType(path.text, element, expected: "an object") }
                     photoID = try fields.requiredID()
                 } catch {
-                    drop(error, path)
+                    drop(error, path.text)
                     continue
                 }
                 if photos.contains(where: { $0.id == photoID }) { continue }
@@ -125,7 +125,7 @@ struct RecordExtractor {
             do throws(RecordError) {
                 taxon = try self.taxon(fields, seen: seen, from: .observation(id))
             } catch {
-                drop(error, fields.path)
+                drop(error, fields.path.text)
             }
         }
 
@@ -206,22 +206,23 @@ struct RecordExtractor {
                 defaultPhoto = photo(fields, id: photoID, path: fields.path, seen: ownSeen, observation: observationID,
                                      taxon: id, context: .defaultPhoto, position: nil)
             } catch {
-                drop(error, fields.path)
+                drop(error, fields.path.text)
             }
         }
         var taxonPhotos: [PhotoRecord] = []
         if let list = field({ () throws(RecordError) in try taxon.array("taxon_photos") }) {
             for (index, element) in list.elements.enumerated() {
-                let path = "\(taxon.name("taxon_photos"))[\(index)]"
+                let path = taxon.path.element("taxon_photos", index)
                 let fields: Fields
                 let photoID: Int64
                 do throws(RecordError) {
-                    guard element.isObject else { throw .wrongType(path, element, expected: "an object") }
-                    guard let photo = try Fields(element, path: path).object("photo") else { throw .missing("\(path).photo") }
+                    guard element.isObject else { throw .wrongType(path.text, element, expected: "an object") }
+                    let link = Fields(element, path: path)
+                    guard let photo = try link.object("photo") else { throw .missing(link.name("photo")) }
                     fields = photo
                     photoID = try photo.requiredID()
                 } catch {
-                    drop(error, path)
+                    drop(error, path.text)
                     continue
                 }
                 guard let record = photo(fields, id: photoID, path: path, seen: ownSeen, observation: nil, taxon: id,
@@ -277,14 +278,14 @@ struct RecordExtractor {
 
     /// Reads a photo whose id is known; nil (noted) when it has no usable URL.
     private mutating func photo(
-        _ photo: Fields, id: Int64, path: String, seen: Int64?, observation: Int64?, taxon: Int64?,
+        _ photo: Fields, id: Int64, path: FieldPath, seen: Int64?, observation: Int64?, taxon: Int64?,
         context: PhotoRecord.Context, position: Int64?
     ) -> PhotoRecord? {
         let url: JSONText
         do throws(RecordError) {
             url = try Self.url(of: photo)
         } catch {
-            drop(error, path)
+            drop(error, path.text)
             return nil
         }
         var record = PhotoRecord(id: id, context: context, url: url)
@@ -295,7 +296,7 @@ struct RecordExtractor {
                 record.width = width
                 record.height = height
             } catch {
-                drop(error, dimensions.path)
+                drop(error, dimensions.path.text)
             }
         }
         record.taxon = taxon

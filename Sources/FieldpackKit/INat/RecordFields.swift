@@ -41,15 +41,16 @@ public struct RecordError: Error {
 /// wrong type is a `RecordError` naming the field.
 struct Fields {
     let object: JSONValue
-    let path: String
+    let path: FieldPath
 
-    init(_ object: JSONValue, path: String) {
+    init(_ object: JSONValue, path: FieldPath) {
         self.object = object
         self.path = path
     }
 
+    /// The path of the field `key`, as an error names it.
     func name(_ key: StaticString) -> String {
-        path.isEmpty ? "\(key)" : "\(path).\(key)"
+        path.member(key).text
     }
 
     func value(_ key: StaticString) -> JSONValue? {
@@ -105,7 +106,7 @@ struct Fields {
     func object(_ key: StaticString) throws(RecordError) -> Fields? {
         guard let value = value(key) else { return nil }
         guard value.isObject else { throw .wrongType(name(key), value, expected: "an object") }
-        return Fields(value, path: name(key))
+        return Fields(value, path: path.member(key))
     }
 
     func array(_ key: StaticString) throws(RecordError) -> JSONValue? {
