@@ -48,6 +48,7 @@ final class RecordLoader {
         let producer = DispatchGroup()
         let progress = self.progress
         let order = ObservationOrder(space: space)
+        let links = LinkOrder(space: space)
         DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(
@@ -97,6 +98,10 @@ final class RecordLoader {
                     try order.add(batch, row)
                     continue
                 }
+                if row.table == .observationPhotos {
+                    try links.add(batch, row, with: statements[.observationPhotos]!, path: path)
+                    continue
+                }
                 let statement = statements[row.table]!
                 do {
                     try batch.bind(row, to: statement)
@@ -122,6 +127,8 @@ final class RecordLoader {
         if let observationsError { throw observationsError }
         try order.insert(with: statements[.observations]!, path: path)
         trace.mark("load: the observations left")
+        try links.insertHeld(with: statements[.observationPhotos]!, path: path)
+        trace.mark("load: the photo links held back (\(links.heldCount) of \(links.heldCount + links.insertedAsTheyCame)), in key order")
     }
 
     /// The input files as a JSON array sorted by path: `[{"path","bytes","sha256"}]`.
