@@ -37,6 +37,18 @@ package final class Channel<Element>: @unchecked Sendable {
         if !accepted { throw Closed() }
     }
 
+    /// Hands `element` over if fewer than `capacity` elements are waiting; never waits.
+    /// Whether it was taken (not when full or closed).
+    @discardableResult
+    package func offer(_ element: Element) -> Bool {
+        lock.withLock {
+            guard queue.count < capacity && !closed && !finished else { return false }
+            queue.append(element)
+            lock.broadcast()
+            return true
+        }
+    }
+
     /// The producer is done: `receive` returns nil once the elements sent are taken.
     package func finish() {
         lock.withLock {
