@@ -146,6 +146,9 @@ struct KeyShape {
     std::vector<uint64_t> hashes;
 };
 constexpr size_t key_shape_slots = 64;
+// Objects of more keys than this are sorted in place and never remembered: a slot holds at most
+// this many hashes, whatever the input.
+constexpr size_t key_shape_max_keys = 64;
 }  // namespace
 
 bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
@@ -177,6 +180,11 @@ bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
             if (field.value.is_array() || field.value.is_object()) pending.push_back(field.value);
         }
         if (hashes.size() < 2) continue;
+        if (hashes.size() > key_shape_max_keys) {
+            std::sort(hashes.begin(), hashes.end());
+            if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end() && has_equal_keys(object)) return true;
+            continue;
+        }
         KeyShape &shape = shapes[(fingerprint ^ (fingerprint >> 32)) % key_shape_slots];
         // The whole sequence is compared, so a fingerprint that collides only costs the sort.
         if (shape.fingerprint == fingerprint && shape.hashes == hashes) continue;

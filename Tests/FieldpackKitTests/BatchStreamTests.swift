@@ -20,6 +20,7 @@ import Testing
         first.inputs = [DedupedInputRecord(path: "a.json", bytes: 1, sha256: "x", format: "json")]
         first.selected = SelectionCounts()
         first.missingParents = MissingParents()
+        first.report = CostReport(policy: ShippingPolicy())
         try stream.endObservations()
         let sent = try #require(try channel.receive())
         #expect(sent === first)
@@ -33,6 +34,7 @@ import Testing
         #expect(again === first)
         again.int(5)
         #expect(again.rows.count == 1)
+        #expect(again.values.count == 1)
         #expect(again.values(of: again.rows[0]) == [.integer(5)])
         #expect(again.arena.isEmpty)
         #expect(again.records == 0 && again.newestSeen == nil && again.inputs.isEmpty)

@@ -1,4 +1,4 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -111,6 +111,17 @@ import Testing
                 return Array(writer.bytes)
             }
             #expect(written == referenceEscaped(bytes), "\(bytes)")
+            // The word search stops exactly at the first byte to escape, or where fewer than
+            // eight bytes are left before it.
+            for start in 0...bytes.count {
+                let first = bytes[start...].firstIndex { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+                let found = bytes.withUnsafeBytes { JSONWriter.firstToEscape(in: $0, from: start) }
+                if let first, first + 8 <= bytes.count || found == first {
+                    #expect(found == first, "\(bytes) from \(start)")
+                } else {
+                    #expect(found <= (first ?? bytes.count) && found + 8 > bytes.count, "\(bytes) from \(start)")
+                }
+            }
         }
     }
 

@@ -12,7 +12,12 @@
 /// any other is held in an external sort (`ExternalSort`, spilling to the build folder in runs
 /// of `SortSpace.runBytes`) and goes in, in key order, once the last link has come. Links that
 /// come nearly in order go in as they come; links in random order go in as one sorted sweep.
-/// The bundle's bytes do not change: `VACUUM INTO` copies the table by key, however its rows went in.
+/// The rows are the same either way, and `VACUUM INTO` copies the table by key; only `ANALYZE`'s
+/// sampled row estimate for the table follows the scratch table's shape, so the order rows went
+/// in, which depends only on the records (sharded or not, spilled or not).
+///
+/// A repeated link (two of one key) is always held, so the insert refuses it after every batch
+/// is in, naming its line. Not thread-safe: the inserting thread alone uses it.
 final class LinkOrder {
     /// A held link.
     struct Entry: BitwiseCopyable {
@@ -36,8 +41,9 @@ final class LinkOrder {
     private let held: ExternalSort<Entry>
     /// The key of the link inserted last as it came; nil before the first.
     private var last: (observation: Int64, photo: Int64)? = nil
-    /// Links inserted as they came, and links held for the sorted sweep.
+    /// Links inserted as they came.
     private(set) var insertedAsTheyCame = 0
+    /// Links held for the sorted sweep.
     var heldCount: Int { held.count }
 
     init(space: SortSpace) {

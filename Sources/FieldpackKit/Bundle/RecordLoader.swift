@@ -72,7 +72,8 @@ final class RecordLoader {
         // for the next batch (the parse of the photos): a few at a time, so a batch waits little.
         // An error there waits until every batch is in, so that a load with two faults fails on the
         // same one whatever the timing: the rows' (and the parser's) first, as if the observations
-        // had all gone in at the end.
+        // had all gone in at the end. The photo links held out of key order go in last
+        // (`LinkOrder`): an error of theirs (a repeated link) comes after all of those.
         var observationsLeft = false
         var observationsError: Error? = nil
         receiving: while true {

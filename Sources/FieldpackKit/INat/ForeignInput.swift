@@ -51,18 +51,21 @@ enum ForeignInput {
             return "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"
         }
         // Text has no NUL bytes and few control bytes besides tab, line feed and carriage return.
-        // Eight bytes at a time past those with no byte below 0x20 (most of a JSON page's; the
-        // byte loop over each input's first 64 KiB was 1.3% of ingest's CPU).
+        // Eight bytes at a time up to the next byte below 0x20 (the byte loop over each input's
+        // first 64 KiB was about 1% of ingest's CPU). The lowest byte flagged is that byte
+        // exactly: a borrow only carries upward from it.
         let ones: UInt64 = 0x0101_0101_0101_0101
         var controls = 0
         var index = 0
         while index < bytes.count {
             if index + 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if (word &- ones &* 0x20) & ~word & (ones &* 0x80) == 0 {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let flagged = (word &- ones &* 0x20) & ~word & (ones &* 0x80)
+                if flagged == 0 {
                     index += 8
                     continue
                 }
+                index += flagged.trailingZeroBitCount / 8
             }
             let byte = bytes[index]
             if byte == 0 { return "binary data" }

@@ -252,7 +252,7 @@ public struct JSONWriter {
     /// are left (the byte loop reads on from there). Strings are most of the records' bytes and
     /// rarely hold such a byte (the byte loop was 3.5% of ingest's CPU).
     @inline(__always)
-    private static func firstToEscape(in value: UnsafeRawBufferPointer, from start: Int) -> Int {
+    static func firstToEscape(in value: UnsafeRawBufferPointer, from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         var index = start

@@ -38,7 +38,7 @@ package final class Channel<Element>: @unchecked Sendable {
     }
 
     /// Hands `element` over if fewer than `capacity` elements are waiting; never waits.
-    /// Whether it was taken (not when full or closed).
+    /// Whether it was taken (not when full, closed or finished).
     @discardableResult
     package func offer(_ element: Element) -> Bool {
         lock.withLock {
