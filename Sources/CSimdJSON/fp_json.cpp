@@ -180,19 +180,20 @@ bool fp_json_has_duplicate_keys(fp_json_value value) FP_JSON_NOEXCEPT {
             if (field.value.is_array() || field.value.is_object()) pending.push_back(field.value);
         }
         if (hashes.size() < 2) continue;
-        if (hashes.size() > key_shape_max_keys) {
-            std::sort(hashes.begin(), hashes.end());
-            if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end() && has_equal_keys(object)) return true;
-            continue;
-        }
-        KeyShape &shape = shapes[(fingerprint ^ (fingerprint >> 32)) % key_shape_slots];
+        // A small object's sequence may be remembered: it is sorted in a copy. A larger one is
+        // sorted in place and never remembered.
+        KeyShape *shape =
+            hashes.size() <= key_shape_max_keys ? &shapes[(fingerprint ^ (fingerprint >> 32)) % key_shape_slots] : nullptr;
         // The whole sequence is compared, so a fingerprint that collides only costs the sort.
-        if (shape.fingerprint == fingerprint && shape.hashes == hashes) continue;
-        sorted.assign(hashes.begin(), hashes.end());
-        std::sort(sorted.begin(), sorted.end());
-        if (std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end()) {
-            shape.fingerprint = fingerprint;
-            shape.hashes.assign(hashes.begin(), hashes.end());
+        if (shape && shape->fingerprint == fingerprint && shape->hashes == hashes) continue;
+        if (shape) sorted.assign(hashes.begin(), hashes.end());
+        std::vector<uint64_t> &order = shape ? sorted : hashes;
+        std::sort(order.begin(), order.end());
+        if (std::adjacent_find(order.begin(), order.end()) == order.end()) {
+            if (shape) {
+                shape->fingerprint = fingerprint;
+                shape->hashes.assign(hashes.begin(), hashes.end());
+            }
             continue;
         }
         // Two keys hash alike: equal keys, or unequal ones alike at both ends.

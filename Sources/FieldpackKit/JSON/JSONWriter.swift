@@ -253,19 +253,12 @@ public struct JSONWriter {
     /// rarely hold such a byte (the byte loop was 3.5% of ingest's CPU).
     @inline(__always)
     static func firstToEscape(in value: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
         var index = start
         while index + 8 <= value.count {
-            let word = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            // A byte's high bit is set in each term where the byte is below 0x20, `"` or `\`.
-            // A term may also flag bytes above its first true one (a borrow carries upward),
-            // never below it, so the lowest bit set in any is the first byte to escape.
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let control = (word &- ones &* 0x20) & ~word
-            let found = (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
-            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+            let word = WordBytes.load(value, at: index)
+            let found = WordBytes.controls(word) | WordBytes.equal(to: UInt8(ascii: "\""), word)
+                | WordBytes.equal(to: UInt8(ascii: "\\"), word)
+            if found != 0 { return index + WordBytes.firstFlagged(found) }
             index += 8
         }
         return index

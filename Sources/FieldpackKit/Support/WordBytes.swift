@@ -1,0 +1,33 @@
+/// Tests on eight bytes at a time, read as one little-endian word (byte 0 lowest): each sets the
+/// high bit of every byte it matches. A test may also flag bytes above its first true match (a
+/// borrow carries upward), never below it, so the lowest flag, and the lowest of several tests
+/// ORed, is the first matching byte exactly (`firstFlagged`).
+enum WordBytes {
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The eight bytes at `offset` (at most `bytes.count - 8`).
+    @inline(__always)
+    static func load(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// The bytes below 0x20: the control characters.
+    @inline(__always)
+    static func controls(_ word: UInt64) -> UInt64 {
+        (word &- ones &* 0x20) & ~word & highs
+    }
+
+    /// The bytes equal to `byte`.
+    @inline(__always)
+    static func equal(to byte: UInt8, _ word: UInt64) -> UInt64 {
+        let difference = word ^ (ones &* UInt64(byte))
+        return (difference &- ones) & ~difference & highs
+    }
+
+    /// The offset in the word of the lowest flagged byte (`flags` not 0).
+    @inline(__always)
+    static func firstFlagged(_ flags: UInt64) -> Int {
+        flags.trailingZeroBitCount / 8
+    }
+}
