@@ -189,16 +189,21 @@ struct PhotoShippingLoad {
             report.addNotSelected()
             return
         }
-        // Who to credit: the photo's own attribution name, else its observer (name, else login).
-        var name = UserRecord.usableName(record.string(C.attributionName))
-        if name == nil, let observer = record.int64(C.observer) { name = names.name(of: observer) }
+        // Who to credit: the photo's own attribution name, else its observer (name, else login);
+        // looked up only for a photo the rules before the credit do not exclude.
+        func creditName() -> String? {
+            if let name = UserRecord.usableName(record.text(C.attributionName)) { return name.string }
+            return record.int64(C.observer).flatMap { names.name(of: $0) }
+        }
         var original: PixelSize? = nil
         if let width = record.int64(C.width), let height = record.int64(C.height) {
             original = PixelSize(width: Int(width), height: Int(height))
         }
         let source = record.text(C.url).map(urls.classify) ?? .unusable("no URL")
+        let licenseCode = record.text(C.license)
         let photo = PhotoShipping.decide(
-            id: id, source: source, licenseCode: record.string(C.license), name: name, original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
+            id: id, source: source, license: License.parse(licenseCode), licenseCode: licenseCode?.string, name: creditName(),
+            original: original, hidden: record.bool(C.hidden) ?? false, policy: policy)
         let decision: Decision = photo.ships ? .ships : .excluded
         for reference in taxonReferences[taxonSlots] {
             if reference.slot >= 0 {

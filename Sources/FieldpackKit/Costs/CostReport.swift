@@ -8,7 +8,25 @@ public struct CostReport: Sendable {
     public var shipped = 0
     public var remote = 0
     public var assumedDimensions = 0
-    public var excluded: [String: Int] = [:]
+    /// Photos excluded, by reason (`PhotoShipping.Exclusion.key`).
+    public var excluded: [String: Int] {
+        get {
+            var all = excludedOtherwise
+            for license in License.allCases where excludedByLicense[license.ordinal] > 0 {
+                all[PhotoShipping.Exclusion.license(license).key, default: 0] += excludedByLicense[license.ordinal]
+            }
+            return all
+        }
+        set {
+            excludedOtherwise = newValue
+            excludedByLicense = Self.noLicenseCounts
+        }
+    }
+    /// The exclusions by licence, the most common reason, counted per licence (`License.ordinal`)
+    /// rather than under a key spelt for each photo; the others by key.
+    private var excludedByLicense = Self.noLicenseCounts
+    private var excludedOtherwise: [String: Int] = [:]
+    private static let noLicenseCounts = [Int](repeating: 0, count: License.allCases.count)
     public let targets: [DisplayTarget]
     public let budget: Int
     /// The model the costs use: the pipeline's, with any fitted download figures applied.
@@ -41,7 +59,11 @@ public struct CostReport: Sendable {
             countShipped(photo.sizeClass)
             return
         }
-        excluded[exclusion.key, default: 0] += 1
+        if case .license(let license) = exclusion {
+            excludedByLicense[license.ordinal] += 1
+        } else {
+            excludedOtherwise[exclusion.key, default: 0] += 1
+        }
     }
 
     /// Counts one photo the selection leaves out without deciding it; `keepShipped` adds all of
@@ -84,8 +106,8 @@ public struct CostReport: Sendable {
         classDecoded = []
         walks = targets.map { _ in LRUWalk(budget: budget) }
         try kept { countShipped($0) }
-        if notSelected > 0 { excluded["selection:not-selected", default: 0] += notSelected }
-        if capped > 0 { excluded["selection:photo-cap", default: 0] += capped }
+        if notSelected > 0 { excludedOtherwise["selection:not-selected", default: 0] += notSelected }
+        if capped > 0 { excludedOtherwise["selection:photo-cap", default: 0] += capped }
     }
 
     /// Replaces the download figures of the tiers that measured sizes were fitted for.
@@ -195,6 +217,7 @@ public struct CostReport: Sendable {
 
     func writeExcluded(into writer: inout JSONWriter) {
         writer.beginObject()
+        let excluded = self.excluded
         for key in excluded.keys.sorted() { writer.key(dynamic: key); writer.int(excluded[key]!) }
         writer.endObject()
     }

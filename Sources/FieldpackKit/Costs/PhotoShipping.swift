@@ -38,10 +38,22 @@ public struct PhotoShipping: Sendable {
     ///   - name: the photographer's name to credit (the photo's `attribution_name`, else the
     ///     observer's name or login), nil if unknown.
     public static func decide(
-        id: Int64, source: PhotoSource, licenseCode: String?, name: String?, original: PixelSize?,
+        id: Int64, source: PhotoSource, licenseCode: String?, name: @autoclosure () -> String?, original: PixelSize?,
         hidden: Bool = false, policy: ShippingPolicy
     ) -> PhotoShipping {
-        let license = License.parse(licenseCode)
+        decide(
+            id: id, source: source, license: License.parse(licenseCode), licenseCode: licenseCode, name: name(), original: original,
+            hidden: hidden, policy: policy)
+    }
+
+    /// Decides for one photo whose licence code is already read (`License.parse`): the code's
+    /// text and the name are asked for only when the decision needs them (an unknown code; a
+    /// photo no rule before the credit excludes), which most photos of a guide that ships only
+    /// some licences never are.
+    static func decide(
+        id: Int64, source: PhotoSource, license: License?, licenseCode: @autoclosure () -> String?, name: @autoclosure () -> String?,
+        original: PixelSize?, hidden: Bool = false, policy: ShippingPolicy
+    ) -> PhotoShipping {
         var shipping = PhotoShipping(
             id: id, exclusion: nil, license: license, credit: nil, source: source, original: original)
         switch source {
@@ -54,11 +66,11 @@ public struct PhotoShipping: Sendable {
             if let license {
                 if !policy.licenses.contains(license) { shipping.exclusion = .license(license) }
             } else {
-                shipping.exclusion = .unknownLicense(licenseCode ?? "")
+                shipping.exclusion = .unknownLicense(licenseCode() ?? "")
             }
         }
         if shipping.exclusion == nil {
-            shipping.credit = license?.credit(name: name)
+            shipping.credit = license?.credit(name: name())
             if shipping.credit == nil { shipping.exclusion = .noCredit }
         }
         return shipping

@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +23,7 @@ public enum PlaceholderKind: String, Sendable, CaseIterable {
     case mediaHidden = "media-hidden"
     case stillProcessing = "attachment_defaults"
 
-    /// The path fragment that marks it.
+    /// The path fragment that marks it (each holds a `-` or `_`: `PhotoURLParser` relies on it).
     var marker: StaticString {
         switch self {
         case .copyrightInfringement: return "copyright-infringement"
@@ -88,14 +90,24 @@ public struct PhotoURL: Sendable, Equatable {
     }
 }
 
-/// Classifies photo URLs on their UTF-8 bytes, remembering the last host it saw (URLs mostly
-/// share a few hosts), so that the common case allocates nothing but the result. It runs for
-/// every photo. Not thread-safe: one per thread.
+/// Classifies photo URLs on their UTF-8 bytes, remembering the last few hosts it saw (URLs
+/// mostly share a few: the open-data bucket, the static host, Flickr's farms), so that the
+/// common case allocates nothing but the result. It runs for every photo. Not thread-safe: one
+/// per thread.
 public final class PhotoURLParser {
-    private var lastHost: [UInt8] = []
-    private var lastOrigin = ""
-    private var lastOriginCharacters = 0
-    private var lastOurs = false
+    /// A host seen: its bytes (lower case), whether it is iNaturalist's, and its origin.
+    private struct Host {
+        var bytes: [UInt8]
+        var ours: Bool
+        var origin: String
+        var originCharacters: Int
+    }
+
+    /// The hosts seen, at most `remembered` (then each new one takes the place of the one
+    /// remembered longest, `replaced`).
+    private var hosts: [Host] = []
+    private var replaced = 0
+    private static let remembered = 8
 
     public init() {}
 
@@ -136,16 +148,32 @@ public final class PhotoURLParser {
         while hostEnd < end && bytes[hostEnd] != UInt8(ascii: "/") { hostEnd += 1 }
         guard hostEnd > index else { return .unusable("URL has no host") }
         let hostBytes = UnsafeBufferPointer(rebasing: bytes[index..<hostEnd])
-        if !(hostBytes.count == lastHost.count && zip(hostBytes, lastHost).allSatisfy({ lower($0) == $1 })) {
-            lastHost = hostBytes.map(lower)
-            let host = String(decoding: lastHost, as: UTF8.self)
-            lastOurs = PhotoURL.isINaturalistHost(host)
-            lastOrigin = "https://\(host)"
-            lastOriginCharacters = lastOrigin.unicodeScalars.count
+        let slot: Int
+        if let seen = hosts.firstIndex(where: { $0.bytes.count == hostBytes.count && zip(hostBytes, $0.bytes).allSatisfy { lower($0) == $1 } }) {
+            slot = seen
+        } else {
+            let lowered = hostBytes.map(lower)
+            let name = String(decoding: lowered, as: UTF8.self)
+            let origin = "https://\(name)"
+            let host = Host(bytes: lowered, ours: PhotoURL.isINaturalistHost(name), origin: origin, originCharacters: origin.unicodeScalars.count)
+            if hosts.count < Self.remembered {
+                slot = hosts.count
+                hosts.append(host)
+            } else {
+                // The one remembered longest gives way.
+                slot = replaced
+                hosts[slot] = host
+                replaced = (replaced + 1) % Self.remembered
+            }
         }
-        guard lastOurs else { return secure ? .remote(url: original()) : .unusable("remote photo URL is not https") }
+        let host = hosts[slot]
+        guard host.ours else { return secure ? .remote(url: original()) : .unusable("remote photo URL is not https") }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
-        for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
+        // Every marker holds a `-` or `_`, which a photo's own path (`/photos/{id}/{size}.{ext}`)
+        // does not: only a path with one is searched for them.
+        if path.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) {
+            for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
+        }
 
         // …/photos/{id}/{file}: the last three slashes.
         var found = 0
@@ -186,11 +214,11 @@ public final class PhotoURLParser {
         var characters = 0
         for byte in path[0..<fileStart] where byte & 0xC0 != 0x80 { characters += 1 }
         let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0
-            && zip(hostBytes, lastHost).allSatisfy { $0 == $1 }
+            && zip(hostBytes, host.bytes).allSatisfy { $0 == $1 }
         return .inaturalist(PhotoURL(
-            origin: lastOrigin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
+            origin: host.origin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",
             id: id, tier: tier, fileExtension: hasDot ? String(decoding: path[(dot + 1)...], as: UTF8.self) : "",
-            hasDot: hasDot, sizeTokenStart: lastOriginCharacters + characters + 1, isAlreadyNormal: alreadyNormal))
+            hasDot: hasDot, sizeTokenStart: host.originCharacters + characters + 1, isAlreadyNormal: alreadyNormal))
     }
 
     private static func tier(_ token: UnsafeBufferPointer<UInt8>) -> PhotoTier? {
@@ -202,13 +230,7 @@ public final class PhotoURLParser {
     }
 
     private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
-        let count = needle.utf8CodeUnitCount
-        guard haystack.count >= count, let base = haystack.baseAddress else { return false }
-        var index = 0
-        while index + count <= haystack.count {
-            if base[index] == needle.utf8Start[0] && memcmp(base + index, needle.utf8Start, count) == 0 { return true }
-            index += 1
-        }
-        return false
+        guard haystack.count >= needle.utf8CodeUnitCount, let base = haystack.baseAddress else { return false }
+        return memmem(base, haystack.count, needle.utf8Start, needle.utf8CodeUnitCount) != nil
     }
 }
