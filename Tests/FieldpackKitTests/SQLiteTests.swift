@@ -108,6 +108,29 @@ import Testing
         #expect(try database.rows("SELECT a, b FROM t ORDER BY rowid") == [["1", "a"], [nil, nil], ["2", "b"]])
     }
 
+    /// Borrowed bytes are read where they are when the statement runs: the row keeps them after
+    /// the buffer changes, and the next row binds its own.
+    @Test func borrowedTextIsStoredAsItWasWhenTheStatementRan() throws {
+        let database = try database()
+        let insert = try database.prepare("INSERT INTO t (a, b) VALUES (?, ?)")
+        var buffer = Array("first".utf8)
+        for next in ["second", ""] {
+            try buffer.withUnsafeBytes { bytes in
+                try insert.bind(borrowing: bytes, at: 1)
+                try insert.bind(Int64(bytes.count), at: 2)
+                try insert.run()
+            }
+            // The same storage, overwritten after the row went in.
+            buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x")) }
+            buffer = Array(next.utf8)
+        }
+        try buffer.withUnsafeBytes { bytes in
+            try insert.bind(borrowing: bytes, at: 1)
+            try insert.run()
+        }
+        #expect(try database.rows("SELECT a, b, typeof(a) FROM t ORDER BY rowid") == [["first", "5", "text"], ["second", "6", "text"], ["", nil, "text"]])
+    }
+
     @Test func aStatementIsReusableAfterAFailedRun() throws {
         let database = try database(unique: true)
         let insert = try database.prepare("INSERT INTO t (a) VALUES (?)")

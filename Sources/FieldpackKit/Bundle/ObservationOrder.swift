@@ -258,7 +258,7 @@ final class ObservationOrder {
             switch tag {
             case 1: try statement.bind(Int64(bitPattern: bits), at: index + 1)
             case 2: try statement.bind(Double(bitPattern: bits), at: index + 1)
-            case 3: try statement.bind(bytes: text, at: index + 1)
+            case 3: try statement.bind(borrowing: text, at: index + 1)  // the row's buffer outlives its run
             default: try statement.bindNull(index + 1)
             }
         }

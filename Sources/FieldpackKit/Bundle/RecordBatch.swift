@@ -167,8 +167,9 @@ final class RecordBatch {
                 case 1: try statement.bind(value.payload, at: index + 1)
                 case 2: try statement.bind(Double(bitPattern: UInt64(bitPattern: value.payload)), at: index + 1)
                 case 3:
+                    // The batch holds them until the row has run.
                     try statement.bind(
-                        bytes: UnsafeRawBufferPointer(rebasing: arena[Int(value.payload)..<(Int(value.payload) + Int(value.length))]),
+                        borrowing: UnsafeRawBufferPointer(rebasing: arena[Int(value.payload)..<(Int(value.payload) + Int(value.length))]),
                         at: index + 1)
                 default: try statement.bindNull(index + 1)
                 }

@@ -117,6 +117,14 @@ public final class Statement {
             handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)))
     }
 
+    /// Binds UTF-8 bytes as text without a copy: SQLite reads them where they are, so they must
+    /// stay unchanged until the statement has run and been reset (`run()` resets it). For the
+    /// bulk loads, whose values sit in a batch until the row is in.
+    public func bind(borrowing bytes: UnsafeRawBufferPointer, at index: Int) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return try bind(bytes: bytes, at: index) }
+        try check(fp_sqlite3_bind_text_static(handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)))
+    }
+
     public func bind(_ value: JSONText?, at index: Int) throws {
         if let value { try bind(bytes: value.bytes, at: index) } else { try bindNull(index) }
     }

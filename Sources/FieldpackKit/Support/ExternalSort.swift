@@ -16,7 +16,10 @@ package final class ExternalSort<Element: BitwiseCopyable> {
     private let space: SortSpace
     private let less: (Element, Element) -> Bool
     private let runCapacity: Int
-    private var buffer: [Element] = []
+    // Appended to, and read, for every record: unchecked at run time, like `RecordBatch`'s
+    // storage (a class's stored array is otherwise checked for exclusive access at each use).
+    // Nothing takes an `inout` to them across a call.
+    @exclusivity(unchecked) private var buffer: [Element] = []
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
     private var ended = false
@@ -77,8 +80,8 @@ package final class ExternalSort<Element: BitwiseCopyable> {
         let spill: SpillFile
         let run: SpillFile.Location
         let perChunk: Int
-        private var chunk: [Element] = []
-        private var index = 0
+        @exclusivity(unchecked) private var chunk: [Element] = []
+        @exclusivity(unchecked) private var index = 0
         private var nextOffset: Int64
 
         init(spill: SpillFile, run: SpillFile.Location, perChunk: Int) {
@@ -113,13 +116,13 @@ package final class ExternalSort<Element: BitwiseCopyable> {
     /// The sorted records: `peek` is the next one, `advance()` moves past it.
     package final class Cursor {
         private let less: (Element, Element) -> Bool
-        private var memory: [Element] = []
-        private var position = 0
+        @exclusivity(unchecked) private var memory: [Element] = []
+        @exclusivity(unchecked) private var position = 0
         private var runs: [RunReader] = []
         /// Each run's next record, and the runs in a heap by it (ties: the lower run).
-        private var heads: [Element?] = []
-        private var heap = MergeHeap()
-        package private(set) var peek: Element? = nil
+        @exclusivity(unchecked) private var heads: [Element?] = []
+        @exclusivity(unchecked) private var heap = MergeHeap()
+        @exclusivity(unchecked) package private(set) var peek: Element? = nil
 
         init(memory: [Element], less: @escaping (Element, Element) -> Bool) {
             self.memory = memory
