@@ -166,17 +166,33 @@ struct OpenDataRow {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         keyOnly = false
-        guard let base = line.baseAddress else { return false }
+        guard line.baseAddress != nil else { return false }
         var start = 0
         for field in 0..<count {
-            let tab = start < line.count ? memchr(base + start, 0x09, line.count - start) : nil
-            let end = tab.map { UnsafeRawPointer($0) - base } ?? line.count
+            let end = Self.tab(in: line, from: start)
             starts[field] = start
             ends[field] = end
-            if tab == nil { return field == count - 1 }
+            if end == line.count { return field == count - 1 }
             start = end + 1
         }
         return true
+    }
+
+    /// Where the first tab at or after `start` is in `line` (`line.count`: none), eight bytes at
+    /// a time: most fields are a few bytes, too short for a `memchr` call to pay for itself.
+    @inline(__always)
+    static func tab(in line: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var index = start
+        while index + 8 <= line.count {
+            let flags = WordBytes.equal(to: 0x09, WordBytes.load(line, at: index))
+            if flags != 0 { return index + WordBytes.firstFlagged(flags) }
+            index += 8
+        }
+        while index < line.count {
+            if line[index] == 0x09 { return index }
+            index += 1
+        }
+        return line.count
     }
 
     /// The id and the valid ancestry of a taxa row that `write` would write; nil for a row it
@@ -209,14 +225,14 @@ struct OpenDataRow {
     /// give one, which at worst keeps another row of that id (see `ExportLinkPruning.Singles`).
     func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .photos)
-        guard let base = line.baseAddress else { return nil }
+        guard line.baseAddress != nil else { return nil }
         var start = 0
         for _ in 0..<columns.photoID {
-            guard start < line.count, let tab = memchr(base + start, 0x09, line.count - start) else { return nil }
-            start = UnsafeRawPointer(tab) - base + 1
+            let tab = Self.tab(in: line, from: start)
+            guard tab < line.count else { return nil }
+            start = tab + 1
         }
-        let end = start < line.count ? memchr(base + start, 0x09, line.count - start).map { UnsafeRawPointer($0) - base } ?? line.count : line.count
-        return Self.positiveID(UnsafeRawBufferPointer(rebasing: line[start..<end]))
+        return Self.positiveID(UnsafeRawBufferPointer(rebasing: line[start..<Self.tab(in: line, from: start)]))
     }
 
     /// Splits `line` on tabs into the fields the columns read.
@@ -226,17 +242,19 @@ struct OpenDataRow {
         var field = 0
         var start = 0
         let count = line.count
-        while true {
-            let rest = count - start
-            let tab = rest > 0 ? memchr(line.baseAddress! + start, 0x09, rest) : nil
-            let end = tab.map { UnsafeRawPointer($0) - line.baseAddress! } ?? count
-            if field < starts.count {
-                starts[field] = start
-                ends[field] = end
+        starts.withUnsafeMutableBufferPointer { starts in
+            ends.withUnsafeMutableBufferPointer { ends in
+                while true {
+                    let end = Self.tab(in: line, from: start)
+                    if field < starts.count {
+                        starts[field] = start
+                        ends[field] = end
+                    }
+                    field += 1
+                    guard end < count else { break }
+                    start = end + 1
+                }
             }
-            field += 1
-            guard tab != nil else { break }
-            start = end + 1
         }
         keyOnly = false
         if field != header.fieldCount {
