@@ -8,10 +8,6 @@
 /// _GNU_SOURCE, and the module is built without it. The flags are the kernel's ABI values.
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
-/// glibc's memmem(3) (a GNU extension, undeclared for the same reason): where `needle` first
-/// occurs in `haystack`, NULL if nowhere.
-extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
-
 /// Swaps two existing paths in one step: neither is ever absent.
 static inline int fp_rename_exchange(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);

@@ -6,8 +6,9 @@
 static inline int fp_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
 }
-/// SQLITE_STATIC, the same: SQLite reads the bound bytes where they are, so they must stay
-/// unchanged until the statement is reset (or the parameter bound again).
+/// SQLITE_STATIC, the same: SQLite reads the bound bytes where they are, so they must stay valid
+/// and unchanged until the parameter is bound again, the bindings are cleared
+/// (sqlite3_clear_bindings; sqlite3_reset alone keeps them) or the statement is finalized.
 static inline int fp_sqlite3_bind_text_static(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_STATIC);
 }

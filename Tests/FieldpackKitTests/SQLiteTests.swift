@@ -108,27 +108,35 @@ import Testing
         #expect(try database.rows("SELECT a, b FROM t ORDER BY rowid") == [["1", "a"], [nil, nil], ["2", "b"]])
     }
 
-    /// Borrowed bytes are read where they are when the statement runs: the row keeps them after
-    /// the buffer changes, and the next row binds its own.
-    @Test func borrowedTextIsStoredAsItWasWhenTheStatementRan() throws {
+    /// Borrowed bytes are read where they are when the statement steps, not when bound (what
+    /// saves the copy), and `run(binding:)` clears them afterwards, after a failed bind too: the
+    /// next run with nothing bound there stores NULL, never the bytes of a buffer gone by then.
+    @Test func borrowedTextIsReadWhenTheStatementRunsAndClearedAfter() throws {
+        struct Refused: Error {}
         let database = try database()
         let insert = try database.prepare("INSERT INTO t (a, b) VALUES (?, ?)")
         var buffer = Array("first".utf8)
-        for next in ["second", ""] {
-            try buffer.withUnsafeBytes { bytes in
-                try insert.bind(borrowing: bytes, at: 1)
-                try insert.bind(Int64(bytes.count), at: 2)
-                try insert.run()
+        try buffer.withUnsafeMutableBytes { bytes in
+            try insert.run {
+                try insert.bind(borrowing: UnsafeRawBufferPointer(bytes), at: 1)
+                try insert.bind(Int64(1), at: 2)
+                // Changed after the bind, before the run: the row takes what is there then.
+                bytes.copyBytes(from: "FIRST".utf8)
             }
-            // The same storage, overwritten after the row went in.
-            buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x")) }
-            buffer = Array(next.utf8)
         }
-        try buffer.withUnsafeBytes { bytes in
-            try insert.bind(borrowing: bytes, at: 1)
-            try insert.run()
+        try insert.run { try insert.bind(Int64(2), at: 2) }
+        buffer = Array("third".utf8)
+        #expect(throws: Refused.self) {
+            try buffer.withUnsafeBytes { bytes in
+                try insert.run {
+                    try insert.bind(borrowing: bytes, at: 1)
+                    throw Refused()
+                }
+            }
         }
-        #expect(try database.rows("SELECT a, b, typeof(a) FROM t ORDER BY rowid") == [["first", "5", "text"], ["second", "6", "text"], ["", nil, "text"]])
+        try insert.run { try insert.bind(Int64(3), at: 2) }
+        #expect(try database.rows("SELECT a, b, typeof(a) FROM t ORDER BY rowid")
+            == [["FIRST", "1", "text"], [nil, "2", "null"], [nil, "3", "null"]])
     }
 
     @Test func aStatementIsReusableAfterAFailedRun() throws {

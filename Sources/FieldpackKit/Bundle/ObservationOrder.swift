@@ -212,8 +212,7 @@ final class ObservationOrder {
                 "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
         }
         do {
-            try Self.bind(row, to: statement)
-            try statement.run()
+            try statement.run { try Self.bind(row, to: statement) }
         } catch let error as SQLiteError {
             throw error.inserting(Self.values(of: row), from: path, line: Int(line))
         }

@@ -157,21 +157,24 @@ final class RecordBatch {
         }
     }
 
-    /// Binds row `row`'s values to `statement` (parameters 1…n).
-    func bind(_ row: Row, to statement: Statement) throws {
+    /// Runs `statement` with row `row`'s values (parameters 1…n). Texts are bound where the
+    /// arena holds them, not copied (`Statement.bind(borrowing:at:)`): the statement runs, and
+    /// its bindings are cleared, while the arena's bytes are in reach.
+    func run(_ row: Row, with statement: Statement) throws {
         precondition(Int(row.count) == statement.parameterCount, "a \(row.table) row binds \(row.count) of \(statement.parameterCount) parameters")
         try arena.withUnsafeBytes { arena in
-            for index in 0..<Int(row.count) {
-                let value = values[Int(row.first) + index]
-                switch value.tag {
-                case 1: try statement.bind(value.payload, at: index + 1)
-                case 2: try statement.bind(Double(bitPattern: UInt64(bitPattern: value.payload)), at: index + 1)
-                case 3:
-                    // The batch holds them until the row has run.
-                    try statement.bind(
-                        borrowing: UnsafeRawBufferPointer(rebasing: arena[Int(value.payload)..<(Int(value.payload) + Int(value.length))]),
-                        at: index + 1)
-                default: try statement.bindNull(index + 1)
+            try statement.run {
+                for index in 0..<Int(row.count) {
+                    let value = values[Int(row.first) + index]
+                    switch value.tag {
+                    case 1: try statement.bind(value.payload, at: index + 1)
+                    case 2: try statement.bind(Double(bitPattern: UInt64(bitPattern: value.payload)), at: index + 1)
+                    case 3:
+                        try statement.bind(
+                            borrowing: UnsafeRawBufferPointer(rebasing: arena[Int(value.payload)..<(Int(value.payload) + Int(value.length))]),
+                            at: index + 1)
+                    default: try statement.bindNull(index + 1)
+                    }
                 }
             }
         }

@@ -109,8 +109,7 @@ final class RecordLoader {
                 }
                 let statement = statements[row.table]!
                 do {
-                    try batch.bind(row, to: statement)
-                    try statement.run()
+                    try batch.run(row, with: statement)
                 } catch let error as SQLiteError {
                     throw error.inserting(batch.values(of: row), from: path, line: row.line > 0 ? Int(row.line) : nil)
                 }

@@ -10,23 +10,16 @@ public struct CostReport: Sendable {
     public var assumedDimensions = 0
     /// Photos excluded, by reason (`PhotoShipping.Exclusion.key`).
     public var excluded: [String: Int] {
-        get {
-            var all = excludedOtherwise
-            for license in License.allCases where excludedByLicense[license.ordinal] > 0 {
-                all[PhotoShipping.Exclusion.license(license).key, default: 0] += excludedByLicense[license.ordinal]
-            }
-            return all
+        var all = excludedOtherwise
+        for license in License.allCases where excludedByLicense[license.ordinal] > 0 {
+            all[PhotoShipping.Exclusion.license(license).key, default: 0] += excludedByLicense[license.ordinal]
         }
-        set {
-            excludedOtherwise = newValue
-            excludedByLicense = Self.noLicenseCounts
-        }
+        return all
     }
     /// The exclusions by licence, the most common reason, counted per licence (`License.ordinal`)
     /// rather than under a key spelt for each photo; the others by key.
-    private var excludedByLicense = Self.noLicenseCounts
+    private var excludedByLicense = [Int](repeating: 0, count: License.allCases.count)
     private var excludedOtherwise: [String: Int] = [:]
-    private static let noLicenseCounts = [Int](repeating: 0, count: License.allCases.count)
     public let targets: [DisplayTarget]
     public let budget: Int
     /// The model the costs use: the pipeline's, with any fitted download figures applied.

@@ -18,38 +18,18 @@ public enum License: String, CaseIterable, Sendable {
     /// Letters compare in ASCII case only: no other character lower-cases to one of the codes'.
     static func parse(_ code: JSONText?) -> License? {
         guard let code, !code.isEmpty else { return .allRightsReserved }
-        switch code.count {
-        case 2: return code.equalsIgnoringASCIICase("pd") ? .pd : nil
-        case 3: return code.equalsIgnoringASCIICase("cc0") ? .cc0 : nil
-        case 4: return code.equalsIgnoringASCIICase("gfdl") ? .gfdl : nil
-        case 5: return code.equalsIgnoringASCIICase("cc-by") ? .ccBy : nil
-        case 8:
-            if code.equalsIgnoringASCIICase("cc-by-sa") { return .ccBySa }
-            if code.equalsIgnoringASCIICase("cc-by-nd") { return .ccByNd }
-            return code.equalsIgnoringASCIICase("cc-by-nc") ? .ccByNc : nil
-        case 11:
-            if code.equalsIgnoringASCIICase("cc-by-nc-sa") { return .ccByNcSa }
-            return code.equalsIgnoringASCIICase("cc-by-nc-nd") ? .ccByNcNd : nil
-        case 19: return code.equalsIgnoringASCIICase("all-rights-reserved") ? .allRightsReserved : nil
-        default: return nil
+        for (bytes, license) in codes where bytes.count == code.count {
+            let own = code.start.assumingMemoryBound(to: UInt8.self)
+            if bytes.indices.allSatisfy({ (own[$0] >= 0x41 && own[$0] <= 0x5A ? own[$0] | 0x20 : own[$0]) == bytes[$0] }) { return license }
         }
+        return nil
     }
 
+    /// Each licence's code as bytes, for `parse(_:)` on bytes.
+    private static let codes: [(bytes: [UInt8], license: License)] = allCases.map { (Array($0.rawValue.utf8), $0) }
+
     /// The case's place in `allCases` (for counts kept per licence).
-    var ordinal: Int {
-        switch self {
-        case .cc0: return 0
-        case .pd: return 1
-        case .ccBy: return 2
-        case .ccBySa: return 3
-        case .ccByNd: return 4
-        case .ccByNc: return 5
-        case .ccByNcSa: return 6
-        case .ccByNcNd: return 7
-        case .gfdl: return 8
-        case .allRightsReserved: return 9
-        }
-    }
+    var ordinal: Int { Self.allCases.firstIndex(of: self)! }
 
     /// The app sells content: by default only licences that allow commercial use ship.
     public static let commercialDefault: Set<License> = [.cc0, .pd, .ccBy, .ccBySa]

@@ -1,5 +1,3 @@
-import CLinux
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -170,7 +168,7 @@ public final class PhotoURLParser {
         guard host.ours else { return secure ? .remote(url: original()) : .unusable("remote photo URL is not https") }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
         // Every marker holds a `-` or `_`, which a photo's own path (`/photos/{id}/{size}.{ext}`)
-        // does not: only a path with one is searched for them.
+        // does not: only a path with one is searched for them (a search per marker).
         if path.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) {
             for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
         }
@@ -230,7 +228,6 @@ public final class PhotoURLParser {
     }
 
     private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
-        guard haystack.count >= needle.utf8CodeUnitCount, let base = haystack.baseAddress else { return false }
-        return memmem(base, haystack.count, needle.utf8Start, needle.utf8CodeUnitCount) != nil
+        firstOffset(of: needle, in: UnsafeRawBufferPointer(haystack)) != nil
     }
 }

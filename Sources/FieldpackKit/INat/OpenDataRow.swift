@@ -166,7 +166,6 @@ struct OpenDataRow {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         keyOnly = false
-        guard line.baseAddress != nil else { return false }
         var start = 0
         for field in 0..<count {
             let end = Self.tab(in: line, from: start)
@@ -225,7 +224,6 @@ struct OpenDataRow {
     /// give one, which at worst keeps another row of that id (see `ExportLinkPruning.Singles`).
     func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .photos)
-        guard line.baseAddress != nil else { return nil }
         var start = 0
         for _ in 0..<columns.photoID {
             let tab = Self.tab(in: line, from: start)

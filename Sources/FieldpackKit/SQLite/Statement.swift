@@ -56,6 +56,19 @@ public final class Statement {
         throw database.error(status, sql: sql)
     }
 
+    /// Binds with `bind`, then runs; the statement is reset and its bindings cleared whatever
+    /// happens, a failed bind included, so no borrowed bytes (`bind(borrowing:at:)`) stay bound
+    /// past the call.
+    public func run(binding bind: () throws -> Void) throws {
+        do {
+            try bind()
+        } catch {
+            reset()
+            throw error
+        }
+        try run()
+    }
+
     /// Runs a statement that returns no rows, then resets it for reuse.
     public func run() throws {
         defer { reset() }
@@ -117,9 +130,10 @@ public final class Statement {
             handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)))
     }
 
-    /// Binds UTF-8 bytes as text without a copy: SQLite reads them where they are, so they must
-    /// stay unchanged until the statement has run and been reset (`run()` resets it). For the
-    /// bulk loads, whose values sit in a batch until the row is in.
+    /// Binds UTF-8 bytes as text without a copy: SQLite reads them where they are, when the
+    /// statement steps, so they must stay valid and unchanged until its bindings are cleared
+    /// (`reset()`, which `run()` ends with). Bind them inside `run(binding:)`, in the scope that
+    /// keeps them: for the bulk loads, whose values sit in a batch until the row is in.
     public func bind(borrowing bytes: UnsafeRawBufferPointer, at index: Int) throws {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return try bind(bytes: bytes, at: index) }
         try check(fp_sqlite3_bind_text_static(handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count)))

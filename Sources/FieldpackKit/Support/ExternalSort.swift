@@ -18,7 +18,8 @@ package final class ExternalSort<Element: BitwiseCopyable> {
     private let runCapacity: Int
     // Appended to, and read, for every record: unchecked at run time, like `RecordBatch`'s
     // storage (a class's stored array is otherwise checked for exclusive access at each use).
-    // Nothing takes an `inout` to them across a call.
+    // The one long access, the in-place sort of `buffer` (and, in `Cursor`, the heap's while it
+    // orders `heads`), calls `less`, which touches neither.
     @exclusivity(unchecked) private var buffer: [Element] = []
     private var spill: SpillFile? = nil
     private var runs: [SpillFile.Location] = []
