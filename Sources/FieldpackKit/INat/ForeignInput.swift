@@ -55,15 +55,9 @@ enum ForeignInput {
         // first 64 KiB was about 1% of ingest's CPU).
         var controls = 0
         var index = 0
-        while index < bytes.count {
-            if index + 8 <= bytes.count {
-                let flagged = WordBytes.controls(WordBytes.load(bytes, at: index))
-                if flagged == 0 {
-                    index += 8
-                    continue
-                }
-                index += WordBytes.firstFlagged(flagged)
-            }
+        while true {
+            index = WordBytes.skipUnflagged(in: bytes, from: index, by: WordBytes.controls)
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == 0 { return "binary data" }
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C { controls += 1 }

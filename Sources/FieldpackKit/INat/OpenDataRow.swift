@@ -181,12 +181,7 @@ struct OpenDataRow {
     /// a time: most fields are a few bytes, too short for a `memchr` call to pay for itself.
     @inline(__always)
     static func tab(in line: UnsafeRawBufferPointer, from start: Int) -> Int {
-        var index = start
-        while index + 8 <= line.count {
-            let flags = WordBytes.equal(to: 0x09, WordBytes.load(line, at: index))
-            if flags != 0 { return index + WordBytes.firstFlagged(flags) }
-            index += 8
-        }
+        var index = WordBytes.skipUnflagged(in: line, from: start) { WordBytes.equal(to: 0x09, $0) }
         while index < line.count {
             if line[index] == 0x09 { return index }
             index += 1

@@ -253,15 +253,9 @@ public struct JSONWriter {
     /// rarely hold such a byte (the byte loop was 3.5% of ingest's CPU).
     @inline(__always)
     static func firstToEscape(in value: UnsafeRawBufferPointer, from start: Int) -> Int {
-        var index = start
-        while index + 8 <= value.count {
-            let word = WordBytes.load(value, at: index)
-            let found = WordBytes.controls(word) | WordBytes.equal(to: UInt8(ascii: "\""), word)
-                | WordBytes.equal(to: UInt8(ascii: "\\"), word)
-            if found != 0 { return index + WordBytes.firstFlagged(found) }
-            index += 8
+        WordBytes.skipUnflagged(in: value, from: start) { word in
+            WordBytes.controls(word) | WordBytes.equal(to: UInt8(ascii: "\""), word) | WordBytes.equal(to: UInt8(ascii: "\\"), word)
         }
-        return index
     }
 
     private mutating func appendEscaped(_ value: UnsafeRawBufferPointer) {

@@ -30,4 +30,18 @@ enum WordBytes {
     static func firstFlagged(_ flags: UInt64) -> Int {
         flags.trailingZeroBitCount / 8
     }
+
+    /// Reads `bytes` from `start` eight at a time while `test` flags none of them: the offset
+    /// of the first flagged byte exactly, or where fewer than eight bytes are left (the caller's
+    /// byte loop reads on from there). The one word loop of the searches built on these tests.
+    @inline(__always)
+    static func skipUnflagged(in bytes: UnsafeRawBufferPointer, from start: Int, by test: (UInt64) -> UInt64) -> Int {
+        var index = start
+        while index + 8 <= bytes.count {
+            let flags = test(load(bytes, at: index))
+            if flags != 0 { return index + firstFlagged(flags) }
+            index += 8
+        }
+        return index
+    }
 }
