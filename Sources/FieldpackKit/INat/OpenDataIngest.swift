@@ -80,7 +80,7 @@ extension FileIngest {
                     + "its rows rank below every dated copy of the same records"))
         }
         if first { _ = try reader.next() }  // the header (a later byte range starts past it)
-        var row = OpenDataRow(header: header, seen: seen)
+        let row = OpenDataRow(header: header, seen: seen)
         // A taxa or observers table too, when ingest leaves out the taxa and users no kept row
         // needs (`ExportParents`): the first range of one such table counts them for the job.
         if prunable, let linkPruning, header.table == .photos || header.table == .observations || linkPruning.parents != nil {

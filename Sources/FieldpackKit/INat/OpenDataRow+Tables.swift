@@ -9,15 +9,15 @@ extension OpenDataRow {
     ///   file names the table (`naming`).
     static func forEachRow(
         in path: String, range: Range<Int>? = nil, header: OpenDataTable.Header, seen: Int64?,
-        _ body: (inout OpenDataRow, UnsafeRawBufferPointer) throws -> Bool
+        _ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         do {
             let reader = try range.map { try ByteRangeLines.reader(path: path, range: $0) }
                 ?? LineReader(source: try openInput(path, hashing: false).source)
-            var row = OpenDataRow(header: header, seen: seen)
+            let row = OpenDataRow(header: header, seen: seen)
             while let line = try reader.next() {
                 guard line.number > 1, let bytes = rowBytes(line, of: reader) else { continue }
-                if try !body(&row, bytes) { return }
+                if try !body(row, bytes) { return }
             }
         } catch {
             throw naming(error, path: path)

@@ -24,37 +24,40 @@ import Glibc
 ///   and every input is an export table, only the taxa and users a kept row may need are
 ///   written; the others are counted (`ExportParents`, `countsParents`).
 ///
-/// Not thread-safe: one per table being read.
-struct OpenDataRow {
+/// Not thread-safe: one per table being read. A class: as a struct of 320 bytes, it was copied
+/// whole for each of a row's checks (`perf`: a `memcpy` of the row per call). Its stored
+/// properties skip the runtime's exclusivity checks (`@exclusivity(unchecked)`), which then
+/// cost a third of ingest's CPU: one reader uses it, one call at a time.
+final class OpenDataRow {
     let header: OpenDataTable.Header
     let seen: Int64?
     /// The parts dropped from the last row written.
-    private(set) var dropped: [RecordError] = []
-    private var starts: [Int]
-    private var ends: [Int]
-    private var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-    private var url: [UInt8] = []
+    @exclusivity(unchecked) private(set) var dropped: [RecordError] = []
+    @exclusivity(unchecked) private var starts: [Int]
+    @exclusivity(unchecked) private var ends: [Int]
+    @exclusivity(unchecked) private var bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) private var url: [UInt8] = []
     private let columns: Columns
     /// The row's fields cannot be placed: only its key (field 0) is read.
-    private var keyOnly = false
+    @exclusivity(unchecked) private var keyOnly = false
     /// When ingest prunes (`ExportLinkPruning`), an observations table's rows the selection's
     /// dedupe rules remove are marked (or, with no other row, counted instead), and a photos
     /// table's links to them are not written (nor, with no other row, the photo); nil: every row
     /// is written as it is.
-    var pruning: ExportLinkPruning? = nil
+    @exclusivity(unchecked) var pruning: ExportLinkPruning? = nil
     /// The links not written because `pruning` says their observation is removed.
-    private(set) var prunedLinks = 0
+    @exclusivity(unchecked) private(set) var prunedLinks = 0
     /// The rows not written at all (`ExportLinkPruning.Singles`): removed observations by rule
     /// (and the newest date of them), and unselected photos.
-    private var leftOutObservations: [String: Int] = [:]
-    private var leftOutSeen: Int64? = nil
-    private var leftOutPhotos = 0
+    @exclusivity(unchecked) private var leftOutObservations: [String: Int] = [:]
+    @exclusivity(unchecked) private var leftOutSeen: Int64? = nil
+    @exclusivity(unchecked) private var leftOutPhotos = 0
     /// Whether this row reader's table range counts the taxa and users ingest leaves out
     /// (`ExportParents.countingInput`): one range of the whole job does.
-    var countsParents = false
+    @exclusivity(unchecked) var countsParents = false
     /// The taxa and observers rows not written (`ExportParents`): counted by id once for the
     /// whole job in `leftOut`, by row here for ingest's summary.
-    private(set) var leftOutParentRows = 0
+    @exclusivity(unchecked) private(set) var leftOutParentRows = 0
 
     /// Each column's field index (-1: an optional column the header lacks).
     private struct Columns {
@@ -115,7 +118,7 @@ struct OpenDataRow {
     /// `"<source><number>"` (spelt only for a row that writes a record).
     ///
     /// - Throws: when the row has no identity (the caller discards what was written).
-    mutating func write(_ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    func write(_ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
         try split(line)
         let source = Source(prefix: source, line: number)
         switch header.table {
@@ -136,7 +139,7 @@ struct OpenDataRow {
     /// The uuid of an observations row that `write` would write, and whether the rules keep it
     /// (`ExportRules.removingRule`), judged on the very values its record gets; nil for a row it
     /// rejects (see `ExportLinkPruning`).
-    mutating func observationKey(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (ObservationUUID, keeps: Bool)? {
+    func observationKey(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (ObservationUUID, keeps: Bool)? {
         precondition(header.table == .observations)
         guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
         return (uuid, rules.removingRule(record) == nil)
@@ -144,7 +147,7 @@ struct OpenDataRow {
 
     /// The observer and taxon of the observations row `observationKey` last judged, as `write`
     /// writes them (nil: none, or unusable).
-    mutating func observationParents() -> (user: Int64?, taxon: Int64?) {
+    func observationParents() -> (user: Int64?, taxon: Int64?) {
         precondition(header.table == .observations)
         return (positiveID(columns.observerID, "observer_id"), positiveID(columns.taxonID, "taxon_id"))
     }
@@ -153,7 +156,7 @@ struct OpenDataRow {
     /// row it rejects for its field count or its id (see `ExportParents`).
     /// Only the fields up to the last of those are split: a row `write` rejects for its field
     /// count may give them, which at worst writes a user no row needs.
-    mutating func photoParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, observation: ObservationUUID?, observer: Int64?)? {
+    func photoParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, observation: ObservationUUID?, observer: Int64?)? {
         precondition(header.table == .photos)
         let c = columns
         guard splitPrefix(line, fields: max(c.photoID, c.observationUUID, c.observerID) + 1), let id = id(c.photoID) else { return nil }
@@ -162,7 +165,7 @@ struct OpenDataRow {
 
     /// Splits the first `count` fields of `line` (false when it has fewer), for the readers
     /// before ingest that need a few leading columns of every row.
-    private mutating func splitPrefix(_ line: UnsafeRawBufferPointer, fields count: Int) -> Bool {
+    private func splitPrefix(_ line: UnsafeRawBufferPointer, fields count: Int) -> Bool {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         keyOnly = false
@@ -191,14 +194,14 @@ struct OpenDataRow {
 
     /// The id and the valid ancestry of a taxa row that `write` would write; nil for a row it
     /// rejects (see `ExportParents`).
-    mutating func taxonParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, ancestry: String?)? {
+    func taxonParents(_ line: UnsafeRawBufferPointer) -> (id: Int64, ancestry: String?)? {
         precondition(header.table == .taxa)
         guard (try? split(line)) != nil, let record = try? taxonRecord() else { return nil }
         return (record.id, record.ancestry)
     }
 
     /// The id of an observers row that `write` would write; nil for a row it rejects.
-    mutating func observerID(_ line: UnsafeRawBufferPointer) -> Int64? {
+    func observerID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .observers)
         guard (try? split(line)) != nil else { return nil }
         return id(columns.observerID)
@@ -206,7 +209,7 @@ struct OpenDataRow {
 
     /// The id of a taxa row that `write` would write, and whether `rule` keeps that taxon, judged
     /// on the ancestry and rank its record gets; nil for a row it rejects (see `ExportTaxa`).
-    mutating func taxonDecision(_ line: UnsafeRawBufferPointer, by rule: TaxonRule) -> (id: Int64, keeps: Bool)? {
+    func taxonDecision(_ line: UnsafeRawBufferPointer, by rule: TaxonRule) -> (id: Int64, keeps: Bool)? {
         precondition(header.table == .taxa)
         guard (try? split(line)) != nil, let record = try? taxonRecord() else { return nil }
         let rank = record.rank?.bytes
@@ -229,7 +232,7 @@ struct OpenDataRow {
     }
 
     /// Splits `line` on tabs into the fields the columns read.
-    private mutating func split(_ line: UnsafeRawBufferPointer) throws(RecordError) {
+    private func split(_ line: UnsafeRawBufferPointer) throws(RecordError) {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         var field = 0
@@ -265,7 +268,7 @@ struct OpenDataRow {
 
     // MARK: Tables
 
-    private mutating func observation(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+    private func observation(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         var (uuid, record) = try observationRecord()
         extractor.counts.observations += 1
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
@@ -301,7 +304,7 @@ struct OpenDataRow {
 
     /// The observation record of the split row (valid while its line is); without `full`, only
     /// its uuid and the values the selection's rules read (`ObservedValues(export:)`, the taxon).
-    private mutating func observationRecord(full: Bool = true) throws(RecordError) -> (ObservationUUID, ObservationRecord) {
+    private func observationRecord(full: Bool = true) throws(RecordError) -> (ObservationUUID, ObservationRecord) {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")
         guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
@@ -333,7 +336,7 @@ struct OpenDataRow {
         return (uuid, record)
     }
 
-    private mutating func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+    private func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let c = columns
         guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
         let fileExtension = field(c.fileExtension)
@@ -391,7 +394,7 @@ struct OpenDataRow {
         links.encode(into: &extractor.out, source: source.text)
     }
 
-    private mutating func taxon(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+    private func taxon(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let record = try taxonRecord()
         extractor.counts.taxa += 1
         // Its checks made (its findings are the same), a taxon the selection cannot keep is not written.
@@ -403,7 +406,7 @@ struct OpenDataRow {
     }
 
     /// The taxon record of the split row.
-    private mutating func taxonRecord() throws(RecordError) -> TaxonRecord {
+    private func taxonRecord() throws(RecordError) -> TaxonRecord {
         let c = columns
         guard let id = id(c.taxonID) else { throw keyError(c.taxonID, "taxon_id", expected: "a positive integer id") }
         guard let name = UserRecord.usableName(text(c.name, "name")) else {
@@ -432,7 +435,7 @@ struct OpenDataRow {
         return record
     }
 
-    private mutating func observer(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+    private func observer(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let c = columns
         guard let id = id(c.observerID) else { throw keyError(c.observerID, "observer_id", expected: "a positive integer id") }
         var record = UserRecord(id: id)
@@ -458,7 +461,7 @@ struct OpenDataRow {
     }
 
     /// A text field: nil when empty; dropped (noted) when it is not UTF-8.
-    private mutating func text(_ index: Int, _ name: String) -> JSONText? {
+    private func text(_ index: Int, _ name: String) -> JSONText? {
         let value = field(index)
         guard !value.isEmpty else { return nil }
         guard isWellFormedUTF8(value) else {
@@ -483,7 +486,7 @@ struct OpenDataRow {
     }
 
     /// A positive integer field that is not the key: nil when empty; dropped (noted) when unusable.
-    private mutating func positiveID(_ index: Int, _ name: String) -> Int64? {
+    private func positiveID(_ index: Int, _ name: String) -> Int64? {
         let value = field(index)
         guard !value.isEmpty else { return nil }
         if let id = id(index) { return id }
@@ -491,14 +494,14 @@ struct OpenDataRow {
         return nil
     }
 
-    private mutating func nonNegative(_ index: Int, _ name: String) -> Int64? {
+    private func nonNegative(_ index: Int, _ name: String) -> Int64? {
         let value = field(index)
         if value.elementsEqual("0".utf8) { return 0 }
         return positiveID(index, name)
     }
 
     /// A decimal number within ±`limit`: nil when empty; dropped (noted) when unusable.
-    private mutating func number(_ index: Int, _ name: String, limit: Double) -> Double? {
+    private func number(_ index: Int, _ name: String, limit: Double) -> Double? {
         let value = field(index)
         guard !value.isEmpty else { return nil }
         if let number = Fields.decimal(value), number.isFinite, abs(number) <= limit { return number }
@@ -506,7 +509,7 @@ struct OpenDataRow {
         return nil
     }
 
-    private mutating func drop(_ field: String, _ reason: String) {
+    private func drop(_ field: String, _ reason: String) {
         dropped.append(RecordError(at: field, "\(field) \(reason); dropped \(field)"))
     }
 
