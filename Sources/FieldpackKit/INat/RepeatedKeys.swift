@@ -16,12 +16,13 @@ import Synchronization
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
 /// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
-/// read); then the repeated keys, at most `maximumRepeatedBytes` in all. A partition with more
-/// repeated keys than its share of that (two exports of different dates as inputs repeat every
-/// uuid), or with too many keys (its tables held far more rows than their sizes promised), keeps
-/// none and answers "may repeat" for every key (`counts.wholePartitions`): those rows are
-/// written, as without pruning, and the output is the same. The partitions are read back one at
-/// a time (the spill file is shared) and sorted side by side.
+/// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of 1 MiB
+/// in front of them. A partition with more repeated keys than its share of that (two exports of
+/// different dates as inputs repeat every uuid), or with too many keys (its tables held far more
+/// rows than their sizes promised), keeps none and answers "may repeat" for every key
+/// (`counts.wholePartitions`): those rows are written, as without pruning, and the output is the
+/// same. The partitions are read back one at a time (the spill file is shared) and sorted side
+/// by side.
 final class RepeatedKeys: Sendable {
     /// Each partition's repeated keys, sorted; nil: any key of the partition may repeat.
     private let repeated: [[UInt64]?]
@@ -33,15 +34,31 @@ final class RepeatedKeys: Sendable {
     /// A partition of more keys than this is not read back (any of its keys may repeat).
     static let partitionLimit = 4 * partitionKeys
 
+    /// A bit per value of a key's low `filterBits` bits, set for each repeated key's (1 MiB): most
+    /// keys repeat not, and most of those are told so by one bit instead of a binary search of
+    /// their partition's repeated keys (which was 5% of ingest's CPU on the benchmark's export).
+    private let filter: [UInt64]
+    private static let filterBits = 23
+
     fileprivate init(repeated: [[UInt64]?], shift: UInt64) {
         self.repeated = repeated
         self.shift = shift
+        var filter = [UInt64](repeating: 0, count: 1 << (Self.filterBits - 6))
+        for keys in repeated {
+            for key in keys ?? [] {
+                let bit = Int(truncatingIfNeeded: key) & (1 << Self.filterBits - 1)
+                filter[bit >> 6] |= 1 << UInt64(bit & 63)
+            }
+        }
+        self.filter = filter
     }
 
     /// False only for a key added at most once.
     @inline(__always)
     func mayRepeat(_ key: UInt64) -> Bool {
         guard let keys = repeated[Int(key >> shift)] else { return true }
+        let bit = Int(truncatingIfNeeded: key) & (1 << Self.filterBits - 1)
+        guard filter.withUnsafeBufferPointer({ $0[bit >> 6] }) & (1 << UInt64(bit & 63)) != 0 else { return false }
         return keys.withUnsafeBufferPointer { $0.sortedIndex(of: key) } != nil
     }
 
