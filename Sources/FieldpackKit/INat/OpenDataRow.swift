@@ -25,9 +25,10 @@ import Glibc
 ///   written; the others are counted (`ExportParents`, `countsParents`).
 ///
 /// Not thread-safe: one per table being read. A class: as a struct of 320 bytes, it was copied
-/// whole for each of a row's checks (`perf`: a `memcpy` of the row per call). Its stored
-/// properties skip the runtime's exclusivity checks (`@exclusivity(unchecked)`), which then
-/// cost a third of ingest's CPU: one reader uses it, one call at a time.
+/// whole for each of a row's checks (`perf`: a `memcpy` of the row per call). The stored
+/// properties touched for every row skip the runtime's exclusivity checks
+/// (`@exclusivity(unchecked)`): as a class with them, ingest took a third more CPU than as the
+/// struct. One reader uses it, one call at a time.
 final class OpenDataRow {
     let header: OpenDataTable.Header
     let seen: Int64?
@@ -54,7 +55,7 @@ final class OpenDataRow {
     @exclusivity(unchecked) private var leftOutPhotos = 0
     /// Whether this row reader's table range counts the taxa and users ingest leaves out
     /// (`ExportParents.countingInput`): one range of the whole job does.
-    @exclusivity(unchecked) var countsParents = false
+    var countsParents = false
     /// The taxa and observers rows not written (`ExportParents`): counted by id once for the
     /// whole job in `leftOut`, by row here for ingest's summary.
     @exclusivity(unchecked) private(set) var leftOutParentRows = 0

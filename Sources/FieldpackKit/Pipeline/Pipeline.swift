@@ -25,7 +25,8 @@ public struct Pipeline: Sendable {
     /// the export's `.tar.gz` and `inaturalist-open-data-YYYYMMDD` names carry their own.
     public var openDataDate: Int64? = nil
     /// The most memory ingest may keep for the keys that repeat (`repeat_filter_bytes`, a name
-    /// from when Bloom filters did this; see `ExportLinkPruning.Singles`); nil: 64 MiB.
+    /// from when Bloom filters did this; see `ExportLinkPruning.Singles`); nil: 64 MiB. Besides
+    /// it, a 1 MiB bit filter per kind of key (`RepeatedKeys`).
     public var repeatFilterBytes: Int? = nil
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
