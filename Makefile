@@ -19,7 +19,7 @@ NAME := own
 endif
 # The Debian packages: to build and test (deps; help2man because the tests run make install),
 # to benchmark (bench-deps), to make the manual pages (man, for a make install without deps).
-DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev zlib1g-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip help2man
+DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev libisal-dev libsimdjson-dev libarchive-dev libjemalloc-dev pkg-config sqlite3 openssl python3-html5lib python3-pip help2man
 # What `make bench` needs besides the build's packages: python3-venv and pip for the baselines'
 # virtual environment (DuckDB, selectolax, lxml, nh3, pysimdjson from PyPI, pinned in
 # Tests/Bench/requirements.txt, installed by run-bench.sh), GNU time for wall time and peak RSS,

@@ -5,7 +5,7 @@ import CArchive
 /// with the file. The wiki stage opens its dumps by path; ingest hands over a stream it has
 /// already started reading (`init(source:path:)`), so that its SHA-256 covers the file.
 ///
-/// gzip is inflated by zlib (`GzipSource`), not by libarchive, whose gzip filter never checks a
+/// gzip is inflated by ISA-L's igzip (`GzipSource`), not by libarchive, whose gzip filter never checks a
 /// member's trailer (CRC-32 and length: libarchive 3.6's `consume_trailer` skips it): libarchive
 /// reads the inflated stream. A member whose check fails is `failedMembers`; a read error of the
 /// file is thrown, never taken for the end of the archive.
@@ -142,7 +142,7 @@ final class ArchiveReader {
     }
 }
 
-/// What libarchive reads: the file's bytes, inflated by zlib when they are gzip. Keeps the error
+/// What libarchive reads: the file's bytes, inflated by igzip when they are gzip. Keeps the error
 /// that made a read fail, so the reader reports it rather than libarchive's "unknown error".
 private final class ArchiveFeed {
     let source: ByteSource
