@@ -40,9 +40,9 @@ echo "fuzz: building $BIN ($OPT, ASan + libFuzzer)" >&2
 "$SWIFTC" -sanitize=fuzzer,address -parse-as-library "$OPT" -g -swift-version 6 -num-threads 2 \
   -module-name FieldpackKit -package-name fieldpack -module-cache-path "$OUT/module-cache" \
   Tests/Fuzz/FuzzMain.swift "${SOURCES[@]}" \
-  -I Sources/CSQLite3 -I Sources/CLibXML2 -I Sources/CCrypto -I Sources/CZlib -I Sources/CArchive \
+  -I Sources/CSQLite3 -I Sources/CLibXML2 -I Sources/CCrypto -I Sources/CISAL -I Sources/CArchive \
   -I Sources/CLinux -I "$OUT/include/CSimdJSON" -Xcc -I/usr/include/libxml2 \
-  "$OUT/fp_json.o" -lsqlite3 -lxml2 -lcrypto -lz -larchive -lsimdjson -lstdc++ \
+  "$OUT/fp_json.o" -lsqlite3 -lxml2 -lcrypto -lisal -larchive -lsimdjson -lstdc++ \
   -o "$BIN.tmp" 2>&1 | { grep -v "Cannot export local symbol" >&2 || true; }
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 mv -f "$BIN.tmp" "$BIN"
