@@ -4,22 +4,29 @@ import CISAL
 /// igzip, which parses each member's header and checks its trailer (CRC-32 and length).
 ///
 /// It replaced zlib (2026-12-05): ingest of the benchmark's 1M export as `.csv.gz` tables spent
-/// 62% of its CPU in zlib's inflate. Damage is told as before: a member whose check fails is a
-/// `StreamDamage` with its `failedMember` range, and reading goes on with the next member; a
-/// stream that ends inside a member is truncated; anything else that is not gzip is corrupt,
-/// and ends the stream.
+/// 62% of its CPU in zlib's inflate. Damage is told as before, after every intact byte before
+/// it: a member whose check fails is a `StreamDamage` with its `failedMember` range, and reading
+/// goes on with the next member; a stream that ends inside a member is truncated; bytes after a
+/// member that do not start another, and anything else that is not gzip, are corrupt, and end
+/// the stream.
 public final class GzipSource: ByteSource {
     private let source: RawFileSource
-    /// igzip's state (about 40 KB, with its Huffman tables and window): on the heap, allocated
-    /// once, freed with the source.
+    /// igzip's state (87 KB, with its Huffman tables and its own output buffer) and the header
+    /// of the member being read: on the heap, allocated once, freed with the source.
     private let state: UnsafeMutablePointer<inflate_state>
+    private let header: UnsafeMutablePointer<isal_gzip_header>
     private var input: [UInt8]
     private var inputStart = 0
     private var inputEnd = 0
     private var ended = false
     private var memberEnded = false
+    /// The member's header is being read (`isal_read_gzip_header`, which keeps its place across
+    /// calls: `isal_inflate` alone does not when a header is split between two reads).
+    private var readingHeader = true
     private var sawInputEnd = false
     private var pendingError: StreamDamage?
+    /// Inflated bytes still to give before `pendingError`: what igzip held when it met damage.
+    private var pendingOutput: [UInt8] = []
     /// Bytes produced so far, and where the current member's started (decompressed offsets).
     private var produced = 0
     private var memberStart = 0
@@ -32,15 +39,24 @@ public final class GzipSource: ByteSource {
         self.source = source
         input = [UInt8](repeating: 0, count: 1 << 18)
         state = UnsafeMutablePointer<inflate_state>.allocate(capacity: 1)
+        header = UnsafeMutablePointer<isal_gzip_header>.allocate(capacity: 1)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
+        isal_gzip_header_init(header)
     }
 
     deinit {
         state.deallocate()
+        header.deallocate()
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !pendingOutput.isEmpty {
+            let count = min(buffer.count, pendingOutput.count)
+            pendingOutput.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+            pendingOutput.removeFirst(count)
+            return count
+        }
         if let error = pendingError {
             pendingError = nil
             throw error
@@ -58,31 +74,50 @@ public final class GzipSource: ByteSource {
                     ended = true
                     return 0
                 }
+                if input[inputStart] != 0x1F {
+                    ended = true
+                    throw corrupt("incorrect header check (bytes after a member that are not gzip)")
+                }
                 isal_inflate_reset(state)
                 state.pointee.crc_flag = UInt32(ISAL_GZIP)
+                isal_gzip_header_init(header)
+                readingHeader = true
                 memberEnded = false
                 memberStart = produced
             }
             if inputStart == inputEnd && sawInputEnd {
+                // What igzip holds of the member is given before the stream is called truncated.
+                let drained = readingHeader ? 0 : inflate(into: buffer).got
+                produced += drained
+                if drained > 0 { return drained }
                 ended = true
                 throw StreamDamage(FieldpackError(
                     path: source.file.path,
                     "gzip stream is truncated: it ends after \(source.bytesRead) compressed bytes without its trailer"))
             }
-            let before = inputStart
-            let (got, status) = input.withUnsafeMutableBytes { inputBytes in
-                let start = inputBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                state.pointee.next_in = start + inputStart
-                state.pointee.avail_in = UInt32(inputEnd - inputStart)
-                state.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                state.pointee.avail_out = UInt32(clamping: buffer.count)
-                let availableOut = Int(state.pointee.avail_out)
-                let status = isal_inflate(state)
-                let consumedTo = inputEnd - Int(state.pointee.avail_in)
-                remember(UnsafeRawBufferPointer(start: start + inputStart, count: consumedTo - inputStart))
-                inputStart = consumedTo
-                return (availableOut - Int(state.pointee.avail_out), status)
+            if readingHeader {
+                let status = input.withUnsafeMutableBytes { inputBytes in
+                    let start = inputBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    state.pointee.next_in = start + inputStart
+                    state.pointee.avail_in = UInt32(inputEnd - inputStart)
+                    let status = isal_read_gzip_header(state, header)
+                    let consumedTo = inputEnd - Int(state.pointee.avail_in)
+                    remember(UnsafeRawBufferPointer(start: start + inputStart, count: consumedTo - inputStart))
+                    inputStart = consumedTo
+                    return status
+                }
+                switch status {
+                case ISAL_DECOMP_OK:
+                    readingHeader = false
+                    continue  // the data, once there is input for it
+                case ISAL_END_INPUT: continue  // more of the header to come, or a truncated stream
+                default:
+                    ended = true
+                    throw corrupt(Self.describe(status, inHeader: true))
+                }
             }
+            let before = inputStart
+            let (got, status) = inflate(into: buffer)
             produced += got
             // A call that took nothing and gave nothing would be called again for ever.
             let stalled = got == 0 && inputStart == before && state.pointee.block_state != ISAL_BLOCK_FINISH
@@ -91,13 +126,15 @@ public final class GzipSource: ByteSource {
                 if got > 0 { return got }
                 continue
             }
+            // What igzip inflated but had not copied out is intact: it is given first.
+            var held: UnsafePointer<UInt8>? = nil
+            let heldCount = fp_isal_pending_output(state, &held)
+            if let held, heldCount > 0 { pendingOutput = Array(UnsafeBufferPointer(start: held, count: heldCount)) }
+            produced += heldCount
             let damage: StreamDamage
-            if stalled && status == ISAL_DECOMP_OK {
-                ended = true
-                damage = StreamDamage(FieldpackError(
-                    path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): igzip reads no further"))
-            } else if status == ISAL_INCORRECT_CHECKSUM && produced > memberStart {
-                // igzip has read the whole trailer: the next member starts where it stopped.
+            if status == ISAL_INCORRECT_CHECKSUM {
+                // The header was read apart, so this is the trailer's check. igzip has read the
+                // whole trailer: the next member starts where it stopped.
                 let storedCRC = UInt32(truncatingIfNeeded: lastBytes)
                 let storedLength = UInt32(truncatingIfNeeded: lastBytes >> 32)
                 let check = storedCRC != state.pointee.crc ? "CRC-32"
@@ -109,13 +146,35 @@ public final class GzipSource: ByteSource {
                 memberEnded = true
             } else {
                 ended = true
-                damage = StreamDamage(FieldpackError(
-                    path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(Self.describe(status))"))
+                damage = corrupt(stalled ? "igzip reads no further" : Self.describe(status, inHeader: false))
             }
-            if got == 0 { throw damage }
+            if got == 0 && pendingOutput.isEmpty { throw damage }
             pendingError = damage
+            if got == 0 { return try read(into: buffer) }
             return got
         }
+    }
+
+    /// One call of `isal_inflate` from the input left into `buffer`: the bytes it gave, and its
+    /// status.
+    private func inflate(into buffer: UnsafeMutableRawBufferPointer) -> (got: Int, status: Int32) {
+        input.withUnsafeMutableBytes { inputBytes in
+            let start = inputBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            state.pointee.next_in = start + inputStart
+            state.pointee.avail_in = UInt32(inputEnd - inputStart)
+            state.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            state.pointee.avail_out = UInt32(clamping: buffer.count)
+            let availableOut = Int(state.pointee.avail_out)
+            let status = isal_inflate(state)
+            let consumedTo = inputEnd - Int(state.pointee.avail_in)
+            remember(UnsafeRawBufferPointer(start: start + inputStart, count: consumedTo - inputStart))
+            inputStart = consumedTo
+            return (availableOut - Int(state.pointee.avail_out), status)
+        }
+    }
+
+    private func corrupt(_ detail: String) -> StreamDamage {
+        StreamDamage(FieldpackError(path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)"))
     }
 
     /// Keeps the last 8 of the bytes igzip consumed, and of those before them.
@@ -125,12 +184,12 @@ public final class GzipSource: ByteSource {
     }
 
     /// What igzip's return code means, as zlib's messages said it.
-    private static func describe(_ status: Int32) -> String {
+    private static func describe(_ status: Int32, inHeader: Bool) -> String {
         switch status {
         case ISAL_INVALID_WRAPPER: "incorrect header check (not a gzip member)"
         case ISAL_UNSUPPORTED_METHOD: "unknown compression method"
-        case ISAL_INCORRECT_CHECKSUM: "the gzip header's CRC fails"
-        case ISAL_INVALID_BLOCK: "invalid block type"
+        case ISAL_INCORRECT_CHECKSUM where inHeader: "the gzip header's CRC fails"
+        case ISAL_INVALID_BLOCK: "invalid block (its type, a stored block's length or a Huffman table)"
         case ISAL_INVALID_SYMBOL: "invalid code"
         case ISAL_INVALID_LOOKBACK: "invalid distance too far back"
         case ISAL_NEED_DICT: "a preset dictionary is needed"
