@@ -35,7 +35,7 @@ import Testing
     /// Seeded members, some of text and some of noise, of 20 to 300 KB (the third empty), compressed by GNU gzip at
     /// levels 1 and 9, with and without the file's name in the header; and their plain bytes.
     private func members(seed: UInt64, count: Int, in directory: TemporaryDirectory) throws -> [(gzip: [UInt8], plain: [UInt8])] {
-        var random = SeededBytes(seed: seed)
+        var random = SplitMix(seed: seed)
         var members: [(gzip: [UInt8], plain: [UInt8])] = []
         for index in 0..<count {
             let size = index == 2 ? 0 : 20_000 + random.next() % 280_000
@@ -224,25 +224,12 @@ import Testing
 
     @Test func deflateDataThatIsNoiseIsCorrupt() throws {
         let directory = try TemporaryDirectory()
-        var random = SeededBytes(seed: 17)
+        var random = SplitMix(seed: 17)
         let noise = (0..<3000).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let path = try write([0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03] + noise, "noise.gz", in: directory)
         let reading = try read(path)
         let damage = try #require(reading.damages.first)
         #expect(damage.failedMember == nil)
         #expect(damage.message.contains("gzip data is corrupt"), "\(damage.message)")
-    }
-}
-
-/// SplitMix64, for seeded test bytes.
-private struct SeededBytes {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
     }
 }

@@ -315,18 +315,6 @@ private final class FailingSource: ByteSource {
     }
 }
 
-/// A small deterministic generator (SplitMix64), for incompressible test text.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
-    }
-}
 
 extension InputHardeningTests {
     @Test(arguments: [false, true])

@@ -203,3 +203,17 @@ package func observationJSON(
 package func page(_ observations: [String]) -> String {
     "{\"total_results\":\(observations.count),\"page\":1,\"per_page\":\(observations.count),\"results\":[\n\(observations.joined(separator: ",\n"))\n]}\n"
 }
+
+/// A small deterministic generator (SplitMix64): non-negative numbers, the same on every run,
+/// for seeded test data (incompressible text, noise, sizes).
+package struct SplitMix {
+    var state: UInt64
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: (z ^ (z >> 31)) >> 1)
+    }
+}

@@ -40,12 +40,7 @@ public final class RawFileSource: ByteSource {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if !pending.isEmpty {
-            let count = min(buffer.count, pending.count)
-            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
-            pending.removeFirst(count)
-            return count
-        }
+        if !pending.isEmpty { return pending.give(into: buffer) }
         let count = try file.read(into: buffer)
         if count > 0 {
             hasher?.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
@@ -62,6 +57,17 @@ public final class RawFileSource: ByteSource {
         pending.removeAll()
         while try chunk.withUnsafeMutableBytes({ try read(into: $0) }) > 0 {}
         return hasher.finalizeHex()
+    }
+}
+
+extension [UInt8] {
+    /// Moves as many of these held bytes as fit into `buffer` (a source's bytes read ahead and
+    /// not yet given), removing them; returns how many.
+    mutating func give(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = Swift.min(buffer.count, self.count)
+        withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
+        removeFirst(count)
+        return count
     }
 }
 

@@ -51,12 +51,7 @@ public final class GzipSource: ByteSource {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if !pendingOutput.isEmpty {
-            let count = min(buffer.count, pendingOutput.count)
-            pendingOutput.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
-            pendingOutput.removeFirst(count)
-            return count
-        }
+        if !pendingOutput.isEmpty { return pendingOutput.give(into: buffer) }
         if let error = pendingError {
             pendingError = nil
             throw error
@@ -96,16 +91,7 @@ public final class GzipSource: ByteSource {
                     "gzip stream is truncated: it ends after \(source.bytesRead) compressed bytes without its trailer"))
             }
             if readingHeader {
-                let status = input.withUnsafeMutableBytes { inputBytes in
-                    let start = inputBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    state.pointee.next_in = start + inputStart
-                    state.pointee.avail_in = UInt32(inputEnd - inputStart)
-                    let status = isal_read_gzip_header(state, header)
-                    let consumedTo = inputEnd - Int(state.pointee.avail_in)
-                    remember(UnsafeRawBufferPointer(start: start + inputStart, count: consumedTo - inputStart))
-                    inputStart = consumedTo
-                    return status
-                }
+                let status = feeding { isal_read_gzip_header(state, header) }
                 switch status {
                 case ISAL_DECOMP_OK:
                     readingHeader = false
@@ -158,18 +144,25 @@ public final class GzipSource: ByteSource {
     /// One call of `isal_inflate` from the input left into `buffer`: the bytes it gave, and its
     /// status.
     private func inflate(into buffer: UnsafeMutableRawBufferPointer) -> (got: Int, status: Int32) {
+        state.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        state.pointee.avail_out = UInt32(clamping: buffer.count)
+        let availableOut = Int(state.pointee.avail_out)
+        let status = feeding { isal_inflate(state) }
+        return (availableOut - Int(state.pointee.avail_out), status)
+    }
+
+    /// Gives igzip the input left, runs `call` (which reads it), and moves past the bytes it
+    /// consumed, remembering the last of them.
+    private func feeding(_ call: () -> Int32) -> Int32 {
         input.withUnsafeMutableBytes { inputBytes in
             let start = inputBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
             state.pointee.next_in = start + inputStart
             state.pointee.avail_in = UInt32(inputEnd - inputStart)
-            state.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            state.pointee.avail_out = UInt32(clamping: buffer.count)
-            let availableOut = Int(state.pointee.avail_out)
-            let status = isal_inflate(state)
+            let status = call()
             let consumedTo = inputEnd - Int(state.pointee.avail_in)
             remember(UnsafeRawBufferPointer(start: start + inputStart, count: consumedTo - inputStart))
             inputStart = consumedTo
-            return (availableOut - Int(state.pointee.avail_out), status)
+            return status
         }
     }
 
