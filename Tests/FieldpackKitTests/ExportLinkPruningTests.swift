@@ -96,10 +96,19 @@ import Testing
         #expect(deduped["stage"] is NSNull)
         #expect(deduped["photos_not_selected"] as? Int == 3)  // 602 and 605 (ingest's), 604
 
-        // Read in byte ranges, or gzipped, the tables give the same deduped records.
-        for variant in ["ranges", "gzip"] {
+        // Read in byte ranges, gzipped, or each export as published (one `.tar.gz` of its folder),
+        // the tables give the same deduped records.
+        for variant in ["ranges", "gzip", "tar"] {
             let other = try TemporaryDirectory()
             var tables = inputs
+            if variant == "tar" {
+                let folders = Set(inputs.map { URL(fileURLWithPath: $0).deletingLastPathComponent() })
+                tables = try folders.sorted { $0.path < $1.path }.map { folder in
+                    let archive = other.file("\(folder.lastPathComponent).tar.gz")
+                    try run("/bin/tar", ["-czf", archive, "-C", folder.deletingLastPathComponent().path, folder.lastPathComponent])
+                    return archive
+                }
+            }
             if variant == "gzip" {
                 tables = try inputs.map { path in
                     let copy = other.file("\(URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent)/\(URL(fileURLWithPath: path).lastPathComponent).gz")
@@ -304,9 +313,9 @@ import Testing
         }
     }
 
-    /// No pruning where it cannot be exact: an export tar archive among the inputs (streamed
-    /// once), or no rule applied before the bundle (`min_photos` compares kept observations).
-    /// (A taxon rule alone: `ExportTaxaTests`.)
+    /// No pruning where it cannot be exact: no rule applied before the bundle (`min_photos`
+    /// compares kept observations). (A taxon rule alone: `ExportTaxaTests`.) An export tar
+    /// archive is planned from its members, as its tables loose would be.
     @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
@@ -323,7 +332,71 @@ import Testing
         #expect(try ExportLinkPruning.plan(inputs: inputs, selection: photosOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
-        #expect(try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
+        let withArchive = try #require(
+            try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
+        #expect(withArchive.keptRows == 4)
+        // The archive's observations are dated by its name: a link at the loose tables' date to an
+        // observation the rules keep only at the archive's is not kept.
+        let kept = Array(u[0].utf8).withUnsafeBytes { ObservationUUID($0)! }
+        #expect(withArchive.keepsLink(to: kept, date: OpenDataDate.parse("2025-03-01")))
+        #expect(!withArchive.keepsLink(to: Array(u[1].utf8).withUnsafeBytes { ObservationUUID($0)! }, date: OpenDataDate.parse("2025-03-01")))
+    }
+
+    /// The export as iNaturalist publishes it, one `.tar.gz`, is pruned as its tables loose
+    /// are (the taxa and observers no kept row needs left out too): the same bundle, report and
+    /// findings as when ingest writes every row; beside an API copy (its links only); and cut
+    /// short, the rows before the cut kept.
+    @Test func theExportsArchiveIsPrunedAsItsTablesLooseAreAndBuildsTheSameBytes() throws {
+        let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
+        let selection = try #require(pipeline.selection)
+        let inputs = try pipeline.resolveINatInputs().files
+        let tables = inputs.filter { !$0.hasSuffix(".jsonl") }
+        let api = try #require(inputs.first { $0.hasSuffix(".jsonl") })
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
+        for table in tables {
+            try FileManager.default.copyItem(atPath: table, toPath: directory.file("\(folder)/\(URL(fileURLWithPath: table).lastPathComponent)"))
+        }
+        let archive = directory.file("\(folder).tar.gz")
+        try run("/bin/tar", ["-czf", archive, "-C", directory.path, folder])
+
+        /// Builds `inputs` pruned and not, expects the same bundle, findings and report, and
+        /// returns the pruned build.
+        func expectTheSameBundle(_ inputs: [String], openDataDate: Int64? = nil) throws -> Build.Built {
+            let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+            let pruned = try Build.build(
+                inputs: inputs, selection: selection, openDataDate: openDataDate, dedupeSelects: true, in: pruning, ingestSelects: true)
+            let whole = try Build.build(inputs: inputs, selection: selection, openDataDate: openDataDate, dedupeSelects: true, in: writing)
+            #expect(whole.prunedLinks == 0 && whole.leftOutRows == 0)
+            #expect(pruned.bundle == whole.bundle)
+            #expect(pruned.summary.findings == whole.summary.findings)
+            #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+            return pruned
+        }
+        let fromArchive = try expectTheSameBundle([archive])
+        let loose = try expectTheSameBundle(tables, openDataDate: pipeline.openDataDate)
+        #expect(fromArchive.prunedLinks > 0 && fromArchive.leftOutRows > 0)
+        #expect((fromArchive.prunedLinks, fromArchive.leftOutRows) == (loose.prunedLinks, loose.leftOutRows))
+        #expect(fromArchive.bundle == loose.bundle)
+        let (prunedBesideAPI, _) = try Self.expectTheSameBuild(inputs: [archive, api], selection: selection)
+        #expect(prunedBesideAPI > 0)
+
+        // Cut in the middle of its last member, the photos: the plan reads what ingest reads, up
+        // to the cut. (The members' order is given: each is a 512-byte header and its data,
+        // padded to 512 bytes.)
+        let members = tables.filter { !$0.hasSuffix("photos.csv") } + tables.filter { $0.hasSuffix("photos.csv") }
+        let names = members.map { "\(folder)/\(URL(fileURLWithPath: $0).lastPathComponent)" }
+        try run("/bin/tar", ["-cf", directory.file("whole.tar"), "-C", directory.path] + names)
+        let sizes: [Int] = try members.map { try #require(FileSystem.size($0)) }
+        let photosStart: Int = sizes.dropLast().reduce(0) { total, size in total + 512 + (size + 511) / 512 * 512 } + 512
+        let tar = try Data(contentsOf: URL(fileURLWithPath: directory.file("whole.tar")))
+        try FileManager.default.createDirectory(atPath: directory.file("cut"), withIntermediateDirectories: true)
+        try tar.prefix(photosStart + sizes.last! / 2).write(to: URL(fileURLWithPath: directory.file("cut/cut.tar")))
+        let cut = directory.file("cut/\(folder).tar.gz")
+        try run("/bin/sh", ["-c", "gzip -c '\(directory.file("cut/cut.tar"))' > '\(cut)'"])
+        let fromCut = try expectTheSameBundle([cut])
+        #expect(fromCut.leftOutRows > 0 && fromCut.bundle != fromArchive.bundle)
     }
 
     /// Two exports of different dates repeat every uuid and photo id: past what

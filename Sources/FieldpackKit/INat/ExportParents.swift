@@ -71,14 +71,14 @@ final class ExportParents: Sendable {
     /// may link (`linked`): the photos tables' byte ranges (`jobs`; nil: the whole table) read
     /// again, side by side, the id alone of most rows.
     static func repeatedPhotoObservers(
-        jobs: [(path: String, header: OpenDataTable.Header, range: Range<Int>?)], photos: RepeatedKeys, linked: Linked
+        jobs: [(table: ExportTableFile, range: Range<Int>?)], photos: RepeatedKeys, linked: Linked
     ) throws -> IDSet {
         let found = Mutex<(users: IDSet, failure: (any Error)?)>((IDSet(), nil))
         DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let (path, header, range) = jobs[job]
+            let (table, range) = jobs[job]
             do {
                 var users = IDSet()
-                try OpenDataRow.forEachRow(in: path, range: range, header: header, seen: nil) { row, bytes in
+                try OpenDataRow.forEachRow(in: table, range: range, seen: nil) { row, bytes in
                     // The id alone first: most rows are of a photo with one row.
                     guard let id = row.photoID(bytes), photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
                           let (_, _, observer) = row.photoParents(bytes), let observer
@@ -105,25 +105,23 @@ final class ExportParents: Sendable {
     ///   - users: the users the kept rows and their photos name.
     /// - Throws: when a table cannot be read (never an early end).
     static func read(
-        tables: [(input: Int, path: String, header: OpenDataTable.Header)], taxa needed: IDSet, users: IDSet
+        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users: IDSet
     ) throws -> ExportParents {
         var taxa = needed
         var seenTaxa = IDSet(), seenUsers = IDSet()
-        for table in tables {
-            try OpenDataRow.forEachRow(in: table.path, header: table.header, seen: nil) { row, bytes in
-                if table.header.table == .taxa {
-                    guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
-                    seenTaxa.insert(id)
-                    // Any row of a needed taxon: the one dedupe picks is among them.
-                    guard needed.contains(id), var ancestry else { return true }
-                    ancestry.withUTF8 { bytes in
-                        for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { taxa.insert(ancestor) }
-                    }
-                } else if let id = row.observerID(bytes) {
-                    seenUsers.insert(id)
+        try OpenDataRow.forEachRow(in: tables.map(\.file)) { index, row, bytes in
+            if tables[index].file.header.table == .taxa {
+                guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
+                seenTaxa.insert(id)
+                // Any row of a needed taxon: the one dedupe picks is among them.
+                guard needed.contains(id), var ancestry else { return true }
+                ancestry.withUTF8 { bytes in
+                    for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { taxa.insert(ancestor) }
                 }
-                return true
+            } else if let id = row.observerID(bytes) {
+                seenUsers.insert(id)
             }
+            return true
         }
         return ExportParents(
             taxa: taxa, users: users, taxaLeftOut: seenTaxa.count(notIn: taxa), usersLeftOut: seenUsers.count(notIn: users),

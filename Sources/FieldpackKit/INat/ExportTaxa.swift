@@ -29,17 +29,15 @@ struct ExportTaxa: Sendable {
     /// Reads the taxa tables.
     ///
     /// - Throws: when a table cannot be read (never an early end).
-    static func read(tables: [(path: String, header: OpenDataTable.Header)], rule: TaxonRule) throws -> Reading {
+    static func read(tables: [ExportTableFile], rule: TaxonRule) throws -> Reading {
         // Each taxon's answers so far (in both: its rows disagree).
         var kept = IDSet(), removed = IDSet()
         var disagreeing: Int64? = nil
-        for table in tables where disagreeing == nil {
-            try OpenDataRow.forEachRow(in: table.path, header: table.header, seen: nil) { row, bytes in
-                guard let (id, keeps) = row.taxonDecision(bytes, by: rule) else { return true }
-                if keeps { kept.insert(id) } else { removed.insert(id) }
-                if kept.contains(id) && removed.contains(id) { disagreeing = id }
-                return disagreeing == nil
-            }
+        try OpenDataRow.forEachRow(in: tables) { _, row, bytes in
+            guard let (id, keeps) = row.taxonDecision(bytes, by: rule) else { return true }
+            if keeps { kept.insert(id) } else { removed.insert(id) }
+            if kept.contains(id) && removed.contains(id) { disagreeing = id }
+            return disagreeing == nil
         }
         if let disagreeing { return .disagree(taxon: disagreeing) }
         return .decided(ExportTaxa(kept: kept))

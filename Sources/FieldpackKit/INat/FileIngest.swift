@@ -164,7 +164,7 @@ final class FileIngest {
         distrust = nil
         // The open-data export: its tar archive, or one of its tables (by the header line).
         if Self.isTar(head) {
-            result.format = (gzip ? "gzip+" : "") + "tar+open-data"
+            result.format = (gzip ? "gzip+" : "") + OpenDataTable.archiveFormat
             try ingestOpenDataArchive(reader, path: path, output: output, result: &result)
             return finish(result)
         }

@@ -45,7 +45,7 @@ extension FileIngest {
             tables += 1
             try ingestOpenDataTable(
                 memberReader, header: header, path: name, source: "\(fileIndexForRecords):\(member.filter { $0 != "," }):",
-                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result, prunable: false)
+                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result, counting: tables == 1)
         }
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
@@ -64,13 +64,18 @@ extension FileIngest {
             path: path, "\(reason): an open-data export whose gzip fails its check is refused whole; download it again")
     }
 
-    /// Reads one table's rows (the header is the reader's first line). Outside an archive
-    /// (`prunable`), under `linkPruning` an observations table marks the rows its rules remove
-    /// and a photos table leaves out the links to them; the rows it leaves out whole
-    /// (`ExportLinkPruning.Singles`) are counted in a `select` line after the table's records.
+    /// Reads one table's rows (the header is the reader's first line). Under `linkPruning` an
+    /// observations table marks the rows its rules remove and a photos table leaves out the links
+    /// to them; the rows it leaves out whole (`ExportLinkPruning.Singles`) are counted in a
+    /// `select` line after the table's records.
+    ///
+    /// - Parameters:
+    ///   - first: whether the reader starts at the table's first line (not a later byte range).
+    ///   - counting: whether this table may count the taxa and users left out for the whole job
+    ///     (`ExportParents.countingInput`): of an archive's members, the first table only.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
-        output: PartBuffer, result: inout Result, first: Bool = true, prunable: Bool = true
+        output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true
     ) throws {
         let seen = date ?? openDataDate
         if seen == nil && first {
@@ -83,9 +88,9 @@ extension FileIngest {
         let row = OpenDataRow(header: header, seen: seen)
         // A taxa or observers table too, when ingest leaves out the taxa and users no kept row
         // needs (`ExportParents`): the first range of one such table counts them for the job.
-        if prunable, let linkPruning, header.table == .photos || header.table == .observations || linkPruning.parents != nil {
+        if let linkPruning, header.table == .photos || header.table == .observations || linkPruning.parents != nil {
             row.pruning = linkPruning
-            row.countsParents = first && fileIndexForRecords == linkPruning.parents?.countingInput
+            row.countsParents = first && counting && fileIndexForRecords == linkPruning.parents?.countingInput
             result.prunedBy = linkPruning.fingerprint
         }
         defer {

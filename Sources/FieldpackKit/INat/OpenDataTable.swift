@@ -25,12 +25,15 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     /// The input format's name in the records' `input` entries and the summary.
     var format: String { "open-data-\(rawValue)" }
 
-    /// Whether an `input` entry's format is a table of the export read on its own (`gzip+`
-    /// or not), not a member of its tar archive nor any other input.
+    /// Whether an `input` entry's format is the export's: one of its tables (`gzip+` or not),
+    /// or its tar archive (`archiveFormat`), not any other input.
     static func isTableFormat(_ format: String) -> Bool {
         let plain = format.hasPrefix("gzip+") ? String(format.dropFirst(5)) : format
-        return allCases.contains { $0.format == plain }
+        return plain == archiveFormat || allCases.contains { $0.format == plain }
     }
+
+    /// The input format's name of the export's tar archive.
+    static let archiveFormat = "tar+open-data"
 
     /// A recognised header: the table, and where each of its columns is.
     struct Header: Equatable {

@@ -20,6 +20,8 @@ final class ArchiveReader {
     /// Where the current member's bytes lie in the (inflated) stream, roughly: from its header
     /// to the end of its data.
     private(set) var memberRange: Range<Int> = 0..<0
+    /// The current member's size in bytes, as its header gives it (0 when it gives none).
+    private(set) var memberBytes = 0
     /// The file's raw bytes as read, when opened by path (progress counts them as they go).
     private let raw: RawFileSource?
     private let progress: StageProgress?
@@ -104,6 +106,7 @@ final class ArchiveReader {
                 let start = Int(archive_read_header_position(handle))
                 let size = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : Int.max / 4
                 memberRange = start..<(start + 512 + size)
+                memberBytes = archive_entry_size_is_set(entry) != 0 ? size : 0
                 return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
             case ARCHIVE_EOF:
                 try feed.drain()
