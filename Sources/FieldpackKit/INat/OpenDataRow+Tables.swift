@@ -51,7 +51,7 @@ struct ExportTableFile: Sendable {
     static func forEachMember(
         ofArchive path: String, _ body: (_ position: Int, _ name: String, _ archive: ArchiveReader) throws -> Bool
     ) throws {
-        let archive = try ArchiveReader(source: try openInput(path, hashing: false).source, path: path)
+        let archive = try ArchiveReader(source: try openInputReadingAhead(path), path: path)
         var position = 0
         while true {
             let member: String?
@@ -85,7 +85,7 @@ extension OpenDataRow {
         }
         do {
             let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
-                ?? LineReader(source: try openInput(table.path, hashing: false).source)
+                ?? LineReader(source: try openInputReadingAhead(table.path))
             _ = try rows(of: reader, header: table.header, seen: seen, body)
         } catch {
             throw naming(error, path: table.path)

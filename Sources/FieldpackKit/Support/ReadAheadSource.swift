@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads another source ahead, on a thread of its own, a few blocks at a time: so that inflating
+/// a gzip stream (`GzipSource`) runs beside the parsing of what it gave, on a second core, not
+/// before it on the same one. The bytes, and every error, come out exactly as the source gives
+/// them, in order: a `StreamDamage` is thrown where it fell, and reading goes on after it as the
+/// source does (a gzip member whose check fails); any other error ends the stream, and is thrown
+/// again by every later read.
+///
+/// At most `blocks` blocks of `blockBytes` are read ahead. The thread stops at the source's end,
+/// at an error that ends it, or when the reader is stopped (`stop`, or freed); the source is never
+/// read by two threads at once. Not thread-safe itself: one reader.
+final class ReadAheadSource: ByteSource {
+    /// One block read from the source: its bytes, or the error the read threw.
+    private final class Block: @unchecked Sendable {
+        let bytes: UnsafeMutableRawBufferPointer
+        var count = 0
+        var error: (any Error)? = nil
+
+        init(bytes count: Int) { bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16) }
+        deinit { bytes.deallocate() }
+    }
+
+    /// What the two threads share, under `lock`.
+    private final class Shared: @unchecked Sendable {
+        let lock = ConditionLock()
+        var free: [Block]
+        var filled: [Block] = []
+        var stopping = false
+
+        init(blocks: Int, blockBytes: Int) { free = (0..<blocks).map { _ in Block(bytes: blockBytes) } }
+    }
+
+    private let shared: Shared
+    private var thread: pthread_t? = nil
+    private var current: Block? = nil
+    private var used = 0
+    private var ended = false
+    private var failure: (any Error)? = nil
+
+    init(_ source: ByteSource, blocks: Int = 4, blockBytes: Int = 1 << 20) {
+        let shared = Shared(blocks: blocks, blockBytes: blockBytes)
+        self.shared = shared
+        let box = UncheckedBox(source)
+        thread = Self.start {
+            while true {
+                let block: Block? = shared.lock.withLock {
+                    while shared.free.isEmpty && !shared.stopping { shared.lock.wait() }
+                    return shared.stopping ? nil : shared.free.removeLast()
+                }
+                guard let block else { return }
+                block.count = 0
+                block.error = nil
+                do {
+                    block.count = try box.value.read(into: block.bytes)
+                } catch {
+                    block.error = error
+                }
+                shared.lock.withLock {
+                    shared.filled.append(block)
+                    shared.lock.broadcast()
+                }
+                // The end, or an error after which the source gives nothing more.
+                if block.count == 0 && !(block.error is StreamDamage) { return }
+            }
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops the thread and waits for it: after this the source is the caller's again (its
+    /// digest, its count of bytes read). Reading after `stop` gives the blocks already read,
+    /// then the end.
+    func stop() {
+        guard let running = thread else { return }
+        shared.lock.withLock {
+            shared.stopping = true
+            shared.lock.broadcast()
+        }
+        pthread_join(running, nil)
+        thread = nil
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            if let block = current {
+                if used < block.count {
+                    let count = min(buffer.count, block.count - used)
+                    buffer.baseAddress!.copyMemory(from: block.bytes.baseAddress! + used, byteCount: count)
+                    used += count
+                    return count
+                }
+                recycle(block)
+                current = nil
+            }
+            if let failure { throw failure }
+            if ended { return 0 }
+            let next: Block? = shared.lock.withLock {
+                while shared.filled.isEmpty && thread != nil && !shared.stopping { shared.lock.wait() }
+                return shared.filled.isEmpty ? nil : shared.filled.removeFirst()
+            }
+            guard let next else {
+                ended = true
+                return 0
+            }
+            if let error = next.error {
+                recycle(next)
+                if !(error is StreamDamage) { failure = error }
+                throw error
+            }
+            if next.count == 0 {
+                recycle(next)
+                ended = true
+                return 0
+            }
+            current = next
+            used = 0
+        }
+    }
+
+    private func recycle(_ block: Block) {
+        shared.lock.withLock {
+            shared.free.append(block)
+            shared.lock.broadcast()
+        }
+    }
+
+    /// Runs `body` on a new thread (a plain pthread: a worker that blocks for the reader must not
+    /// hold one of Dispatch's pool threads, which the readers themselves may be on).
+    private static func start(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+        final class Body { let run: @Sendable () -> Void; init(_ run: @escaping @Sendable () -> Void) { self.run = run } }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let status = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+        precondition(status == 0, "pthread_create failed: \(status)")
+        return thread
+    }
+}
+
+/// The bytes of the input at `path` (`openInput`, not hashed), gzip read ahead
+/// (`ReadAheadSource`): for a reader that needs nothing of the raw file afterwards.
+func openInputReadingAhead(_ path: String) throws -> ByteSource {
+    let (source, _, gzip) = try openInput(path, hashing: false)
+    return gzip ? ReadAheadSource(source) : source
+}
