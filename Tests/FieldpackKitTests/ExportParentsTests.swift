@@ -90,6 +90,25 @@ import Testing
         #expect((selected["taxa"] as? [String: Int])?["considered"] == 8)
         #expect(selected["users_removed"] as? Int == 9)
 
+        // As published, each export one `.tar.gz`: the same bundle, and the same taxa and users
+        // written (15 from the repeated photo's row in the second archive, found in the pass
+        // over it that reads its taxa and observers).
+        let archives = try ["inaturalist-open-data-20241127", "inaturalist-open-data-20250301"].map { folder in
+            let archive = directory.file("archives/\(folder).tar.gz")
+            try FileManager.default.createDirectory(atPath: directory.file("archives"), withIntermediateDirectories: true)
+            try run("/bin/tar", ["-czf", archive, "-C", directory.path, folder])
+            return archive
+        }
+        let fromArchives = try TemporaryDirectory()
+        let archived = try Build.build(
+            inputs: archives, selection: selection, policy: policy, dedupeSelects: true, in: fromArchives, ingestSelects: true)
+        #expect(archived.bundle == pruned.bundle)
+        #expect(try text(fromArchives.file("costs-report.json")) == (try text(pruning.file("costs-report.json"))))
+        #expect(archived.leftOutRows == pruned.leftOutRows)
+        let archivedRecords = try recordLines(fromArchives.file("records.jsonl"))
+        #expect(Set(archivedRecords.filter { $0["k"] as? String == "user" }.compactMap { $0["id"] as? Int }) == [11, 14, 15, 16, 17])
+        #expect(Set(archivedRecords.filter { $0["k"] as? String == "taxon" }.compactMap { $0["id"] as? Int }) == ids("taxon"))
+
         // Spilled, dedupe adds the counts once.
         try Pruning.expectASpilledDedupeGivesTheSameRecords(
             pruning.file("records.jsonl"), deduped: pruned.deduped, selection: selection, measured: [703], in: pruning)

@@ -159,7 +159,7 @@ public final class ExportLinkPruning: Sendable {
         guard !selection.dedupeRules(taxaKnown: true).isEmpty else { return nil }
         // The observations and photos tables, their date as ingest dates their rows, and their
         // size (a file's on disk; an archive member's inflated).
-        var tables: [(file: ExportTableFile, date: Int64?, gzip: Bool, bytes: Int)] = []
+        var tables: [(input: Int, file: ExportTableFile, date: Int64?, gzip: Bool, bytes: Int)] = []
         var taxaTables: [ExportTableFile] = []
         // The taxa and observers tables, by their index among the inputs (`ExportParents`).
         var parentTables: [(input: Int, file: ExportTableFile)] = []
@@ -168,7 +168,7 @@ public final class ExportLinkPruning: Sendable {
             let table = file.header.table
             if table == .taxa { taxaTables.append(file) }
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
-            if table == .observations || table == .photos { tables.append((file, date, gzip, bytes)) }
+            if table == .observations || table == .photos { tables.append((input, file, date, gzip, bytes)) }
         }
         for (input, path) in inputs.enumerated() {
             if path == StandardInput.argument { return nil }
@@ -320,15 +320,20 @@ public final class ExportLinkPruning: Sendable {
             singles = Singles(observations: observations, photos: photos, measured: measured)
             trace.mark("plan: the repeated keys")
             // The other rows of a repeated photo that a kept row links may name other observers
-            // than the linked row: read once more, for those rows alone.
+            // than the linked row: read once more, for those rows alone (an archive's photos in
+            // the same pass over it as its taxa and observers).
             let (needed, linked) = found.withLock { ($0.users, $0.linked) }
             var users = needed
+            var archived: ExportParents.RepeatedPhotos? = nil
             if let linked, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
+                let jobs = parts[1].map { (table: tables[$0.table], range: $0.range) }
                 users.formUnion(try ExportParents.repeatedPhotoObservers(
-                    jobs: parts[1].map { (tables[$0.table].file, $0.range) }, photos: photos, linked: linked))
+                    jobs: jobs.filter { $0.table.file.member == nil }.map { ($0.table.file, $0.range) }, photos: photos, linked: linked))
+                let members = jobs.filter { $0.table.file.member != nil }.map { (input: $0.table.input, file: $0.table.file) }
+                if !members.isEmpty { archived = ExportParents.RepeatedPhotos(tables: members, photos: photos, linked: linked) }
             }
             trace.mark("plan: the repeated photos' observers")
-            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
+            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users, repeatedPhotos: archived)
             trace.mark("plan: the taxa and observers")
         }
         return ExportLinkPruning(

@@ -79,11 +79,7 @@ final class ExportParents: Sendable {
             do {
                 var users = IDSet()
                 try OpenDataRow.forEachRow(in: table, range: range, seen: nil) { row, bytes in
-                    // The id alone first: most rows are of a photo with one row.
-                    guard let id = row.photoID(bytes), photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
-                          let (_, _, observer) = row.photoParents(bytes), let observer
-                    else { return true }
-                    users.insert(observer)
+                    if let observer = repeatedPhotoObserver(row, bytes, photos: photos, linked: linked) { users.insert(observer) }
                     return true
                 }
                 found.withLock { $0.users.formUnion(users) }
@@ -96,8 +92,30 @@ final class ExportParents: Sendable {
         return users
     }
 
+    /// The observer of a photos row whose photo id repeats and that a kept row may link; nil for
+    /// any other row. The id alone is read first: most rows are of a photo with one row.
+    @inline(__always)
+    private static func repeatedPhotoObserver(
+        _ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer, photos: RepeatedKeys, linked: Linked
+    ) -> Int64? {
+        guard let id = row.photoID(bytes), photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
+              let (_, _, observer) = row.photoParents(bytes)
+        else { return nil }
+        return observer
+    }
+
+    /// Photos tables in the export's tar archive whose repeated photos' observers
+    /// (`repeatedPhotoObservers`) `read` finds in its own passes over the archive, rather than in
+    /// one more pass each, inflating the whole archive again.
+    struct RepeatedPhotos {
+        let tables: [(input: Int, file: ExportTableFile)]
+        let photos: RepeatedKeys
+        let linked: Linked
+    }
+
     /// Reads the export's taxa and observers tables for the ids they hold, and returns what ingest
-    /// writes of them: `taxa` with the ancestors of its taxa's rows, `users` as they are.
+    /// writes of them: `taxa` with the ancestors of its taxa's rows, `users` as they are, with the
+    /// observers of `repeatedPhotos`.
     ///
     /// - Parameters:
     ///   - tables: the taxa and observers tables, with their index among ingest's inputs.
@@ -105,12 +123,19 @@ final class ExportParents: Sendable {
     ///   - users: the users the kept rows and their photos name.
     /// - Throws: when a table cannot be read (never an early end).
     static func read(
-        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users: IDSet
+        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users neededUsers: IDSet, repeatedPhotos: RepeatedPhotos? = nil
     ) throws -> ExportParents {
         var taxa = needed
+        var users = neededUsers
         var seenTaxa = IDSet(), seenUsers = IDSet()
-        try OpenDataRow.forEachRow(in: tables.map(\.file)) { index, row, bytes in
-            if tables[index].file.header.table == .taxa {
+        // An archive's members in its order, each archive read once (`forEachRow(in:)`).
+        let all = (tables + (repeatedPhotos?.tables ?? [])).sorted {
+            ($0.input, $0.file.member?.position ?? 0) < ($1.input, $1.file.member?.position ?? 0)
+        }
+        try OpenDataRow.forEachRow(in: all.map(\.file)) { index, row, bytes in
+            if all[index].file.header.table == .photos, let repeated = repeatedPhotos {
+                if let observer = repeatedPhotoObserver(row, bytes, photos: repeated.photos, linked: repeated.linked) { users.insert(observer) }
+            } else if all[index].file.header.table == .taxa {
                 guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
                 seenTaxa.insert(id)
                 // Any row of a needed taxon: the one dedupe picks is among them.
