@@ -81,6 +81,27 @@ synth() {
   echo "$folder"
 }
 
+# published FOLDER: the export of FOLDER's tables as iNaturalist publishes it (INAT.md §4), kept
+# beside it and reused: each table gzipped (`gzip -6`, the bucket's `observations.csv.gz`, …),
+# in FOLDER-published/tables, and the bundle, FOLDER-published/inaturalist-open-data-20241127.tar.gz,
+# holding the folder inaturalist-open-data-20241127/ with the tables uncompressed.
+published() {
+  local folder=$1 target="$1-published" export=inaturalist-open-data-20241127
+  if [[ $(cat "$target/.settings" 2>/dev/null) != "$(cat "$folder/.settings")" ]]; then
+    rm -rf "$target"
+    mkdir -p "$target/tables" "$target/staging/$export"
+    for table in observations photos taxa observers; do
+      gzip -6 -c "$folder/$table.csv" >"$target/tables/$table.csv.gz"
+      ln -s "$folder/$table.csv" "$target/staging/$export/$table.csv"
+    done
+    tar -czhf "$target/$export.tar.gz" -C "$target/staging" "$export"
+    rm -rf "$target/staging"
+    cp "$folder/.settings" "$target/.settings"
+    sync
+  fi
+  echo "$target"
+}
+
 # pipeline NAME FOLDER [SCALE]: the bench pipeline (the app's display targets, the default
 # licences); with SCALE, the polygon's rings scaled by SCALE about the outer ring's centre (its
 # area by SCALE squared: the synthetic points are uniform, so it keeps about that share of them).
@@ -128,6 +149,12 @@ counts() { # DATABASE: the five tables' row counts as JSON
 
 input=$(synth "$BENCH_OPEN_DATA_N")
 pipeline "$BENCH_DIR/bench-open-data.json" "$input"
+# As published: the gzipped tables, and the .tar.gz (dated by its name: no open_data_date needed,
+# the pipeline's is the same day).
+as_published=$(published "$input")
+pipeline "$BENCH_DIR/bench-open-data-gz.json" "$as_published/tables"
+pipeline "$BENCH_DIR/bench-open-data-tar.json" "$as_published/inaturalist-open-data-20241127.tar.gz"
+unpacked="$BENCH_DIR/od-unpacked"
 duckdb_memory=(${BENCH_DUCKDB_MEMORY:+--memory-limit "$BENCH_DUCKDB_MEMORY"})
 for run in $(seq 1 "$BENCH_RUNS"); do
   echo "=== open-data export path: run $run of $BENCH_RUNS" >&2
@@ -150,6 +177,27 @@ for run in $(seq 1 "$BENCH_RUNS"); do
       || fail "fieldpack and DuckDB do not keep the same rows (above): the timings would not compare the same job"
   fi
   rm -rf "$out/duckdb.sqlite" "$out/duckdb.sqlite.tmp"
+  # The export as published. The gzipped tables: DuckDB's read_csv reads them as they are. The
+  # .tar.gz: DuckDB cannot read a tar, so its user unpacks it first (tar -xzf, timed with it).
+  fieldpack "$BENCH_DIR/bench-open-data-gz.json" ".gz.r$run"
+  [[ $run == 1 ]] && counts "$out/content.sqlite" >"$logs/od-fieldpack-gz.counts.json"
+  measure "od-duckdb-gz.r$run" "$py" "$here/opendata_baseline.py" --input "$as_published/tables" --select "$select_json" \
+    --output "$out/duckdb.sqlite" --counts "$logs/od-duckdb-gz.r$run.counts.json" "${duckdb_memory[@]}"
+  rm -rf "$out/duckdb.sqlite" "$out/duckdb.sqlite.tmp"
+  fieldpack "$BENCH_DIR/bench-open-data-tar.json" ".tar.r$run"
+  [[ $run == 1 ]] && counts "$out/content.sqlite" >"$logs/od-fieldpack-tar.counts.json"
+  rm -rf "$unpacked"
+  mkdir -p "$unpacked" "$out"
+  measure "od-duckdb-tar.r$run" bash -c 'tar -xzf "$1" -C "$2" && shift 2 && exec "$@"' unpack \
+    "$as_published/inaturalist-open-data-20241127.tar.gz" "$unpacked" \
+    "$py" "$here/opendata_baseline.py" --input "$unpacked/inaturalist-open-data-20241127" --select "$select_json" \
+    --output "$out/duckdb.sqlite" --counts "$logs/od-duckdb-tar.r$run.counts.json" "${duckdb_memory[@]}"
+  rm -rf "$unpacked" "$out/duckdb.sqlite" "$out/duckdb.sqlite.tmp"
+  if [[ $run == 1 ]]; then
+    # The same rows from every form of the export, or no comparison.
+    python3 "$here/opendata_report.py" --logs "$logs" --runs 1 --check-only \
+      || fail "the export as published does not give the loose tables' rows (above): the timings would not compare the same job"
+  fi
 done
 # The synthetic export's shape, for the report.
 cp "$input/.synth.txt" "$logs/od-input.txt"

@@ -152,7 +152,7 @@ def load_extension(con, name):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", required=True, help="folder of the export's loose tables (observations.csv, …)")
+    parser.add_argument("--input", required=True, help="folder of the export's loose tables (observations.csv or .csv.gz, …)")
     parser.add_argument("--select", required=True, help="the pipeline's select as JSON: geojson (one Polygon), taxa")
     parser.add_argument("--output", required=True, help="SQLite file to create")
     parser.add_argument("--licenses", default=",".join(DEFAULT_LICENSES), help="licence codes that ship")
@@ -175,11 +175,17 @@ def main():
     load_extension(con, "spatial")
     load_extension(con, "sqlite")
 
+    def table(name):
+        """The table's file in the folder: `name.csv`, or as published, `name.csv.gz` (which
+        read_csv inflates, told by its extension)."""
+        plain = os.path.join(args.input, f"{name}.csv")
+        return plain if os.path.exists(plain) else plain + ".gz"
+
     parameters = {
-        "observations": os.path.join(args.input, "observations.csv"),
-        "photos": os.path.join(args.input, "photos.csv"),
-        "taxa": os.path.join(args.input, "taxa.csv"),
-        "observers": os.path.join(args.input, "observers.csv"),
+        "observations": table("observations"),
+        "photos": table("photos"),
+        "taxa": table("taxa"),
+        "observers": table("observers"),
         "observation_types": TYPES["observations"], "photo_types": TYPES["photos"],
         "taxon_types": TYPES["taxa"], "observer_types": TYPES["observers"],
         "uuid": UUID,

@@ -20,6 +20,9 @@ import sys
 
 TABLES = ("observations", "photos", "taxa", "users", "observation_photos")
 STAGES = ("ingest", "dedupe", "bundle")
+# The export as iNaturalist publishes it: each table gzipped, and the .tar.gz of the tables.
+PUBLISHED = {"gz": ("the tables gzipped (`observations.csv.gz`, …)", "read_csv on the same `.csv.gz`"),
+             "tar": ("the `.tar.gz` (`inaturalist-open-data-20241127.tar.gz`)", "`tar -xzf`, then the same on the unpacked tables")}
 
 
 def times(logs, name):
@@ -49,6 +52,21 @@ def check(logs, runs):
         if distinct != [ours[table]]:
             problems.append(f"{table}: DuckDB gives {', '.join(f'{v:,}' for v in distinct)}, fieldpack {ours[table]:,}")
         lines.append(f"| {table} | {ours[table]:,} | {', '.join(f'{v:,}' for v in distinct)} |")
+    # The export as published (when measured): fieldpack's bundles and DuckDB's runs from the
+    # gzipped tables and from the .tar.gz hold the loose tables' rows.
+    for form in PUBLISHED:
+        path = os.path.join(logs, f"od-fieldpack-{form}.counts.json")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as handle:
+            theirs = {f"fieldpack ({form})": json.load(handle)}
+        for run in range(1, runs + 1):
+            with open(os.path.join(logs, f"od-duckdb-{form}.r{run}.counts.json"), encoding="utf-8") as handle:
+                theirs[f"DuckDB ({form}, run {run})"] = json.load(handle)
+        for who, counts in theirs.items():
+            differ = [f"{table} {counts[table]:,} (loose: {ours[table]:,})" for table in TABLES if counts[table] != ours[table]]
+            if differ:
+                problems.append(f"{who}: " + ", ".join(differ))
     with open(os.path.join(logs, "od-same-rows.txt"), encoding="utf-8") as handle:
         same = handle.read().strip() == "same"
     if not same:
@@ -119,6 +137,26 @@ def section(logs, runs, scale):
             out.append(f"Kept observations: {kept[0]:,} at N, {kept[1]:,} at 10 × N, {kept[2]:,} at 10 × N with the polygon's "
                        "area a tenth. That last column is information beside the test, not its verdict: with the guide about "
                        "the same size, what grows is the export alone.")
+        out.append("")
+    # The export as published, when measured: beside the goal, which issue 13 sets on the tables.
+    if os.path.exists(os.path.join(logs, "od-ingest.gz.r1.time")):
+        out.append("The export as published (the same export and selection; information beside the goal above, which is "
+                   "set on the loose tables):")
+        out.append("")
+        out.append("| input | fieldpack (ingest + dedupe + bundle) | of which ingest | DuckDB → SQLite | DuckDB ÷ fieldpack |")
+        out.append("| --- | --- | --- | --- | --- |")
+        for form, (what, how) in PUBLISHED.items():
+            chain = [[times(logs, f"od-{stage}.{form}.r{run}") for stage in STAGES] for run in range(1, runs + 1)]
+            walls = [sum(w for w, _ in run) for run in chain]
+            peaks = [max(r for _, r in run) for run in chain]
+            ingest = [run[0][0] for run in chain]
+            peer = [times(logs, f"od-duckdb-{form}.r{run}") for run in range(1, runs + 1)]
+            peer_walls = [w for w, _ in peer]
+            ratio = statistics.median(peer_walls) / statistics.median(walls)
+            out.append(f"| {what} | {statistics.median(walls):.2f} s{spread(walls, 's', 2)}, {statistics.median(peaks):,.0f} MiB "
+                       f"| {statistics.median(ingest):.2f} s{spread(ingest, 's', 2)} "
+                       f"| {how}: {statistics.median(peer_walls):.2f} s{spread(peer_walls, 's', 2)}, "
+                       f"{statistics.median(r for _, r in peer):,.0f} MiB | {ratio:.2f} |")
         out.append("")
     lines, ok = check(logs, runs)
     out += lines
