@@ -157,6 +157,14 @@ import Testing
         #expect(try ExportLinkPruning.plan(
             inputs: inputs + later, selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2, notice: { notices.append($0) }) == nil)
         #expect(notices.count == 1 && notices[0].contains("taxon 7000") && notices[0].contains("bundle stage"))
+        // The same when the later export is its .tar.gz: its taxa are read as its members are listed.
+        let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
+        try run("/bin/tar", ["-czf", archive, "-C", directory.file("second"), "inaturalist-open-data-20250301"])
+        notices = []
+        #expect(try ExportLinkPruning.plan(
+            inputs: inputs + [archive], selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2,
+            notice: { notices.append($0) }) == nil)
+        #expect(notices.count == 1 && notices[0].contains("taxon 7000"))
         // Ingest says so; with agreeing taxa it says nothing.
         for (tables, expected) in [(inputs, 0), (inputs + later, 1)] {
             var ingest = INatIngest.Options(inputs: tables, output: directory.file("r.jsonl"), rejects: directory.file("rej.jsonl"))

@@ -160,50 +160,52 @@ public final class ExportLinkPruning: Sendable {
         // The observations and photos tables, their date as ingest dates their rows, and their
         // size (a file's on disk; an archive member's inflated).
         var tables: [(input: Int, file: ExportTableFile, date: Int64?, gzip: Bool, bytes: Int)] = []
-        var taxaTables: [ExportTableFile] = []
         // The taxa and observers tables, by their index among the inputs (`ExportParents`).
         var parentTables: [(input: Int, file: ExportTableFile)] = []
-        var onlyExport = true
-        func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
-            let table = file.header.table
-            if table == .taxa { taxaTables.append(file) }
-            if table == .taxa || table == .observers { parentTables.append((input, file)) }
-            if table == .observations || table == .photos { tables.append((input, file, date, gzip, bytes)) }
-        }
-        for (input, path) in inputs.enumerated() {
+        // What each input is, by its head: an export tar archive, an export table, or another input.
+        var kinds: [(tar: Bool, header: OpenDataTable.Header?, gzip: Bool)] = []
+        for path in inputs {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
             // As much of the head as ingest reads, so that both tell the same tables apart.
             let reader = LineReader(source: source, chunkSize: ForeignInput.headBytes)
             // The head is a view into the reader's buffer: the reader must outlive every use of it.
-            let (tar, header) = try withExtendedLifetime(reader) {
+            kinds.append(try withExtendedLifetime(reader) {
                 let head = try reader.peek(atLeast: ForeignInput.headBytes)
-                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path))
-            }
-            if tar {
+                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path), gzip)
+            })
+        }
+        let onlyExport = kinds.allSatisfy { $0.tar || $0.header != nil }
+        // With another input the taxa decide nothing: without other rules, nothing is pruned.
+        if !onlyExport && selection.dedupeRules(taxaKnown: false).isEmpty { return nil }
+        // The taxon rule, when the taxa tables decide it (`ExportTaxa`): their rows in the inputs'
+        // order, an archive's as its members are listed.
+        var taxaReader = onlyExport && !selection.taxa.isEmpty ? ExportTaxa.Reader(rule: selection.taxa) : nil
+        func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
+            let table = file.header.table
+            if table == .taxa || table == .observers { parentTables.append((input, file)) }
+            if table == .observations || (table == .photos && onlyExport) { tables.append((input, file, date, gzip, bytes)) }
+        }
+        for (input, (path, kind)) in zip(inputs, kinds).enumerated() {
+            if kind.tar {
                 // The export as published: its tables are read from the archive, inflated again
                 // by each reading (ingest dates a member's rows by the member's name first).
-                for (file, bytes) in try ExportTableFile.tables(inArchive: path) {
+                let listed = try ExportTableFile.tables(inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) })
+                for (file, bytes) in listed {
                     let date = OpenDataDate.of(file.member!.name) ?? OpenDataDate.of(path) ?? openDataDate
                     add(file, input: input, date: date, gzip: false, bytes: bytes)
                 }
-                continue
+            } else if let header = kind.header {
+                let file = ExportTableFile(path: path, header: header)
+                add(file, input: input, date: OpenDataDate.of(path) ?? openDataDate, gzip: kind.gzip, bytes: FileSystem.size(path) ?? 0)
+                if header.table == .taxa, taxaReader != nil {
+                    try OpenDataRow.forEachRow(in: file, seen: nil) { row, bytes in taxaReader!.add(row, bytes) }
+                }
             }
-            guard let header else {
-                // With another input the taxa decide nothing: without other rules, nothing is pruned.
-                if selection.dedupeRules(taxaKnown: false).isEmpty { return nil }
-                onlyExport = false
-                continue
-            }
-            add(
-                ExportTableFile(path: path, header: header), input: input, date: OpenDataDate.of(path) ?? openDataDate, gzip: gzip,
-                bytes: FileSystem.size(path) ?? 0)
         }
-        if !onlyExport { tables.removeAll { $0.file.header.table == .photos } }
-        // The taxon rule, when the taxa tables decide it (`ExportTaxa`).
         var taxa: ExportTaxa? = nil
-        if onlyExport && !selection.taxa.isEmpty {
-            switch try ExportTaxa.read(tables: taxaTables, rule: selection.taxa) {
+        if let taxaReader {
+            switch taxaReader.reading {
             case .decided(let decided): taxa = decided
             case .disagree(let taxon):
                 notice(

@@ -26,20 +26,26 @@ struct ExportTaxa: Sendable {
         case disagree(taxon: Int64)
     }
 
-    /// Reads the taxa tables.
-    ///
-    /// - Throws: when a table cannot be read (never an early end).
-    static func read(tables: [ExportTableFile], rule: TaxonRule) throws -> Reading {
+    /// The taxa tables' rows taken one by one, in the tables' order (the rows of an export's
+    /// archive as its members are listed, `ExportTableFile.tables(inArchive:taxa:)`).
+    struct Reader {
+        let rule: TaxonRule
         // Each taxon's answers so far (in both: its rows disagree).
-        var kept = IDSet(), removed = IDSet()
-        var disagreeing: Int64? = nil
-        try OpenDataRow.forEachRow(in: tables) { _, row, bytes in
+        private var kept = IDSet(), removed = IDSet()
+        private var disagreeing: Int64? = nil
+
+        init(rule: TaxonRule) { self.rule = rule }
+
+        /// Takes a taxa row; false once two rows disagree (the rest need not be read).
+        mutating func add(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard disagreeing == nil else { return false }
             guard let (id, keeps) = row.taxonDecision(bytes, by: rule) else { return true }
             if keeps { kept.insert(id) } else { removed.insert(id) }
             if kept.contains(id) && removed.contains(id) { disagreeing = id }
             return disagreeing == nil
         }
-        if let disagreeing { return .disagree(taxon: disagreeing) }
-        return .decided(ExportTaxa(kept: kept))
+
+        /// What the rows taken so far decide.
+        var reading: Reading { disagreeing.map { .disagree(taxon: $0) } ?? .decided(ExportTaxa(kept: kept)) }
     }
 }

@@ -25,17 +25,21 @@ struct ExportTableFile: Sendable {
 
     /// The export's tables in the tar archive at `path`, in its order, with their sizes (one pass
     /// over it, each member's head read as ingest reads it). Damage ends the list where ingest's
-    /// reading of the archive ends.
+    /// reading of the archive ends. With `taxa`, the rows of its taxa tables go to it in the same
+    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own.
     ///
     /// - Throws: when the file cannot be read (never an early end).
-    static func tables(inArchive path: String) throws -> [(table: ExportTableFile, bytes: Int)] {
+    static func tables(
+        inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil
+    ) throws -> [(table: ExportTableFile, bytes: Int)] {
         var tables: [(table: ExportTableFile, bytes: Int)] = []
         try forEachMember(ofArchive: path) { position, name, archive in
             let reader = LineReader(source: archive.memberSource())
-            let head = try reader.peek(atLeast: 1 << 16)
-            if let header = try? FileIngest.openDataHeader(head, path: name) {
-                tables.append((ExportTableFile(archive: path, position: position, name: name, header: header), archive.memberBytes))
-            }
+            // The head is a view into the reader's buffer: the reader must outlive every use of it.
+            let header = try withExtendedLifetime(reader) { try? FileIngest.openDataHeader(try reader.peek(atLeast: 1 << 16), path: name) }
+            guard let header else { return true }
+            tables.append((ExportTableFile(archive: path, position: position, name: name, header: header), archive.memberBytes))
+            if header.table == .taxa, let taxa { _ = try OpenDataRow.rows(of: reader, header: header, seen: nil, taxa) }
             return true
         }
         return tables
@@ -138,7 +142,7 @@ extension OpenDataRow {
 
     /// Calls `body` with each row of the table `reader` reads from its start; false when `body`
     /// stopped it.
-    private static func rows(
+    fileprivate static func rows(
         of reader: LineReader, header: OpenDataTable.Header, seen: Int64?, _ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         let row = OpenDataRow(header: header, seen: seen)
