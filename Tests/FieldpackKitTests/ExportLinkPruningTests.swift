@@ -315,8 +315,8 @@ import Testing
 
     /// No pruning where it cannot be exact: no rule applied before the bundle (`min_photos`
     /// compares kept observations). (A taxon rule alone: `ExportTaxaTests`.) An export tar
-    /// archive is planned from its members, as its tables loose would be.
-    @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
+    /// archive beside loose tables is planned from its members, its rows dated by its name.
+    @Test func ingestPrunesNothingWhenItCannotBeExactAndAnArchiveAsItsTables() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
         let inputs = try Self.writeTables(
@@ -382,21 +382,39 @@ import Testing
         let (prunedBesideAPI, _) = try Self.expectTheSameBuild(inputs: [archive, api], selection: selection)
         #expect(prunedBesideAPI > 0)
 
-        // Cut in the middle of its last member, the photos: the plan reads what ingest reads, up
-        // to the cut. (The members' order is given: each is a 512-byte header and its data,
-        // padded to 512 bytes.)
+        // Cut short, the plan reads what ingest reads, up to the cut, and ingest keeps the rows
+        // before it (with a notice): in the middle of its last member, the photos; inside the
+        // header of its second member (damage between members, which ended ingest with an error
+        // before 2026-12-05); and the `.tar.gz` itself cut in half, as a download cut short. (The
+        // members' order is given: each is a 512-byte header and its data, padded to 512 bytes.)
         let members = tables.filter { !$0.hasSuffix("photos.csv") } + tables.filter { $0.hasSuffix("photos.csv") }
         let names = members.map { "\(folder)/\(URL(fileURLWithPath: $0).lastPathComponent)" }
         try run("/bin/tar", ["-cf", directory.file("whole.tar"), "-C", directory.path] + names)
         let sizes: [Int] = try members.map { try #require(FileSystem.size($0)) }
-        let photosStart: Int = sizes.dropLast().reduce(0) { total, size in total + 512 + (size + 511) / 512 * 512 } + 512
+        let starts: [Int] = sizes.indices.map { index in sizes[..<index].reduce(0) { total, size in total + 512 + (size + 511) / 512 * 512 } }
         let tar = try Data(contentsOf: URL(fileURLWithPath: directory.file("whole.tar")))
-        try FileManager.default.createDirectory(atPath: directory.file("cut"), withIntermediateDirectories: true)
-        try tar.prefix(photosStart + sizes.last! / 2).write(to: URL(fileURLWithPath: directory.file("cut/cut.tar")))
-        let cut = directory.file("cut/\(folder).tar.gz")
-        try run("/bin/sh", ["-c", "gzip -c '\(directory.file("cut/cut.tar"))' > '\(cut)'"])
-        let fromCut = try expectTheSameBundle([cut])
-        #expect(fromCut.leftOutRows > 0 && fromCut.bundle != fromArchive.bundle)
+        let gzipped = try Data(contentsOf: URL(fileURLWithPath: archive))
+        for (cut, bytes) in [
+            ("photos", tar.prefix(starts.last! + 512 + sizes.last! / 2)), ("header", tar.prefix(starts[1] + 100)),
+            ("download", gzipped.prefix(gzipped.count / 2)),
+        ] {
+            let folderOfCut = directory.file("cut-\(cut)")
+            try FileManager.default.createDirectory(atPath: folderOfCut, withIntermediateDirectories: true)
+            let path = "\(folderOfCut)/\(folder).tar.gz"
+            if cut == "download" {
+                try bytes.write(to: URL(fileURLWithPath: path))
+            } else {
+                try bytes.write(to: URL(fileURLWithPath: "\(folderOfCut)/cut.tar"))
+                try run("/bin/sh", ["-c", "gzip -c '\(folderOfCut)/cut.tar' > '\(path)'"])
+            }
+            let fromCut = try expectTheSameBundle([path])
+            #expect(fromCut.bundle != fromArchive.bundle, "\(cut)")
+            var ingest = INatIngest.Options(inputs: [path], output: directory.file("cut.jsonl"), rejects: directory.file("cut-rejects.jsonl"))
+            ingest.selection = selection
+            ingest.maxRejectRate = 1
+            let summary = try INatIngest(options: ingest).run()
+            #expect(summary.findings.contains { $0.outcome == .notice && $0.reason.contains("damaged") }, "\(cut)")
+        }
     }
 
     /// Two exports of different dates repeat every uuid and photo id: past what

@@ -1,6 +1,7 @@
 @testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `ReadAheadSource` reads a source on a thread of its own: whatever the blocks and buffers, its
@@ -30,15 +31,14 @@ import Testing
         private var events: [Event]
         /// How much of the first event's bytes was given.
         private var offset = 0
-        private var reading = false
+        private let reading = Atomic<Bool>(false)
         private(set) var reads = 0
 
         init(_ events: [Event]) { self.events = events }
 
         func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-            precondition(!reading, "read by two threads at once")
-            reading = true
-            defer { reading = false }
+            precondition(reading.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged, "read by two threads at once")
+            defer { reading.store(false, ordering: .releasing) }
             reads += 1
             guard let event = events.first else { return 0 }
             switch event {
@@ -132,48 +132,76 @@ import Testing
         }
     }
 
-    /// A reader that stops early frees the source at once: the thread is stopped, the source
-    /// is not read again, and reading on gives what was read ahead, then the end.
-    @Test func stoppingTakesTheSourceBackAndReadsNoFurther() throws {
-        let source = Scripted([.bytes(Self.bytes(1 << 20, seed: 7))])
+    /// A reader that stops early takes its source back at once: the thread has stopped (the
+    /// source is read by nobody else), and reading on gives the blocks read ahead, then the rest
+    /// from the source itself: the same bytes in all. A reader freed unread leaves no thread
+    /// holding its source.
+    @Test func stoppingTakesTheSourceBackAndLosesNoByte() throws {
+        let whole = Self.bytes(1 << 20, seed: 7)
+        let source = Scripted([.bytes(whole), .damage("member 1 fails its CRC-32 check", member: true), .bytes(Self.bytes(10, seed: 9))])
         let ahead = ReadAheadSource(source, blocks: 2, blockBytes: 1 << 16)
         var buffer = [UInt8](repeating: 0, count: 100)
-        #expect(try buffer.withUnsafeMutableBytes { try ahead.read(into: $0) } == 100)
+        var read = Array(buffer[0..<(try buffer.withUnsafeMutableBytes { try ahead.read(into: $0) })])
         ahead.stop()
-        let reads = source.reads
         // At most the blocks it holds, and one being read when it was told to stop.
-        #expect(reads <= 3)
-        var total = 100
-        while true {
-            let got = try buffer.withUnsafeMutableBytes { try ahead.read(into: $0) }
-            if got == 0 { break }
-            total += got
+        #expect(source.reads <= 3)
+        let events = Self.drain(ahead, bufferSize: 1000)
+        guard case .bytes(let rest)? = events.first else {
+            Issue.record("no bytes after stop: \(events)")
+            return
         }
-        #expect(source.reads == reads)
-        #expect(total <= 3 << 16)
-        // Freed without being read: no thread is left waiting.
-        let long = Self.bytes(1 << 20, seed: 8)
-        for _ in 0..<50 { _ = ReadAheadSource(Scripted([.bytes(long)]), blocks: 1, blockBytes: 4096) }
+        read += rest
+        // Bool comparisons: a failed `==` of two large arrays would be diffed element by element.
+        #expect(read.elementsEqual(whole), "\(read.count) bytes read of \(whole.count)")
+        #expect(Array(events.dropFirst()) == [.damage("member 1 fails its CRC-32 check", member: true), .bytes(Self.bytes(10, seed: 9)), .end, .end])
+
+        weak var freed: Scripted? = nil
+        for _ in 0..<20 {
+            let unread = Scripted([.bytes(whole)])
+            freed = unread
+            _ = ReadAheadSource(unread, blocks: 1, blockBytes: 4096)
+        }
+        #expect(freed == nil)
     }
 
-    /// Through ingest, a gzipped export table gives the same records and rejects as the same
-    /// table plain (ingest reads every gzip input ahead).
+    /// Through ingest, a gzipped export table of many blocks gives the same records and rejects
+    /// as the same table plain, and its `input` record the gzip file's own size and SHA-256 (read
+    /// from the raw file once the thread has stopped).
     @Test func aGzippedTableIngestsAsItsPlainSelf() throws {
         let directory = try TemporaryDirectory()
-        let table = directory.file("photos.csv")
-        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/open-data/photos.csv", toPath: table)
+        var table = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        var random = SplitMix(seed: 3)
+        func hex(_ value: Int, _ digits: Int) -> String {
+            let text = String(value, radix: 16)
+            return String(repeating: "0", count: max(0, digits - text.count)) + text
+        }
+        for id in 1...48_000 {
+            let link = "\(hex(id / 2, 8))-0000-4000-8000-\(hex(random.next() & 0xFFFF_FFFF_FFFF, 12))"
+            // One row in 1,000 has no photo id: a reject, the same from both.
+            table += "\(hex(id, 8))-1111-4111-8111-111111111111\t\(id % 1000 == 0 ? "" : String(id))\t\(link)\t\(id % 97 + 1)\tjpg\tCC-BY\t2048\t1536\t\(id % 3)\n"
+        }
+        let plain = try directory.write("photos.csv", table)
         let gzipped = directory.file("photos.csv.gz")
-        try run("/bin/sh", ["-c", "gzip -c '\(table)' > '\(gzipped)'"])
+        try run("/bin/sh", ["-c", "gzip -c '\(plain)' > '\(gzipped)'"])
+        #expect(try #require(FileSystem.size(plain)) > 4 << 20)
         var outputs: [[String]] = []
-        for input in [table, gzipped] {
+        for input in [plain, gzipped] {
             var options = INatIngest.Options(inputs: [input], output: directory.file("r.jsonl"), rejects: directory.file("x.jsonl"))
             options.openDataDate = OpenDataDate.parse("2024-11-27")
             options.maxRejectRate = 1
             _ = try INatIngest(options: options).run()
             // The records but their input line (its name, size and digest differ), and the rejects.
-            outputs.append(try lines(directory.file("r.jsonl")).filter { !$0.hasPrefix("[\"input\"") } + (try lines(directory.file("x.jsonl"))))
+            let records = try lines(directory.file("r.jsonl"))
+            outputs.append(records.filter { !$0.hasPrefix("[\"input\"") } + (try lines(directory.file("x.jsonl"))))
+            // ["input", index, path, bytes, sha256, …]
+            let line = try #require(records.first { $0.hasPrefix("[\"input\"") })
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [Any])
+            #expect(record[3] as? Int == FileSystem.size(input))
+            let digest = try run("/usr/bin/sha256sum", [input]).stdout.prefix(64)
+            #expect(record[4] as? String == String(digest))
         }
-        #expect(outputs[0].count > 10)
-        #expect(outputs[0] == outputs[1].map { $0.replacingOccurrences(of: "photos.csv.gz", with: "photos.csv") })
+        #expect(outputs[0].count > 48_000)
+        let named = outputs[1].map { $0.replacingOccurrences(of: "photos.csv.gz", with: "photos.csv") }
+        #expect(outputs[0].elementsEqual(named), "\(outputs[0].count) lines plain, \(named.count) gzipped")
     }
 }

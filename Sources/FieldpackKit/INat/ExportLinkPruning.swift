@@ -194,7 +194,7 @@ public final class ExportLinkPruning: Sendable {
                 // by each reading (ingest dates a member's rows by the member's name first).
                 let listed = try ExportTableFile.tables(inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) })
                 for (file, bytes) in listed {
-                    let date = OpenDataDate.of(file.member!.name) ?? OpenDataDate.of(path) ?? openDataDate
+                    let date = OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate
                     add(file, input: input, date: date, gzip: false, bytes: bytes)
                 }
             } else if let header = kind.header {
@@ -301,7 +301,7 @@ public final class ExportLinkPruning: Sendable {
                     }
                     found.withLock { $0.add(mine) }
                 } catch {
-                    found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.path) }
+                    found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
                 }
             }
             if let failure = found.withLock({ $0.failure }) { throw failure }

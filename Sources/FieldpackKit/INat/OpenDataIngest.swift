@@ -27,25 +27,33 @@ extension FileIngest {
         }
     }
 
-    /// Reads the members of the export's tar archive: each table by its header; other members
-    /// (`projects.csv`, notes) are passed over with a notice.
+    /// Reads the members of the export's tar archive (`ExportTableFile.forEachMember`, as the
+    /// plan before it reads them): each table by its header; other members (`projects.csv`,
+    /// notes) are passed over with a notice. Damage between members ends the archive, with a
+    /// notice: the rows before it are kept, as for damage inside a member.
     ///
-    /// - Throws: when the archive is damaged, or holds no export table.
+    /// - Throws: when the archive cannot be read, is damaged before its first table, or holds no
+    ///   export table.
     func ingestOpenDataArchive(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         let archive = try ArchiveReader(source: reader.remainder(), path: path)
         var tables = 0
-        while let member = try archive.nextMember() {
-            let name = "\(path)#\(member)"
-            let memberReader = LineReader(source: archive.memberSource(), maxLineBytes: maxDocumentBytes)
-            let head = try memberReader.peek(atLeast: 1 << 16)
-            guard let header = try Self.openDataHeader(head, path: name) else {
+        let damage = try ExportTableFile.forEachMember(of: archive, path: path, maxLineBytes: maxDocumentBytes) { member in
+            let name = "\(path)#\(member.name)"
+            guard let header = member.header else {
                 note(&result, Finding(path: name, outcome: .notice, reason: "not a table of the open-data export fieldpack reads: skipped"))
-                continue
+                return true
             }
             tables += 1
             try ingestOpenDataTable(
-                memberReader, header: header, path: name, source: "\(fileIndexForRecords):\(member.filter { $0 != "," }):",
-                date: OpenDataDate.of(member) ?? OpenDataDate.of(path), output: output, result: &result, counting: tables == 1)
+                member.reader, header: header, path: name, source: "\(fileIndexForRecords):\(member.name.filter { $0 != "," }):",
+                date: OpenDataDate.of(member: member.name, inArchive: path), output: output, result: &result, counting: tables == 1)
+            return true
+        }
+        if let damage {
+            if tables == 0 { throw FieldpackError(path: path, "damaged before its first table: \(damage.message)") }
+            note(&result, Finding(
+                path: path, outcome: .notice,
+                reason: "input is damaged: \(damage.message); every complete row before it was kept"))
         }
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
@@ -154,6 +162,10 @@ public enum OpenDataDate {
         }
         return found
     }
+
+    /// The date of the rows of `member` of the export's tar archive at `path`: its own name's, else
+    /// the archive's.
+    static func of(member: String, inArchive path: String) -> Int64? { of(member) ?? of(path) }
 
     /// `YYYY-MM-DD` (the pipeline's `open_data_date`) as Unix ms at 00:00 UTC; nil if malformed.
     public static func parse(_ text: String) -> Int64? {

@@ -28,45 +28,78 @@ struct ExportTableFile: Sendable {
     /// reading of the archive ends. With `taxa`, the rows of its taxa tables go to it in the same
     /// pass (`ExportTaxa.Reader`), rather than in a pass of their own.
     ///
-    /// - Throws: when the file cannot be read (never an early end).
+    /// - Throws: when the file cannot be read (never an early end), or a member's header names
+    ///   some of a table's columns but not all (as ingest does).
     static func tables(
         inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil
     ) throws -> [(table: ExportTableFile, bytes: Int)] {
         var tables: [(table: ExportTableFile, bytes: Int)] = []
-        try forEachMember(ofArchive: path) { position, name, archive in
-            let reader = LineReader(source: archive.memberSource())
-            // The head is a view into the reader's buffer: the reader must outlive every use of it.
-            let header = try withExtendedLifetime(reader) { try? FileIngest.openDataHeader(try reader.peek(atLeast: 1 << 16), path: name) }
-            guard let header else { return true }
-            tables.append((ExportTableFile(archive: path, position: position, name: name, header: header), archive.memberBytes))
-            if header.table == .taxa, let taxa { _ = try OpenDataRow.rows(of: reader, header: header, seen: nil, taxa) }
+        try forEachMember(ofArchive: path) { member, archive in
+            guard let header = member.header else { return true }
+            let table = ExportTableFile(archive: path, position: member.position, name: member.name, header: header)
+            tables.append((table, archive.memberBytes))
+            if header.table == .taxa, let taxa {
+                do {
+                    _ = try OpenDataRow.rows(of: member.reader, header: header, seen: nil, taxa)
+                } catch {
+                    throw OpenDataRow.naming(error, path: table.name)
+                }
+            }
             return true
         }
         return tables
     }
 
-    /// Calls `body` with each member of the export's tar archive at `path` (its position, its
-    /// name, and the archive positioned at it), in the archive's order, while `body` returns true.
-    /// The archive is opened as ingest opens it (`FileIngest.ingestOpenDataArchive`), and reading
-    /// stops where ingest's stops: damage met between members ends the archive, as damage that a
-    /// member's reader met does (ingest then keeps the rows before it).
+    /// One member of the export's tar archive, as ingest and the readers before it take it: its
+    /// position among the members, its name, its reader (its head peeked), and its table's header
+    /// (nil: not a table of the export, which ingest passes over).
+    struct Member {
+        let position: Int
+        let name: String
+        let reader: LineReader
+        let header: OpenDataTable.Header?
+    }
+
+    /// Calls `body` with each member of `archive` (the export's tar archive at `path`) in its
+    /// order, while `body` returns true; each member's lines at most `maxLineBytes` long. Damage
+    /// met between members (a cut inside a tar header or its padding, or inside a member's header
+    /// line) ends the archive, as damage a member's reader meets ends that member: the rows before
+    /// it are read. That damage is returned (nil when the archive ended whole, or `body` stopped).
     ///
-    /// - Throws: a read error of the file (never an early end), or what `body` throws.
+    /// - Throws: a read error (never an early end), a member's header that names some of a
+    ///   table's columns but not all, and what `body` throws.
     static func forEachMember(
-        ofArchive path: String, _ body: (_ position: Int, _ name: String, _ archive: ArchiveReader) throws -> Bool
-    ) throws {
-        let archive = try ArchiveReader(source: try openInputReadingAhead(path), path: path)
+        of archive: ArchiveReader, path: String, maxLineBytes: Int = 256 << 20, _ body: (Member) throws -> Bool
+    ) throws -> StreamDamage? {
         var position = 0
         while true {
-            let member: String?
+            let name: String?
             do {
-                member = try archive.nextMember()
-            } catch is StreamDamage {
-                return
+                name = try archive.nextMember()
+            } catch let damage as StreamDamage {
+                return damage
             }
-            guard let member, try body(position, member, archive) else { return }
+            guard let name else { return nil }
+            let reader = LineReader(source: archive.memberSource(), maxLineBytes: maxLineBytes)
+            // The head is a view into the reader's buffer: the reader must outlive every use of it.
+            let header = try withExtendedLifetime(reader) { () throws -> OpenDataTable.Header?? in
+                let head = try reader.peek(atLeast: 1 << 16)
+                // Cut inside its header line: the member has no line to read, and the archive ends.
+                if reader.damage != nil && !head.contains(0x0A) { return .none }
+                return .some(try FileIngest.openDataHeader(head, path: "\(path)#\(name)"))
+            }
+            guard let header else { return reader.damage }
+            if try !body(Member(position: position, name: name, reader: reader, header: header)) { return nil }
             position += 1
         }
+    }
+
+    /// `forEachMember(of:path:_:)` over the archive at `path`, opened as ingest opens it (its
+    /// gzip inflated on a thread of its own, `ReadAheadSource`), with the archive positioned at
+    /// each member.
+    static func forEachMember(ofArchive path: String, _ body: (Member, ArchiveReader) throws -> Bool) throws {
+        let archive = try ArchiveReader(source: try openInputReadingAhead(path), path: path)
+        _ = try forEachMember(of: archive, path: path) { try body($0, archive) }
     }
 }
 
@@ -124,16 +157,19 @@ extension OpenDataRow {
             }
             var left = wanted.count
             var going = true
+            // What an error names: the member being read, else the archive.
+            var reading = path
             do {
-                try ExportTableFile.forEachMember(ofArchive: path) { position, _, archive in
-                    guard let table = wanted[position] else { return true }
-                    let reader = LineReader(source: archive.memberSource())
-                    going = try rows(of: reader, header: tables[table].header, seen: seen) { row, bytes in try body(table, row, bytes) }
+                try ExportTableFile.forEachMember(ofArchive: path) { member, _ in
+                    guard let table = wanted[member.position] else { return true }
+                    reading = tables[table].name
+                    going = try rows(of: member.reader, header: tables[table].header, seen: seen) { row, bytes in try body(table, row, bytes) }
+                    reading = path
                     left -= 1
                     return going && left > 0
                 }
             } catch {
-                throw naming(error, path: path)
+                throw naming(error, path: reading)
             }
             if !going { return }
             index = end

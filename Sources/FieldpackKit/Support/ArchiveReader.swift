@@ -104,9 +104,8 @@ final class ArchiveReader {
                 // S_IFDIR: libarchive's AE_IFDIR is a cast macro Swift does not import.
                 if archive_entry_filetype(entry) & 0o170000 == 0o040000 { continue }
                 let start = Int(archive_read_header_position(handle))
-                let size = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : Int.max / 4
-                memberRange = start..<(start + 512 + size)
-                memberBytes = archive_entry_size_is_set(entry) != 0 ? size : 0
+                memberBytes = archive_entry_size_is_set(entry) != 0 ? Int(archive_entry_size(entry)) : 0
+                memberRange = start..<(start + 512 + (archive_entry_size_is_set(entry) != 0 ? memberBytes : Int.max / 4))
                 return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
             case ARCHIVE_EOF:
                 try feed.drain()

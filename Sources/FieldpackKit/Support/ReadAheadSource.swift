@@ -9,9 +9,12 @@ import Glibc
 /// source does (a gzip member whose check fails); any other error ends the stream, and is thrown
 /// again by every later read.
 ///
-/// At most `blocks` blocks of `blockBytes` are read ahead. The thread stops at the source's end,
-/// at an error that ends it, or when the reader is stopped (`stop`, or freed); the source is never
-/// read by two threads at once. Not thread-safe itself: one reader.
+/// At most `blocks` blocks of `blockBytes` are read ahead, handed over through two `Channel`s
+/// (the blocks filled, in order, and the blocks emptied, to fill again). The thread stops at the
+/// source's end, at an error that ends it, or when the reader is stopped (`stop`, or freed); the
+/// source is never read by two threads at once. After `stop` the reader gives the blocks already
+/// read, then reads the source itself: stopping changes what is read from where, never what is
+/// read. Not thread-safe itself: one reader.
 final class ReadAheadSource: ByteSource {
     /// One block read from the source: its bytes, or the error the read threw.
     private final class Block: @unchecked Sendable {
@@ -23,17 +26,10 @@ final class ReadAheadSource: ByteSource {
         deinit { bytes.deallocate() }
     }
 
-    /// What the two threads share, under `lock`.
-    private final class Shared: @unchecked Sendable {
-        let lock = ConditionLock()
-        var free: [Block]
-        var filled: [Block] = []
-        var stopping = false
-
-        init(blocks: Int, blockBytes: Int) { free = (0..<blocks).map { _ in Block(bytes: blockBytes) } }
-    }
-
-    private let shared: Shared
+    private let source: ByteSource
+    private let filled: Channel<Block>
+    /// Closed by `stop`: the thread takes no block more.
+    private let emptied: Channel<Block>
     private var thread: pthread_t? = nil
     private var current: Block? = nil
     private var used = 0
@@ -41,16 +37,15 @@ final class ReadAheadSource: ByteSource {
     private var failure: (any Error)? = nil
 
     init(_ source: ByteSource, blocks: Int = 4, blockBytes: Int = 1 << 20) {
-        let shared = Shared(blocks: blocks, blockBytes: blockBytes)
-        self.shared = shared
+        precondition(blocks > 0 && blockBytes > 0, "a read-ahead needs a block to read into")
+        self.source = source
+        let (filled, emptied) = (Channel<Block>(capacity: blocks), Channel<Block>(capacity: blocks))
+        (self.filled, self.emptied) = (filled, emptied)
+        for _ in 0..<blocks { emptied.offer(Block(bytes: blockBytes)) }
         let box = UncheckedBox(source)
         thread = Self.start {
-            while true {
-                let block: Block? = shared.lock.withLock {
-                    while shared.free.isEmpty && !shared.stopping { shared.lock.wait() }
-                    return shared.stopping ? nil : shared.free.removeLast()
-                }
-                guard let block else { return }
+            // The channels hold every block at most once: a send never waits, and nil is `stop`.
+            while let block = try? emptied.receive() {
                 block.count = 0
                 block.error = nil
                 do {
@@ -58,27 +53,22 @@ final class ReadAheadSource: ByteSource {
                 } catch {
                     block.error = error
                 }
-                shared.lock.withLock {
-                    shared.filled.append(block)
-                    shared.lock.broadcast()
-                }
+                guard (try? filled.send(block)) != nil else { break }
                 // The end, or an error after which the source gives nothing more.
-                if block.count == 0 && !(block.error is StreamDamage) { return }
+                if block.count == 0 && !(block.error is StreamDamage) { break }
             }
+            filled.finish()
         }
     }
 
     deinit { stop() }
 
     /// Stops the thread and waits for it: after this the source is the caller's again (its
-    /// digest, its count of bytes read). Reading after `stop` gives the blocks already read,
-    /// then the end.
+    /// digest, its count of bytes read), and reading goes on from it directly once the blocks
+    /// already read are given.
     func stop() {
         guard let running = thread else { return }
-        shared.lock.withLock {
-            shared.stopping = true
-            shared.lock.broadcast()
-        }
+        emptied.close()
         pthread_join(running, nil)
         thread = nil
     }
@@ -92,38 +82,28 @@ final class ReadAheadSource: ByteSource {
                     used += count
                     return count
                 }
-                recycle(block)
+                emptied.offer(block)
                 current = nil
             }
             if let failure { throw failure }
             if ended { return 0 }
-            let next: Block? = shared.lock.withLock {
-                while shared.filled.isEmpty && thread != nil && !shared.stopping { shared.lock.wait() }
-                return shared.filled.isEmpty ? nil : shared.filled.removeFirst()
-            }
-            guard let next else {
-                ended = true
-                return 0
+            guard let next = try filled.receive() else {
+                // Stopped before the source's end: the rest comes from the source itself.
+                precondition(thread == nil, "the read-ahead thread ended without the source's end")
+                return try source.read(into: buffer)
             }
             if let error = next.error {
-                recycle(next)
+                emptied.offer(next)
                 if !(error is StreamDamage) { failure = error }
                 throw error
             }
             if next.count == 0 {
-                recycle(next)
+                emptied.offer(next)
                 ended = true
                 return 0
             }
             current = next
             used = 0
-        }
-    }
-
-    private func recycle(_ block: Block) {
-        shared.lock.withLock {
-            shared.free.append(block)
-            shared.lock.broadcast()
         }
     }
 
