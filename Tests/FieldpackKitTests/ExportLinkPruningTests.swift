@@ -314,9 +314,8 @@ import Testing
     }
 
     /// No pruning where it cannot be exact: no rule applied before the bundle (`min_photos`
-    /// compares kept observations). (A taxon rule alone: `ExportTaxaTests`.) An export tar
-    /// archive beside loose tables is planned from its members, its rows dated by its name.
-    @Test func ingestPrunesNothingWhenItCannotBeExactAndAnArchiveAsItsTables() throws {
+    /// compares kept observations). (A taxon rule alone: `ExportTaxaTests`.)
+    @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
         let inputs = try Self.writeTables(
@@ -330,16 +329,28 @@ import Testing
         var photosOnly = Selection()
         photosOnly.minimumPhotos = 1
         #expect(try ExportLinkPruning.plan(inputs: inputs, selection: photosOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
+    }
+
+    /// An export's tar archive beside loose tables is planned from its members, its rows dated by
+    /// the archive's name when the members' names carry no date.
+    @Test func anArchiveBesideLooseTablesIsPlannedFromItsMembersDatedByItsName() throws {
+        let directory = try TemporaryDirectory()
+        let u = Self.uuids
+        let inputs = try Self.writeTables(
+            "inaturalist-open-data-20241127", rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.inside)],
+            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
-        let withArchive = try #require(
+        let planned = try #require(
             try ExportLinkPruning.plan(inputs: inputs + [archive], selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
-        #expect(withArchive.keptRows == 4)
-        // The archive's observations are dated by its name: a link at the loose tables' date to an
-        // observation the rules keep only at the archive's is not kept.
-        let kept = Array(u[0].utf8).withUnsafeBytes { ObservationUUID($0)! }
-        #expect(withArchive.keepsLink(to: kept, date: OpenDataDate.parse("2025-03-01")))
-        #expect(!withArchive.keepsLink(to: Array(u[1].utf8).withUnsafeBytes { ObservationUUID($0)! }, date: OpenDataDate.parse("2025-03-01")))
+        #expect(planned.keptRows == 4)
+        // Kept at the archive's date (the loose tables' is 2024-11-27), and only the kept ones.
+        let (kept, removed) = (Array(u[0].utf8).withUnsafeBytes { ObservationUUID($0)! }, Array(u[1].utf8).withUnsafeBytes { ObservationUUID($0)! })
+        #expect(planned.keepsLink(to: kept, date: OpenDataDate.parse("2025-03-01")))
+        #expect(!planned.keepsLink(to: removed, date: OpenDataDate.parse("2025-03-01")))
+        #expect(!planned.keepsLink(to: kept, date: OpenDataDate.parse("2026-01-01")))
     }
 
     /// The export as iNaturalist publishes it, one `.tar.gz`, is pruned as its tables loose
