@@ -104,9 +104,9 @@ final class FileIngest {
     func run(path argument: String, index: Int, output: PartBuffer, failed: FailedMembers? = nil) throws -> Result {
         let path = argument == StandardInput.argument ? StandardInput.name : argument
         let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
-        // gzip is inflated on a thread of its own, beside the parsing; the raw file (its digest,
-        // its count of bytes) is read only once that thread has stopped.
-        let readAhead = gzip ? ReadAheadSource(source) : nil
+        // A large gzip input is inflated on a thread of its own, beside the parsing; the raw file
+        // (its digest, its count of bytes) is read only once that thread has stopped.
+        let readAhead = gzip && ReadAheadSource.isWorthwhile(forGzip: argument) ? ReadAheadSource(source) : nil
         var result = try ingest(
             readAhead ?? source, path: path, index: index, gzip: gzip, output: output, failed: failed,
             rereadable: argument != StandardInput.argument,
