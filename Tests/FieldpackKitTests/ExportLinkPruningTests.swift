@@ -313,16 +313,23 @@ import Testing
         }
     }
 
+    /// An export of 2024-11-27 whose box keeps two of its three observations (u[0], u[2]), each
+    /// with a photo, and the box.
+    static func twoKeptOfThree(in directory: TemporaryDirectory) throws -> (inputs: [String], box: Selection) {
+        let u = uuids
+        let inputs = try writeTables(
+            "inaturalist-open-data-20241127", rows: [(u[0], inside), (u[1], outside), (u[2], inside)],
+            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+        var box = Selection()
+        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        return (inputs, box)
+    }
+
     /// No pruning where it cannot be exact: no rule applied before the bundle (`min_photos`
     /// compares kept observations). (A taxon rule alone: `ExportTaxaTests`.)
     @Test func ingestPrunesNothingWhenItCannotBeExact() throws {
         let directory = try TemporaryDirectory()
-        let u = Self.uuids
-        let inputs = try Self.writeTables(
-            "inaturalist-open-data-20241127", rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.inside)],
-            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
-        var box = Selection()
-        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let (inputs, box) = try Self.twoKeptOfThree(in: directory)
         let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(planned.fingerprint == box.dedupeFingerprint)
         #expect(planned.keptRows == 2)
@@ -336,11 +343,7 @@ import Testing
     @Test func anArchiveBesideLooseTablesIsPlannedFromItsMembersDatedByItsName() throws {
         let directory = try TemporaryDirectory()
         let u = Self.uuids
-        let inputs = try Self.writeTables(
-            "inaturalist-open-data-20241127", rows: [(u[0], Self.inside), (u[1], Self.outside), (u[2], Self.inside)],
-            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
-        var box = Selection()
-        box.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let (inputs, box) = try Self.twoKeptOfThree(in: directory)
         let archive = directory.file("inaturalist-open-data-20250301.tar.gz")
         try run("/bin/tar", ["-czf", archive, "-C", directory.file("inaturalist-open-data-20241127"), "observations.csv", "photos.csv"])
         let planned = try #require(
