@@ -106,7 +106,7 @@ final class FileIngest {
         let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
         // A large gzip input is inflated on a thread of its own, beside the parsing; the raw file
         // (its digest, its count of bytes) is read only once that thread has stopped.
-        let readAhead = gzip && ReadAheadSource.isWorthwhile(forGzip: argument) ? ReadAheadSource(source) : nil
+        let readAhead = ReadAheadSource.reading(source, gzip: gzip, path: argument)
         var result = try ingest(
             readAhead ?? source, path: path, index: index, gzip: gzip, output: output, failed: failed,
             rereadable: argument != StandardInput.argument,

@@ -131,11 +131,17 @@ extension ReadAheadSource {
     static func isWorthwhile(forGzip path: String) -> Bool {
         path == StandardInput.argument || (FileSystem.size(path) ?? Int.max) >= 8 << 20
     }
+
+    /// `source`, the input at `path` as `openInput` opened it, read ahead when it is gzip and
+    /// worth it (`isWorthwhile`); nil: read it as it is.
+    static func reading(_ source: ByteSource, gzip: Bool, path: String) -> ReadAheadSource? {
+        gzip && isWorthwhile(forGzip: path) ? ReadAheadSource(source) : nil
+    }
 }
 
-/// The bytes of the input at `path` (`openInput`, not hashed), gzip read ahead when that is worth
-/// it (`ReadAheadSource`): for a reader that needs nothing of the raw file afterwards.
+/// The bytes of the input at `path` (`openInput`, not hashed), read ahead when that is worth it
+/// (`ReadAheadSource.reading`): for a reader that needs nothing of the raw file afterwards.
 func openInputReadingAhead(_ path: String) throws -> ByteSource {
     let (source, _, gzip) = try openInput(path, hashing: false)
-    return gzip && ReadAheadSource.isWorthwhile(forGzip: path) ? ReadAheadSource(source) : source
+    return ReadAheadSource.reading(source, gzip: gzip, path: path) ?? source
 }
