@@ -91,8 +91,8 @@ import Testing
         #expect(selected["users_removed"] as? Int == 9)
 
         // As published, each export one `.tar.gz`: the same bundle, and the same taxa and users
-        // written (15 from the repeated photo's row in the second archive, found in the pass
-        // over it that reads its taxa and observers).
+        // written (15 from the repeated photo's row in the second archive, set aside by the
+        // reading of its photos, `ExportParents.RowObservers`).
         let archives = try ["inaturalist-open-data-20241127", "inaturalist-open-data-20250301"].map { folder in
             let archive = directory.file("archives/\(folder).tar.gz")
             try FileManager.default.createDirectory(atPath: directory.file("archives"), withIntermediateDirectories: true)

@@ -31,10 +31,11 @@ import Synchronization
 /// once). The export's tar archive, as iNaturalist publishes it, is planned from its members
 /// (`ExportTableFile`): each reading below streams the archive again, inflating it again up to
 /// the last member it reads: the listing (with the taxa rows, `ExportTaxa.Reader`), the
-/// observations, the photos, and the taxa and observers (with the repeated photos' observers),
-/// before ingest's own reading. That costs far less than writing every row and deduping them:
-/// on the benchmark's 1M export as one `.tar.gz`, by hand, ingest went from 8.3 s and 1.1 GB of
-/// records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s.
+/// observations, the photos, and the taxa and observers (up to the last of them), before
+/// ingest's own reading. The observers of repeated photos come from the photos' reading
+/// (`ExportParents.RowObservers`), not from one more. That costs far less than writing every
+/// row and deduping them: on the benchmark's 1M export as one `.tar.gz`, by hand, ingest went
+/// from 8.3 s and 1.1 GB of records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s.
 ///
 /// With the taxon rule (`ExportTaxa`), dedupe's output differs from the one without pruning:
 /// it removes, and counts, the observations outside the taxa, which the bundle would have
@@ -260,6 +261,9 @@ public final class ExportLinkPruning: Sendable {
                     // table (read only when every input is an export table), one of the photos
                     // they link.
                     if !photos { mine.kept = Kept() }
+                    // The photo id and observer of each photos row that links no kept row, for the
+                    // observers of repeated photos (`ExportParents.RowObservers`).
+                    let rowObservers = photos && readCollectors != nil ? try ExportParents.RowObservers(in: scratch) : nil
                     // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
                     // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
                     func read(_ add: (UInt64) throws -> Void) throws {
@@ -278,7 +282,13 @@ public final class ExportLinkPruning: Sendable {
                                     if mine.linked == nil { mine.linked = ExportParents.Linked() }
                                     mine.linked!.insert(id)
                                 }
-                                if let observer, linked || measured.contains(id) { mine.users.insert(observer) }
+                                if let observer {
+                                    if linked || measured.contains(id) {
+                                        mine.users.insert(observer)
+                                    } else {
+                                        try rowObservers?.add(photo: id, observer: observer)
+                                    }
+                                }
                             } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
                                 try add(Singles.key(uuid))
                                 if keeps {
@@ -298,6 +308,10 @@ public final class ExportLinkPruning: Sendable {
                         try collector.adding { batch in try read { try batch.add($0) } }
                     } else {
                         try read { _ in }
+                    }
+                    if let rowObservers {
+                        try rowObservers.finish()
+                        mine.rowObservers.append(UncheckedBox(rowObservers))
                     }
                     found.withLock { $0.add(mine) }
                 } catch {
@@ -324,20 +338,18 @@ public final class ExportLinkPruning: Sendable {
             singles = Singles(observations: observations, photos: photos, measured: measured)
             trace.mark("plan: the repeated keys")
             // The other rows of a repeated photo that a kept row links may name other observers
-            // than the linked row: read once more, for those rows alone (an archive's photos in
-            // the same pass over it as its taxa and observers).
-            let (needed, linked) = found.withLock { ($0.users, $0.linked) }
+            // than the linked row: those of the rows the photos pass set aside.
+            let (needed, linked, rowObservers) = found.withLock { ($0.users, $0.linked, $0.rowObservers) }
             var users = needed
-            var archived: ExportParents.RepeatedPhotos? = nil
             if let linked, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
-                let jobs = parts[1].map { (table: tables[$0.table], range: $0.range) }
-                users.formUnion(try ExportParents.repeatedPhotoObservers(
-                    jobs: jobs.filter { $0.table.file.member == nil }.map { ($0.table.file, $0.range) }, photos: photos, linked: linked))
-                let members = jobs.filter { $0.table.file.member != nil }.map { (input: $0.table.input, file: $0.table.file) }
-                if !members.isEmpty { archived = ExportParents.RepeatedPhotos(tables: members, photos: photos, linked: linked) }
+                for spilled in rowObservers {
+                    try spilled.value.forEach { id, observer in
+                        if photos.mayRepeat(Singles.key(photo: id)) && linked.mayContain(id) { users.insert(observer) }
+                    }
+                }
             }
             trace.mark("plan: the repeated photos' observers")
-            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users, repeatedPhotos: archived)
+            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
             trace.mark("plan: the taxa and observers")
         }
         return ExportLinkPruning(
@@ -366,8 +378,11 @@ public final class ExportLinkPruning: Sendable {
         var users = IDSet()
         var taxa = IDSet()
         var linked: ExportParents.Linked? = nil
+        /// The photos rows that link no kept row, by photos range (`ExportParents.RowObservers`).
+        var rowObservers: [UncheckedBox<ExportParents.RowObservers>] = []
 
         mutating func add(_ other: Found) {
+            rowObservers += other.rowObservers
             if let theirs = other.kept { if kept == nil { kept = theirs } else { kept!.formUnion(theirs) } }
             rows += other.rows
             users.formUnion(other.users)

@@ -25,7 +25,8 @@ import Synchronization
 /// Memory: a bit per id (`IDSet`: about 1.25 MB for iNaturalist's user ids, 0.25 MB for its taxon
 /// ids, up to twice that as the bitmap doubles) for the needed and for the seen ids of each kind,
 /// per reading thread and merged; and a Bloom filter of 4 MiB of the photos the kept rows link,
-/// per photos range that links one and merged.
+/// per photos range that links one and merged. On disk, while the plan runs: 16 bytes for each
+/// photos row that links no kept row (`RowObservers`).
 final class ExportParents: Sendable {
     let taxa: IDSet
     let users: IDSet
@@ -67,55 +68,60 @@ final class ExportParents: Sendable {
         mutating func formUnion(_ other: Linked) { bits.formUnion(other.bits) }
     }
 
-    /// The observers of the photos rows whose photo id repeats (`photos`) and that a kept row
-    /// may link (`linked`): the photos tables' byte ranges (`jobs`; nil: the whole table) read
-    /// again, side by side, the id alone of most rows.
-    static func repeatedPhotoObservers(
-        jobs: [(table: ExportTableFile, range: Range<Int>?)], photos: RepeatedKeys, linked: Linked
-    ) throws -> IDSet {
-        let found = Mutex<(users: IDSet, failure: (any Error)?)>((IDSet(), nil))
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
-            let (table, range) = jobs[job]
-            do {
-                var users = IDSet()
-                try OpenDataRow.forEachRow(in: table, range: range, seen: nil) { row, bytes in
-                    if let observer = repeatedPhotoObserver(row, bytes, photos: photos, linked: linked) { users.insert(observer) }
-                    return true
+    /// The photo id and observer of the photos rows that link no kept row, set aside by the pass
+    /// that reads the photos tables: once that pass has found which photos repeat and which a
+    /// kept row links, the observers of those photos' other rows are among these
+    /// (`ExportLinkPruning.plan`). Finding them took one more reading of the photos tables,
+    /// which for a `.csv.gz` table or the export's `.tar.gz` meant inflating it again: by hand
+    /// on the benchmark's 1M export, ingest of the gzipped tables went from 1.87–1.98 s to
+    /// 1.63–1.75 s, of the `.tar.gz` from 2.90–2.95 s to 2.67–2.71 s, with the same records.
+    ///
+    /// A scratch file of the build folder, unnamed and gone with this object (`SpillFile`): 16
+    /// bytes a row, about 1.9 GB for 120 million photos rows, beside the 8 bytes a row that the
+    /// repeated keys take (`RepeatedKeys`).
+    final class RowObservers {
+        private let spill: SpillFile
+        private var pairs: [Int64] = []
+        private static let batch = 1 << 16
+
+        init(in folder: String) throws {
+            spill = try SpillFile(in: folder, bufferSize: 1 << 16)  // the batches are written whole
+            pairs.reserveCapacity(Self.batch)
+        }
+
+        func add(photo id: Int64, observer: Int64) throws {
+            pairs.append(id)
+            pairs.append(observer)
+            if pairs.count >= Self.batch { try finish() }
+        }
+
+        /// Writes out what is held.
+        func finish() throws {
+            try pairs.withUnsafeBytes { _ = try spill.append($0) }
+            pairs.removeAll(keepingCapacity: true)
+        }
+
+        /// Calls `body` with each row's photo id and observer, in the order added (after `finish`).
+        func forEach(_ body: (Int64, Int64) throws -> Void) throws {
+            let chunk = Int64(Self.batch * MemoryLayout<Int64>.stride)
+            var offset: Int64 = 0
+            while offset < spill.count {
+                let count = Int(min(chunk, spill.count - offset))
+                try spill.withBytes(at: SpillFile.Location(offset: offset, count: count)) { bytes in
+                    let values = bytes.bindMemory(to: Int64.self)
+                    var index = 0
+                    while index + 1 < values.count {
+                        try body(values[index], values[index + 1])
+                        index += 2
+                    }
                 }
-                found.withLock { $0.users.formUnion(users) }
-            } catch {
-                found.withLock { $0.failure = $0.failure ?? error }
+                offset += Int64(count)
             }
         }
-        let (users, failure) = found.withLock { ($0.users, $0.failure) }
-        if let failure { throw failure }
-        return users
-    }
-
-    /// The observer of a photos row whose photo id repeats and that a kept row may link; nil for
-    /// any other row. The id alone is read first: most rows are of a photo with one row.
-    @inline(__always)
-    private static func repeatedPhotoObserver(
-        _ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer, photos: RepeatedKeys, linked: Linked
-    ) -> Int64? {
-        guard let id = row.photoID(bytes), photos.mayRepeat(ExportLinkPruning.Singles.key(photo: id)), linked.mayContain(id),
-              let (_, _, observer) = row.photoParents(bytes)
-        else { return nil }
-        return observer
-    }
-
-    /// Photos tables in the export's tar archive whose repeated photos' observers
-    /// (`repeatedPhotoObservers`) `read` finds in its own passes over the archive, rather than in
-    /// one more pass each, inflating the whole archive again.
-    struct RepeatedPhotos {
-        let tables: [(input: Int, file: ExportTableFile)]
-        let photos: RepeatedKeys
-        let linked: Linked
     }
 
     /// Reads the export's taxa and observers tables for the ids they hold, and returns what ingest
-    /// writes of them: `taxa` with the ancestors of its taxa's rows, `users` as they are, with the
-    /// observers of `repeatedPhotos`.
+    /// writes of them: `taxa` with the ancestors of its taxa's rows, `users` as they are.
     ///
     /// - Parameters:
     ///   - tables: the taxa and observers tables, with their index among ingest's inputs.
@@ -123,19 +129,17 @@ final class ExportParents: Sendable {
     ///   - users: the users the kept rows and their photos name.
     /// - Throws: when a table cannot be read (never an early end).
     static func read(
-        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users neededUsers: IDSet, repeatedPhotos: RepeatedPhotos? = nil
+        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users neededUsers: IDSet
     ) throws -> ExportParents {
         var taxa = needed
-        var users = neededUsers
+        let users = neededUsers  // as they are: the taxa and observers tables add none
         var seenTaxa = IDSet(), seenUsers = IDSet()
         // An archive's members in its order, each archive read once (`forEachRow(in:)`).
-        let all = (tables + (repeatedPhotos?.tables ?? [])).sorted {
+        let all = tables.sorted {
             ($0.input, $0.file.member?.position ?? 0) < ($1.input, $1.file.member?.position ?? 0)
         }
         try OpenDataRow.forEachRow(in: all.map(\.file)) { index, row, bytes in
-            if all[index].file.header.table == .photos, let repeated = repeatedPhotos {
-                if let observer = repeatedPhotoObserver(row, bytes, photos: repeated.photos, linked: repeated.linked) { users.insert(observer) }
-            } else if all[index].file.header.table == .taxa {
+            if all[index].file.header.table == .taxa {
                 guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
                 seenTaxa.insert(id)
                 // Any row of a needed taxon: the one dedupe picks is among them.
