@@ -150,7 +150,8 @@ public final class ExportLinkPruning: Sendable {
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
-    ///   - scratch: the folder the keys of every row spill to while they are sorted.
+    ///   - scratch: the folder the keys of every row spill to while they are sorted, and the photos
+    ///     rows that link no kept row (`ExportParents.RowObservers`).
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
@@ -249,8 +250,13 @@ public final class ExportLinkPruning: Sendable {
         ]
         let found = Mutex(Found())
         let trace = PhaseTrace(stage: "inat")
-        for part in parts {
+        // The photos rows that link no kept row (`ExportParents.RowObservers`), when the
+        // observations kept some row and the users are chosen.
+        var rowObservers: ExportParents.RowObservers? = nil
+        for (number, part) in parts.enumerated() {
             let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
+            if number == 1 && collectors != nil && keptSoFar != nil { rowObservers = try ExportParents.RowObservers(in: scratch) }
+            let setAside = rowObservers
             DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
                 let (index, range) = readJobs[job]
                 let table = readTables[index]
@@ -262,8 +268,8 @@ public final class ExportLinkPruning: Sendable {
                     // they link.
                     if !photos { mine.kept = Kept() }
                     // The photo id and observer of each photos row that links no kept row, for the
-                    // observers of repeated photos (`ExportParents.RowObservers`).
-                    let rowObservers = photos && readCollectors != nil ? try ExportParents.RowObservers(in: scratch) : nil
+                    // observers of repeated photos.
+                    var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
                     // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
                     // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
                     func read(_ add: (UInt64) throws -> Void) throws {
@@ -286,7 +292,7 @@ public final class ExportLinkPruning: Sendable {
                                     if linked || measured.contains(id) {
                                         mine.users.insert(observer)
                                     } else {
-                                        try rowObservers?.add(photo: id, observer: observer)
+                                        try aside?.add(photo: id, observer: observer)
                                     }
                                 }
                             } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
@@ -309,10 +315,7 @@ public final class ExportLinkPruning: Sendable {
                     } else {
                         try read { _ in }
                     }
-                    if let rowObservers {
-                        try rowObservers.finish()
-                        mine.rowObservers.append(UncheckedBox(rowObservers))
-                    }
+                    try aside?.flush()
                     found.withLock { $0.add(mine) }
                 } catch {
                     found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
@@ -339,15 +342,14 @@ public final class ExportLinkPruning: Sendable {
             trace.mark("plan: the repeated keys")
             // The other rows of a repeated photo that a kept row links may name other observers
             // than the linked row: those of the rows the photos pass set aside.
-            let (needed, linked, rowObservers) = found.withLock { ($0.users, $0.linked, $0.rowObservers) }
+            let (needed, linked) = found.withLock { ($0.users, $0.linked) }
             var users = needed
-            if let linked, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
-                for spilled in rowObservers {
-                    try spilled.value.forEach { id, observer in
-                        if photos.mayRepeat(Singles.key(photo: id)) && linked.mayContain(id) { users.insert(observer) }
-                    }
+            if let linked, let rowObservers, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
+                try rowObservers.forEach { id, observer in
+                    if photos.mayRepeat(Singles.key(photo: id)) && linked.mayContain(id) { users.insert(observer) }
                 }
             }
+            rowObservers = nil
             trace.mark("plan: the repeated photos' observers")
             parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
             trace.mark("plan: the taxa and observers")
@@ -378,11 +380,8 @@ public final class ExportLinkPruning: Sendable {
         var users = IDSet()
         var taxa = IDSet()
         var linked: ExportParents.Linked? = nil
-        /// The photos rows that link no kept row, by photos range (`ExportParents.RowObservers`).
-        var rowObservers: [UncheckedBox<ExportParents.RowObservers>] = []
 
         mutating func add(_ other: Found) {
-            rowObservers += other.rowObservers
             if let theirs = other.kept { if kept == nil { kept = theirs } else { kept!.formUnion(theirs) } }
             rows += other.rows
             users.formUnion(other.users)

@@ -24,9 +24,10 @@ import Synchronization
 ///
 /// Memory: a bit per id (`IDSet`: about 1.25 MB for iNaturalist's user ids, 0.25 MB for its taxon
 /// ids, up to twice that as the bitmap doubles) for the needed and for the seen ids of each kind,
-/// per reading thread and merged; and a Bloom filter of 4 MiB of the photos the kept rows link,
-/// per photos range that links one and merged. On disk, while the plan runs: 16 bytes for each
-/// photos row that links no kept row (`RowObservers`).
+/// per reading thread and merged; a Bloom filter of 4 MiB of the photos the kept rows link, per
+/// photos range that links one and merged; and 512 KiB per thread reading photos, for the rows
+/// set aside (`RowObservers`). On disk, while the plan runs: 16 bytes for each photos row that
+/// links no kept row.
 final class ExportParents: Sendable {
     let taxa: IDSet
     let users: IDSet
@@ -71,51 +72,69 @@ final class ExportParents: Sendable {
     /// The photo id and observer of the photos rows that link no kept row, set aside by the pass
     /// that reads the photos tables: once that pass has found which photos repeat and which a
     /// kept row links, the observers of those photos' other rows are among these
-    /// (`ExportLinkPruning.plan`). Finding them took one more reading of the photos tables,
-    /// which for a `.csv.gz` table or the export's `.tar.gz` meant inflating it again: by hand
-    /// on the benchmark's 1M export, ingest of the gzipped tables went from 1.87–1.98 s to
-    /// 1.63–1.75 s, of the `.tar.gz` from 2.90–2.95 s to 2.67–2.71 s, with the same records.
+    /// (`ExportLinkPruning.plan`). They took one more reading of the photos tables, which for a
+    /// `.csv.gz` table or the export's `.tar.gz` meant inflating it again.
     ///
-    /// A scratch file of the build folder, unnamed and gone with this object (`SpillFile`): 16
-    /// bytes a row, about 1.9 GB for 120 million photos rows, beside the 8 bytes a row that the
-    /// repeated keys take (`RepeatedKeys`).
-    final class RowObservers {
-        private let spill: SpillFile
-        private var pairs: [Int64] = []
-        private static let batch = 1 << 16
+    /// One scratch file of the build folder for every reading thread, unnamed and gone with this
+    /// object (`SpillFile`): 16 bytes a row, about 1.9 GB for 120 million photos rows, beside the
+    /// 8 bytes a row that the repeated keys take (`RepeatedKeys`). Each thread writes through a
+    /// `Batch` of its own (512 KiB); the file is written under a lock.
+    final class RowObservers: Sendable {
+        private let spill: Mutex<SpillFile>
+        /// The pairs a `Batch` holds before it writes them: 512 KiB.
+        static let batchValues = 1 << 16
 
         init(in folder: String) throws {
-            spill = try SpillFile(in: folder, bufferSize: 1 << 16)  // the batches are written whole
-            pairs.reserveCapacity(Self.batch)
+            // A batch is written whole, past the file's buffer.
+            spill = Mutex(try SpillFile(in: folder, bufferSize: 1 << 16))
         }
 
-        func add(photo id: Int64, observer: Int64) throws {
-            pairs.append(id)
-            pairs.append(observer)
-            if pairs.count >= Self.batch { try finish() }
+        /// One reading thread's rows, written to the file a batch at a time. Not thread-safe:
+        /// one per thread; `flush` it when the thread is done.
+        struct Batch {
+            let observers: RowObservers
+            private var values: [Int64] = []
+
+            init(_ observers: RowObservers) { self.observers = observers }
+
+            mutating func add(photo id: Int64, observer: Int64) throws {
+                if values.isEmpty { values.reserveCapacity(RowObservers.batchValues) }
+                values.append(id)
+                values.append(observer)
+                if values.count >= RowObservers.batchValues { try flush() }
+            }
+
+            /// Writes out the rows held.
+            mutating func flush() throws {
+                guard !values.isEmpty else { return }
+                let batch = values
+                try observers.spill.withLock { file in try batch.withUnsafeBytes { _ = try file.append($0) } }
+                values.removeAll(keepingCapacity: true)
+            }
         }
 
-        /// Writes out what is held.
-        func finish() throws {
-            try pairs.withUnsafeBytes { _ = try spill.append($0) }
-            pairs.removeAll(keepingCapacity: true)
-        }
-
-        /// Calls `body` with each row's photo id and observer, in the order added (after `finish`).
+        /// Calls `body` with each row's photo id and observer, batch by batch as they were
+        /// written (every `Batch` flushed).
         func forEach(_ body: (Int64, Int64) throws -> Void) throws {
-            let chunk = Int64(Self.batch * MemoryLayout<Int64>.stride)
             var offset: Int64 = 0
-            while offset < spill.count {
-                let count = Int(min(chunk, spill.count - offset))
-                try spill.withBytes(at: SpillFile.Location(offset: offset, count: count)) { bytes in
-                    let values = bytes.bindMemory(to: Int64.self)
-                    var index = 0
-                    while index + 1 < values.count {
-                        try body(values[index], values[index + 1])
-                        index += 2
+            while true {
+                let from = offset
+                // A batch's worth at a time, read under the lock; `body` runs outside it.
+                let values: [Int64] = try spill.withLock { file in
+                    let count = Int(min(Int64(Self.batchValues * MemoryLayout<Int64>.size), file.count - from))
+                    guard count > 0 else { return [] }
+                    var values: [Int64] = []
+                    values.reserveCapacity(count / MemoryLayout<Int64>.size)
+                    try file.withBytes(at: SpillFile.Location(offset: from, count: count)) { bytes in
+                        for start in stride(from: 0, to: bytes.count, by: MemoryLayout<Int64>.size) {
+                            values.append(bytes.loadUnaligned(fromByteOffset: start, as: Int64.self))
+                        }
                     }
+                    return values
                 }
-                offset += Int64(count)
+                if values.isEmpty { return }
+                offset += Int64(values.count * MemoryLayout<Int64>.size)
+                for index in stride(from: 0, to: values.count - 1, by: 2) { try body(values[index], values[index + 1]) }
             }
         }
     }
@@ -129,10 +148,9 @@ final class ExportParents: Sendable {
     ///   - users: the users the kept rows and their photos name.
     /// - Throws: when a table cannot be read (never an early end).
     static func read(
-        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users neededUsers: IDSet
+        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users: IDSet
     ) throws -> ExportParents {
         var taxa = needed
-        let users = neededUsers  // as they are: the taxa and observers tables add none
         var seenTaxa = IDSet(), seenUsers = IDSet()
         // An archive's members in its order, each archive read once (`forEachRow(in:)`).
         let all = tables.sorted {
