@@ -72,13 +72,13 @@ final class ExportParents: Sendable {
     /// The photo id and observer of the photos rows that link no kept row, set aside by the pass
     /// that reads the photos tables: once that pass has found which photos repeat and which a
     /// kept row links, the observers of those photos' other rows are among these
-    /// (`ExportLinkPruning.plan`). They took one more reading of the photos tables, which for a
-    /// `.csv.gz` table or the export's `.tar.gz` meant inflating it again.
+    /// (`ExportLinkPruning.plan`). Until 2026-12-05 they took one more reading of the photos
+    /// tables, which for a `.csv.gz` table or the export's `.tar.gz` meant inflating it again.
     ///
-    /// One scratch file of the build folder for every reading thread, unnamed and gone with this
-    /// object (`SpillFile`): 16 bytes a row, about 1.9 GB for 120 million photos rows, beside the
-    /// 8 bytes a row that the repeated keys take (`RepeatedKeys`). Each thread writes through a
-    /// `Batch` of its own (512 KiB); the file is written under a lock.
+    /// One scratch file of the build folder, shared by the reading threads, unnamed and gone with
+    /// this object (`SpillFile`): 16 bytes a row, about 1.9 GB for 120 million photos rows, beside
+    /// the 8 bytes a row that the repeated keys take (`RepeatedKeys`). Each thread writes through
+    /// a `Batch` of its own (512 KiB); the file is written under a lock.
     final class RowObservers: Sendable {
         private let spill: Mutex<SpillFile>
         /// The pairs a `Batch` holds before it writes them: 512 KiB.
