@@ -359,10 +359,17 @@ import Testing
     /// The export as iNaturalist publishes it, one `.tar.gz`, is pruned as its tables loose
     /// are (the taxa and observers no kept row needs left out too): the same bundle, report and
     /// findings as when ingest writes every row; beside an API copy (its links only); and cut
-    /// short, the rows before the cut kept.
-    @Test func theExportsArchiveIsPrunedAsItsTablesLooseAreAndBuildsTheSameBytes() throws {
+    /// short, the rows before the cut kept. With the sample's selection (a taxon rule that the
+    /// taxa tables decide), and with its places alone, whose observations the plan judges as it
+    /// lists the archive's members.
+    @Test(arguments: [false, true])
+    func theExportsArchiveIsPrunedAsItsTablesLooseAreAndBuildsTheSameBytes(placesAlone: Bool) throws {
         let pipeline = try Pipeline.load("\(repositoryRoot)/pipelines/open-data-sample.json")
-        let selection = try #require(pipeline.selection)
+        var selection = try #require(pipeline.selection)
+        if placesAlone {
+            #expect(!selection.taxa.isEmpty && !selection.places.isEmpty)
+            selection.taxa = TaxonRule(include: [], exclude: [])
+        }
         let inputs = try pipeline.resolveINatInputs().files
         let tables = inputs.filter { !$0.hasSuffix(".jsonl") }
         let api = try #require(inputs.first { $0.hasSuffix(".jsonl") })

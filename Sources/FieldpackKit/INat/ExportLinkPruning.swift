@@ -32,7 +32,9 @@ import Synchronization
 /// (`ExportTableFile`): each reading below streams the archive again, inflating it again up to
 /// the last member it reads: the listing (with the taxa rows, `ExportTaxa.Reader`), the
 /// observations, the photos, and the taxa and observers (up to the last of them), before
-/// ingest's own reading. The observers of repeated photos come from the photos' reading
+/// ingest's own reading. Without a taxon rule that the taxa tables decide (a `select` of places,
+/// grades or dates alone, or an input besides the export), the rules are known before any
+/// table is read, and the listing judges the observations too: one reading fewer. The observers of repeated photos come from the photos' reading
 /// (`ExportParents.RowObservers`), not from one more. That costs far less than writing every
 /// row and deduping them: on the benchmark's 1M export as one `.tar.gz`, by hand, ingest went
 /// from 8.3 s and 1.1 GB of records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s.
@@ -185,6 +187,22 @@ public final class ExportLinkPruning: Sendable {
         // The taxon rule, when the taxa tables decide it (`ExportTaxa`): their rows in the inputs'
         // order, an archive's as its members are listed.
         var taxaReader = onlyExport && !selection.taxa.isEmpty ? ExportTaxa.Reader(rule: selection.taxa) : nil
+        let found = Mutex(Found())
+        let measured = Set(measuredPhotos)
+        // Without a taxon rule that the taxa tables decide, the rules are known before any table
+        // is read: an archive's observations are then judged in the pass that lists its members,
+        // not in one more pass over it. The keys' partitions are then sized before the members'
+        // sizes are known, from the archive's (an over-count costs only more partitions).
+        var early: (rules: ExportRules, collectors: Collectors?)? = nil
+        if taxaReader == nil && kinds.contains(where: \.tar) {
+            let rules = ExportRules(selection: selection, taxa: nil)
+            guard !rules.rules.isEmpty else { return nil }
+            var sizes: [(table: OpenDataTable?, bytes: Int, gzip: Bool)] = []
+            for (path, kind) in zip(inputs, kinds) { sizes.append((kind.header?.table, FileSystem.size(path) ?? 0, kind.gzip)) }
+            early = (rules, onlyExport ? try Self.collectors(sizes, scratch: scratch) : nil)
+        }
+        // The archives' observations members judged while they were listed: (input, position).
+        var judged: Set<[Int]> = []
         func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
             let table = file.header.table
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
@@ -194,11 +212,21 @@ public final class ExportLinkPruning: Sendable {
             if kind.tar {
                 // The export as published: its tables are read from the archive, inflated again
                 // by each reading (ingest dates a member's rows by the member's name first).
-                let listed = try ExportTableFile.tables(inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) })
-                for (file, bytes) in listed {
-                    let date = OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate
-                    add(file, input: input, date: date, gzip: false, bytes: bytes)
+                func date(_ file: ExportTableFile) -> Int64? { OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate }
+                let judging: ((ExportTableFile, LineReader) throws -> Void)? = early.map { early in
+                    { file, reader in
+                        let seen = date(file)
+                        let mine = try Self.judge(
+                            photos: false, date: seen, rules: early.rules, keptSoFar: nil, collector: early.collectors?.observations,
+                            choosingParents: early.collectors != nil, measured: measured, setAside: nil
+                        ) { body in _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body) }
+                        found.withLock { $0.add(mine) }
+                        judged.insert([input, file.member!.position])
+                    }
                 }
+                let listed = try ExportTableFile.tables(
+                    inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) }, observations: judging)
+                for (file, bytes) in listed { add(file, input: input, date: date(file), gzip: false, bytes: bytes) }
             } else if let header = kind.header {
                 let file = ExportTableFile(path: path, header: header)
                 add(file, input: input, date: OpenDataDate.of(path) ?? openDataDate, gzip: kind.gzip, bytes: FileSystem.size(path) ?? 0)
@@ -218,23 +246,18 @@ public final class ExportLinkPruning: Sendable {
                         + "other rules keep is written and loaded")
             }
         }
-        let rules = ExportRules(selection: selection, taxa: taxa)
+        let rules = early?.rules ?? ExportRules(selection: selection, taxa: taxa)
         guard !rules.rules.isEmpty else { return nil }
         // Every row's uuid or photo id, when every input is an export table (`Singles`).
-        var collectors: (observations: RepeatedKeys.Collector, photos: RepeatedKeys.Collector)? = nil
-        if onlyExport {
-            func collector(_ table: OpenDataTable) throws -> RepeatedKeys.Collector {
-                let rows = tables.filter { $0.file.header.table == table }.reduce(0) {
-                    $0 + Singles.rows(bytes: $1.bytes, gzip: $1.gzip)
-                }
-                return try RepeatedKeys.Collector(expectedKeys: rows, folder: scratch)
-            }
-            collectors = (try collector(.observations), try collector(.photos))
+        var collectors: Collectors? = early?.collectors
+        if onlyExport && early == nil {
+            collectors = try Self.collectors(tables.map { ($0.file.header.table, $0.bytes, $0.gzip) }, scratch: scratch)
         }
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
-        // archive's, whole.
+        // archive's, whole (unless judged as it was listed).
         var jobs: [(table: Int, range: Range<Int>?)] = []
         for (index, table) in tables.enumerated() {
+            if let member = table.file.member, judged.contains([table.input, member.position]) { continue }
             let size = table.bytes
             if table.gzip || table.file.member != nil || size < 8 << 20 || workers < 2 {
                 jobs.append((index, nil))
@@ -244,78 +267,27 @@ public final class ExportLinkPruning: Sendable {
         }
         // The observations tables first, then the photos tables, which read what the first kept.
         let readTables = tables
-        let measured = Set(measuredPhotos)
         let parts = [
             jobs.filter { tables[$0.table].file.header.table == .observations }, jobs.filter { tables[$0.table].file.header.table == .photos },
         ]
-        let found = Mutex(Found())
         let trace = PhaseTrace(stage: "inat")
         // The photos rows that link no kept row (`ExportParents.RowObservers`), when the
         // observations kept some row and the users are chosen.
         var rowObservers: ExportParents.RowObservers? = nil
         for (number, part) in parts.enumerated() {
             let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
-            if number == 1 && collectors != nil && keptSoFar != nil { rowObservers = try ExportParents.RowObservers(in: scratch) }
+            if number == 1 && collectors != nil && found.withLock({ $0.rows }) > 0 { rowObservers = try ExportParents.RowObservers(in: scratch) }
             let setAside = rowObservers
             DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
                 let (index, range) = readJobs[job]
                 let table = readTables[index]
                 do {
-                    let (photos, date) = (table.file.header.table == .photos, table.date)
-                    var mine = Found()
-                    // Only an observations table fills a filter of what the rules keep; a photos
-                    // table (read only when every input is an export table), one of the photos
-                    // they link.
-                    if !photos { mine.kept = Kept() }
-                    // The photo id and observer of each photos row that links no kept row, for the
-                    // observers of repeated photos.
-                    var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
-                    // Each row's key goes to `add`: its uuid's or photo id's (`Singles`); what its
-                    // kept rows need, to `mine` (`ExportParents`, when every input is an export table).
-                    func read(_ add: (UInt64) throws -> Void) throws {
-                        try OpenDataRow.forEachRow(in: table.file, range: range, seen: date) { row, bytes in
-                            if photos {
-                                guard let (id, observation, observer) = row.photoParents(bytes) else {
-                                    // Rejected by `write`, but keyed as `photoID` reads it (at worst
-                                    // another row of the id is kept).
-                                    if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
-                                    return true
-                                }
-                                try add(Singles.key(photo: id))
-                                let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
-                                if linked {
-                                    // Made at the first linked row: most ranges of a guide's export have one.
-                                    if mine.linked == nil { mine.linked = ExportParents.Linked() }
-                                    mine.linked!.insert(id)
-                                }
-                                if let observer {
-                                    if linked || measured.contains(id) {
-                                        mine.users.insert(observer)
-                                    } else {
-                                        try aside?.add(photo: id, observer: observer)
-                                    }
-                                }
-                            } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                                try add(Singles.key(uuid))
-                                if keeps {
-                                    mine.kept!.insert(uuid, date: date)
-                                    mine.rows += 1
-                                    if readCollectors != nil {
-                                        let (user, taxon) = row.observationParents()
-                                        if let user { mine.users.insert(user) }
-                                        if let taxon { mine.taxa.insert(taxon) }
-                                    }
-                                }
-                            }
-                            return true
-                        }
-                    }
-                    if let collector = readCollectors.map({ photos ? $0.photos : $0.observations }) {
-                        try collector.adding { batch in try read { try batch.add($0) } }
-                    } else {
-                        try read { _ in }
-                    }
-                    try aside?.flush()
+                    let photos = table.file.header.table == .photos
+                    let mine = try Self.judge(
+                        photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
+                        collector: readCollectors.map { photos ? $0.photos : $0.observations }, choosingParents: readCollectors != nil,
+                        measured: measured, setAside: setAside
+                    ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
                     found.withLock { $0.add(mine) }
                 } catch {
                     found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
@@ -357,6 +329,82 @@ public final class ExportLinkPruning: Sendable {
         return ExportLinkPruning(
             rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles, parents: parents,
             measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos))
+    }
+
+    /// The keys of every row of the observations tables and of the photos tables (`Singles`).
+    private typealias Collectors = (observations: RepeatedKeys.Collector, photos: RepeatedKeys.Collector)
+
+    /// Collectors for the keys of tables of these sizes (a table of no known kind, an archive,
+    /// counts for both).
+    private static func collectors(_ sizes: [(table: OpenDataTable?, bytes: Int, gzip: Bool)], scratch: String) throws -> Collectors {
+        func collector(_ table: OpenDataTable) throws -> RepeatedKeys.Collector {
+            let rows = sizes.filter { $0.table == table || $0.table == nil }.reduce(0) { $0 + Singles.rows(bytes: $1.bytes, gzip: $1.gzip) }
+            return try RepeatedKeys.Collector(expectedKeys: rows, folder: scratch)
+        }
+        return (try collector(.observations), try collector(.photos))
+    }
+
+    /// What the plan finds in the rows of one observations or photos table (or of a byte range of
+    /// one), which `forEachRow` gives: each row's key goes to `collector` (its uuid's or photo
+    /// id's, `Singles`); an observations table fills a filter of what `rules` keep, a photos
+    /// table one of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the
+    /// kept rows need (`ExportParents`), and each photos row that links no kept row is set aside
+    /// (`setAside`).
+    private static func judge(
+        photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, collector: RepeatedKeys.Collector?, choosingParents: Bool,
+        measured: Set<Int64>, setAside: ExportParents.RowObservers?,
+        rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
+    ) throws -> Found {
+        var mine = Found()
+        if !photos { mine.kept = Kept() }
+        // The photo id and observer of each photos row that links no kept row, for the
+        // observers of repeated photos.
+        var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
+        func read(_ add: (UInt64) throws -> Void) throws {
+            try forEachRow { row, bytes in
+                if photos {
+                    guard let (id, observation, observer) = row.photoParents(bytes) else {
+                        // Rejected by `write`, but keyed as `photoID` reads it (at worst
+                        // another row of the id is kept).
+                        if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
+                        return true
+                    }
+                    try add(Singles.key(photo: id))
+                    let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
+                    if linked {
+                        // Made at the first linked row: most ranges of a guide's export have one.
+                        if mine.linked == nil { mine.linked = ExportParents.Linked() }
+                        mine.linked!.insert(id)
+                    }
+                    if let observer {
+                        if linked || measured.contains(id) {
+                            mine.users.insert(observer)
+                        } else {
+                            try aside?.add(photo: id, observer: observer)
+                        }
+                    }
+                } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
+                    try add(Singles.key(uuid))
+                    if keeps {
+                        mine.kept!.insert(uuid, date: date)
+                        mine.rows += 1
+                        if choosingParents {
+                            let (user, taxon) = row.observationParents()
+                            if let user { mine.users.insert(user) }
+                            if let taxon { mine.taxa.insert(taxon) }
+                        }
+                    }
+                }
+                return true
+            }
+        }
+        if let collector {
+            try collector.adding { batch in try read { try batch.add($0) } }
+        } else {
+            try read { _ in }
+        }
+        try aside?.flush()
+        return mine
     }
 
     /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.

@@ -26,24 +26,28 @@ struct ExportTableFile: Sendable {
     /// The export's tables in the tar archive at `path`, in its order, with their sizes (one pass
     /// over it, each member's head read as ingest reads it). Damage ends the list where ingest's
     /// reading of the archive ends. With `taxa`, the rows of its taxa tables go to it in the same
-    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own.
+    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own; with `observations`, each
+    /// observations table goes to it with its reader, to be read in the same pass too.
     ///
     /// - Throws: when the file cannot be read (never an early end), or a member's header names
-    ///   some of a table's columns but not all (as ingest does).
+    ///   some of a table's columns but not all (as ingest does); what `observations` throws.
     static func tables(
-        inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil
+        inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil,
+        observations: ((ExportTableFile, LineReader) throws -> Void)? = nil
     ) throws -> [(table: ExportTableFile, bytes: Int)] {
         var tables: [(table: ExportTableFile, bytes: Int)] = []
         try forEachMember(ofArchive: path) { member, archive in
             guard let header = member.header else { return true }
             let table = ExportTableFile(archive: path, position: member.position, name: member.name, header: header)
             tables.append((table, archive.memberBytes))
-            if header.table == .taxa, let taxa {
-                do {
+            do {
+                if header.table == .taxa, let taxa {
                     _ = try OpenDataRow.rows(of: member.reader, header: header, seen: nil, taxa)
-                } catch {
-                    throw OpenDataRow.naming(error, path: table.name)
+                } else if header.table == .observations, let observations {
+                    try observations(table, member.reader)
                 }
+            } catch {
+                throw OpenDataRow.naming(error, path: table.name)
             }
             return true
         }
@@ -178,7 +182,7 @@ extension OpenDataRow {
 
     /// Calls `body` with each row of the table `reader` reads from its start; false when `body`
     /// stopped it.
-    fileprivate static func rows(
+    static func rows(
         of reader: LineReader, header: OpenDataTable.Header, seen: Int64?, _ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         let row = OpenDataRow(header: header, seen: seen)
