@@ -189,6 +189,7 @@ public final class ExportLinkPruning: Sendable {
         var taxaReader = onlyExport && !selection.taxa.isEmpty ? ExportTaxa.Reader(rule: selection.taxa) : nil
         let found = Mutex(Found())
         let measured = Set(measuredPhotos)
+        let trace = PhaseTrace(stage: "inat")
         // Without a taxon rule that the taxa tables decide, the rules are known before any table
         // is read: an archive's observations are then judged in the pass that lists its members,
         // not in one more pass over it. The keys' partitions are then sized before the members'
@@ -235,6 +236,7 @@ public final class ExportLinkPruning: Sendable {
                 }
             }
         }
+        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", the archives' observations judged")")
         var taxa: ExportTaxa? = nil
         if let taxaReader {
             switch taxaReader.reading {
@@ -270,7 +272,6 @@ public final class ExportLinkPruning: Sendable {
         let parts = [
             jobs.filter { tables[$0.table].file.header.table == .observations }, jobs.filter { tables[$0.table].file.header.table == .photos },
         ]
-        let trace = PhaseTrace(stage: "inat")
         // The photos rows that link no kept row (`ExportParents.RowObservers`), when the
         // observations kept some row and the users are chosen.
         var rowObservers: ExportParents.RowObservers? = nil
@@ -294,7 +295,7 @@ public final class ExportLinkPruning: Sendable {
                 }
             }
             if let failure = found.withLock({ $0.failure }) { throw failure }
-            trace.mark("plan: the \(part.first.map { tables[$0.table].file.header.table.rawValue } ?? "no") tables")
+            trace.mark("plan: the \(number == 0 ? "observations" : "photos") tables")
         }
         let (kept, rows) = found.withLock { ($0.kept, $0.rows) }
         var singles: Singles? = nil
