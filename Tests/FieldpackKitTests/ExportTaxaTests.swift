@@ -185,6 +185,60 @@ import Testing
         #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
+    /// An archive's observations that come after its taxa are judged as the archive is listed,
+    /// under the rule its taxa decide, unless more taxa rows follow them (another member, another
+    /// export): then they are judged again under the rule every row decides. Taxa after the
+    /// observations leave them to their own reading. The bundle is the same bytes each way.
+    @Test func anArchivesObservationsAfterItsTaxaAreJudgedAsItIsListedUnlessTaxaFollow() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        let folder = "inaturalist-open-data-20241127"
+        _ = try Self.writeExport(
+            folder, rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research")],
+            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+        // The duck's species moved out of Anatidae in a later export.
+        let moved = Self.taxa.replacingOccurrences(of: "7000\t48460/1/2/3/6912", with: "7000\t48460/1/2/3")
+        let laterFolder = "inaturalist-open-data-20250301"
+        _ = try Self.writeExport(
+            "later/\(laterFolder)", rows: [(u[3], 8000, "research")], links: [], taxa: moved, in: directory)
+        func archive(_ name: String, _ folder: String, in parent: String = "", _ tables: [String]) throws -> String {
+            let path = directory.file("\(name).tar.gz")
+            try run("/bin/tar", ["-czf", path, "-C", directory.file(parent)] + tables.map { "\(folder)/\($0).csv" })
+            return path
+        }
+        let taxaFirst = try archive("taxa-first", folder, ["taxa", "observers", "observations", "photos"])
+        let taxaLast = try archive("taxa-last", folder, ["observations", "photos", "taxa", "observers"])
+        let later = try archive("later", laterFolder, in: "later", ["taxa", "observers", "observations", "photos"])
+        var selection = Self.birdsWithoutDucks
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        // The duck and the oak are removed by the taxon rule, their links pruned; with the later
+        // export, whose taxa disagree on the duck, the rule is the bundle's, and the box keeps all.
+        for (inputs, judged, pruned) in [([taxaFirst], 1, 2), ([taxaLast], 0, 2), ([taxaFirst, later], 0, 0)] {
+            let planned = try #require(try ExportLinkPruning.plan(
+                inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
+            #expect(planned.judgedWhileListed == judged, "\(inputs)")
+            let built = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: try TemporaryDirectory(), ingestSelects: true)
+            let whole = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: try TemporaryDirectory())
+            #expect(built.bundle == whole.bundle, "\(inputs)")
+            #expect(built.prunedLinks == pruned, "\(inputs)")
+        }
+        // Beside loose tables of a later export that repeat the duck: the archive's observations
+        // are judged as it is listed, and their keys count with the others' (so the duck's two
+        // rows are written, marked, not counted as two removed observations).
+        let repeating = try Self.writeExport(
+            "loose/\(laterFolder)", rows: [(u[1], 7000, "research")], links: [], in: directory)
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let planned = try #require(try ExportLinkPruning.plan(
+            inputs: repeating + [taxaFirst], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
+        #expect(planned.judgedWhileListed == 1)
+        let built = try Build.build(inputs: repeating + [taxaFirst], selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: repeating + [taxaFirst], selection: selection, dedupeSelects: true, in: writing)
+        #expect(built.bundle == whole.bundle)
+        #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+        let marked = try recordLines(pruning.file("records.jsonl")).filter { $0["uuid"] as? String == u[1] && $0["part"] as? String == "removed:taxa" }
+        #expect(marked.count == 2)
+    }
+
     /// A taxon id past the bitmap of ids (2^27 and up, none in iNaturalist) is decided, and
     /// checked for agreement, the same way.
     @Test func aTaxonIdPastTheBitmapIsDecidedTheSameWay() throws {

@@ -75,66 +75,36 @@ final class ExportParents: Sendable {
     /// (`ExportLinkPruning.plan`). Until 2026-12-05 they took one more reading of the photos
     /// tables, which for a `.csv.gz` table or the export's `.tar.gz` meant inflating it again.
     ///
-    /// One scratch file of the build folder, shared by the reading threads, unnamed and gone with
-    /// this object (`SpillFile`): 16 bytes a row, about 1.9 GB for 120 million photos rows, beside
-    /// the 8 bytes a row that the repeated keys take (`RepeatedKeys`). Each thread writes through
-    /// a `Batch` of its own (512 KiB); the file is written under a lock.
+    /// In one scratch file of the build folder shared by the reading threads (`WordSpill`): 16
+    /// bytes a row, about 1.9 GB for 120 million photos rows, beside the 8 bytes a row that the
+    /// repeated keys take (`RepeatedKeys`).
     final class RowObservers: Sendable {
-        private let spill: Mutex<SpillFile>
-        /// The pairs a `Batch` holds before it writes them: 512 KiB.
-        static let batchValues = 1 << 16
+        private let words: WordSpill
 
-        init(in folder: String) throws {
-            // A batch is written whole, past the file's buffer.
-            spill = Mutex(try SpillFile(in: folder, bufferSize: 1 << 16))
-        }
+        init(in folder: String) throws { words = try WordSpill(in: folder) }
 
-        /// One reading thread's rows, written to the file a batch at a time. Not thread-safe:
-        /// one per thread; `flush` it when the thread is done.
+        /// One reading thread's rows (`WordSpill.Batch`). Not thread-safe: one per thread;
+        /// `flush` it when the thread is done.
         struct Batch {
-            let observers: RowObservers
-            private var values: [Int64] = []
+            private var words: WordSpill.Batch
 
-            init(_ observers: RowObservers) { self.observers = observers }
+            init(_ observers: RowObservers) { words = WordSpill.Batch(observers.words) }
 
             mutating func add(photo id: Int64, observer: Int64) throws {
-                if values.isEmpty { values.reserveCapacity(RowObservers.batchValues) }
-                values.append(id)
-                values.append(observer)
-                if values.count >= RowObservers.batchValues { try flush() }
+                try words.add(UInt64(bitPattern: id))
+                try words.add(UInt64(bitPattern: observer))
             }
 
-            /// Writes out the rows held.
-            mutating func flush() throws {
-                guard !values.isEmpty else { return }
-                let batch = values
-                try observers.spill.withLock { file in try batch.withUnsafeBytes { _ = try file.append($0) } }
-                values.removeAll(keepingCapacity: true)
-            }
+            mutating func flush() throws { try words.flush() }
         }
 
-        /// Calls `body` with each row's photo id and observer, batch by batch as they were
-        /// written (every `Batch` flushed).
+        /// Calls `body` with each row's photo id and observer (every `Batch` flushed).
         func forEach(_ body: (Int64, Int64) throws -> Void) throws {
-            var offset: Int64 = 0
-            while true {
-                let from = offset
-                // A batch's worth at a time, read under the lock; `body` runs outside it.
-                let values: [Int64] = try spill.withLock { file in
-                    let count = Int(min(Int64(Self.batchValues * MemoryLayout<Int64>.size), file.count - from))
-                    guard count > 0 else { return [] }
-                    var values: [Int64] = []
-                    values.reserveCapacity(count / MemoryLayout<Int64>.size)
-                    try file.withBytes(at: SpillFile.Location(offset: from, count: count)) { bytes in
-                        for start in stride(from: 0, to: bytes.count, by: MemoryLayout<Int64>.size) {
-                            values.append(bytes.loadUnaligned(fromByteOffset: start, as: Int64.self))
-                        }
-                    }
-                    return values
+            // A batch holds whole rows (an even number of words), and so does each chunk.
+            try words.forEachChunk { chunk in
+                for index in stride(from: 0, to: chunk.count - 1, by: 2) {
+                    try body(Int64(bitPattern: chunk[index]), Int64(bitPattern: chunk[index + 1]))
                 }
-                if values.isEmpty { return }
-                offset += Int64(values.count * MemoryLayout<Int64>.size)
-                for index in stride(from: 0, to: values.count - 1, by: 2) { try body(values[index], values[index + 1]) }
             }
         }
     }

@@ -1,0 +1,65 @@
+import Synchronization
+
+/// 64-bit words that a stage sets aside until a later step reads them back once: one scratch
+/// file of the build folder (`SpillFile`: unnamed, gone with this object), appended by any
+/// number of threads, each through a `Batch` of its own (512 KiB), the file written under a
+/// lock; read back in the order the batches were written, a batch's worth at a time.
+final class WordSpill: Sendable {
+    private let spill: Mutex<SpillFile>
+    /// The words a `Batch` holds before it writes them: 512 KiB.
+    static let batchWords = 1 << 16
+
+    init(in folder: String) throws {
+        // A batch is written whole, past the file's buffer.
+        spill = Mutex(try SpillFile(in: folder, bufferSize: 1 << 16))
+    }
+
+    /// One thread's words, written to the file a batch at a time. Not thread-safe: one per
+    /// thread; `flush` it when the thread is done.
+    struct Batch {
+        let spill: WordSpill
+        private var words: [UInt64] = []
+
+        init(_ spill: WordSpill) { self.spill = spill }
+
+        @inline(__always)
+        mutating func add(_ word: UInt64) throws {
+            if words.isEmpty { words.reserveCapacity(WordSpill.batchWords) }
+            words.append(word)
+            if words.count >= WordSpill.batchWords { try flush() }
+        }
+
+        /// Writes out the words held.
+        mutating func flush() throws {
+            guard !words.isEmpty else { return }
+            let batch = words
+            try spill.spill.withLock { file in try batch.withUnsafeBytes { _ = try file.append($0) } }
+            words.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Calls `body` with the words written (every `Batch` flushed), in order, a batch's worth at
+    /// a time: each read under the lock, `body` called outside it.
+    func forEachChunk(_ body: ([UInt64]) throws -> Void) throws {
+        let word = MemoryLayout<UInt64>.size
+        var offset: Int64 = 0
+        while true {
+            let from = offset
+            let words: [UInt64] = try spill.withLock { file in
+                let count = Int(min(Int64(Self.batchWords * word), file.count - from))
+                guard count > 0 else { return [] }
+                var words: [UInt64] = []
+                words.reserveCapacity(count / word)
+                try file.withBytes(at: SpillFile.Location(offset: from, count: count)) { bytes in
+                    for start in stride(from: 0, to: bytes.count, by: word) {
+                        words.append(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+                    }
+                }
+                return words
+            }
+            if words.isEmpty { return }
+            offset += Int64(words.count * word)
+            try body(words)
+        }
+    }
+}
