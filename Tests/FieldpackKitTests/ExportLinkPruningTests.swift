@@ -395,6 +395,12 @@ import Testing
             #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
             return pruned
         }
+        // With its places alone, the plan judges the archive's observations as it lists them.
+        if placesAlone {
+            let planned = try #require(try ExportLinkPruning.plan(
+                inputs: [archive], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
+            #expect(planned.judgedWhileListed == 1)
+        }
         let fromArchive = try expectTheSameBundle([archive])
         let loose = try expectTheSameBundle(tables, openDataDate: pipeline.openDataDate)
         #expect(fromArchive.prunedLinks > 0 && fromArchive.leftOutRows > 0)
@@ -404,7 +410,8 @@ import Testing
         #expect(prunedBesideAPI > 0)
 
         // Cut short, the plan reads what ingest reads, up to the cut, and ingest keeps the rows
-        // before it (with a notice): in the middle of its last member, the photos; inside the
+        // before it (with a notice): in the middle of its last member, the photos, and of the
+        // observations (which the listing may judge); inside the
         // header of its second member (damage between members, which ended ingest with an error
         // before 2026-12-05); and the `.tar.gz` itself cut in half, as a download cut short. (The
         // members' order is given: each is a 512-byte header and its data, padded to 512 bytes.)
@@ -415,8 +422,10 @@ import Testing
         let starts: [Int] = sizes.indices.map { index in sizes[..<index].reduce(0) { total, size in total + 512 + (size + 511) / 512 * 512 } }
         let tar = try Data(contentsOf: URL(fileURLWithPath: directory.file("whole.tar")))
         let gzipped = try Data(contentsOf: URL(fileURLWithPath: archive))
+        let observations = try #require(members.firstIndex { $0.hasSuffix("observations.csv") })
         for (cut, bytes) in [
             ("photos", tar.prefix(starts.last! + 512 + sizes.last! / 2)), ("header", tar.prefix(starts[1] + 100)),
+            ("observations", tar.prefix(starts[observations] + 512 + sizes[observations] / 2)),
             ("download", gzipped.prefix(gzipped.count / 2)),
         ] {
             let folderOfCut = directory.file("cut-\(cut)")

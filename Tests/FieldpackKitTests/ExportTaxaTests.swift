@@ -213,7 +213,12 @@ import Testing
         selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
         // The duck and the oak are removed by the taxon rule, their links pruned; with the later
         // export, whose taxa disagree on the duck, the rule is the bundle's, and the box keeps all.
-        for (inputs, judged, pruned) in [([taxaFirst], 1, 2), ([taxaLast], 0, 2), ([taxaFirst, later], 0, 0)] {
+        // A loose taxa table after the archive (the same taxonomy) leaves it to its own reading;
+        // before it, not.
+        let looseTaxa = try directory.write("loose-taxa/\(folder)/taxa.csv", Self.taxa)
+        for (inputs, judged, pruned) in [
+            ([taxaFirst], 1, 2), ([taxaLast], 0, 2), ([taxaFirst, later], 0, 0), ([taxaFirst, looseTaxa], 0, 2), ([looseTaxa, taxaFirst], 1, 2),
+        ] {
             let planned = try #require(try ExportLinkPruning.plan(
                 inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
             #expect(planned.judgedWhileListed == judged, "\(inputs)")

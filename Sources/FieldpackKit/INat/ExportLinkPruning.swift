@@ -32,16 +32,19 @@ import Synchronization
 /// (`ExportTableFile`): each reading below streams the archive again, inflating it again up to
 /// the last member it reads: the listing (with the taxa rows, `ExportTaxa.Reader`), the
 /// observations, the photos, and the taxa and observers (up to the last of them), before
-/// ingest's own reading. Without a taxon rule that the taxa tables decide (a `select` of places,
-/// grades or dates alone, or an input besides the export), the rules are known before any
-/// table is read, and the listing judges the observations too: one reading fewer. With one, the
-/// listing judges an observations member that comes after taxa rows, under the rule those rows
-/// decide, its keys set aside (`WordSpill`); that judging stands when no taxa row came after it
-/// (the rows then decide the same rule), else the member is read again. On the benchmark's 1M
-/// export as one `.tar.gz`, its taxa before its observations, by hand: 2.75–2.84 → 2.17–2.30 s. The observers of repeated photos come from the photos' reading
-/// (`ExportParents.RowObservers`), not from one more. That costs far less than writing every
-/// row and deduping them: on the benchmark's 1M export as one `.tar.gz`, by hand, ingest went
-/// from 8.3 s and 1.1 GB of records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s.
+/// ingest's own reading. That costs far less than writing every row and deduping them: on the
+/// benchmark's 1M export as one `.tar.gz`, by hand, ingest went from 8.3 s and 1.1 GB of records
+/// to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s. Fewer readings since:
+/// - The observers of repeated photos come from the photos' reading
+///   (`ExportParents.RowObservers`), not from one more.
+/// - Without a taxon rule that the taxa tables decide (a `select` of places, grades or dates
+///   alone, or an input besides the export), the rules are known before any table is read, and
+///   the listing judges the observations too.
+/// - With one, the listing of the last input that may hold taxa judges an observations member
+///   that comes after taxa rows, under the rule those rows decide, its keys set aside
+///   (`WordSpill`); that judging stands when no taxa row came after it (the rows then decide
+///   the same rule), else the member is read again. On the benchmark's 1M export as one
+///   `.tar.gz`, its taxa before its observations, by hand: 2.75–2.84 → 2.17–2.30 s.
 ///
 /// With the taxon rule (`ExportTaxa`), dedupe's output differs from the one without pruning:
 /// it removes, and counts, the observations outside the taxa, which the bundle would have
@@ -158,8 +161,9 @@ public final class ExportLinkPruning: Sendable {
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
-    ///   - scratch: the folder the keys of every row spill to while they are sorted, and the photos
-    ///     rows that link no kept row (`ExportParents.RowObservers`).
+    ///   - scratch: the folder the keys of every row spill to while they are sorted, the photos
+    ///     rows that link no kept row (`ExportParents.RowObservers`), and the keys of an archive's
+    ///     observations judged as it is listed, until the listing ends.
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
@@ -212,13 +216,18 @@ public final class ExportLinkPruning: Sendable {
         var judged: Set<[Int]> = []
         // With the taxon rule, an archive's observations member that comes after taxa rows is
         // judged as it is listed too, under the rule those rows decide, its keys set aside: kept
-        // when no taxa row came after it (the rows decide the same rule), else read again.
+        // when no taxa row came after it (the rows decide the same rule), else read again. Only
+        // in the last input that may hold taxa (an archive, or a taxa table): before it, a guess
+        // could not stand.
+        var guesses: [(input: Int, position: Int, found: Found, keys: WordSpill, taxaRows: Int)] = []
+        let lastTaxaInput = kinds.lastIndex { $0.tar || $0.header?.table == .taxa }
         var taxaRows = 0
         func addTaxon(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) -> Bool {
             taxaRows += 1
+            // A taxa row after a guess: the rule it was judged under may differ.
+            if !guesses.isEmpty { guesses.removeAll() }
             return taxaReader!.add(row, bytes)
         }
-        var guesses: [(input: Int, position: Int, found: Found, keys: WordSpill, taxaRows: Int)] = []
         func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
             let table = file.header.table
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
@@ -238,7 +247,7 @@ public final class ExportLinkPruning: Sendable {
                             choosingParents: early.collectors != nil, measured: measured, setAside: nil, rows: rows)
                         found.withLock { $0.add(mine) }
                         judged.insert([input, file.member!.position])
-                    } else if taxaRows > 0, let reading = taxaReader?.reading {
+                    } else if taxaRows > 0, input == lastTaxaInput, let reading = taxaReader?.reading {
                         guard case .decided(let decided) = reading else { return }
                         let keys = try WordSpill(in: scratch)
                         let mine = try Self.judge(
@@ -258,7 +267,6 @@ public final class ExportLinkPruning: Sendable {
                 }
             }
         }
-        trace.mark("plan: the tables listed\(judged.count + guesses.count == 0 ? "" : ", the archives' observations judged")")
         var taxa: ExportTaxa? = nil
         if let taxaReader {
             switch taxaReader.reading {
@@ -283,6 +291,7 @@ public final class ExportLinkPruning: Sendable {
             try collectors?.observations.adding { batch in try guess.keys.forEachChunk { for key in $0 { try batch.add(key) } } }
         }
         guesses = []
+        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : " (\(judged.count) observations tables judged with them)")")
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
         // archive's, whole (unless judged as it was listed).
         var jobs: [(table: Int, range: Range<Int>?)] = []
