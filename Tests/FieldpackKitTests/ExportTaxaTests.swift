@@ -227,6 +227,26 @@ import Testing
             #expect(built.bundle == whole.bundle, "\(inputs)")
             #expect(built.prunedLinks == pruned, "\(inputs)")
         }
+        // Two exports in one archive, the second's taxa between the two observations members:
+        // the first member's judging is dropped, the second's stands when its taxa agree; when
+        // they disagree, no rule stands and the box keeps all.
+        for (name, taxa, judged, pruned) in [("agreeing", Self.taxa, 1, 2), ("disagreeing", moved, 0, 0)] {
+            let first = try Self.writeExport(
+                "\(name)/\(folder)", rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research")],
+                links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+            let second = try Self.writeExport(
+                "\(name)/\(laterFolder)", rows: [(u[3], 8000, "research")], links: [], taxa: taxa, in: directory)
+            let order = [first[2], first[0], second[2], second[0], first[1], second[1], first[3], second[3]]
+            let both = directory.file("\(name).tar.gz")
+            try run("/bin/tar", ["-czf", both, "-C", directory.file(name)] + order.map { String($0.dropFirst(directory.file(name).count + 1)) })
+            let planned = try #require(try ExportLinkPruning.plan(
+                inputs: [both], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
+            #expect(planned.judgedWhileListed == judged, "\(name)")
+            let built = try Build.build(inputs: [both], selection: selection, dedupeSelects: true, in: try TemporaryDirectory(), ingestSelects: true)
+            let whole = try Build.build(inputs: [both], selection: selection, dedupeSelects: true, in: try TemporaryDirectory())
+            #expect(built.bundle == whole.bundle, "\(name)")
+            #expect(built.prunedLinks == pruned, "\(name)")
+        }
         // Beside loose tables of a later export that repeat the duck: the archive's observations
         // are judged as it is listed, and their keys count with the others' (so the duck's two
         // rows are written, marked, not counted as two removed observations).
