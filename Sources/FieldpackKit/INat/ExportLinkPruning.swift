@@ -291,7 +291,7 @@ public final class ExportLinkPruning: Sendable {
             try collectors?.observations.adding { batch in try guess.keys.forEachChunk { for key in $0 { try batch.add(key) } } }
         }
         guesses = []
-        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : " (\(judged.count) observations tables judged with them)")")
+        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", \(judged.count) observations table\(judged.count == 1 ? "" : "s") judged as listed")")
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
         // archive's, whole (unless judged as it was listed).
         var jobs: [(table: Int, range: Range<Int>?)] = []
