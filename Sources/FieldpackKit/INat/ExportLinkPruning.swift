@@ -239,21 +239,26 @@ public final class ExportLinkPruning: Sendable {
                 // by each reading (ingest dates a member's rows by the member's name first).
                 func date(_ file: ExportTableFile) -> Int64? { OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate }
                 func judging(_ file: ExportTableFile, _ reader: LineReader) throws {
-                    let seen = date(file)
-                    let rows = { body in _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body) }
+                    // The rules known, or those the taxa rows so far decide (its keys set aside).
+                    let rules: ExportRules, keys: Keys?, guess: WordSpill?
                     if let early {
-                        let mine = try Self.judge(
-                            photos: false, date: seen, rules: early.rules, keptSoFar: nil, keys: early.collectors.map { .collector($0.observations) },
-                            choosingParents: early.collectors != nil, measured: measured, setAside: nil, rows: rows)
+                        (rules, keys, guess) = (early.rules, early.collectors.map { .collector($0.observations) }, nil)
+                    } else if taxaRows > 0, input == lastTaxaInput, case .decided(let decided)? = taxaReader?.reading {
+                        let spill = try WordSpill(in: scratch)
+                        (rules, keys, guess) = (ExportRules(selection: selection, taxa: decided), .spill(spill), spill)
+                    } else {
+                        return
+                    }
+                    let seen = date(file)
+                    let mine = try Self.judge(
+                        photos: false, date: seen, rules: rules, keptSoFar: nil, keys: keys, choosingParents: onlyExport,
+                        measured: measured, setAside: nil
+                    ) { body in _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body) }
+                    if let guess {
+                        guesses.append((input, file.member!.position, mine, guess, taxaRows))
+                    } else {
                         found.withLock { $0.add(mine) }
                         judged.insert([input, file.member!.position])
-                    } else if taxaRows > 0, input == lastTaxaInput, let reading = taxaReader?.reading {
-                        guard case .decided(let decided) = reading else { return }
-                        let keys = try WordSpill(in: scratch)
-                        let mine = try Self.judge(
-                            photos: false, date: seen, rules: ExportRules(selection: selection, taxa: decided), keptSoFar: nil,
-                            keys: .spill(keys), choosingParents: true, measured: measured, setAside: nil, rows: rows)
-                        guesses.append((input, file.member!.position, mine, keys, taxaRows))
                     }
                 }
                 let listed = try ExportTableFile.tables(
