@@ -32,10 +32,14 @@ final class WordSpill: Sendable {
         /// Writes out the words held.
         mutating func flush() throws {
             guard !words.isEmpty else { return }
-            let batch = words
-            try spill.spill.withLock { file in try batch.withUnsafeBytes { _ = try file.append($0) } }
-            words.removeAll(keepingCapacity: true)
+            try spill.append(&words)
         }
+    }
+
+    /// Appends a thread's batch of words, and empties it (its buffer kept for the next batch).
+    fileprivate func append(_ words: inout [UInt64]) throws {
+        try spill.withLock { file in _ = try words.withUnsafeBytes { try file.append($0) } }
+        words.removeAll(keepingCapacity: true)
     }
 
     /// Calls `body` with the words written (every `Batch` flushed), in order, a batch's worth at
