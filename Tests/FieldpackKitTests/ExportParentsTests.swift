@@ -161,7 +161,7 @@ import Testing
     @Test func rowsSetAsideBySeveralThreadsReadBackEveryPairOnce() throws {
         let directory = try TemporaryDirectory()
         let observers = try ExportParents.RowObservers(in: directory.path)
-        let (threads, perThread) = (3, WordSpill.batchWords + 12_345)
+        let (threads, perThread) = (3, (1 << 16) + 12_345)
         let failures = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
             do {

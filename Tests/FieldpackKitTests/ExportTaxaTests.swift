@@ -185,17 +185,18 @@ import Testing
         #expect(try ExportLinkPruning.plan(inputs: Array(inputs.prefix(4)) + [page], selection: taxaOnly, openDataDate: nil, scratch: directory.path, workers: 2) == nil)
     }
 
-    /// An archive's observations that come after its taxa are judged as the archive is listed,
-    /// under the rule its taxa decide, unless more taxa rows follow them (another member, another
-    /// export): then they are judged again under the rule every row decides. Taxa after the
-    /// observations leave them to their own reading. The bundle is the same bytes each way.
-    @Test func anArchivesObservationsAfterItsTaxaAreJudgedAsItIsListedUnlessTaxaFollow() throws {
+    /// An archive's observations are judged as the archive is listed, whether its taxa come
+    /// before or after them: the rows the other rules keep wait for the rule that every taxa row
+    /// decides (another member, another export, a loose taxa table), and when the taxa disagree,
+    /// the rows the places keep are kept. The bundle is the same bytes each way.
+    @Test func anArchivesObservationsAreJudgedAsItIsListedWhereverItsTaxaAre() throws {
         let directory = try TemporaryDirectory()
         let u = Pruning.uuids
         let folder = "inaturalist-open-data-20241127"
+        // A bird of another grade (u[4]): removed by the grades, unless the taxa disagree.
         _ = try Self.writeExport(
-            folder, rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research")],
-            links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+            folder, rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research"), (u[4], 8000, "needs_id")],
+            links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[4])], in: directory)
         // The duck's species moved out of Anatidae in a later export.
         let moved = Self.taxa.replacingOccurrences(of: "7000\t48460/1/2/3/6912", with: "7000\t48460/1/2/3")
         let laterFolder = "inaturalist-open-data-20250301"
@@ -211,13 +212,13 @@ import Testing
         let later = try archive("later", laterFolder, in: "later", ["taxa", "observers", "observations", "photos"])
         var selection = Self.birdsWithoutDucks
         selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
-        // The duck and the oak are removed by the taxon rule, their links pruned; with the later
-        // export, whose taxa disagree on the duck, the rule is the bundle's, and the box keeps all.
-        // A loose taxa table after the archive (the same taxonomy) leaves it to its own reading;
-        // before it, not.
+        // The duck and the oak are removed by the taxon rule, the other grade by the grades,
+        // their links pruned; with the later export, whose taxa disagree on the duck, the rules
+        // but the places are the bundle's, and the box keeps all. A loose taxa table before or
+        // after the archive (the same taxonomy) decides with it.
         let looseTaxa = try directory.write("loose-taxa/\(folder)/taxa.csv", Self.taxa)
         for (inputs, judged, pruned) in [
-            ([taxaFirst], 1, 2), ([taxaLast], 0, 2), ([taxaFirst, later], 0, 0), ([taxaFirst, looseTaxa], 0, 2), ([looseTaxa, taxaFirst], 1, 2),
+            ([taxaFirst], 1, 3), ([taxaLast], 1, 3), ([taxaFirst, later], 2, 0), ([taxaFirst, looseTaxa], 1, 3), ([looseTaxa, taxaFirst], 1, 3),
         ] {
             let planned = try #require(try ExportLinkPruning.plan(
                 inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
@@ -228,12 +229,12 @@ import Testing
             #expect(built.prunedLinks == pruned, "\(inputs)")
         }
         // Two exports in one archive, the second's taxa between the two observations members:
-        // the first member's judging is dropped, the second's stands when its taxa agree; when
-        // they disagree, no rule stands and the box keeps all.
-        for (name, taxa, judged, pruned) in [("agreeing", Self.taxa, 1, 2), ("disagreeing", moved, 0, 0)] {
+        // both members are judged as listed, by the taxa of both; when they disagree, no taxon
+        // rule stands and the box keeps all.
+        for (name, taxa, judged, pruned) in [("agreeing", Self.taxa, 2, 3), ("disagreeing", moved, 2, 0)] {
             let first = try Self.writeExport(
-                "\(name)/\(folder)", rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research")],
-                links: [(601, u[0]), (602, u[1]), (603, u[2])], in: directory)
+                "\(name)/\(folder)", rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research"), (u[4], 8000, "needs_id")],
+                links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[4])], in: directory)
             let second = try Self.writeExport(
                 "\(name)/\(laterFolder)", rows: [(u[3], 8000, "research")], links: [], taxa: taxa, in: directory)
             let order = [first[2], first[0], second[2], second[0], first[1], second[1], first[3], second[3]]

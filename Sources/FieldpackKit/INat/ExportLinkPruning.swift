@@ -37,14 +37,12 @@ import Synchronization
 /// to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s. Fewer readings since:
 /// - The observers of repeated photos come from the photos' reading
 ///   (`ExportParents.RowObservers`), not from one more.
-/// - Without a taxon rule that the taxa tables decide (a `select` of places, grades or dates
-///   alone, or an input besides the export), the rules are known before any table is read, and
-///   the listing judges the observations too.
-/// - With one, the listing of the last input that may hold taxa judges an observations member
-///   that comes after taxa rows, under the rule those rows decide, its keys set aside
-///   (`WordSpill`); that judging stands when no taxa row came after it (the rows then decide
-///   the same rule), else the member is read again. On the benchmark's 1M export as one
-///   `.tar.gz`, its taxa before its observations, by hand: 2.75–2.84 → 2.17–2.30 s.
+/// - The listing judges an archive's observations as it passes them. Without a taxon rule that
+///   the taxa tables decide (a `select` of places, grades or dates alone, or an input besides
+///   the export), by the rules, known before any table is read. With one, by the other rules:
+///   the rows they keep wait on disk with their taxon (`PendingObservations`, 24 bytes a row)
+///   until every taxa row has been read, wherever the taxa tables are (before the observations,
+///   after them, in another export or loose), and are then judged by the rule those rows decide.
 ///
 /// With the taxon rule (`ExportTaxa`), dedupe's output differs from the one without pruning:
 /// it removes, and counts, the observations outside the taxa, which the bundle would have
@@ -65,13 +63,19 @@ public final class ExportLinkPruning: Sendable {
     struct Kept: Sendable {
         private var bits = BloomBits()
 
-        /// The hash of an observation (its key, `RecordKey.observation`) at a date.
+        /// The hash of an observation at a date, by its uuid's key (`Singles.key`).
         @inline(__always)
-        private static func hash(_ uuid: ObservationUUID, date: Int64?) -> UInt64 {
-            BloomWord.mix(BloomWord.hash(uuid) ^ BloomWord.mix(UInt64(bitPattern: date ?? Int64.min)))
+        private static func hash(key: UInt64, date: Int64?) -> UInt64 {
+            BloomWord.mix(key ^ BloomWord.mix(UInt64(bitPattern: date ?? Int64.min)))
         }
 
+        @inline(__always)
+        private static func hash(_ uuid: ObservationUUID, date: Int64?) -> UInt64 { hash(key: Singles.key(uuid), date: date) }
+
         mutating func insert(_ uuid: ObservationUUID, date: Int64?) { bits.insert(Self.hash(uuid, date: date)) }
+
+        /// Inserts the observation whose uuid has the key `key` (`Singles.key`).
+        mutating func insert(key: UInt64, date: Int64?) { bits.insert(Self.hash(key: key, date: date)) }
 
         /// False only for an observation not inserted at that date.
         @inline(__always)
@@ -162,8 +166,8 @@ public final class ExportLinkPruning: Sendable {
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
     ///   - scratch: the folder the keys of every row spill to while they are sorted, the photos
-    ///     rows that link no kept row (`ExportParents.RowObservers`), and the keys of an archive's
-    ///     observations judged as it is listed, until the listing ends.
+    ///     rows that link no kept row (`ExportParents.RowObservers`), and an archive's
+    ///     observations rows waiting for the taxon rule (`PendingObservations`).
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
@@ -200,34 +204,24 @@ public final class ExportLinkPruning: Sendable {
         let found = Mutex(Found())
         let measured = Set(measuredPhotos)
         let trace = PhaseTrace(stage: "inat")
-        // Without a taxon rule that the taxa tables decide, the rules are known before any table
-        // is read: an archive's observations are then judged in the pass that lists its members,
-        // not in one more pass over it. The keys' partitions are then sized before the members'
-        // sizes are known, from the archive's (an over-count costs only more partitions).
-        var early: (rules: ExportRules, collectors: Collectors?)? = nil
-        if taxaReader == nil && kinds.contains(where: \.tar) {
+        // An archive's observations are judged in the pass that lists its members, not in one
+        // more pass over it. Without a taxon rule that the taxa tables decide, by the rules,
+        // known before any table is read; with one, by the other rules, the rows they keep set
+        // aside with their taxon (`PendingObservations`) until every taxa row has been read. The
+        // keys' partitions are then sized before the members' sizes are known, from the
+        // archive's (an over-count costs only more partitions).
+        var listing: (rules: ExportRules, collectors: Collectors?)? = nil
+        if kinds.contains(where: \.tar) {
             let rules = ExportRules(selection: selection, taxa: nil)
-            guard !rules.rules.isEmpty else { return nil }
+            if taxaReader == nil && rules.rules.isEmpty { return nil }
             var sizes: [(table: OpenDataTable?, bytes: Int, gzip: Bool)] = []
             for (path, kind) in zip(inputs, kinds) { sizes.append((kind.header?.table, FileSystem.size(path) ?? 0, kind.gzip)) }
-            early = (rules, onlyExport ? try Self.collectors(sizes, scratch: scratch) : nil)
+            listing = (rules, onlyExport ? try Self.collectors(sizes, scratch: scratch) : nil)
         }
-        // The archives' observations members judged while they were listed: (input, position).
+        // The archives' observations members judged while they were listed: (input, position);
+        // and those of them whose rows wait for the taxon rule.
         var judged: Set<[Int]> = []
-        // With the taxon rule, an archive's observations member that comes after taxa rows is
-        // judged as it is listed too, under the rule those rows decide, its keys set aside: kept
-        // when no taxa row came after it (the rows decide the same rule), else read again. Only
-        // in the last input that may hold taxa (an archive, or a taxa table): before it, a guess
-        // could not stand.
-        var guesses: [(input: Int, position: Int, found: Found, keys: WordSpill, taxaRows: Int)] = []
-        let lastTaxaInput = kinds.lastIndex { $0.tar || $0.header?.table == .taxa }
-        var taxaRows = 0
-        func addTaxon(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) -> Bool {
-            taxaRows += 1
-            // A taxa row after a guess: the rule it was judged under may differ.
-            if !guesses.isEmpty { guesses.removeAll() }
-            return taxaReader!.add(row, bytes)
-        }
+        var pending: [PendingObservations] = []
         func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
             let table = file.header.table
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
@@ -239,36 +233,24 @@ public final class ExportLinkPruning: Sendable {
                 // by each reading (ingest dates a member's rows by the member's name first).
                 func date(_ file: ExportTableFile) -> Int64? { OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate }
                 func judging(_ file: ExportTableFile, _ reader: LineReader) throws {
-                    // The rules known, or those the taxa rows so far decide (its keys set aside).
-                    let rules: ExportRules, keys: Keys?, guess: WordSpill?
-                    if let early {
-                        (rules, keys, guess) = (early.rules, early.collectors.map { .collector($0.observations) }, nil)
-                    } else if taxaRows > 0, input == lastTaxaInput, case .decided(let decided)? = taxaReader?.reading {
-                        let spill = try WordSpill(in: scratch)
-                        (rules, keys, guess) = (ExportRules(selection: selection, taxa: decided), .spill(spill), spill)
-                    } else {
-                        return
-                    }
+                    guard let listing else { return }
                     let seen = date(file)
+                    let waiting = taxaReader == nil ? nil : try PendingObservations(in: scratch, date: seen)
                     let mine = try Self.judge(
-                        photos: false, date: seen, rules: rules, keptSoFar: nil, keys: keys, choosingParents: onlyExport,
-                        measured: measured, setAside: nil
+                        photos: false, date: seen, rules: listing.rules, keptSoFar: nil, keys: listing.collectors?.observations,
+                        choosingParents: onlyExport, measured: measured, setAside: nil, pending: waiting
                     ) { body in _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body) }
-                    if let guess {
-                        guesses.append((input, file.member!.position, mine, guess, taxaRows))
-                    } else {
-                        found.withLock { $0.add(mine) }
-                        judged.insert([input, file.member!.position])
-                    }
+                    if let waiting { pending.append(waiting) } else { found.withLock { $0.add(mine) } }
+                    judged.insert([input, file.member!.position])
                 }
                 let listed = try ExportTableFile.tables(
-                    inArchive: path, taxa: taxaReader == nil ? nil : addTaxon, observations: early != nil || taxaReader != nil ? judging : nil)
+                    inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) }, observations: judging)
                 for (file, bytes) in listed { add(file, input: input, date: date(file), gzip: false, bytes: bytes) }
             } else if let header = kind.header {
                 let file = ExportTableFile(path: path, header: header)
                 add(file, input: input, date: OpenDataDate.of(path) ?? openDataDate, gzip: kind.gzip, bytes: FileSystem.size(path) ?? 0)
                 if header.table == .taxa, taxaReader != nil {
-                    try OpenDataRow.forEachRow(in: file, seen: nil) { row, bytes in addTaxon(row, bytes) }
+                    try OpenDataRow.forEachRow(in: file, seen: nil) { row, bytes in taxaReader!.add(row, bytes) }
                 }
             }
         }
@@ -283,19 +265,28 @@ public final class ExportLinkPruning: Sendable {
                         + "other rules keep is written and loaded")
             }
         }
-        let rules = early?.rules ?? ExportRules(selection: selection, taxa: taxa)
+        let rules = ExportRules(selection: selection, taxa: taxa)
         guard !rules.rules.isEmpty else { return nil }
         // Every row's uuid or photo id, when every input is an export table (`Singles`).
-        var collectors: Collectors? = early?.collectors
-        if onlyExport && early == nil {
+        var collectors: Collectors? = listing?.collectors
+        if onlyExport && listing == nil {
             collectors = try Self.collectors(tables.map { ($0.file.header.table, $0.bytes, $0.gzip) }, scratch: scratch)
         }
-        for guess in guesses where guess.taxaRows == taxaRows {
-            found.withLock { $0.add(guess.found) }
-            judged.insert([guess.input, guess.position])
-            try collectors?.observations.adding { batch in try guess.keys.forEachChunk { for key in $0 { try batch.add(key) } } }
+        // The rows set aside, judged by the taxon rule now decided (when the taxa tables
+        // disagree, the places alone, which kept every one).
+        for waiting in pending {
+            var mine = Found()
+            mine.kept = Kept()
+            try waiting.forEach { key, taxon, user, othersKeep in
+                if let taxa, !(othersKeep && taxa.keeps(taxon)) { return }
+                mine.kept!.insert(key: key, date: waiting.date)
+                mine.rows += 1
+                if let user { mine.users.insert(user) }
+                if let taxon { mine.taxa.insert(taxon) }
+            }
+            found.withLock { $0.add(mine) }
         }
-        guesses = []
+        pending = []
         trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", \(judged.count) observations table\(judged.count == 1 ? "" : "s") judged as listed")")
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
         // archive's, whole (unless judged as it was listed).
@@ -328,8 +319,8 @@ public final class ExportLinkPruning: Sendable {
                     let photos = table.file.header.table == .photos
                     let mine = try Self.judge(
                         photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
-                        keys: readCollectors.map { .collector(photos ? $0.photos : $0.observations) }, choosingParents: readCollectors != nil,
-                        measured: measured, setAside: setAside
+                        keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
+                        measured: measured, setAside: setAside, pending: nil
                     ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
                     found.withLock { $0.add(mine) }
                 } catch {
@@ -387,28 +378,24 @@ public final class ExportLinkPruning: Sendable {
         return (try collector(.observations), try collector(.photos))
     }
 
-    /// Where `judge` puts each row's key (`Singles`): with the others, or set aside first.
-    private enum Keys {
-        case collector(RepeatedKeys.Collector)
-        case spill(WordSpill)
-    }
-
     /// What the plan finds in the rows of one observations or photos table (or of a byte range of
     /// one), which `forEachRow` gives: each row's key goes to `keys` (its uuid's or photo id's,
     /// `Singles`); an observations table fills a filter of what `rules` keep, a photos table one
     /// of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the kept rows
     /// need (`ExportParents`), and each photos row that links no kept row is set aside
-    /// (`setAside`).
+    /// (`setAside`). With `pending`, an observations table's rows wait there for the taxon rule
+    /// (`PendingObservations`), and the filter is left empty.
     private static func judge(
-        photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: Keys?, choosingParents: Bool,
-        measured: Set<Int64>, setAside: ExportParents.RowObservers?,
+        photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
+        measured: Set<Int64>, setAside: ExportParents.RowObservers?, pending: PendingObservations?,
         rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws -> Found {
         var mine = Found()
-        if !photos { mine.kept = Kept() }
+        if !photos && pending == nil { mine.kept = Kept() }
         // The photo id and observer of each photos row that links no kept row, for the
         // observers of repeated photos.
         var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
+        var waiting = pending.map { PendingObservations.Batch($0) }
         func read(_ add: (UInt64) throws -> Void) throws {
             try forEachRow { row, bytes in
                 if photos {
@@ -432,6 +419,13 @@ public final class ExportLinkPruning: Sendable {
                             try aside?.add(photo: id, observer: observer)
                         }
                     }
+                } else if waiting != nil {
+                    guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
+                    try add(Singles.key(uuid))
+                    if verdict != .removed {
+                        let (user, taxon) = row.observationParents()
+                        try waiting!.add(key: Singles.key(uuid), taxon: taxon, user: user, othersKeep: verdict == .keptIfTaxonKept)
+                    }
                 } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
                     try add(Singles.key(uuid))
                     if keeps {
@@ -447,15 +441,9 @@ public final class ExportLinkPruning: Sendable {
                 return true
             }
         }
-        switch keys {
-        case .collector(let collector): try collector.adding { batch in try read { try batch.add($0) } }
-        case .spill(let spill):
-            var batch = WordSpill.Batch(spill)
-            try read { try batch.add($0) }
-            try batch.flush()
-        case nil: try read { _ in }
-        }
+        if let keys { try keys.adding { batch in try read { try batch.add($0) } } } else { try read { _ in } }
         try aside?.flush()
+        try waiting?.flush()
         return mine
     }
 

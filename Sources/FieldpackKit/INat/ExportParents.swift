@@ -81,7 +81,7 @@ final class ExportParents: Sendable {
     final class RowObservers: Sendable {
         private let words: WordSpill
 
-        init(in folder: String) throws { words = try WordSpill(in: folder) }
+        init(in folder: String) throws { words = try WordSpill(in: folder, rowWords: 2) }
 
         /// One reading thread's rows (`WordSpill.Batch`). Not thread-safe: one per thread;
         /// `flush` it when the thread is done.

@@ -19,3 +19,26 @@ struct ExportRules: Sendable {
         return selection.removingRuleInDedupe(values, taxaKnown: taxa != nil)
     }
 }
+
+extension ExportRules {
+    /// How the rules judge an export observation while the taxa tables have not yet decided the
+    /// taxon rule (`PendingObservations`).
+    enum Pending {
+        /// The places remove it, whatever the taxa decide.
+        case removed
+        /// Every rule but the taxon rule keeps it: kept when its taxon is.
+        case keptIfTaxonKept
+        /// The places keep it and another rule removes it: kept only when the taxa tables
+        /// disagree, which leaves every rule but the places to the bundle.
+        case keptIfTaxaDisagree
+    }
+
+    /// How `selection`'s rules, with a taxon rule the taxa tables are to decide, judge an export
+    /// observation with the values of `record`.
+    static func pending(_ selection: Selection, _ record: ObservationRecord) -> Pending {
+        var values = ObservedValues(export: record)
+        if selection.removingRuleInDedupe(values, taxaKnown: false) != nil { return .removed }
+        values.taxonSelected = true
+        return selection.removingRuleInDedupe(values, taxaKnown: true) == nil ? .keptIfTaxonKept : .keptIfTaxaDisagree
+    }
+}

@@ -28,8 +28,6 @@ struct ExportTaxa: Sendable {
 
     /// The taxa tables' rows taken one by one, in the tables' order (the rows of an export's
     /// archive as its members are listed, `ExportTableFile.tables(inArchive:taxa:observations:)`).
-    /// `reading` may be asked before the last row: the plan judges an archive's observations
-    /// under it, and keeps that judging only if no row came after.
     struct Reader {
         let rule: TaxonRule
         // Each taxon's answers so far (in both: its rows disagree).

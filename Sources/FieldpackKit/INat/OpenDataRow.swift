@@ -146,7 +146,16 @@ final class OpenDataRow {
         return (uuid, rules.removingRule(record) == nil)
     }
 
-    /// The observer and taxon of the observations row `observationKey` last judged, as `write`
+    /// The uuid of an observations row that `write` would write, and how `selection`'s rules judge
+    /// it before the taxa tables decide its taxon rule (`ExportRules.pending`), on the very values
+    /// its record gets; nil for a row it rejects.
+    func pendingObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> (ObservationUUID, ExportRules.Pending)? {
+        precondition(header.table == .observations)
+        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
+        return (uuid, ExportRules.pending(selection, record))
+    }
+
+    /// The observer and taxon of the observations row `observationKey` (or `pendingObservation`) last judged, as `write`
     /// writes them (nil: none, or unusable).
     func observationParents() -> (user: Int64?, taxon: Int64?) {
         precondition(header.table == .observations)

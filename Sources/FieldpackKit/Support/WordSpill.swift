@@ -3,13 +3,18 @@ import Synchronization
 /// 64-bit words that a stage sets aside until a later step reads them back once: one scratch
 /// file of the build folder (`SpillFile`: unnamed, gone with this object), appended by any
 /// number of threads, each through a `Batch` of its own (512 KiB), the file written under a
-/// lock; read back in the order the batches were written, a batch's worth at a time.
+/// lock; read back in the order the batches were written, a batch's worth at a time. Words come
+/// in rows of `rowWords`: a batch, and each chunk read back, holds whole rows.
 final class WordSpill: Sendable {
     private let spill: Mutex<SpillFile>
-    /// The words a `Batch` holds before it writes them: 512 KiB.
-    static let batchWords = 1 << 16
+    /// The words a `Batch` holds before it writes them, and a chunk read back: about 512 KiB,
+    /// whole rows.
+    let batchWords: Int
 
-    init(in folder: String) throws {
+    /// - Parameter rowWords: how many words a row is; its callers add whole rows.
+    init(in folder: String, rowWords: Int = 1) throws {
+        precondition(rowWords > 0)
+        batchWords = (1 << 16) / rowWords * rowWords
         // A batch is written whole, past the file's buffer.
         spill = Mutex(try SpillFile(in: folder, bufferSize: 1 << 16))
     }
@@ -24,9 +29,9 @@ final class WordSpill: Sendable {
 
         @inline(__always)
         mutating func add(_ word: UInt64) throws {
-            if words.isEmpty { words.reserveCapacity(WordSpill.batchWords) }
+            if words.isEmpty { words.reserveCapacity(spill.batchWords) }
             words.append(word)
-            if words.count >= WordSpill.batchWords { try flush() }
+            if words.count >= spill.batchWords { try flush() }
         }
 
         /// Writes out the words held.
@@ -50,7 +55,7 @@ final class WordSpill: Sendable {
         while true {
             let from = offset
             let words: [UInt64] = try spill.withLock { file in
-                let count = Int(min(Int64(Self.batchWords * word), file.count - from))
+                let count = Int(min(Int64(batchWords * word), file.count - from))
                 guard count > 0 else { return [] }
                 var words: [UInt64] = []
                 words.reserveCapacity(count / word)
