@@ -395,12 +395,10 @@ import Testing
             #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
             return pruned
         }
-        // With its places alone, the plan judges the archive's observations as it lists them.
-        if placesAlone {
-            let planned = try #require(try ExportLinkPruning.plan(
-                inputs: [archive], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
-            #expect(planned.judgedWhileListed == 1)
-        }
+        // The plan judges the archive's observations and photos as it lists them.
+        let planned = try #require(try ExportLinkPruning.plan(
+            inputs: [archive], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
+        #expect(planned.judgedWhileListed == 2)
         let fromArchive = try expectTheSameBundle([archive])
         let loose = try expectTheSameBundle(tables, openDataDate: pipeline.openDataDate)
         #expect(fromArchive.prunedLinks > 0 && fromArchive.leftOutRows > 0)

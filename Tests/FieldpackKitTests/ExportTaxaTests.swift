@@ -218,7 +218,7 @@ import Testing
         // after the archive (the same taxonomy) decides with it.
         let looseTaxa = try directory.write("loose-taxa/\(folder)/taxa.csv", Self.taxa)
         for (inputs, judged, pruned) in [
-            ([taxaFirst], 1, 3), ([taxaLast], 1, 3), ([taxaFirst, later], 2, 0), ([taxaFirst, looseTaxa], 1, 3), ([looseTaxa, taxaFirst], 1, 3),
+            ([taxaFirst], 2, 3), ([taxaLast], 2, 3), ([taxaFirst, later], 4, 0), ([taxaFirst, looseTaxa], 2, 3), ([looseTaxa, taxaFirst], 2, 3),
         ] {
             let planned = try #require(try ExportLinkPruning.plan(
                 inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
@@ -231,7 +231,7 @@ import Testing
         // Two exports in one archive, the second's taxa between the two observations members:
         // both members are judged as listed, by the taxa of both; when they disagree, no taxon
         // rule stands and the box keeps all.
-        for (name, taxa, judged, pruned) in [("agreeing", Self.taxa, 2, 3), ("disagreeing", moved, 2, 0)] {
+        for (name, taxa, judged, pruned) in [("agreeing", Self.taxa, 4, 3), ("disagreeing", moved, 4, 0)] {
             let first = try Self.writeExport(
                 "\(name)/\(folder)", rows: [(u[0], 8000, "research"), (u[1], 7000, "research"), (u[2], 9000, "research"), (u[4], 8000, "needs_id")],
                 links: [(601, u[0]), (602, u[1]), (603, u[2]), (604, u[4])], in: directory)
@@ -256,7 +256,7 @@ import Testing
         let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
         let planned = try #require(try ExportLinkPruning.plan(
             inputs: repeating + [taxaFirst], selection: selection, openDataDate: nil, scratch: directory.path, workers: 2))
-        #expect(planned.judgedWhileListed == 1)
+        #expect(planned.judgedWhileListed == 2)
         let built = try Build.build(inputs: repeating + [taxaFirst], selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
         let whole = try Build.build(inputs: repeating + [taxaFirst], selection: selection, dedupeSelects: true, in: writing)
         #expect(built.bundle == whole.bundle)

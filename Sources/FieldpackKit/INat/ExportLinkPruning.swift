@@ -81,6 +81,10 @@ public final class ExportLinkPruning: Sendable {
         @inline(__always)
         func mayContain(_ uuid: ObservationUUID, date: Int64?) -> Bool { bits.mayContain(Self.hash(uuid, date: date)) }
 
+        /// False only for an observation not inserted at that date, by its uuid's key.
+        @inline(__always)
+        func mayContain(key: UInt64, date: Int64?) -> Bool { bits.mayContain(Self.hash(key: key, date: date)) }
+
         mutating func formUnion(_ other: Kept) { bits.formUnion(other.bits) }
     }
 
@@ -218,10 +222,11 @@ public final class ExportLinkPruning: Sendable {
             for (path, kind) in zip(inputs, kinds) { sizes.append((kind.header?.table, FileSystem.size(path) ?? 0, kind.gzip)) }
             listing = (rules, onlyExport ? try Self.collectors(sizes, scratch: scratch) : nil)
         }
-        // The archives' observations members judged while they were listed: (input, position);
-        // and those of them whose rows wait for the taxon rule.
+        // The archives' observations and photos members judged while they were listed: (input,
+        // position); and those whose rows wait for the taxon rule, or for the kept observations.
         var judged: Set<[Int]> = []
         var pending: [PendingObservations] = []
+        var pendingPhotos: [PendingPhotos] = []
         func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
             let table = file.header.table
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
@@ -235,16 +240,29 @@ public final class ExportLinkPruning: Sendable {
                 func judging(_ file: ExportTableFile, _ reader: LineReader) throws {
                     guard let listing else { return }
                     let seen = date(file)
-                    let waiting = taxaReader == nil ? nil : try PendingObservations(in: scratch, date: seen)
-                    let mine = try Self.judge(
-                        photos: false, date: seen, rules: listing.rules, keptSoFar: nil, keys: listing.collectors?.observations,
-                        choosingParents: onlyExport, measured: measured, setAside: nil, pending: waiting
-                    ) { body in _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body) }
-                    if let waiting { pending.append(waiting) } else { found.withLock { $0.add(mine) } }
+                    func rows(_ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws {
+                        _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body)
+                    }
+                    if file.header.table == .photos {
+                        // Its rows wait for every observations table (the photos are judged only
+                        // when every input is an export table).
+                        guard let collectors = listing.collectors else { return }
+                        let waiting = try PendingPhotos(in: scratch, date: seen)
+                        _ = try Self.judge(
+                            photos: true, date: seen, rules: listing.rules, keptSoFar: nil, keys: collectors.photos, choosingParents: true,
+                            measured: measured, setAside: nil, waiting: .photos(waiting), rows: rows)
+                        pendingPhotos.append(waiting)
+                    } else {
+                        let waiting = taxaReader == nil ? nil : try PendingObservations(in: scratch, date: seen)
+                        let mine = try Self.judge(
+                            photos: false, date: seen, rules: listing.rules, keptSoFar: nil, keys: listing.collectors?.observations,
+                            choosingParents: onlyExport, measured: measured, setAside: nil, waiting: waiting.map { .observations($0) }, rows: rows)
+                        if let waiting { pending.append(waiting) } else { found.withLock { $0.add(mine) } }
+                    }
                     judged.insert([input, file.member!.position])
                 }
                 let listed = try ExportTableFile.tables(
-                    inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) }, observations: judging)
+                    inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) }, judging: judging)
                 for (file, bytes) in listed { add(file, input: input, date: date(file), gzip: false, bytes: bytes) }
             } else if let header = kind.header {
                 let file = ExportTableFile(path: path, header: header)
@@ -287,7 +305,7 @@ public final class ExportLinkPruning: Sendable {
             found.withLock { $0.add(mine) }
         }
         pending = []
-        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", \(judged.count) observations table\(judged.count == 1 ? "" : "s") judged as listed")")
+        trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", \(judged.count) table\(judged.count == 1 ? "" : "s") judged as listed")")
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
         // archive's, whole (unless judged as it was listed).
         var jobs: [(table: Int, range: Range<Int>?)] = []
@@ -320,7 +338,7 @@ public final class ExportLinkPruning: Sendable {
                     let mine = try Self.judge(
                         photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
                         keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
-                        measured: measured, setAside: setAside, pending: nil
+                        measured: measured, setAside: setAside, waiting: nil
                     ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
                     found.withLock { $0.add(mine) }
                 } catch {
@@ -329,6 +347,24 @@ public final class ExportLinkPruning: Sendable {
             }
             if let failure = found.withLock({ $0.failure }) { throw failure }
             trace.mark("plan: the \(number == 0 ? "observations" : "photos") tables")
+        }
+        // The photos rows set aside as the archives were listed, judged now that the kept
+        // observations are known, as the photos pass judges its rows.
+        if !pendingPhotos.isEmpty {
+            let keptSoFar = found.withLock { $0.kept }
+            for waiting in pendingPhotos {
+                var mine = Found()
+                var aside = rowObservers.map { ExportParents.RowObservers.Batch($0) }
+                try waiting.forEach { id, observation, observer in
+                    try Self.judgePhoto(
+                        id, observation: observation, observer: observer, date: waiting.date, keptSoFar: keptSoFar, measured: measured,
+                        into: &mine, aside: &aside)
+                }
+                try aside?.flush()
+                found.withLock { $0.add(mine) }
+            }
+            pendingPhotos = []
+            trace.mark("plan: the listed photos tables")
         }
         let (kept, rows) = found.withLock { ($0.kept, $0.rows) }
         var singles: Singles? = nil
@@ -383,19 +419,25 @@ public final class ExportLinkPruning: Sendable {
     /// `Singles`); an observations table fills a filter of what `rules` keep, a photos table one
     /// of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the kept rows
     /// need (`ExportParents`), and each photos row that links no kept row is set aside
-    /// (`setAside`). With `pending`, an observations table's rows wait there for the taxon rule
-    /// (`PendingObservations`), and the filter is left empty.
+    /// (`setAside`). With `waiting`, a table's rows wait there (`PendingRows`): an observations
+    /// table's for the taxon rule, a photos table's for the kept observations; what they find is
+    /// then left empty.
     private static func judge(
         photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
-        measured: Set<Int64>, setAside: ExportParents.RowObservers?, pending: PendingObservations?,
+        measured: Set<Int64>, setAside: ExportParents.RowObservers?, waiting: Waiting?,
         rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws -> Found {
         var mine = Found()
-        if !photos && pending == nil { mine.kept = Kept() }
+        if !photos && waiting == nil { mine.kept = Kept() }
         // The photo id and observer of each photos row that links no kept row, for the
         // observers of repeated photos.
         var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
-        var waiting = pending.map { PendingObservations.Batch($0) }
+        var waitingObservations: PendingObservations.Batch? = nil, waitingPhotos: PendingPhotos.Batch? = nil
+        switch waiting {
+        case .observations(let rows)?: waitingObservations = PendingObservations.Batch(rows)
+        case .photos(let rows)?: waitingPhotos = PendingPhotos.Batch(rows)
+        case nil: break
+        }
         func read(_ add: (UInt64) throws -> Void) throws {
             try forEachRow { row, bytes in
                 if photos {
@@ -406,25 +448,20 @@ public final class ExportLinkPruning: Sendable {
                         return true
                     }
                     try add(Singles.key(photo: id))
-                    let linked = observation.map { keptSoFar?.mayContain($0, date: date) ?? false } ?? false
-                    if linked {
-                        // Made at the first linked row: most ranges of a guide's export have one.
-                        if mine.linked == nil { mine.linked = ExportParents.Linked() }
-                        mine.linked!.insert(id)
+                    let key = observation.map { Singles.key($0) }
+                    if waitingPhotos != nil {
+                        try waitingPhotos!.add(photo: id, observation: key, observer: observer)
+                    } else {
+                        try judgePhoto(
+                            id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine,
+                            aside: &aside)
                     }
-                    if let observer {
-                        if linked || measured.contains(id) {
-                            mine.users.insert(observer)
-                        } else {
-                            try aside?.add(photo: id, observer: observer)
-                        }
-                    }
-                } else if waiting != nil {
+                } else if waitingObservations != nil {
                     guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
                     try add(Singles.key(uuid))
                     if verdict != .removed {
                         let (user, taxon) = row.observationParents()
-                        try waiting!.add(key: Singles.key(uuid), taxon: taxon, user: user, othersKeep: verdict == .keptIfTaxonKept)
+                        try waitingObservations!.add(key: Singles.key(uuid), taxon: taxon, user: user, othersKeep: verdict == .keptIfTaxonKept)
                     }
                 } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
                     try add(Singles.key(uuid))
@@ -443,8 +480,38 @@ public final class ExportLinkPruning: Sendable {
         }
         if let keys { try keys.adding { batch in try read { try batch.add($0) } } } else { try read { _ in } }
         try aside?.flush()
-        try waiting?.flush()
+        try waitingObservations?.flush()
+        try waitingPhotos?.flush()
         return mine
+    }
+
+    /// Where a listed archive member's rows wait (`PendingRows`).
+    private enum Waiting {
+        case observations(PendingObservations)
+        case photos(PendingPhotos)
+    }
+
+    /// Judges one photos row (its photo id, its observation's uuid key, `Singles.key`, and its
+    /// observer): whether it links a kept row (`keptSoFar`), and what its users need
+    /// (`ExportParents`); a row that links no kept row is set aside (`aside`).
+    @inline(__always)
+    private static func judgePhoto(
+        _ id: Int64, observation key: UInt64?, observer: Int64?, date: Int64?, keptSoFar: Kept?, measured: Set<Int64>,
+        into mine: inout Found, aside: inout ExportParents.RowObservers.Batch?
+    ) throws {
+        let linked = key.map { keptSoFar?.mayContain(key: $0, date: date) ?? false } ?? false
+        if linked {
+            // Made at the first linked row: most ranges of a guide's export have one.
+            if mine.linked == nil { mine.linked = ExportParents.Linked() }
+            mine.linked!.insert(id)
+        }
+        if let observer {
+            if linked || measured.contains(id) {
+                mine.users.insert(observer)
+            } else {
+                try aside?.add(photo: id, observer: observer)
+            }
+        }
     }
 
     /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.

@@ -27,7 +27,7 @@ struct ExportTaxa: Sendable {
     }
 
     /// The taxa tables' rows taken one by one, in the tables' order (the rows of an export's
-    /// archive as its members are listed, `ExportTableFile.tables(inArchive:taxa:observations:)`).
+    /// archive as its members are listed, `ExportTableFile.tables(inArchive:taxa:judging:)`).
     struct Reader {
         let rule: TaxonRule
         // Each taxon's answers so far (in both: its rows disagree).

@@ -26,14 +26,14 @@ struct ExportTableFile: Sendable {
     /// The export's tables in the tar archive at `path`, in its order, with their sizes (one pass
     /// over it, each member's head read as ingest reads it). Damage ends the list where ingest's
     /// reading of the archive ends. With `taxa`, the rows of its taxa tables go to it in the same
-    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own; with `observations`, each
-    /// observations table goes to it with its reader, to be read in the same pass too.
+    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own; with `judging`, each
+    /// observations and photos table goes to it with its reader, to be read in the same pass too.
     ///
     /// - Throws: when the file cannot be read (never an early end), or a member's header names
-    ///   some of a table's columns but not all (as ingest does); what `observations` throws.
+    ///   some of a table's columns but not all (as ingest does); what `judging` throws.
     static func tables(
         inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil,
-        observations: ((ExportTableFile, LineReader) throws -> Void)? = nil
+        judging: ((ExportTableFile, LineReader) throws -> Void)? = nil
     ) throws -> [(table: ExportTableFile, bytes: Int)] {
         var tables: [(table: ExportTableFile, bytes: Int)] = []
         try forEachMember(ofArchive: path) { member, archive in
@@ -43,8 +43,8 @@ struct ExportTableFile: Sendable {
             do {
                 if header.table == .taxa, let taxa {
                     _ = try OpenDataRow.rows(of: member.reader, header: header, seen: nil, taxa)
-                } else if header.table == .observations, let observations {
-                    try observations(table, member.reader)
+                } else if header.table == .observations || header.table == .photos, let judging {
+                    try judging(table, member.reader)
                 }
             } catch {
                 throw OpenDataRow.naming(error, path: table.name)

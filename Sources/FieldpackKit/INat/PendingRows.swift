@@ -1,0 +1,99 @@
+/// Rows of an export archive's member set aside while the plan lists the archive, before what
+/// judges them is known (`ExportLinkPruning.plan`): the plan then need not read the member again.
+/// Each row is three words in one scratch file of the build folder (`WordSpill`), 24 bytes: two
+/// ids (nil written as 0: ids are positive) and a flag in the top bit of the second.
+private struct PendingWords: Sendable {
+    let spill: WordSpill
+    static let flag: UInt64 = 1 << 63
+
+    init(in folder: String) throws { spill = try WordSpill(in: folder, rowWords: 3) }
+
+    static func add(_ batch: inout WordSpill.Batch, _ word: UInt64, _ first: Int64?, _ second: Int64?, flag: Bool) throws {
+        try batch.add(word)
+        try batch.add(UInt64(bitPattern: first ?? 0))
+        try batch.add(UInt64(bitPattern: second ?? 0) | (flag ? Self.flag : 0))
+    }
+
+    func forEach(_ body: (UInt64, Int64?, Int64?, Bool) throws -> Void) throws {
+        func id(_ word: UInt64) -> Int64? { word == 0 ? nil : Int64(bitPattern: word) }
+        try spill.forEachChunk { chunk in
+            for index in stride(from: 0, to: chunk.count - 2, by: 3) {
+                try body(chunk[index], id(chunk[index + 1]), id(chunk[index + 2] & ~Self.flag), chunk[index + 2] & Self.flag != 0)
+            }
+        }
+    }
+}
+
+/// The observations rows of an archive's member that the rules but the taxon rule keep, before
+/// the taxa rows (the archive's and every other input's) have decided the taxon rule
+/// (`ExportTaxa`): once they have, each is kept when its taxon is. A row the places remove is
+/// removed whatever the taxa decide, and is not set aside. About 1.7 GB for 70 million rows when
+/// no place is selected.
+final class PendingObservations: Sendable {
+    /// The export date of the member's rows, which the kept filter is keyed by.
+    let date: Int64?
+    private let words: PendingWords
+
+    init(in folder: String, date: Int64?) throws {
+        self.date = date
+        words = try PendingWords(in: folder)
+    }
+
+    /// One reading's rows (`WordSpill.Batch`): `flush` it when the reading is done.
+    struct Batch {
+        private var words: WordSpill.Batch
+
+        init(_ pending: PendingObservations) { words = WordSpill.Batch(pending.words.spill) }
+
+        /// A row under its uuid's key (`ExportLinkPruning.Singles.key`), with its taxon and
+        /// observer, and whether the rules but the taxon rule keep it (not: the places keep it,
+        /// another rule removes it, which counts only when the taxa tables disagree and leave
+        /// every rule but the places to the bundle).
+        mutating func add(key: UInt64, taxon: Int64?, user: Int64?, othersKeep: Bool) throws {
+            try PendingWords.add(&words, key, taxon, user, flag: othersKeep)
+        }
+
+        mutating func flush() throws { try words.flush() }
+    }
+
+    /// Calls `body` with each row set aside, in order.
+    func forEach(_ body: (_ key: UInt64, _ taxon: Int64?, _ user: Int64?, _ othersKeep: Bool) throws -> Void) throws {
+        try words.forEach(body)
+    }
+}
+
+/// The photos rows of an archive's member, before the observations rows (the archive's and every
+/// other input's) have decided which observations are kept: once they have, each row's link is
+/// judged as if the photos were read then. About 2.9 GB for 120 million rows.
+final class PendingPhotos: Sendable {
+    /// The export date of the member's rows, which the kept filter is keyed by.
+    let date: Int64?
+    private let words: PendingWords
+
+    init(in folder: String, date: Int64?) throws {
+        self.date = date
+        words = try PendingWords(in: folder)
+    }
+
+    /// One reading's rows (`WordSpill.Batch`): `flush` it when the reading is done.
+    struct Batch {
+        private var words: WordSpill.Batch
+
+        init(_ pending: PendingPhotos) { words = WordSpill.Batch(pending.words.spill) }
+
+        /// A row: its photo id, its observation's uuid key (`ExportLinkPruning.Singles.key`; nil:
+        /// none, or unusable) and its observer.
+        mutating func add(photo id: Int64, observation key: UInt64?, observer: Int64?) throws {
+            try PendingWords.add(&words, UInt64(bitPattern: id), key.map { Int64(bitPattern: $0) }, observer, flag: key != nil)
+        }
+
+        mutating func flush() throws { try words.flush() }
+    }
+
+    /// Calls `body` with each row set aside, in order.
+    func forEach(_ body: (_ photo: Int64, _ observation: UInt64?, _ observer: Int64?) throws -> Void) throws {
+        try words.forEach { id, key, observer, hasKey in
+            try body(Int64(bitPattern: id), hasKey ? UInt64(bitPattern: key ?? 0) : nil, observer)
+        }
+    }
+}
