@@ -43,6 +43,12 @@ import Synchronization
 ///   the rows they keep wait on disk with their taxon (`PendingObservations`, 24 bytes a row)
 ///   until every taxa row has been read, wherever the taxa tables are (before the observations,
 ///   after them, in another export or loose), and are then judged by the rule those rows decide.
+/// - The listing takes an archive's photos rows too, when every input is an export table: they
+///   wait on disk (`PendingPhotos`, 24 bytes a row) until every observations table is judged.
+/// - And its taxa and observers rows (`ExportParents.Listed`): the ids seen, and each taxa row's
+///   ancestors on disk, until the kept rows say which taxa they need.
+/// So the plan streams an archive once, whatever the order of its members, and ingest's own
+/// reading is the second.
 ///
 /// With the taxon rule (`ExportTaxa`), dedupe's output differs from the one without pruning:
 /// it removes, and counts, the observations outside the taxa, which the bundle would have
@@ -227,6 +233,9 @@ public final class ExportLinkPruning: Sendable {
         var judged: Set<[Int]> = []
         var pending: [PendingObservations] = []
         var pendingPhotos: [PendingPhotos] = []
+        // The taxa and observers rows of the archives' members, read as they are listed, when
+        // ingest chooses the taxa and users it writes (`ExportParents`).
+        var listedParents = onlyExport && listing != nil ? try ExportParents.Listed(in: scratch) : nil
         func add(_ file: ExportTableFile, input: Int, date: Int64?, gzip: Bool, bytes: Int) {
             let table = file.header.table
             if table == .taxa || table == .observers { parentTables.append((input, file)) }
@@ -242,6 +251,10 @@ public final class ExportLinkPruning: Sendable {
                     let seen = date(file)
                     func rows(_ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws {
                         _ = try OpenDataRow.rows(of: reader, header: file.header, seen: seen, body)
+                    }
+                    if file.header.table == .observers {
+                        if listedParents != nil { try rows { row, bytes in listedParents!.addObserver(row, bytes); return true } }
+                        return
                     }
                     if file.header.table == .photos {
                         // Its rows wait for every observations table (the photos are judged only
@@ -261,8 +274,15 @@ public final class ExportLinkPruning: Sendable {
                     }
                     judged.insert([input, file.member!.position])
                 }
+                // A taxa row decides the taxon rule (once its rows disagree, the rest need not be
+                // read for it), and its ancestors are set aside.
+                func taxon(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) throws -> Bool {
+                    let deciding = taxaReader?.add(row, bytes) ?? false
+                    try listedParents?.addTaxon(row, bytes)
+                    return deciding || listedParents != nil
+                }
                 let listed = try ExportTableFile.tables(
-                    inArchive: path, taxa: taxaReader == nil ? nil : { taxaReader!.add($0, $1) }, judging: judging)
+                    inArchive: path, taxa: taxaReader == nil && listedParents == nil ? nil : taxon, judging: judging)
                 for (file, bytes) in listed { add(file, input: input, date: date(file), gzip: false, bytes: bytes) }
             } else if let header = kind.header {
                 let file = ExportTableFile(path: path, header: header)
@@ -393,7 +413,9 @@ public final class ExportLinkPruning: Sendable {
             }
             rowObservers = nil
             trace.mark("plan: the repeated photos' observers")
-            parents = try ExportParents.read(tables: parentTables, taxa: found.withLock { $0.taxa }, users: users)
+            try listedParents?.flush()
+            parents = try ExportParents.read(tables: parentTables, listed: listedParents, taxa: found.withLock { $0.taxa }, users: users)
+            listedParents = nil
             trace.mark("plan: the taxa and observers")
         }
         return ExportLinkPruning(

@@ -109,32 +109,76 @@ final class ExportParents: Sendable {
         }
     }
 
+    /// The taxa and observers rows of an archive's members, taken as the plan lists the archive
+    /// (`ExportLinkPruning.plan`), before it knows which taxa the kept rows need: the ids seen,
+    /// and each taxa row's ancestors, set aside on disk (`WordSpill`: 16 bytes a (taxon, ancestor)
+    /// pair, about 230 MB for 1.5 million taxa at twelve ancestors each), so that the plan need
+    /// not stream the archive again for them. Not thread-safe: the listing is one pass.
+    struct Listed {
+        fileprivate var seenTaxa = IDSet(), seenUsers = IDSet()
+        fileprivate let ancestors: WordSpill
+        private var batch: WordSpill.Batch
+
+        init(in folder: String) throws {
+            ancestors = try WordSpill(in: folder, rowWords: 2)
+            batch = WordSpill.Batch(ancestors)
+        }
+
+        mutating func addTaxon(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) throws {
+            guard let (id, ancestry) = row.taxonParents(bytes) else { return }
+            seenTaxa.insert(id)
+            try ExportParents.forEachAncestor(in: ancestry) { ancestor in
+                try batch.add(UInt64(bitPattern: id))
+                try batch.add(UInt64(bitPattern: ancestor))
+            }
+        }
+
+        mutating func addObserver(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) {
+            if let id = row.observerID(bytes) { seenUsers.insert(id) }
+        }
+
+        /// Writes out the pairs held; before they are read.
+        mutating func flush() throws { try batch.flush() }
+    }
+
+    /// Calls `body` with each id of a taxa row's valid ancestry (`OpenDataRow.taxonParents`).
+    private static func forEachAncestor(in ancestry: String?, _ body: (Int64) throws -> Void) throws {
+        guard var ancestry else { return }
+        try ancestry.withUTF8 { bytes in
+            for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { try body(ancestor) }
+        }
+    }
+
     /// Reads the export's taxa and observers tables for the ids they hold, and returns what ingest
     /// writes of them: `taxa` with the ancestors of its taxa's rows, `users` as they are.
     ///
     /// - Parameters:
     ///   - tables: the taxa and observers tables, with their index among ingest's inputs.
+    ///   - listed: the rows of those of them that are archive members, taken as the archives were
+    ///     listed (`Listed`, flushed): those members are not read again.
     ///   - taxa: the taxa the kept rows name.
     ///   - users: the users the kept rows and their photos name.
     /// - Throws: when a table cannot be read (never an early end).
     static func read(
-        tables: [(input: Int, file: ExportTableFile)], taxa needed: IDSet, users: IDSet
+        tables: [(input: Int, file: ExportTableFile)], listed: Listed?, taxa needed: IDSet, users: IDSet
     ) throws -> ExportParents {
         var taxa = needed
-        var seenTaxa = IDSet(), seenUsers = IDSet()
+        var seenTaxa = listed?.seenTaxa ?? IDSet(), seenUsers = listed?.seenUsers ?? IDSet()
+        // Any row of a needed taxon: the one dedupe picks is among them.
+        try listed?.ancestors.forEachChunk { chunk in
+            for index in stride(from: 0, to: chunk.count - 1, by: 2) where needed.contains(Int64(bitPattern: chunk[index])) {
+                taxa.insert(Int64(bitPattern: chunk[index + 1]))
+            }
+        }
         // An archive's members in its order, each archive read once (`forEachRow(in:)`).
-        let all = tables.sorted {
+        let all = tables.filter { listed == nil || $0.file.member == nil }.sorted {
             ($0.input, $0.file.member?.position ?? 0) < ($1.input, $1.file.member?.position ?? 0)
         }
         try OpenDataRow.forEachRow(in: all.map(\.file)) { index, row, bytes in
             if all[index].file.header.table == .taxa {
                 guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
                 seenTaxa.insert(id)
-                // Any row of a needed taxon: the one dedupe picks is among them.
-                guard needed.contains(id), var ancestry else { return true }
-                ancestry.withUTF8 { bytes in
-                    for ancestor in TaxonRule.ancestors(UnsafeRawBufferPointer(bytes)) where ancestor > 0 { taxa.insert(ancestor) }
-                }
+                if needed.contains(id) { try forEachAncestor(in: ancestry) { taxa.insert($0) } }
             } else if let id = row.observerID(bytes) {
                 seenUsers.insert(id)
             }

@@ -26,13 +26,14 @@ struct ExportTableFile: Sendable {
     /// The export's tables in the tar archive at `path`, in its order, with their sizes (one pass
     /// over it, each member's head read as ingest reads it). Damage ends the list where ingest's
     /// reading of the archive ends. With `taxa`, the rows of its taxa tables go to it in the same
-    /// pass (`ExportTaxa.Reader`), rather than in a pass of their own; with `judging`, each
-    /// observations and photos table goes to it with its reader, to be read in the same pass too.
+    /// pass (`ExportTaxa.Reader`, `ExportParents.Listed`), rather than in a pass of their own,
+    /// while it returns true; with `judging`, each other table goes to it with its reader, to be
+    /// read in the same pass too.
     ///
     /// - Throws: when the file cannot be read (never an early end), or a member's header names
-    ///   some of a table's columns but not all (as ingest does); what `judging` throws.
+    ///   some of a table's columns but not all (as ingest does); what `taxa` and `judging` throw.
     static func tables(
-        inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) -> Bool)? = nil,
+        inArchive path: String, taxa: ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool)? = nil,
         judging: ((ExportTableFile, LineReader) throws -> Void)? = nil
     ) throws -> [(table: ExportTableFile, bytes: Int)] {
         var tables: [(table: ExportTableFile, bytes: Int)] = []
@@ -43,7 +44,7 @@ struct ExportTableFile: Sendable {
             do {
                 if header.table == .taxa, let taxa {
                     _ = try OpenDataRow.rows(of: member.reader, header: header, seen: nil, taxa)
-                } else if header.table == .observations || header.table == .photos, let judging {
+                } else if header.table != .taxa, let judging {
                     try judging(table, member.reader)
                 }
             } catch {
