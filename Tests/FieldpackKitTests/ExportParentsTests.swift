@@ -184,3 +184,61 @@ import Testing
         #expect(wrong.isEmpty, "\(wrong.count) photos missing or with another observer, the first \(wrong.first ?? -1)")
     }
 }
+
+/// The rows a listed archive's photos set aside (`PendingPhotos`) read back whole on several
+/// workers at once: every row once, with its observation key (or none) and observer (or none),
+/// over several chunks and a partial last one.
+@Suite struct PendingRowsTests {
+    /// The observations rows an archive's listing sets aside (`PendingObservations`) read back
+    /// in order, over several batches: each with its key, its taxon and observer (or none), and
+    /// whether the rules but the taxon rule keep it.
+    @Test func observationsRowsSetAsideReadBackInOrderWithTheirFlags() throws {
+        let directory = try TemporaryDirectory()
+        let pending = try PendingObservations(in: directory.path, date: nil)
+        let rows = (1 << 16) + 7
+        func row(_ index: Int) -> (key: UInt64, taxon: Int64?, user: Int64?, othersKeep: Bool) {
+            (UInt64(index) &* 0x9E37_79B9_7F4A_7C15, index % 3 == 0 ? nil : Int64(index), index % 4 == 0 ? nil : 999_999_999_999_999_999 - Int64(index),
+             index % 2 == 0)
+        }
+        var batch = PendingObservations.Batch(pending)
+        for index in 0..<rows {
+            let r = row(index)
+            try batch.add(key: r.key, taxon: r.taxon, user: r.user, othersKeep: r.othersKeep)
+        }
+        try batch.flush()
+        var read = 0, wrong = 0
+        try pending.forEach { key, taxon, user, othersKeep in
+            let r = row(read)
+            if (key, taxon, user, othersKeep) != (r.key, r.taxon, r.user, r.othersKeep) { wrong += 1 }
+            read += 1
+        }
+        #expect(read == rows)
+        #expect(wrong == 0)
+    }
+
+    @Test func photosRowsSetAsideReadBackOnceEachOnSeveralWorkers() throws {
+        let directory = try TemporaryDirectory()
+        let pending = try PendingPhotos(in: directory.path, date: 1_732_665_600_000)
+        let rows = (1 << 16) + 12_345
+        var batch = PendingPhotos.Batch(pending)
+        for row in 0..<rows {
+            // A key of 0 is a key, not its absence; every seventh row has no observation, every
+            // fifth no observer.
+            let key: UInt64? = row % 7 == 0 ? nil : (row % 11 == 0 ? 0 : UInt64(row) &* 0x9E37_79B9_7F4A_7C15)
+            try batch.add(photo: Int64(row + 1), observation: key, observer: row % 5 == 0 ? nil : Int64(row % 97 + 1))
+        }
+        try batch.flush()
+        let seen = Mutex([Int](repeating: 0, count: rows))
+        let wrong = Mutex(0)
+        try pending.forEach(workers: 3) { _, photo, observation, observer in
+            let row = Int(photo) - 1
+            let key: UInt64? = row % 7 == 0 ? nil : (row % 11 == 0 ? 0 : UInt64(row) &* 0x9E37_79B9_7F4A_7C15)
+            if observation != key || observer != (row % 5 == 0 ? nil : Int64(row % 97 + 1)) { wrong.withLock { $0 += 1 } }
+            seen.withLock { if row >= 0 && row < $0.count { $0[row] += 1 } }
+        }
+        #expect(wrong.withLock { $0 } == 0)
+        let counts = seen.withLock { $0 }
+        let notOnce = counts.indices.filter { counts[$0] != 1 }
+        #expect(notOnce.count == 0, "rows not read back once, the first \(notOnce.first ?? -1)")
+    }
+}

@@ -265,6 +265,35 @@ import Testing
         #expect(marked.count == 2)
     }
 
+    /// An archive's taxa member whose first rows disagree on the taxon rule is still read to its
+    /// end as the archive is listed: its later rows hold the ancestors a kept observation needs
+    /// and the ids ingest counts as left out. The bundle is the same bytes as unpruned.
+    @Test func taxaRowsAfterADisagreementStillGiveTheAncestorsAKeptRowNeeds() throws {
+        let directory = try TemporaryDirectory()
+        let u = Pruning.uuids
+        let folder = "inaturalist-open-data-20241127"
+        // The duck's species twice, on both sides of the rule, before every other taxon.
+        let lines = Self.taxa.split(separator: "\n", omittingEmptySubsequences: false)
+        let duck = "7000\t48460/1/2/3/6912\t10\tspecies\tAnas platyrhynchos\ttrue"
+        let moved = "7000\t48460/1/2/3\t10\tspecies\tAnas platyrhynchos\ttrue"
+        let taxa = ([String(lines[0]), duck, moved] + lines.dropFirst().map(String.init).filter { !$0.hasPrefix("7000\t") }).joined(separator: "\n")
+        _ = try Self.writeExport(
+            folder, rows: [(u[0], 8000, "research"), (u[1], 9000, "research")], links: [(601, u[0]), (602, u[1])], taxa: taxa, in: directory)
+        let archive = directory.file("\(folder).tar.gz")
+        try run("/bin/tar", ["-czf", archive, "-C", directory.path] + ["taxa", "observers", "observations", "photos"].map { "\(folder)/\($0).csv" })
+        var selection = Self.birdsWithoutDucks
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let built = try Build.build(inputs: [archive], selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: [archive], selection: selection, dedupeSelects: true, in: writing)
+        #expect(built.bundle == whole.bundle)
+        #expect(try text(pruning.file("costs-report.json")) == (try text(writing.file("costs-report.json"))))
+        // The taxon rule is the bundle's, so the oak is kept at ingest; the taxa it and the bird
+        // need are written, with their ancestors, and the others counted.
+        let written = Set(try recordLines(pruning.file("records.jsonl")).filter { $0["k"] as? String == "taxon" }.compactMap { $0["id"] as? Int })
+        #expect(written == [48460, 1, 2, 3, 8000, 47126, 9000])
+    }
+
     /// A taxon id past the bitmap of ids (2^27 and up, none in iNaturalist) is decided, and
     /// checked for agreement, the same way.
     @Test func aTaxonIdPastTheBitmapIsDecidedTheSameWay() throws {

@@ -29,19 +29,19 @@ import Synchronization
 ///
 /// Off (nil) when the pipeline has no such rules, or when an input is standard input (read
 /// once). The export's tar archive, as iNaturalist publishes it, is planned from its members
-/// (`ExportTableFile`): each reading below streams the archive again, inflating it again up to
-/// the last member it reads: the listing (with the taxa rows, `ExportTaxa.Reader`), the
+/// (`ExportTableFile`). At first each reading streamed the archive again, inflating it again up
+/// to the last member it read: the listing (with the taxa rows, `ExportTaxa.Reader`), the
 /// observations, the photos, and the taxa and observers (up to the last of them), before
-/// ingest's own reading. That costs far less than writing every row and deduping them: on the
-/// benchmark's 1M export as one `.tar.gz`, by hand, ingest went from 8.3 s and 1.1 GB of records
-/// to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s. Fewer readings since:
+/// ingest's own reading. Even so it cost far less than writing every row and deduping them: on
+/// the benchmark's 1M export as one `.tar.gz`, by hand, ingest went from 8.3 s and 1.1 GB of
+/// records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s. Fewer readings since:
 /// - The observers of repeated photos come from the photos' reading
 ///   (`ExportParents.RowObservers`), not from one more.
 /// - The listing judges an archive's observations as it passes them. Without a taxon rule that
 ///   the taxa tables decide (a `select` of places, grades or dates alone, or an input besides
-///   the export), by the rules, known before any table is read. With one, by the other rules:
-///   the rows they keep wait on disk with their taxon (`PendingObservations`, 24 bytes a row)
-///   until every taxa row has been read, wherever the taxa tables are (before the observations,
+///   the export), by the rules, known before any table is read. With one, the rows the places
+///   keep wait on disk with their taxon, and whether the other rules keep them
+///   (`PendingObservations`, 24 bytes a row) until every taxa row has been read, wherever the taxa tables are (before the observations,
 ///   after them, in another export or loose), and are then judged by the rule those rows decide.
 /// - The listing takes an archive's photos rows too, when every input is an export table: they
 ///   wait on disk (`PendingPhotos`, 24 bytes a row) until every observations table is judged.
@@ -110,7 +110,8 @@ public final class ExportLinkPruning: Sendable {
     /// The digest of the photos with measured sizes, which ingest's counts name
     /// (`DedupedSelectionRecord.Column.measured`).
     let measuredDigest: String
-    /// The archives' observations members judged in the pass that listed them, not in one more.
+    /// The archives' observations and photos members judged in the pass that listed them, not
+    /// in one more.
     let judgedWhileListed: Int
 
     /// What lets ingest leave out a row whole, not only a link: a removed observation's row and
@@ -176,8 +177,10 @@ public final class ExportLinkPruning: Sendable {
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
     ///   - scratch: the folder the keys of every row spill to while they are sorted, the photos
-    ///     rows that link no kept row (`ExportParents.RowObservers`), and an archive's
-    ///     observations rows waiting for the taxon rule (`PendingObservations`).
+    ///     rows that link no kept row (`ExportParents.RowObservers`), and what an archive's
+    ///     listing sets aside: observations rows waiting for the taxon rule
+    ///     (`PendingObservations`), photos rows waiting for the kept observations
+    ///     (`PendingPhotos`), and its taxa rows' ancestors (`ExportParents.Listed`).
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
@@ -214,12 +217,15 @@ public final class ExportLinkPruning: Sendable {
         let found = Mutex(Found())
         let measured = Set(measuredPhotos)
         let trace = PhaseTrace(stage: "inat")
-        // An archive's observations are judged in the pass that lists its members, not in one
-        // more pass over it. Without a taxon rule that the taxa tables decide, by the rules,
-        // known before any table is read; with one, by the other rules, the rows they keep set
-        // aside with their taxon (`PendingObservations`) until every taxa row has been read. The
-        // keys' partitions are then sized before the members' sizes are known, from the
-        // archive's (an over-count costs only more partitions).
+        // An archive's tables are read in the pass that lists its members, not in more passes
+        // over it. Its observations: without a taxon rule that the taxa tables decide, judged by
+        // the rules, known before any table is read; with one, the rows the places keep set
+        // aside with their taxon (`PendingObservations`) until every taxa row has been read. Its
+        // photos set aside until the observations are judged (`PendingPhotos`); its taxa and
+        // observers for `ExportParents` (`ExportParents.Listed`). The keys' partitions are then
+        // sized before the members' sizes are known, from the archive's (an over-count costs
+        // only more partitions; which partitions count as repeated whole, near
+        // `repeat_filter_bytes`, may differ from a sizing by the members, never the bundle).
         var listing: (rules: ExportRules, collectors: Collectors?)? = nil
         if kinds.contains(where: \.tar) {
             let rules = ExportRules(selection: selection, taxa: nil)
@@ -372,16 +378,19 @@ public final class ExportLinkPruning: Sendable {
         // observations are known, as the photos pass judges its rows.
         if !pendingPhotos.isEmpty {
             let keptSoFar = found.withLock { $0.kept }
+            let setAside = rowObservers
             for waiting in pendingPhotos {
-                var mine = Found()
-                var aside = rowObservers.map { ExportParents.RowObservers.Batch($0) }
-                try waiting.forEach { id, observation, observer in
+                let mine = (0..<workers).map { _ in Replay(aside: setAside.map { ExportParents.RowObservers.Batch($0) }) }
+                try waiting.forEach(workers: workers) { worker, id, observation, observer in
+                    let replay = mine[worker]
                     try Self.judgePhoto(
-                        id, observation: observation, observer: observer, date: waiting.date, keptSoFar: keptSoFar, measured: measured,
-                        into: &mine, aside: &aside)
+                        id, observation: observation, observer: observer, date: waiting.date, keptSoFar: keptSoFar,
+                        measured: measured, into: &replay.found, aside: &replay.aside)
                 }
-                try aside?.flush()
-                found.withLock { $0.add(mine) }
+                for replay in mine {
+                    try replay.aside?.flush()
+                    found.withLock { $0.add(replay.found) }
+                }
             }
             pendingPhotos = []
             trace.mark("plan: the listed photos tables")
@@ -505,6 +514,15 @@ public final class ExportLinkPruning: Sendable {
         try waitingObservations?.flush()
         try waitingPhotos?.flush()
         return mine
+    }
+
+    /// What one worker finds in the photos rows set aside (`PendingPhotos.forEach(workers:)`):
+    /// touched by that worker alone while they are read, then by the plan once all are done.
+    private final class Replay: @unchecked Sendable {
+        var found = Found()
+        var aside: ExportParents.RowObservers.Batch?
+
+        init(aside: ExportParents.RowObservers.Batch?) { self.aside = aside }
     }
 
     /// Where a listed archive member's rows wait (`PendingRows`).

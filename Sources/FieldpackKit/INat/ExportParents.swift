@@ -26,8 +26,9 @@ import Synchronization
 /// ids, up to twice that as the bitmap doubles) for the needed and for the seen ids of each kind,
 /// per reading thread and merged; a Bloom filter of 4 MiB of the photos the kept rows link, per
 /// photos range that links one and merged; and 512 KiB per thread reading photos, for the rows
-/// set aside (`RowObservers`). On disk, while the plan runs: 16 bytes for each photos row that
-/// links no kept row.
+/// set aside (`RowObservers`). The seen ids of an archive's taxa and observers are held from its
+/// listing on (`Listed`). On disk, while the plan runs: 16 bytes for each photos row that links
+/// no kept row, and 16 bytes for each (taxon, ancestor) pair of an archive's taxa rows.
 final class ExportParents: Sendable {
     let taxa: IDSet
     let users: IDSet

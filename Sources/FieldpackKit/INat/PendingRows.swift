@@ -1,7 +1,11 @@
+import Dispatch
+import Synchronization
+
 /// Rows of an export archive's member set aside while the plan lists the archive, before what
 /// judges them is known (`ExportLinkPruning.plan`): the plan then need not read the member again.
-/// Each row is three words in one scratch file of the build folder (`WordSpill`), 24 bytes: two
-/// ids (nil written as 0: ids are positive) and a flag in the top bit of the second.
+/// Each row is three words in one scratch file of the build folder (`WordSpill`), 24 bytes: a
+/// word, an id and an id with a flag in its top bit (a nil id written as 0: ids are positive;
+/// a photos row's key, a full 64-bit hash, is the middle word, present when the flag says so).
 private struct PendingWords: Sendable {
     let spill: WordSpill
     static let flag: UInt64 = 1 << 63
@@ -15,20 +19,24 @@ private struct PendingWords: Sendable {
     }
 
     func forEach(_ body: (UInt64, Int64?, Int64?, Bool) throws -> Void) throws {
+        try spill.forEachChunk { try Self.rows(of: $0, body) }
+    }
+
+    /// Calls `body` with each row of a chunk of whole rows.
+    static func rows(of chunk: [UInt64], _ body: (UInt64, Int64?, Int64?, Bool) throws -> Void) throws {
         func id(_ word: UInt64) -> Int64? { word == 0 ? nil : Int64(bitPattern: word) }
-        try spill.forEachChunk { chunk in
-            for index in stride(from: 0, to: chunk.count - 2, by: 3) {
-                try body(chunk[index], id(chunk[index + 1]), id(chunk[index + 2] & ~Self.flag), chunk[index + 2] & Self.flag != 0)
-            }
+        for index in stride(from: 0, to: chunk.count - 2, by: 3) {
+            try body(chunk[index], id(chunk[index + 1]), id(chunk[index + 2] & ~Self.flag), chunk[index + 2] & Self.flag != 0)
         }
     }
 }
 
-/// The observations rows of an archive's member that the rules but the taxon rule keep, before
-/// the taxa rows (the archive's and every other input's) have decided the taxon rule
-/// (`ExportTaxa`): once they have, each is kept when its taxon is. A row the places remove is
-/// removed whatever the taxa decide, and is not set aside. About 1.7 GB for 70 million rows when
-/// no place is selected.
+/// The observations rows of an archive's member that the places keep, before the taxa rows (the
+/// archive's and every other input's) have decided the taxon rule (`ExportTaxa`): once they
+/// have, each is kept when the other rules keep it and its taxon is kept (when the taxa tables
+/// disagree, every one, the places being the rules left). A row the places remove is removed
+/// whatever the taxa decide, and is not set aside. About 1.7 GB for 70 million rows when no
+/// place is selected.
 final class PendingObservations: Sendable {
     /// The export date of the member's rows, which the kept filter is keyed by.
     let date: Int64?
@@ -90,10 +98,24 @@ final class PendingPhotos: Sendable {
         mutating func flush() throws { try words.flush() }
     }
 
-    /// Calls `body` with each row set aside, in order.
-    func forEach(_ body: (_ photo: Int64, _ observation: UInt64?, _ observer: Int64?) throws -> Void) throws {
-        try words.forEach { id, key, observer, hasKey in
-            try body(Int64(bitPattern: id), hasKey ? UInt64(bitPattern: key ?? 0) : nil, observer)
+    /// Calls `body` with the rows set aside, on `workers` threads at once, each a chunk at a time
+    /// (a chunk's rows in order, the chunks in none): `body` is given the worker's index.
+    func forEach(
+        workers: Int, _ body: @Sendable (_ worker: Int, _ photo: Int64, _ observation: UInt64?, _ observer: Int64?) throws -> Void
+    ) throws {
+        let reader = WordSpill.ChunkReader(words.spill)
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            do {
+                while failure.withLock({ $0 == nil }), let chunk = try reader.next() {
+                    try PendingWords.rows(of: chunk) { id, key, observer, hasKey in
+                        try body(worker, Int64(bitPattern: id), hasKey ? UInt64(bitPattern: key ?? 0) : nil, observer)
+                    }
+                }
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
         }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 }

@@ -50,25 +50,39 @@ final class WordSpill: Sendable {
     /// Calls `body` with the words written (every `Batch` flushed), in order, a batch's worth at
     /// a time: each read under the lock, `body` called outside it.
     func forEachChunk(_ body: ([UInt64]) throws -> Void) throws {
-        let word = MemoryLayout<UInt64>.size
-        var offset: Int64 = 0
-        while true {
-            let from = offset
-            let words: [UInt64] = try spill.withLock { file in
-                let count = Int(min(Int64(batchWords * word), file.count - from))
-                guard count > 0 else { return [] }
-                var words: [UInt64] = []
-                words.reserveCapacity(count / word)
-                try file.withBytes(at: SpillFile.Location(offset: from, count: count)) { bytes in
-                    for start in stride(from: 0, to: bytes.count, by: word) {
-                        words.append(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+        let reader = ChunkReader(self)
+        while let words = try reader.next() { try body(words) }
+    }
+
+    /// The chunks of a spill (every `Batch` flushed), handed out one at a time, in order, to any
+    /// number of threads: each chunk once, read under the spill's lock.
+    final class ChunkReader: Sendable {
+        private let spill: WordSpill
+        private let offset = Mutex<Int64>(0)
+
+        init(_ spill: WordSpill) { self.spill = spill }
+
+        /// The next chunk of whole rows, nil at the end.
+        func next() throws -> [UInt64]? {
+            let word = MemoryLayout<UInt64>.size
+            let batchWords = spill.batchWords
+            let words: [UInt64] = try spill.spill.withLock { file in
+                try offset.withLock { offset in
+                    let from = offset
+                    let count = Int(min(Int64(batchWords * word), file.count - from))
+                    guard count > 0 else { return [] }
+                    var words: [UInt64] = []
+                    words.reserveCapacity(count / word)
+                    try file.withBytes(at: SpillFile.Location(offset: from, count: count)) { bytes in
+                        for start in stride(from: 0, to: bytes.count, by: word) {
+                            words.append(bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self))
+                        }
                     }
+                    offset += Int64(count)
+                    return words
                 }
-                return words
             }
-            if words.isEmpty { return }
-            offset += Int64(words.count * word)
-            try body(words)
+            return words.isEmpty ? nil : words
         }
     }
 }
