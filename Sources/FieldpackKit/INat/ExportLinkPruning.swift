@@ -41,8 +41,9 @@ import Synchronization
 ///   the taxa tables decide (a `select` of places, grades or dates alone, or an input besides
 ///   the export), by the rules, known before any table is read. With one, the rows the places
 ///   keep wait on disk with their taxon, and whether the other rules keep them
-///   (`PendingObservations`, 24 bytes a row) until every taxa row has been read, wherever the taxa tables are (before the observations,
-///   after them, in another export or loose), and are then judged by the rule those rows decide.
+///   (`PendingObservations`, 24 bytes a row), until every taxa row has been read wherever the
+///   taxa tables are (before the observations, after them, in another export, loose); they are
+///   then judged by the rule those rows decide.
 /// - The listing takes an archive's photos rows too, when every input is an export table: they
 ///   wait on disk (`PendingPhotos`, 24 bytes a row) until every observations table is judged.
 /// - And its taxa and observers rows (`ExportParents.Listed`): the ids seen, and each taxa row's
