@@ -16,14 +16,18 @@ extension AtomicOutput: RecordsOutput {}
 extension PartitionedOutput: RecordsOutput {}
 
 /// One input file's records: in memory, or spilled to a temp file once they outgrow `limit`
-/// (a multi-GB JSON Lines dump must not be held in memory).
+/// (a multi-GB JSON Lines dump must not be held in memory, nor the records of the export's
+/// `.tar.gz`, one unit however large). 16 MiB: at 64 MiB the buffer doubled to 128 MiB before it
+/// spilled, and ingest of the benchmark's 10M export as one `.tar.gz` peaked at 164 MB instead of
+/// 65 MB (62 MB at 1M either way; the same records; by hand, 2026-12-05). A range of an export
+/// table (4 MiB of rows) or a page of the API never reaches it.
 final class PartBuffer {
     private(set) var memory: ByteBuffer? = nil
     private(set) var spill: AtomicOutput? = nil
     /// Bytes moved to the spill file so far.
     private(set) var spilled = 0
     let spillPath: String
-    static let limit = 64 << 20
+    static let limit = 16 << 20
     /// The largest buffer kept for reuse once its part is written (`OrderedSink`): a larger one
     /// is freed, so that a few large parts do not stay held as spares for the rest of the run.
     static let spareCapacity = 16 << 20
