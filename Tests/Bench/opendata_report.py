@@ -162,9 +162,25 @@ def section(logs, runs, scale):
                        f"| {how}: {statistics.median(peer_walls):.2f} s{spread(peer_walls, 's', 2)}, "
                        f"{statistics.median(r for _, r in peer):,.0f} MiB | {ratio:.2f} |")
         out.append("")
+    # The export at 10 x N as one .tar.gz, when measured: ingest's memory on the form as published.
+    if scale != "0" and os.path.exists(os.path.join(logs, "od-ingest.scale-tar.time")):
+        big_wall, big_peak = times(logs, "od-ingest.scale-tar")
+        small = [times(logs, f"od-ingest.tar.r{run}")[1] for run in range(1, runs + 1)]
+        with open(os.path.join(logs, "od-scale-tar.counts.json"), encoding="utf-8") as handle:
+            tar_kept = json.load(handle)["observations"]
+        with open(os.path.join(logs, "od-scale.counts.json"), encoding="utf-8") as handle:
+            loose_kept = json.load(handle)["observations"]
+        out.append(f"At 10 × N as one `.tar.gz` (the benchmark's member order; information beside the test): ingest "
+                   f"{big_wall:.2f} s, {big_peak:,.0f} MiB, {big_peak / statistics.median(small):.2f} times its peak on the "
+                   f"`.tar.gz` at N; {tar_kept:,} observations kept"
+                   + ("" if tar_kept == loose_kept else f" (MISMATCH: {loose_kept:,} from the loose tables)") + ".")
+        out.append("")
+        ok_tar = tar_kept == loose_kept
+    else:
+        ok_tar = True
     lines, ok = check(logs, runs)
     out += lines
-    return out, ok
+    return out, ok and ok_tar
 
 
 def main():
