@@ -126,7 +126,8 @@ extension OpenDataRow {
             return try forEachRow(in: [table], seen: seen) { _, row, bytes in try body(row, bytes) }
         }
         do {
-            let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0) }
+            // Its rows' numbers are not needed: only the header (line 1) is told apart.
+            let reader = try range.map { try ByteRangeLines.unnumberedReader(path: table.path, range: $0) }
                 ?? LineReader(source: try openInputReadingAhead(table.path))
             _ = try rows(of: reader, header: table.header, seen: seen, body)
         } catch {
