@@ -181,7 +181,7 @@ import Testing
         }
         #expect(pairs == threads * perThread)
         let wrong = seen.indices.filter { seen[$0] != Int64($0 % perThread % 97) }
-        #expect(wrong.isEmpty, "\(wrong.count) photos missing or with another observer, the first \(wrong.first ?? -1)")
+        #expect(wrong.count == 0, "photos missing or with another observer, the first \(wrong.first ?? -1)")
     }
 }
 

@@ -88,19 +88,10 @@ extension PendingRows where Table == PhotosWaiting {
     func forEach(
         workers: Int, _ body: @Sendable (_ worker: Int, _ photo: Int64, _ observation: UInt64?, _ observer: Int64?) throws -> Void
     ) throws {
-        let reader = WordSpill.ChunkReader(spill)
-        let failure = Mutex<(any Error)?>(nil)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            do {
-                while failure.withLock({ $0 == nil }), let chunk = try reader.next() {
-                    try Self.rows(of: chunk) { id, key, observer, hasKey in
-                        try body(worker, Int64(bitPattern: id), hasKey ? UInt64(bitPattern: key ?? 0) : nil, observer)
-                    }
-                }
-            } catch {
-                failure.withLock { $0 = $0 ?? error }
+        try spill.forEachChunk(workers: workers) { worker, chunk in
+            try Self.rows(of: chunk) { id, key, observer, hasKey in
+                try body(worker, Int64(bitPattern: id), hasKey ? UInt64(bitPattern: key ?? 0) : nil, observer)
             }
         }
-        if let error = failure.withLock({ $0 }) { throw error }
     }
 }

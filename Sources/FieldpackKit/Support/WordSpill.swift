@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// 64-bit words that a stage sets aside until a later step reads them back once: one scratch
@@ -52,6 +53,22 @@ final class WordSpill: Sendable {
     func forEachChunk(_ body: ([UInt64]) throws -> Void) throws {
         let reader = ChunkReader(self)
         while let words = try reader.next() { try body(words) }
+    }
+
+    /// Calls `body` with the words written (every `Batch` flushed), a batch's worth at a time, on
+    /// `workers` threads at once (each chunk once, in no set order), given the worker's index.
+    /// The first error thrown stops the workers and is thrown.
+    func forEachChunk(workers: Int, _ body: @Sendable (_ worker: Int, _ chunk: [UInt64]) throws -> Void) throws {
+        let reader = ChunkReader(self)
+        let failure = Mutex<(any Error)?>(nil)
+        DispatchQueue.concurrentPerform(iterations: max(1, workers)) { worker in
+            do {
+                while failure.withLock({ $0 == nil }), let chunk = try reader.next() { try body(worker, chunk) }
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// The chunks of a spill (every `Batch` flushed), handed out one at a time, in order, to any
