@@ -88,17 +88,20 @@ synth() {
 # iNaturalist packs the members in could not be checked offline, so there are two bundles, each
 # in an order of its own (not the file system's): observers, taxa, photos, observations; and
 # in FOLDER-published/name-order/, the order of a name-sorted tar, its taxa last.
+# The members' orders: the benchmark's, and a name-sorted tar's (the taxa last).
+members=(observers taxa photos observations)
+name_order=(observations observers photos taxa)
 published() {
   local folder=$1 target="$1-published" export=inaturalist-open-data-20241127
-  local settings="$(cat "$folder/.settings") members: observers taxa photos observations; name order"
+  local settings="$(cat "$folder/.settings") members: ${members[*]}; ${name_order[*]}"
   if [[ $(cat "$target/.settings" 2>/dev/null) != "$settings" ]]; then
     rm -rf "$target"
     mkdir -p "$target/tables" "$target/name-order"
     for table in observations photos taxa observers; do
       gzip -6 -c "$folder/$table.csv" >"$target/tables/$table.csv.gz"
     done
-    pack "$folder" "$target/$export.tar.gz" observers taxa photos observations
-    pack "$folder" "$target/name-order/$export.tar.gz" observations observers photos taxa
+    pack "$folder" "$target/$export.tar.gz" "${members[@]}"
+    pack "$folder" "$target/name-order/$export.tar.gz" "${name_order[@]}"
     echo "$settings" >"$target/.settings"
     sync
   fi
@@ -237,11 +240,12 @@ if [[ $BENCH_SCALE != 0 ]]; then
   # Information beside the test too: the same export at 10 x N as one .tar.gz (the benchmark's
   # member order), the form iNaturalist publishes, read whole as one input (kept and reused).
   scale_tar="$scale_input-tar/inaturalist-open-data-20241127.tar.gz"
-  if [[ $(cat "$scale_input-tar/.settings" 2>/dev/null) != "$(cat "$scale_input/.settings")" ]]; then
+  scale_settings="$(cat "$scale_input/.settings") members: ${members[*]}"
+  if [[ $(cat "$scale_input-tar/.settings" 2>/dev/null) != "$scale_settings" ]]; then
     rm -rf "$scale_input-tar"
     mkdir -p "$scale_input-tar"
-    pack "$scale_input" "$scale_tar" observers taxa photos observations
-    cp "$scale_input/.settings" "$scale_input-tar/.settings"
+    pack "$scale_input" "$scale_tar" "${members[@]}"
+    echo "$scale_settings" >"$scale_input-tar/.settings"
     sync
   fi
   pipeline "$BENCH_DIR/bench-open-data-scale-tar.json" "$scale_tar"

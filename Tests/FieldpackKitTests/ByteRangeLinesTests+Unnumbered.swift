@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// A plain file's byte ranges read without numbering the lines before them
-/// (`ByteRangeLines.unnumberedReader`, ingest's plan of the export): together they give every
+/// (`ByteRangeLines.reader(numbered: false)`, ingest's plan of the export): together they give every
 /// line once, in order, and only the file's first line (a table's header) is numbered 1.
 extension ByteRangeLinesTests {
     @Test func unnumberedRangesGiveEveryLineOnceAndOnlyTheFirstAsLineOne() throws {
@@ -23,7 +23,7 @@ extension ByteRangeLinesTests {
                 var read: [String] = []
                 var ones = 0
                 for range in ByteRangeLines.cuts(size: size, count: count) {
-                    let reader = try ByteRangeLines.unnumberedReader(path: path, range: range)
+                    let reader = try ByteRangeLines.reader(path: path, range: range, numbered: false)
                     while let line = try reader.next() {
                         read.append(String(decoding: line.bytes, as: UTF8.self))
                         if line.number == 1 { ones += 1 }

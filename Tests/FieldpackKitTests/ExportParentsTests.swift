@@ -220,21 +220,22 @@ import Testing
         let directory = try TemporaryDirectory()
         let pending = try PendingPhotos(in: directory.path, date: 1_732_665_600_000)
         let rows = (1 << 16) + 12_345
+        // A key of 0 is a key, not its absence; every seventh row has no observation, every fifth
+        // no observer.
+        @Sendable func row(_ index: Int) -> (key: UInt64?, observer: Int64?) {
+            (index % 7 == 0 ? nil : (index % 11 == 0 ? 0 : UInt64(index) &* 0x9E37_79B9_7F4A_7C15), index % 5 == 0 ? nil : Int64(index % 97 + 1))
+        }
         var batch = PendingPhotos.Batch(pending)
-        for row in 0..<rows {
-            // A key of 0 is a key, not its absence; every seventh row has no observation, every
-            // fifth no observer.
-            let key: UInt64? = row % 7 == 0 ? nil : (row % 11 == 0 ? 0 : UInt64(row) &* 0x9E37_79B9_7F4A_7C15)
-            try batch.add(photo: Int64(row + 1), observation: key, observer: row % 5 == 0 ? nil : Int64(row % 97 + 1))
+        for index in 0..<rows {
+            try batch.add(photo: Int64(index + 1), observation: row(index).key, observer: row(index).observer)
         }
         try batch.flush()
         let seen = Mutex([Int](repeating: 0, count: rows))
         let wrong = Mutex(0)
         try pending.forEach(workers: 3) { _, photo, observation, observer in
-            let row = Int(photo) - 1
-            let key: UInt64? = row % 7 == 0 ? nil : (row % 11 == 0 ? 0 : UInt64(row) &* 0x9E37_79B9_7F4A_7C15)
-            if observation != key || observer != (row % 5 == 0 ? nil : Int64(row % 97 + 1)) { wrong.withLock { $0 += 1 } }
-            seen.withLock { if row >= 0 && row < $0.count { $0[row] += 1 } }
+            let index = Int(photo) - 1
+            if observation != row(index).key || observer != row(index).observer { wrong.withLock { $0 += 1 } }
+            seen.withLock { if index >= 0 && index < $0.count { $0[index] += 1 } }
         }
         #expect(wrong.withLock { $0 } == 0)
         let counts = seen.withLock { $0 }

@@ -250,8 +250,8 @@ public final class ExportLinkPruning: Sendable {
         }
         for (input, (path, kind)) in zip(inputs, kinds).enumerated() {
             if kind.tar {
-                // The export as published: its tables are read from the archive, inflated again
-                // by each reading (ingest dates a member's rows by the member's name first).
+                // The export as published: its tables are read as the archive is listed, once
+                // (ingest dates a member's rows by the member's name first).
                 func date(_ file: ExportTableFile) -> Int64? { OpenDataDate.of(member: file.member!.name, inArchive: path) ?? openDataDate }
                 func judging(_ file: ExportTableFile, _ reader: LineReader) throws {
                     guard let listing else { return }

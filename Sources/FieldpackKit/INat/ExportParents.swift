@@ -101,12 +101,7 @@ final class ExportParents: Sendable {
 
         /// Calls `body` with each row's photo id and observer (every `Batch` flushed).
         func forEach(_ body: (Int64, Int64) throws -> Void) throws {
-            // A batch holds whole rows (an even number of words), and so does each chunk.
-            try words.forEachChunk { chunk in
-                for index in stride(from: 0, to: chunk.count - 1, by: 2) {
-                    try body(Int64(bitPattern: chunk[index]), Int64(bitPattern: chunk[index + 1]))
-                }
-            }
+            try words.forEachPair { try body(Int64(bitPattern: $0), Int64(bitPattern: $1)) }
         }
     }
 
@@ -166,10 +161,8 @@ final class ExportParents: Sendable {
         var taxa = needed
         var seenTaxa = listed?.seenTaxa ?? IDSet(), seenUsers = listed?.seenUsers ?? IDSet()
         // Any row of a needed taxon: the one dedupe picks is among them.
-        try listed?.ancestors.forEachChunk { chunk in
-            for index in stride(from: 0, to: chunk.count - 1, by: 2) where needed.contains(Int64(bitPattern: chunk[index])) {
-                taxa.insert(Int64(bitPattern: chunk[index + 1]))
-            }
+        try listed?.ancestors.forEachPair { taxon, ancestor in
+            if needed.contains(Int64(bitPattern: taxon)) { taxa.insert(Int64(bitPattern: ancestor)) }
         }
         // An archive's members in its order, each archive read once (`forEachRow(in:)`).
         let all = tables.filter { listed == nil || $0.file.member == nil }.sorted {

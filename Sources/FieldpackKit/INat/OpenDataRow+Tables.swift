@@ -127,7 +127,7 @@ extension OpenDataRow {
         }
         do {
             // Its rows' numbers are not needed: only the header (line 1) is told apart.
-            let reader = try range.map { try ByteRangeLines.unnumberedReader(path: table.path, range: $0) }
+            let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0, numbered: false) }
                 ?? LineReader(source: try openInputReadingAhead(table.path))
             _ = try rows(of: reader, header: table.header, seen: seen, body)
         } catch {

@@ -133,30 +133,23 @@ public struct ByteRangeLines: Sendable {
         }
     }
 
-    /// A reader of the lines whose first byte lies in `range` of a plain file, for a reader that
-    /// needs no line numbers (ingest's plan of the export, `ExportLinkPruning`): the lines before
-    /// the range are not counted (a pass over the file up to it, a third of the plan's reading of
-    /// a table it reads in two ranges), so a line is numbered 1 only if it is the file's first
-    /// (a table's header), every later one 2 or more; offsets are the file's.
-    public static func unnumberedReader(path: String, range: Range<Int>, maxLineBytes: Int = 256 << 20) throws -> LineReader {
-        let size = FileSystem.size(path) ?? 0
-        // The first line start at or after the range's first byte: past the first newline at or
-        // after the byte before it.
-        let start = range.lowerBound == 0 ? 0 : try lineStart(path: path, atOrAfter: range.lowerBound, from: (range.lowerBound - 1, 1)).offset
-        let reader = LineReader(source: try FileRangeSource(path: path, range: min(start, size)..<size), maxLineBytes: maxLineBytes)
-        reader.startAt(line: start == 0 ? 0 : 1, offset: start)
-        reader.endOffset = range.upperBound
-        return reader
-    }
-
     /// A reader of the lines whose first byte lies in `range` of a plain file, numbered and
     /// offset as in the whole file (`LineReader.Line.number` and `.offset`): it starts at the
     /// first line start in the range and stops where `isPast` says.
+    ///
+    /// - Parameter numbered: false for a reader that needs no line numbers (ingest's plan of the
+    ///   export, `ExportLinkPruning`): the lines before the range are not counted (a pass over the
+    ///   file up to it, a third of the plan's reading of a table it reads in two ranges), so a
+    ///   line is numbered 1 only if it is the file's first (a table's header), every later one 2
+    ///   or more; offsets are still the file's.
     public static func reader(
-        path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20
+        path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20, numbered: Bool = true
     ) throws -> LineReader {
         let size = FileSystem.size(path) ?? 0
-        let start = try lineStart(path: path, atOrAfter: range.lowerBound)
+        // Unnumbered: past the first newline at or after the byte before the range.
+        let start: (offset: Int, lines: Int) = numbered || range.lowerBound == 0
+            ? try lineStart(path: path, atOrAfter: range.lowerBound)
+            : (try lineStart(path: path, atOrAfter: range.lowerBound, from: (range.lowerBound - 1, 0)).offset, 1)
         let reader = LineReader(
             source: try FileRangeSource(path: path, range: min(start.offset, size)..<size), buffer: buffer,
             maxLineBytes: maxLineBytes)

@@ -55,6 +55,14 @@ final class WordSpill: Sendable {
         while let words = try reader.next() { try body(words) }
     }
 
+    /// Calls `body` with each row of two words (a spill of `rowWords: 2`), in order.
+    func forEachPair(_ body: (UInt64, UInt64) throws -> Void) throws {
+        precondition(batchWords % 2 == 0, "a spill of pairs holds rows of two words")
+        try forEachChunk { chunk in
+            for index in stride(from: 0, to: chunk.count - 1, by: 2) { try body(chunk[index], chunk[index + 1]) }
+        }
+    }
+
     /// Calls `body` with the words written (every `Batch` flushed), a batch's worth at a time, on
     /// `workers` threads at once (each chunk once, in no set order), given the worker's index.
     /// The first error thrown stops the workers and is thrown.
