@@ -1,22 +1,41 @@
 @testable import FieldpackKit
 import Testing
 
-/// A row is split on tabs eight bytes at a time (`OpenDataRow.tab`): every tab is found where a
-/// byte-by-byte search finds it, whatever its place in a word, and bytes that differ from a tab
-/// by one bit never count as one.
+/// A row is split on tabs eight bytes at a time (`OpenDataRow.forEachTab`): every tab is found
+/// where a byte-by-byte search finds it, whatever its place in a word or the row's length, and
+/// bytes that differ from a tab by one bit, or that follow one, never count as one.
 @Suite struct OpenDataSplitTests {
     @Test func everyTabIsFoundWhereAByteSearchFindsIt() {
         var generator = SortInPlaceTests.SplitMix64(state: 0x7AB5)
-        let alphabet: [UInt8] = [0x09, 0x08, 0x0B, 0x19, 0x89, 0x49, 0x20, 0x61, 0xFF, 0x00]
+        let alphabet: [UInt8] = [0x09, 0x08, 0x0B, 0x19, 0x89, 0x49, 0x0A, 0x20, 0x61, 0xFF, 0x00, 0x01]
         for length in 0...40 {
             for _ in 0..<200 {
-                let line = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
-                line.withUnsafeBytes { bytes in
-                    for start in 0...length {
-                        let expected = line[start...].firstIndex(of: 0x09) ?? length
-                        #expect(OpenDataRow.tab(in: bytes, from: start) == expected, "\(line) from \(start)")
+                let row = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+                let expected = row.indices.filter { row[$0] == 0x09 }
+                row.withUnsafeBytes { bytes in
+                    var found: [Int] = []
+                    OpenDataRow.forEachTab(in: bytes) { found.append($0); return true }
+                    #expect(found == expected, "\(row)")
+                    // Stopped after the first k, it has given exactly the first k.
+                    for k in 1..<max(2, expected.count) where k <= expected.count {
+                        var first: [Int] = []
+                        OpenDataRow.forEachTab(in: bytes) { first.append($0); return first.count < k }
+                        #expect(first == Array(expected.prefix(k)), "\(row), stopped after \(k)")
                     }
                 }
+            }
+        }
+    }
+
+    /// A row ending where a word ends, or a byte short of it, in a buffer whose next bytes are
+    /// tabs: the row's last word is read without the bytes past it.
+    @Test func theBytesPastTheRowAreNeverRead() {
+        for length in 0...24 {
+            let buffer = [UInt8](repeating: 0x61, count: length) + [UInt8](repeating: 0x09, count: 16)
+            buffer.withUnsafeBytes { whole in
+                var found = 0
+                OpenDataRow.forEachTab(in: UnsafeRawBufferPointer(rebasing: whole[0..<length])) { _ in found += 1; return true }
+                #expect(found == 0, "a row of \(length) bytes")
             }
         }
     }

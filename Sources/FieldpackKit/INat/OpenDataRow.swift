@@ -179,27 +179,33 @@ final class OpenDataRow {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         keyOnly = false
+        var field = 0
         var start = 0
-        for field in 0..<count {
-            let end = Self.tab(in: line, from: start)
-            starts[field] = start
-            ends[field] = end
-            if end == line.count { return field == count - 1 }
-            start = end + 1
+        starts.withUnsafeMutableBufferPointer { starts in
+            ends.withUnsafeMutableBufferPointer { ends in
+                Self.forEachTab(in: line) { end in
+                    starts[field] = start
+                    ends[field] = end
+                    field += 1
+                    start = end + 1
+                    return field < count
+                }
+                if field < count {
+                    starts[field] = start
+                    ends[field] = line.count
+                    field += 1
+                }
+            }
         }
-        return true
+        return field == count
     }
 
-    /// Where the first tab at or after `start` is in `line` (`line.count`: none), eight bytes at
-    /// a time: most fields are a few bytes, too short for a `memchr` call to pay for itself.
+    /// Gives `body` the offset of each tab of `line` in order, until it returns false: the
+    /// tabs of a word of eight bytes found at once (most fields are a few bytes, too short for
+    /// a search per field to pay for itself).
     @inline(__always)
-    static func tab(in line: UnsafeRawBufferPointer, from start: Int) -> Int {
-        var index = WordBytes.skipUnflagged(in: line, from: start) { WordBytes.equal(to: 0x09, $0) }
-        while index < line.count {
-            if line[index] == 0x09 { return index }
-            index += 1
-        }
-        return line.count
+    static func forEachTab(in line: UnsafeRawBufferPointer, _ body: (Int) -> Bool) {
+        WordBytes.forEach(0x09, in: line, body)
     }
 
     /// The id and the valid ancestry of a taxa row that `write` would write; nil for a row it
@@ -232,13 +238,20 @@ final class OpenDataRow {
     /// give one, which at worst keeps another row of that id (see `ExportLinkPruning.Singles`).
     func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .photos)
+        var field = 0
         var start = 0
-        for _ in 0..<columns.photoID {
-            let tab = Self.tab(in: line, from: start)
-            guard tab < line.count else { return nil }
-            start = tab + 1
+        var end = line.count
+        Self.forEachTab(in: line) { tab in
+            guard field == columns.photoID else {
+                field += 1
+                start = tab + 1
+                return true
+            }
+            end = tab
+            return false
         }
-        return Self.positiveID(UnsafeRawBufferPointer(rebasing: line[start..<Self.tab(in: line, from: start)]))
+        guard field == columns.photoID else { return nil }
+        return Self.positiveID(UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 
     /// Splits `line` on tabs into the fields the columns read.
@@ -247,19 +260,22 @@ final class OpenDataRow {
         bytes = line
         var field = 0
         var start = 0
-        let count = line.count
         starts.withUnsafeMutableBufferPointer { starts in
             ends.withUnsafeMutableBufferPointer { ends in
-                while true {
-                    let end = Self.tab(in: line, from: start)
+                Self.forEachTab(in: line) { end in
                     if field < starts.count {
                         starts[field] = start
                         ends[field] = end
                     }
                     field += 1
-                    guard end < count else { break }
                     start = end + 1
+                    return true
                 }
+                if field < starts.count {
+                    starts[field] = start
+                    ends[field] = line.count
+                }
+                field += 1
             }
         }
         keyOnly = false

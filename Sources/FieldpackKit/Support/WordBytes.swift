@@ -25,6 +25,44 @@ enum WordBytes {
         return (difference &- ones) & ~difference & highs
     }
 
+    /// The bytes equal to `byte`, exactly: no borrow crosses from one byte to the next, so every
+    /// flag is a match (for visiting each match of a word, where `equal` may flag false ones
+    /// above the first).
+    @inline(__always)
+    static func exactlyEqual(to byte: UInt8, _ word: UInt64) -> UInt64 {
+        let difference = word ^ (ones &* UInt64(byte))
+        // A byte's low seven bits plus 0x7F set its high bit unless they are all 0, and never
+        // carry out of the byte; ORed with the byte's own high bit, only a zero byte stays clear.
+        return ~(((difference & ~highs) &+ ~highs) | difference) & highs
+    }
+
+    /// The bytes of `bytes` from `start` (fewer than eight left) as one word, the bytes past the
+    /// end as 0: the word loops' last, short word, read without reading past `bytes`.
+    @inline(__always)
+    static func tail(_ bytes: UnsafeRawBufferPointer, from start: Int) -> UInt64 {
+        let left = bytes.count - start
+        if bytes.count >= 8 { return load(bytes, at: bytes.count - 8) >> UInt64(8 * (8 - left)) }
+        var word: UInt64 = 0
+        for offset in 0..<left { word |= UInt64(bytes[start + offset]) << UInt64(8 * offset) }
+        return word
+    }
+
+    /// Gives `body` the offset of each byte of `bytes` equal to `byte`, in order, eight bytes at a
+    /// time, until `body` returns false. `byte` is not 0 (the short last word is padded with 0).
+    @inline(__always)
+    static func forEach(_ byte: UInt8, in bytes: UnsafeRawBufferPointer, _ body: (Int) -> Bool) {
+        assert(byte != 0, "the last word's padding would match")
+        var index = 0
+        while index < bytes.count {
+            var flags = exactlyEqual(to: byte, index + 8 <= bytes.count ? load(bytes, at: index) : tail(bytes, from: index))
+            while flags != 0 {
+                guard body(index + firstFlagged(flags)) else { return }
+                flags &= flags &- 1
+            }
+            index += 8
+        }
+    }
+
     /// The offset in the word of the lowest flagged byte (`flags` not 0).
     @inline(__always)
     static func firstFlagged(_ flags: UInt64) -> Int {
