@@ -40,3 +40,27 @@ import Testing
         }
     }
 }
+
+/// An export id is read eight digits at a time (`OpenDataRow.positiveID(in:from:to:)`): it is the
+/// number the field spells, of 1 to 18 digits and above 0, and nil for anything else, wherever
+/// the field sits in its row and whatever bytes (digits too) come before it.
+@Suite struct OpenDataIDTests {
+    @Test func anIDIsTheNumberItsDigitsSpellWhereverItSits() {
+        var generator = SortInPlaceTests.SplitMix64(state: 0x1D5)
+        let digits = Array("0123456789".utf8)
+        let others: [UInt8] = [0x2F, 0x3A, 0x20, 0x09, 0x2D, 0x61, 0x00, 0xB0, 0x39 + 0x80]
+        for _ in 0..<40_000 {
+            let length = Int.random(in: 0...20, using: &generator)
+            var field = (0..<length).map { _ in digits.randomElement(using: &generator)! }
+            if length > 0 && Int.random(in: 0..<4, using: &generator) == 0 {
+                field[Int.random(in: 0..<length, using: &generator)] = others.randomElement(using: &generator)!
+            }
+            let before = (0..<Int.random(in: 0...12, using: &generator)).map { _ in (digits + others).randomElement(using: &generator)! }
+            let after = (0..<Int.random(in: 0...3, using: &generator)).map { _ in (digits + others).randomElement(using: &generator)! }
+            let row = before + field + after
+            let expected: Int64? = length <= 18 && field.allSatisfy({ digits.contains($0) }) ? Int64(String(decoding: field, as: UTF8.self)).flatMap { $0 > 0 ? $0 : nil } : nil
+            let got = row.withUnsafeBytes { OpenDataRow.positiveID(in: $0, from: before.count, to: before.count + length) }
+            #expect(got == expected, "\(String(decoding: field, as: UTF8.self)) after \(before.count) bytes")
+        }
+    }
+}

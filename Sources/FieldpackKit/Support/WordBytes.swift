@@ -63,6 +63,20 @@ enum WordBytes {
         }
     }
 
+    /// The number that eight ASCII decimal digits spell (byte 0 the most significant), nil when
+    /// a byte is not a digit: the digits paired, the pairs paired and the fours joined, each
+    /// step one multiply over the whole word, where a digit at a time is a chain of multiplies.
+    @inline(__always)
+    static func eightDigits(_ word: UInt64) -> UInt64? {
+        let zeros = ones &* 0x30
+        // 0x30…0x3F, and not 0x3A…0x3F (which 6 more lifts to 0x40): no byte carries into the next.
+        guard word & 0xF0F0_F0F0_F0F0_F0F0 == zeros, (word &+ ones &* 6) & 0xF0F0_F0F0_F0F0_F0F0 == zeros else { return nil }
+        var value = word &- zeros
+        value = (value &* 10 &+ (value >> 8)) & 0x00FF_00FF_00FF_00FF
+        value = (value &* 100 &+ (value >> 16)) & 0x0000_FFFF_0000_FFFF
+        return (value &* 10000 &+ (value >> 32)) & 0xFFFF_FFFF
+    }
+
     /// The offset in the word of the lowest flagged byte (`flags` not 0).
     @inline(__always)
     static func firstFlagged(_ flags: UInt64) -> Int {
