@@ -56,7 +56,7 @@ import Testing
     /// reference accepts the result, with the same bits.
     @Test func aUUIDWithOneByteChangedIsRefusedUnlessItIsStillCanonical() throws {
         let valid = Array("3f2b9c1e-7a4d-4e8f-9b0c-1d2e3f4a5b6c".utf8)
-        let replacements = Array("0123456789abcdefABCDEFgGzZ-_ +:/@`{".utf8) + [0, 0x80, 0xFF]
+        let replacements = Array("0123456789abcdefABCDEFgGzZ-_ +:/@`{!&".utf8) + [0, 0x10, 0x11, 0x19, 0x80, 0xB1, 0xC1, 0xE6, 0xFF]
         var accepted = 0
         for position in valid.indices {
             for byte in replacements {

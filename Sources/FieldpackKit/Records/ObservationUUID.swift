@@ -12,45 +12,27 @@ public struct ObservationUUID: Sendable, Equatable {
 
     /// Parses the canonical form `8-4-4-4-12` hex digits (either case); nil for anything else.
     /// Every key dedupe and the bundle compare goes through here (millions per run), so it reads
-    /// the digits through a table, with one validity test at the end instead of one per digit.
+    /// the digits eight at a time (`WordBytes.eightHexDigits`): the first eight, the two groups of
+    /// four after them, the next group of four with the first four of the last group, and the
+    /// last eight.
     public init?(_ text: UnsafeRawBufferPointer) {
         guard text.count == 36, let base = text.baseAddress else { return nil }
         let dash = UInt8(ascii: "-")
         guard base.load(fromByteOffset: 8, as: UInt8.self) == dash, base.load(fromByteOffset: 13, as: UInt8.self) == dash,
               base.load(fromByteOffset: 18, as: UInt8.self) == dash, base.load(fromByteOffset: 23, as: UInt8.self) == dash
         else { return nil }
-        let parsed: (high: UInt64, low: UInt64, invalid: UInt8) = Self.hexValues.withUnsafeBufferPointer { table in
-            var invalid: UInt8 = 0
-            /// Appends the hex digits at `range` to `word`.
-            func digits(_ word: inout UInt64, _ range: Range<Int>) {
-                for offset in range {
-                    let value = table[Int(base.load(fromByteOffset: offset, as: UInt8.self))]
-                    invalid |= value
-                    word = word << 4 | UInt64(value & 0x0F)
-                }
-            }
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            digits(&high, 0..<8)
-            digits(&high, 9..<13)
-            digits(&high, 14..<18)
-            digits(&low, 19..<23)
-            digits(&low, 24..<36)
-            return (high, low, invalid)
+        /// The four bytes at `offset` then the four at `next`, as one little-endian word.
+        func joined(_ offset: Int, _ next: Int) -> UInt64 {
+            UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                | UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: next, as: UInt32.self))) << 32
         }
-        guard parsed.invalid & 0xF0 == 0 else { return nil }
-        self.high = parsed.high
-        self.low = parsed.low
-    }
-
-    /// Each byte's value as a hex digit (either case), 0xFF for a byte that is not one.
-    private static let hexValues: [UInt8] = (0...255).map { byte -> UInt8 in
-        switch UInt8(byte) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
-        default: 0xFF
-        }
+        guard let first = WordBytes.eightHexDigits(WordBytes.load(text, at: 0)),
+              let second = WordBytes.eightHexDigits(joined(9, 14)),
+              let third = WordBytes.eightHexDigits(joined(19, 24)),
+              let fourth = WordBytes.eightHexDigits(WordBytes.load(text, at: 28))
+        else { return nil }
+        self.high = UInt64(first) << 32 | UInt64(second)
+        self.low = UInt64(third) << 32 | UInt64(fourth)
     }
 
     public init?(_ text: JSONText?) {

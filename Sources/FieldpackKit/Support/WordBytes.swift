@@ -1,7 +1,9 @@
 /// Tests on eight bytes at a time, read as one little-endian word (byte 0 lowest): each sets the
 /// high bit of every byte it matches. A test may also flag bytes above its first true match (a
 /// borrow carries upward), never below it, so the lowest flag, and the lowest of several tests
-/// ORed, is the first matching byte exactly (`firstFlagged`).
+/// ORed, is the first matching byte exactly (`firstFlagged`). The exact tests (`exactlyEqual`,
+/// `inRange`) flag every match and nothing else; the number readers (`eightDigits`,
+/// `eightHexDigits`) read a word's digits at once.
 enum WordBytes {
     static let ones: UInt64 = 0x0101_0101_0101_0101
     static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -75,6 +77,27 @@ enum WordBytes {
         value = (value &* 10 &+ (value >> 8)) & 0x00FF_00FF_00FF_00FF
         value = (value &* 100 &+ (value >> 16)) & 0x0000_FFFF_0000_FFFF
         return (value &* 10000 &+ (value >> 32)) & 0xFFFF_FFFF
+    }
+
+    /// The bytes from `low` through `high` (at most 0x7F) of a word whose bytes are all below 0x80:
+    /// no sum below carries out of its byte.
+    @inline(__always)
+    static func inRange(_ word: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
+        (word &+ ones &* UInt64(0x80 - low)) & ~(word &+ ones &* UInt64(0x7F - high)) & highs
+    }
+
+    /// The number that eight ASCII hex digits spell, either case (byte 0 the most significant),
+    /// nil when a byte is not one: each byte's value found at once, then the nibbles packed.
+    @inline(__always)
+    static func eightHexDigits(_ word: UInt64) -> UInt32? {
+        guard word & highs == 0 else { return nil }
+        let lower = word | ones &* 0x20  // A–F as a–f; a digit already has the bit
+        let letters = inRange(lower, 0x61, 0x66)
+        guard inRange(word, 0x30, 0x39) | letters == highs else { return nil }
+        var value = (lower & (ones &* 0x0F)) &+ (letters >> 7) &* 9
+        value = (value << 4 | value >> 8) & 0x00FF_00FF_00FF_00FF
+        value = (value | value >> 8) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: value | value >> 16).byteSwapped
     }
 
     /// The offset in the word of the lowest flagged byte (`flags` not 0).
