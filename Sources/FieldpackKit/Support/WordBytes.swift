@@ -1,9 +1,9 @@
 /// Tests on eight bytes at a time, read as one little-endian word (byte 0 lowest): each sets the
 /// high bit of every byte it matches. A test may also flag bytes above its first true match (a
 /// borrow carries upward), never below it, so the lowest flag, and the lowest of several tests
-/// ORed, is the first matching byte exactly (`firstFlagged`). The exact tests (`exactlyEqual`,
-/// `inRange`) flag every match and nothing else; the number readers (`eightDigits`,
-/// `eightHexDigits`) read a word's digits at once.
+/// ORed, is the first matching byte exactly (`firstFlagged`). The exact tests flag every match
+/// and nothing else: `exactlyEqual` in any word, `inRange` in a word whose bytes are all below
+/// 0x80. The number readers (`eightDigits`, `eightHexDigits`) read a word's digits at once.
 enum WordBytes {
     static let ones: UInt64 = 0x0101_0101_0101_0101
     static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -108,7 +108,8 @@ enum WordBytes {
 
     /// Reads `bytes` from `start` eight at a time while `test` flags none of them: the offset
     /// of the first flagged byte exactly, or where fewer than eight bytes are left (the caller's
-    /// byte loop reads on from there). The one word loop of the searches built on these tests.
+    /// byte loop reads on from there). The word loop of the searches for a first byte (`forEach`
+    /// visits every match).
     @inline(__always)
     static func skipUnflagged(in bytes: UnsafeRawBufferPointer, from start: Int, by test: (UInt64) -> UInt64) -> Int {
         var index = start
