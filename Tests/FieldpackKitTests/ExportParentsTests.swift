@@ -92,8 +92,8 @@ import Testing
         #expect(selected["users_removed"] as? Int == 9)
 
         // As published, each export one `.tar.gz`: the same bundle, and the same taxa and users
-        // written (15 from the repeated photo's row in the second archive, set aside by the
-        // reading of its photos, `ExportParents.RowObservers`).
+        // written (15 from the repeated photo's row in the second archive, its observer beside
+        // the photo's key, `RepeatedKeys.Collector` with values).
         let archives = try ["inaturalist-open-data-20241127", "inaturalist-open-data-20250301"].map { folder in
             let archive = directory.file("archives/\(folder).tar.gz")
             try FileManager.default.createDirectory(atPath: directory.file("archives"), withIntermediateDirectories: true)
@@ -153,35 +153,6 @@ import Testing
         #expect(Set(records.filter { $0["k"] as? String == "user" }.compactMap { $0["id"] as? Int }) == Set(11...20).union([7]))
         #expect(records.filter { $0["k"] as? String == "taxon" && ($0["from"] as? String) == "open-data" }.count == 8)
         #expect(records.filter { $0["k"] as? String == "select" }.allSatisfy { ($0["users_left_out"] as? Int ?? 0) == 0 && ($0["taxa_left_out"] as? Int ?? 0) == 0 })
-    }
-
-    /// The photos rows set aside by several threads at once (`RowObservers`) read back whole:
-    /// every pair once, over several batches per thread, a partial last batch, and reads of more
-    /// than one batch's worth.
-    @Test func rowsSetAsideBySeveralThreadsReadBackEveryPairOnce() throws {
-        let directory = try TemporaryDirectory()
-        let observers = try ExportParents.RowObservers(in: directory.path)
-        let (threads, perThread) = (3, (1 << 16) + 12_345)
-        let failures = Mutex(0)
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            do {
-                var batch = ExportParents.RowObservers.Batch(observers)
-                for row in 0..<perThread { try batch.add(photo: Int64(thread * perThread + row), observer: Int64(row % 97)) }
-                try batch.flush()
-            } catch {
-                failures.withLock { $0 += 1 }
-            }
-        }
-        #expect(failures.withLock { $0 } == 0)
-        var seen = [Int64](repeating: -1, count: threads * perThread)
-        var pairs = 0
-        try observers.forEach { photo, observer in
-            pairs += 1
-            if photo >= 0 && photo < Int64(seen.count) && seen[Int(photo)] == -1 { seen[Int(photo)] = observer }
-        }
-        #expect(pairs == threads * perThread)
-        let wrong = seen.indices.filter { seen[$0] != Int64($0 % perThread % 97) }
-        #expect(wrong.count == 0, "photos missing or with another observer, the first \(wrong.first ?? -1)")
     }
 }
 

@@ -80,9 +80,70 @@ import Testing
         #expect(try RepeatedKeys.Collector(expectedKeys: 0, folder: directory.path).partitions == 1)
         #expect(try RepeatedKeys.Collector(expectedKeys: RepeatedKeys.partitionKeys + 1, folder: directory.path).partitions == 2)
         #expect(try RepeatedKeys.Collector(expectedKeys: 120_000_000, folder: directory.path).partitions == 256)
+        // With a value beside each key, twice the partitions for the same bytes each.
+        #expect(try RepeatedKeys.Collector(expectedKeys: RepeatedKeys.partitionKeys + 1, folder: directory.path, withValues: true).partitions == 4)
     }
 
     /// The pipeline bounds the repeated keys' memory (`repeat_filter_bytes`).
+    /// A collector with values (a photos row's observer beside its key) gives back, of the keys
+    /// asked for, the values beside every row of a key that repeats, and none of a key added
+    /// once or of a key not asked for; a value of 0 is none. Eight threads race, over 16
+    /// partitions of half the keys each (16 bytes an entry).
+    @Test func theValuesBesideARepeatedKeyAreGivenWhenAskedFor() throws {
+        let directory = try TemporaryDirectory()
+        var random = SortInPlaceTests.SplitMix64(state: 11)
+        let keys = (0..<100_000).map { _ in random.next() }
+        let collector = try RepeatedKeys.Collector(expectedKeys: 8 * RepeatedKeys.partitionKeys, folder: directory.path, withValues: true)
+        #expect(collector.partitions == 16)
+        // Row r of key k: value k's index * 4 + r + 1, or 0 (none) for every seventh key's second row.
+        @Sendable func value(_ index: Int, row: Int) -> UInt64 { row == 1 && index % 7 == 0 ? 0 : UInt64(index * 4 + row + 1) }
+        let slices = 8
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            try! collector.adding { batch in
+                for index in stride(from: slice, to: keys.count, by: slices) { try batch.add(keys[index], value: value(index, row: 0)) }
+                for index in stride(from: (slice + 3) % slices, to: keys.count, by: slices) where index % 10 == 0 {
+                    try batch.add(keys[index], value: value(index, row: 1))
+                }
+            }
+        }
+        let asked = Set(keys.indices.filter { $0 % 3 != 0 }.map { keys[$0] })
+        let (repeated, values) = try collector.finish(maximumRepeatedBytes: 64 << 20, workers: 3, valuesOf: { asked.contains($0) })
+        #expect(repeated.counts.repeated == 10_000 && repeated.counts.wholePartitions == 0)
+        let expected = keys.indices.filter { $0 % 10 == 0 && $0 % 3 != 0 }.flatMap { [value($0, row: 0), value($0, row: 1)] }.filter { $0 != 0 }
+        let same = values.sorted() == expected.sorted()
+        #expect(same, "\(values.count) values given, \(expected.count) expected")
+        #expect(keys.indices.allSatisfy { repeated.mayRepeat(keys[$0]) == ($0 % 10 == 0) })
+    }
+
+    /// When a partition's keys may all repeat (more repeated keys than its share, or too many to
+    /// read), every value beside a key asked for in it is given, the single keys' too: their
+    /// rows may be written. The other partition stays exact.
+    @Test func aPartitionWhoseKeysMayAllRepeatGivesEveryValueAskedFor() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: RepeatedKeys.partitionKeys, folder: directory.path, withValues: true)
+        #expect(collector.partitions == 2)
+        // Partition 0 (top bit clear): 3,000 keys twice and 5 once; partition 1: 10 keys twice, 10 once.
+        let low = (0..<3005).map { UInt64($0) << 20 }
+        let high = (0..<20).map { (1 << 63) | UInt64($0) }
+        try collector.adding { batch in
+            for key in low + low[0..<3000] + high + high[0..<10] { try batch.add(key, value: key | 1) }
+        }
+        let (repeated, values) = try collector.finish(maximumRepeatedBytes: 2 * 1000 * 8, workers: 2, valuesOf: { _ in true })
+        #expect(repeated.counts.wholePartitions == 1 && repeated.counts.repeated == 10)
+        let everyLow: [UInt64] = low + low[0..<3000]
+        let repeatedHigh: [UInt64] = Array(high[0..<10] + high[0..<10])
+        let expected = (everyLow + repeatedHigh).map { $0 | 1 }.sorted()
+        let same = values.sorted() == expected
+        #expect(same, "\(values.count) values given, \(expected.count) expected")
+
+        // Too many entries to read: its batches are read one at a time for the values asked for.
+        let large = try RepeatedKeys.Collector(expectedKeys: 1, folder: directory.path, withValues: true)
+        let keys = (0..<UInt64(RepeatedKeys.partitionLimit / 2 + 1)).map(BloomWord.mix)
+        try large.adding { batch in for key in keys { try batch.add(key, value: key == keys[5] || key == keys.last! ? 42 : 0) } }
+        let (all, given) = try large.finish(maximumRepeatedBytes: 64 << 20, workers: 2, valuesOf: { $0 != keys.last! })
+        #expect(all.counts.wholePartitions == 1 && given == [42])
+    }
+
     @Test func thePipelineBoundsTheRepeatedKeysMemory() throws {
         let directory = try TemporaryDirectory()
         let pipeline = try directory.write("p.json", #"{"name": "p", "inat": ["x"], "repeat_filter_bytes": 536870912}"#)

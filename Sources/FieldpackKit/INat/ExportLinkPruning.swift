@@ -35,8 +35,8 @@ import Synchronization
 /// ingest's own reading. Even so it cost far less than writing every row and deduping them: on
 /// the benchmark's 1M export as one `.tar.gz`, by hand, ingest went from 8.3 s and 1.1 GB of
 /// records to 2.9–3.3 s and 23 MB, dedupe from 2.6 s to 0.14 s. Fewer readings since:
-/// - The observers of repeated photos come from the photos' reading
-///   (`ExportParents.RowObservers`), not from one more.
+/// - The observers of repeated photos come from the photos' reading (each photos row's observer
+///   spilled beside its key, `RepeatedKeys.Collector` with values), not from one more.
 /// - The listing judges an archive's observations as it passes them. Without a taxon rule that
 ///   the taxa tables decide (a `select` of places, grades or dates alone, or an input besides
 ///   the export), by the rules, known before any table is read. With one, the rows the places
@@ -177,9 +177,8 @@ public final class ExportLinkPruning: Sendable {
     ///   - openDataDate: the pipeline's date of loose tables whose names do not carry one.
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
-    ///   - scratch: the folder the keys of every row spill to while they are sorted, the photos
-    ///     rows that link no kept row (`ExportParents.RowObservers`), and what an archive's
-    ///     listing sets aside: observations rows waiting for the taxon rule
+    ///   - scratch: the folder the keys of every row spill to while they are sorted (a photos
+    ///     row's with its observer), and what an archive's listing sets aside: observations rows waiting for the taxon rule
     ///     (`PendingObservations`), photos rows waiting for the kept observations
     ///     (`PendingPhotos`), and its taxa rows' ancestors (`ExportParents.Listed`).
     ///   - workers: how many threads read the tables.
@@ -270,13 +269,13 @@ public final class ExportLinkPruning: Sendable {
                         let waiting = try PendingPhotos(in: scratch, date: seen)
                         _ = try Self.judge(
                             photos: true, date: seen, rules: listing.rules, keptSoFar: nil, keys: collectors.photos, choosingParents: true,
-                            measured: measured, setAside: nil, waiting: .photos(waiting), rows: rows)
+                            measured: measured, waiting: .photos(waiting), rows: rows)
                         pendingPhotos.append(waiting)
                     } else {
                         let waiting = taxaReader == nil ? nil : try PendingObservations(in: scratch, date: seen)
                         let mine = try Self.judge(
                             photos: false, date: seen, rules: listing.rules, keptSoFar: nil, keys: listing.collectors?.observations,
-                            choosingParents: onlyExport, measured: measured, setAside: nil, waiting: waiting.map { .observations($0) }, rows: rows)
+                            choosingParents: onlyExport, measured: measured, waiting: waiting.map { .observations($0) }, rows: rows)
                         if let waiting { pending.append(waiting) } else { found.withLock { $0.add(mine) } }
                     }
                     judged.insert([input, file.member!.position])
@@ -350,13 +349,8 @@ public final class ExportLinkPruning: Sendable {
         let parts = [
             jobs.filter { tables[$0.table].file.header.table == .observations }, jobs.filter { tables[$0.table].file.header.table == .photos },
         ]
-        // The photos rows that link no kept row (`ExportParents.RowObservers`), when the
-        // observations kept some row and the users are chosen.
-        var rowObservers: ExportParents.RowObservers? = nil
         for (number, part) in parts.enumerated() {
             let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
-            if number == 1 && collectors != nil && found.withLock({ $0.rows }) > 0 { rowObservers = try ExportParents.RowObservers(in: scratch) }
-            let setAside = rowObservers
             DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
                 let (index, range) = readJobs[job]
                 let table = readTables[index]
@@ -365,7 +359,7 @@ public final class ExportLinkPruning: Sendable {
                     let mine = try Self.judge(
                         photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
                         keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
-                        measured: measured, setAside: setAside, waiting: nil
+                        measured: measured, waiting: nil
                     ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
                     found.withLock { $0.add(mine) }
                 } catch {
@@ -379,19 +373,15 @@ public final class ExportLinkPruning: Sendable {
         // observations are known, as the photos pass judges its rows.
         if !pendingPhotos.isEmpty {
             let keptSoFar = found.withLock { $0.kept }
-            let setAside = rowObservers
             for waiting in pendingPhotos {
-                let mine = (0..<workers).map { _ in Replay(aside: setAside.map { ExportParents.RowObservers.Batch($0) }) }
+                let mine = (0..<workers).map { _ in Replay() }
                 try waiting.forEach(workers: workers) { worker, id, observation, observer in
                     let replay = mine[worker]
-                    try Self.judgePhoto(
+                    Self.judgePhoto(
                         id, observation: observation, observer: observer, date: waiting.date, keptSoFar: keptSoFar,
-                        measured: measured, into: &replay.found, aside: &replay.aside)
+                        measured: measured, into: &replay.found)
                 }
-                for replay in mine {
-                    try replay.aside?.flush()
-                    found.withLock { $0.add(replay.found) }
-                }
+                for replay in mine { found.withLock { $0.add(replay.found) } }
             }
             pendingPhotos = []
             trace.mark("plan: the listed photos tables")
@@ -401,7 +391,14 @@ public final class ExportLinkPruning: Sendable {
         var parents: ExportParents? = nil
         if let collectors {
             let observations = try collectors.observations.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
-            let photos = try collectors.photos.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers)
+            // The other rows of a photo that a kept row links may name other observers than the
+            // linked row: the observers beside the keys that repeat (or may), of linked photos.
+            let (needed, linked) = found.withLock { ($0.users, $0.linked) }
+            var wanted: (@Sendable (UInt64) -> Bool)? = nil
+            if let linked { wanted = { linked.mayContain(photo: $0) } }
+            let (photos, observers) = try collectors.photos.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers, valuesOf: wanted)
+            var users = needed
+            for observer in observers { users.insert(Int64(bitPattern: observer)) }
             // Said, not silent: the rows of those keys reach dedupe (the output is the same).
             for (keys, name, collector) in [(observations, "uuids", collectors.observations), (photos, "photo ids", collectors.photos)]
             where keys.counts.wholePartitions > 0 {
@@ -411,18 +408,7 @@ public final class ExportLinkPruning: Sendable {
                         + "different dates repeat every uuid): ingest writes their removed rows as if repeated, which dedupe counts")
             }
             singles = Singles(observations: observations, photos: photos, measured: measured)
-            trace.mark("plan: the repeated keys")
-            // The other rows of a repeated photo that a kept row links may name other observers
-            // than the linked row: those of the rows the photos pass set aside.
-            let (needed, linked) = found.withLock { ($0.users, $0.linked) }
-            var users = needed
-            if let linked, let rowObservers, photos.counts.repeated > 0 || photos.counts.wholePartitions > 0 {
-                try rowObservers.forEach { id, observer in
-                    if photos.mayRepeat(Singles.key(photo: id)) && linked.mayContain(id) { users.insert(observer) }
-                }
-            }
-            rowObservers = nil
-            trace.mark("plan: the repeated photos' observers")
+            trace.mark("plan: the repeated keys, and the repeated photos' observers")
             try listedParents?.flush()
             parents = try ExportParents.read(tables: parentTables, listed: listedParents, taxa: found.withLock { $0.taxa }, users: users)
             listedParents = nil
@@ -441,7 +427,7 @@ public final class ExportLinkPruning: Sendable {
     private static func collectors(_ sizes: [(table: OpenDataTable?, bytes: Int, gzip: Bool)], scratch: String) throws -> Collectors {
         func collector(_ table: OpenDataTable) throws -> RepeatedKeys.Collector {
             let rows = sizes.filter { $0.table == table || $0.table == nil }.reduce(0) { $0 + Singles.rows(bytes: $1.bytes, gzip: $1.gzip) }
-            return try RepeatedKeys.Collector(expectedKeys: rows, folder: scratch)
+            return try RepeatedKeys.Collector(expectedKeys: rows, folder: scratch, withValues: table == .photos)
         }
         return (try collector(.observations), try collector(.photos))
     }
@@ -450,53 +436,48 @@ public final class ExportLinkPruning: Sendable {
     /// one), which `forEachRow` gives: each row's key goes to `keys` (its uuid's or photo id's,
     /// `Singles`); an observations table fills a filter of what `rules` keep, a photos table one
     /// of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the kept rows
-    /// need (`ExportParents`), and each photos row that links no kept row is set aside
-    /// (`setAside`). With `waiting`, a table's rows wait there (`PendingRows`): an observations
+    /// need (`ExportParents`); a photos row's key goes with its observer. With `waiting`, a table's rows wait there (`PendingRows`): an observations
     /// table's for the taxon rule, a photos table's for the kept observations; what they find is
     /// then left empty.
     private static func judge(
         photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
-        measured: Set<Int64>, setAside: ExportParents.RowObservers?, waiting: Waiting?,
+        measured: Set<Int64>, waiting: Waiting?,
         rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws -> Found {
         var mine = Found()
         if !photos && waiting == nil { mine.kept = Kept() }
-        // The photo id and observer of each photos row that links no kept row, for the
-        // observers of repeated photos.
-        var aside = setAside.map { ExportParents.RowObservers.Batch($0) }
         var waitingObservations: PendingObservations.Batch? = nil, waitingPhotos: PendingPhotos.Batch? = nil
         switch waiting {
         case .observations(let rows)?: waitingObservations = PendingObservations.Batch(rows)
         case .photos(let rows)?: waitingPhotos = PendingPhotos.Batch(rows)
         case nil: break
         }
-        func read(_ add: (UInt64) throws -> Void) throws {
+        /// `add(key, observer)`: a row's key, and a photos row's observer (0: none).
+        func read(_ add: (UInt64, UInt64) throws -> Void) throws {
             try forEachRow { row, bytes in
                 if photos {
                     guard let (id, observation, observer) = row.photoParents(bytes) else {
                         // Rejected by `write`, but keyed as `photoID` reads it (at worst
                         // another row of the id is kept).
-                        if let id = row.photoID(bytes) { try add(Singles.key(photo: id)) }
+                        if let id = row.photoID(bytes) { try add(Singles.key(photo: id), 0) }
                         return true
                     }
-                    try add(Singles.key(photo: id))
+                    try add(Singles.key(photo: id), UInt64(bitPattern: observer ?? 0))
                     let key = observation.map { Singles.key($0) }
                     if waitingPhotos != nil {
                         try waitingPhotos!.add(photo: id, observation: key, observer: observer)
                     } else {
-                        try judgePhoto(
-                            id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine,
-                            aside: &aside)
+                        judgePhoto(id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine)
                     }
                 } else if waitingObservations != nil {
                     guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
-                    try add(Singles.key(uuid))
+                    try add(Singles.key(uuid), 0)
                     if verdict != .removed {
                         let (user, taxon) = row.observationParents()
                         try waitingObservations!.add(key: Singles.key(uuid), taxon: taxon, user: user, othersKeep: verdict == .keptIfTaxonKept)
                     }
                 } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
-                    try add(Singles.key(uuid))
+                    try add(Singles.key(uuid), 0)
                     if keeps {
                         mine.kept!.insert(uuid, date: date)
                         mine.rows += 1
@@ -510,8 +491,7 @@ public final class ExportLinkPruning: Sendable {
                 return true
             }
         }
-        if let keys { try keys.adding { batch in try read { try batch.add($0) } } } else { try read { _ in } }
-        try aside?.flush()
+        if let keys { try keys.adding { batch in try read { try batch.add($0, value: $1) } } } else { try read { _, _ in } }
         try waitingObservations?.flush()
         try waitingPhotos?.flush()
         return mine
@@ -521,9 +501,6 @@ public final class ExportLinkPruning: Sendable {
     /// touched by that worker alone while they are read, then by the plan once all are done.
     private final class Replay: @unchecked Sendable {
         var found = Found()
-        var aside: ExportParents.RowObservers.Batch?
-
-        init(aside: ExportParents.RowObservers.Batch?) { self.aside = aside }
     }
 
     /// Where a listed archive member's rows wait (`PendingRows`).
@@ -534,25 +511,20 @@ public final class ExportLinkPruning: Sendable {
 
     /// Judges one photos row (its photo id, its observation's uuid key, `Singles.key`, and its
     /// observer): whether it links a kept row (`keptSoFar`), and what its users need
-    /// (`ExportParents`); a row that links no kept row is set aside (`aside`).
+    /// (`ExportParents`). The observer of a row that links no kept row is needed only when
+    /// another row of its photo does: it rides beside the photo's key (`RepeatedKeys`).
     @inline(__always)
     private static func judgePhoto(
         _ id: Int64, observation key: UInt64?, observer: Int64?, date: Int64?, keptSoFar: Kept?, measured: Set<Int64>,
-        into mine: inout Found, aside: inout ExportParents.RowObservers.Batch?
-    ) throws {
+        into mine: inout Found
+    ) {
         let linked = key.map { keptSoFar?.mayContain(key: $0, date: date) ?? false } ?? false
         if linked {
             // Made at the first linked row: most ranges of a guide's export have one.
             if mine.linked == nil { mine.linked = ExportParents.Linked() }
-            mine.linked!.insert(id)
+            mine.linked!.insert(photo: Singles.key(photo: id))
         }
-        if let observer {
-            if linked || measured.contains(id) {
-                mine.users.insert(observer)
-            } else {
-                try aside?.add(photo: id, observer: observer)
-            }
-        }
+        if let observer, linked || measured.contains(id) { mine.users.insert(observer) }
     }
 
     /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.

@@ -25,10 +25,10 @@ import Synchronization
 /// Memory: a bit per id (`IDSet`: about 1.25 MB for iNaturalist's user ids, 0.25 MB for its taxon
 /// ids, up to twice that as the bitmap doubles) for the needed and for the seen ids of each kind,
 /// per reading thread and merged; a Bloom filter of 4 MiB of the photos the kept rows link, per
-/// photos range that links one and merged; and 512 KiB per thread reading photos, for the rows
-/// set aside (`RowObservers`). The seen ids of an archive's taxa and observers are held from its
-/// listing on (`Listed`). On disk, while the plan runs: 16 bytes for each photos row that links
-/// no kept row, and 16 bytes for each (taxon, ancestor) pair of an archive's taxa rows.
+/// photos range that links one and merged. The seen ids of an archive's taxa and observers are
+/// held from its listing on (`Listed`). The observers of a repeated photo's other rows ride
+/// beside the photo's key (`RepeatedKeys.Collector` with values). On disk, while the plan runs:
+/// 16 bytes for each (taxon, ancestor) pair of an archive's taxa rows.
 final class ExportParents: Sendable {
     let taxa: IDSet
     let users: IDSet
@@ -53,56 +53,21 @@ final class ExportParents: Sendable {
     @inline(__always)
     func writes(user id: Int64) -> Bool { users.contains(id) }
 
-    /// The photos the rows the rules keep link, by photo id (`BloomBits`). It never misses a
-    /// linked photo; a photo it takes for linked by mistake only adds its observers to those
-    /// written.
+    /// The photos the rows the rules keep link, by their key (`ExportLinkPruning.Singles.key`,
+    /// the key the repeated keys sort them by; `BloomBits`). It never misses a linked photo; a
+    /// photo it takes for linked by mistake only adds its observers to those written.
     struct Linked: Sendable {
         private var bits = BloomBits()
 
         @inline(__always)
-        private static func hash(_ photo: Int64) -> UInt64 { BloomWord.mix(UInt64(bitPattern: photo) ^ 0x5EED_F00D) }
+        private static func hash(_ key: UInt64) -> UInt64 { BloomWord.mix(key ^ 0x5EED_F00D) }
 
-        mutating func insert(_ photo: Int64) { bits.insert(Self.hash(photo)) }
+        mutating func insert(photo key: UInt64) { bits.insert(Self.hash(key)) }
 
         @inline(__always)
-        func mayContain(_ photo: Int64) -> Bool { bits.mayContain(Self.hash(photo)) }
+        func mayContain(photo key: UInt64) -> Bool { bits.mayContain(Self.hash(key)) }
 
         mutating func formUnion(_ other: Linked) { bits.formUnion(other.bits) }
-    }
-
-    /// The photo id and observer of the photos rows that link no kept row, set aside by the pass
-    /// that reads the photos tables: once that pass has found which photos repeat and which a
-    /// kept row links, the observers of those photos' other rows are among these
-    /// (`ExportLinkPruning.plan`). Until 2026-12-05 they took one more reading of the photos
-    /// tables, which for a `.csv.gz` table or the export's `.tar.gz` meant inflating it again.
-    ///
-    /// In one scratch file of the build folder shared by the reading threads (`WordSpill`): 16
-    /// bytes a row, about 1.9 GB for 120 million photos rows, beside the 8 bytes a row that the
-    /// repeated keys take (`RepeatedKeys`).
-    final class RowObservers: Sendable {
-        private let words: WordSpill
-
-        init(in folder: String) throws { words = try WordSpill(in: folder, rowWords: 2) }
-
-        /// One reading thread's rows (`WordSpill.Batch`). Not thread-safe: one per thread;
-        /// `flush` it when the thread is done.
-        struct Batch {
-            private var words: WordSpill.Batch
-
-            init(_ observers: RowObservers) { words = WordSpill.Batch(observers.words) }
-
-            mutating func add(photo id: Int64, observer: Int64) throws {
-                try words.add(UInt64(bitPattern: id))
-                try words.add(UInt64(bitPattern: observer))
-            }
-
-            mutating func flush() throws { try words.flush() }
-        }
-
-        /// Calls `body` with each row's photo id and observer (every `Batch` flushed).
-        func forEach(_ body: (Int64, Int64) throws -> Void) throws {
-            try words.forEachPair { try body(Int64(bitPattern: $0), Int64(bitPattern: $1)) }
-        }
     }
 
     /// The taxa and observers rows of an archive's members, taken as the plan lists the archive

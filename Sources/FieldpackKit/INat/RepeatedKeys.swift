@@ -11,7 +11,10 @@ import Synchronization
 /// build folder (`SpillFile`). Then each partition is read back alone (about `partitionKeys`
 /// keys: the partition count follows from the keys expected), sorted, and the keys met more
 /// than once are kept, sorted. The export repeats few keys (one photo row in a thousand on the
-/// benchmark's), so that list is small.
+/// benchmark's), so that list is small. A collector with values keeps a value beside each key
+/// (16 bytes an entry, and twice the partitions for the same memory): the photos rows' observers,
+/// so that the observers of the repeated photos come from the same sort
+/// (`ExportLinkPruning.plan`), not from a second spill and a pass over it.
 ///
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
 /// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
@@ -31,7 +34,8 @@ final class RepeatedKeys: Sendable {
 
     /// The keys one partition is meant to hold: 4 MiB of them.
     static let partitionKeys = 1 << 19
-    /// A partition of more keys than this is not read back (any of its keys may repeat).
+    /// A partition of more words than this (its keys, with their values in a collector with
+    /// values) is not read back (any of its keys may repeat).
     static let partitionLimit = 4 * partitionKeys
 
     /// A bit per value of a key's low `filterBits` bits, set for each repeated key's (1 MiB): most
@@ -67,12 +71,16 @@ final class RepeatedKeys: Sendable {
         (repeated.reduce(0) { $0 + ($1?.count ?? 0) }, repeated.count { $0 == nil })
     }
 
-    /// Gathers the keys: `adding` from any number of threads, then `finish` once.
+    /// Gathers the keys: `adding` from any number of threads, then `finish` once. A collector
+    /// made `withValues` keeps a value beside each key (a photos row's observer), and `finish`
+    /// gives back the values of the keys that may repeat and that it is asked for.
     final class Collector: Sendable {
         let partitions: Int
         fileprivate let shift: UInt64
-        /// Keys a thread holds per partition before appending them.
-        fileprivate let batchKeys: Int
+        /// The words each key takes in its batches and spill: 1, or 2 with its value.
+        fileprivate let entryWords: Int
+        /// Words a thread holds per partition before appending them.
+        fileprivate let batchWords: Int
         private let spill: Mutex<Spill>
 
         /// The spill file, and where each partition's appended batches are in it.
@@ -82,20 +90,22 @@ final class RepeatedKeys: Sendable {
         }
 
         /// A collector for about `expectedKeys` keys (an over-count costs only more partitions),
-        /// spilling into `folder`.
-        init(expectedKeys: Int, folder: String) throws {
+        /// spilling into `folder`; `withValues`, a value beside each key (twice the bytes, so
+        /// twice the partitions).
+        init(expectedKeys: Int, folder: String, withValues: Bool = false) throws {
+            entryWords = withValues ? 2 : 1
             var partitions = 1
-            while partitions * RepeatedKeys.partitionKeys < expectedKeys && partitions < 1 << 12 { partitions <<= 1 }
+            while partitions * (RepeatedKeys.partitionKeys / entryWords) < expectedKeys && partitions < 1 << 12 { partitions <<= 1 }
             self.partitions = partitions
             shift = UInt64(64 - partitions.trailingZeroBitCount)
-            batchKeys = max(64, (1 << 17) / partitions)
+            batchWords = max(64, (1 << 17) / partitions)
             spill = Mutex(Spill(file: try SpillFile(in: folder, bufferSize: 1 << 20), batches: Array(repeating: [], count: partitions)))
         }
 
         @inline(__always)
         fileprivate func partition(_ key: UInt64) -> Int { Int(key >> shift) }
 
-        /// Appends a thread's batch of one partition's keys, and empties it.
+        /// Appends a thread's batch of one partition's entries, and empties it.
         fileprivate func append(_ keys: inout [UInt64], to partition: Int) throws {
             try spill.withLock { spill in
                 let location = try keys.withUnsafeBytes { try spill.file.append($0) }
@@ -114,11 +124,13 @@ final class RepeatedKeys: Sendable {
                 keys = Array(repeating: [], count: collector.partitions)
             }
 
+            /// Adds `key`, and `value` beside it in a collector with values (0: none).
             @inline(__always)
-            mutating func add(_ key: UInt64) throws {
+            mutating func add(_ key: UInt64, value: UInt64 = 0) throws {
                 let partition = collector.partition(key)
                 keys[partition].append(key)
-                if keys[partition].count >= collector.batchKeys { try collector.append(&keys[partition], to: partition) }
+                if collector.entryWords == 2 { keys[partition].append(value) }
+                if keys[partition].count >= collector.batchWords { try collector.append(&keys[partition], to: partition) }
             }
 
             fileprivate mutating func flush() throws {
@@ -141,92 +153,162 @@ final class RepeatedKeys: Sendable {
         ///
         /// - Throws: when the spill file cannot be read back (the first partition's error).
         func finish(maximumRepeatedBytes: Int, workers: Int) throws -> RepeatedKeys {
+            try finish(maximumRepeatedBytes: maximumRepeatedBytes, workers: workers, valuesOf: nil).keys
+        }
+
+        /// The keys added more than once, as `finish(maximumRepeatedBytes:workers:)` finds them,
+        /// and the values (not 0) added beside each key that may repeat (a repeated key, or any
+        /// key of a partition that may repeat them all) and that `wanted` asks for; in no order.
+        func finish(
+            maximumRepeatedBytes: Int, workers: Int, valuesOf wanted: (@Sendable (UInt64) -> Bool)?
+        ) throws -> (keys: RepeatedKeys, values: [UInt64]) {
+            precondition(wanted == nil || entryWords == 2, "values asked of a collector without them")
             let keep = max(1, maximumRepeatedBytes / MemoryLayout<UInt64>.stride / partitions)
             let next = Atomic<Int>(0)
-            let found = Mutex<(repeated: [[UInt64]?], failure: (partition: Int, error: any Error)?)>(
-                (Array(repeating: nil, count: partitions), nil))
+            let found = Mutex<(repeated: [[UInt64]?], values: [UInt64], failure: (partition: Int, error: any Error)?)>(
+                (Array(repeating: nil, count: partitions), [], nil))
             DispatchQueue.concurrentPerform(iterations: max(1, min(workers, partitions))) { _ in
                 while true {
                     let partition = next.add(1, ordering: .relaxed).oldValue
                     guard partition < partitions else { return }
                     do {
-                        guard let repeated = try repeatedKeys(partition, keep: keep) else { continue }
-                        found.withLock { $0.repeated[partition] = repeated }
+                        let (repeated, values) = try repeatedKeys(partition, keep: keep, valuesOf: wanted)
+                        found.withLock {
+                            $0.repeated[partition] = repeated
+                            $0.values += values
+                        }
                     } catch {
                         found.withLock { if $0.failure.map({ partition < $0.partition }) ?? true { $0.failure = (partition, error) } }
                     }
                 }
             }
-            let (repeated, failure) = found.withLock { ($0.repeated, $0.failure) }
+            let (repeated, values, failure) = found.withLock { ($0.repeated, $0.values, $0.failure) }
             if let failure { throw failure.error }
-            return RepeatedKeys(repeated: repeated, shift: shift)
+            return (RepeatedKeys(repeated: repeated, shift: shift), values)
         }
 
-        /// A partition's keys met more than once, sorted; nil when any of its keys may repeat
-        /// (more than `keep` of them repeat, or it holds too many to read).
-        private func repeatedKeys(_ partition: Int, keep: Int) throws -> [UInt64]? {
-            guard var keys = try read(partition) else { return nil }
-            sort(&keys)
-            var repeated: [UInt64] = []
-            var index = 0
-            while index < keys.count {
-                var next = index + 1
-                while next < keys.count && keys[next] == keys[index] { next += 1 }
-                if next - index > 1 {
-                    if repeated.count == keep { return nil }
-                    repeated.append(keys[index])
-                }
-                index = next
+        /// A key and the value beside it, as a collector with values spills them.
+        private struct Valued: BitwiseCopyable {
+            var key: UInt64
+            var value: UInt64
+        }
+
+        /// A partition's keys met more than once, sorted (nil when any of its keys may repeat:
+        /// more than `keep` of them repeat, or it holds too many to read), and the values `wanted`
+        /// asks for of the keys that may repeat.
+        private func repeatedKeys(_ partition: Int, keep: Int, valuesOf wanted: (@Sendable (UInt64) -> Bool)?) throws -> ([UInt64]?, [UInt64]) {
+            var values: [UInt64] = []
+            /// Every value `wanted` asks for, of a partition whose keys may all repeat.
+            func everyValue(_ entries: UnsafeBufferPointer<Valued>) {
+                guard let wanted else { return }
+                for entry in entries where entry.value != 0 && wanted(entry.key) { values.append(entry.value) }
             }
-            return repeated
+            guard let words = try read(partition) else { return (nil, try wanted.map { try self.values(partition, wanted: $0) } ?? []) }
+            var repeated: [UInt64] = []
+            if entryWords == 1 {
+                let keys = words.withUnsafeBufferPointer { Self.sorted($0, shift: shift) { $0 } }
+                var index = 0
+                while index < keys.count {
+                    var next = index + 1
+                    while next < keys.count && keys[next] == keys[index] { next += 1 }
+                    if next - index > 1 {
+                        if repeated.count == keep { return (nil, []) }
+                        repeated.append(keys[index])
+                    }
+                    index = next
+                }
+                return (repeated, [])
+            }
+            let entries = words.withUnsafeBufferPointer { words in
+                words.withMemoryRebound(to: Valued.self) { Self.sorted($0, shift: shift) { $0.key } }
+            }
+            return entries.withUnsafeBufferPointer { entries in
+                var index = 0
+                while index < entries.count {
+                    var next = index + 1
+                    while next < entries.count && entries[next].key == entries[index].key { next += 1 }
+                    if next - index > 1 {
+                        if repeated.count == keep {
+                            values.removeAll()
+                            everyValue(entries)
+                            return (nil, values)
+                        }
+                        repeated.append(entries[index].key)
+                        if let wanted, wanted(entries[index].key) {
+                            for entry in entries[index..<next] where entry.value != 0 { values.append(entry.value) }
+                        }
+                    }
+                    index = next
+                }
+                return (repeated, values)
+            }
         }
 
-        /// Sorts a partition's keys, spread evenly over the bits below the partition's own: one
-        /// counting pass into 2^11 buckets by the next 11 bits, then each bucket (a few hundred
-        /// keys, in cache) sorted alone. The standard library's merge sort of the whole partition
-        /// was 7% of ingest's cycles on the benchmark's export at 10M.
-        private func sort(_ keys: inout [UInt64]) {
+        /// A partition's entries sorted by their keys, spread evenly over the bits below the
+        /// partition's own (`shift`): one counting pass into 2^11 buckets by the next 11 bits,
+        /// then each bucket (a few hundred entries, in cache) sorted alone. The standard library's
+        /// merge sort of the whole partition was 7% of ingest's cycles on the benchmark's export
+        /// at 10M.
+        private static func sorted<Entry>(_ entries: UnsafeBufferPointer<Entry>, shift: UInt64, key: (Entry) -> UInt64) -> [Entry] {
             let bits = 11
             let bucketShift = shift == 64 ? UInt64(64 - bits) : shift - UInt64(bits)
             let mask = UInt64(1 << bits - 1)
-            @inline(__always) func bucket(_ key: UInt64) -> Int { Int((key >> bucketShift) & mask) }
+            @inline(__always) func bucket(_ entry: Entry) -> Int { Int((key(entry) >> bucketShift) & mask) }
             // Each bucket's start, and past the last one the count.
             var starts = [Int](repeating: 0, count: (1 << bits) + 1)
-            for key in keys { starts[bucket(key) + 1] += 1 }
+            for entry in entries { starts[bucket(entry) + 1] += 1 }
             for index in 1..<starts.count { starts[index] += starts[index - 1] }
-            var sorted = [UInt64](unsafeUninitializedCapacity: keys.count) { target, initialized in
+            var sorted = [Entry](unsafeUninitializedCapacity: entries.count) { target, initialized in
                 var next = starts
-                for key in keys {
-                    let index = bucket(key)
-                    (target.baseAddress! + next[index]).initialize(to: key)
+                for entry in entries {
+                    let index = bucket(entry)
+                    (target.baseAddress! + next[index]).initialize(to: entry)
                     next[index] += 1
                 }
-                initialized = keys.count
+                initialized = entries.count
             }
             sorted.withUnsafeMutableBufferPointer { all in
                 for index in 0..<(1 << bits) where starts[index + 1] - starts[index] > 1 {
-                    sortInPlace(UnsafeMutableBufferPointer(rebasing: all[starts[index]..<starts[index + 1]]), by: <)
+                    sortInPlace(UnsafeMutableBufferPointer(rebasing: all[starts[index]..<starts[index + 1]])) { key($0) < key($1) }
                 }
             }
-            keys = sorted
+            return sorted
         }
 
-        /// A partition's keys, nil when over `partitionLimit` (then any of them may repeat).
+        /// A partition's words (its keys, with their values in a collector with values), nil
+        /// when over `partitionLimit` (then any of its keys may repeat).
         private func read(_ partition: Int) throws -> [UInt64]? {
             try spill.withLock { spill in
                 let batches = spill.batches[partition]
                 let count = batches.reduce(0) { $0 + $1.count } / MemoryLayout<UInt64>.stride
                 guard count <= RepeatedKeys.partitionLimit else { return nil }
-                var keys: [UInt64] = []
-                keys.reserveCapacity(count)
+                var words: [UInt64] = []
+                words.reserveCapacity(count)
                 for location in batches {
                     try spill.file.withBytes(at: location) { bytes in
                         for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
-                            keys.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                            words.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                         }
                     }
                 }
-                return keys
+                return words
+            }
+        }
+
+        /// The values (not 0) `wanted` asks for among a partition's entries, its batches read one
+        /// at a time (for a partition too large to read whole).
+        private func values(_ partition: Int, wanted: @Sendable (UInt64) -> Bool) throws -> [UInt64] {
+            try spill.withLock { spill in
+                var values: [UInt64] = []
+                for location in spill.batches[partition] {
+                    try spill.file.withBytes(at: location) { bytes in
+                        for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Valued>.stride) {
+                            let entry = bytes.loadUnaligned(fromByteOffset: offset, as: Valued.self)
+                            if entry.value != 0 && wanted(entry.key) { values.append(entry.value) }
+                        }
+                    }
+                }
+                return values
             }
         }
     }
