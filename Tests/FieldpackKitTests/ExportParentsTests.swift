@@ -139,6 +139,30 @@ import Testing
         #expect(records.filter { $0["k"] as? String == "select" }.map { [$0["taxa_left_out"] as? Int, $0["users_left_out"] as? Int] } == [[8, 10]])
     }
 
+    /// The observer of a repeated photo's row that links no kept row, when another row of that
+    /// photo links one (15 here), is written whether the photo ids' partitions keep their
+    /// repeated keys or, past `repeat_filter_bytes`, take every key for repeated: the observers
+    /// beside the keys are asked of the photos kept rows link either way.
+    @Test(arguments: [64 << 20, 16])
+    func theObserversOfARepeatedPhotosOtherRowsAreWrittenWhateverItsPartitionKeeps(filterBytes: Int) throws {
+        let directory = try TemporaryDirectory()
+        let (export, _) = try Self.writeExport(in: directory)
+        // A later export repeats photo 701 too, so that two photo ids repeat: one more than 16
+        // bytes keep (the partition then takes every key for repeated).
+        let later = try directory.write(
+            "inaturalist-open-data-20250401/photos.csv",
+            "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+                + "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e99\t701\t\(Pruning.uuids[1])\t14\tjpg\tCC-BY\t100\t100\t0\n")
+        var notices: [String] = []
+        // 703 has measured sizes (`writeExport`'s file): its observer 17 is written too.
+        let planned = try #require(try ExportLinkPruning.plan(
+            inputs: export + [later], selection: Self.selections[0], openDataDate: nil, measuredPhotos: [703],
+            filterBytes: filterBytes, scratch: directory.path, workers: 2, notice: { notices.append($0) }))
+        #expect(notices.isEmpty == (filterBytes > 16), "\(notices)")
+        let parents = try #require(planned.parents)
+        #expect((11...20).filter { parents.writes(user: Int64($0)) } == [11, 14, 15, 16, 17])
+    }
+
     /// With an input that is not an export table (API pages may carry the same users and taxa),
     /// every taxon and user is written.
     @Test func withAnotherInputEveryTaxonAndUserIsWritten() throws {

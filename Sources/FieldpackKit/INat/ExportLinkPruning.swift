@@ -132,8 +132,8 @@ public final class ExportLinkPruning: Sendable {
     ///
     /// Only when every input is an export table (API pages may hold the same observations and
     /// photos, unseen here). Which uuids and photo ids repeat is known exactly (`RepeatedKeys`:
-    /// the keys of every row spilled to the build folder, 8 bytes a row, and sorted a partition
-    /// at a time), in memory that does not grow with the export: 8 MiB per worker while the keys
+    /// the keys of every row spilled to the build folder, 8 bytes an observations row and 16 a
+    /// photos row with its observer, and sorted a partition at a time), in memory that does not grow with the export: 8 MiB per worker while the keys
     /// are sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8
     /// million keys), and a filter of 1 MiB in front of each kind's. Past that, as when two
     /// exports of different dates repeat every uuid, the keys of the partitions over their share
@@ -398,7 +398,7 @@ public final class ExportLinkPruning: Sendable {
             if let linked { wanted = { linked.mayContain(photo: $0) } }
             let (photos, observers) = try collectors.photos.finish(maximumRepeatedBytes: filterBytes / 2, workers: workers, valuesOf: wanted)
             var users = needed
-            for observer in observers { users.insert(Int64(bitPattern: observer)) }
+            users.formUnion(observers)
             // Said, not silent: the rows of those keys reach dedupe (the output is the same).
             for (keys, name, collector) in [(observations, "uuids", collectors.observations), (photos, "photo ids", collectors.photos)]
             where keys.counts.wholePartitions > 0 {

@@ -8,8 +8,8 @@ import Synchronization
 /// Keys are 64-bit and well mixed (`BloomWord`). While they come in (`Collector`, from any
 /// number of threads), each goes by its top bits to one of `partitions` partitions: the thread
 /// that adds it holds a batch per partition, appended whole to one nameless spill file in the
-/// build folder (`SpillFile`). Then each partition is read back alone (about `partitionKeys`
-/// keys: the partition count follows from the keys expected), sorted, and the keys met more
+/// build folder (`SpillFile`). Then each partition is read back alone (about 4 MiB of entries:
+/// the partition count follows from the keys expected), sorted, and the keys met more
 /// than once are kept, sorted. The export repeats few keys (one photo row in a thousand on the
 /// benchmark's), so that list is small. A collector with values keeps a value beside each key
 /// (16 bytes an entry, and twice the partitions for the same memory): the photos rows' observers,
@@ -20,7 +20,8 @@ import Synchronization
 /// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
 /// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of 1 MiB
-/// in front of them. A partition with more repeated keys than its share of that (two exports of
+/// in front of them; with values, the values asked for, as a set of ids per sorting worker (a bit
+/// per id), however many rows give them. A partition with more repeated keys than its share of that (two exports of
 /// different dates as inputs repeat every uuid), or with too many keys (its tables held far more
 /// rows than their sizes promised), keeps none and answers "may repeat" for every key
 /// (`counts.wholePartitions`): those rows are written, as without pruning, and the output is the
@@ -32,7 +33,7 @@ final class RepeatedKeys: Sendable {
     /// How far a key shifts right to give its partition (64 with one partition).
     private let shift: UInt64
 
-    /// The keys one partition is meant to hold: 4 MiB of them.
+    /// The keys one partition is meant to hold: 4 MiB of them (half as many with their values).
     static let partitionKeys = 1 << 19
     /// A partition of more words than this (its keys, with their values in a collector with
     /// values) is not read back (any of its keys may repeat).
@@ -157,30 +158,31 @@ final class RepeatedKeys: Sendable {
         }
 
         /// The keys added more than once, as `finish(maximumRepeatedBytes:workers:)` finds them,
-        /// and the values (not 0) added beside each key that may repeat (a repeated key, or any
-        /// key of a partition that may repeat them all) and that `wanted` asks for; in no order.
+        /// and the values added beside each key that may repeat (a repeated key, or any key of a
+        /// partition that may repeat them all) and that `wanted` asks for. The values are positive
+        /// ids (0: none), gathered as a set (`IDSet`, a bit per id), so that however many rows a
+        /// partition that may repeat all its keys holds, they take no more than their ids.
         func finish(
             maximumRepeatedBytes: Int, workers: Int, valuesOf wanted: (@Sendable (UInt64) -> Bool)?
-        ) throws -> (keys: RepeatedKeys, values: [UInt64]) {
+        ) throws -> (keys: RepeatedKeys, values: IDSet) {
             precondition(wanted == nil || entryWords == 2, "values asked of a collector without them")
             let keep = max(1, maximumRepeatedBytes / MemoryLayout<UInt64>.stride / partitions)
             let next = Atomic<Int>(0)
-            let found = Mutex<(repeated: [[UInt64]?], values: [UInt64], failure: (partition: Int, error: any Error)?)>(
-                (Array(repeating: nil, count: partitions), [], nil))
+            let found = Mutex<(repeated: [[UInt64]?], values: IDSet, failure: (partition: Int, error: any Error)?)>(
+                (Array(repeating: nil, count: partitions), IDSet(), nil))
             DispatchQueue.concurrentPerform(iterations: max(1, min(workers, partitions))) { _ in
+                var values = IDSet()
                 while true {
                     let partition = next.add(1, ordering: .relaxed).oldValue
-                    guard partition < partitions else { return }
+                    guard partition < partitions else { break }
                     do {
-                        let (repeated, values) = try repeatedKeys(partition, keep: keep, valuesOf: wanted)
-                        found.withLock {
-                            $0.repeated[partition] = repeated
-                            $0.values += values
-                        }
+                        let repeated = try repeatedKeys(partition, keep: keep, valuesOf: wanted, into: &values)
+                        found.withLock { $0.repeated[partition] = repeated }
                     } catch {
                         found.withLock { if $0.failure.map({ partition < $0.partition }) ?? true { $0.failure = (partition, error) } }
                     }
                 }
+                found.withLock { $0.values.formUnion(values) }
             }
             let (repeated, values, failure) = found.withLock { ($0.repeated, $0.values, $0.failure) }
             if let failure { throw failure.error }
@@ -194,16 +196,15 @@ final class RepeatedKeys: Sendable {
         }
 
         /// A partition's keys met more than once, sorted (nil when any of its keys may repeat:
-        /// more than `keep` of them repeat, or it holds too many to read), and the values `wanted`
-        /// asks for of the keys that may repeat.
-        private func repeatedKeys(_ partition: Int, keep: Int, valuesOf wanted: (@Sendable (UInt64) -> Bool)?) throws -> ([UInt64]?, [UInt64]) {
-            var values: [UInt64] = []
-            /// Every value `wanted` asks for, of a partition whose keys may all repeat.
-            func everyValue(_ entries: UnsafeBufferPointer<Valued>) {
-                guard let wanted else { return }
-                for entry in entries where entry.value != 0 && wanted(entry.key) { values.append(entry.value) }
+        /// more than `keep` of them repeat, or it holds too many to read); the values `wanted` asks
+        /// for of the keys that may repeat go into `values`.
+        private func repeatedKeys(
+            _ partition: Int, keep: Int, valuesOf wanted: (@Sendable (UInt64) -> Bool)?, into values: inout IDSet
+        ) throws -> [UInt64]? {
+            guard let words = try read(partition) else {
+                if let wanted { try self.values(partition, wanted: wanted, into: &values) }
+                return nil
             }
-            guard let words = try read(partition) else { return (nil, try wanted.map { try self.values(partition, wanted: $0) } ?? []) }
             var repeated: [UInt64] = []
             if entryWords == 1 {
                 let keys = words.withUnsafeBufferPointer { Self.sorted($0, shift: shift) { $0 } }
@@ -212,35 +213,41 @@ final class RepeatedKeys: Sendable {
                     var next = index + 1
                     while next < keys.count && keys[next] == keys[index] { next += 1 }
                     if next - index > 1 {
-                        if repeated.count == keep { return (nil, []) }
+                        if repeated.count == keep { return nil }
                         repeated.append(keys[index])
                     }
                     index = next
                 }
-                return (repeated, [])
+                return repeated
             }
             let entries = words.withUnsafeBufferPointer { words in
                 words.withMemoryRebound(to: Valued.self) { Self.sorted($0, shift: shift) { $0.key } }
             }
             return entries.withUnsafeBufferPointer { entries in
+                // The values of this partition's repeated keys, bounded as they are (at most
+                // `keep` keys), added once the partition is known not to repeat them all.
+                var mine: [UInt64] = []
                 var index = 0
                 while index < entries.count {
                     var next = index + 1
                     while next < entries.count && entries[next].key == entries[index].key { next += 1 }
                     if next - index > 1 {
                         if repeated.count == keep {
-                            values.removeAll()
-                            everyValue(entries)
-                            return (nil, values)
+                            // Any key may repeat: every value asked for.
+                            if let wanted {
+                                for entry in entries where entry.value != 0 && wanted(entry.key) { values.insert(Int64(bitPattern: entry.value)) }
+                            }
+                            return nil
                         }
                         repeated.append(entries[index].key)
                         if let wanted, wanted(entries[index].key) {
-                            for entry in entries[index..<next] where entry.value != 0 { values.append(entry.value) }
+                            for entry in entries[index..<next] where entry.value != 0 { mine.append(entry.value) }
                         }
                     }
                     index = next
                 }
-                return (repeated, values)
+                for value in mine { values.insert(Int64(bitPattern: value)) }
+                return repeated
             }
         }
 
@@ -296,20 +303,21 @@ final class RepeatedKeys: Sendable {
         }
 
         /// The values (not 0) `wanted` asks for among a partition's entries, its batches read one
-        /// at a time (for a partition too large to read whole).
-        private func values(_ partition: Int, wanted: @Sendable (UInt64) -> Bool) throws -> [UInt64] {
-            try spill.withLock { spill in
-                var values: [UInt64] = []
+        /// at a time (for a partition too large to read whole), into `values`.
+        private func values(_ partition: Int, wanted: @Sendable (UInt64) -> Bool, into values: inout IDSet) throws {
+            let found = try spill.withLock { spill in
+                var found = IDSet()
                 for location in spill.batches[partition] {
                     try spill.file.withBytes(at: location) { bytes in
                         for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Valued>.stride) {
                             let entry = bytes.loadUnaligned(fromByteOffset: offset, as: Valued.self)
-                            if entry.value != 0 && wanted(entry.key) { values.append(entry.value) }
+                            if entry.value != 0 && wanted(entry.key) { found.insert(Int64(bitPattern: entry.value)) }
                         }
                     }
                 }
-                return values
+                return found
             }
+            values.formUnion(found)
         }
     }
 }
