@@ -133,8 +133,8 @@ public final class ExportLinkPruning: Sendable {
     /// Only when every input is an export table (API pages may hold the same observations and
     /// photos, unseen here). Which uuids and photo ids repeat is known exactly (`RepeatedKeys`:
     /// the keys of every row spilled to the build folder, 8 bytes an observations row and 16 a
-    /// photos row with its observer, and sorted a partition at a time), in memory that does not grow with the export: 8 MiB per worker while the keys
-    /// are sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8
+    /// photos row with its observer, and sorted a partition at a time), in memory that does not
+    /// grow with the export: 8 MiB per worker while the keys are sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8
     /// million keys), and a filter of 1 MiB in front of each kind's. Past that, as when two
     /// exports of different dates repeat every uuid, the keys of the partitions over their share
     /// are all taken as repeated and their rows written, as without pruning, with a notice: the
@@ -178,9 +178,9 @@ public final class ExportLinkPruning: Sendable {
     ///   - measuredPhotos: the photos with measured sizes, whose rows are always written.
     ///   - filterBytes: the most the repeated uuids and photo ids may take (`RepeatedKeys`).
     ///   - scratch: the folder the keys of every row spill to while they are sorted (a photos
-    ///     row's with its observer), and what an archive's listing sets aside: observations rows waiting for the taxon rule
-    ///     (`PendingObservations`), photos rows waiting for the kept observations
-    ///     (`PendingPhotos`), and its taxa rows' ancestors (`ExportParents.Listed`).
+    ///     row's with its observer), and what an archive's listing sets aside: observations rows
+    ///     waiting for the taxon rule (`PendingObservations`), photos rows waiting for the kept
+    ///     observations (`PendingPhotos`), and its taxa rows' ancestors (`ExportParents.Listed`).
     ///   - workers: how many threads read the tables.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
@@ -436,9 +436,9 @@ public final class ExportLinkPruning: Sendable {
     /// one), which `forEachRow` gives: each row's key goes to `keys` (its uuid's or photo id's,
     /// `Singles`); an observations table fills a filter of what `rules` keep, a photos table one
     /// of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the kept rows
-    /// need (`ExportParents`); a photos row's key goes with its observer. With `waiting`, a table's rows wait there (`PendingRows`): an observations
-    /// table's for the taxon rule, a photos table's for the kept observations; what they find is
-    /// then left empty.
+    /// need (`ExportParents`); a photos row's key goes with its observer. With `waiting`, a
+    /// table's rows wait there (`PendingRows`): an observations table's for the taxon rule, a
+    /// photos table's for the kept observations; what they find is then left empty.
     private static func judge(
         photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
         measured: Set<Int64>, waiting: Waiting?,
