@@ -134,11 +134,11 @@ public final class ExportLinkPruning: Sendable {
     /// photos, unseen here). Which uuids and photo ids repeat is known exactly (`RepeatedKeys`:
     /// the keys of every row spilled to the build folder, 8 bytes an observations row and 16 a
     /// photos row with its observer, and sorted a partition at a time), in memory that does not
-    /// grow with the export: 8 MiB per worker while the keys are sorted, then the repeated keys, at most `repeat_filter_bytes` (default 64 MiB: 8
-    /// million keys), and a filter of 1 MiB in front of each kind's. Past that, as when two
-    /// exports of different dates repeat every uuid, the keys of the partitions over their share
-    /// are all taken as repeated and their rows written, as without pruning, with a notice: the
-    /// output is still exact.
+    /// grow with the export: 8 MiB per worker while the keys are sorted, then the repeated keys,
+    /// at most `repeat_filter_bytes` (default 64 MiB: 8 million keys), and a filter of 1 MiB in
+    /// front of each kind's. Past that, as when two exports of different dates repeat every uuid,
+    /// the keys of the partitions over their share are all taken as repeated and their rows
+    /// written, as without pruning, with a notice: the output is still exact.
     final class Singles: Sendable {
         let observations: RepeatedKeys
         let photos: RepeatedKeys

@@ -208,17 +208,14 @@ final class RepeatedKeys: Sendable {
             var repeated: [UInt64] = []
             if entryWords == 1 {
                 let keys = words.withUnsafeBufferPointer { Self.sorted($0, shift: shift) { $0 } }
-                var index = 0
-                while index < keys.count {
-                    var next = index + 1
-                    while next < keys.count && keys[next] == keys[index] { next += 1 }
-                    if next - index > 1 {
-                        if repeated.count == keep { return nil }
-                        repeated.append(keys[index])
+                let kept = keys.withUnsafeBufferPointer { keys in
+                    Self.forEachRepeat(in: keys, key: { $0 }) { run in
+                        guard repeated.count < keep else { return false }
+                        repeated.append(keys[run.lowerBound])
+                        return true
                     }
-                    index = next
                 }
-                return repeated
+                return kept ? repeated : nil
             }
             let entries = words.withUnsafeBufferPointer { words in
                 words.withMemoryRebound(to: Valued.self) { Self.sorted($0, shift: shift) { $0.key } }
@@ -227,28 +224,40 @@ final class RepeatedKeys: Sendable {
                 // The values of this partition's repeated keys, bounded as they are (at most
                 // `keep` keys), added once the partition is known not to repeat them all.
                 var mine: [UInt64] = []
-                var index = 0
-                while index < entries.count {
-                    var next = index + 1
-                    while next < entries.count && entries[next].key == entries[index].key { next += 1 }
-                    if next - index > 1 {
-                        if repeated.count == keep {
-                            // Any key may repeat: every value asked for.
-                            if let wanted {
-                                for entry in entries where entry.value != 0 && wanted(entry.key) { values.insert(Int64(bitPattern: entry.value)) }
-                            }
-                            return nil
-                        }
-                        repeated.append(entries[index].key)
-                        if let wanted, wanted(entries[index].key) {
-                            for entry in entries[index..<next] where entry.value != 0 { mine.append(entry.value) }
-                        }
+                let kept = Self.forEachRepeat(in: entries, key: \.key) { run in
+                    guard repeated.count < keep else { return false }
+                    let key = entries[run.lowerBound].key
+                    repeated.append(key)
+                    if let wanted, wanted(key) {
+                        for entry in entries[run] where entry.value != 0 { mine.append(entry.value) }
                     }
-                    index = next
+                    return true
+                }
+                guard kept else {
+                    // Any key may repeat: every value asked for.
+                    if let wanted {
+                        for entry in entries where entry.value != 0 && wanted(entry.key) { values.insert(Int64(bitPattern: entry.value)) }
+                    }
+                    return nil
                 }
                 for value in mine { values.insert(Int64(bitPattern: value)) }
                 return repeated
             }
+        }
+
+        /// Calls `body` with each run of two or more entries of one key, in order, of `entries`
+        /// sorted by `key`; false when `body` returned false (it stops there).
+        private static func forEachRepeat<Entry>(
+            in entries: UnsafeBufferPointer<Entry>, key: (Entry) -> UInt64, _ body: (Range<Int>) -> Bool
+        ) -> Bool {
+            var index = 0
+            while index < entries.count {
+                var next = index + 1
+                while next < entries.count && key(entries[next]) == key(entries[index]) { next += 1 }
+                if next - index > 1, !body(index..<next) { return false }
+                index = next
+            }
+            return true
         }
 
         /// A partition's entries sorted by their keys, spread evenly over the bits below the
