@@ -489,6 +489,42 @@ import Testing
         #expect(inserted.filter { kept.mayContain($0, date: nil) }.count < 20)
     }
 
+    /// Folded to the observations kept (every photos row asks it: at 4 MiB each lookup was a
+    /// cache miss), the filter still never misses one it holds, at its date, and answers yes
+    /// for at most about one other in 5,000; it takes 64 to 128 bits a kept observation.
+    @Test func aFoldedKeptFilterNeverMissesAnObservationAndShrinksToThem() {
+        var random = SortInPlaceTests.SplitMix64(state: 12)
+        let date: Int64 = 1_732_665_600_000
+        for count in [1, 300, 20_000] {
+            var kept = ExportLinkPruning.Kept()
+            let inserted = (0..<count).map { _ in ObservationUUID(high: random.next(), low: random.next()) }
+            for uuid in inserted { kept.insert(uuid, date: date) }
+            kept.fold(toHold: count)
+            #expect(kept.byteCount >= max(64, count * 8) && kept.byteCount < max(128, count * 16), "\(count): \(kept.byteCount)")
+            #expect(inserted.allSatisfy { kept.mayContain($0, date: date) })
+            let others = (0..<200_000).map { _ in ObservationUUID(high: random.next(), low: random.next()) }
+            #expect(others.filter { kept.mayContain($0, date: date) }.count < 40, "\(count)")
+        }
+        // Past 4 MiB of 64 bits a row, it stays as it was.
+        var large = ExportLinkPruning.Kept()
+        large.fold(toHold: 1 << 20)
+        #expect(large.byteCount == 4 << 20)
+    }
+
+    /// The plan folds the kept filter once every observations row is judged: a few kept rows
+    /// take a cache line, and their photos' links are kept, the others' not.
+    @Test func thePlanFoldsTheKeptFilterToTheRowsKept() throws {
+        let directory = try TemporaryDirectory()
+        let (inputs, box) = try Self.twoKeptOfThree(in: directory)
+        let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
+        #expect(planned.keptRows == 2)
+        #expect(planned.kept.byteCount == 64)
+        let date = OpenDataDate.parse("2024-11-27")
+        let (kept, removed) = (Array(Self.uuids[0].utf8).withUnsafeBytes { ObservationUUID($0)! }, Array(Self.uuids[1].utf8).withUnsafeBytes { ObservationUUID($0)! })
+        #expect(planned.keepsLink(to: kept, date: date))
+        #expect(!planned.keepsLink(to: removed, date: date))
+    }
+
     /// A removed row as ingest marks it reads back, without a parse, with the key, date and rule
     /// it was written with, and the content hash of the same row unmarked (ties between copies
     /// of one date break as if it were not marked).

@@ -41,6 +41,30 @@ import Testing
         #expect(![3, 9, 0, 1].contains(where: repeated.mayRepeat))
     }
 
+    /// The filter in front of the repeated keys is sized to them (from 512 bytes), so it is
+    /// cheap to ask for every row: a key that falls on a repeated key's bit without repeating is
+    /// still told single, by the search behind it, and a partition that may repeat every key
+    /// still says so for keys the filter has no bit for.
+    @Test func aKeyOnARepeatedKeysFilterBitIsStillSingle() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 2 * RepeatedKeys.partitionKeys, folder: directory.path)
+        // Partition 1 (top bit set): one key twice. Keys equal to it in their low 40 bits share
+        // its filter bit, in either partition.
+        let repeatedKey: UInt64 = (1 << 63) | 0x5_0000_0123
+        let sameBit: [UInt64] = [0x5_0000_0123, (1 << 63) | (1 << 41) | 0x5_0000_0123]
+        try collector.adding { batch in for key in [repeatedKey, repeatedKey] + sameBit { try batch.add(key) } }
+        let repeated = try collector.finish(maximumRepeatedBytes: 1 << 20, workers: 2)
+        #expect(repeated.counts.repeated == 1 && repeated.filterBytes == 512)
+        #expect(repeated.mayRepeat(repeatedKey))
+        #expect(!sameBit.contains(where: repeated.mayRepeat))
+
+        // 3,000 repeated keys: 64 bits each, rounded up to a power of two.
+        let many = try RepeatedKeys.Collector(expectedKeys: 10_000, folder: directory.path)
+        let keys = (0..<UInt64(3000)).map(BloomWord.mix)
+        try many.adding { batch in for key in keys + keys { try batch.add(key) } }
+        #expect(try many.finish(maximumRepeatedBytes: 1 << 20, workers: 1).filterBytes == 32 << 10)
+    }
+
     /// With more repeated keys than their memory allows (two exports repeat every uuid), a
     /// partition over its share answers "may repeat" for every key, so no repeated key is ever
     /// missed; the others stay exact.

@@ -32,22 +32,48 @@ enum BloomWord {
 /// A Bloom filter of 2^25 bits (4 MiB) and four probes, all in one 64-bit word, of keys given by
 /// their well-mixed hash: it never misses a key inserted, and may answer yes for another. What
 /// the hash is of is its user's (`ExportLinkPruning.Kept`, `ExportParents.Linked`).
+///
+/// Once its keys are in, it can be folded (`fold(toHold:)`): the upper half of its words OR-ed
+/// into the lower half, as often as its keys allow, since a key's word is the low bits of its
+/// hash. Still no key inserted is missed; more other keys are taken for inserted. A filter a
+/// few keys fill is read for every row of a table: at 4 MiB each lookup was a cache miss.
 struct BloomBits: Sendable {
     static let bits = 1 << 25
+    /// The bits a key takes at least in a folded filter (`fold(toHold:)`; under twice that):
+    /// with four probes in a word, at most about one other key in 5,000 is taken for inserted.
+    static let foldedBitsPerKey = 64
+    /// A power of two of words, `bits / 64` until folded.
     private var words = [UInt64](repeating: 0, count: bits / 64)
 
     mutating func insert(_ hash: UInt64) {
-        let (word, mask) = BloomWord.probe(hash, words: Self.bits / 64, probes: 4)
+        let (word, mask) = BloomWord.probe(hash, words: words.count, probes: 4)
         words[word] |= mask
     }
 
     @inline(__always)
     func mayContain(_ hash: UInt64) -> Bool {
-        let (word, mask) = BloomWord.probe(hash, words: Self.bits / 64, probes: 4)
-        return words[word] & mask == mask
+        words.withUnsafeBufferPointer { words in
+            let (word, mask) = BloomWord.probe(hash, words: words.count, probes: 4)
+            return words[word] & mask == mask
+        }
     }
 
+    /// Folds the filter down to about `foldedBitsPerKey` bits for each of `keys` keys (at least
+    /// one cache line), once every key is in: none may be inserted or merged after.
+    mutating func fold(toHold keys: Int) {
+        let target = max(8, keys * Self.foldedBitsPerKey / 64)
+        while words.count / 2 >= target {
+            let half = words.count / 2
+            for index in 0..<half { words[index] |= words[index + half] }
+            words.removeLast(half)
+        }
+    }
+
+    /// The filter's size in bytes.
+    var byteCount: Int { words.count * 8 }
+
     mutating func formUnion(_ other: BloomBits) {
+        precondition(words.count == other.words.count, "a folded filter is not merged")
         for index in words.indices { words[index] |= other.words[index] }
     }
 }

@@ -19,7 +19,7 @@ import Synchronization
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
 /// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
-/// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of 1 MiB
+/// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of at most 1 MiB
 /// in front of them; with values, the values asked for, as a set of ids per sorting worker (a bit
 /// per id), however many rows give them. A partition with more repeated keys than its share of that (two exports of
 /// different dates as inputs repeat every uuid), or with too many keys (its tables held far more
@@ -39,33 +39,49 @@ final class RepeatedKeys: Sendable {
     /// values) is not read back (any of its keys may repeat).
     static let partitionLimit = 4 * partitionKeys
 
-    /// A bit per value of a key's low `filterBits` bits, set for each repeated key's (1 MiB): most
-    /// keys repeat not, and most of those are told so by one bit instead of a binary search of
-    /// their partition's repeated keys (which was 5% of ingest's CPU on the benchmark's export).
+    /// A bit per value of a key's low `filterBits` bits, set for each repeated key's: most keys
+    /// repeat not, and most of those are told so by one bit instead of a binary search of their
+    /// partition's repeated keys (which was 5% of ingest's CPU on the benchmark's export). Every
+    /// row asks it, so it is sized to the repeated keys (`filterBitsPerKey` bits each, one key in
+    /// about that many then searched for nothing), from 512 bytes to 1 MiB: at 1 MiB whatever
+    /// the keys, its lookups were cache misses, 4–5% of ingest's samples.
     private let filter: [UInt64]
-    private static let filterBits = 23
+    private let filterMask: Int
+    static let filterBitsPerKey = 64
+    private static let maximumFilterBits = 23, minimumFilterBits = 12
+    /// Whether some partition answers "may repeat" for every key (the filter cannot say no).
+    private let anyWhole: Bool
 
     fileprivate init(repeated: [[UInt64]?], shift: UInt64) {
         self.repeated = repeated
         self.shift = shift
-        var filter = [UInt64](repeating: 0, count: 1 << (Self.filterBits - 6))
+        let count = repeated.reduce(0) { $0 + ($1?.count ?? 0) }
+        var bits = Self.minimumFilterBits
+        while bits < Self.maximumFilterBits && 1 << bits < count * Self.filterBitsPerKey { bits += 1 }
+        filterMask = 1 << bits - 1
+        var filter = [UInt64](repeating: 0, count: 1 << (bits - 6))
         for keys in repeated {
             for key in keys ?? [] {
-                let bit = Int(truncatingIfNeeded: key) & (1 << Self.filterBits - 1)
+                let bit = Int(truncatingIfNeeded: key) & filterMask
                 filter[bit >> 6] |= 1 << UInt64(bit & 63)
             }
         }
         self.filter = filter
+        anyWhole = repeated.contains { $0 == nil }
     }
 
     /// False only for a key added at most once.
     @inline(__always)
     func mayRepeat(_ key: UInt64) -> Bool {
+        let bit = Int(truncatingIfNeeded: key) & filterMask
+        let set = filter.withUnsafeBufferPointer { $0[bit >> 6] } & (1 << UInt64(bit & 63)) != 0
+        if !set && !anyWhole { return false }
         guard let keys = repeated[Int(key >> shift)] else { return true }
-        let bit = Int(truncatingIfNeeded: key) & (1 << Self.filterBits - 1)
-        guard filter.withUnsafeBufferPointer({ $0[bit >> 6] }) & (1 << UInt64(bit & 63)) != 0 else { return false }
-        return keys.withUnsafeBufferPointer { $0.sortedIndex(of: key) } != nil
+        return set && keys.withUnsafeBufferPointer { $0.sortedIndex(of: key) } != nil
     }
+
+    /// The filter's size in bytes.
+    var filterBytes: Int { filter.count * 8 }
 
     /// How many keys are known to repeat, and how many partitions answer "may repeat" for all.
     var counts: (repeated: Int, wholePartitions: Int) {
