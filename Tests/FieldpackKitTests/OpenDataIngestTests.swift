@@ -116,6 +116,30 @@ import Testing
         #expect(finding.reason.contains("\"abc\""))
     }
 
+    /// A text field that is not UTF-8 is dropped with a finding wherever its bad byte lies (in the
+    /// row's last, short word too), and UTF-8 beyond ASCII is kept: a row seen to be all ASCII as
+    /// it is split skips each field's check, any other row is checked field by field.
+    @Test func aTextFieldThatIsNotUTF8IsDroppedWhereverItsByteLies() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = Array("observer_id\tlogin\tname\n".utf8)
+        // Its bad byte at offset 8: the row's second word, of two bytes (padded).
+        bytes += Array("1\tkim\tKi".utf8) + [0xFF] + Array("\n".utf8)
+        bytes += Array("2\tlea\tL\u{E9}a Ito\n".utf8)
+        bytes += Array("3\tsomeone_".utf8) + [0xFE] + Array("_long_login\tSam\n".utf8)
+        bytes += Array("4\tplain\tPlain Name\n".utf8)
+        let path = directory.file("observers.csv")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(summary.accepted == 4 && summary.rejected == 0 && summary.salvaged == 2)
+        #expect(summary.findings.map { "\($0.line ?? 0) \($0.field ?? "")" } == ["2 name", "4 login"])
+        #expect(summary.findings.allSatisfy { $0.reason.contains("is not UTF-8") })
+        let users = Dictionary(uniqueKeysWithValues: records("user", all).map { ($0["id"] as! Int, $0) })
+        #expect(users[1]?["name"] is NSNull && users[1]?["login"] as? String == "kim")
+        #expect(users[2]?["name"] as? String == "L\u{E9}a Ito")
+        #expect(users[3]?["login"] is NSNull && users[3]?["name"] as? String == "Sam")
+        #expect(users[4]?["name"] as? String == "Plain Name")
+    }
+
     @Test func aRowWithoutItsKeyIsRejectedAndCountedAndOneWithATabTooManyKeepsItsKey() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observers.csv", """

@@ -41,6 +41,9 @@ final class OpenDataRow {
     private let columns: Columns
     /// The row's fields cannot be placed: only its key (field 0) is read.
     @exclusivity(unchecked) private var keyOnly = false
+    /// Every byte of the row is ASCII (`split` saw them all): its text fields are UTF-8 without
+    /// a check each (`text`).
+    @exclusivity(unchecked) private var isASCII = false
     /// When ingest prunes (`ExportLinkPruning`), an observations table's rows the selection's
     /// dedupe rules remove are marked (or, with no other row, counted instead), and a photos
     /// table's links to them are not written (nor, with no other row, the photo); nil: every row
@@ -119,11 +122,15 @@ final class OpenDataRow {
     /// `"<source><number>"` (spelt only for a row that writes a record).
     ///
     /// - Throws: when the row has no identity (the caller discards what was written).
-    func write(_ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
+    /// - Parameter rules: `pruning`'s rules (nil without it), which the caller holds (read through `pruning`,
+    ///   they were copied for every observations row: 160 bytes).
+    func write(
+        _ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String, rules: ExportRules?
+    ) throws(RecordError) {
         try split(line)
         let source = Source(prefix: source, line: number)
         switch header.table {
-        case .observations: try observation(into: &extractor, source: source)
+        case .observations: try observation(into: &extractor, source: source, rules: rules)
         case .photos: try photo(into: &extractor, source: source)
         case .taxa: try taxon(into: &extractor, source: source)
         case .observers: try observer(into: &extractor, source: source)
@@ -142,7 +149,14 @@ final class OpenDataRow {
     /// rejects (see `ExportLinkPruning`).
     func observationKey(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (ObservationUUID, keeps: Bool)? {
         precondition(header.table == .observations)
-        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
+        var uuid = ObservationUUID(high: 0, low: 0)
+        let record: ObservationRecord
+        do {
+            try split(line)
+            record = try observationRecord(full: false, uuid: &uuid)
+        } catch {
+            return nil
+        }
         return (uuid, rules.removingRule(record) == nil)
     }
 
@@ -151,7 +165,14 @@ final class OpenDataRow {
     /// its record gets; nil for a row it rejects.
     func pendingObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> (ObservationUUID, ExportRules.Pending)? {
         precondition(header.table == .observations)
-        guard (try? split(line)) != nil, let (uuid, record) = try? observationRecord(full: false) else { return nil }
+        var uuid = ObservationUUID(high: 0, low: 0)
+        let record: ObservationRecord
+        do {
+            try split(line)
+            record = try observationRecord(full: false, uuid: &uuid)
+        } catch {
+            return nil
+        }
         return (uuid, ExportRules.pending(selection, record))
     }
 
@@ -179,6 +200,7 @@ final class OpenDataRow {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         keyOnly = false
+        isASCII = false
         var field = 0
         var start = 0
         starts.withUnsafeMutableBufferPointer { starts in
@@ -254,15 +276,17 @@ final class OpenDataRow {
         return Self.positiveID(in: line, from: start, to: end)
     }
 
-    /// Splits `line` on tabs into the fields the columns read.
+    /// Splits `line` on tabs into the fields the columns read, and notes whether it is ASCII.
     private func split(_ line: UnsafeRawBufferPointer) throws(RecordError) {
         dropped.removeAll(keepingCapacity: true)
         bytes = line
         var field = 0
         var start = 0
+        var highBits: UInt64 = 0
+        defer { isASCII = highBits == 0 }
         starts.withUnsafeMutableBufferPointer { starts in
             ends.withUnsafeMutableBufferPointer { ends in
-                Self.forEachTab(in: line) { end in
+                WordBytes.forEach(0x09, in: line, highBits: &highBits) { end in
                     if field < starts.count {
                         starts[field] = start
                         ends[field] = end
@@ -294,11 +318,12 @@ final class OpenDataRow {
 
     // MARK: Tables
 
-    private func observation(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
-        var (uuid, record) = try observationRecord()
+    private func observation(into extractor: inout RecordExtractor, source: Source, rules: ExportRules?) throws(RecordError) {
+        var uuid = ObservationUUID(high: 0, low: 0)
+        let record = try observationRecord(uuid: &uuid)
         extractor.counts.observations += 1
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
-        if let pruning, let rule = pruning.removingRule(record) {
+        if let pruning, let rule = rules?.removingRule(record) {
             if pruning.leavesOut(observation: uuid) {
                 // Its only row: dedupe would count it removed by this rule, and do nothing more.
                 leftOutObservations[rule, default: 0] += 1
@@ -307,7 +332,10 @@ final class OpenDataRow {
             }
             // Unmarked, it would read as a copy the rules keep.
             guard let mark = ObservationRecord.Part(removedBy: rule) else { preconditionFailure("no mark for the rule \(rule)") }
-            record.part = mark
+            var marked = record
+            marked.part = mark
+            marked.encode(into: &extractor.out, source: source.text)
+            return
         }
         record.encode(into: &extractor.out, source: source.text)
     }
@@ -328,12 +356,15 @@ final class OpenDataRow {
         return counts
     }
 
-    /// The observation record of the split row (valid while its line is); without `full`, only
-    /// its uuid and the values the selection's rules read (`ObservedValues(export:)`, the taxon).
-    private func observationRecord(full: Bool = true) throws(RecordError) -> (ObservationUUID, ObservationRecord) {
+    /// The observation record of the split row (valid while its line is), its uuid in `uuid`;
+    /// without `full`, only its uuid and the values the selection's rules read
+    /// (`ObservedValues(export:)`, the taxon). Callers bind it with `let`, never `var` or `try?`:
+    /// either copied the record (274 bytes) once more per row.
+    private func observationRecord(full: Bool = true, uuid key: inout ObservationUUID) throws(RecordError) -> ObservationRecord {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")
         guard let uuid = ObservationUUID(uuidText) else { throw keyError(c.observationUUID, "observation_uuid", expected: "a uuid") }
+        key = uuid
         var record = ObservationRecord(id: full ? uuid.exportID : 0)
         record.uuid = uuidText
         if full { record.user = positiveID(c.observerID, "observer_id") }
@@ -359,7 +390,7 @@ final class OpenDataRow {
             }
         }
         record.seen = seen
-        return (uuid, record)
+        return record
     }
 
     private func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
@@ -490,7 +521,7 @@ final class OpenDataRow {
     private func text(_ index: Int, _ name: String) -> JSONText? {
         let value = field(index)
         guard !value.isEmpty else { return nil }
-        guard isWellFormedUTF8(value) else {
+        guard isASCII || isWellFormedUTF8(value) else {
             drop(name, "is not UTF-8")
             return nil
         }

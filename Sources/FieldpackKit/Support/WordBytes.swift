@@ -53,10 +53,22 @@ enum WordBytes {
     /// time, until `body` returns false. `byte` is not 0 (the short last word is padded with 0).
     @inline(__always)
     static func forEach(_ byte: UInt8, in bytes: UnsafeRawBufferPointer, _ body: (Int) -> Bool) {
+        var seen: UInt64 = 0
+        forEach(byte, in: bytes, highBits: &seen, body)
+    }
+
+    /// `forEach`, also OR-ing into `highBits` the high bit of every byte of the words read: 0
+    /// when they are all ASCII (every word, if `body` never stopped it).
+    @inline(__always)
+    static func forEach(_ byte: UInt8, in bytes: UnsafeRawBufferPointer, highBits: inout UInt64, _ body: (Int) -> Bool) {
         assert(byte != 0, "the last word's padding would match")
         var index = 0
+        var seen: UInt64 = 0
+        defer { highBits |= seen & highs }
         while index < bytes.count {
-            var flags = exactlyEqual(to: byte, index + 8 <= bytes.count ? load(bytes, at: index) : tail(bytes, from: index))
+            let word = index + 8 <= bytes.count ? load(bytes, at: index) : tail(bytes, from: index)
+            seen |= word
+            var flags = exactlyEqual(to: byte, word)
             while flags != 0 {
                 guard body(index + firstFlagged(flags)) else { return }
                 flags &= flags &- 1
