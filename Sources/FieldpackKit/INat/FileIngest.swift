@@ -126,11 +126,16 @@ final class FileIngest {
     /// leave size and digest empty. The checks of a whole file (one that yields nothing, one of
     /// no iNaturalist shape) are not made per range: the reject threshold judges the ranges.
     ///
-    /// - Parameter header: the table's header, read when the units were planned (`IngestUnit`);
-    ///   nil for a JSON Lines file. (A 64 KiB head reader per range, 770 ranges at 10M export
-    ///   observations, fragmented the heap: in about one run of four, ingest's peak went from
-    ///   35 to 73–87 MB.)
-    func runRange(path: String, index: Int, range: Range<Int>, header: OpenDataTable.Header?, output: PartBuffer) throws -> Result {
+    /// - Parameters:
+    ///   - header: the table's header, read when the units were planned (`IngestUnit`); nil for
+    ///     a JSON Lines file. (A 64 KiB head reader per range, 770 ranges at 10M export
+    ///     observations, fragmented the heap: in about one run of four, ingest's peak went from
+    ///     35 to 73–87 MB.)
+    ///   - hashing: whether the first range hashes the whole file here (false: its caller does,
+    ///     once the range's part is handed in; `INatIngest.run`).
+    func runRange(
+        path: String, index: Int, range: Range<Int>, header: OpenDataTable.Header?, output: PartBuffer, hashing: Bool = true
+    ) throws -> Result {
         fileIndex = index
         var result = Result(path: path)
         extractor.counts = RecordCounts()
@@ -146,7 +151,7 @@ final class FileIngest {
             try ingestLines(reader, path: path, output: output, failed: nil, result: &result)
         }
         tally.progress.add(bytes: range.count)
-        if range.lowerBound == 0 {
+        if range.lowerBound == 0 && hashing {
             (result.sha256, result.bytes) = try SHA256.hex(ofFile: path)
         }
         return finish(result)

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -162,6 +163,10 @@ public struct INatIngest {
         var notices: [String] = []
         let linkPruning = try Self.linkPruning(options) { notices.append($0) }
         if linkPruning != nil { trace.mark("the export's pruning plan") }
+        // An unsharded run writes a cut table's input record last: the whole file's digest, which
+        // its first range owes, is taken once that range's part is handed in, so that the other
+        // workers are not held at the window while one hashes the file (by unit index).
+        let deferredDigests = Mutex<(digests: [Int: (digest: String, bytes: Int)], failure: FieldpackError?)>(([:], nil))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             ingest.linkPruning = linkPruning
@@ -182,7 +187,9 @@ public struct INatIngest {
                             let unit = units[index]
                             let before = rejectsPart.spilled + ingest.rejects.count
                             var result = try unit.range.map { range in
-                                try ingest.runRange(path: inputs[unit.file], index: unit.file, range: range, header: unit.header, output: part)
+                                try ingest.runRange(
+                                    path: inputs[unit.file], index: unit.file, range: range, header: unit.header, output: part,
+                                    hashing: folder != nil)
                             } ?? ingest.run(path: inputs[unit.file], index: unit.file, output: part, failed: failed[unit.file])
                             result.rejectsBytes = rejectsPart.spilled + ingest.rejects.count - before
                             // An unsharded run writes a cut table's input record after the run's records.
@@ -198,6 +205,16 @@ public struct INatIngest {
                         try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
                         try rejectsPart.finishCopying(&ingest.rejects)
                         sink.submit(chunk, results: results, part: part, rejects: rejectsPart)
+                        for index in chunks[chunk] where folder == nil && units[index].range?.lowerBound == 0 {
+                            let path = inputs[units[index].file]
+                            do {
+                                let digest = try SHA256.hex(ofFile: path)
+                                deferredDigests.withLock { $0.digests[index] = digest }
+                            } catch {
+                                let failure = error as? FieldpackError ?? FieldpackError(path: path, "\(error)")
+                                deferredDigests.withLock { $0.failure = $0.failure ?? failure }
+                            }
+                        }
                     } catch let members as FileIngest.FailedMembers {
                         ingest.reset()
                         failed[members.index] = members
@@ -215,12 +232,15 @@ public struct INatIngest {
             }
         }
         if let failure = sink.failure { throw failure.error }
+        let (digests, digestFailure) = deferredDigests.withLock { ($0.digests, $0.failure) }
+        if let digestFailure { throw digestFailure }
         trace.mark("read")
 
         var summary = Summary()
         summary.notices = notices
         for case let chunk? in sink.results {
-            for result in chunk {
+            for var result in chunk {
+                if let digest = digests[summary.files.count] { (result.sha256, result.bytes) = digest }
                 let unit = units[summary.files.count]
                 summary.files.append(FileSummary(
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
