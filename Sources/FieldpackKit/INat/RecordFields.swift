@@ -202,14 +202,18 @@ struct Fields {
             index += 1
         }
         guard digits > 0, digits <= 19, mantissa <= 1 << 53 else { return nil }
-        let value = Double(mantissa) / powersOfTen[point < 0 ? 0 : digits - point]
+        let value = Double(mantissa) / powerOfTen(point < 0 ? 0 : digits - point)
         return negative ? -value : value
     }
 
-    /// 10^0 … 10^22, each exactly a double.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
+    /// 10^`exponent` for 0 … 19 (at most 19 digits), each exactly a double: a literal table, where
+    /// a lazily made static array asked `swift_once` for every number read.
+    @inline(__always)
+    private static func powerOfTen(_ exponent: Int) -> Double {
+        let table: (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double,
+                    Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) =
+            (1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19)
+        precondition(exponent >= 0 && exponent < 20, "at most 19 digits")
+        return withUnsafeBytes(of: table) { $0.load(fromByteOffset: exponent * 8, as: Double.self) }
     }
 }
