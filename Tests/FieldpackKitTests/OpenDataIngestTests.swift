@@ -122,7 +122,7 @@ import Testing
     @Test func aTextFieldThatIsNotUTF8IsDroppedWhereverItsByteLies() throws {
         let directory = try TemporaryDirectory()
         var bytes = Array("observer_id\tlogin\tname\n".utf8)
-        // Its bad byte at offset 8: the row's second word, of two bytes (padded).
+        // Its bad byte at offset 8: the row's second word, of one byte (padded).
         bytes += Array("1\tkim\tKi".utf8) + [0xFF] + Array("\n".utf8)
         bytes += Array("2\tlea\tL\u{E9}a Ito\n".utf8)
         bytes += Array("3\tsomeone_".utf8) + [0xFE] + Array("_long_login\tSam\n".utf8)

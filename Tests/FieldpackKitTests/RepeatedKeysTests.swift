@@ -43,8 +43,8 @@ import Testing
 
     /// The filter in front of the repeated keys is sized to them (from 512 bytes), so it is
     /// cheap to ask for every row: a key that falls on a repeated key's bit without repeating is
-    /// still told single, by the search behind it, and a partition that may repeat every key
-    /// still says so for keys the filter has no bit for.
+    /// still told single, by the search behind it. (A partition that may repeat every key says
+    /// so for keys the filter has no bit for: `aPartitionOfFarMoreKeysThanExpectedMayRepeatEveryKey`.)
     @Test func aKeyOnARepeatedKeysFilterBitIsStillSingle() throws {
         let directory = try TemporaryDirectory()
         let collector = try RepeatedKeys.Collector(expectedKeys: 2 * RepeatedKeys.partitionKeys, folder: directory.path)

@@ -62,11 +62,13 @@ struct BloomBits: Sendable {
     /// one cache line), once every key is in: none may be inserted or merged after.
     mutating func fold(toHold keys: Int) {
         let target = max(8, keys * Self.foldedBitsPerKey / 64)
-        while words.count / 2 >= target {
-            let half = words.count / 2
-            for index in 0..<half { words[index] |= words[index + half] }
-            words.removeLast(half)
+        var count = words.count
+        while count / 2 >= target {
+            count /= 2
+            for index in 0..<count { words[index] |= words[index + count] }
         }
+        // A new array of the words kept: removing the others would keep the 4 MiB allocated.
+        if count < words.count { words = Array(words[0..<count]) }
     }
 
     /// The filter's size in bytes.

@@ -9,8 +9,8 @@ import Synchronization
 /// its observations, and their links were 40% of ingest's records (a link record per photo row).
 ///
 /// Before the tables are read, the export's observations tables are read once for what the rules
-/// keep: each kept row's uuid and export date go into a filter of fixed size (`Kept`, a Bloom
-/// filter of 4 MiB), folded once every observations row is judged to 64–128 bits a kept row
+/// keep: each kept row's uuid and export date go into a filter of at most 4 MiB (`Kept`, a Bloom
+/// filter), folded once every observations row is judged to 64–128 bits a kept row
 /// (`BloomBits.fold(toHold:)`), since every photos row asks it. A photo row of date `d` keeps its
 /// link when the filter may hold its uuid at `d`. The filter never misses a kept observation; it
 /// may answer yes for a removed one (61 of the 1.87M links of removed observations on the
@@ -67,8 +67,9 @@ import Synchronization
 /// refuses records pruned under rules other than its pipeline's.
 public final class ExportLinkPruning: Sendable {
     /// The observations the export's tables keep, by uuid and export date: a Bloom filter
-    /// (`BloomBits`: 4 MiB, four probes in one word, one cache miss a lookup), shared read-only
-    /// by the workers once filled.
+    /// (`BloomBits`: 4 MiB, four probes in one word), folded to the rows kept once every
+    /// observations row is in, before the photos rows ask it, and shared read-only by the
+    /// workers from then on.
     struct Kept: Sendable {
         private var bits = BloomBits()
 
@@ -425,8 +426,11 @@ public final class ExportLinkPruning: Sendable {
             listedParents = nil
             trace.mark("plan: the taxa and observers")
         }
+        // No observations table: a filter that keeps nothing, folded, since every photos row asks it.
+        var none = Kept()
+        none.fold(toHold: 0)
         return ExportLinkPruning(
-            rules: rules, kept: kept ?? Kept(), keptRows: rows, singles: singles, parents: parents,
+            rules: rules, kept: kept ?? none, keptRows: rows, singles: singles, parents: parents,
             measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos), judgedWhileListed: judged.count)
     }
 
@@ -572,8 +576,6 @@ public final class ExportLinkPruning: Sendable {
     /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
     public static let defaultFilterBytes = 64 << 20
 
-    /// The rule that removes an export observation with the values of `record`, nil if they keep it.
-    func removingRule(_ record: ObservationRecord) -> String? { rules.removingRule(record) }
 
     private init(
         rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, parents: ExportParents?, measuredDigest: String,

@@ -1,7 +1,7 @@
 /// The selection's rules ingest judges an export observations row by (`ExportLinkPruning`):
 /// `Selection.dedupeRules(taxaKnown:)`, with the taxon rule among them when the export's taxa
 /// tables decide it (`taxa`). A class: every export observations row is judged by it, and as a
-/// struct (160 bytes) it was copied for each.
+/// struct (160 bytes) read through `ExportLinkPruning` it was copied for each.
 final class ExportRules: Sendable {
     let selection: Selection
     /// Which taxa the taxon rule keeps; nil: the taxon rule is left to the bundle.

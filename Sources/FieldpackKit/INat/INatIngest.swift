@@ -166,7 +166,7 @@ public struct INatIngest {
         // An unsharded run writes a cut table's input record last: the whole file's digest, which
         // its first range owes, is taken once that range's part is handed in, so that the other
         // workers are not held at the window while one hashes the file (by unit index).
-        let deferredDigests = Mutex<(digests: [Int: (digest: String, bytes: Int)], failure: FieldpackError?)>(([:], nil))
+        let deferredDigests = Mutex(DeferredDigests())
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             ingest.linkPruning = linkPruning
@@ -205,11 +205,13 @@ public struct INatIngest {
                         try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
                         try rejectsPart.finishCopying(&ingest.rejects)
                         sink.submit(chunk, results: results, part: part, rejects: rejectsPart)
-                        for index in chunks[chunk] where folder == nil && units[index].range?.lowerBound == 0 {
-                            let path = inputs[units[index].file]
+                        // A digest that cannot be taken fails the run once every worker is done
+                        // (the records are not committed), not at once.
+                        for unit in chunks[chunk] where folder == nil && units[unit].range?.lowerBound == 0 {
+                            let path = inputs[units[unit].file]
                             do {
                                 let digest = try SHA256.hex(ofFile: path)
-                                deferredDigests.withLock { $0.digests[index] = digest }
+                                deferredDigests.withLock { $0.digests[unit] = digest }
                             } catch {
                                 let failure = error as? FieldpackError ?? FieldpackError(path: path, "\(error)")
                                 deferredDigests.withLock { $0.failure = $0.failure ?? failure }
@@ -295,6 +297,13 @@ public struct INatIngest {
             maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output)
         try output.commit(durable: true)
         return summary
+    }
+
+    /// The whole-file digests of the tables an unsharded run cut into byte ranges, taken after
+    /// their first range (by unit index), and the first failure to take one.
+    private struct DeferredDigests {
+        var digests: [Int: (digest: String, bytes: Int)] = [:]
+        var failure: FieldpackError? = nil
     }
 
     /// The reject threshold, judged over the whole job: at most `maxRejectRate` of the records

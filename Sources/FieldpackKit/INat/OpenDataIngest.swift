@@ -105,7 +105,6 @@ extension FileIngest {
             result.prunedLinks += row.prunedLinks
             result.leftOutRows += row.leftOutParentRows
         }
-        let rules = row.pruning?.rules
         while let line = try reader.next() {
             guard let bytes = OpenDataRow.rowBytes(line) else { continue }
             func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
@@ -118,7 +117,7 @@ extension FileIngest {
             let mark = extractor.out.count
             let counts = extractor.counts
             do throws(RecordError) {
-                try row.write(bytes, number: line.number, into: &extractor, source: source, rules: rules)
+                try row.write(bytes, number: line.number, into: &extractor, source: source)
                 result.accepted += 1
                 for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
             } catch {

@@ -51,7 +51,11 @@ final class OpenDataRow {
     /// dedupe rules remove are marked (or, with no other row, counted instead), and a photos
     /// table's links to them are not written (nor, with no other row, the photo); nil: every row
     /// is written as it is.
-    @exclusivity(unchecked) var pruning: ExportLinkPruning? = nil
+    @exclusivity(unchecked) var pruning: ExportLinkPruning? = nil {
+        didSet { rules = pruning?.rules }
+    }
+    /// `pruning`'s rules, held beside it for every observations row.
+    @exclusivity(unchecked) private var rules: ExportRules? = nil
     /// The links not written because `pruning` says their observation is removed.
     @exclusivity(unchecked) private(set) var prunedLinks = 0
     /// The rows not written at all (`ExportLinkPruning.Singles`): removed observations by rule
@@ -134,15 +138,11 @@ final class OpenDataRow {
     /// `"<source><number>"` (spelt only for a row that writes a record).
     ///
     /// - Throws: when the row has no identity (the caller discards what was written).
-    /// - Parameter rules: `pruning`'s rules (nil without it), which the caller holds (read through `pruning`,
-    ///   they were copied for every observations row: 160 bytes).
-    func write(
-        _ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String, rules: ExportRules?
-    ) throws(RecordError) {
+    func write(_ line: UnsafeRawBufferPointer, number: Int, into extractor: inout RecordExtractor, source: String) throws(RecordError) {
         try split(line)
         let source = Source(prefix: source, line: number)
         switch header.table {
-        case .observations: try observation(into: &extractor, source: source, rules: rules)
+        case .observations: try observation(into: &extractor, source: source)
         case .photos: try photo(into: &extractor, source: source)
         case .taxa: try taxon(into: &extractor, source: source)
         case .observers: try observer(into: &extractor, source: source)
@@ -322,7 +322,7 @@ final class OpenDataRow {
 
     // MARK: Tables
 
-    private func observation(into extractor: inout RecordExtractor, source: Source, rules: ExportRules?) throws(RecordError) {
+    private func observation(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         var uuid = ObservationUUID(high: 0, low: 0)
         let record = try observationRecord(uuid: &uuid)
         extractor.counts.observations += 1
@@ -366,8 +366,9 @@ final class OpenDataRow {
 
     /// The observation record of the split row (valid while its line is), its uuid in `uuid`;
     /// without `full`, only its uuid and the values the selection's rules read
-    /// (`ObservedValues(export:)`, the taxon). Callers bind it with `let`, never `var` or `try?`:
-    /// either copied the record (274 bytes) once more per row.
+    /// (`ObservedValues(export:)`, the taxon). Callers bind it with `let`, not `var` or `try?`:
+    /// either copied the record (274 bytes) once more per row (a removed row whose uuid repeats
+    /// is copied to be marked, a rare case).
     private func observationRecord(full: Bool = true, uuid key: inout ObservationUUID) throws(RecordError) -> ObservationRecord {
         let c = columns
         let uuidText = text(c.observationUUID, "observation_uuid")

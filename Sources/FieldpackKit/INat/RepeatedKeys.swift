@@ -39,7 +39,7 @@ final class RepeatedKeys: Sendable {
     /// values) is not read back (any of its keys may repeat).
     static let partitionLimit = 4 * partitionKeys
 
-    /// A bit per value of a key's low `filterBits` bits, set for each repeated key's: most keys
+    /// A bit per value of a key's low bits (`filterMask`), set for each repeated key's: most keys
     /// repeat not, and most of those are told so by one bit instead of a binary search of their
     /// partition's repeated keys (which was 5% of ingest's CPU on the benchmark's export). Every
     /// row asks it, so it is sized to the repeated keys (`filterBitsPerKey` bits each, one key in
