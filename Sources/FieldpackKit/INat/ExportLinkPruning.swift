@@ -144,10 +144,10 @@ public final class ExportLinkPruning: Sendable {
     /// the keys of every row spilled to the build folder, 8 bytes an observations row and 16 a
     /// photos row with its observer, and sorted a partition at a time), in memory that does not
     /// grow with the export: 8 MiB per worker while the keys are sorted, then the repeated keys,
-    /// at most `repeat_filter_bytes` (default 64 MiB: 8 million keys), and a filter of at most 1 MiB in
-    /// front of each kind's. Past that, as when two exports of different dates repeat every uuid,
-    /// the keys of the partitions over their share are all taken as repeated and their rows
-    /// written, as without pruning, with a notice: the output is still exact.
+    /// at most `repeat_filter_bytes` (default 64 MiB: 8 million keys), and a filter of at most
+    /// 1 MiB in front of each kind's. Past that, as when two exports of different dates repeat
+    /// every uuid, the keys of the partitions over their share are all taken as repeated and
+    /// their rows written, as without pruning, with a notice: the output is still exact.
     final class Singles: Sendable {
         let observations: RepeatedKeys
         let photos: RepeatedKeys
@@ -575,7 +575,6 @@ public final class ExportLinkPruning: Sendable {
 
     /// The repeated keys' memory unless the pipeline says otherwise (`repeat_filter_bytes`): 64 MiB.
     public static let defaultFilterBytes = 64 << 20
-
 
     private init(
         rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, parents: ExportParents?, measuredDigest: String,

@@ -19,14 +19,14 @@ import Synchronization
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
 /// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
-/// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of at most 1 MiB
-/// in front of them; with values, the values asked for, as a set of ids per sorting worker (a bit
-/// per id), however many rows give them. A partition with more repeated keys than its share of that (two exports of
-/// different dates as inputs repeat every uuid), or with too many keys (its tables held far more
-/// rows than their sizes promised), keeps none and answers "may repeat" for every key
-/// (`counts.wholePartitions`): those rows are written, as without pruning, and the output is the
-/// same. The partitions are read back one at a time (the spill file is shared) and sorted side
-/// by side.
+/// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of at
+/// most 1 MiB in front of them; with values, the values asked for, as a set of ids per sorting
+/// worker (a bit per id), however many rows give them. A partition with more repeated keys than
+/// its share of that (two exports of different dates as inputs repeat every uuid), or with too
+/// many keys (its tables held far more rows than their sizes promised), keeps none and answers
+/// "may repeat" for every key (`counts.wholePartitions`): those rows are written, as without
+/// pruning, and the output is the same. The partitions are read back one at a time (the spill
+/// file is shared) and sorted side by side.
 final class RepeatedKeys: Sendable {
     /// Each partition's repeated keys, sorted; nil: any key of the partition may repeat.
     private let repeated: [[UInt64]?]
