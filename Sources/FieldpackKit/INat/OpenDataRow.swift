@@ -160,22 +160,22 @@ final class OpenDataRow {
     /// (`ExportRules.removingRule`), judged on the very values its record gets; nil for a row it
     /// rejects (see `ExportLinkPruning`).
     func observationKey(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (ObservationUUID, keeps: Bool)? {
-        precondition(header.table == .observations)
-        var uuid = ObservationUUID(high: 0, low: 0)
-        let record: ObservationRecord
-        do {
-            try split(line)
-            record = try observationRecord(full: false, uuid: &uuid)
-        } catch {
-            return nil
-        }
-        return (uuid, rules.removingRule(record) == nil)
+        judgingObservation(line) { rules.removingRule($0) == nil }.map { ($0, keeps: $1) }
     }
 
     /// The uuid of an observations row that `write` would write, and how `selection`'s rules judge
     /// it before the taxa tables decide its taxon rule (`ExportRules.pending`), on the very values
     /// its record gets; nil for a row it rejects.
     func pendingObservation(_ line: UnsafeRawBufferPointer, by selection: Selection) -> (ObservationUUID, ExportRules.Pending)? {
+        judgingObservation(line) { ExportRules.pending(selection, $0) }
+    }
+
+    /// Splits an observations row and gives `judge` the record `write` would write of it (only
+    /// the values the rules read, `observationRecord(full: false)`): its uuid and `judge`'s
+    /// answer; nil for a row `write` rejects. The record is lent to `judge`, not returned (which
+    /// copied its 274 bytes once more per row).
+    @inline(__always)
+    private func judgingObservation<T>(_ line: UnsafeRawBufferPointer, _ judge: (ObservationRecord) -> T) -> (ObservationUUID, T)? {
         precondition(header.table == .observations)
         var uuid = ObservationUUID(high: 0, low: 0)
         let record: ObservationRecord
@@ -185,7 +185,7 @@ final class OpenDataRow {
         } catch {
             return nil
         }
-        return (uuid, ExportRules.pending(selection, record))
+        return (uuid, judge(record))
     }
 
     /// The observer and taxon of the observations row `observationKey` (or `pendingObservation`) last judged, as `write`
