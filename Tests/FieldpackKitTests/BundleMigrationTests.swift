@@ -12,7 +12,7 @@ import Testing
 @Suite struct BundleMigrationTests {
     static let fixtures = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles"
     /// The released versions older than the latest, which must migrate.
-    static let released = [1, 2, 3, 4, 5, 7]
+    static let released = [1, 2, 3, 4, 5, 7, 8]
 
     /// The rows a bundle of version 1 could hold (every later schema still has these columns).
     static let rows = """
