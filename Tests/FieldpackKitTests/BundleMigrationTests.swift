@@ -90,6 +90,35 @@ import Testing
         #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
     }
 
+    /// Schema 9 keeps no text in the search index: a bundle of 5 to 8, whose entries held their
+    /// text (`body`) under an index over it, has them indexed again from that text, and the text
+    /// dropped, so its searches find what they found.
+    @Test func anEarlierBundlesSearchTextIsIndexedAgainWhenItsStoredCopyGoes() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("v8.sqlite"))
+        try Migrator().migrate(database, to: 8)
+        try database.execute("""
+            INSERT INTO search_entries (kind, ref, name, common_name, body) VALUES
+                ('taxon', '48662', 'Danaus plexippus', 'Monarque', NULL),
+                ('article', '1', 'Monarch butterfly', NULL, 'It winters in the forests of Michoacán');
+            INSERT INTO search(search) VALUES ('rebuild');
+            """)
+        func found(_ query: String) throws -> [String] {
+            try database.rows("""
+                SELECT e.name FROM search JOIN search_entries AS e ON e.id = search.rowid WHERE search MATCH ?
+                ORDER BY bm25(search, 10.0, 5.0, 1.0), e.id
+                """, [.text(query)]).map { $0[0] ?? "" }
+        }
+        #expect(try found("michoacan") == ["Monarch butterfly"])
+        try Migrator().migrate(database)
+        #expect(try database.int("PRAGMA user_version") == Int64(Migrations.latestVersion))
+        #expect(try found("michoacan") == ["Monarch butterfly"])
+        #expect(try found("monarq*") == ["Danaus plexippus"])
+        #expect(try found("monarch") == ["Monarch butterfly"])
+        #expect(try database.int("SELECT count(*) FROM pragma_table_info('search_entries') WHERE name = 'body'") == 0)
+        try database.execute("INSERT INTO search(search, rank) VALUES ('integrity-check', 1)")
+    }
+
     /// What a team keeps is the published folder, not the database alone (issue 15, item 14):
     /// a folder of every released version verifies as it was shipped, and `fieldpack-bundle
     /// migrate FOLDER` migrates it.

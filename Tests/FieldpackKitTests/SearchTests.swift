@@ -119,7 +119,7 @@ struct SearchPlainTextTests {
 
 /// FTS5's check of the search index, and the compaction it runs beside.
 struct SearchIndexCheckTests {
-    @Test func theIndexCheckLeavesTheFileAsItWasAndFailsWhenTheIndexDisagreesWithItsContent() throws {
+    @Test func theIndexCheckLeavesTheFileAsItWasAndFailsWhenTheIndexIsDamaged() throws {
         let directory = try TemporaryDirectory()
         let inputs = ReportTests.sampleInputs
         try buildBundle(inputs: inputs, in: directory, name: "sample", epoch: 1_700_000_000)
@@ -135,12 +135,50 @@ struct SearchIndexCheckTests {
             try reader.execute("COMMIT")
         }
         #expect(try SHA256.hex(ofFile: path).digest == before)
-        // One entry's text changed behind the index's back: the index no longer matches it.
+        // The index's last block (its one segment after `optimize`) zeroed behind its back.
         do {
             let database = try Database(path: path)
-            try database.execute("UPDATE search_entries SET name = 'Zzyzx quux' WHERE id = (SELECT min(id) FROM search_entries)")
+            try database.execute("UPDATE search_data SET block = zeroblob(length(block)) WHERE id = (SELECT max(id) FROM search_data)")
         }
         #expect(throws: SQLiteError.self) { try SearchIndex.check(path) }
+    }
+
+    /// The index holds the text it was given as tokens only: an entry keeps what a result shows,
+    /// and an article's words are found by search though only its blurb holds them.
+    @Test func theIndexStoresNoTextAndTheEntriesOnlyWhatAResultShows() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: ReportTests.sampleInputs, in: directory, name: "sample")
+        // An article as the wiki stage writes it, for a taxon of the sample and a destination.
+        let articles = try directory.write("articles.jsonl", """
+            {"title":"Monarch butterfly","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Monarch_butterfly","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["sierra"],"sections":0,"summary":"A butterfly.","html":"<p>It winters in the <b>oyamel</b> forests of Michoac&amp;n.</p>"}
+
+            """)
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
+            policy: try samplePolicy())
+        options.articles = articles
+        options.destinations = [Destination(id: "sierra", name: "Sierra Chincua", wikipedia: "Monarch butterfly", wikidata: nil)]
+        try BundleBuilder(options: options).run()
+        let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
+        let columns = try database.rows("SELECT name FROM pragma_table_info('search_entries') ORDER BY cid").map { $0[0] ?? "" }
+        #expect(columns == ["id", "kind", "ref", "name", "common_name"])
+        #expect(try database.int("SELECT count(*) FROM search WHERE name IS NOT NULL OR common_name IS NOT NULL OR body IS NOT NULL") == 0)
+        #expect(try database.int("SELECT count(*) FROM search_docsize") == database.int("SELECT count(*) FROM search_entries"))
+        func found(_ query: String) throws -> [String] {
+            try database.rows("""
+                SELECT e.kind || ':' || e.ref || ':' || e.name FROM search JOIN search_entries AS e ON e.id = search.rowid
+                WHERE search MATCH ? ORDER BY bm25(search, 10.0, 5.0, 1.0), e.id
+                """, [.text(query)]).map { $0[0] ?? "" }
+        }
+        // The blurb's words (its plain text: tags gone, the entity decoded) find the article; the
+        // summary's find the taxon and the destination whose article it is.
+        #expect(try found("oyamel") == ["article:1:Monarch butterfly"])
+        #expect(try found("\"michoac&n\"") == ["article:1:Monarch butterfly"])
+        // (The title's match ranks first: the name column weighs most.)
+        let butterfly = try found("butterfly")
+        #expect(butterfly.first == "article:1:Monarch butterfly", "\(butterfly)")
+        #expect(Set(butterfly.dropFirst()) == ["taxon:48662:Danaus plexippus", "destination:sierra:Sierra Chincua"], "\(butterfly)")
+        #expect(try found("sierra") == ["destination:sierra:Sierra Chincua"])
     }
 
     @Test func aCheckBesideTheCopyGetsTheDatabasesPathAndItsFailureFailsTheCompaction() throws {

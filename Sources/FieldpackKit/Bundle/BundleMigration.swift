@@ -11,7 +11,8 @@ import Glibc
 /// 2. It is copied (`VACUUM INTO`) to a scratch file; the source is never opened for writing.
 /// 3. Each pending migration runs in its own transaction with its `schema_migrations` row and
 ///    `user_version`, and `foreign_key_check` before commit (`Migrator`); a migration that adds
-///    an index fills it from the rows (the search index of schema 5).
+///    an index fills it from the rows (the search index of schema 5; schema 9's indexes the text
+///    the entries of 5 to 8 stored, in its SQL).
 /// 4. The copy must pass `integrity_check`, `foreign_key_check`, FTS5's integrity check, and
 ///    have the latest golden fingerprint.
 /// 5. Only then is it published: `VACUUM INTO` a temp file, fsync, rename over the output.

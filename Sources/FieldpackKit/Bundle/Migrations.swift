@@ -260,6 +260,24 @@ public enum Migrations {
                 GENERATED ALWAYS AS (CASE WHEN id > 0 THEN id END) VIRTUAL;
             CREATE UNIQUE INDEX observations_by_uuid ON observations(uuid);
             """),
+        Migration(version: 9, name: "search-contentless", sql: """
+            -- The search index keeps none of the text it indexes (contentless FTS5). An entry's
+            -- text was stored twice, in search_entries.body and in the index: an article's body is
+            -- its blurb's plain text, so it was a quarter of a bundle with full articles. The app
+            -- shows a result from search_entries (kind, ref, name, common_name) and the row it
+            -- refers to; bm25 ranks from the index alone. The text is the blurb's, or the taxon's or
+            -- destination's article summary: a later index can be made again from those.
+            DROP TABLE search;
+            CREATE VIRTUAL TABLE search USING fts5(
+                name, common_name, body,
+                content='', tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+            );
+            -- A bundle of an earlier schema (fieldpack-bundle migrate): its entries indexed again,
+            -- from the text they held.
+            INSERT INTO search (rowid, name, common_name, body)
+            SELECT id, name, common_name, body FROM search_entries ORDER BY id;
+            ALTER TABLE search_entries DROP COLUMN body;
+            """),
     ]
 
     /// The schema version this build of fieldpack writes.
@@ -276,5 +294,6 @@ public enum Migrations {
         6: "17154408a9e3523141f4cee97e1d98b136cd38ad767c02739f8cd41df5180f76",
         7: "8ee3a85f7429fa32f91af5e765c2ac1274759db7f5701e2c86cb6dc2defde6e6",
         8: "51fcbad274808d5430bbb3b310541fee678d4b057492be91dcb37f664c64d2cf",
+        9: "b8531754004714765e5b19326042ed4fa3ded87894b3fdce861f1ed5b615ee21",
     ]
 }

@@ -102,7 +102,7 @@ package struct DatabaseChecks {
             if userVersion >= 4 { problems += try blurbProblems(database) }
             if userVersion >= 5 {
                 // FTS5's own integrity-check writes; read-only, compare the index's document
-                // count with its content table (the build ran the full check).
+                // count with the search entries (the build ran FTS5's check).
                 let entries = try database.int("SELECT count(*) FROM search_entries") ?? -1
                 let indexed = try database.int("SELECT count(*) FROM search_docsize") ?? -2
                 if entries != indexed {
