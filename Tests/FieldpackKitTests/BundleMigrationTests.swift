@@ -53,7 +53,7 @@ import Testing
         // From schema 5 a build fills the search index from the rows, as this fieldpack does it:
         // the index of schema 9 and later (those of 5 to 8 kept their text in `search_entries`,
         // and their fixtures were written by the fieldpack of their day).
-        precondition(version >= 9 || version < 5, "the fixtures of schema 5 to 8 exist and are never rewritten")
+        try #require(version >= 9 || version < 5, "the fixtures of schema 5 to 8 exist and are never rewritten")
         if version >= 5 { try database.transaction { try SearchIndex.build(database) } }
         try database.execute("""
             INSERT INTO bundle_info (key, value) VALUES ('schema_version', '\(version)'), ('pipeline', 'fixture'),
