@@ -164,6 +164,9 @@ struct SearchIndexCheckTests {
         #expect(columns == ["id", "kind", "ref", "name", "common_name"])
         #expect(try database.int("SELECT count(*) FROM search WHERE name IS NOT NULL OR common_name IS NOT NULL OR body IS NOT NULL") == 0)
         #expect(try database.int("SELECT count(*) FROM search_docsize") == database.int("SELECT count(*) FROM search_entries"))
+        // Filled without merges, then merged into one segment; FTS5's default merging is put back
+        // for any later writer.
+        #expect(try database.rows("SELECT k, v FROM search_config ORDER BY k") == [["automerge", "4"], ["version", "4"]])
         func found(_ query: String) throws -> [String] {
             try database.rows("""
                 SELECT e.kind || ':' || e.ref || ':' || e.name FROM search JOIN search_entries AS e ON e.id = search.rowid
