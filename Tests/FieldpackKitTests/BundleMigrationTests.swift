@@ -85,9 +85,10 @@ import Testing
             let sql = "SELECT \(columns) FROM \(table) ORDER BY \(order)"
             #expect(try migrated.rows(sql) == original.rows(sql), "\(table) changed")
         }
-        // The new search index is filled from the carried rows.
+        // The new search index is filled from the carried rows, and merged as a build ships it.
         #expect(try migrated.scalar("SELECT e.name FROM search JOIN search_entries e ON e.id = search.rowid WHERE search MATCH 'monarq*'")
                 == "Danaus plexippus")
+        #expect(try migrated.rows("SELECT k, v FROM search_config ORDER BY k") == [["automerge", "4"], ["version", "4"]])
         // And the result is a bundle the app accepts.
         try BundlePublisher(database: output, destination: directory.file("bundle")).publish()
         #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
@@ -120,6 +121,42 @@ import Testing
         #expect(try found("monarch") == ["Monarch butterfly"])
         #expect(try database.int("SELECT count(*) FROM pragma_table_info('search_entries') WHERE name = 'body'") == 0)
         try database.execute("INSERT INTO search(search, rank) VALUES ('integrity-check', 1)")
+    }
+
+    /// A bundle of schema 8 with more text than FTS5 holds in memory before it writes a segment:
+    /// migration 9 indexes it again in several segments, and the migrated bundle ships them
+    /// merged into one, as a build does.
+    @Test func aMigratedBundlesSearchIndexIsMergedIntoOneSegment() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.file("v8.sqlite")
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/v8.sqlite", toPath: source)
+        do {
+            let database = try Database(path: source)
+            try database.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+                INSERT INTO search_entries (kind, ref, name, common_name, body)
+                SELECT 'article', i, 'Article ' || i, NULL,
+                       (WITH RECURSIVE m(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM m WHERE j < 120)
+                        SELECT group_concat('w' || ((i * 131 + j * 7919) % 1000003), ' ') FROM m)
+                FROM n;
+                INSERT INTO search(search) VALUES ('rebuild');
+                """)
+        }
+        // Migration 9's SQL alone leaves the text in several segments.
+        let sqlOnly = directory.file("sql-only.sqlite")
+        try FileManager.default.copyItem(atPath: source, toPath: sqlOnly)
+        do {
+            let database = try Database(path: sqlOnly)
+            try Migrator().migrate(database)
+            #expect(try database.int("SELECT count(DISTINCT segid) FROM search_idx") ?? 0 > 1)
+        }
+        let output = directory.file("content.sqlite")
+        try BundleMigration(options: .init(source: source, output: output)).run()
+        let migrated = try Database(path: output, mode: .immutable)
+        #expect(try migrated.int("SELECT count(*) FROM search_entries") == 4001)
+        #expect(try migrated.int("SELECT count(DISTINCT segid) FROM search_idx") == 1)
+        #expect(try migrated.scalar("SELECT e.name FROM search JOIN search_entries e ON e.id = search.rowid WHERE search MATCH 'w8050'")
+                == "Article 1")  // (1 × 131 + 1 × 7919), its first word
     }
 
     /// What a team keeps is the published folder, not the database alone (issue 15, item 14):

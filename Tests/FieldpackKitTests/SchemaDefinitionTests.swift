@@ -58,7 +58,7 @@ import Testing
 
     /// The bundles older releases wrote (kept as fixtures, never rewritten) have exactly the
     /// definitions today's migrations make for their version.
-    @Test(arguments: [1, 2, 3, 4, 5])
+    @Test(arguments: [1, 2, 3, 4, 5, 7, 8, 9])
     func aStoredBundleOfEveryReleasedVersionHasItsVersionsDefinitions(version: Int) throws {
         let path = "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles/v\(version).sqlite"
         let database = try Database(path: path, mode: .immutable)

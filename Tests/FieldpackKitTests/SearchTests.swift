@@ -162,7 +162,6 @@ struct SearchIndexCheckTests {
         let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
         let columns = try database.rows("SELECT name FROM pragma_table_info('search_entries') ORDER BY cid").map { $0[0] ?? "" }
         #expect(columns == ["id", "kind", "ref", "name", "common_name"])
-        #expect(try database.int("SELECT count(*) FROM search WHERE name IS NOT NULL OR common_name IS NOT NULL OR body IS NOT NULL") == 0)
         #expect(try database.int("SELECT count(*) FROM search_docsize") == database.int("SELECT count(*) FROM search_entries"))
         // Filled without merges, then merged into one segment; FTS5's default merging is put back
         // for any later writer.

@@ -139,8 +139,8 @@ import Testing
 
     @Test func aSearchIndexOutOfStepWithItsEntriesIsRefused() throws {
         let directory = try TemporaryDirectory()
-        // An entry added behind the index's back (external content: nothing indexes it), and the
-        // row count made to agree.
+        // An entry added behind the index's back (nothing indexes it), and the row count made to
+        // agree.
         let bundle = try republished(directory, after: """
             INSERT INTO search_entries (kind, ref, name) VALUES ('taxon', '999', 'Ghost');
             UPDATE bundle_info SET value = (SELECT count(*) FROM search_entries) WHERE key = 'rows.search_entries'

@@ -12,7 +12,7 @@ import Glibc
 /// 3. Each pending migration runs in its own transaction with its `schema_migrations` row and
 ///    `user_version`, and `foreign_key_check` before commit (`Migrator`); a migration that adds
 ///    an index fills it from the rows (the search index of schema 5; schema 9's indexes the text
-///    the entries of 5 to 8 stored, in its SQL).
+///    the entries of 5 to 8 stored, in its SQL, and is then merged as a build ships it).
 /// 4. The copy must pass `integrity_check`, `foreign_key_check`, FTS5's integrity check, and
 ///    have the latest golden fingerprint.
 /// 5. Only then is it published: `VACUUM INTO` a temp file, fsync, rename over the output.
@@ -60,9 +60,12 @@ public struct BundleMigration {
             let copy = try Database(path: scratch)
             try copy.execute("PRAGMA journal_mode = DELETE")
             try Migrator(migrations: options.migrations).migrate(copy)
-            // Data steps: indexes a migration created empty.
+            // Data steps: indexes a migration created empty, and the one migration 9 filled again
+            // from the entries' stored text, merged as a build ships it.
             if summary.from < 5 {
                 try copy.transaction { try SearchIndex.build(copy) }
+            } else if summary.from < 9 {
+                try copy.transaction { try SearchIndex.optimize(copy) }
             }
             try Self.checkMigrated(copy, path: scratch)
             summary.fingerprint = try SchemaFingerprint.compute(copy)

@@ -17,7 +17,7 @@ package enum SearchIndex {
         // No merges while it fills: `optimize` merges every segment into one at the end, and
         // FTS5's incremental merges (automerge, 4 by default) only did part of that work on the
         // way (the benchmark's 16,065 articles: 5.8 s instead of 6.4 s, by hand). Its default is
-        // put back after, for any later writer of the shipped index.
+        // put back after (`optimize`).
         try database.execute("INSERT INTO search(search, rank) VALUES ('automerge', 0)")
         // Each source row is `ref, name, common_name, text`, each read as text straight from
         // SQLite's row bytes (a taxon's id as the text `ref` holds) and bound where it lies: the
@@ -60,9 +60,17 @@ package enum SearchIndex {
             }
         }
         trace?.mark("search index: entries")
+        try optimize(database)
+        trace?.mark("search index: optimize")
+    }
+
+    /// Merges the index's segments into one, as it ships, and puts FTS5's default merging
+    /// (automerge 4) back for any later writer, which can only add entries to it (a contentless
+    /// index takes no update or delete before SQLite 3.43). Also what a bundle of schema 5 to 8
+    /// needs after migration 9 indexed its stored text again.
+    package static func optimize(_ database: Database) throws {
         try database.execute("INSERT INTO search(search) VALUES ('optimize')")
         try database.execute("INSERT INTO search(search, rank) VALUES ('automerge', 4)")
-        trace?.mark("search index: optimize")
     }
 
     /// FTS5's own check of the index (its segments, their terms and the documents they list
