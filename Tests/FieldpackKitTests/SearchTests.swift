@@ -183,6 +183,36 @@ struct SearchIndexCheckTests {
         #expect(try found("sierra") == ["destination:sierra:Sierra Chincua"])
     }
 
+    /// The articles' texts are made a batch ahead of the writes: whatever the batches hold (one
+    /// article each, or all of them), the entries and the index are the same bytes.
+    @Test func theArticlesBatchesLeaveTheIndexAsOneBatchMakesIt() throws {
+        let directory = try TemporaryDirectory()
+        var contents: [[[String?]]] = []  // each database's entries and index, row by row
+        for (name, batchBytes) in [("one", 1 << 30), ("each", 1), ("some", 40)] {
+            let database = try Database(path: directory.file("\(name).sqlite"))
+            try Migrator().migrate(database)
+            try database.execute("""
+                INSERT INTO articles (id, title, language, url, license, sections, summary, blurb_html) VALUES
+                    (1, 'Monarch butterfly', 'en', 'u1', 'CC-BY-SA-4.0', 0, 'A butterfly.', '<p>It winters in <b>oyamel</b> forests.</p>'),
+                    (2, 'Great tit', 'en', 'u2', 'CC-BY-SA-4.0', 0, 'A bird.', '<p>A passerine of woodlands &amp; gardens.</p>'),
+                    (3, 'Sonian Forest', 'fr', 'u3', 'CC-BY-SA-4.0', 0, 'A forest.', ''),
+                    (4, 'Robin', 'en', 'u4', 'CC-BY-SA-4.0', 0, 'A bird.', '<p>The <i>robin</i> sings.</p><p>Rougegorge.</p>');
+                """)
+            try database.transaction { try SearchIndex.build(database, batchBytes: batchBytes) }
+            contents.append(try [
+                "SELECT id, kind, ref, name, common_name FROM search_entries ORDER BY id",
+                "SELECT id, hex(block) FROM search_data ORDER BY id",
+                "SELECT segid, hex(term), pgno FROM search_idx ORDER BY segid, term",
+                "SELECT id, hex(sz) FROM search_docsize ORDER BY id",
+            ].flatMap { try database.rows($0) })
+            #expect(try database.rows("SELECT e.ref FROM search JOIN search_entries AS e ON e.id = search.rowid WHERE search MATCH 'oyamel OR gardens OR rougegorge' ORDER BY e.id")
+                    == [["1"], ["2"], ["4"]], "\(name)")
+            #expect(try database.int("SELECT count(*) FROM search_entries") == 4, "\(name)")
+        }
+        #expect(contents[1] == contents[0])
+        #expect(contents[2] == contents[0])
+    }
+
     @Test func aCheckBesideTheCopyGetsTheDatabasesPathAndItsFailureFailsTheCompaction() throws {
         let directory = try TemporaryDirectory()
         let files = try BuildFiles(output: directory.file("out.sqlite"), scratchLabel: "scratch")
