@@ -149,16 +149,9 @@ struct SearchIndexCheckTests {
         let directory = try TemporaryDirectory()
         try buildBundle(inputs: ReportTests.sampleInputs, in: directory, name: "sample")
         // An article as the wiki stage writes it, for a taxon of the sample and a destination.
-        let articles = try directory.write("articles.jsonl", """
+        try rebuildBundle(in: directory, article: """
             {"title":"Monarch butterfly","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Monarch_butterfly","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["sierra"],"sections":0,"summary":"A butterfly.","html":"<p>It winters in the <b>oyamel</b> forests of Michoac&amp;n.</p>"}
-
-            """)
-        var options = BundleBuilder.Options(
-            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
-            policy: try samplePolicy())
-        options.articles = articles
-        options.destinations = [Destination(id: "sierra", name: "Sierra Chincua", wikipedia: "Monarch butterfly", wikidata: nil)]
-        try BundleBuilder(options: options).run()
+            """, destinations: [Destination(id: "sierra", name: "Sierra Chincua", wikipedia: "Monarch butterfly", wikidata: nil)])
         let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
         let columns = try database.rows("SELECT name FROM pragma_table_info('search_entries') ORDER BY cid").map { $0[0] ?? "" }
         #expect(columns == ["id", "kind", "ref", "name", "common_name"])

@@ -79,16 +79,9 @@ import Testing
         let directory = try TemporaryDirectory()
         try freshBundle(directory)
         // An article as the wiki stage writes it, linked to a destination.
-        let articles = try directory.write("articles.jsonl", """
+        try rebuildBundle(in: directory, article: """
             {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
-
-            """)
-        var options = BundleBuilder.Options(
-            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
-            policy: try samplePolicy())
-        options.articles = articles
-        options.destinations = [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)]
-        try BundleBuilder(options: options).run()
+            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
         let database = try Database(path: directory.file("content.sqlite"))
         #expect(try database.rows("SELECT d.id, a.title FROM destinations d JOIN articles a ON a.id = d.article_id") == [["forest", "Sonian Forest"]])
         #expect(try database.scalar("SELECT a.title FROM taxa t JOIN articles a ON a.id = t.article_id WHERE t.id = 48662") == "Sonian Forest")

@@ -179,6 +179,17 @@ package func buildBundle(
     return directory.file("bundle")
 }
 
+/// Builds `content.sqlite` in `directory` again from the deduped records `buildBundle` left there,
+/// with the articles of one line of JSON as the wiki stage writes them, and `destinations`.
+package func rebuildBundle(in directory: TemporaryDirectory, article: String, destinations: [Destination]) throws {
+    var options = BundleBuilder.Options(
+        input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
+        policy: try samplePolicy())
+    options.articles = try directory.write("articles.jsonl", article + "\n")
+    options.destinations = destinations
+    try BundleBuilder(options: options).run()
+}
+
 /// A minimal API v1 observation, as JSON text.
 package func observationJSON(
     id: Any, updatedAt: String = "2024-05-01T10:00:00+00:00", quality: String = "research", taxon: Int? = 48662,

@@ -27,10 +27,7 @@ final class BlurbTextBatch: @unchecked Sendable {
     /// `blurbBytes` of blurbs are held or the rows end; returns whether they ended. (A statement
     /// stepped again after its last row starts over: the caller stops.)
     func fill(from rows: Statement) throws -> Bool {
-        bytes.removeAll(keepingCapacity: true)
-        articles.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
-        texts.removeAll(keepingCapacity: true)
+        clear()
         var held = 0
         while held < blurbBytes {
             guard try rows.step() else { return true }
@@ -41,9 +38,11 @@ final class BlurbTextBatch: @unchecked Sendable {
         return false
     }
 
-    /// Empties the batch.
+    /// Empties the batch, keeping its memory.
     func clear() {
+        bytes.removeAll(keepingCapacity: true)
         articles.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
         texts.removeAll(keepingCapacity: true)
     }
 

@@ -17,14 +17,34 @@ package enum SearchIndex {
             "INSERT INTO search_entries (id, kind, ref, name, common_name) VALUES (?, ?, ?, ?, ?)")
         let index = try database.prepare("INSERT INTO search (rowid, name, common_name, body) VALUES (?, ?, ?, ?)")
         var id: Int64 = 0
+        // One entry and its document in the index, each value bound where it lies (nil: NULL).
+        func write(
+            _ kind: String, ref: UnsafeRawBufferPointer?, name: UnsafeRawBufferPointer?,
+            commonName: UnsafeRawBufferPointer?, text: UnsafeRawBufferPointer?
+        ) throws {
+            id += 1
+            try entry.run {
+                try entry.bind(id, at: 1)
+                try entry.bind(kind, at: 2)
+                for (value, column) in [(ref, 3), (name, 4), (commonName, 5)] {
+                    if let value { try entry.bind(borrowing: value, at: column) }
+                }
+            }
+            try index.run {
+                try index.bind(id, at: 1)
+                for (value, column) in [(name, 2), (commonName, 3), (text, 4)] {
+                    if let value { try index.bind(borrowing: value, at: column) }
+                }
+            }
+        }
         // No merges while it fills: `optimize` merges every segment into one at the end, and
         // FTS5's incremental merges (automerge, 4 by default) only did part of that work on the
         // way (the benchmark's 16,065 articles: 5.8 s instead of 6.4 s, by hand). Its default is
         // put back after (`optimize`).
         try database.execute("INSERT INTO search(search, rank) VALUES ('automerge', 0)")
         // Taxa and destinations: each row is `ref, name, common_name, text`, each read as text
-        // straight from SQLite's row bytes (a taxon's id as the text `ref` holds) and bound
-        // where it lies, never as Swift strings.
+        // straight from SQLite's row bytes (a taxon's id as the text `ref` holds), never as
+        // Swift strings.
         for (kind, sql) in [
             ("taxon", """
                 SELECT t.id, t.name, t.preferred_common_name, a.summary
@@ -37,21 +57,7 @@ package enum SearchIndex {
         ] {
             let rows = try database.prepare(sql)
             while try rows.step() {
-                id += 1
-                try entry.run {
-                    try entry.bind(id, at: 1)
-                    try entry.bind(kind, at: 2)
-                    for column in 0..<3 {
-                        if let bytes = rows.textBytes(column) { try entry.bind(borrowing: bytes, at: column + 3) }
-                    }
-                }
-                try index.run {
-                    try index.bind(id, at: 1)
-                    for column in 1..<3 {
-                        if let bytes = rows.textBytes(column) { try index.bind(borrowing: bytes, at: column + 1) }
-                    }
-                    if let body = rows.textBytes(3) { try index.bind(borrowing: body, at: 4) }
-                }
+                try write(kind, ref: rows.textBytes(0), name: rows.textBytes(1), commonName: rows.textBytes(2), text: rows.textBytes(3))
             }
         }
         // The articles: their blurbs' plain text is made on another thread, a batch ahead of
@@ -70,19 +76,8 @@ package enum SearchIndex {
             }
             // Never leaves while the other thread still reads the batch.
             defer { making.wait() }
-            try ready.forEach { ref, title, body in
-                id += 1
-                try entry.run {
-                    try entry.bind(id, at: 1)
-                    try entry.bind("article", at: 2)
-                    if let ref { try entry.bind(borrowing: ref, at: 3) }
-                    if let title { try entry.bind(borrowing: title, at: 4) }
-                }
-                try index.run {
-                    try index.bind(id, at: 1)
-                    if let title { try index.bind(borrowing: title, at: 2) }
-                    if let body { try index.bind(borrowing: body, at: 4) }
-                }
+            try ready.forEach { ref, title, text in
+                try write("article", ref: ref, name: title, commonName: nil, text: text)
             }
             making.wait()
             swap(&ready, &filling)
