@@ -123,6 +123,40 @@ import Testing
         }
     }
 
+    /// The word-at-a-time count of text runs against a byte at a time, on deterministic random
+    /// blurbs long enough for whole words: ASCII, two-, three- and four-byte characters, tags,
+    /// entities, and lone `>` and `;`, at every offset of a word.
+    @Test func aBlurbsVisibleLengthIsTheSameCountedEightBytesAtATime() {
+        func byteAtATime(_ html: [UInt8]) -> Int {
+            var count = 0
+            var index = 0
+            var inEntity = false
+            while index < html.count {
+                let byte = html[index]
+                index += 1
+                if byte == UInt8(ascii: "<") {
+                    guard let close = html[index...].firstIndex(of: UInt8(ascii: ">")) else { return count }
+                    index = close + 1
+                } else if byte == UInt8(ascii: "&") {
+                    count += 1
+                    inEntity = true
+                } else if inEntity {
+                    if byte == UInt8(ascii: ";") { inEntity = false }
+                } else if byte & 0xC0 != 0x80 {
+                    count += 1
+                }
+            }
+            return count
+        }
+        let pieces = ["a", "bc", "defghij", "é", "日", "🦉", " ", "<p>", "</b>", "<a href='x'>", "&amp;", "&", ";", ">", "<"]
+        var random = SortInPlaceTests.SplitMix64(state: 17)
+        for _ in 0..<2_000 {
+            var html = ""
+            for _ in 0..<Int.random(in: 0...40, using: &random) { html += pieces.randomElement(using: &random)! }
+            #expect(ReportFacts.visibleLength(html) == byteAtATime(Array(html.utf8)), "\(html)")
+        }
+    }
+
     @Test func namesFromTheDataAreEscaped() throws {
         let directory = try TemporaryDirectory()
         let observation = """

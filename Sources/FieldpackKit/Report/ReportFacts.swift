@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,46 +71,85 @@ struct ReportFacts {
         facts.rows = facts.info.keys.sorted().filter { $0.hasPrefix("rows.") }.map {
             (String($0.dropFirst(5)), Int64(facts.info[$0] ?? "") ?? 0)
         }
-        facts.iconic = try database.rows("""
+        // The two long reads side by side, each on a connection of its own, beside the rest on
+        // this one: every photo's costs (`targets`) and every blurb's length. On the benchmark's
+        // whole build (513k photos, 16k blurbs) each took about half a second, one after the other.
+        let info = facts.info
+        let parts = Results<ReportFacts>(count: 3)
+        let shared = UncheckedBox(database)
+        DispatchQueue.concurrentPerform(iterations: 3) { task in
+            parts.record(task) {
+                var part = ReportFacts()
+                switch task {
+                case 0: part.targets = try targets(try Database(path: path, mode: .immutable), info: info)
+                case 1: part.blurbLengths = try blurbLengths(try Database(path: path, mode: .immutable))
+                default: try part.readTheRest(shared.value, info: info, ingestRejects: ingestRejects, wikiReport: wikiReport, wikiParts: wikiParts)
+                }
+                return part
+            }
+        }
+        let read = try parts.values()
+        facts.targets = read[0].targets
+        facts.blurbLengths = read[1].blurbLengths
+        let rest = read[2]
+        facts.iconic = rest.iconic
+        facts.shippedLicenses = rest.shippedLicenses
+        facts.articleLicenses = rest.articleLicenses
+        facts.destinations = rest.destinations
+        facts.excluded = rest.excluded
+        facts.delta = rest.delta
+        facts.ingestFindings = rest.ingestFindings
+        facts.wiki = rest.wiki
+        return facts
+    }
+
+    /// Every blurb's visible length, one blurb at a time over SQLite's row bytes: the chart and
+    /// the figures need the lengths, in article order. Reading them all as strings at once held
+    /// every blurb in memory (359 MB peak on the benchmark's 16k articles).
+    private static func blurbLengths(_ database: Database) throws -> [Int] {
+        var lengths: [Int] = []
+        let blurbs = try database.prepare("SELECT blurb_html FROM articles ORDER BY id")
+        while try blurbs.step() {
+            lengths.append(visibleLength(blurbs.textBytes(0) ?? UnsafeRawBufferPointer(start: nil, count: 0)))
+        }
+        return lengths
+    }
+
+    /// The facts besides the costs and the blurbs' lengths, from `database` and the other files.
+    private mutating func readTheRest(
+        _ database: Database, info: [String: String], ingestRejects: String?, wikiReport: String?, wikiParts: [String]
+    ) throws {
+        iconic = try database.rows("""
             SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS iconic, count(*),
                    (SELECT count(*) FROM observations AS o JOIN taxa AS u ON u.id = o.taxon_id
                     WHERE coalesce(nullif(u.iconic_taxon_name, ''), '(none)') = coalesce(nullif(t.iconic_taxon_name, ''), '(none)'))
             FROM taxa AS t GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1
             """).map { ($0[0] ?? "", Int64($0[1] ?? "") ?? 0, Int64($0[2] ?? "") ?? 0) }
         let unplaced = try database.int("SELECT count(*) FROM observations WHERE taxon_id IS NULL") ?? 0
-        if unplaced > 0 { facts.iconic.append(("(no taxon)", 0, unplaced)) }
-        facts.shippedLicenses = try pairs(database, "SELECT license, count(*) FROM photos GROUP BY license ORDER BY 2 DESC, 1")
-        facts.articleLicenses = try pairs(database, "SELECT license, count(*) FROM articles GROUP BY license ORDER BY 2 DESC, 1")
-        // One blurb at a time over SQLite's row bytes, in rowid order (no sort): the chart and
-        // the figures need the lengths, not their order. Reading them all as strings at once
-        // held every blurb in memory (359 MB peak on the benchmark's 16k articles).
-        let blurbs = try database.prepare("SELECT blurb_html FROM articles ORDER BY id")
-        while try blurbs.step() {
-            facts.blurbLengths.append(visibleLength(blurbs.textBytes(0) ?? UnsafeRawBufferPointer(start: nil, count: 0)))
-        }
-        facts.destinations = try database.rows("""
+        if unplaced > 0 { iconic.append(("(no taxon)", 0, unplaced)) }
+        shippedLicenses = try Self.pairs(database, "SELECT license, count(*) FROM photos GROUP BY license ORDER BY 2 DESC, 1")
+        articleLicenses = try Self.pairs(database, "SELECT license, count(*) FROM articles GROUP BY license ORDER BY 2 DESC, 1")
+        destinations = try database.rows("""
             SELECT d.id, d.name, a.title FROM destinations AS d LEFT JOIN articles AS a ON a.id = d.article_id ORDER BY d.id
             """).map { ($0[0] ?? "", $0[1] ?? "", $0[2]) }
-        facts.targets = try targets(database, info: facts.info)
         let parser = JSONParser()
-        if let excluded = facts.info["photos.excluded"] {
+        if let excluded = info["photos.excluded"] {
             let buffer = PaddedBuffer(copying: Array(excluded.utf8))
             let root = try parser.parse(buffer)
-            facts.excluded = root.members.map { ($0.key.string, $0.value.int64 ?? 0) }
+            self.excluded = root.members.map { ($0.key.string, $0.value.int64 ?? 0) }
                 .sorted { ($1.1, $0.0) < ($0.1, $1.0) }
         }
         for kind in BundleDelta.kinds.map(\.name) {
-            guard let added = facts.info["delta.\(kind).added"] else { continue }
-            facts.delta.append((kind, Int64(added) ?? 0, Int64(facts.info["delta.\(kind).changed"] ?? "") ?? 0,
-                                Int64(facts.info["delta.\(kind).removed"] ?? "") ?? 0))
+            guard let added = info["delta.\(kind).added"] else { continue }
+            delta.append((kind, Int64(added) ?? 0, Int64(info["delta.\(kind).changed"] ?? "") ?? 0,
+                          Int64(info["delta.\(kind).removed"] ?? "") ?? 0))
         }
-        if let ingestRejects { facts.ingestFindings = try findingGroups(ingestRejects, parser: parser) }
+        if let ingestRejects { ingestFindings = try Self.findingGroups(ingestRejects, parser: parser) }
         if let wikiReport {
-            facts.wiki = try wikiFacts(wikiReport, bytes: try ReadableFile.contents(of: wikiReport), parser: parser)
+            wiki = try Self.wikiFacts(wikiReport, bytes: try ReadableFile.contents(of: wikiReport), parser: parser)
         } else if !wikiParts.isEmpty {
-            facts.wiki = try wikiFacts(wikiParts.joined(separator: ", "), bytes: Array(try WikiMerge(parts: wikiParts).reportJSON().utf8), parser: parser)
+            wiki = try Self.wikiFacts(wikiParts.joined(separator: ", "), bytes: Array(try WikiMerge(parts: wikiParts).reportJSON().utf8), parser: parser)
         }
-        return facts
     }
 
     private static func pairs(_ database: Database, _ sql: String) throws -> [(String, Int64)] {
@@ -159,10 +200,10 @@ struct ReportFacts {
         return html.withUTF8 { visibleLength(UnsafeRawBufferPointer($0)) }
     }
 
-    /// The same over a blurb's bytes: a run of text is counted in a loop of its own up to the
-    /// next `<` or `&`, and a tag skipped to its `>` with `memchr` (the report reads every blurb:
-    /// 262 MB on the benchmark's whole build). An entity's `&` counts one; nothing more counts
-    /// until its `;`, tags inside it skipped as anywhere.
+    /// The same over a blurb's bytes: a run of text is counted eight bytes at a time up to the
+    /// next `<` or `&` (`textRun`), and a tag skipped to its `>` with `memchr` (the report reads
+    /// every blurb: 262 MB on the benchmark's whole build). An entity's `&` counts one; nothing
+    /// more counts until its `;`, tags inside it skipped as anywhere.
     static func visibleLength(_ html: UnsafeRawBufferPointer) -> Int {
         guard let base = html.baseAddress else { return 0 }
         let end = html.count
@@ -171,6 +212,7 @@ struct ReportFacts {
         var inEntity = false
         while index < end {
             if !inEntity {
+                textRun(html, from: &index, count: &count)
                 while index < end {
                     let byte = base.load(fromByteOffset: index, as: UInt8.self)
                     if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { break }
@@ -195,6 +237,30 @@ struct ReportFacts {
             }
         }
         return count
+    }
+
+    /// Counts the characters of a run of text from `index` (the bytes that do not continue a
+    /// UTF-8 sequence) a word at a time, and leaves `index` at its first `<` or `&`, or where
+    /// fewer than eight bytes are left (the byte loop goes on from there).
+    @inline(__always)
+    private static func textRun(_ html: UnsafeRawBufferPointer, from index: inout Int, count: inout Int) {
+        while index + 8 <= html.count {
+            let word = WordBytes.load(html, at: index)
+            // A continuation byte is 10xxxxxx: its high bit set and the bit below it clear.
+            let continuations = word & ~(word << 1) & WordBytes.highs
+            // The lowest flag of the two tests is the first `<` or `&` exactly.
+            let stops = WordBytes.equal(to: UInt8(ascii: "<"), word) | WordBytes.equal(to: UInt8(ascii: "&"), word)
+            if stops == 0 {
+                count += 8 - continuations.nonzeroBitCount
+                index += 8
+                continue
+            }
+            let before = stops.trailingZeroBitCount >> 3  // the bytes before the first stop
+            let below: UInt64 = before == 0 ? 0 : (1 << UInt64(8 * before)) - 1
+            count += before - (continuations & below).nonzeroBitCount
+            index += before
+            return
+        }
     }
 
     /// The ingest rejects grouped by file, outcome and part (`photos[].id`: indexes dropped).
