@@ -14,18 +14,25 @@ struct ArticleLoader {
         self.paths = paths
     }
 
-    /// Each article in title order, with where it was read.
-    private func forEachArticle(_ body: (ArticleRecord, String, Int) throws -> Void) throws {
+    /// Each article in title order, with its HTML's bytes (valid during the call) and where it
+    /// was read. From one `articles.jsonl`, the record is read without its HTML, whose bytes are
+    /// the parser's (`ArticleRecord.init(decodingAllButHTML:)`).
+    private func forEachArticle(_ body: (ArticleRecord, UnsafeRawBufferPointer, String, Int) throws -> Void) throws {
         if paths.count == 1, !FileSystem.isDirectory(paths[0]) {
             let path = paths[0]
             let reader = LineReader(source: try RawFileSource(path: path))
             let parser = JSONParser()
             while let line = try reader.next() {
                 if line.bytes.isEmpty { continue }
-                try body(try ArticleRecord(decoding: try parser.parse(line, in: path), path: path, line: line.number), path, line.number)
+                let value = try parser.parse(line, in: path)
+                let article = try ArticleRecord(decodingAllButHTML: value, path: path, line: line.number)
+                try body(article, ArticleRecord.htmlText(of: value)!.bytes, path, line.number)
             }
         } else {
-            try WikiMerge(parts: paths).forEachArticle(body)
+            try WikiMerge(parts: paths).forEachArticle { article, path, line in
+                var html = article.html
+                try html.withUTF8 { try body(article, UnsafeRawBufferPointer($0), path, line) }
+            }
         }
     }
 
@@ -35,20 +42,21 @@ struct ArticleLoader {
         var byDestination: [String: Int64] = [:]
         var id: Int64 = 0
         var previous: String? = nil
-        try forEachArticle { article, path, line in
+        precondition(ArticleRecord.htmlParameter == insert.parameterCount, "an article binds its HTML last")
+        try forEachArticle { article, html, path, line in
             let title = article.title
             if let previous, !Array(previous.utf8).lexicographicallyPrecedes(Array(title.utf8)) {
                 throw FieldpackError(path: path, line: line, "articles are not sorted by title (\"\(title)\" after \"\(previous)\")")
             }
             previous = title
             id += 1
-            let values = [SQLValue.integer(id)] + article.bundleValues
-            precondition(values.count == insert.parameterCount, "an article binds \(values.count) of \(insert.parameterCount) parameters")
+            let values = [SQLValue.integer(id)] + article.bundleValuesButHTML
             do {
                 try insert.bind(values)
+                try insert.bind(borrowing: html, at: ArticleRecord.htmlParameter)  // bound until `run` resets it
                 try insert.run()
             } catch let error as SQLiteError {
-                throw error.inserting(values, from: path, line: line)
+                throw error.inserting(values + [.text("<the article's \(html.count) bytes of HTML>")], from: path, line: line)
             }
             for taxon in article.taxa { byTaxon[taxon] = id }
             for destination in article.destinations { byDestination[destination] = id }
