@@ -75,6 +75,38 @@ import Testing
         ])
     }
 
+    /// At the app's depth the blurbs are checked on the quick_check's connection, at full depth
+    /// beside the other checks: either way the same problems, in the same order (a photo's,
+    /// the blurb's, then the search index's and the row counts').
+    @Test func bothDepthsListTheBlurbsProblemsInTheirPlaceAmongTheOthers() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        try rebuildBundle(in: directory, article: """
+            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
+            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute("""
+            UPDATE photos SET credit = ' ' WHERE id = (SELECT min(id) FROM photos);
+            UPDATE articles SET blurb_html = '<p>A <i>forest</p>';
+            DELETE FROM search_entries WHERE id = (SELECT max(id) FROM search_entries)
+            """)
+        let first = try #require(try database.scalar("SELECT min(id) FROM photos"))
+        let entries = try #require(try database.int("SELECT count(*) FROM search_entries"))
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        let path = directory.file("bundle/content.sqlite")
+        let expected = [
+            "\(path): error: 1 photo(s) without a credit, first id \(first)",
+            "\(path): error: article 1 (Sonian Forest): blurb closes </p> out of order",
+            "\(path): error: the search index holds \(entries + 1) documents for \(entries) search entries",
+            "\(path): error: table search_entries has \(entries) rows, the manifest says \(entries + 1)",
+        ]
+        var verifier = BundleVerifier(directory: directory.file("bundle"))
+        for depth in [BundleVerifier.Depth.app, .full] {
+            verifier.depth = depth
+            #expect(verifier.verify() == expected, "\(depth)")
+        }
+    }
+
     @Test func aBundleWhoseBlurbIsNotSafeMarkupIsRefused() throws {
         let directory = try TemporaryDirectory()
         try freshBundle(directory)

@@ -77,6 +77,25 @@ enum WordBytes {
         }
     }
 
+    /// The offset of the first byte of `bytes` from `start` that is `first` or `second`, eight
+    /// bytes at a time (the last few one at a time); nil when there is none. Neither byte is 0.
+    @inline(__always)
+    static func firstIndex(of first: UInt8, or second: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = load(bytes, at: index)
+            // The lowest flag of either test is its first match exactly.
+            let flags = equal(to: first, word) | equal(to: second, word)
+            if flags != 0 { return index + firstFlagged(flags) }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == first || bytes[index] == second { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// The number that eight ASCII decimal digits spell (byte 0 the most significant), nil when
     /// a byte is not a digit: the digits paired, the pairs paired and the fours joined, each
     /// step one multiply over the whole word, where a digit at a time is a chain of multiplies.
