@@ -107,6 +107,31 @@ import Testing
         }
     }
 
+    /// A check that cannot run before the blurbs' (here `foreign_key_check`, on a table whose
+    /// foreign key names a column that is not a key) ends the other checks at either depth: the
+    /// blurbs, checked on the other connection at the app's depth, add nothing after it.
+    @Test func aCheckThatFailsBeforeTheBlurbsEndsTheChecksAtBothDepths() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        try rebuildBundle(in: directory, article: """
+            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
+            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute("""
+            UPDATE articles SET blurb_html = '<p>A <i>forest</p>';
+            CREATE TABLE notes (photo_credit TEXT REFERENCES photos(credit));
+            INSERT INTO notes VALUES ('x')
+            """)
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        var verifier = BundleVerifier(directory: directory.file("bundle"))
+        for depth in [BundleVerifier.Depth.app, .full] {
+            verifier.depth = depth
+            let problems = verifier.verify()
+            #expect(problems.count == 1, "\(depth): \(problems)")
+            #expect(problems.first?.contains("foreign key mismatch") ?? false, "\(depth): \(problems)")
+        }
+    }
+
     @Test func aBundleWhoseBlurbIsNotSafeMarkupIsRefused() throws {
         let directory = try TemporaryDirectory()
         try freshBundle(directory)

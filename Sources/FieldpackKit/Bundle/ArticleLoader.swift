@@ -52,11 +52,13 @@ struct ArticleLoader {
             id += 1
             let values = [SQLValue.integer(id)] + article.bundleValuesButHTML
             do {
-                try insert.bind(values)
-                try insert.bind(borrowing: html, at: ArticleRecord.htmlParameter)  // bound until `run` resets it
-                try insert.run()
+                // The HTML's bytes stay bound until `run` resets the statement.
+                try insert.run {
+                    try insert.bind(values)
+                    try insert.bind(borrowing: html, at: ArticleRecord.htmlParameter)
+                }
             } catch let error as SQLiteError {
-                throw error.inserting(values + [.text("<the article's \(html.count) bytes of HTML>")], from: path, line: line)
+                throw error.inserting(values + [.text(String(decoding: html, as: UTF8.self))], from: path, line: line)
             }
             for taxon in article.taxa { byTaxon[taxon] = id }
             for destination in article.destinations { byDestination[destination] = id }

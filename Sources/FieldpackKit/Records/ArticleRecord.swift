@@ -128,7 +128,7 @@ public struct ArticleRecord: Sendable, Equatable {
     /// Reads one line of `articles.jsonl` but for its HTML, left empty: the bundle stage binds the
     /// HTML from the parser's bytes (`htmlText(of:)`, `bundleValuesButHTML`). A Swift `String` of
     /// it checked again the UTF-8 simdjson had checked, into a buffer of its own: on the
-    /// benchmark's 16,065 articles (353 MB of blurbs), most of the articles' load.
+    /// benchmark's 16,065 articles (352 MB of blurbs), about a quarter of the articles' load.
     init(decodingAllButHTML record: JSONValue, path: String, line: Int) throws {
         try self.init(decoding: record, path: path, line: line, keepingHTML: false)
     }

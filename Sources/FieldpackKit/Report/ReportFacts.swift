@@ -76,14 +76,15 @@ struct ReportFacts {
         // whole build (513k photos, 16k blurbs) each took about half a second, one after the other.
         let info = facts.info
         let parts = Results<ReportFacts>(count: 3)
-        let shared = UncheckedBox(database)
+        let shared = UncheckedBox(database)  // only the third task (`readTheRest`) uses it
         DispatchQueue.concurrentPerform(iterations: 3) { task in
             parts.record(task) {
                 var part = ReportFacts()
+                part.info = info
                 switch task {
                 case 0: part.targets = try targets(try Database(path: path, mode: .immutable), info: info)
                 case 1: part.blurbLengths = try blurbLengths(try Database(path: path, mode: .immutable))
-                default: try part.readTheRest(shared.value, info: info, ingestRejects: ingestRejects, wikiReport: wikiReport, wikiParts: wikiParts)
+                default: try part.readTheRest(shared.value, ingestRejects: ingestRejects, wikiReport: wikiReport, wikiParts: wikiParts)
                 }
                 return part
             }
@@ -104,8 +105,9 @@ struct ReportFacts {
     }
 
     /// Every blurb's visible length, one blurb at a time over SQLite's row bytes: the chart and
-    /// the figures need the lengths, in article order. Reading them all as strings at once held
-    /// every blurb in memory (359 MB peak on the benchmark's 16k articles).
+    /// the figures need the lengths, not their order (`ORDER BY id` walks the rowid, no sort).
+    /// Reading them all as strings at once held every blurb in memory (359 MB peak on the
+    /// benchmark's 16k articles).
     private static func blurbLengths(_ database: Database) throws -> [Int] {
         var lengths: [Int] = []
         let blurbs = try database.prepare("SELECT blurb_html FROM articles ORDER BY id")
@@ -115,10 +117,9 @@ struct ReportFacts {
         return lengths
     }
 
-    /// The facts besides the costs and the blurbs' lengths, from `database` and the other files.
-    private mutating func readTheRest(
-        _ database: Database, info: [String: String], ingestRejects: String?, wikiReport: String?, wikiParts: [String]
-    ) throws {
+    /// The facts besides the costs and the blurbs' lengths, from `database`, `info` (read
+    /// first) and the other files.
+    private mutating func readTheRest(_ database: Database, ingestRejects: String?, wikiReport: String?, wikiParts: [String]) throws {
         iconic = try database.rows("""
             SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS iconic, count(*),
                    (SELECT count(*) FROM observations AS o JOIN taxa AS u ON u.id = o.taxon_id
@@ -202,7 +203,7 @@ struct ReportFacts {
 
     /// The same over a blurb's bytes: a run of text is counted eight bytes at a time up to the
     /// next `<` or `&` (`textRun`), and a tag skipped to its `>` with `memchr` (the report reads
-    /// every blurb: 262 MB on the benchmark's whole build). An entity's `&` counts one; nothing
+    /// every blurb: 352 MB on the benchmark's whole build). An entity's `&` counts one; nothing
     /// more counts until its `;`, tags inside it skipped as anywhere.
     static func visibleLength(_ html: UnsafeRawBufferPointer) -> Int {
         guard let base = html.baseAddress else { return 0 }

@@ -77,18 +77,12 @@ enum WordBytes {
         }
     }
 
-    /// The offset of the first byte of `bytes` from `start` that is `first` or `second`, eight
-    /// bytes at a time (the last few one at a time); nil when there is none. Neither byte is 0.
+    /// The offset of the first byte of `bytes` from `start` that is `first` or `second`: a word
+    /// at a time (`skipUnflagged`), then the last few bytes one at a time; nil when there is none.
     @inline(__always)
     static func firstIndex(of first: UInt8, or second: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        var index = start
-        while index + 8 <= bytes.count {
-            let word = load(bytes, at: index)
-            // The lowest flag of either test is its first match exactly.
-            let flags = equal(to: first, word) | equal(to: second, word)
-            if flags != 0 { return index + firstFlagged(flags) }
-            index += 8
-        }
+        // The lowest flag of either test is its first match exactly.
+        var index = skipUnflagged(in: bytes, from: start) { equal(to: first, $0) | equal(to: second, $0) }
         while index < bytes.count {
             if bytes[index] == first || bytes[index] == second { return index }
             index += 1

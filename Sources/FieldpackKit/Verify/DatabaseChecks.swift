@@ -59,40 +59,56 @@ package struct DatabaseChecks {
                 }
             }
             let found = try results.values()
-            var content = found[1].problems
-            content.insert(contentsOf: found[0].blurbs, at: found[1].blurbsAt ?? content.count)
-            problems += found[0].problems + content
+            problems += found[0].problems
+            if let at = found[1].blurbsAt {
+                // As if checked in their place: a blurb check that failed ends the other checks.
+                let content = found[1].problems
+                problems += content[..<at] + found[0].blurbs + (found[0].blurbsFailed ? [] : content[at...])
+            } else {
+                // The other checks stopped (failed) before the blurbs' place, or have none.
+                problems += found[1].problems
+            }
         } catch {
             problem("\(error)")
         }
         return problems
     }
 
-    /// What one of the two connections found: its problems in order, and the blurbs' problems
-    /// when the other connection checks them (`blurbs`) or where they go among these (`blurbsAt`).
+    /// What one of the two connections found: its problems in order; on the integrity check's
+    /// connection at the app's depth, also the blurbs' problems it found for the other checks
+    /// (`blurbs`, and whether that check failed, which ends them); on the other connection, where
+    /// the blurbs' problems go among its own (`blurbsAt`).
     private struct Found {
         var problems: [String] = []
         var blurbs: [String] = []
+        var blurbsFailed = false
         var blurbsAt: Int? = nil
     }
 
     /// `integrity_check` (`quick_check` at the app's depth), on a connection of its own, then
-    /// with `thenBlurbs` the blurbs' check (`blurbProblems`) on it. A check that cannot run (a
-    /// file too damaged for it) is its problem, named, and the other checks' problems are kept.
+    /// with `thenBlurbs` the blurbs' check (`blurbProblems`) on it, whatever the integrity check
+    /// found. A check that cannot run (a file too damaged for it) is its problem, named, and the
+    /// other checks' problems are kept.
     private func integrityProblems(thenBlurbs: Bool) -> Found {
         let check = depth == .full ? "integrity_check" : "quick_check"
         var found = Found()
+        let database: Database
         do {
-            let database = try Database(path: path, mode: .immutable)
+            database = try Database(path: path, mode: .immutable)
             try database.execute(Self.cacheSize)
-            let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
-            if integrity != ["ok"] { found.problems = ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"] }
-            if thenBlurbs {
-                do { found.blurbs = try blurbProblems(database) } catch { found.blurbs = ["\(path): error: \(error)"] }
-            }
         } catch {
             found.problems = ["\(path): error: \(check): \(error)"]
-            if thenBlurbs { found.blurbs = ["\(path): error: the blurbs were not checked: \(error)"] }
+            if thenBlurbs { (found.blurbs, found.blurbsFailed) = (["\(path): error: \(error)"], true) }
+            return found
+        }
+        do {
+            let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
+            if integrity != ["ok"] { found.problems = ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"] }
+        } catch {
+            found.problems = ["\(path): error: \(check): \(error)"]
+        }
+        if thenBlurbs {
+            do { found.blurbs = try blurbProblems(database) } catch { (found.blurbs, found.blurbsFailed) = (["\(path): error: \(error)"], true) }
         }
         return found
     }
