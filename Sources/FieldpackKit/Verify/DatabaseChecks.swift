@@ -45,7 +45,7 @@ package struct DatabaseChecks {
             // beside the other checks; its problem keeps its place in the list. The first
             // connection moves to the worker that runs the other checks, and only it uses it.
             // At the app's depth the quick_check is the shorter of the two (on the benchmark's
-            // whole-build bundle, 1.1 s against about 2 s), so its connection then checks the
+            // whole-build bundle, 1.1 s against about 2.4 s), so its connection then checks the
             // blurbs, whose problems keep their place among the other checks'.
             let blurbsBeside = depth == .app && userVersion >= 4
             let results = Results<Found>(count: 2)
