@@ -75,16 +75,22 @@ import Testing
         ])
     }
 
+    /// A fresh bundle built again with one article, as the wiki stage writes it, linked to a
+    /// taxon and a destination; its scratch database (`content.sqlite`), opened.
+    private func forestBundle(in directory: TemporaryDirectory) throws -> Database {
+        try freshBundle(directory)
+        try rebuildBundle(in: directory, article: """
+            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
+            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
+        return try Database(path: directory.file("content.sqlite"))
+    }
+
     /// At the app's depth the blurbs are checked on the quick_check's connection, at full depth
     /// beside the other checks: either way the same problems, in the same order (a photo's,
     /// the blurb's, then the search index's and the row counts').
     @Test func bothDepthsListTheBlurbsProblemsInTheirPlaceAmongTheOthers() throws {
         let directory = try TemporaryDirectory()
-        try freshBundle(directory)
-        try rebuildBundle(in: directory, article: """
-            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
-            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
-        let database = try Database(path: directory.file("content.sqlite"))
+        let database = try forestBundle(in: directory)
         try database.execute("""
             UPDATE photos SET credit = ' ' WHERE id = (SELECT min(id) FROM photos);
             UPDATE articles SET blurb_html = '<p>A <i>forest</p>';
@@ -112,11 +118,7 @@ import Testing
     /// blurbs, checked on the other connection at the app's depth, add nothing after it.
     @Test func aCheckThatFailsBeforeTheBlurbsEndsTheChecksAtBothDepths() throws {
         let directory = try TemporaryDirectory()
-        try freshBundle(directory)
-        try rebuildBundle(in: directory, article: """
-            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
-            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
-        let database = try Database(path: directory.file("content.sqlite"))
+        let database = try forestBundle(in: directory)
         try database.execute("""
             UPDATE articles SET blurb_html = '<p>A <i>forest</p>';
             CREATE TABLE notes (photo_credit TEXT REFERENCES photos(credit));
@@ -134,12 +136,7 @@ import Testing
 
     @Test func aBundleWhoseBlurbIsNotSafeMarkupIsRefused() throws {
         let directory = try TemporaryDirectory()
-        try freshBundle(directory)
-        // An article as the wiki stage writes it, linked to a destination.
-        try rebuildBundle(in: directory, article: """
-            {"title":"Sonian Forest","page_id":1,"revision":2,"modified":"2026-01-01T00:00:00Z","url":"https://en.wikipedia.org/wiki/Sonian_Forest","language":"en","wikidata":"Q1","license":"CC-BY-SA-4.0","taxa":[48662],"destinations":["forest"],"sections":0,"summary":"A forest.","html":"<p>A <b>forest</b>.</p>"}
-            """, destinations: [Destination(id: "forest", name: "Sonian Forest", wikipedia: "Sonian Forest", wikidata: nil)])
-        let database = try Database(path: directory.file("content.sqlite"))
+        let database = try forestBundle(in: directory)
         #expect(try database.rows("SELECT d.id, a.title FROM destinations d JOIN articles a ON a.id = d.article_id") == [["forest", "Sonian Forest"]])
         #expect(try database.scalar("SELECT a.title FROM taxa t JOIN articles a ON a.id = t.article_id WHERE t.id = 48662") == "Sonian Forest")
         try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
