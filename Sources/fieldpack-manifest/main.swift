@@ -57,11 +57,14 @@ command.main { arguments in
     publisher.progress = arguments.progress(stage: "manifest")
     let publicKey = try arguments.value("public-key").map { try Ed25519Key.publicKey(at: $0) }
     let destination = publisher.destination
-    publisher.check = { staged in
+    // The folder is assembled just now, by this process: the integrity check runs on the
+    // database while it is copied, and the database is opened for its other checks while the
+    // checksums are computed (the same problems, sooner).
+    publisher.checksIntegrityWhileCopying = true
+    publisher.check = { staged, integrity in
         var verifier = BundleVerifier(directory: staged, publicKey: publicKey)
-        // The folder was assembled just now, by this process: its database is opened for its
-        // checks while the checksums are computed (the same problems, sooner).
         verifier.checksDatabaseWhileHashing = true
+        verifier.integrity = integrity
         let problems = verifier.verify()
         guard !problems.isEmpty else { return }
         // Named as the person will find them: at the destination, not the hidden staging folder.

@@ -112,7 +112,7 @@ import Testing
         let before = try bytes("\(bundle)/manifest.json")
         var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: bundle)
         publisher.extraFiles = [try directory.write("report.json", "{}\n")]
-        publisher.check = { _ in throw FieldpackError("refused") }
+        publisher.check = { _, _ in throw FieldpackError("refused") }
         #expect(throws: FieldpackError.self) { try publisher.publish() }
         #expect(try bytes("\(bundle)/manifest.json") == before)
         #expect(!FileManager.default.fileExists(atPath: "\(bundle)/report.json"))

@@ -34,17 +34,7 @@ import Testing
         // index entry matches its row (integrity_check fails).
         let directory = try TemporaryDirectory()
         try freshBundle(directory)
-        do {
-            let database = try Database(path: directory.file("content.sqlite"))
-            let user = try #require(try database.int("SELECT rootpage FROM sqlite_schema WHERE name = 'observations_by_user'"))
-            let uuid = try #require(try database.int("SELECT rootpage FROM sqlite_schema WHERE name = 'observations_by_uuid'"))
-            try database.execute("""
-                PRAGMA writable_schema = ON;
-                UPDATE sqlite_schema SET rootpage = \(uuid) WHERE name = 'observations_by_user';
-                UPDATE sqlite_schema SET rootpage = \(user) WHERE name = 'observations_by_uuid';
-                PRAGMA writable_schema = OFF;
-                """)
-        }
+        try swapObservationIndexes(of: directory.file("content.sqlite"))
         try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
         var verifier = BundleVerifier(directory: directory.file("bundle"))
         verifier.depth = .app
@@ -85,10 +75,26 @@ import Testing
         return try Database(path: directory.file("content.sqlite"))
     }
 
-    /// At the app's depth the blurbs are checked on the quick_check's connection, at full depth
-    /// beside the other checks: either way the same problems, in the same order (a photo's,
-    /// the blurb's, then the search index's and the row counts').
-    @Test func bothDepthsListTheBlurbsProblemsInTheirPlaceAmongTheOthers() throws {
+    /// The verifier of `directory`'s `bundle/` at the app's depth, at full depth, and at full
+    /// depth as fieldpack-manifest runs it, with the integrity check run on the database the
+    /// bundle was published from (`content.sqlite`, as if while it was copied).
+    private func verifiersAtEveryDepth(_ directory: TemporaryDirectory) throws -> [(name: String, verifier: BundleVerifier)] {
+        var verifier = BundleVerifier(directory: directory.file("bundle"))
+        verifier.depth = .app
+        let app = verifier
+        verifier.depth = .full
+        let full = verifier
+        let verdict = IntegrityVerdict(checking: directory.file("content.sqlite"))
+        verdict.copyEnded(sha256: try SHA256.hex(ofFile: directory.file("bundle/content.sqlite")).digest)
+        verifier.integrity = verdict
+        return [("app", app), ("full", full), ("full, as fieldpack-manifest", verifier)]
+    }
+
+    /// At the app's depth (and at full depth with the integrity check run while the database was
+    /// copied) the blurbs are checked on the integrity check's connection, at full depth beside
+    /// the other checks: either way the same problems, in the same order (a photo's, the
+    /// blurb's, then the search index's and the row counts').
+    @Test func everyDepthListsTheBlurbsProblemsInTheirPlaceAmongTheOthers() throws {
         let directory = try TemporaryDirectory()
         let database = try forestBundle(in: directory)
         try database.execute("""
@@ -106,17 +112,15 @@ import Testing
             "\(path): error: the search index holds \(entries + 1) documents for \(entries) search entries",
             "\(path): error: table search_entries has \(entries) rows, the manifest says \(entries + 1)",
         ]
-        var verifier = BundleVerifier(directory: directory.file("bundle"))
-        for depth in [BundleVerifier.Depth.app, .full] {
-            verifier.depth = depth
+        for (depth, verifier) in try verifiersAtEveryDepth(directory) {
             #expect(verifier.verify() == expected, "\(depth)")
         }
     }
 
     /// A check that cannot run before the blurbs' (here `foreign_key_check`, on a table whose
-    /// foreign key names a column that is not a key) ends the other checks at either depth: the
-    /// blurbs, checked on the other connection at the app's depth, add nothing after it.
-    @Test func aCheckThatFailsBeforeTheBlurbsEndsTheChecksAtBothDepths() throws {
+    /// foreign key names a column that is not a key) ends the other checks at every depth: the
+    /// blurbs, when checked on the other connection, add nothing after it.
+    @Test func aCheckThatFailsBeforeTheBlurbsEndsTheChecksAtEveryDepth() throws {
         let directory = try TemporaryDirectory()
         let database = try forestBundle(in: directory)
         try database.execute("""
@@ -125,9 +129,7 @@ import Testing
             INSERT INTO notes VALUES ('x')
             """)
         try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
-        var verifier = BundleVerifier(directory: directory.file("bundle"))
-        for depth in [BundleVerifier.Depth.app, .full] {
-            verifier.depth = depth
+        for (depth, verifier) in try verifiersAtEveryDepth(directory) {
             let problems = verifier.verify()
             #expect(problems.count == 1, "\(depth): \(problems)")
             #expect(problems.first?.contains("foreign key mismatch") ?? false, "\(depth): \(problems)")

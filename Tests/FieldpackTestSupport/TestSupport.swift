@@ -179,6 +179,23 @@ package func buildBundle(
     return directory.file("bundle")
 }
 
+/// Two indexes of the observations in the database at `path` swap their b-trees: every page
+/// stays well formed and each holds one entry per row (the app's quick_check and the row counts
+/// pass), but no index entry matches its row (integrity_check fails).
+package func swapObservationIndexes(of path: String) throws {
+    let database = try Database(path: path)
+    let rootPage = "SELECT rootpage FROM sqlite_schema WHERE name = ?"
+    guard let user = try database.int(rootPage, [.text("observations_by_user")]),
+          let uuid = try database.int(rootPage, [.text("observations_by_uuid")])
+    else { throw FieldpackError(path: path, "no observations indexes to swap") }
+    try database.execute("""
+        PRAGMA writable_schema = ON;
+        UPDATE sqlite_schema SET rootpage = \(uuid) WHERE name = 'observations_by_user';
+        UPDATE sqlite_schema SET rootpage = \(user) WHERE name = 'observations_by_uuid';
+        PRAGMA writable_schema = OFF;
+        """)
+}
+
 /// Builds `content.sqlite` in `directory` again from the deduped records `buildBundle` left there,
 /// with the articles of one line of JSON as the wiki stage writes them, and `destinations`.
 package func rebuildBundle(in directory: TemporaryDirectory, article: String, destinations: [Destination]) throws {

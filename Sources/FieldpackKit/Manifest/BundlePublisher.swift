@@ -26,8 +26,12 @@ public struct BundlePublisher {
     }
 
     /// Checks the assembled folder before it is swapped in (the app's verification, run by the
-    /// executable); a failure leaves the previous bundle in place, untouched.
-    public var check: ((String) throws -> Void)? = nil
+    /// executable), given the integrity check run while the database was copied, with
+    /// `checksIntegrityWhileCopying`; a failure leaves the previous bundle in place, untouched.
+    public var check: ((_ staged: String, _ integrity: IntegrityVerdict?) throws -> Void)? = nil
+    /// Runs `PRAGMA integrity_check` on the database while it is copied (`IntegrityVerdict`),
+    /// for `check` to take instead of running it on the staged copy.
+    public var checksIntegrityWhileCopying = false
 
     @discardableResult
     public func publish() throws -> Manifest {
@@ -53,7 +57,11 @@ public struct BundlePublisher {
         defer { progress.finish() }
         // Hashed from the bytes written, as they are written; the check below (the app's) hashes
         // the staged file again from the disk.
+        let integrity = checksIntegrityWhileCopying ? IntegrityVerdict(checking: database) : nil
+        // Nothing of it outlives the publishing, whatever happens.
+        defer { integrity?.wait() }
         let (digest, bytes) = try output.appendHashing(contentsOf: database, progress: progress)
+        integrity?.copyEnded(sha256: digest)
         try output.commit()
         trace.mark("copy the database, hashing it")
         for file in extraFiles {
@@ -75,7 +83,7 @@ public struct BundlePublisher {
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }
         try FileSystem.fsyncDirectory(staging)
         trace.mark("the other files, manifest.json")
-        try check?(staging)
+        try check?(staging, integrity)
         trace.mark("check")
 
         // One step: the destination holds the previous bundle or the new one, never neither. A

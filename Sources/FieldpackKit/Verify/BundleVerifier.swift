@@ -24,6 +24,11 @@ public struct BundleVerifier {
     /// swap); the app, and `fieldpack-verify`, never open a database the checksums have not
     /// vouched for.
     public var checksDatabaseWhileHashing = false
+    /// At full depth, `PRAGMA integrity_check` as already run on the file the database was
+    /// copied from, while it was copied (`IntegrityVerdict`): taken when it stands for the
+    /// database's bytes, instead of running it again. Only for a folder the caller has just
+    /// assembled itself (`fieldpack-manifest`).
+    public var integrity: IntegrityVerdict? = nil
 
     /// How deep the database's integrity is checked.
     public enum Depth: Sendable {
@@ -133,10 +138,13 @@ public struct BundleVerifier {
         let databaseName = Manifest.databaseName
         let early = DispatchGroup()
         let earlyProblems = Results<[String]>(count: 1)
+        // The integrity check run while the database was copied, only for the bytes the manifest
+        // lists (and the hashing below must find them in the database).
+        let verdict = integrity.flatMap { $0.copiedSHA256 == manifestFiles[databaseName]?.sha256 ? $0 : nil }
+        let databaseChecks = DatabaseChecks(path: path(databaseName), rows: manifestRows, version: manifestVersion,
+                                            fingerprint: manifestFingerprint, depth: depth, integrity: verdict)
         // Only when nothing is wrong so far, and the database is a regular file: otherwise its
         // checks would be thrown away, after a wait as long as they take.
-        let databaseChecks = DatabaseChecks(path: path(databaseName), rows: manifestRows,
-                                            version: manifestVersion, fingerprint: manifestFingerprint, depth: depth)
         let checkingEarly = checksDatabaseWhileHashing && problems.isEmpty && manifestFiles[databaseName] != nil
             && FileSystem.isRegularFile(path(databaseName))
         if checkingEarly {

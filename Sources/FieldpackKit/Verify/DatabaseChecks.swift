@@ -7,6 +7,9 @@ package struct DatabaseChecks {
     let version: Int?
     let fingerprint: String?
     var depth = BundleVerifier.Depth.full
+    /// At full depth, the integrity check already run on the bytes this file was copied from
+    /// (`IntegrityVerdict`), taken instead of running it again when it stands for them.
+    var integrity: IntegrityVerdict? = nil
 
     /// Each connection's page cache: 64 MiB instead of SQLite's 2 MB, so that the parents the
     /// foreign key check looks up (users, taxa) and the upper levels of the b-trees the checks
@@ -46,15 +49,17 @@ package struct DatabaseChecks {
             // connection moves to the worker that runs the other checks, and only it uses it.
             // At the app's depth the quick_check is the shorter of the two (on the benchmark's
             // whole-build bundle, 1.1 s against about 2.4 s), so its connection then checks the
-            // blurbs, whose problems keep their place among the other checks'.
-            let blurbsBeside = depth == .app && userVersion >= 4
+            // blurbs, whose problems keep their place among the other checks'. So it does at full
+            // depth with an integrity check already run while the file was copied (`integrity`).
+            let verdict = depth == .full ? integrity : nil
+            let blurbsBeside = (depth == .app || verdict != nil) && userVersion >= 4
             let results = Results<Found>(count: 2)
             let checks = UncheckedBox((self, database))
             DispatchQueue.concurrentPerform(iterations: 2) { task in
                 let (checks, database) = checks.value
                 results.record(task) {
                     task == 0
-                        ? checks.integrityProblems(thenBlurbs: blurbsBeside)
+                        ? checks.integrityProblems(thenBlurbs: blurbsBeside, verdict: verdict)
                         : try checks.contentProblems(database, userVersion: userVersion, blurbs: !blurbsBeside)
                 }
             }
@@ -87,9 +92,11 @@ package struct DatabaseChecks {
 
     /// `integrity_check` (`quick_check` at the app's depth), on a connection of its own, then
     /// with `thenBlurbs` the blurbs' check (`blurbProblems`) on it, whatever the integrity check
-    /// found. A check that cannot run (a file too damaged for it) is its problem, named, and the
-    /// other checks' problems are kept.
-    private func integrityProblems(thenBlurbs: Bool) -> Found {
+    /// found. With a `verdict` (full depth), the blurbs first, then the verdict's lines if they
+    /// stand for this file's bytes, else `integrity_check` on it after all. A check that cannot
+    /// run (a file too damaged for it) is its problem, named, and the other checks' problems are
+    /// kept.
+    private func integrityProblems(thenBlurbs: Bool, verdict: IntegrityVerdict?) -> Found {
         let check = depth == .full ? "integrity_check" : "quick_check"
         var found = Found()
         let database: Database
@@ -101,16 +108,34 @@ package struct DatabaseChecks {
             if thenBlurbs { (found.blurbs, found.blurbsFailed) = (["\(path): error: \(error)"], true) }
             return found
         }
-        do {
-            let integrity = try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
-            if integrity != ["ok"] { found.problems = ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"] }
-        } catch {
-            found.problems = ["\(path): error: \(check): \(error)"]
+        func integrity() {
+            do {
+                let integrity = try verdict?.lines() ?? Self.integrityLines(database, check: check)
+                if integrity != ["ok"] { found.problems = ["\(path): error: \(check): \(integrity.prefix(3).joined(separator: "; "))"] }
+            } catch {
+                found.problems = ["\(path): error: \(check): \(error)"]
+            }
         }
-        if thenBlurbs {
+        func blurbs() {
+            guard thenBlurbs else { return }
             do { found.blurbs = try blurbProblems(database) } catch { (found.blurbs, found.blurbsFailed) = (["\(path): error: \(error)"], true) }
         }
+        // With a verdict, the blurbs while its check ends on another thread.
+        if verdict == nil { integrity(); blurbs() } else { blurbs(); integrity() }
         return found
+    }
+
+    /// What `PRAGMA check` (`integrity_check` or `quick_check`) says of `database`: `["ok"]`,
+    /// or its problems.
+    static func integrityLines(_ database: Database, check: String) throws -> [String] {
+        try database.rows("PRAGMA \(check)").compactMap { $0.first ?? nil }
+    }
+
+    /// `integrityLines` of the database at `path`, opened read-only as the checks open it.
+    static func integrityLines(path: String, check: String) throws -> [String] {
+        let database = try Database(path: path, mode: .immutable)
+        try database.execute(cacheSize)
+        return try integrityLines(database, check: check)
     }
 
     /// Every check but the integrity check, in order; the blurbs' unless another connection
