@@ -65,6 +65,19 @@ import Testing
         ])
     }
 
+    @Test func aShippedPhotoWhoseURLHasNoSizeTokenIsRefused() throws {
+        // Its size unmarked in its URL: the app could not ask for the size it needs.
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        let ids = try database.rows("SELECT id FROM photos WHERE remote = 0 ORDER BY id LIMIT 2").compactMap { $0[0] }
+        try #require(ids.count == 2)
+        try database.execute("UPDATE photos SET url_size_start = NULL WHERE id IN (\(ids.joined(separator: ", ")))")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify()
+                == ["\(directory.file("bundle/content.sqlite")): error: 2 photo(s) whose URL has no size token, first id \(ids[0])"])
+    }
+
     /// A fresh bundle built again with one article, as the wiki stage writes it, linked to a
     /// taxon and a destination; its scratch database (`content.sqlite`), opened.
     private func forestBundle(in directory: TemporaryDirectory) throws -> Database {
