@@ -64,7 +64,7 @@ command.main { arguments in
     publisher.check = { staged, integrity in
         var verifier = BundleVerifier(directory: staged, publicKey: publicKey)
         verifier.checksDatabaseWhileHashing = true
-        verifier.integrity = integrity
+        verifier.integrityVerdict = integrity
         let problems = verifier.verify()
         guard !problems.isEmpty else { return }
         // Named as the person will find them: at the destination, not the hidden staging folder.

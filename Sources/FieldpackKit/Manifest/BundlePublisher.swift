@@ -55,11 +55,11 @@ public struct BundlePublisher {
         progress.expect(bytes: ([database] + extraFiles).reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         progress.start()
         defer { progress.finish() }
-        // Hashed from the bytes written, as they are written; the check below (the app's) hashes
-        // the staged file again from the disk.
-        let integrity = checksIntegrityWhileCopying ? IntegrityVerdict(checking: database) : nil
+        let integrity = checksIntegrityWhileCopying && check != nil ? IntegrityVerdict(checking: database) : nil
         // Nothing of it outlives the publishing, whatever happens.
         defer { integrity?.wait() }
+        // Hashed from the bytes written, as they are written; the check below (the app's) hashes
+        // the staged file again from the disk.
         let (digest, bytes) = try output.appendHashing(contentsOf: database, progress: progress)
         integrity?.copyEnded(sha256: digest)
         try output.commit()

@@ -81,11 +81,9 @@ public struct ByteRangeLines: Sendable {
         // From the nearest line start before `offset` that this process already counted to (an
         // earlier range's start): the ranges of one file, read side by side, count it about once
         // in all, not once per range.
-        // (The file is known by its path and its identity, size and time: one rewritten in
-        // place is counted again.)
-        var info = stat()
-        let key = stat(path, &info) == 0
-            ? "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec):\(path)" : nil
+        // (The file is known by its identity, size and times: one rewritten in place is counted
+        // again.)
+        let key = FileIdentity(path: path)
         let known = key.flatMap { key in
             knownStarts.withLock { starts in starts[key, default: []].last(where: { $0.offset <= offset }) }
         } ?? (0, 0)
@@ -104,7 +102,7 @@ public struct ByteRangeLines: Sendable {
     }
 
     /// Line starts counted so far, by file, in offset order.
-    private static let knownStarts = Mutex<[String: [(offset: Int, lines: Int)]]>([:])
+    private static let knownStarts = Mutex<[FileIdentity: [(offset: Int, lines: Int)]]>([:])
 
     /// `lineStart(path:atOrAfter:)` counted from `known`, a line start at or before `offset`.
     static func lineStart(path: String, atOrAfter offset: Int, from known: (offset: Int, lines: Int)) throws -> (offset: Int, lines: Int) {

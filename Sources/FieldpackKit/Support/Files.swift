@@ -288,11 +288,7 @@ public enum FileSystem {
     }
 
     /// The file's modification time in nanoseconds since the epoch, or nil if it has none.
-    public static func modificationTime(_ path: String) -> Int? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-    }
+    public static func modificationTime(_ path: String) -> Int? { FileIdentity(path: path)?.modified }
 
     /// Sets the file's modification (and access) time, in nanoseconds since the epoch.
     public static func setModificationTime(_ path: String, _ nanoseconds: Int) throws {

@@ -28,7 +28,7 @@ public struct BundleVerifier {
     /// copied from, while it was copied (`IntegrityVerdict`): taken when it stands for the
     /// database's bytes, instead of running it again. Only for a folder the caller has just
     /// assembled itself (`fieldpack-manifest`).
-    public var integrity: IntegrityVerdict? = nil
+    public var integrityVerdict: IntegrityVerdict? = nil
 
     /// How deep the database's integrity is checked.
     public enum Depth: Sendable {
@@ -39,6 +39,9 @@ public struct BundleVerifier {
         /// UNIQUE constraint, in O(N log N) (on 1M observations, most of the check's time). What
         /// `fieldpack-manifest` runs before it publishes, and `fieldpack-verify --full`.
         case full
+
+        /// The pragma that checks to this depth.
+        var pragma: String { self == .full ? "integrity_check" : "quick_check" }
     }
 
     public init(directory: String, publicKey: Ed25519Key? = nil) {
@@ -140,9 +143,11 @@ public struct BundleVerifier {
         let earlyProblems = Results<[String]>(count: 1)
         // The integrity check run while the database was copied, only for the bytes the manifest
         // lists (and the hashing below must find them in the database).
-        let verdict = integrity.flatMap { $0.copiedSHA256 == manifestFiles[databaseName]?.sha256 ? $0 : nil }
+        let verdict = integrityVerdict.flatMap { verdict in
+            verdict.copiedSHA256.map { $0 == manifestFiles[databaseName]?.sha256 } == true ? verdict : nil
+        }
         let databaseChecks = DatabaseChecks(path: path(databaseName), rows: manifestRows, version: manifestVersion,
-                                            fingerprint: manifestFingerprint, depth: depth, integrity: verdict)
+                                            fingerprint: manifestFingerprint, depth: depth, integrityVerdict: verdict)
         // Only when nothing is wrong so far, and the database is a regular file: otherwise its
         // checks would be thrown away, after a wait as long as they take.
         let checkingEarly = checksDatabaseWhileHashing && problems.isEmpty && manifestFiles[databaseName] != nil
