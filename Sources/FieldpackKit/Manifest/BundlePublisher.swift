@@ -84,7 +84,8 @@ public struct BundlePublisher {
         try FileSystem.fsyncDirectory(staging)
         trace.mark("the other files, manifest.json")
         try check?(staging, integrity)
-        trace.mark("check")
+        // Whether the check could take the integrity check run while copying (FIELDPACK_TRACE).
+        trace.mark(integrity.map { $0.lines() != nil ? "check, the integrity check's from the copy's source" : "check, the copy's own integrity check" } ?? "check")
 
         // One step: the destination holds the previous bundle or the new one, never neither. A
         // SIGTERM meanwhile waits for it (`Leftovers`), then removes what sits at `staging`.
