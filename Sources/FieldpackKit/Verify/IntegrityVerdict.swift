@@ -35,10 +35,15 @@ public final class IntegrityVerdict: @unchecked Sendable {
     private var copied: (identity: FileIdentity?, sha256: String)? = nil
 
     /// Starts the check of the database at `path`, on a worker of Dispatch's global queue (it
-    /// waits on nothing, so whoever waits for it is only delayed).
+    /// waits on nothing, so whoever waits for it is only delayed); not for a file that has not
+    /// settled, whose verdict could not stand (the copy is then checked itself, once).
     public init(checking path: String) {
         self.path = path
         before = FileIdentity(path: path).flatMap { $0.isSettled ? $0 : nil }
+        guard before != nil else {
+            finished = true
+            return
+        }
         DispatchQueue.global().async { [self] in
             let lines = try? DatabaseChecks.integrityLines(path: path, depth: .full)
             let after = FileIdentity(path: path)
