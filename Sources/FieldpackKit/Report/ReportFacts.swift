@@ -76,31 +76,25 @@ struct ReportFacts {
         // whole build (513k photos, 16k blurbs) each took about half a second, one after the other.
         let info = facts.info
         let parts = Results<ReportFacts>(count: 3)
-        let shared = UncheckedBox(database)  // only the third task (`readTheRest`) uses it
+        // The third task reads the rest into `facts` itself; only it uses `database`.
+        let shared = UncheckedBox((database, facts))
         DispatchQueue.concurrentPerform(iterations: 3) { task in
             parts.record(task) {
                 var part = ReportFacts()
-                part.info = info
                 switch task {
                 case 0: part.targets = try targets(try Database(path: path, mode: .immutable), info: info)
                 case 1: part.blurbLengths = try blurbLengths(try Database(path: path, mode: .immutable))
-                default: try part.readTheRest(shared.value, ingestRejects: ingestRejects, wikiReport: wikiReport, wikiParts: wikiParts)
+                default:
+                    part = shared.value.1
+                    try part.readTheRest(shared.value.0, ingestRejects: ingestRejects, wikiReport: wikiReport, wikiParts: wikiParts)
                 }
                 return part
             }
         }
         let read = try parts.values()
+        facts = read[2]
         facts.targets = read[0].targets
         facts.blurbLengths = read[1].blurbLengths
-        let rest = read[2]
-        facts.iconic = rest.iconic
-        facts.shippedLicenses = rest.shippedLicenses
-        facts.articleLicenses = rest.articleLicenses
-        facts.destinations = rest.destinations
-        facts.excluded = rest.excluded
-        facts.delta = rest.delta
-        facts.ingestFindings = rest.ingestFindings
-        facts.wiki = rest.wiki
         return facts
     }
 
