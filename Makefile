@@ -175,6 +175,8 @@ tools: $(TOOLS_STAMP)
 $(TOOLS_STAMP): $(SWIFT_SOURCES) | deps
 	$(SWIFT) build -c release
 	@for tool in $(EXECUTABLES); do test -x $(BIN)/fieldpack-$$tool || { echo "missing $(BIN)/fieldpack-$$tool"; exit 1; }; done
+	@# The tree these tools were built from, for make bench's report (Tests/Bench/source-label.sh).
+	@(git describe --always --dirty 2>/dev/null || echo unknown) >$(BIN)/fieldpack-source.txt
 	@touch $@
 endif
 
