@@ -98,6 +98,23 @@ import Testing
         #expect(repeated.mayRepeat(keys[0]) && repeated.mayRepeat(BloomWord.mix(UInt64.max)))
     }
 
+    /// A partition's keys are read back whole however many batches they filled: each batch in
+    /// the spill names the one before it, and memory holds only the last (one thread, one
+    /// partition, a batch of 131,072 keys: 400,000 keys in four batches, the first batch's keys
+    /// added again in the last).
+    @Test func aPartitionOfManyBatchesIsReadBackWhole() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 1000, folder: directory.path)
+        #expect(collector.partitions == 1 && collector.batchWords == 1 << 17)
+        let keys = (0..<UInt64(400_000)).map(BloomWord.mix)
+        let again = [keys[0], keys[77_777], keys[131_071], keys[131_072], keys[399_999]]
+        try collector.adding { batch in for key in keys + again { try batch.add(key) } }
+        let repeated = try collector.finish(maximumRepeatedBytes: 1 << 20, workers: 2)
+        #expect(repeated.counts.repeated == again.count && repeated.counts.wholePartitions == 0)
+        #expect(again.allSatisfy(repeated.mayRepeat))
+        #expect(![keys[1], keys[131_073], keys[262_144], keys[399_998]].contains(where: repeated.mayRepeat))
+    }
+
     /// The partitions follow from the keys expected, about 4 MiB of keys each.
     @Test func partitionsFollowTheKeysExpected() throws {
         let directory = try TemporaryDirectory()

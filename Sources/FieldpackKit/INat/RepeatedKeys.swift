@@ -8,7 +8,9 @@ import Synchronization
 /// Keys are 64-bit and well mixed (`BloomWord`). While they come in (`Collector`, from any
 /// number of threads), each goes by its top bits to one of `partitions` partitions: the thread
 /// that adds it holds a batch per partition, appended whole to one nameless spill file in the
-/// build folder (`SpillFile`). Then each partition is read back alone (about 4 MiB of entries:
+/// build folder (`SpillFile`), followed by where that partition's previous batch is, so that
+/// memory holds only where each partition's last batch is, however many batches the stream
+/// fills (`Chain`). Then each partition is read back alone (about 4 MiB of entries:
 /// the partition count follows from the keys expected), sorted, and the keys met more
 /// than once are kept, sorted. The export repeats few keys (one photo row in a thousand on the
 /// benchmark's), so that list is small. A collector with values keeps a value beside each key
@@ -17,7 +19,9 @@ import Synchronization
 /// (`ExportLinkPruning.plan`), not from a second spill and a pass over it.
 ///
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
-/// keys come in; then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
+/// keys come in, and each partition's last batch and its count of words (24 bytes a partition;
+/// until 2026-12-05 the place of every batch, 16 bytes per batch of 64 to 2,048 words: 1 MB on
+/// the benchmark's export at 10M, and about 17 MB at iNaturalist's size); then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
 /// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of at
 /// most 1 MiB in front of them; with values, the values asked for, as a set of ids per sorting
@@ -97,13 +101,25 @@ final class RepeatedKeys: Sendable {
         /// The words each key takes in its batches and spill: 1, or 2 with its value.
         fileprivate let entryWords: Int
         /// Words a thread holds per partition before appending them.
-        fileprivate let batchWords: Int
+        let batchWords: Int
         private let spill: Mutex<Spill>
 
-        /// The spill file, and where each partition's appended batches are in it.
+        /// The spill file, and each partition's chain of batches in it.
         private struct Spill: ~Copyable {
             let file: SpillFile
-            var batches: [[SpillFile.Location]]
+            var chains: [Chain]
+        }
+
+        /// A partition's batches in the spill file, newest first: where the last one is (nil:
+        /// none yet), each batch ending in two words that say where the one before it is
+        /// (offset, then byte count; -1 and 0 after the first), and how many words of entries
+        /// they hold in all.
+        fileprivate struct Chain {
+            var last: SpillFile.Location? = nil
+            var words = 0
+
+            /// The words a batch ends with, after its entries.
+            static let trailerWords = 2
         }
 
         /// A collector for about `expectedKeys` keys (an over-count costs only more partitions),
@@ -116,19 +132,45 @@ final class RepeatedKeys: Sendable {
             self.partitions = partitions
             shift = UInt64(64 - partitions.trailingZeroBitCount)
             batchWords = max(64, (1 << 17) / partitions)
-            spill = Mutex(Spill(file: try SpillFile(in: folder, bufferSize: 1 << 20), batches: Array(repeating: [], count: partitions)))
+            spill = Mutex(Spill(file: try SpillFile(in: folder, bufferSize: 1 << 20), chains: Array(repeating: Chain(), count: partitions)))
         }
 
         @inline(__always)
         fileprivate func partition(_ key: UInt64) -> Int { Int(key >> shift) }
 
-        /// Appends a thread's batch of one partition's entries, and empties it.
+        /// Appends a thread's batch of one partition's entries, with where the partition's
+        /// previous batch is, and empties it.
         fileprivate func append(_ keys: inout [UInt64], to partition: Int) throws {
             try spill.withLock { spill in
-                let location = try keys.withUnsafeBytes { try spill.file.append($0) }
-                spill.batches[partition].append(location)
+                let chain = spill.chains[partition]
+                // Two appends, one after the other under the lock: one batch in the file. (The
+                // trailer appended to `keys` would grow its buffer, kept at a batch's size.)
+                var location = try keys.withUnsafeBytes { try spill.file.append($0) }
+                let trailer = [UInt64(bitPattern: chain.last?.offset ?? -1), UInt64(chain.last?.count ?? 0)]
+                location.count += try trailer.withUnsafeBytes { try spill.file.append($0) }.count
+                spill.chains[partition] = Chain(last: location, words: chain.words + keys.count)
             }
             keys.removeAll(keepingCapacity: true)
+        }
+
+        /// Calls `body` with the entries of each of a partition's batches, newest first (the
+        /// spill file's lock held).
+        private static func forEachBatch(
+            of chain: Chain, in file: SpillFile, _ body: (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
+            var next = chain.last
+            while let location = next {
+                next = try file.withBytes(at: location) { bytes in
+                    let trailer = Chain.trailerWords * MemoryLayout<UInt64>.stride
+                    guard bytes.count >= trailer else {
+                        throw FieldpackError(path: file.folder, "a scratch file's batch of keys is \(bytes.count) bytes, shorter than its trailer")
+                    }
+                    try body(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - trailer)]))
+                    let offset = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: bytes.count - trailer, as: UInt64.self))
+                    let count = Int(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: bytes.count - trailer / 2, as: UInt64.self))
+                    return offset < 0 ? nil : SpillFile.Location(offset: offset, count: count)
+                }
+            }
         }
 
         /// One thread's keys, held a batch per partition.
@@ -311,16 +353,13 @@ final class RepeatedKeys: Sendable {
         /// when over `partitionLimit` (then any of its keys may repeat).
         private func read(_ partition: Int) throws -> [UInt64]? {
             try spill.withLock { spill in
-                let batches = spill.batches[partition]
-                let count = batches.reduce(0) { $0 + $1.count } / MemoryLayout<UInt64>.stride
-                guard count <= RepeatedKeys.partitionLimit else { return nil }
+                let chain = spill.chains[partition]
+                guard chain.words <= RepeatedKeys.partitionLimit else { return nil }
                 var words: [UInt64] = []
-                words.reserveCapacity(count)
-                for location in batches {
-                    try spill.file.withBytes(at: location) { bytes in
-                        for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
-                            words.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                        }
+                words.reserveCapacity(chain.words)
+                try Self.forEachBatch(of: chain, in: spill.file) { bytes in
+                    for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
+                        words.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                     }
                 }
                 return words
@@ -332,12 +371,10 @@ final class RepeatedKeys: Sendable {
         private func values(_ partition: Int, wanted: @Sendable (UInt64) -> Bool, into values: inout IDSet) throws {
             let found = try spill.withLock { spill in
                 var found = IDSet()
-                for location in spill.batches[partition] {
-                    try spill.file.withBytes(at: location) { bytes in
-                        for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Valued>.stride) {
-                            let entry = bytes.loadUnaligned(fromByteOffset: offset, as: Valued.self)
-                            if entry.value != 0 && wanted(entry.key) { found.insert(Int64(bitPattern: entry.value)) }
-                        }
+                try Self.forEachBatch(of: spill.chains[partition], in: spill.file) { bytes in
+                    for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Valued>.stride) {
+                        let entry = bytes.loadUnaligned(fromByteOffset: offset, as: Valued.self)
+                        if entry.value != 0 && wanted(entry.key) { found.insert(Int64(bitPattern: entry.value)) }
                     }
                 }
                 return found
