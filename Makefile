@@ -172,11 +172,14 @@ ifeq ($(SKIP_TOOLS),1)
 tools:
 else
 tools: $(TOOLS_STAMP)
-$(TOOLS_STAMP): $(SWIFT_SOURCES) | deps
+# The tree the tools are built from, recorded beside them for make bench's report
+# (Tests/Bench/source-label.sh): taken before the build, so an edit made while it runs is not
+# credited to them; rebuilt when the record is missing.
+$(TOOLS_STAMP): $(SWIFT_SOURCES) $(if $(wildcard $(BIN)/fieldpack-source.txt),,FORCE) | deps
+	@mkdir -p .build && (git describe --always --dirty 2>/dev/null || echo unknown) >.build/fieldpack-source.new
 	$(SWIFT) build -c release
 	@for tool in $(EXECUTABLES); do test -x $(BIN)/fieldpack-$$tool || { echo "missing $(BIN)/fieldpack-$$tool"; exit 1; }; done
-	@# The tree these tools were built from, for make bench's report (Tests/Bench/source-label.sh).
-	@(git describe --always --dirty 2>/dev/null || echo unknown) >$(BIN)/fieldpack-source.txt
+	@mv .build/fieldpack-source.new $(BIN)/fieldpack-source.txt
 	@touch $@
 endif
 

@@ -421,7 +421,7 @@ fi
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo), $(uname -sr)"
-  echo "fieldpack: $("$here/source-label.sh" "$repo" "$BIN")"
+  echo "fieldpack: $("$here/source-label.sh" "$repo" "$BIN" || echo "unknown (Tests/Bench/source-label.sh failed)")"
   echo "swift: $(swift --version 2>/dev/null | head -n 1 || echo unknown)"
   if [[ $run_runs == 1 || $run_opendata == 1 ]]; then   # the peers ran: their versions
     "$py" - <<'EOF'

@@ -12,11 +12,11 @@ repo=$1 bin=$2
 record="$bin/fieldpack-source.txt"
 now=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)
 if [[ ! -s $record ]]; then
-  echo "unknown: no $record (build the tools with make tools); the tree now reads $now (release build in $bin)"
+  echo "unknown: no $record (make tools writes it); the tree now reads $now (release build in $bin)"
   exit 0
 fi
 built=$(head -n 1 "$record")
-newer=$(find -H "$bin" -maxdepth 1 -type f -name 'fieldpack-*' ! -name '*.txt' -newer "$record" -printf '%f\n' | sort | head -n 3)
+newer=$(find -H "$bin" -maxdepth 1 -type f -name 'fieldpack-*' ! -name '*.txt' -newer "$record" -printf '%f\n' | sort)
 if [[ -n $newer ]]; then
   echo "unknown: $(echo "$newer" | paste -sd, -) rebuilt after make tools built $built; the tree now reads $now (release build in $bin)"
 elif [[ $built == "$now" ]]; then

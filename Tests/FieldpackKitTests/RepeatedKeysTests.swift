@@ -1,6 +1,9 @@
 @testable import FieldpackKit
 import FieldpackTestSupport
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Which keys repeat (`RepeatedKeys`): exact, whichever threads added them and however many
@@ -100,8 +103,8 @@ import Testing
 
     /// A partition's keys are read back whole however many batches they filled: each batch in
     /// the spill names the one before it, and memory holds only the last (one thread, one
-    /// partition, a batch of 131,072 keys: 400,000 keys in four batches, the first batch's keys
-    /// added again in the last).
+    /// partition, a batch of 131,072 keys: 400,000 keys in four batches, keys of the first,
+    /// second and last batches added again in the last).
     @Test func aPartitionOfManyBatchesIsReadBackWhole() throws {
         let directory = try TemporaryDirectory()
         let collector = try RepeatedKeys.Collector(expectedKeys: 1000, folder: directory.path)
@@ -113,6 +116,38 @@ import Testing
         #expect(repeated.counts.repeated == again.count && repeated.counts.wholePartitions == 0)
         #expect(again.allSatisfy(repeated.mayRepeat))
         #expect(![keys[1], keys[131_073], keys[262_144], keys[399_998]].contains(where: repeated.mayRepeat))
+    }
+
+    /// A damaged spill is an error naming the build folder, never a partition read short: the
+    /// batches' trailers overwritten (through the unlinked file's descriptor), the walk back
+    /// from the last batch meets a place no batch can be.
+    @Test func aDamagedSpillIsAnErrorNotAShortPartition() throws {
+        let directory = try TemporaryDirectory()
+        let collector = try RepeatedKeys.Collector(expectedKeys: 1000, folder: directory.path)
+        let keys = (0..<UInt64(400_000)).map(BloomWord.mix)
+        try collector.adding { batch in for key in keys + keys[0..<10] { try batch.add(key) } }
+        // The first three batches (1 MiB each, and their trailers) are in the file; the last is
+        // still in the spill's buffer.
+        let descriptor = try #require(Self.unlinkedFile(in: directory.path))
+        let garbage = [UInt8](repeating: 0x7F, count: 3 << 20)
+        #expect(garbage.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == garbage.count)
+        let error = #expect(throws: FieldpackError.self) { try collector.finish(maximumRepeatedBytes: 1 << 20, workers: 1) }
+        #expect(error?.description.contains(directory.path) == true)
+        #expect(error?.description.contains("damaged") == true)
+    }
+
+    /// The descriptor of this process's open file that was unlinked from `folder`.
+    private static func unlinkedFile(in folder: String) -> Int32? {
+        // The kernel spells the folder without doubled slashes (`TemporaryDirectory` may have them).
+        let name = folder.split(separator: "/").last.map(String.init) ?? folder
+        for descriptor in 3..<Int32(1024) {
+            var target = [CChar](repeating: 0, count: 4096)
+            let count = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
+            guard count > 0 else { continue }
+            let path = String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if path.contains("/\(name)/.spill-") && path.hasSuffix(" (deleted)") { return descriptor }
+        }
+        return nil
     }
 
     /// The partitions follow from the keys expected, about 4 MiB of keys each.

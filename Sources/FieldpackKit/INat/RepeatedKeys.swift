@@ -19,9 +19,10 @@ import Synchronization
 /// (`ExportLinkPruning.plan`), not from a second spill and a pass over it.
 ///
 /// Memory: each thread's batches (about 1 MiB, at most 2 MiB with the most partitions) while
-/// keys come in, and each partition's last batch and its count of words (24 bytes a partition;
-/// until 2026-12-05 the place of every batch, 16 bytes per batch of 64 to 2,048 words: 1 MB on
-/// the benchmark's export at 10M, and about 17 MB at iNaturalist's size); then, per sorting worker, one partition's keys and their sorted copy (8 MiB at
+/// keys come in, and each partition's last batch and its count of words (24 bytes a
+/// partition; until 2026-12-05 the place of every batch, 16 bytes per batch of 64 to 131,072
+/// words: 1 MB on the benchmark's export at 10M, and about 17 MB at iNaturalist's size); then,
+/// per sorting worker, one partition's keys and their sorted copy (8 MiB at
 /// the expected size, at most 32 MiB: a partition of over four times the expected keys is not
 /// read); then the repeated keys, at most `maximumRepeatedBytes` in all, and a filter of at
 /// most 1 MiB in front of them; with values, the values asked for, as a set of ids per sorting
@@ -110,13 +111,16 @@ final class RepeatedKeys: Sendable {
             var chains: [Chain]
         }
 
-        /// A partition's batches in the spill file, newest first: where the last one is (nil:
-        /// none yet), each batch ending in two words that say where the one before it is
-        /// (offset, then byte count; -1 and 0 after the first), and how many words of entries
-        /// they hold in all.
+        /// A partition's batches in the spill file, newest first: where the last one is (offset
+        /// -1: none yet), each batch ending in two words that say where the one before it is
+        /// (offset, then byte count; -1 and 0 in the first batch's), and how many words of entries
+        /// they hold in all. 24 bytes.
         fileprivate struct Chain {
-            var last: SpillFile.Location? = nil
+            var last = Self.none
             var words = 0
+
+            /// Where no batch is: before a partition's first batch.
+            static let none = SpillFile.Location(offset: -1, count: 0)
 
             /// The words a batch ends with, after its entries.
             static let trailerWords = 2
@@ -146,7 +150,7 @@ final class RepeatedKeys: Sendable {
                 // Two appends, one after the other under the lock: one batch in the file. (The
                 // trailer appended to `keys` would grow its buffer, kept at a batch's size.)
                 var location = try keys.withUnsafeBytes { try spill.file.append($0) }
-                let trailer = [UInt64(bitPattern: chain.last?.offset ?? -1), UInt64(chain.last?.count ?? 0)]
+                let trailer = [UInt64(bitPattern: chain.last.offset), UInt64(chain.last.count)]
                 location.count += try trailer.withUnsafeBytes { try spill.file.append($0) }.count
                 spill.chains[partition] = Chain(last: location, words: chain.words + keys.count)
             }
@@ -155,22 +159,42 @@ final class RepeatedKeys: Sendable {
 
         /// Calls `body` with the entries of each of a partition's batches, newest first (the
         /// spill file's lock held).
-        private static func forEachBatch(
+        ///
+        /// - Throws: when a batch is not where its successor says or is not whole entries, or
+        ///   the batches do not hold the words the chain counted: a damaged scratch file is an
+        ///   error, never a partition read short (a repeated key then told single).
+        private func forEachBatch(
             of chain: Chain, in file: SpillFile, _ body: (UnsafeRawBufferPointer) throws -> Void
         ) throws {
+            let word = MemoryLayout<UInt64>.stride
+            let trailer = Chain.trailerWords * word
+            func damaged(_ reason: String) -> FieldpackError {
+                FieldpackError(path: file.folder, "a scratch file of keys is damaged: \(reason)")
+            }
+            var remaining = chain.words
             var next = chain.last
-            while let location = next {
+            while next != Chain.none {
+                let location = next
                 next = try file.withBytes(at: location) { bytes in
-                    let trailer = Chain.trailerWords * MemoryLayout<UInt64>.stride
-                    guard bytes.count >= trailer else {
-                        throw FieldpackError(path: file.folder, "a scratch file's batch of keys is \(bytes.count) bytes, shorter than its trailer")
+                    let entries = bytes.count - trailer
+                    guard entries >= 0, entries % (entryWords * word) == 0, entries / word <= remaining else {
+                        throw damaged("a batch of \(bytes.count) bytes at \(location.offset), with \(remaining) words left to read")
                     }
-                    try body(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - trailer)]))
-                    let offset = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: bytes.count - trailer, as: UInt64.self))
-                    let count = Int(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: bytes.count - trailer / 2, as: UInt64.self))
-                    return offset < 0 ? nil : SpillFile.Location(offset: offset, count: count)
+                    remaining -= entries / word
+                    try body(UnsafeRawBufferPointer(rebasing: bytes[0..<entries]))
+                    let previous = SpillFile.Location(
+                        offset: Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: entries, as: UInt64.self)),
+                        count: Int(truncatingIfNeeded: bytes.loadUnaligned(fromByteOffset: entries + word, as: UInt64.self)))
+                    // A batch's predecessor ends before it begins: the walk always ends. (Compared
+                    // without adding the two, which a damaged count could overflow.)
+                    guard previous == Chain.none
+                        || (previous.offset >= 0 && previous.offset < location.offset && previous.count >= trailer
+                            && Int64(previous.count) <= location.offset - previous.offset)
+                    else { throw damaged("the batch at \(location.offset) names one at \(previous.offset) of \(previous.count) bytes") }
+                    return previous
                 }
             }
+            guard remaining == 0 else { throw damaged("its batches hold \(remaining) words fewer than were appended") }
         }
 
         /// One thread's keys, held a batch per partition.
@@ -357,7 +381,7 @@ final class RepeatedKeys: Sendable {
                 guard chain.words <= RepeatedKeys.partitionLimit else { return nil }
                 var words: [UInt64] = []
                 words.reserveCapacity(chain.words)
-                try Self.forEachBatch(of: chain, in: spill.file) { bytes in
+                try forEachBatch(of: chain, in: spill.file) { bytes in
                     for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
                         words.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
                     }
@@ -371,7 +395,7 @@ final class RepeatedKeys: Sendable {
         private func values(_ partition: Int, wanted: @Sendable (UInt64) -> Bool, into values: inout IDSet) throws {
             let found = try spill.withLock { spill in
                 var found = IDSet()
-                try Self.forEachBatch(of: spill.chains[partition], in: spill.file) { bytes in
+                try forEachBatch(of: spill.chains[partition], in: spill.file) { bytes in
                     for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<Valued>.stride) {
                         let entry = bytes.loadUnaligned(fromByteOffset: offset, as: Valued.self)
                         if entry.value != 0 && wanted(entry.key) { found.insert(Int64(bitPattern: entry.value)) }
