@@ -30,7 +30,7 @@ SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
-# make fuzz: seconds per target, and which targets (default all: ingest sanitizer article archive markup).
+# make fuzz: seconds per target, and which targets (default all: ingest sanitizer article archive markup exportPruning).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 # make test's fuzz smoke: seconds per target, on an unoptimized fuzz build (.build/fuzz-smoke: about

@@ -35,6 +35,22 @@ import Testing
         #expect(FuzzTarget.sanitizer.run(bytes) == nil)
     }
 
+    /// The export-pruning target on the sample export (its four tables apart by `%%` lines): the
+    /// pruned run says the same of every row, and the two observations the selection keeps (in
+    /// the Zwin, birds) are written with all their photo links. (With the plan's filter of kept
+    /// observations made to hold nothing, this fails: their links were pruned.)
+    @Test func theSampleExportPrunedKeepsItsFindingsAndItsKeptObservationsLinks() throws {
+        let folder = "\(repositoryRoot)/sample-data/open-data"
+        var input: [UInt8] = []
+        for (index, name) in ["observations.csv", "photos.csv", "taxa.csv", "observers.tsv"].enumerated() {
+            if index > 0 { input += Array("%%\n".utf8) }
+            input += try ReadableFile.contents(of: "\(folder)/\(name)")
+        }
+        #expect(FuzzTarget.exportPruning.run(input) == nil)
+        // Not an export table: nothing to compare.
+        #expect(FuzzTarget.exportPruning.run(Array("{\"results\": []}".utf8)) == nil)
+    }
+
     /// The entry points check their invariant: a blurb that fails verify's markup check is named.
     @Test func aRecordsLineOfNoKnownKindBreaksTheIngestInvariant() {
         #expect(FuzzEntry.recordsProblem(Array("[\"obs\",1]\n".utf8)) == nil)

@@ -16,7 +16,7 @@ smoke=0
 if [ "${1:-}" = "--smoke" ]; then smoke=1; shift; fi
 seconds="${1:?usage: Tests/Fuzz/run.sh [--smoke] SECONDS [TARGET...]}"; shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(ingest sanitizer article archive markup)
+[ ${#targets[@]} -gt 0 ] || targets=(ingest sanitizer article archive markup exportPruning)
 OUT="${FUZZ_BUILD:-.build/fuzz}"
 BIN="$OUT/fieldpack-fuzz"
 SHARED="${SHARED_SAMPLES:-$(cd .. && pwd)/shared/samples}"
@@ -38,7 +38,11 @@ seeds() {
   case $target in
     ingest)
       find sample-data/inat "$SHARED/inat" -type f \( -name '*.json' -o -name '*.jsonl' \) -exec cp {} "$dir/" \; 2>/dev/null
-      for f in sample-data/inat/*.gz; do [ -f "$f" ] && gzip -dc "$f" > "$dir/$(basename "${f%.gz}")"; done ;;
+      for f in sample-data/inat/*.gz; do [ -f "$f" ] && gzip -dc "$f" > "$dir/$(basename "${f%.gz}")"; done
+      # The open-data export's tables (ingest tells them by their header line), ours and real rows.
+      for f in sample-data/open-data/*.csv sample-data/open-data/*.tsv "$SHARED"/inat/pyinaturalist-convert/inaturalist-open-data/*.csv; do
+        [ -f "$f" ] && cp "$f" "$dir/open-data-$(basename "$(dirname "$f")")-$(basename "$f")"
+      done ;;
     sanitizer|article)
       find sample-data/wiki "$SHARED/wiki" -type f -name '*.html' -exec cp {} "$dir/" \; 2>/dev/null
       # And each article's HTML out of the sample dumps (NDJSON, gzip, tar.gz).
@@ -72,6 +76,15 @@ PY
         -size -300k -exec cp {} "$dir/" \; 2>/dev/null ;;
     markup)
       printf '<p>A <b>bold</b> and <i>italic</i> text.<br>Line.</p><p>Two</p>' > "$dir/blurb" ;;
+    exportPruning)
+      # The export's tables, apart by a line %% (FuzzEntry.exportTables): the sample export whole,
+      # its observations with its photos, and the real rows of the shared samples.
+      local od=sample-data/open-data real="$SHARED/inat/pyinaturalist-convert/inaturalist-open-data"
+      { cat "$od/observations.csv"; echo '%%'; cat "$od/photos.csv"; echo '%%'; cat "$od/taxa.csv"; echo '%%'; cat "$od/observers.tsv"; } > "$dir/sample-export"
+      { cat "$od/observations.csv"; echo '%%'; cat "$od/photos.csv"; } > "$dir/sample-observations-photos"
+      if [ -f "$real/observations.csv" ] && [ -f "$real/photos.csv" ]; then
+        { cat "$real/observations.csv"; echo '%%'; cat "$real/photos.csv"; } > "$dir/real-observations-photos"
+      fi ;;
   esac
   # Same-named files from two folders: keep both, by content.
   echo "$dir"
@@ -79,7 +92,8 @@ PY
 
 dictionary() {
   case $1 in
-    ingest) echo Tests/Fuzz/json.dict ;;
+    ingest) cat Tests/Fuzz/json.dict Tests/Fuzz/tsv.dict > "$OUT/ingest.dict"; echo "$OUT/ingest.dict" ;;
+    exportPruning) echo Tests/Fuzz/tsv.dict ;;
     archive) cat Tests/Fuzz/json.dict Tests/Fuzz/html.dict > "$OUT/archive.dict"; echo "$OUT/archive.dict" ;;
     *) echo Tests/Fuzz/html.dict ;;
   esac

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The in-memory entry points behind `FuzzTarget`: each calls the stage's own code (no copy of
 /// it) on bytes in memory, with no file per input, and checks the target's invariant.
 ///
@@ -26,6 +30,143 @@ package enum FuzzEntry {
             return "a finding without a reason at line \(finding.line.map(String.init) ?? "-")"
         }
         return recordsProblem(ingest.extractor.out.bytes)
+    }
+
+    /// The open-data export's tables through ingest's pruning (`ExportLinkPruning`), against the
+    /// same tables read without it, under `exportSelection`. The input holds up to four tables,
+    /// each from its header line, apart by a line `%%` (`exportTables`); they are written to files
+    /// (the plan reads its inputs by path, as the stage does) in a folder of this process's, and
+    /// read as one run reads its inputs. What the pruning may change is what it leaves out, never
+    /// what is said of a row nor what a kept observation ships with. Invariants:
+    /// - every finding (a rejected row, a salvaged part) is the same, at the same line;
+    /// - every observation the pruned run writes as kept (unmarked) is written the same without
+    ///   pruning, with as many photo links: the plan never judges a row removed that ingest keeps,
+    ///   which would drop a kept observation's photos from the bundle.
+    static func exportPruning(_ bytes: [UInt8]) -> String? {
+        let tables = exportTables(bytes)
+        guard !tables.isEmpty, let folder = exportFolder else { return nil }
+        var paths: [String] = []
+        for (index, table) in tables.enumerated() {
+            let path = "\(folder)/table-\(index).csv"
+            let written = table.withUnsafeBytes { bytes -> Bool in
+                let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { return false }
+                defer { close(descriptor) }
+                return (try? FileSystem.writeAll(bytes, to: descriptor, path: path)) != nil
+            }
+            guard written else { return nil }
+            paths.append(path)
+        }
+        let pruning: ExportLinkPruning?
+        do {
+            pruning = try ExportLinkPruning.plan(
+                inputs: paths, selection: exportSelection, openDataDate: exportDate, scratch: folder, workers: 1)
+        } catch {
+            return nil  // a table that cannot be read: the stage's clear error
+        }
+        guard let pruning else { return nil }  // no table the rules prune
+        /// The records and findings of one run over the tables, or nil when it stops with an error.
+        func read(pruning: ExportLinkPruning?) -> (records: [UInt8], findings: [Finding])? {
+            let ingest = FileIngest(maxDocumentBytes: 4 << 20, openDataDate: exportDate)
+            ingest.linkPruning = pruning
+            let part = PartBuffer(spillPath: "/nonexistent/fieldpack-fuzz.spill")
+            var findings: [Finding] = []
+            for (index, path) in paths.enumerated() {
+                guard let result = try? ingest.run(path: path, index: index, output: part) else { return nil }
+                findings += result.findings
+            }
+            return (ingest.extractor.out.bytes, findings)
+        }
+        guard let pruned = read(pruning: pruning), let whole = read(pruning: nil) else {
+            return read(pruning: pruning) == nil && read(pruning: nil) == nil ? nil : "one run stopped with an error and the other did not"
+        }
+        if pruned.findings != whole.findings {
+            let first = zip(pruned.findings, whole.findings).first { $0 != $1 }
+            return "pruning changed the findings (\(pruned.findings.count) against \(whole.findings.count); first: "
+                + "\(first.map { "\($0.0.line ?? 0): \($0.0.reason) | \($0.1.line ?? 0): \($0.1.reason)" } ?? "a finding more"))"
+        }
+        if let problem = recordsProblem(whole.records) { return problem }
+        let kept = observations(in: pruned.records), all = observations(in: whole.records)
+        for (uuid, mine) in kept where !mine.records.isEmpty {
+            guard let theirs = all[uuid], Set(mine.records).isSubset(of: Set(theirs.records)) else {
+                return "the kept observation \(uuid) is written with pruning and not (or not the same) without"
+            }
+            if mine.links != theirs.links {
+                return "the kept observation \(uuid) has \(mine.links) photo links with pruning, \(theirs.links) without"
+            }
+        }
+        return nil
+    }
+
+    /// The selection `exportPruning` prunes by: every rule ingest applies (places, taxa, grades,
+    /// dates), with the sample export's region in it, so that mutated sample rows are kept.
+    static let exportSelection: Selection = {
+        let json = #"""
+            {"bbox": [[3.0, 51.25, 3.45, 51.45], [170, -50, -170, -30]], "taxa": {"include": [3]},
+             "quality_grades": ["research", "needs_id"], "observed": {"from": "2015-01-01", "to": "2024-12-31"}}
+            """#
+        let parser = JSONParser()
+        // A constant that reads: a failure here is a programming error.
+        return try! Selection.read(try! parser.parse(PaddedBuffer(copying: Array(json.utf8))), pipelinePath: "fuzz")
+    }()
+
+    /// The loose tables' export date (`open_data_date`): 2024-11-27.
+    static let exportDate = OpenDataDate.parse("2024-11-27")
+
+    /// The tables of an `exportPruning` input: its parts apart by a line `%%`, at most four.
+    static func exportTables(_ bytes: [UInt8]) -> [[UInt8]] {
+        var tables: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        let separator: [UInt8] = Array("\n%%\n".utf8)
+        while index + separator.count <= bytes.count && tables.count < 3 {
+            if bytes[index..<(index + separator.count)].elementsEqual(separator) {
+                tables.append(Array(bytes[start...index]))
+                start = index + separator.count
+                index = start
+            } else {
+                index += 1
+            }
+        }
+        tables.append(Array(bytes[start...]))
+        return tables.filter { !$0.isEmpty }
+    }
+
+    /// This process's folder for `exportPruning`'s tables and the plan's spills (nil if it
+    /// cannot be made): one for every input, each input's files written over the last's.
+    private static let exportFolder: String? = {
+        let parent = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        guard let folder = try? FileSystem.makeUniqueDirectory(in: parent, prefix: "fieldpack-fuzz-export-") else { return nil }
+        // Removed when the process exits (its spills are unlinked as they are made).
+        atexit {
+            guard let folder = FuzzEntry.exportFolder else { return }
+            for index in 0..<4 { unlink("\(folder)/table-\(index).csv") }
+            rmdir(folder)
+        }
+        return folder
+    }()
+
+    /// The observation records of ingest's output by uuid: each unmarked record's line, and how
+    /// many link records (one photo row's link each) name it.
+    private static func observations(in output: [UInt8]) -> [String: (records: [ArraySlice<UInt8>], links: Int)] {
+        let parser = JSONParser()
+        var found: [String: (records: [ArraySlice<UInt8>], links: Int)] = [:]
+        for line in output.split(separator: UInt8(ascii: "\n")) {
+            guard let value = try? parser.parse(PaddedBuffer(copying: Array(line))), value.isArray else { continue }
+            let columns = Array(value.elements)
+            guard columns.first?.text.flatMap({ RecordKind(tag: $0) }) == .observation,
+                  columns.count > ObservationRecord.Column.part.rawValue,
+                  let uuid = columns[ObservationRecord.Column.uuid.rawValue].text?.string
+            else { continue }
+            let part = columns[ObservationRecord.Column.part.rawValue].text?.string
+            let key = uuid.lowercased()
+            if part == "links" {
+                found[key, default: ([], 0)].links += 1
+            } else if part == nil {
+                found[key, default: ([], 0)].records.append(line)
+            }
+        }
+        return found
     }
 
     /// Why ingest's output is not records dedupe can read (one JSON array per line, headed by a

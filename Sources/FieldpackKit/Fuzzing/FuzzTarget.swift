@@ -19,6 +19,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case archive
     /// `fieldpack-verify`'s blurb markup check, on any bytes.
     case markup
+    /// `fieldpack-inat` on the open-data export's tables (up to four, apart by a line `%%`)
+    /// with a `select`, pruned (`ExportLinkPruning`) and not. Invariant: pruning changes no
+    /// finding, and a kept observation is written the same with as many photo links.
+    case exportPruning
 
     /// Runs one input; returns the broken invariant, or nil.
     package func run(_ bytes: [UInt8]) -> String? {
@@ -28,6 +32,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .article: return FuzzEntry.article(bytes)
         case .archive: return FuzzEntry.archive(bytes)
         case .markup: return FuzzEntry.markup(bytes)
+        case .exportPruning: return FuzzEntry.exportPruning(bytes)
         }
     }
 }
