@@ -77,8 +77,10 @@ package enum FuzzEntry {
             }
             return (ingest.extractor.out.bytes, findings)
         }
-        guard let pruned = read(pruning: pruning), let whole = read(pruning: nil) else {
-            return read(pruning: pruning) == nil && read(pruning: nil) == nil ? nil : "one run stopped with an error and the other did not"
+        let (prunedRun, wholeRun) = (read(pruning: pruning), read(pruning: nil))
+        guard let pruned = prunedRun, let whole = wholeRun else {
+            // Both stopped: the stage's clear error. One alone: the pruning made the difference.
+            return (prunedRun == nil) == (wholeRun == nil) ? nil : "one run stopped with an error and the other did not"
         }
         if pruned.findings != whole.findings {
             let first = zip(pruned.findings, whole.findings).first { $0 != $1 }
