@@ -126,6 +126,12 @@ import Testing
         ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 0], [0, 0]]]}}", "select.geojson.coordinates[0] has 3 positions"),
         ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 95], [1, 1], [0, 0]]]}}", "select.geojson.coordinates[0][1] must be a position"),
         ("{\"geojson\": \"missing.geojson\"}", "does not exist"),
+        // A place with no outline, which read as no rule would keep every place.
+        ("{\"geojson\": {\"type\": \"FeatureCollection\", \"features\": []}}", "select.geojson holds no polygon"),
+        ("{\"geojson\": {\"type\": \"MultiPolygon\", \"coordinates\": []}}", "select.geojson holds no polygon"),
+        ("{\"geojson\": []}", "select.geojson is an empty list"),
+        ("{\"quality_grades\": []}", "select.quality_grades is empty"),
+        ("{\"taxa\": {\"include\": []}}", "select.taxa names no taxon and no rank"),
         ("{\"obscured\": \"keep\"}", "select.obscured must be \"point\" or \"drop\""),
         ("{\"taxa\": {\"include\": [3], \"exclude\": [3]}}", "taxon 3 is both included and excluded"),
         ("{\"taxa\": {\"include\": [\"Aves\"]}}", "select.taxa.include must hold positive taxon ids"),
@@ -147,6 +153,38 @@ import Testing
         let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": \(select)}")
         let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
         #expect(error.description.contains(message), "\(error.description)")
+    }
+
+    @Test func aGeoJSONFileWithNoPolygonIsAnErrorNamingTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("places/none.geojson", "{\"type\": \"FeatureCollection\", \"features\": []}")
+        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": {\"geojson\": \"../places/none.geojson\"}}")
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.path == directory.file("pipelines/../places/none.geojson") || error.path == file, "\(error.description)")
+        #expect(error.message.contains("the file holds no polygon"), "\(error.description)")
+    }
+
+    /// Two triangles that share a slanted edge, in decimals as a file gives them: its points
+    /// (decimal midpoints, and points along it) are on the edge of both, so in both, and points
+    /// just either side are in one each: none falls between two places that share a border.
+    @Test func aPointOnASlantedEdgeIsInsideAndNeighboursThatShareTheEdgeLeaveNoGap() {
+        let below = Polygon(rings: [[-3, 48.83, -3.48, 48.8, -3, 48.8, -3, 48.83]])
+        let above = Polygon(rings: [[-3, 48.83, -3.48, 48.83, -3.48, 48.8, -3, 48.83]])
+        #expect(below.contains(longitude: -3.24, latitude: 48.815))
+        #expect(above.contains(longitude: -3.24, latitude: 48.815))
+        for step in 1..<200 {
+            let t = Double(step) / 200
+            let (x, y) = (-3 - 0.48 * t, 48.83 - 0.03 * t)
+            #expect(below.contains(longitude: x, latitude: y) && above.contains(longitude: x, latitude: y), "\(x), \(y)")
+            for offset in [1e-7, -1e-7, 1e-5, -1e-5] {
+                let inBelow = below.contains(longitude: x, latitude: y + offset)
+                let inAbove = above.contains(longitude: x, latitude: y + offset)
+                #expect(inBelow != inAbove, "\(x), \(y + offset): below \(inBelow), above \(inAbove)")
+                #expect(inAbove == (offset > 0))
+            }
+        }
+        // Further than the tolerance is not on it.
+        #expect(!below.contains(longitude: -3.24, latitude: 48.815 + 1e-8))
     }
 
     /// Taxa as in "all of Aves (3) except Anatidae (6912), but with Anas (6914)".

@@ -119,6 +119,38 @@ import Testing
         #expect(reasons.contains { $0.hasPrefix("cut.ndjson.gz:4: truncated: ") }, "\(reasons)")
     }
 
+    /// A gzip dump whose stream breaks between two lines (its second gzip member cut short after
+    /// its header, so no line is left half) is damage, never an end of file: the lines before it
+    /// are read, and the cut is a finding at the line that would have come next. The first
+    /// member is a few megabytes of articles that hardly compress, so the cut is met while the
+    /// lines are read, not when the archive reader opens the file.
+    @Test func aGzipDumpCutBetweenTwoLinesIsATruncationNotACleanEnd() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try text("\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/enterprise-2021.ndjson")
+        let lines = dump.split(separator: "\n").map(String.init)
+        try #require(lines.count == 2)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func filler(_ number: Int) -> String {
+            var words = ""
+            for _ in 0..<2_000 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                words += String(state >> 20, radix: 36) + " "
+            }
+            return "{\"name\": \"Filler \(number)\", \"identifier\": \(number), \"article_body\": {\"html\": \"<p>\(words)</p>\"}}"
+        }
+        let before = (1...100).map(filler) + [lines[0]]
+        let first = try Data(contentsOf: URL(fileURLWithPath: try directory.writeGzip("first.gz", before.joined(separator: "\n") + "\n")))
+        let rest = try Data(contentsOf: URL(fileURLWithPath: try directory.writeGzip("rest.gz", lines[1] + "\n")))
+        let cut = directory.file("cut.ndjson.gz")
+        try (first + rest.prefix(12)).write(to: URL(fileURLWithPath: cut))
+        let (articles, _, rejects) = try run([cut], wants: wants(["William Clark (inventor)", "Filler 7"]), in: directory)
+        let reasons = rejects.map { "\(($0["file"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""):\($0["line"] as? Int ?? 0): \($0["reason"] as? String ?? "")" }
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("cut.ndjson.gz:102: truncated: "), "\(reasons)")
+        // The lines before the cut were read; William Clark's, after it, was lost.
+        #expect(articles["Filler 7"] != nil)
+        #expect(articles["William Clark (inventor)"] == nil)
+    }
+
     @Test func overTheRejectThresholdNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("bad.ndjson", "not json\n{\"name\": 1}\n")

@@ -68,14 +68,26 @@ public struct Selection: Sendable, Equatable {
         }
         if let geojson = value["geojson"], !geojson.isNull {
             let list = geojson.isArray ? geojson.elements.map { $0 } : [geojson]
+            // An empty place would select nothing, or, taken as no rule, every place: neither is
+            // what a file of no outline meant (a drawing tool's empty export, a filter that
+            // matched no feature), so it is an error, as an empty box list is.
+            if list.isEmpty { throw FieldpackError(path: path, "select.geojson is an empty list: give a place's outline, or leave geojson out") }
             for (index, entry) in list.enumerated() {
                 let place = geojson.isArray ? "select.geojson[\(index)]" : "select.geojson"
                 if let file = entry.string {
                     let resolved = file.hasPrefix("/") ? file : "\(directory(of: path))/\(file)"
-                    selection.places.polygons += try Self.polygons(file: resolved, place: place, pipelinePath: path)
+                    let found = try Self.polygons(file: resolved, place: place, pipelinePath: path)
+                    guard !found.isEmpty else {
+                        throw FieldpackError(path: resolved, "\(place): the file holds no polygon (no Polygon or MultiPolygon in it): give the place's outline")
+                    }
+                    selection.places.polygons += found
                     selection.files.append(resolved)
                 } else {
-                    selection.places.polygons += try GeoJSON.polygons(entry, place: place, path: path)
+                    let found = try GeoJSON.polygons(entry, place: place, path: path)
+                    guard !found.isEmpty else {
+                        throw FieldpackError(path: path, "\(place) holds no polygon (no Polygon or MultiPolygon in it): give the place's outline")
+                    }
+                    selection.places.polygons += found
                 }
             }
         }
@@ -88,6 +100,10 @@ public struct Selection: Sendable, Equatable {
         if let taxa = value["taxa"], !taxa.isNull { selection.taxa = try Self.taxa(taxa, path) }
         if let grades = value["quality_grades"], !grades.isNull {
             guard grades.isArray else { throw FieldpackError(path: path, "select.quality_grades must be an array") }
+            // Read as no rule, an empty list would keep every grade: say which, or leave it out.
+            guard grades.elements.contains(where: { _ in true }) else {
+                throw FieldpackError(path: path, "select.quality_grades is empty: list the grades to keep, or leave it out to keep every grade")
+            }
             for grade in grades.elements {
                 guard let name = grade.string, qualityGradeNames.contains(name) else {
                     throw FieldpackError(
@@ -172,6 +188,11 @@ public struct Selection: Sendable, Equatable {
             default:
                 throw FieldpackError(path: path, "\(place) is not \"include\", \"exclude\" or \"ranks\"")
             }
+        }
+        // Read as no rule, a rule of empty lists would keep every taxon (a generated list that
+        // came out empty): say which, or leave it out.
+        if rule.isEmpty {
+            throw FieldpackError(path: path, "select.taxa names no taxon and no rank: give include, exclude or ranks, or leave taxa out")
         }
         if let both = rule.include.intersection(rule.exclude).min() {
             throw FieldpackError(path: path, "select.taxa: taxon \(both) is both included and excluded")

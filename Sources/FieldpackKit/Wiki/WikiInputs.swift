@@ -200,7 +200,7 @@ extension WikiStage {
                 if share.owns(offset: next) {
                     reject(Finding(path: source, line: reader.linesRead + 1, reason: error.message), counting: reading.counting, into: &run)
                 }
-                break
+                return
             }
             guard let line else { break }
             next = line.offset + line.bytes.count + 1
@@ -222,7 +222,7 @@ extension WikiStage {
             }
             if line.unterminated, let damage = reader.damage {
                 if owned { reject(Finding(path: source, line: line.number, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run) }
-                break
+                return
             }
             let value: JSONValue
             do {
@@ -244,6 +244,12 @@ extension WikiStage {
             try record(value, source: source, line: line.number, record: nil, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
             try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
+        }
+        // A stream damaged between two lines (a gzip member cut short after a whole line) ends
+        // the reader as if the file ended there: every line before it was read, and the cut is a
+        // finding, at the line that would have come next, of the shard that owns that byte.
+        if let damage = reader.damage, share.owns(offset: next) {
+            reject(Finding(path: source, line: reader.linesRead + 1, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
     }
 
