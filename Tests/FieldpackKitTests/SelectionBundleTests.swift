@@ -163,6 +163,25 @@ import Testing
         #expect(summary.selection?.taxaKept == 2 && summary.selection?.taxaConsidered == 4)
     }
 
+    /// "All their ancestors" reaches the root through each ancestor's own lineage: taxa records
+    /// of different dates (a taxon moved between them) may name an ancestor that the kept taxon's
+    /// lineage does not, and the app's tree would have a hole without it.
+    @Test func theAncestorsOfAncestorsAreKeptWhenTheirLineagesNameOthers() throws {
+        let taxa = """
+            {"total_results": 3, "page": 1, "per_page": 30, "results": [
+              {"id": 3, "name": "Aves", "rank": "class", "rank_level": 50, "ancestry": "1/2/50"},
+              {"id": 50, "name": "Moved", "rank": "subphylum", "rank_level": 57, "ancestry": "1/2"},
+              {"id": 200, "name": "Family", "rank": "family", "rank_level": 30, "ancestry": "1/2/50/3"}]}
+            """
+        var selection = Selection()
+        selection.taxa = TaxonRule(include: [3])
+        let directory = try TemporaryDirectory()
+        let observations = [Observation(id: 81, taxon: 201, ancestry: "1/2/3/200")]
+        let (database, _) = try build(observations, selection, in: directory, otherInputs: [("taxa.json", taxa)])
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == [81])
+        #expect(try ids("SELECT id FROM taxa ORDER BY id", in: database) == [3, 50, 200, 201])
+    }
+
     @Test func qualityGradesAndAMinimumOfShippablePhotosRemoveObservationsAndTheReportCountsEachRule() throws {
         let observations = [
             Observation(id: 51, photos: [(501, "cc-by")]),

@@ -108,16 +108,26 @@ struct BundleSelection {
             INSERT OR IGNORE INTO select_taxa SELECT id FROM taxa
             WHERE species_count IS NOT NULL\(selection.taxa.isEmpty ? "" : " AND fp_select_taxon(id, ancestry, rank)");
             """)
-        var ancestors: [Int64] = []
+        // Every ancestor, to the root: an ancestor's own lineage may name taxa the kept taxon's
+        // does not (taxa records of different dates, after iNaturalist moved a taxon), so the
+        // lineages of the taxa added are read in turn, until a round adds none.
         let lineages = try database.prepare(
-            "SELECT t.ancestry FROM taxa AS t JOIN select_taxa AS s ON s.id = t.id WHERE t.ancestry IS NOT NULL ORDER BY t.id")
-        while try lineages.step() {
-            ancestors += Array(lineages.text(0)!.utf8).withUnsafeBytes { TaxonRule.ancestors($0) }
-        }
+            "SELECT t.id, t.ancestry FROM taxa AS t JOIN select_taxa AS s ON s.id = t.id WHERE t.ancestry IS NOT NULL ORDER BY t.id")
         let insertTaxon = try database.prepare("INSERT OR IGNORE INTO select_taxa (id) VALUES (?)")
-        for id in ancestors {
-            try insertTaxon.bind(id, at: 1)
-            try insertTaxon.run()
+        var read = Set<Int64>()
+        while true {
+            var ancestors: [Int64] = []
+            while try lineages.step() {
+                guard read.insert(lineages.int64(0)).inserted else { continue }
+                ancestors += Array(lineages.text(1)!.utf8).withUnsafeBytes { TaxonRule.ancestors($0) }
+            }
+            lineages.reset()
+            let before = try database.int("SELECT count(*) FROM select_taxa") ?? 0
+            for id in ancestors {
+                try insertTaxon.bind(id, at: 1)
+                try insertTaxon.run()
+            }
+            if try database.int("SELECT count(*) FROM select_taxa") ?? 0 == before { break }
         }
         try database.execute("""
             DELETE FROM taxon_photos WHERE taxon_id NOT IN (SELECT id FROM select_taxa);
