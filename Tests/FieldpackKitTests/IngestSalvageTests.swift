@@ -46,6 +46,21 @@ import Testing
         #expect(finding["reason"] as? String == "photos[0].id is missing; dropped photos[0]")
     }
 
+    /// An `observed_on` that is not a date (empty, or not zero-padded) is dropped, as the
+    /// export's is: kept, a date range would judge it as text ("" before every date, "2024-6-1"
+    /// after "2024-12-31").
+    @Test(arguments: ["", "2024-6-1", "last spring"])
+    func anObservedOnThatIsNotADateIsDroppedAndTheObservationKept(observed: String) throws {
+        let directory = try TemporaryDirectory()
+        let summary = try ingest(
+            page([observationJSON(id: 1).replacingOccurrences(of: #""observed_on":"2024-04-30""#, with: "\"observed_on\":\"\(observed)\"")]),
+            in: directory)
+        #expect(summary.accepted == 1 && summary.salvaged == 1)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["observed_on"] is NSNull)
+        #expect(try findings(directory).map { $0["reason"] as? String } == ["observed_on \"\(observed)\" is not a date YYYY-MM-DD; dropped observed_on"])
+    }
+
     @Test func photosGivenAsTextAreDroppedAndTheObservationKept() throws {
         let directory = try TemporaryDirectory()
         let summary = try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#), in: directory)

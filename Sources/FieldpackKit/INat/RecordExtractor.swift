@@ -134,7 +134,7 @@ struct RecordExtractor {
         record.user = user?.id
         record.taxon = taxon?.record.id
         record.qualityGrade = field { () throws(RecordError) in try obs.text("quality_grade") }
-        record.observedOn = field { () throws(RecordError) in try obs.text("observed_on") }
+        record.observedOn = field { () throws(RecordError) in try obs.date("observed_on") }
         record.timeObservedAt = field { () throws(RecordError) in try obs.text("time_observed_at") }
         record.createdAt = created?.text
         record.updatedAt = updated?.text

@@ -115,6 +115,16 @@ struct Fields {
         return value
     }
 
+    /// A date, `YYYY-MM-DD` (or an ISO 8601 timestamp, which the selection judges by its date):
+    /// its text. The export's `observed_on` is read by the same rule (`OpenDataRow`).
+    func date(_ key: StaticString) throws(RecordError) -> JSONText? {
+        guard let text = try text(key) else { return nil }
+        guard Timestamp.parse(text.bytes) != nil else {
+            throw RecordError(at: name(key), "\(name(key)) \"\(text.string)\" is not a date YYYY-MM-DD")
+        }
+        return text
+    }
+
     /// An ISO 8601 timestamp: its text, and the time in Unix milliseconds.
     func timestamp(_ key: StaticString) throws(RecordError) -> (text: JSONText, millis: Int64)? {
         guard let text = try text(key) else { return nil }
