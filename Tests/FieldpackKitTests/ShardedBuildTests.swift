@@ -132,6 +132,41 @@ enum ShardedInput {
         #expect(!FileSystem.exists(split.file("d/records.jsonl")))
     }
 
+    /// A dedupe shard that fails leaves no sidecar saying that its old part is the new job's:
+    /// the bundle then refuses the parts, where it would have merged an old part with new ones.
+    @Test func aFailedDedupeShardLeavesNoSidecarClaimingItsOldPart() throws {
+        let inputsFolder = try TemporaryDirectory()
+        let inputs = try ShardedInput.write(in: inputsFolder)
+        let split = try TemporaryDirectory()
+        _ = try Self.sharded(inputs, count: 2, in: split)
+        // The next job: other inputs, ingested again; dedupe shard 0 fails (its conflicts report
+        // cannot be written), shard 1 succeeds.
+        for index in 0..<2 {
+            var ingest = INatIngest.Options(inputs: Array(inputs.dropLast()), output: "", rejects: "")
+            ingest.maxRejectRate = Self.rate
+            ingest.shard = try Shard(index: index, count: 2)
+            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
+            ingest.rangeBytes = 1500
+            try INatIngest(options: ingest).run()
+        }
+        let parts = try (0..<2).map { IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: $0, count: 2)) + "/records.jsonl" }
+        let blocker = try split.write("blocker", "a file, not a folder")
+        #expect(throws: (any Error).self) {
+            try DedupeShard(options: .init(
+                inat: split.file("inat"), shard: try Shard(index: 0, count: 2), output: parts[0], conflicts: "\(blocker)/conflicts.json")).run()
+        }
+        try DedupeShard(options: .init(
+            inat: split.file("inat"), shard: try Shard(index: 1, count: 2), output: parts[1],
+            conflicts: split.file("dedupe/shard-1-of-2/conflicts.json"))).run()
+        let error = try #require(throws: FieldpackError.self) {
+            var options = BundleBuilder.Options(input: parts[0], output: split.file("again.sqlite"), pipelineName: "shards", policy: try samplePolicy())
+            options.inputs = parts
+            try BundleBuilder(options: options).run()
+        }
+        #expect(error.path == parts[0] && error.message.contains("is missing"), "\(error.description)")
+        #expect(!FileSystem.exists(split.file("again.sqlite")))
+    }
+
     @Test func theBundleRefusesADedupePartOfAnotherToolVersion() throws {
         let inputsFolder = try TemporaryDirectory()
         let inputs = try ShardedInput.write(in: inputsFolder)

@@ -38,6 +38,10 @@ public struct DedupeShard: Sendable {
 
     @discardableResult
     public func run() throws -> Dedupe.Summary {
+        // The part's sidecar says which job made it: the old one goes first, and the new one is
+        // written once the part is, so that a run that fails leaves no old part stamped as this
+        // job's (the bundle refuses a part without one).
+        try ShardPartSidecar.remove(beside: options.output)
         let shards = try IngestShards(base: options.inat, count: options.shard.count)
         try shards.judge(
             rejects: "\(options.inat)/shard-*-of-\(options.shard.count)/rejects.jsonl", unwritten: options.output)
@@ -48,13 +52,14 @@ public struct DedupeShard: Sendable {
             try joined.append(contentsOf: part)
         }
         try joined.flush()
-        try ShardPartSidecar(origin: shards.origin, shard: options.shard).write(beside: options.output)
         var dedupe = Dedupe.Options(input: joined.temporaryPath, output: options.output, conflicts: options.conflicts)
         dedupe.examples = options.examples
         dedupe.progress = options.progress
         dedupe.selection = options.selection
         dedupe.measuredPhotos = options.measuredPhotos
         dedupe.whole = false  // the other shards' observations may link this shard's photos
-        return try Dedupe(options: dedupe).run()
+        let summary = try Dedupe(options: dedupe).run()
+        try ShardPartSidecar(origin: shards.origin, shard: options.shard).write(beside: options.output)
+        return summary
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a shard's output was made from: the stage's inputs and settings (their fingerprint) and
 /// the tool's version. A stage that merges parts refuses parts of different origins, naming both.
 /// The one record of it for every sharded stage: an ingest shard's `summary.json`, a dedupe
@@ -81,6 +85,17 @@ public struct ShardPartSidecar: Sendable, Equatable {
         out.key("shards"); out.int(shard.count)
         out.endObject()
         try AtomicOutput.write(PrettyJSON.format(out.bytes), to: Self.path(of: part))
+    }
+
+    /// Removes the sidecar of `part`, if it has one: a stage about to write `part` again does,
+    /// so that until the new part is written no sidecar says the old one is the new job's.
+    ///
+    /// - Throws: naming the sidecar when it is there and cannot be removed.
+    public static func remove(beside part: String) throws {
+        let path = Self.path(of: part)
+        if unlink(path) != 0 && errno != ENOENT {
+            throw FieldpackError(path: path, "cannot remove the sidecar of a part about to be written again: \(systemError())")
+        }
     }
 
     /// The sidecar of `part`.
