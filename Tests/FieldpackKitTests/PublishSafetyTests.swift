@@ -24,6 +24,42 @@ import Testing
         }
     }
 
+    /// The inputs of a failing ingest: a file whose last line is over a 1 MiB document limit
+    /// (an error that stops the run, after 5,000 good lines), and one of 100,000 observations
+    /// whose records pass 16 MiB, so its part is spilled to a file beside the output.
+    private func failingIngest(in directory: TemporaryDirectory) throws -> INatIngest.Options {
+        let long = try directory.write(
+            "a-long.jsonl",
+            (1...5_000).map { observationJSON(id: 100_000 + $0) }.joined(separator: "\n") + "\n{\"id\": 1, \"x\": \""
+                + String(repeating: "a", count: 2 << 20) + "\"}\n")
+        let big = try directory.write("b-big.jsonl", (1...100_000).map { observationJSON(id: $0) }.joined(separator: "\n") + "\n")
+        var options = INatIngest.Options(inputs: [long, big], output: directory.file("out/records.jsonl"), rejects: directory.file("out/rejects.jsonl"))
+        options.maxDocumentBytes = 1 << 20
+        options.filesPerChunk = 1
+        options.workers = 2
+        try FileManager.default.createDirectory(atPath: directory.file("out"), withIntermediateDirectories: true)
+        return options
+    }
+
+    /// An ingest that fails leaves nothing behind: the part another worker spilled to disk while
+    /// an earlier chunk failed (a whole file's records, gigabytes for an export) goes with the
+    /// run's temp files, not at the next run on this host.
+    @Test func aFailedIngestLeavesNoSpilledPartBehind() throws {
+        let directory = try TemporaryDirectory()
+        let options = try failingIngest(in: directory)
+        #expect(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("out")) == [])
+    }
+
+    /// A line over the document limit is an error naming its file, and the line.
+    @Test func aLineOverTheDocumentLimitIsAnErrorNamingItsFile() throws {
+        let directory = try TemporaryDirectory()
+        let options = try failingIngest(in: directory)
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == options.inputs[0], "\(error.description)")
+        #expect(error.message.contains("line 5001"), "\(error.description)")
+    }
+
     @Test func republishingRemovesALinkInTheOldBundleButNeverWhatItPointsAt() throws {
         let directory = try TemporaryDirectory()
         let bundle = try publishedBundle(in: directory)

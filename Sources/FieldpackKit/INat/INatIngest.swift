@@ -233,7 +233,10 @@ public struct INatIngest {
                 }
             }
         }
-        if let failure = sink.failure { throw failure.error }
+        if let failure = sink.failure {
+            sink.discardUnwritten()
+            throw failure.error
+        }
         let (digests, digestFailure) = deferredDigests.withLock { ($0.digests, $0.failure) }
         if let digestFailure { throw digestFailure }
         trace.mark("read")

@@ -140,6 +140,7 @@ final class OrderedSink: @unchecked Sendable {
             }
             if batch.isEmpty { return }
             var writeError: FieldpackError? = nil
+            var written = 0
             do {
                 for (part, rejectsPart) in batch {
                     for (part, output) in [(part, output), (rejectsPart, rejects as any RecordsOutput)] {
@@ -151,12 +152,15 @@ final class OrderedSink: @unchecked Sendable {
                             Leftovers.forget(part.spillPath)
                         }
                     }
+                    written += 1
                 }
             } catch let caught as FieldpackError {
                 writeError = caught
             } catch {
                 writeError = FieldpackError("\(error)")
             }
+            // The parts a failed write left unwritten go with the run (`discardUnwritten`).
+            if writeError != nil { for (part, rejectsPart) in batch.dropFirst(written) { Self.discard(part); Self.discard(rejectsPart) } }
             lock.withLock {
                 for (part, rejectsPart) in batch {
                     if let memory = part.memory, spare.count < max(1, window / 2), memory.capacity <= PartBuffer.spareCapacity {
@@ -175,6 +179,26 @@ final class OrderedSink: @unchecked Sendable {
     /// A written part's buffer to reuse, if one is free.
     func spareBuffer() -> ByteBuffer? {
         lock.withLock { spare.popLast() }
+    }
+
+    /// Removes what the parts never written left on disk (a spilled part's file, which may hold
+    /// a whole `.tar.gz` export's records), once every worker is done and a chunk failed: the
+    /// output is not committed, and nothing of the run is to stay behind.
+    func discardUnwritten() {
+        lock.withLock {
+            for (_, parts) in ready {
+                Self.discard(parts.part)
+                Self.discard(parts.rejects)
+            }
+            ready.removeAll()
+        }
+    }
+
+    /// Removes a part's spill file, if it has one.
+    private static func discard(_ part: PartBuffer) {
+        guard part.spill != nil else { return }
+        FileSystem.remove(part.spillPath)
+        Leftovers.forget(part.spillPath)
     }
 
     func fail(_ index: Int, _ error: FieldpackError) {

@@ -5,6 +5,13 @@ public protocol ByteSource: AnyObject {
     /// `FieldpackError` when the file cannot be read (never an early end). After a damage with a
     /// `failedMember` (only a gzip trailer's check failed) reading may go on.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// The file the bytes come from, for the errors of whoever reads them (`LineReader`'s
+    /// line limit); nil when they come from memory.
+    var name: String? { get }
+}
+
+extension ByteSource {
+    public var name: String? { nil }
 }
 
 /// A file's raw bytes, counted (and, if asked, hashed with SHA-256) as they are read.
@@ -24,6 +31,8 @@ public final class RawFileSource: ByteSource {
         self.file = file
         hasher = hashing ? SHA256() : nil
     }
+
+    public var name: String? { file.path }
 
     /// The first bytes of the file, without consuming them.
     public func peek(_ count: Int) throws -> [UInt8] {
@@ -108,6 +117,8 @@ public final class FileRangeSource: ByteSource {
         position = range.lowerBound
         end = range.upperBound
     }
+
+    public var name: String? { file.path }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = min(buffer.count, end - position)

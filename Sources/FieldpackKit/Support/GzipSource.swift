@@ -35,6 +35,8 @@ public final class GzipSource: ByteSource {
     /// failed.
     private var lastBytes: UInt64 = 0
 
+    public var name: String? { source.name }
+
     public init(source: RawFileSource) throws {
         self.source = source
         input = [UInt8](repeating: 0, count: 1 << 18)

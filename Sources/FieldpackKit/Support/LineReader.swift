@@ -38,6 +38,9 @@ public final class LineReader {
     @exclusivity(unchecked) private var terminator: Int32 = 0x0A
     public let maxLineBytes: Int
 
+    /// The file the lines come from (its source's), for the reader's own errors.
+    public var name: String? { source.name }
+
     /// How many lines `next` has returned: a damaged stream is damaged at line `linesRead + 1`.
     public var linesRead: Int { lineNumber }
 
@@ -74,7 +77,7 @@ public final class LineReader {
         }
         if buffer.count == buffer.capacity {
             if buffer.capacity >= (maximum ?? maxLineBytes) {
-                throw FieldpackError("line \(lineNumber + 1) is longer than \(maxLineBytes >> 20) MiB")
+                throw FieldpackError(path: name, "line \(lineNumber + 1) is longer than \(maxLineBytes >> 20) MiB")
             }
             buffer.reserve(buffer.capacity * 2)
         }
@@ -211,6 +214,8 @@ private final class Remainder: ByteSource {
     init(reader: LineReader) {
         self.reader = reader
     }
+
+    var name: String? { reader.name }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try reader.readRemainder(into: buffer)

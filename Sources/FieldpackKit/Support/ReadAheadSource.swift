@@ -36,6 +36,8 @@ final class ReadAheadSource: ByteSource {
     private var ended = false
     private var failure: (any Error)? = nil
 
+    var name: String? { source.name }
+
     init(_ source: ByteSource, blocks: Int = 4, blockBytes: Int = 1 << 20) {
         precondition(blocks > 0 && blockBytes > 0, "a read-ahead needs a block to read into")
         self.source = source
