@@ -321,7 +321,15 @@ public enum FileSystem {
         }
         defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
+        while true {
+            // readdir returns NULL at the end and on an error (EIO, ESTALE on NFS): only errno
+            // tells them apart, so a folder whose listing breaks is never taken as one with fewer
+            // files.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw FieldpackError(path: path, "cannot list directory: \(systemError())") }
+                break
+            }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }

@@ -41,8 +41,14 @@ struct BagItCheck {
                 }
                 if name == Manifest.jsonName {
                     digests[name] = listed
-                } else if let (digest, _) = try? SHA256.hex(ofFile: "\(directory)/\(name)"), digest != listed {
-                    problem(name, "SHA-256 \(digest) does not match \(BagItLayout.tagManifestName) (\(listed))")
+                    continue
+                }
+                // A tag file that cannot be read is a problem, never a match.
+                do {
+                    let (digest, _) = try SHA256.hex(ofFile: "\(directory)/\(name)")
+                    if digest != listed { problem(name, "SHA-256 \(digest) does not match \(BagItLayout.tagManifestName) (\(listed))") }
+                } catch {
+                    problem(name, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
                 }
             }
         }
@@ -62,9 +68,16 @@ struct BagItCheck {
             digests[name] = listed
         }
 
-        // Payload-Oxum: the payload's octets and file count, as bagit.py checks them.
-        if let info = try? ReadableFile.contents(of: "\(directory)/\(BagItLayout.infoName)"),
-           let line = String(decoding: info, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Payload-Oxum:") }) {
+        // Payload-Oxum: the payload's octets and file count, as bagit.py checks them (a bag-info.txt
+        // that cannot be read is a problem; one without the line, which BagIt leaves optional, is not).
+        let info: [UInt8]?
+        do {
+            info = listing.contains(BagItLayout.infoName) ? try ReadableFile.contents(of: "\(directory)/\(BagItLayout.infoName)") : nil
+        } catch {
+            info = nil
+            problem(BagItLayout.infoName, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
+        }
+        if let info, let line = String(decoding: info, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Payload-Oxum:") }) {
             let files = (try? FileSystem.list("\(directory)/\(BagItLayout.payloadFolder)")) ?? []
             let octets = files.reduce(0) { $0 + (FileSystem.size("\(directory)/\(BagItLayout.payloadFolder)/\($1)") ?? 0) }
             let stated = String(line.dropFirst("Payload-Oxum:".count).trimmingSpaces)
