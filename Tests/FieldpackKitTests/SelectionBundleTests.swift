@@ -117,6 +117,32 @@ import Testing
         #expect(hero == (kept.contains(204) ? 204 : 202))
     }
 
+    /// With min_photos, the photo cap fills whole observations: two observations of two photos
+    /// each, a cap of two and a minimum of two ship the first observation with both its photos,
+    /// where taking the two best photos (one of each, both CC0) left both observations one short
+    /// and the taxon empty.
+    @Test func thePhotoCapWithAMinimumShipsWholeObservationsNotAnEmptyTaxon() throws {
+        let directory = try TemporaryDirectory()
+        var selection = Selection()
+        selection.caps.photosPerTaxon = 2
+        selection.minimumPhotos = 2
+        let observations = [
+            Observation(id: 61, photos: [(601, "cc0"), (602, "cc-by")]),
+            Observation(id: 62, photos: [(603, "cc0"), (604, "cc-by")]),
+        ]
+        let (database, summary) = try build(observations, selection, in: directory)
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == [61])
+        #expect(try ids("SELECT photo_id FROM observation_photos ORDER BY photo_id", in: database) == [601, 602])
+        #expect(try ids("SELECT id FROM taxa ORDER BY id", in: database) == [70118])
+        #expect(summary.selection?.removed["photo_cap"] == 1)
+        // A cap of three: still one observation's worth (a second would need two more places).
+        let three = try TemporaryDirectory()
+        selection.caps.photosPerTaxon = 3
+        let (database3, _) = try build(observations, selection, in: three)
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database3) == [61])
+        #expect(try ids("SELECT photo_id FROM observation_photos ORDER BY photo_id", in: database3) == [601, 602])
+    }
+
     @Test func placesKeepObservationsInsideABoxOrAPolygonAndObscuredOnesFollowTheStatedRule() throws {
         let observations = [
             Observation(id: 31, location: "50.5,4.25"),              // in the box

@@ -27,6 +27,57 @@ struct BundleSelection {
     ///   observations considered and each rule's count, the photos not selected, and the
     ///   export's taxa and users ingest did not write (in `taxaConsidered`, `usersRemoved`).
     /// - Returns: what each rule removed.
+    /// The photo cap, taxon by taxon: the distinct photos of its kept observations (`links`: a
+    /// row per link, each photo's links together at its best rank, in rank order) are taken
+    /// while the cap allows; the others go to `select_photo_cut`.
+    ///
+    /// With a `minimum` of photos per observation (`min_photos`) above one, the first photo
+    /// taken of an observation holds `minimum` places of the cap for it, paid at once, which its
+    /// next photos in rank then fill, and it is taken only when that many places are left. So an
+    /// observation the cap reaches ships at least `minimum` photos, and the places go to
+    /// observations that can ship: taken one at a time in rank, the photos could leave every
+    /// observation of a taxon one short and the taxon with none (two observations of two photos,
+    /// a cap of two, a minimum of two). With a minimum of one or none this is the plain rank.
+    private func capPhotos(_ links: Statement, cap: Int, minimum: Int) throws {
+        let cut = try database.prepare("INSERT OR IGNORE INTO select_photo_cut (taxon, photo) VALUES (?, ?)")
+        let places = max(1, minimum)
+        var taxon: Int64? = nil
+        var left = 0
+        /// The places each observation the cap reached still holds for its next photos.
+        var holding: [String: Int] = [:]
+        var photo: (taxon: Int64, id: Int64, observations: [String])? = nil
+        func decide() throws {
+            guard let (taxonID, id, observations) = photo else { return }
+            let reached = observations.filter { holding[$0] != nil }
+            if reached.contains(where: { holding[$0]! > 0 }) {
+                // A place held for it: every reached observation it links has one place less to fill.
+                for key in reached where holding[key]! > 0 { holding[key]! -= 1 }
+            } else if !reached.isEmpty, left >= 1 {
+                left -= 1
+            } else if reached.isEmpty, left >= places {
+                left -= places
+                holding[observations[0]] = places - 1
+            } else {
+                try cut.bind(taxonID, at: 1)
+                try cut.bind(id, at: 2)
+                try cut.run()
+            }
+        }
+        while try links.step() {
+            let (rowTaxon, rowPhoto, key) = (links.int64(0), links.int64(1), links.text(2) ?? "")
+            if let current = photo, current.taxon == rowTaxon, current.id == rowPhoto {
+                photo!.observations.append(key)
+                continue
+            }
+            try decide()
+            if rowTaxon != taxon {
+                (taxon, left, holding) = (rowTaxon, cap, [:])
+            }
+            photo = (rowTaxon, rowPhoto, [key])
+        }
+        try decide()
+    }
+
     func apply(to report: inout CostReport?, loaded: SelectionCounts) throws -> SelectionCounts {
         let key = try ObservationKey.read(database)
         let (o, link) = ("o.\"\(key.column)\"", "\"\(key.link)\"")
@@ -70,19 +121,23 @@ struct BundleSelection {
                 """)
         }
         if let cap = selection.caps.photosPerTaxon {
-            try database.execute("""
-                INSERT INTO select_photo_cut
+            // Every link of a kept observation, by taxon, its photo at its best link's rank, and
+            // the photo's links in rank order (the first is its best observation's).
+            let links = try database.prepare("""
                 WITH links AS (
-                    SELECT coalesce(o.taxon_id, 0) AS taxon, op.photo_id AS photo, row_number() OVER (
+                    SELECT coalesce(o.taxon_id, 0) AS taxon, op.photo_id AS photo, \(o) AS key, row_number() OVER (
                         PARTITION BY coalesce(o.taxon_id, 0)
                         ORDER BY \(research), fp_select_license_rank(p.license), \(newest), op.photo_id, \(o)) AS n
                     FROM observation_photos AS op
                     JOIN observations AS o ON \(o) = op.\(link)
                     JOIN photos AS p ON p.id = op.photo_id
                     WHERE \(kept)),
-                best AS (SELECT taxon, photo, min(n) AS n FROM links GROUP BY taxon, photo),
-                ranked AS (SELECT taxon, photo, row_number() OVER (PARTITION BY taxon ORDER BY n) AS n FROM best)
-                SELECT taxon, photo FROM ranked WHERE n > \(cap);
+                best AS (SELECT taxon, photo, min(n) AS first FROM links GROUP BY taxon, photo)
+                SELECT l.taxon, l.photo, l.key FROM links AS l JOIN best AS b ON b.taxon = l.taxon AND b.photo = l.photo
+                ORDER BY l.taxon, b.first, l.n
+                """)
+            try capPhotos(links, cap: cap, minimum: selection.minimumPhotos)
+            try database.execute("""
                 DELETE FROM observation_photos WHERE EXISTS (
                     SELECT 1 FROM select_photo_cut AS c JOIN observations AS o ON coalesce(o.taxon_id, 0) = c.taxon
                     WHERE \(o) = observation_photos.\(link) AND c.photo = observation_photos.photo_id);

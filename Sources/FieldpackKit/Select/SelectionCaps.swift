@@ -15,7 +15,8 @@
 /// The photo cap counts the distinct photos of a taxon's kept observations (a photo linked twice
 /// counts once, at its better rank); the taxon's own photos (`taxon_photos`, which iNaturalist
 /// already bounds) are not capped. The observation cap applies first, then the photo cap, to the
-/// photos of the observations it kept.
+/// photos of the observations it kept. With `min_photos` above one, the photo cap fills whole
+/// observations (`BundleSelection.capPhotos`).
 public struct SelectionCaps: Sendable, Equatable {
     public var observationsPerTaxon: Int? = nil
     public var photosPerTaxon: Int? = nil
