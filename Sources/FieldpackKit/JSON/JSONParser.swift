@@ -129,29 +129,6 @@ public final class PaddedBuffer {
         capacity = newCapacity
         count = range.count
     }
-
-    /// Reads the whole source into the buffer, up to `limit` bytes.
-    ///
-    /// - Returns: the error that ended reading early (damaged input), if any.
-    public func fill(from source: ByteSource, limit: Int) throws -> FieldpackError? {
-        count = 0
-        while true {
-            if count == capacity {
-                if capacity >= limit {
-                    throw FieldpackError("document is larger than the \(limit >> 20) MiB limit for one JSON document")
-                }
-                reserve(min(capacity * 2, limit))
-            }
-            let got: Int
-            do {
-                got = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + count, count: capacity - count))
-            } catch let error as FieldpackError {
-                return error
-            }
-            if got == 0 { return nil }
-            count += got
-        }
-    }
 }
 
 extension JSONParser {
