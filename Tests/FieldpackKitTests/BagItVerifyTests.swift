@@ -90,8 +90,9 @@ import Testing
                 == ["\(bag)/bag-info.txt: error: Payload-Oxum 10.1 does not match the payload (\(oxum.dropFirst("Payload-Oxum: ".count)))"])
     }
 
-    /// A tag file that cannot be read is a problem, never a pass. The verifier runs as a user
-    /// who may not read bag-info.txt (as root, through setpriv as nobody: root reads any file).
+    /// A tag file that cannot be read is a problem, never a pass, and a payload file that cannot
+    /// be read is one that says why. The verifier runs as a user who may not read them (as
+    /// root, through setpriv as nobody: root reads any file).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
     func aTagFileThatCannotBeReadFailsTheBag() throws {
         let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
@@ -101,12 +102,15 @@ import Testing
         #expect(chmod(directory.path, 0o755) == 0)
         #expect(try run("/bin/chmod", ["-R", "a+rX", bag]).status == 0)
         #expect(chmod("\(bag)/bag-info.txt", 0) == 0)
+        #expect(chmod("\(bag)/data/costs-report.json", 0) == 0)
         let verify = "\(bin)/fieldpack-verify"
         let result = getuid() == 0
             ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", verify, bag])
             : try run(verify, [bag])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("\(bag)/bag-info.txt: error: cannot be read"), "\(result.stderr)")
+        // With the system's reason.
+        #expect(result.stderr.contains("costs-report.json: error: cannot be read: ") && result.stderr.contains("Permission denied"), "\(result.stderr)")
     }
 
     @Test func aBagOfAnotherVersionOrAPayloadManifestOutsideDataIsRefused() throws {

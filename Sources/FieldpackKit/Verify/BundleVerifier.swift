@@ -165,8 +165,11 @@ public struct BundleVerifier {
         progress.start()
         defer { progress.finish() }
         for name in hashed {
-            guard let (digest, size) = try? SHA256.hex(ofFile: path(name), progress: progress) else {
-                problem(name, "cannot be read")
+            let digest: String, size: Int
+            do {
+                (digest, size) = try SHA256.hex(ofFile: path(name), progress: progress)
+            } catch {
+                problem(name, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
                 continue
             }
             digests[name] = digest
