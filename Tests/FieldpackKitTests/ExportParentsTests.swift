@@ -124,6 +124,25 @@ import Testing
         }
     }
 
+    /// The ancestors ingest writes reach the root through the ancestors' own rows, as the bundle
+    /// keeps them: with the row of the kept taxon's genus naming another lineage (a taxon moved
+    /// between two dates), the bundle is the same pruned as whole, the moved-to taxon in both.
+    @Test func theAncestorsOfAncestorsAreWrittenAsTheBundleKeepsThem() throws {
+        let directory = try TemporaryDirectory()
+        let (inputs, _) = try Self.writeExport(in: directory)
+        let taxaPath = try #require(inputs.first { $0.hasSuffix("taxa.csv") })
+        let taxa = try text(taxaPath).replacingOccurrences(of: "48661\t48460/1/47120\t20", with: "48661\t48460/1/47120/47999\t20")
+            + "47999\t48460/1\t57\tsubphylum\tMoved\ttrue\n"
+        try taxa.write(toFile: taxaPath, atomically: true, encoding: .utf8)
+        let selection = Self.selections[0]
+        let (pruning, writing) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let pruned = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: pruning, ingestSelects: true)
+        let whole = try Build.build(inputs: inputs, selection: selection, dedupeSelects: true, in: writing)
+        #expect(pruned.bundle == whole.bundle)
+        let written = try recordLines(pruning.file("records.jsonl")).filter { $0["k"] as? String == "taxon" }.compactMap { $0["id"] as? Int }
+        #expect(Set(written) == [48662, 48460, 1, 47120, 48661, 47999])
+    }
+
     /// Taxa and observers tables alone, under a taxon rule ingest decides: nothing is kept, and
     /// the left-out taxa and users are counted under the rules dedupe reads from the inputs.
     @Test func taxaAndObserversTablesAloneAreCountedUnderTheirRules() throws {

@@ -16,9 +16,10 @@ import Synchronization
 ///   or that has measured sizes (the bundle credits a photo it decides with its own row's
 ///   observer, who may be another user than its observation's, and dedupe may pick any row of
 ///   the photo as the winner);
-/// - taxa: the taxon of every observations row the rules keep, and every id in the ancestry of
-///   any row of those taxa (the bundle keeps its kept observations' taxa and their ancestors,
-///   from the winning row's ancestry).
+/// - taxa: the taxon of every observations row the rules keep, every id in the ancestry of any
+///   row of those taxa, and so on up, through the ancestors' own rows, until no row names another
+///   (the bundle keeps its kept observations' taxa and all their ancestors, reading the lineages
+///   of the ancestors in turn: rows of different dates may name different lineages).
 /// A taxon or user outside these is never kept, linked or credited by the bundle, so leaving it
 /// out changes nothing but what the bundle would have counted as considered or removed.
 ///
@@ -125,24 +126,40 @@ final class ExportParents: Sendable {
     ) throws -> ExportParents {
         var taxa = needed
         var seenTaxa = listed?.seenTaxa ?? IDSet(), seenUsers = listed?.seenUsers ?? IDSet()
-        // Any row of a needed taxon: the one dedupe picks is among them.
-        try listed?.ancestors.forEachPair { taxon, ancestor in
-            if needed.contains(Int64(bitPattern: taxon)) { taxa.insert(Int64(bitPattern: ancestor)) }
+        // The taxa whose rows' ancestries this pass reads, and the ancestors it finds that are not
+        // yet in `taxa` (read in the next pass: usually none, as an ancestor's own lineage is a
+        // part of its descendant's).
+        var reading = needed
+        var found = IDSet()
+        func add(_ ancestor: Int64) {
+            guard !taxa.contains(ancestor) else { return }
+            taxa.insert(ancestor)
+            found.insert(ancestor)
         }
         // An archive's members in its order, each archive read once (`forEachRow(in:)`).
         let all = tables.filter { listed == nil || $0.file.member == nil }.sorted {
             ($0.input, $0.file.member?.position ?? 0) < ($1.input, $1.file.member?.position ?? 0)
         }
-        try OpenDataRow.forEachRow(in: all.map(\.file)) { index, row, bytes in
-            if all[index].file.header.table == .taxa {
-                guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
-                seenTaxa.insert(id)
-                if needed.contains(id) { try forEachAncestor(in: ancestry) { taxa.insert($0) } }
-            } else if let id = row.observerID(bytes) {
-                seenUsers.insert(id)
+        var first = true
+        repeat {
+            // Any row of a needed taxon: the one dedupe picks is among them.
+            try listed?.ancestors.forEachPair { taxon, ancestor in
+                if reading.contains(Int64(bitPattern: taxon)) { add(Int64(bitPattern: ancestor)) }
             }
-            return true
-        }
+            // After the first pass, the taxa tables only.
+            let tablesRead = first ? all : all.filter { $0.file.header.table == .taxa }
+            try OpenDataRow.forEachRow(in: tablesRead.map(\.file)) { index, row, bytes in
+                if tablesRead[index].file.header.table == .taxa {
+                    guard let (id, ancestry) = row.taxonParents(bytes) else { return true }
+                    if first { seenTaxa.insert(id) }
+                    if reading.contains(id) { try forEachAncestor(in: ancestry) { add($0) } }
+                } else if let id = row.observerID(bytes) {
+                    seenUsers.insert(id)
+                }
+                return true
+            }
+            (reading, found, first) = (found, IDSet(), false)
+        } while !reading.isEmpty
         return ExportParents(
             taxa: taxa, users: users, taxaLeftOut: seenTaxa.count(notIn: taxa), usersLeftOut: seenUsers.count(notIn: users),
             countingInput: tables.map(\.input).min())

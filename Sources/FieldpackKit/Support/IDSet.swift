@@ -36,6 +36,9 @@ struct IDSet: Sendable {
         words[word] |= 1 << UInt64(id & 63)
     }
 
+    /// Whether the set holds no id.
+    var isEmpty: Bool { large.isEmpty && words.allSatisfy { $0 == 0 } }
+
     /// Adds every id of `other`.
     mutating func formUnion(_ other: IDSet) {
         if other.words.count > words.count { words += repeatElement(0, count: other.words.count - words.count) }
