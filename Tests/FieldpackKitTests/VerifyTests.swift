@@ -348,6 +348,53 @@ import Testing
         #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 21 rows, the manifest says 22"])
     }
 
+    /// A database whose file does not hold all it says is never published: one with a -journal
+    /// beside it (a rollback not played back), or in WAL mode, which the app cannot open
+    /// read-only from its bundle; nothing reaches the destination.
+    @Test func aDatabaseWithAJournalBesideItOrInWALModeIsNeverPublished() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let source = directory.file("content.sqlite")
+        try directory.write("content.sqlite-journal", "a rollback journal's bytes")
+        let journal = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: source, destination: directory.file("with-journal")).publish()
+        }
+        #expect(journal.path == source && journal.message.contains("has a -journal file beside it"), "\(journal.description)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("with-journal")))
+        try FileManager.default.removeItem(atPath: directory.file("content.sqlite-journal"))
+        do {
+            let database = try Database(path: source)
+            _ = try database.rows("PRAGMA journal_mode = WAL")
+        }
+        let wal = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: source, destination: directory.file("in-wal")).publish()
+        }
+        #expect(wal.path == source && wal.message.contains("is in WAL mode"), "\(wal.description)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("in-wal")))
+    }
+
+    /// Verify refuses a bundle whose database says WAL mode, even consistently re-hashed.
+    @Test func aBundleWhoseDatabaseIsInWALModeIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let path = "\(bundle)/content.sqlite"
+        let (before, _) = try SHA256.hex(ofFile: path)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data[18] = 2
+        data[19] = 2
+        try data.write(to: URL(fileURLWithPath: path))
+        let (after, _) = try SHA256.hex(ofFile: path)
+        try text("\(bundle)/manifest.json").replacingOccurrences(of: before, with: after)
+            .write(toFile: "\(bundle)/manifest.json", atomically: true, encoding: .utf8)
+        let (manifest, _) = try SHA256.hex(ofFile: "\(bundle)/manifest.json")
+        let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
+            line.hasSuffix("  manifest.json") ? "\(manifest)  manifest.json" : line.replacingOccurrences(of: before, with: after)
+        }.joined(separator: "\n") + "\n"
+        try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains { $0.hasPrefix("\(path): error: is in WAL mode") }, "\(problems)")
+    }
+
     @Test func aDatabaseFromAnotherApplicationIsRefused() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

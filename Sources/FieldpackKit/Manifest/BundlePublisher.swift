@@ -36,6 +36,7 @@ public struct BundlePublisher {
     @discardableResult
     public func publish() throws -> Manifest {
         try Self.checkDestination(destination)
+        try Self.checkJournal(of: database)
         let parent = directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
         Leftovers.removeStale(of: destination)
@@ -99,6 +100,20 @@ public struct BundlePublisher {
         }
         trace.mark("swap")
         return manifest
+    }
+
+    /// Refuses a database whose file does not hold all it says: one with a `-wal` or a `-journal`
+    /// beside it (transactions committed to the WAL and not checkpointed, or a rollback not yet
+    /// played back: the copy would ship stale or never-committed rows), or one in WAL mode
+    /// (`SQLiteHeader`), which the app cannot open read-only from its own bundle.
+    static func checkJournal(of database: String) throws {
+        for suffix in ["-wal", "-journal"] where (FileSystem.size(database + suffix) ?? 0) > 0 {
+            throw FieldpackError(
+                path: database,
+                "has a \(suffix) file beside it: its last transactions (or a rollback) are not in the file. "
+                    + "Open it once with sqlite3 to checkpoint or roll back, or build it again, then publish")
+        }
+        if let problem = try SQLiteHeader.journalProblem(of: database) { throw FieldpackError(path: database, problem) }
     }
 
     /// Refuses to replace anything but a bundle: the destination may be missing, an empty

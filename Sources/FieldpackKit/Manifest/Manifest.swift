@@ -35,7 +35,9 @@ public struct Manifest: Sendable, Equatable {
         guard FileSystem.exists(databasePath) else {
             throw FieldpackError(path: databasePath, "bundle has no \(databaseName)")
         }
-        let database = try Database(path: databasePath, mode: .readOnly)
+        // Immutable: the staged copy is never written, and a read-only open of a WAL database
+        // would create its -shm and -wal files in the bundle (a publish refuses one, `checkJournal`).
+        let database = try Database(path: databasePath, mode: .immutable)
         var info: [String: String] = [:]
         for row in try database.rows("SELECT key, value FROM bundle_info ORDER BY key") {
             if let key = row[0], let value = row[1] { info[key] = value }

@@ -39,6 +39,7 @@ package struct DatabaseChecks {
             return ["\(path): error: does not open read-only as SQLite: \(error)"]
         }
         do {
+            if let journal = try SQLiteHeader.journalProblem(of: path) { problem(journal) }
             let applicationID = try database.int("PRAGMA application_id") ?? 0
             if applicationID != Int64(Migrations.applicationID) {
                 problem("application_id is \(applicationID), not fieldpack's \(Migrations.applicationID)")
