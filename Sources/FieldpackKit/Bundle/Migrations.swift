@@ -24,6 +24,20 @@ public enum Migrations {
     /// other SQLite file by reading 4 header bytes.
     public static let applicationID: Int32 = 0x4650_414B
 
+    /// Why `rows` (`schema_migrations`' version, name and sql_sha256, in version order) are not
+    /// the record of this fieldpack's migrations 1…`version` as it shipped them, nil if they are.
+    public static func recordProblem(_ rows: [[String?]], version: Int) -> String? {
+        guard rows.count == version, version <= all.count else {
+            return "schema_migrations records \(rows.count) migration(s), not the \(version) of schema version \(version)"
+        }
+        for (migration, row) in zip(all, rows)
+        where row.count != 3 || row[0] != String(migration.version) || row[1] != migration.name || row[2] != migration.sqlSHA256 {
+            return "schema_migrations' row (\(row.map { $0 ?? "NULL" }.joined(separator: ", "))) is not migration \(migration.version) "
+                + "(\(migration.name), SQL \(migration.sqlSHA256)) as fieldpack shipped it"
+        }
+        return nil
+    }
+
     public static let all: [Migration] = [
         Migration(version: 1, name: "create-inat-tables", sql: """
             CREATE TABLE bundle_info (

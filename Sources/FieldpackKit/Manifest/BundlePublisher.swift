@@ -65,12 +65,19 @@ public struct BundlePublisher {
         integrity?.copyEnded(sha256: digest)
         try output.commit()
         trace.mark("copy the database, hashing it")
+        var published: Set<[UInt8]> = []
         for file in extraFiles {
             let name = file.split(separator: "/").last.map(String.init) ?? file
+            guard published.insert(Array(name.utf8)).inserted else {
+                throw FieldpackError(path: file, "cannot publish two files named \(name)")
+            }
             guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName,
                   name != ManifestSignature.fileName
             else {
                 throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files")
+            }
+            guard Manifest.isPortableName(name) else {
+                throw FieldpackError(path: file, "cannot publish \"\(name)\": a bundle's file names are \(Manifest.portableNames)")
             }
             let output = try AtomicOutput(path: "\(staging)/\(name)")
             try output.append(contentsOf: file)

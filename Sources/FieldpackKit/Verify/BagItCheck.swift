@@ -43,7 +43,9 @@ struct BagItCheck {
                     digests[name] = listed
                     continue
                 }
-                // A tag file that cannot be read is a problem, never a match.
+                // A tag file that cannot be read is a problem, never a match (one that is not a
+                // regular file is refused above, and is not opened: a FIFO would block).
+                guard FileSystem.isRegularFile("\(directory)/\(name)") else { continue }
                 do {
                     let (digest, _) = try SHA256.hex(ofFile: "\(directory)/\(name)")
                     if digest != listed { problem(name, "SHA-256 \(digest) does not match \(BagItLayout.tagManifestName) (\(listed))") }

@@ -88,7 +88,7 @@ public struct BundleVerifier {
         var manifestRows: [String: Int64] = [:]
         var manifestVersion: Int? = nil
         var manifestFingerprint: String? = nil
-        if let bytes = try? ReadableFile.contents(of: manifestPath) {
+        if FileSystem.isRegularFile(manifestPath), let bytes = try? ReadableFile.contents(of: manifestPath) {
             let buffer = PaddedBuffer(copying: bytes)
             let parser = JSONParser()
             if let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName {
@@ -97,6 +97,8 @@ public struct BundleVerifier {
                         problem(Manifest.jsonName, "a files entry lacks path, bytes or sha256")
                         continue
                     }
+                    if manifestFiles[path] != nil { problem(Manifest.jsonName, "lists \(path) twice") }
+                    if !Manifest.isPortableName(path) { problem(Manifest.jsonName, "lists \"\(path)\", not a bundle file name (\(Manifest.portableNames))") }
                     manifestFiles[path] = (Int(size), digest)
                 }
                 if let counts = root["rows"] {
@@ -104,22 +106,35 @@ public struct BundleVerifier {
                 }
                 manifestVersion = root["schema_version"]?.int64.map { Int($0) }
                 manifestFingerprint = root["schema_fingerprint"]?.string
+                // The app reads the schema from them: a manifest without them is not fieldpack's.
+                if manifestVersion == nil { problem(Manifest.jsonName, "has no schema_version (a number)") }
+                if manifestFingerprint == nil { problem(Manifest.jsonName, "has no schema_fingerprint (a string)") }
             } else {
                 problem(Manifest.jsonName, "not a fieldpack manifest (invalid JSON or wrong format)")
             }
-        } else {
+        } else if !FileSystem.exists(manifestPath) {
             problem(Manifest.jsonName, "missing")
         }
 
         // 0. The signature, when the app holds a key: a manifest anyone could have edited is refused.
-        if let publicKey, let reason = ManifestSignature.problem(bundle: directory, key: publicKey) {
+        let signaturePath = "\(directory)/\(ManifestSignature.fileName)"
+        if let publicKey, !FileSystem.exists(signaturePath) || FileSystem.isRegularFile(signaturePath),
+           let reason = ManifestSignature.problem(bundle: directory, key: publicKey) {
             problem(ManifestSignature.fileName, reason)
         }
 
         // 3. The file set: exactly the manifest's files plus the manifest files (and signature).
         var expected = Set(manifestFiles.keys).union(bag ? [Manifest.jsonName] : [Manifest.jsonName, Manifest.checksumName])
         if publicKey != nil || listing.contains(ManifestSignature.fileName) { expected.insert(ManifestSignature.fileName) }
-        for name in listing where !expected.contains(name) { problem(name, "unexpected file: not listed in the manifest") }
+        for name in listing {
+            // A name outside the portable set is never a bundle's, whatever the manifest lists:
+            // Swift's strings (and so the sets here) take a decomposed é for a composed one.
+            if !Manifest.isPortableName(name) {
+                problem(name, "unexpected file: not a bundle file name (\(Manifest.portableNames))")
+            } else if !expected.contains(name) {
+                problem(name, "unexpected file: not listed in the manifest")
+            }
+        }
         for name in listing where expected.contains(name) && !FileSystem.isRegularFile(path(name)) {
             problem(name, "not a regular file: a bundle holds regular files only, never links or folders")
         }
@@ -160,7 +175,16 @@ public struct BundleVerifier {
 
         // 4. Every checksum and size.
         var digests: [String: String] = [:]
-        let hashed = checksumExpected.sorted().filter { listing.contains($0) }
+        // Regular files only (the others are refused above, and a FIFO would block), and only those
+        // of the manifest's size: a file of another size is refused without reading it.
+        var hashed: [String] = []
+        for name in checksumExpected.sorted() where listing.contains(name) && FileSystem.isRegularFile(path(name)) {
+            if let entry = manifestFiles[name], let size = FileSystem.size(path(name)), size != entry.bytes {
+                problem(name, "size \(size) does not match manifest.json (\(entry.bytes))")
+                continue
+            }
+            hashed.append(name)
+        }
         progress.expect(bytes: hashed.reduce(0) { $0 + (FileSystem.size(path($1)) ?? 0) })
         progress.start()
         defer { progress.finish() }

@@ -4,7 +4,8 @@ enum ChecksumList {
     /// The digest listed for each path, or nil when the file is missing or unreadable. A line
     /// that is not a `sha256sum` line is a problem naming the file and line.
     static func read(_ path: String, problems: inout [String]) -> [String: String]? {
-        guard let text = try? ReadableFile.contents(of: path) else { return nil }
+        // Only a regular file is read (a FIFO would block the open); the caller says what else it is.
+        guard FileSystem.isRegularFile(path), let text = try? ReadableFile.contents(of: path) else { return nil }
         var listed: [String: String] = [:]
         for (number, line) in String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
         where !line.isEmpty {
@@ -13,7 +14,9 @@ enum ChecksumList {
                 problems.append("\(path):\(number + 1): error: not a `sha256sum` line")
                 continue
             }
-            listed[String(parts[1].dropFirst())] = String(parts[0])
+            let name = String(parts[1].dropFirst())
+            if listed[name] != nil { problems.append("\(path):\(number + 1): error: lists \(name) twice") }
+            listed[name] = String(parts[0])
         }
         return listed
     }

@@ -52,6 +52,9 @@ package struct DatabaseChecks {
             if let version, version != userVersion {
                 problem("user_version \(userVersion) does not match the manifest's schema_version \(version)")
             }
+            // The migrations that made it, as fieldpack shipped them (`fieldpack-bundle migrate` reads them).
+            let applied = try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version")
+            if let wrong = Migrations.recordProblem(applied, version: userVersion) { problem(wrong) }
             // The integrity check (most of the time on a large bundle) runs on a second connection
             // beside the other checks; its problem keeps its place in the list. The first
             // connection moves to the worker that runs the other checks, and only it uses it.
