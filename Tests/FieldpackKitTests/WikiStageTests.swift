@@ -151,6 +151,31 @@ import Testing
         #expect(articles["William Clark (inventor)"] == nil)
     }
 
+    /// Two pages that claim one alias (a redirect retargeted between two dumps): the wanted alias
+    /// goes to the same article whatever the order of the dumps (the target first in byte
+    /// order), where the last one read used to win.
+    @Test func anAliasTwoPagesClaimGoesToTheSameArticleWhateverTheOrderOfTheDumps() throws {
+        let directory = try TemporaryDirectory()
+        // The sample's updates: "Great tit" and "European robin" (and "Lixus", left as it is).
+        let dump = try text("\(sampleWiki)/updates.ndjson")
+        let files = try dump.split(separator: "\n").prefix(2).enumerated().map { index, line in
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            object["redirects"] = [["name": "Wanted alias"]]
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            return try directory.write("dump-\(index).ndjson", text + "\n")
+        }
+        try #require(files.count == 2)
+        var outputs: [String] = []
+        for (name, order) in [("forward", files), ("backward", Array(files.reversed()))] {
+            let folder = try TemporaryDirectory("fieldpack-\(name)")
+            let (articles, report, _) = try run(order, wants: wants(["Wanted alias"]), in: folder)
+            #expect(articles.keys.sorted() == ["European robin"], "\(name): \(articles.keys.sorted())")
+            #expect("\(report["redirects_followed"] ?? "")".contains("European robin"), "\(name)")
+            outputs.append(try text(folder.file("articles.jsonl")))
+        }
+        #expect(outputs[0] == outputs[1])
+    }
+
     @Test func overTheRejectThresholdNothingIsPublished() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("bad.ndjson", "not json\n{\"name\": 1}\n")

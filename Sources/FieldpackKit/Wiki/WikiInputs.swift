@@ -340,7 +340,7 @@ extension WikiStage {
         for alias in fields.redirects {
             let normalized = WikiTitle.normalize(alias)
             if wanted.titles[normalized] != nil {
-                run.redirects[normalized] = title
+                WikiStage.claim(&run.redirects, alias: normalized, target: title)
                 if late {
                     article.matched.append(normalized)
                     run.late.redirects.append(LateFinds.Redirect(alias: normalized, target: title, matched: [normalized], htmlBytes: 0))

@@ -76,7 +76,7 @@ public struct WikiMerge {
         // What the first passes found, shard by shard (each read its own share of the dumps).
         for (part, report) in reports.enumerated() {
             for (index, entry) in report.articles.enumerated() where !entry.late { keep(entry, part: part, index: index) }
-            redirects.merge(report.redirects) { _, later in later }
+            for (alias, target) in report.redirects { WikiStage.claim(&redirects, alias: alias, target: target) }
             disambiguations.formUnion(report.disambiguations)
             disambiguationItems.formUnion(report.disambiguationItems)
         }
@@ -113,7 +113,7 @@ public struct WikiMerge {
             for (number, redirect) in lateRedirects.enumerated() where !taken.redirects.contains(number) && hit(redirect.matched) {
                 taken.redirects.insert(number)
                 htmlBytes += redirect.htmlBytes
-                redirects[redirect.alias] = redirect.target
+                WikiStage.claim(&redirects, alias: redirect.alias, target: redirect.target)
             }
             for (number, page) in lateDisambiguations.enumerated() where !taken.pages.contains(number) && hit(page.matched) {
                 taken.pages.insert(number)

@@ -281,12 +281,22 @@ public struct WikiStage {
         return late
     }
 
+    /// Notes that `alias` redirects to `target`. Two pages may claim one alias (a redirect
+    /// retargeted between two dumps, two pages listing the same alias): the alias goes to the
+    /// target first in byte order, whatever the order of the inputs, the passes or the shards
+    /// (`WikiMerge` merges the parts' claims by the same rule), so the outputs never depend on
+    /// which was read last.
+    static func claim(_ redirects: inout [String: String], alias: String, target: String) {
+        if let existing = redirects[alias], !WikiTitle.byteOrder(target, existing) { return }
+        redirects[alias] = target
+    }
+
     /// Keeps an article unless a newer copy of it is kept; notes redirects and disambiguations.
     func keep(_ article: Article, into run: inout Run) {
         let late = run.recordsLate && run.summary.passes > 1
         switch article.blurb.kind {
         case .redirect(let target):
-            run.redirects[article.title] = WikiTitle.normalize(target)
+            Self.claim(&run.redirects, alias: article.title, target: WikiTitle.normalize(target))
             if late {
                 run.late.redirects.append(LateFinds.Redirect(
                     alias: article.title, target: WikiTitle.normalize(target), matched: article.matched, htmlBytes: article.htmlBytes))
