@@ -123,6 +123,51 @@ import Testing
         #expect(observation["photos"] as? [[Int]] == [[502, 0], [504, 1], [503, 2], [505, 3]])
     }
 
+    /// The export with a tab too many in the first observations row (two rows of the real 2022
+    /// export have one) and in the observer's name: each is kept for its key alone.
+    private func writeExportWithStrayTabs(in directory: TemporaryDirectory) throws -> [String] {
+        let export = try writeExport(in: directory)
+        try text(export[0]).replacingOccurrences(of: "\tresearch\t2024-04-30\t0.1", with: "\tresearch\t\t2024-04-30\t0.1")
+            .write(toFile: export[0], atomically: true, encoding: .utf8)
+        try "observer_id\tlogin\tname\n7\tkim\tKim\tIto\n".write(toFile: export[2], atomically: true, encoding: .utf8)
+        return export
+    }
+
+    /// A row kept for its key alone has unknown values, not empty ones: it never outranks a copy
+    /// that has them, whatever its date. The older API copy's values win over the newer export's
+    /// row of the observation, and the API's user over the observers row.
+    @Test func anExportRowKeptForItsKeyAloneNeverOutranksACopyWithValues() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExportWithStrayTabs(in: directory)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let records = try deduped(export + [api], in: directory)
+        let merged = try #require(records.first { $0["k"] as? String == "obs" && ($0["uuid"] as? String)?.lowercased() == Self.uuid })
+        #expect(merged["id"] as? Int == 9_100_001)
+        #expect(merged["taxon"] as? Int == 48662 && merged["quality_grade"] as? String == "research")
+        #expect(merged["lat"] as? Double == 50.5 && merged["observed_on"] as? String == "2024-04-30")
+        #expect(merged["part"] is NSNull)
+        let user = try #require(records.first { $0["k"] as? String == "user" && $0["id"] as? Int == 7 })
+        #expect(user["login"] as? String == "kim" && user["name"] as? String == "Kim Ito")
+        // Under a place selection, pruned in ingest, the observation is kept by the API copy's point.
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 4, south: 50, east: 5, north: 51)]
+        let selecting = try TemporaryDirectory()
+        _ = try DedupeSelectionTests.build(inputs: export + [api], selection: selection, dedupeSelects: true, in: selecting, ingestSelects: true)
+        let kept = try Database(path: selecting.file("content.sqlite"), mode: .readOnly).rows("SELECT id, taxon_id FROM observations ORDER BY id")
+        #expect(kept.contains { $0 == ["9100001", "48662"] }, "\(kept)")
+    }
+
+    /// Alone, a row kept for its uuid is the observation, from its export, with its export's
+    /// photo links, and no mark.
+    @Test func anExportRowKeptForItsKeyAloneIsWrittenWithItsLinksWhenNoOtherCopyHasValues() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExportWithStrayTabs(in: directory)
+        let records = try deduped(export, in: directory)
+        let alone = try #require(records.first { $0["k"] as? String == "obs" && $0["uuid"] as? String == Self.uuid })
+        #expect(alone["photos"] as? [[Int]] == [[501, 0], [502, 1]])
+        #expect(alone["part"] is NSNull && alone["taxon"] is NSNull)
+    }
+
     @Test func aNewerAPICopyWinsWithItsOwnPhotoList() throws {
         let directory = try TemporaryDirectory()
         let export = try writeExport(in: directory)

@@ -204,6 +204,7 @@ public struct Dedupe: Sendable {
                             path: options.input,
                             "a record (\(place(offset, in: input))) is marked removed but is not the shape fieldpack-inat writes")
                     }
+                    if record.text(C.part)?.equals(ObservationRecord.Part.keyOnly.tag) ?? false { rank |= RecordOccurrence.keyOnly }
                     if id > 0 {
                         rank |= 16
                     } else if let judge, !ObservationRecord.isLinks(record), let rule = judge.removingRule(record) {

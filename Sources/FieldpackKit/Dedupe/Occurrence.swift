@@ -53,15 +53,19 @@ struct RecordOccurrence {
     var rank: Int32
 
     static let heldLink: Int32 = 64
+    /// Observations: an export row kept for its uuid alone (`ObservationRecord.Part.keyOnly`).
+    static let keyOnly: Int32 = 32
     /// Bits 8–11: an export copy (no API id) that the selection's dedupe rules remove, judged on
     /// its own columns when it was collected: 1 + the rule's index in `DedupeSelection.rules`.
     static let removedShift: Int32 = 8
 
-    /// Whole copies first; then the newest (an export copy is as new as its export); on the same
+    /// Whole copies first, copies with values before one kept for its key alone; then the newest (an export copy is as new as its export); on the same
     /// date an API copy before an export copy, a taxa-endpoint copy before others; then content.
     @inline(__always)
     func outranks(_ other: RecordOccurrence) -> Bool {
         if isLinks != other.isLinks { return !isLinks }
+        // A copy whose values are unknown never outranks one that has them, whatever its date.
+        if isKeyOnly != other.isKeyOnly { return !isKeyOnly }
         if seen != other.seen { return seen > other.seen }
         if fromAPI != other.fromAPI { return fromAPI }
         if fromTaxa != other.fromTaxa { return fromTaxa }
@@ -74,6 +78,7 @@ struct RecordOccurrence {
         rank & Self.heldLink != 0 ? (Int64(bitPattern: content), offset) : nil
     }
     var fromAPI: Bool { rank & 16 != 0 }
+    var isKeyOnly: Bool { rank & Self.keyOnly != 0 }
     /// The index of the rule that removes this export copy on its own columns, or that ingest
     /// marked it with (the taxon rule's mark read from the export's taxa) (`removedShift`).
     var removedBy: Int? {

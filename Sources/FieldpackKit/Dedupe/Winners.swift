@@ -87,6 +87,9 @@ struct Winners {
             if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
             replacing[C.photos.rawValue] = try exportLinks(group, seen: winner.seen)
+            // A copy kept for its uuid alone that wins (no copy has values) ships as an export
+            // copy, its mark dropped.
+            if winner.isKeyOnly { replacing[C.part.rawValue] = Array("null".utf8) }
             let (record, source) = try contentAndSource(offset: winner.offset, length: winner.length)
             let origin = ExportOrigin(source: source, sourceNames: sourceNames)
             return try rewrite(record, offset: winner.offset, replacing: replacing, appending: origin.json)

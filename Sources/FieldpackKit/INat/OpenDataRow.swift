@@ -326,16 +326,25 @@ final class OpenDataRow {
         var uuid = ObservationUUID(high: 0, low: 0)
         let record = try observationRecord(uuid: &uuid)
         extractor.counts.observations += 1
+        // Only its uuid could be read: its other values are unknown, not empty. It is written
+        // marked so, for dedupe to rank it below any copy with values, and never judged by the
+        // rules on values it lacks (unless no other row has its uuid: then it is the observation,
+        // and dedupe would remove it by the first rule, as here).
+        if keyOnly {
+            if let pruning, let rule = rules?.removingRule(record), pruning.leavesOut(observation: uuid) {
+                leaveOut(removedBy: rule)
+                return
+            }
+            var marked = record
+            marked.part = .keyOnly
+            marked.encode(into: &extractor.out, source: source.text)
+            return
+        }
         // Marked when the selection's dedupe rules remove it (`RemovedObservationLine`).
         if let pruning, let rule = rules?.removingRule(record) {
             if pruning.leavesOut(observation: uuid) {
                 // Its only row: dedupe would count it removed by this rule, and do nothing more.
-                if let index = leftOutObservations.firstIndex(where: { $0.rule == rule }) {
-                    leftOutObservations[index].count += 1
-                } else {
-                    leftOutObservations.append((rule, 1))
-                }
-                if let seen { leftOutSeen = max(leftOutSeen ?? seen, seen) }
+                leaveOut(removedBy: rule)
                 return
             }
             // Unmarked, it would read as a copy the rules keep.
@@ -346,6 +355,16 @@ final class OpenDataRow {
             return
         }
         record.encode(into: &extractor.out, source: source.text)
+    }
+
+    /// Counts an observations row not written, removed by `rule` (`leftOut`).
+    private func leaveOut(removedBy rule: String) {
+        if let index = leftOutObservations.firstIndex(where: { $0.rule == rule }) {
+            leftOutObservations[index].count += 1
+        } else {
+            leftOutObservations.append((rule, 1))
+        }
+        if let seen { leftOutSeen = max(leftOutSeen ?? seen, seen) }
     }
 
     /// What the rows not written count for dedupe (an ingest `select` line), nil if none.
@@ -507,7 +526,8 @@ final class OpenDataRow {
         var record = UserRecord(id: id)
         record.login = text(c.login, "login")
         record.name = UserRecord.usableName(text(c.name, "name"))
-        record.seen = seen
+        // A row kept for its id alone is undated: any copy with values outranks it.
+        record.seen = keyOnly ? nil : seen
         extractor.counts.users += 1
         if let parents = pruning?.parents, !parents.writes(user: id) {
             leftOutParentRows += 1

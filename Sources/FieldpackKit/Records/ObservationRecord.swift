@@ -54,6 +54,11 @@ public struct ObservationRecord {
         /// (`removed:places`, …), marked by ingest (`ExportLinkPruning`) so that dedupe need not
         /// parse it (`RemovedObservationLine`). Otherwise the record as ingest writes any copy.
         case removedByPlaces, removedByTaxa, removedByQualityGrades, removedByObserved
+        /// An export row whose fields could not be placed (a tab inside a field), kept for its
+        /// uuid alone: its other columns are unknown, not empty, so dedupe ranks it below every
+        /// copy with values (`RecordOccurrence.isKeyOnly`), and the selection's rules do not
+        /// judge it in ingest.
+        case keyOnly
 
         public var tag: StaticString {
             switch self {
@@ -62,13 +67,14 @@ public struct ObservationRecord {
             case .removedByTaxa: "removed:taxa"
             case .removedByQualityGrades: "removed:quality_grades"
             case .removedByObserved: "removed:observed"
+            case .keyOnly: "key-only"
             }
         }
 
         /// The mark of a copy removed by `rule` (one of `Selection.dedupeRules(taxaKnown:)`); nil
         /// for any other.
         public init?(removedBy rule: String) {
-            guard let part = Self.allCases.first(where: { $0 != .links && $0.tag.description == "removed:\(rule)" }) else { return nil }
+            guard let part = Self.allCases.first(where: { $0.tag.description == "removed:\(rule)" }) else { return nil }
             self = part
         }
 
