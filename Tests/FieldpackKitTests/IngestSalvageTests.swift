@@ -49,7 +49,7 @@ import Testing
     /// An `observed_on` that is not a date (empty, or not zero-padded) is dropped, as the
     /// export's is: kept, a date range would judge it as text ("" before every date, "2024-6-1"
     /// after "2024-12-31").
-    @Test(arguments: ["", "2024-6-1", "last spring"])
+    @Test(arguments: ["", "2024-6-1", "last spring", "2023-02-29"])
     func anObservedOnThatIsNotADateIsDroppedAndTheObservationKept(observed: String) throws {
         let directory = try TemporaryDirectory()
         let summary = try ingest(

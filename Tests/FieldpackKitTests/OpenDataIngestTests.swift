@@ -175,6 +175,42 @@ import Testing
         #expect(records("user", all).count == 1)
     }
 
+    /// A table saved with a UTF-8 byte order mark is told by its header all the same; the export's
+    /// observations_projects table, beside the four in the export's folder, is passed over with a
+    /// notice (as inside its archive), not refused as foreign.
+    @Test func aHeaderAfterAByteOrderMarkIsReadAndTheProjectsTableIsPassedOver() throws {
+        let directory = try TemporaryDirectory()
+        let observers = try directory.write("observers.csv", "\u{FEFF}observer_id\tlogin\tname\n1\tkim\tKim\n")
+        let projects = try directory.writeGzip("observations_projects.csv.gz", "observation_uuid\tproject_id\n526ababd-aff2-4ce8-b111-d8013b9d8b42\t7\n")
+        let (all, summary) = try ingest([observers, projects], in: directory)
+        #expect(records("user", all).map { $0["login"] as? String } == ["kim"])
+        #expect(summary.findings.contains { $0.path == projects && $0.outcome == .notice && $0.reason.contains("observations_projects") }, "\(summary.findings)")
+    }
+
+    /// A date that does not exist (29 February of a common year, 31 June) is dropped as any
+    /// other bad date, and a photo row with an empty extension, which gives no URL, is rejected.
+    @Test func anImpossibleDateIsDroppedAndAPhotoWithoutExtensionRejected() throws {
+        let directory = try TemporaryDirectory()
+        let observations = try directory.write("observations.csv", """
+            observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
+            526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t50.5\t4.25\t\t48662\tresearch\t2023-02-29
+            626ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t50.5\t4.25\t\t48662\tresearch\t2024-06-31
+            726ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t50.5\t4.25\t\t48662\tresearch\t2024-02-29
+
+            """)
+        let photos = try directory.write("photos.csv", """
+            photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+            9b5ca6f4-fb23-47ff-b581-5fe3f9d068aa\t35927\t526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t\tCC-BY\t100\t100\t0
+
+            """)
+        let (all, summary) = try ingest([observations, photos], in: directory)
+        let dates = records("obs", all).filter { $0["part"] is NSNull }.map { $0["observed_on"] as? String }
+        #expect(dates == [nil, nil, "2024-02-29"])
+        #expect(summary.findings.filter { $0.field == "observed_on" && $0.outcome == .salvaged }.count == 2)
+        #expect(summary.rejected == 1 && records("photo", all).isEmpty)
+        #expect(summary.findings.contains { $0.path == photos && $0.outcome == .rejected && $0.reason == "extension is empty: no photo URL" }, "\(summary.findings)")
+    }
+
     /// A table (or the export's tar) whose gzip fails its CRC-32 check is refused whole, naming
     /// the file: no row of a damaged export ships.
     @Test(arguments: [false, true])

@@ -205,7 +205,7 @@ public final class ExportLinkPruning: Sendable {
         // The taxa and observers tables, by their index among the inputs (`ExportParents`).
         var parentTables: [(input: Int, file: ExportTableFile)] = []
         // What each input is, by its head: an export tar archive, an export table, or another input.
-        var kinds: [(tar: Bool, header: OpenDataTable.Header?, gzip: Bool)] = []
+        var kinds: [(tar: Bool, header: OpenDataTable.Header?, gzip: Bool, unread: Bool)] = []
         for path in inputs {
             if path == StandardInput.argument { return nil }
             let (source, _, gzip) = try openInput(path, hashing: false)
@@ -214,10 +214,11 @@ public final class ExportLinkPruning: Sendable {
             // The head is a view into the reader's buffer: the reader must outlive every use of it.
             kinds.append(try withExtendedLifetime(reader) {
                 let head = try reader.peek(atLeast: ForeignInput.headBytes)
-                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path), gzip)
+                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path), gzip, OpenDataTable.isUnreadExportTable(head))
             })
         }
-        let onlyExport = kinds.allSatisfy { $0.tar || $0.header != nil }
+        // A table of the export that ingest passes over (observations_projects) holds no record.
+        let onlyExport = kinds.allSatisfy { $0.tar || $0.header != nil || $0.unread }
         // With another input the taxa decide nothing: without other rules, nothing is pruned.
         if !onlyExport && selection.dedupeRules(taxaKnown: false).isEmpty { return nil }
         // The taxon rule, when the taxa tables decide it (`ExportTaxa`): their rows in the inputs'

@@ -400,7 +400,7 @@ final class OpenDataRow {
         record.taxon = positiveID(c.taxonID, "taxon_id")
         record.qualityGrade = text(c.qualityGrade, "quality_grade")
         if let date = text(c.observedOn, "observed_on") {
-            if Timestamp.parse(date.bytes) != nil { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
+            if Timestamp.isRealDate(date.bytes) { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
         }
         let latitude = number(c.latitude, "latitude", limit: 90)
         let longitude = number(c.longitude, "longitude", limit: 180)
@@ -425,6 +425,7 @@ final class OpenDataRow {
         let c = columns
         guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
         let fileExtension = field(c.fileExtension)
+        guard !fileExtension.isEmpty else { throw RecordError(at: "extension", "extension is empty: no photo URL") }
         guard fileExtension.allSatisfy({ Self.isExtensionByte($0) }) else {
             throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
         }

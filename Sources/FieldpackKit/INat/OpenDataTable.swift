@@ -47,6 +47,18 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         func position(_ column: StaticString) -> Int { positions[column.description] ?? -1 }
     }
 
+    /// Whether `head`'s first line is the header of a table the export publishes beside the four
+    /// that fieldpack does not read (`observations_projects`: `observation_uuid`, `project_id`;
+    /// INAT.md §4): a folder of the export given as an input holds it, and it is passed over
+    /// with a notice, as it is inside the export's archive.
+    static func isUnreadExportTable(_ head: UnsafeRawBufferPointer) -> Bool {
+        var line = head.prefix { $0 != 0x0A }
+        if line.last == 0x0D { line = line.dropLast() }
+        if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
+        let names = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        return Set(names) == ["observation_uuid", "project_id"]
+    }
+
     /// The table whose columns `line` (a header row) names, or nil when it names no table's
     /// full set. Extra columns are allowed (a later export may add some) and ignored.
     ///
@@ -55,6 +67,8 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         // A header's first column name starts with a letter or `_`: a JSON page or line (`{`, `[`,
         // blanks), whose one line may be the whole file, is told at its first byte instead of
         // being split at every tab and decoded (16% of ingest's time on API pages).
+        // A UTF-8 byte order mark before the first column name (a table saved by a spreadsheet).
+        let line = line.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: line.dropFirst(3)) : line
         guard let first = line.first, first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z"))
         else { return nil }
         var bytes = line

@@ -119,7 +119,7 @@ struct Fields {
     /// its text. The export's `observed_on` is read by the same rule (`OpenDataRow`).
     func date(_ key: StaticString) throws(RecordError) -> JSONText? {
         guard let text = try text(key) else { return nil }
-        guard Timestamp.parse(text.bytes) != nil else {
+        guard Timestamp.isRealDate(text.bytes) else {
             throw RecordError(at: name(key), "\(name(key)) \"\(text.string)\" is not a date YYYY-MM-DD")
         }
         return text

@@ -78,6 +78,16 @@ public enum Timestamp {
         }
     }
 
+    /// Whether `bytes` is a date (`YYYY-MM-DD`, or a timestamp `parse` reads) that exists:
+    /// `parse` takes 31 days in any month, so `2023-02-29` is read back as the date it is.
+    public static func isRealDate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 10, parse(bytes) != nil,
+              // The day the date part stands for, by itself (a time of day and a zone do not move it).
+              let day = parse(UnsafeRawBufferPointer(rebasing: bytes[bytes.startIndex..<(bytes.startIndex + 10)]))
+        else { return false }
+        return iso8601(seconds: day / 1000).utf8.prefix(10).elementsEqual(bytes.prefix(10))
+    }
+
     public static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
