@@ -113,6 +113,25 @@ import Testing
         #expect(result.stderr.contains("costs-report.json: error: cannot be read: ") && result.stderr.contains("Permission denied"), "\(result.stderr)")
     }
 
+    /// A manifest.json in data/ (the bag's is at its top) is refused by name, even with the
+    /// optional Payload-Oxum taken out and the tag manifest re-hashed; and data/ must be a folder,
+    /// never a link to one.
+    @Test func aManifestInDataOrADataFolderThatIsALinkIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try "{}".write(toFile: "\(bag)/data/manifest.json", atomically: true, encoding: .utf8)
+        let info = try text("\(bag)/bag-info.txt").split(separator: "\n").filter { !$0.hasPrefix("Payload-Oxum:") }.joined(separator: "\n") + "\n"
+        try info.write(toFile: "\(bag)/bag-info.txt", atomically: true, encoding: .utf8)
+        try rehashTag("bag-info.txt", in: bag)
+        #expect(BundleVerifier(directory: bag).verify().contains("\(bag)/data/manifest.json: error: unexpected file: a bag's manifest.json is at its top, not in data/"))
+
+        let linked = try TemporaryDirectory()
+        let other = try self.bag(linked)
+        try FileManager.default.moveItem(atPath: "\(other)/data", toPath: linked.file("payload"))
+        try FileManager.default.createSymbolicLink(atPath: "\(other)/data", withDestinationPath: linked.file("payload"))
+        #expect(BundleVerifier(directory: other).verify().contains("\(other)/data: error: not a folder: a bag's payload folder is a folder, never a link"))
+    }
+
     @Test func aBagOfAnotherVersionOrAPayloadManifestOutsideDataIsRefused() throws {
         let directory = try TemporaryDirectory()
         let bag = try bag(directory)

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The checks a bag (`BagItLayout`) needs beyond the flat folder's: the declaration, nothing at
 /// the top but the bag's own files and `data/`, every tag file's checksum, the payload manifest
 /// naming only `data/` files, and the `Payload-Oxum`. What it reads from the payload manifest
@@ -24,7 +28,14 @@ struct BagItCheck {
         for name in BagItLayout.tagFiles + [BagItLayout.tagManifestName] where listing.contains(name) {
             if !FileSystem.isRegularFile("\(directory)/\(name)") { problem(name, "not a regular file: a bag's tag files are regular files, never links or folders") }
         }
-        if !FileSystem.isDirectory("\(directory)/\(BagItLayout.payloadFolder)") { problem(BagItLayout.payloadFolder, "missing: a bag's payload folder") }
+        // The payload folder itself, never a link to one (lstat: `isDirectory` follows links).
+        var payload = stat()
+        let payloadPath = "\(directory)/\(BagItLayout.payloadFolder)"
+        if lstat(payloadPath, &payload) != 0 {
+            problem(BagItLayout.payloadFolder, "missing: a bag's payload folder")
+        } else if (payload.st_mode & S_IFMT) != S_IFDIR {
+            problem(BagItLayout.payloadFolder, "not a folder: a bag's payload folder is a folder, never a link")
+        }
         for name in [BagItLayout.infoName, BagItLayout.tagManifestName] where !listing.contains(name) { problem(name, "missing") }
 
         // The tag manifest: every tag file present, with its checksum; manifest.json's is checked

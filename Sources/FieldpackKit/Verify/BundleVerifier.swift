@@ -69,7 +69,12 @@ public struct BundleVerifier {
         let payloadFolder = bag ? "\(directory)/\(BagItLayout.payloadFolder)" : directory
         guard var listing = try? FileSystem.list(payloadFolder) else { return ["\(payloadFolder): error: cannot list the folder"] }
         if bag {
-            // The bag's top level is checked by BagItCheck; manifest.json and its signature are there.
+            // The bag's top level is checked by BagItCheck; manifest.json and its signature are
+            // there, and only there: a file of their names in data/ is not the bag's.
+            for name in [Manifest.jsonName, ManifestSignature.fileName] where listing.contains(name) {
+                problems.append("\(payloadFolder)/\(name): error: unexpected file: a bag's \(name) is at its top, not in \(BagItLayout.payloadFolder)/")
+            }
+            listing.removeAll { $0 == Manifest.jsonName || $0 == ManifestSignature.fileName }
             listing += [Manifest.jsonName, ManifestSignature.fileName].filter { FileSystem.exists("\(directory)/\($0)") }
         }
 
