@@ -254,7 +254,11 @@ import Testing
 
     // MARK: Rule 4: credits fall back to the login
 
-    @Test(arguments: [#""name":"""#, #""name":"   ""#, #""name":"None""#, #""name":null"#, ""])
+    @Test(arguments: [
+        #""name":"""#, #""name":"   ""#, #""name":"None""#, #""name":null"#, "",
+        // Unicode spaces the credit line collapses away: a line separator, NEL, a medium space.
+        #""name":"\u2028""#, #""name":"\u0085""#, #""name":" \u205f ""#,
+    ])
     func aBlankOrNoneNameIsStoredAsNullAndThePhotoIsCreditedToTheLogin(name: String) throws {
         let directory = try TemporaryDirectory()
         let text = observationJSON(id: 1, photos: [(70, "cc-by", 800)])

@@ -61,25 +61,15 @@ public struct UserRecord {
     }
 
     private static func isUsable(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        // Blank: only ASCII spaces and controls, or Unicode spaces (NBSP C2 A0, U+2000… E2 80 8x, U+3000 E3 80 80).
-        var index = 0
-        var blank = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte <= 0x20 || byte == 0x7F {
-                index += 1
-            } else if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xA0 {
-                index += 2
-            } else if byte == 0xE2 || byte == 0xE3, index + 2 < bytes.count, bytes[index + 1] == 0x80,
-                      byte == 0xE3 ? bytes[index + 2] == 0x80 : (bytes[index + 2] <= 0x8B || bytes[index + 2] == 0xAF)
-            {
-                index += 3
-            } else {
-                blank = false
-                break
-            }
+        // Blank: nothing the credit line would keep (`License.credit` collapses whitespace away,
+        // by `Character.isWhitespace`), or controls. ASCII is decided a byte at a time; a name
+        // with any other byte by its characters (U+2028, U+0085, U+205F… are spaces too, and a
+        // name of them alone would leave a photo without a credit where its login could give one).
+        for byte in bytes {
+            if byte <= 0x20 || byte == 0x7F { continue }
+            if byte < 0x80 { return !(bytes.count == 4 && bytes.elementsEqual("None".utf8)) }
+            return !String(decoding: bytes, as: UTF8.self).allSatisfy { $0.isWhitespace || $0.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control } }
         }
-        if blank { return false }
-        return !(bytes.count == 4 && bytes.elementsEqual("None".utf8))
+        return false
     }
 }
