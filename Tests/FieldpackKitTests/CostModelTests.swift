@@ -24,6 +24,21 @@ import Testing
         #expect(cost.transientBytes == 2048 * 4 * 1536)
     }
 
+    /// A photo smaller than every target's box is served at its own size by every tier from the
+    /// one whose bound it fits in: the targets no tier covers fetch that smallest such tier, so
+    /// one URL (one download, one cache entry) serves them all, where `original` gave the detail
+    /// view a second URL for the same pixels.
+    @Test func aSmallPhotoThatNoTierCoversFetchesTheSmallestTierServingAllItsPixels() {
+        let small = PixelSize(width: 188, height: 188)
+        let cell = model.estimate(original: small, target: DisplayTarget(name: "cell", width: 60, height: 60, scale: 3, mode: .fill))
+        let detail = model.estimate(original: small, target: DisplayTarget(name: "detail", width: 390, height: 260, scale: 3, mode: .fit))
+        #expect(cell.tier == .small && !cell.upscaled)
+        #expect(detail.tier == .small && detail.upscaled && detail.served == small)
+        // A photo over the largest bound is still served at it by `original` alone.
+        let large = model.estimate(original: PixelSize(width: 4000, height: 3000), target: DisplayTarget(name: "wall", width: 1500, height: 1000, scale: 2, mode: .fit))
+        #expect(large.tier == .original && large.upscaled && large.served == PixelSize(width: 2048, height: 1536))
+    }
+
     @Test func aTinyFillTargetFetchesTheSquare() {
         let cost = model.estimate(original: photo, target: DisplayTarget(name: "pin", width: 20, height: 20, scale: 3, mode: .fill))
         #expect(cost.tier == .square)

@@ -45,6 +45,13 @@ public struct CostModel: Sendable, Equatable {
                 break
             }
         }
+        // None covers: the smallest tier that serves as many pixels as the largest, so that every
+        // target no tier covers fetches one URL (a photo under a tier's bound is that tier, and
+        // every larger one, at its own size: `original` would be a second download of the same pixels).
+        if upscaled, !remote {
+            let largest = PhotoTier.original.servedSize(original: source)
+            chosen = PhotoTier.allCases.first { $0 != .square && $0.servedSize(original: source) == largest } ?? .original
+        }
         let served = chosen?.servedSize(original: source) ?? source
         let display = target.displaySize(of: served)
         return PhotoCost(
