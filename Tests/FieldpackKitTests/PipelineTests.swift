@@ -68,6 +68,11 @@ import Testing
          "costs.assumed_original must be at most 100000 (is 1000000000)"),
         (#"{"name": "ok", "inat": ["x"], "costs": {"download_bytes_per_pixel": {"small": 1e100}}}"#,
          "costs.download_bytes_per_pixel.small must be at most 16 (is 1e+100)"),
+        // A misspelt key is an error, never a setting silently left out (a comment starts with _).
+        (#"{"name": "ok", "inat": ["x"], "wikipdia": ["dumps"]}"#,
+         #""wikipdia" is not a pipeline key (name, inat, max_reject_rate, licenses, targets, memory_budget_bytes, costs, wikipedia, destinations, wikipedia_language, wikipedia_skip_sections, wikipedia_summary_length, open_data_date, repeat_filter_bytes, select; a key starting with _ is a comment)"#),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"measured_size": "sizes.csv"}}"#,
+         "costs.measured_size is not a costs setting (bytes_per_pixel, row_alignment, assumed_original, download_bytes_per_pixel, measured_sizes)"),
     ])
     func aBadPipelineIsRefusedWithItsPathAndTheReason(text: String, reason: String) throws {
         let directory = try TemporaryDirectory()
@@ -75,6 +80,12 @@ import Testing
         let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
         #expect(error.path == path)
         #expect(error.message == reason)
+    }
+
+    @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("commented.json", #"{"_comment": "the park's guide", "name": "ok", "inat": ["x"], "costs": {"_note": "defaults"}}"#)
+        #expect(try Pipeline.load(path).name == "ok")
     }
 
     @Test func aPipelineThatIsNotJSONIsRefusedAtItsFirstLineWithTheParsersReason() throws {

@@ -64,6 +64,10 @@ public struct ShippingPolicy: Sendable, Equatable {
         }
         if let costs = root["costs"], !costs.isNull {
             guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
+            let keys = ["bytes_per_pixel", "row_alignment", "assumed_original", "download_bytes_per_pixel", "measured_sizes"]
+            for member in costs.members where !keys.contains(member.key.string) && !member.key.string.hasPrefix("_") {
+                throw FieldpackError(path: path, "costs.\(member.key.string) is not a costs setting (\(keys.joined(separator: ", ")))")
+            }
             if let value = costs["bytes_per_pixel"]?.int64 {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.bytes_per_pixel must be positive") }
                 try Self.check(value, "costs.bytes_per_pixel", atMost: 16, path: path)

@@ -32,6 +32,12 @@ public struct Pipeline: Sendable {
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
 
+    /// The pipeline file's keys (docs/pipeline.md).
+    static let keys = [
+        "name", "inat", "max_reject_rate", "licenses", "targets", "memory_budget_bytes", "costs", "wikipedia", "destinations",
+        "wikipedia_language", "wikipedia_skip_sections", "wikipedia_summary_length", "open_data_date", "repeat_filter_bytes", "select",
+    ]
+
     /// Reads and validates a pipeline file.
     ///
     /// - Parameter destinations: given, each destination goes to it as it is read, and the
@@ -51,6 +57,13 @@ public struct Pipeline: Sendable {
             }
         }()
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
+        // A misspelt key is an error naming it, never a setting silently left out ("wikipdia" gave
+        // a bundle without articles); a key starting with "_" is a comment.
+        for member in root.members {
+            let key = member.key.string
+            guard !key.hasPrefix("_"), !keys.contains(key) else { continue }
+            throw FieldpackError(path: path, "\"\(key)\" is not a pipeline key (\(keys.joined(separator: ", ")); a key starting with _ is a comment)")
+        }
         guard let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
         guard isValidName(name) else {
             throw FieldpackError(path: path, "pipeline name \"\(name)\" \(nameRule)")
