@@ -2,13 +2,26 @@
 /// listed as a target of its own so that make does not fail when one is deleted.
 public enum Depfile {
     public static func write(_ path: String, target: String, prerequisites: [String]) throws {
-        func escape(_ text: String) -> String {
-            text.replacingOccurrences(of: " ", with: "\\ ").replacingOccurrences(of: "$", with: "$$")
+        // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
+        // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
+        // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
+        // Dumps named by their time (`…T02:00:00Z.json`) are common.
+        func escape(_ text: String, target: Bool) -> String {
+            var escaped = ""
+            for character in text {
+                switch character {
+                case " ", "#", ":": escaped += "\\\(character)"
+                case "$": escaped += "$$"
+                case "%" where target: escaped += "\\%"
+                default: escaped.append(character)
+                }
+            }
+            return escaped
         }
-        var text = "\(escape(target)):"
-        for prerequisite in prerequisites { text += " \\\n  \(escape(prerequisite))" }
+        var text = "\(escape(target, target: true)):"
+        for prerequisite in prerequisites { text += " \\\n  \(escape(prerequisite, target: false))" }
         text += "\n"
-        for prerequisite in prerequisites { text += "\(escape(prerequisite)):\n" }
+        for prerequisite in prerequisites { text += "\(escape(prerequisite, target: true)):\n" }
         try AtomicOutput.write(text, to: path)
     }
 }

@@ -1,0 +1,30 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// A depfile as make reads it: an input whose name holds a space, `#`, `:`, `%` or `$` rebuilds
+/// the target when it changes, and one deleted does not stop make.
+@Suite struct DepfileTests {
+    @Test func makeReadsEveryInputsNameAndADeletedInputDoesNotStopIt() throws {
+        let directory = try TemporaryDirectory()
+        let names = ["dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json"]
+        let inputs = try names.map { try directory.write($0, "{}") }
+        let target = directory.file("out.txt")
+        try Depfile.write(directory.file("out.d"), target: target, prerequisites: inputs)
+        try directory.write("Makefile", "all: \(target)\n\(target):\n\ttouch '$@'\n-include out.d\n")
+        func make() throws -> ProcessResult { try run("/usr/bin/make", ["-C", directory.path]) }
+        let first = try make()
+        #expect(first.status == 0 && first.stdout.contains("touch"), "\(first.stdout)\(first.stderr)")
+        #expect(try make().stdout.contains("Nothing to be done"))
+        for (offset, input) in inputs.enumerated() {
+            // Newer than the target, whatever the clock's resolution.
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(Double(10 * (offset + 1)))], ofItemAtPath: input)
+            let rebuilt = try make()
+            #expect(rebuilt.status == 0 && rebuilt.stdout.contains("touch"), "\(names[offset]): \(rebuilt.stdout)\(rebuilt.stderr)")
+        }
+        for input in inputs { try FileManager.default.removeItem(atPath: input) }
+        let afterDeletion = try make()
+        #expect(afterDeletion.status == 0, "\(afterDeletion.stderr)")
+    }
+}
