@@ -24,6 +24,10 @@ import Testing
         #expect(resolved.folders == [directory.file("dumps"), directory.file("dumps/sub")])
         let globbed = try Pipeline.resolve([directory.file("dumps/*.json*")], pipelinePath: "p.json")
         #expect(globbed.files.count == 3)  // B.jsonl, a.json.gz, b.json; not the hidden one
+        // The folder whose listing decides the matches is watched: a file added to it rebuilds.
+        #expect(globbed.folders == [directory.file("dumps")])
+        let deeper = try Pipeline.resolve([directory.file("*/sub/*.json")], pipelinePath: "p.json")
+        #expect(deeper.folders == [directory.path, directory.file("dumps/sub")])
     }
 
     @Test func inputsThatMatchNothingAreErrorsNamingThePipeline() throws {

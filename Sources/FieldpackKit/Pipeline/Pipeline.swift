@@ -182,6 +182,15 @@ public struct Pipeline: Sendable {
             if entry.contains(where: { "*?[".contains($0) }) {
                 let matches = FileSystem.glob(entry)
                 if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\"\(entry)\" matches no files") }
+                // The folders whose listings decide what it matches, for the depfiles: its part
+                // before the first wildcard, and each matched file's folder, so that a file added
+                // there (or removed, or renamed) rebuilds what read the matches.
+                let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
+                if let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) {
+                    let fixed = parts[..<wild].joined(separator: "/")
+                    folders.append(fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed)
+                }
+                for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }
                 for match in matches {
                     if FileSystem.isDirectory(match) { try walk(match) } else { files.append(match) }
                 }
@@ -195,6 +204,8 @@ public struct Pipeline: Sendable {
         }
         var seen = Set<String>()
         files = files.filter { seen.insert($0).inserted }
+        var seenFolders = Set<String>()
+        folders = folders.filter { seenFolders.insert($0).inserted }
         return (files, folders)
     }
 }
