@@ -42,7 +42,8 @@ command.main { arguments in
     if arguments.value("depfile") != nil && arguments.value("pipeline") == nil {
         throw UsageError("--depfile lists the files of --pipeline's select: give --pipeline")
     }
-    /// After the run, when the output's folder exists.
+    /// Before the run (a run killed after its output must not leave that output without its
+    /// depfile, which make would take as up to date whatever the places become).
     func writeDepfile() throws {
         guard let depfile = arguments.value("depfile") else { return }
         try Depfile.write(
@@ -58,8 +59,8 @@ command.main { arguments in
         options.progress = arguments.progress(stage: "dedupe")
         options.selection = selection
         options.measuredPhotos = measuredPhotos
-        let summary = try DedupeShard(options: options).run()
         try writeDepfile()
+        let summary = try DedupeShard(options: options).run()
         report(summary, clock: clock, shard: shard)
         return
     }
@@ -71,8 +72,8 @@ command.main { arguments in
     options.progress = arguments.progress(stage: "dedupe")
     options.selection = selection
     options.measuredPhotos = measuredPhotos
-    let summary = try Dedupe(options: options).run()
     try writeDepfile()
+    let summary = try Dedupe(options: options).run()
     report(summary, clock: clock, shard: nil)
 }
 

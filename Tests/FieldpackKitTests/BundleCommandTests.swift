@@ -28,6 +28,22 @@ import Testing
         try Database(path: database, mode: .immutable).scalar("SELECT value FROM bundle_info WHERE key = 'build_date'")
     }
 
+    /// The depfile is written before the database: a run stopped between the two (here, one
+    /// whose database cannot be put in place) never leaves a bundle without the depfile that
+    /// would make make rebuild it when the measured sizes change.
+    @Test(.enabled(if: binaries != nil))
+    func theDepfileIsWrittenBeforeTheDatabase() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("sizes.csv", "photo_id,tier,bytes\n10,small,18000\n")
+        let (deduped, pipeline) = try inputs(directory, pipeline: #"{"name": "epoch", "inat": ["unused"], "costs": {"measured_sizes": "sizes.csv"}}"#)
+        // A non-empty folder where the database goes: its rename fails.
+        let output = directory.file("content.sqlite")
+        try directory.write("content.sqlite/blocker", "a folder, not a database")
+        let result = try bundle([deduped, "--pipeline", pipeline, "--output", output, "--depfile", directory.file("content.d")], sourceDateEpoch: "1700000000")
+        #expect(result.status != 0)
+        #expect(try text(directory.file("content.d")).contains("sizes.csv"))
+    }
+
     @Test(.enabled(if: binaries != nil))
     func theBuildDateComesFromSourceDateEpochAndTheOptionWinsOverIt() throws {
         let directory = try TemporaryDirectory()

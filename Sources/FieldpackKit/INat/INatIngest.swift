@@ -272,18 +272,20 @@ public struct INatIngest {
         diagnose(summary.findings, summary.findingCount)
         if let folder {
             // A shard judges nothing: the threshold is the whole job's (see `IngestShards.judge`).
-            try output.commit(durable: true)
             let summaryPath = IngestShardSummary.path(folder: folder)
-            try IngestShardSummary(
-                origin: Self.origin(options), shard: options.shard, unitCount: allUnits.count,
-                inputCount: inputs.count, maxRejectRate: options.maxRejectRate,
-                units: summary.files.indices.map { IngestShardSummary.Unit(position: positions[$0], file: units[$0].file, summary.files[$0]) }
-            ).write(to: summaryPath)
+            // The depfile before the outputs, as for an unsharded run: a shard killed between the
+            // two must not leave a summary make takes as up to date whatever its inputs become.
             if let depfile = options.depfile {
                 try Depfile.write(
                     depfile, target: summaryPath,
                     prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
             }
+            try output.commit(durable: true)
+            try IngestShardSummary(
+                origin: Self.origin(options), shard: options.shard, unitCount: allUnits.count,
+                inputCount: inputs.count, maxRejectRate: options.maxRejectRate,
+                units: summary.files.indices.map { IngestShardSummary.Unit(position: positions[$0], file: units[$0].file, summary.files[$0]) }
+            ).write(to: summaryPath)
             return summary
         }
         // The input records of the tables read in ranges, with the counts of all their ranges.
