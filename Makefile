@@ -351,10 +351,24 @@ ARTICLES_OPTION := --articles $(ARTICLES)
 WIKI_REPORT_OPTION := --wiki-report $(OUT)/wiki/wiki-report.json
 endif
 
+# The settings that change what the bundle and its publishing write, and that make does not see
+# as files: a record of each, rewritten only when they change, which those steps depend on, so
+# that a build date pinned, a previous bundle given, or a key given or rotated rebuilds what it
+# changes instead of doing nothing.
+BUNDLE_SETTINGS := $(OUT)/.bundle-settings
+PUBLISH_SETTINGS := $(OUT)/.publish-settings
+# Not in a dry run (-n) or a question (-q), which write nothing; a record not there yet is then
+# taken as changed (its empty rule).
+ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
+$(shell mkdir -p '$(OUT)' && printf '%s\n' 'PREVIOUS=$(PREVIOUS)' 'SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)' >'$(BUNDLE_SETTINGS).new' && { cmp -s '$(BUNDLE_SETTINGS).new' '$(BUNDLE_SETTINGS)' && rm -f '$(BUNDLE_SETTINGS).new' || mv '$(BUNDLE_SETTINGS).new' '$(BUNDLE_SETTINGS)'; })
+$(shell mkdir -p '$(OUT)' && printf '%s\n' 'SIGNING_KEY=$(SIGNING_KEY)' 'PUBLIC_KEY=$(PUBLIC_KEY)' >'$(PUBLISH_SETTINGS).new' && { cmp -s '$(PUBLISH_SETTINGS).new' '$(PUBLISH_SETTINGS)' && rm -f '$(PUBLISH_SETTINGS).new' || mv '$(PUBLISH_SETTINGS).new' '$(PUBLISH_SETTINGS)'; })
+endif
+$(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
+
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(TOOL_DEPS)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(BUNDLE_SETTINGS) $(wildcard $(PREVIOUS)) $(TOOL_DEPS)
 	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
@@ -371,10 +385,10 @@ $(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INP
 # BAGIT=1 publishes the same files as a BagIt bag too, in bag/ (checked the same way).
 PUBLISH_OPTIONS = --inputs $(INPUTS) --include $(COSTS_REPORT) --include $(REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 .PRECIOUS: $(MANIFEST) $(BAG_MANIFEST)
-$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
+$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle $(PUBLISH_OPTIONS)
 
-$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(TOOL_DEPS)
+$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bag --bagit $(PUBLISH_OPTIONS)
 
 # The published folder, checked again where the app will find it and as the app checks it

@@ -127,6 +127,35 @@ import Testing
         #expect(try Database(path: "\(bundle)/content.sqlite", mode: .readOnly).int("SELECT count(*) FROM articles") == 0)
     }
 
+    /// The settings make does not see as files rebuild what they change, and only that: a build
+    /// date pinned by SOURCE_DATE_EPOCH the bundle, a signing key the publishing (a signature
+    /// appears), a key rotated at the same path the publishing again; the same settings, nothing.
+    @Test(.enabled(if: binaries != nil))
+    func aChangedSettingRebuildsWhatItChanges() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)", "INAT=sample-data/inat", "NAME=settings", "MAX_REJECT_RATE=0.2"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
+        let dated = try make(arguments, environment: epoch)
+        #expect(dated.status == 0 && dated.stdout.contains("fieldpack-bundle"), "\(dated.stdout)\(dated.stderr)")
+        let bundle = directory.file("settings/bundle")
+        #expect(try Database(path: "\(bundle)/content.sqlite", mode: .readOnly).scalar("SELECT value FROM bundle_info WHERE key = 'build_date'") == "2023-11-14T22:13:20Z")
+        let key = directory.file("key.pem")
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", key]).status == 0)
+        let signed = try make(arguments + ["SIGNING_KEY=\(key)"], environment: epoch)
+        #expect(signed.status == 0 && signed.stdout.contains("fieldpack-manifest") && !signed.stdout.contains("fieldpack-bundle "), "\(signed.stdout)\(signed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(bundle)/manifest.json.sig"))
+        let again = try make(arguments + ["SIGNING_KEY=\(key)"], environment: epoch)
+        #expect(again.status == 0 && !again.stdout.contains("fieldpack-"), "\(again.stdout)")
+        // A new key at the same path: signed again.
+        try FileManager.default.removeItem(atPath: key)
+        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", key]).status == 0)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: key)
+        let rotated = try make(arguments + ["SIGNING_KEY=\(key)"], environment: epoch)
+        #expect(rotated.status == 0 && rotated.stdout.contains("fieldpack-manifest"), "\(rotated.stdout)")
+    }
+
     /// make's "restat" idiom for the wiki stage: a touched dump with the same articles reruns the
     /// wiki stage and nothing after it; a changed article rebuilds the bundle; a removed output
     /// of the stage runs the stage again.
