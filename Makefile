@@ -358,10 +358,11 @@ endif
 BUNDLE_SETTINGS := $(OUT)/.bundle-settings
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # Not in a dry run (-n) or a question (-q), which write nothing; a record not there yet is then
-# taken as changed (its empty rule).
+# taken as changed (its empty rule). Each make writes its own temp name (Slurm array tasks run
+# side by side on one build folder).
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
-$(shell mkdir -p '$(OUT)' && printf '%s\n' 'PREVIOUS=$(PREVIOUS)' 'SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)' >'$(BUNDLE_SETTINGS).new' && { cmp -s '$(BUNDLE_SETTINGS).new' '$(BUNDLE_SETTINGS)' && rm -f '$(BUNDLE_SETTINGS).new' || mv '$(BUNDLE_SETTINGS).new' '$(BUNDLE_SETTINGS)'; })
-$(shell mkdir -p '$(OUT)' && printf '%s\n' 'SIGNING_KEY=$(SIGNING_KEY)' 'PUBLIC_KEY=$(PUBLIC_KEY)' >'$(PUBLISH_SETTINGS).new' && { cmp -s '$(PUBLISH_SETTINGS).new' '$(PUBLISH_SETTINGS)' && rm -f '$(PUBLISH_SETTINGS).new' || mv '$(PUBLISH_SETTINGS).new' '$(PUBLISH_SETTINGS)'; })
+$(shell mkdir -p '$(OUT)' && printf '%s\n' 'PREVIOUS=$(PREVIOUS)' 'SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)' >'$(BUNDLE_SETTINGS).new-'$$$$ && { cmp -s '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)' && rm -f '$(BUNDLE_SETTINGS).new-'$$$$ || mv '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)'; })
+$(shell mkdir -p '$(OUT)' && printf '%s\n' 'SIGNING_KEY=$(SIGNING_KEY)' 'PUBLIC_KEY=$(PUBLIC_KEY)' >'$(PUBLISH_SETTINGS).new-'$$$$ && { cmp -s '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)' && rm -f '$(PUBLISH_SETTINGS).new-'$$$$ || mv '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)'; })
 endif
 $(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
 

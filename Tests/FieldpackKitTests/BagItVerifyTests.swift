@@ -132,6 +132,21 @@ import Testing
         #expect(BundleVerifier(directory: other).verify().contains("\(other)/data: error: not a folder: a bag's payload folder is a folder, never a link"))
     }
 
+    /// A FIFO in place of a bag's declaration or its bag-info.txt is refused without being
+    /// opened (the open would wait for a writer for ever).
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFOForABagsOwnFileIsRefusedWithoutOpeningIt() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        for name in ["bagit.txt", "bag-info.txt"] {
+            try FileManager.default.removeItem(atPath: "\(bag)/\(name)")
+            #expect(mkfifo("\(bag)/\(name)", 0o644) == 0)
+        }
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.contains { $0.hasPrefix("\(bag)/bag-info.txt: error: not a regular file") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("\(bag)/bagit.txt: error: not") }, "\(problems)")
+    }
+
     @Test func aBagOfAnotherVersionOrAPayloadManifestOutsideDataIsRefused() throws {
         let directory = try TemporaryDirectory()
         let bag = try bag(directory)

@@ -8,7 +8,8 @@ import Testing
 @Suite struct DepfileTests {
     @Test func makeReadsEveryInputsNameAndADeletedInputDoesNotStopIt() throws {
         let directory = try TemporaryDirectory()
-        let names = ["dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json"]
+        // The last: a space and a colon each followed by a combining accent (one Character each).
+        let names = ["dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json", "d \u{301}e:\u{301}.json"]
         let inputs = try names.map { try directory.write($0, "{}") }
         let target = directory.file("out.txt")
         try Depfile.write(directory.file("out.d"), target: target, prerequisites: inputs)

@@ -258,6 +258,8 @@ import Testing
         #""name":"""#, #""name":"   ""#, #""name":"None""#, #""name":null"#, "",
         // Unicode spaces the credit line collapses away: a line separator, NEL, a medium space.
         #""name":"\u2028""#, #""name":"\u0085""#, #""name":" \u205f ""#,
+        // Invisible format characters: a zero width space, a byte order mark.
+        #""name":"\u200b""#, #""name":"\ufeff\u200b""#,
     ])
     func aBlankOrNoneNameIsStoredAsNullAndThePhotoIsCreditedToTheLogin(name: String) throws {
         let directory = try TemporaryDirectory()

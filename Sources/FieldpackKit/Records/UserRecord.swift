@@ -68,7 +68,11 @@ public struct UserRecord {
         for byte in bytes {
             if byte <= 0x20 || byte == 0x7F { continue }
             if byte < 0x80 { return !(bytes.count == 4 && bytes.elementsEqual("None".utf8)) }
-            return !String(decoding: bytes, as: UTF8.self).allSatisfy { $0.isWhitespace || $0.unicodeScalars.allSatisfy { $0.properties.generalCategory == .control } }
+            // Spaces, controls and invisible format characters (U+200B zero width space, U+2060,
+            // U+FEFF): a name of them alone would credit the photo to nobody visible.
+            return !String(decoding: bytes, as: UTF8.self).allSatisfy { character in
+                character.isWhitespace || character.unicodeScalars.allSatisfy { [.control, .format].contains($0.properties.generalCategory) }
+            }
         }
         return false
     }

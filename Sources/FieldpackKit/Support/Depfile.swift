@@ -7,16 +7,17 @@ public enum Depfile {
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
         // Dumps named by their time (`…T02:00:00Z.json`) are common.
         func escape(_ text: String, target: Bool) -> String {
-            var escaped = ""
-            for character in text {
-                switch character {
-                case " ", "#", ":": escaped += "\\\(character)"
-                case "$": escaped += "$$"
-                case "%" where target: escaped += "\\%"
-                default: escaped.append(character)
+            // By scalar: a combining mark after a space or `:` must not hide it in one Character.
+            var escaped = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case " ", "#", ":": escaped.append("\\"); escaped.append(scalar)
+                case "$": escaped.append("$"); escaped.append("$")
+                case "%" where target: escaped.append("\\"); escaped.append(scalar)
+                default: escaped.append(scalar)
                 }
             }
-            return escaped
+            return String(escaped)
         }
         var text = "\(escape(target, target: true)):"
         for prerequisite in prerequisites { text += " \\\n  \(escape(prerequisite, target: false))" }

@@ -83,9 +83,13 @@ public enum Timestamp {
     public static func isRealDate(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count >= 10, parse(bytes) != nil,
               // The day the date part stands for, by itself (a time of day and a zone do not move it).
-              let day = parse(UnsafeRawBufferPointer(rebasing: bytes[bytes.startIndex..<(bytes.startIndex + 10)]))
+              let millis = parse(UnsafeRawBufferPointer(rebasing: bytes[0..<10]))
         else { return false }
-        return iso8601(seconds: day / 1000).utf8.prefix(10).elementsEqual(bytes.prefix(10))
+        // Read back without a string (every observations row asks): the civil date of that day.
+        let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
+        let (year, month, day) = civilFromDays(days)
+        func number(_ range: Range<Int>) -> Int64 { bytes[range].reduce(0) { $0 &* 10 &+ Int64($1 &- 0x30) } }
+        return number(0..<4) == year && number(5..<7) == month && number(8..<10) == day
     }
 
     public static func parse(_ text: String) -> Int64? {

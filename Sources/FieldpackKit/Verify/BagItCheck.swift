@@ -15,7 +15,9 @@ struct BagItCheck {
         func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(file): error: \(message)") }
 
         // The declaration: fieldpack writes BagIt 1.0 in UTF-8, and reads only that.
-        let declaration = try? ReadableFile.contents(of: "\(directory)/\(BagItLayout.declarationName)")
+        // Only a regular file is read (a FIFO would block the open; it is refused below).
+        let declarationPath = "\(directory)/\(BagItLayout.declarationName)"
+        let declaration = FileSystem.isRegularFile(declarationPath) ? try? ReadableFile.contents(of: declarationPath) : nil
         if declaration != Array(BagItLayout.declaration.utf8) {
             problem(BagItLayout.declarationName, "not a BagIt 1.0 declaration in UTF-8 (\"BagIt-Version: 1.0\", \"Tag-File-Character-Encoding: UTF-8\")")
         }
@@ -85,7 +87,8 @@ struct BagItCheck {
         // that cannot be read is a problem; one without the line, which BagIt leaves optional, is not).
         let info: [UInt8]?
         do {
-            info = listing.contains(BagItLayout.infoName) ? try ReadableFile.contents(of: "\(directory)/\(BagItLayout.infoName)") : nil
+            let infoPath = "\(directory)/\(BagItLayout.infoName)"
+            info = listing.contains(BagItLayout.infoName) && FileSystem.isRegularFile(infoPath) ? try ReadableFile.contents(of: infoPath) : nil
         } catch {
             info = nil
             problem(BagItLayout.infoName, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
