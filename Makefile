@@ -357,10 +357,21 @@ endif
 # changes instead of doing nothing.
 BUNDLE_SETTINGS := $(OUT)/.bundle-settings
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
+# Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
+# other's): the first to build it is recorded, by its path from here, and another is refused.
+PIPELINE_RECORD := $(OUT)/.pipeline
+THIS_PIPELINE := $(patsubst $(CURDIR)/%,%,$(abspath $(PIPELINE)))
+RECORDED_PIPELINE := $(shell cat '$(PIPELINE_RECORD)' 2>/dev/null)
+ifneq ($(RECORDED_PIPELINE),)
+ifneq ($(RECORDED_PIPELINE),$(THIS_PIPELINE))
+$(error $(OUT)/ was built from $(RECORDED_PIPELINE), and $(THIS_PIPELINE) has the same name "$(PIPELINE_NAME)": give one of them another name, or remove $(OUT)/)
+endif
+endif
 # Not in a dry run (-n) or a question (-q), which write nothing; a record not there yet is then
 # taken as changed (its empty rule). Each make writes its own temp name (Slurm array tasks run
 # side by side on one build folder).
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
+$(shell mkdir -p '$(OUT)' && { [ -s '$(PIPELINE_RECORD)' ] || { printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && mv '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)'; }; })
 $(shell mkdir -p '$(OUT)' && printf '%s\n' 'PREVIOUS=$(PREVIOUS)' 'SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)' >'$(BUNDLE_SETTINGS).new-'$$$$ && { cmp -s '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)' && rm -f '$(BUNDLE_SETTINGS).new-'$$$$ || mv '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)'; })
 $(shell mkdir -p '$(OUT)' && printf '%s\n' 'SIGNING_KEY=$(SIGNING_KEY)' 'PUBLIC_KEY=$(PUBLIC_KEY)' >'$(PUBLISH_SETTINGS).new-'$$$$ && { cmp -s '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)' && rm -f '$(PUBLISH_SETTINGS).new-'$$$$ || mv '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)'; })
 endif

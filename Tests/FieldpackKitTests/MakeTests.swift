@@ -156,6 +156,23 @@ import Testing
         #expect(rotated.status == 0 && rotated.stdout.contains("fieldpack-manifest"), "\(rotated.stdout)")
     }
 
+    /// Two pipeline files of one name would share a build folder, and a build from one would
+    /// pass for the other's: the second is refused, naming both, and nothing runs.
+    @Test(.enabled(if: binaries != nil))
+    func aSecondPipelineOfTheSameNameIsRefusedNamingBoth() throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.write("first.json", #"{"name": "twin", "inat": ["sample-data/inat"], "max_reject_rate": 0.2}"#)
+        let second = try directory.write("second.json", #"{"name": "twin", "inat": ["sample-data/inat/observations-page-1.json"], "max_reject_rate": 0.2}"#)
+        let built = try make(["bundle", "BUILD=\(directory.file("build"))", "PIPELINE=\(first)"])
+        #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
+        let refused = try make(["bundle", "BUILD=\(directory.file("build"))", "PIPELINE=\(second)"])
+        #expect(refused.status != 0 && !refused.stdout.contains("fieldpack-"), "\(refused.stdout)")
+        // make gives the paths as `abspath` makes them (one slash between folders).
+        #expect(refused.stderr.contains("first.json, and ") && refused.stderr.contains("second.json has the same name \"twin\""), "\(refused.stderr)")
+        let again = try make(["bundle", "BUILD=\(directory.file("build"))", "PIPELINE=\(first)"])
+        #expect(again.status == 0 && !again.stdout.contains("fieldpack-"), "\(again.stdout)\(again.stderr)")
+    }
+
     /// make's "restat" idiom for the wiki stage: a touched dump with the same articles reruns the
     /// wiki stage and nothing after it; a changed article rebuilds the bundle; a removed output
     /// of the stage runs the stage again.
