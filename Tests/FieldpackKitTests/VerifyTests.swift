@@ -319,11 +319,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
         let database = "\(bundle)/content.sqlite"
-        let (listed, size) = try SHA256.hex(ofFile: database)
+        let size = try #require(FileSystem.size(database))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: database))
         try handle.truncate(atOffset: 8192)
         try handle.close()
-        _ = listed
         // Refused by its size, without reading it (a file of another size cannot have the digest).
         let problems = BundleVerifier(directory: bundle).verify()
         #expect(problems == ["\(database): error: size 8192 does not match manifest.json (\(size))"])
@@ -334,14 +333,7 @@ import Testing
         // but the database disagrees with the manifest.
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
-        let manifestPath = "\(bundle)/manifest.json"
-        let edited = try text(manifestPath).replacingOccurrences(of: "\"photos\": 21", with: "\"photos\": 22")
-        try edited.write(toFile: manifestPath, atomically: true, encoding: .utf8)
-        let (digest, _) = try SHA256.hex(ofFile: manifestPath)
-        let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
-            line.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : String(line)
-        }.joined(separator: "\n") + "\n"
-        try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        try tamper(bundle, manifest: { $0.replacingOccurrences(of: "\"photos\": 21", with: "\"photos\": 22") })
         let problems = BundleVerifier(directory: bundle).verify()
         #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 21 rows, the manifest says 22"])
     }
@@ -382,13 +374,7 @@ import Testing
         data[19] = 2
         try data.write(to: URL(fileURLWithPath: path))
         let (after, _) = try SHA256.hex(ofFile: path)
-        try text("\(bundle)/manifest.json").replacingOccurrences(of: before, with: after)
-            .write(toFile: "\(bundle)/manifest.json", atomically: true, encoding: .utf8)
-        let (manifest, _) = try SHA256.hex(ofFile: "\(bundle)/manifest.json")
-        let checksums = try text("\(bundle)/manifest-sha256.txt").split(separator: "\n").map { line in
-            line.hasSuffix("  manifest.json") ? "\(manifest)  manifest.json" : line.replacingOccurrences(of: before, with: after)
-        }.joined(separator: "\n") + "\n"
-        try checksums.write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        try tamper(bundle, manifest: { $0.replacingOccurrences(of: before, with: after) }, lines: { $0.replacingOccurrences(of: before, with: after) })
         let problems = BundleVerifier(directory: bundle).verify()
         #expect(problems.contains { $0.hasPrefix("\(path): error: is in WAL mode") }, "\(problems)")
     }

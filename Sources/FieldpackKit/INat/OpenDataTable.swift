@@ -54,12 +54,10 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     static func isUnreadExportTable(_ head: UnsafeRawBufferPointer) -> Bool {
         // Told at its first bytes, as `header` tells a JSON page: every API page and JSON Lines
         // file is asked (splitting their first line was 16% of ingest's time on API pages).
-        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let rest = UnsafeRawBufferPointer(rebasing: head[start...])
-        guard rest.starts(with: "observation_uuid\t".utf8) || rest.starts(with: "project_id\t".utf8) else { return false }
-        var line = head.prefix { $0 != 0x0A }
+        let text = withoutByteOrderMark(head)
+        guard text.starts(with: "observation_uuid\t".utf8) || text.starts(with: "project_id\t".utf8) else { return false }
+        var line = text.prefix { $0 != 0x0A }
         if line.last == 0x0D { line = line.dropLast() }
-        if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
         let names = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         return Set(names) == ["observation_uuid", "project_id"]
     }
@@ -73,7 +71,7 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         // blanks), whose one line may be the whole file, is told at its first byte instead of
         // being split at every tab and decoded (16% of ingest's time on API pages).
         // A UTF-8 byte order mark before the first column name (a table saved by a spreadsheet).
-        let line = line.starts(with: [0xEF, 0xBB, 0xBF]) ? UnsafeRawBufferPointer(rebasing: line.dropFirst(3)) : line
+        let line = withoutByteOrderMark(line)
         guard let first = line.first, first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z"))
         else { return nil }
         var bytes = line

@@ -68,6 +68,13 @@ public final class ReadableFile {
         return file
     }
 
+    /// `contents(of:)` of a regular file, nil for anything else: opening a FIFO would wait for a
+    /// writer for ever (what a bundle's checks read is only ever a regular file; the others are
+    /// refused by name).
+    public static func contents(ofRegular path: String) throws -> [UInt8]? {
+        FileSystem.isRegularFile(path) ? try contents(of: path) : nil
+    }
+
     /// The whole file as bytes; for small files (pipeline definitions, reports).
     public static func contents(of path: String) throws -> [UInt8] {
         let file = try ReadableFile(path: path)

@@ -16,8 +16,7 @@ struct BagItCheck {
 
         // The declaration: fieldpack writes BagIt 1.0 in UTF-8, and reads only that.
         // Only a regular file is read (a FIFO would block the open; it is refused below).
-        let declarationPath = "\(directory)/\(BagItLayout.declarationName)"
-        let declaration = FileSystem.isRegularFile(declarationPath) ? try? ReadableFile.contents(of: declarationPath) : nil
+        let declaration = try? ReadableFile.contents(ofRegular: "\(directory)/\(BagItLayout.declarationName)")
         if declaration != Array(BagItLayout.declaration.utf8) {
             problem(BagItLayout.declarationName, "not a BagIt 1.0 declaration in UTF-8 (\"BagIt-Version: 1.0\", \"Tag-File-Character-Encoding: UTF-8\")")
         }
@@ -63,7 +62,7 @@ struct BagItCheck {
                     let (digest, _) = try SHA256.hex(ofFile: "\(directory)/\(name)")
                     if digest != listed { problem(name, "SHA-256 \(digest) does not match \(BagItLayout.tagManifestName) (\(listed))") }
                 } catch {
-                    problem(name, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
+                    problem(name, BundleVerifier.unreadable(error))
                 }
             }
         }
@@ -87,11 +86,10 @@ struct BagItCheck {
         // that cannot be read is a problem; one without the line, which BagIt leaves optional, is not).
         let info: [UInt8]?
         do {
-            let infoPath = "\(directory)/\(BagItLayout.infoName)"
-            info = listing.contains(BagItLayout.infoName) && FileSystem.isRegularFile(infoPath) ? try ReadableFile.contents(of: infoPath) : nil
+            info = listing.contains(BagItLayout.infoName) ? try ReadableFile.contents(ofRegular: "\(directory)/\(BagItLayout.infoName)") : nil
         } catch {
             info = nil
-            problem(BagItLayout.infoName, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
+            problem(BagItLayout.infoName, BundleVerifier.unreadable(error))
         }
         if let info, let line = String(decoding: info, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Payload-Oxum:") }) {
             let files = (try? FileSystem.list("\(directory)/\(BagItLayout.payloadFolder)")) ?? []

@@ -93,7 +93,7 @@ public struct BundleVerifier {
         var manifestRows: [String: Int64] = [:]
         var manifestVersion: Int? = nil
         var manifestFingerprint: String? = nil
-        if FileSystem.isRegularFile(manifestPath), let bytes = try? ReadableFile.contents(of: manifestPath) {
+        if let bytes = try? ReadableFile.contents(ofRegular: manifestPath) {
             let buffer = PaddedBuffer(copying: bytes)
             let parser = JSONParser()
             if let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName {
@@ -198,7 +198,7 @@ public struct BundleVerifier {
             do {
                 (digest, size) = try SHA256.hex(ofFile: path(name), progress: progress)
             } catch {
-                problem(name, "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")")
+                problem(name, Self.unreadable(error))
                 continue
             }
             digests[name] = digest
@@ -224,5 +224,10 @@ public struct BundleVerifier {
             problems += databaseChecks.run()
         }
         return problems
+    }
+
+    /// A bundle file that cannot be read, and the system's reason.
+    static func unreadable(_ error: any Error) -> String {
+        "cannot be read: \((error as? FieldpackError)?.message ?? "\(error)")"
     }
 }

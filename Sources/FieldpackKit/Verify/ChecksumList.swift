@@ -5,7 +5,7 @@ enum ChecksumList {
     /// that is not a `sha256sum` line is a problem naming the file and line.
     static func read(_ path: String, problems: inout [String]) -> [String: String]? {
         // Only a regular file is read (a FIFO would block the open); the caller says what else it is.
-        guard FileSystem.isRegularFile(path), let text = try? ReadableFile.contents(of: path) else { return nil }
+        guard let text = try? ReadableFile.contents(ofRegular: path) else { return nil }
         var listed: [String: String] = [:]
         for (number, line) in String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
         where !line.isEmpty {
