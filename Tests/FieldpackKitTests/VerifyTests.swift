@@ -445,6 +445,11 @@ import Testing
         #expect(mkfifo("\(unreadable)/manifest.json", 0o644) == 0)
         #expect(BundleVerifier(directory: unreadable).verify().contains(
             "\(unreadable)/manifest.json: error: not a regular file: a bundle holds regular files only, never links or folders"))
+        // Signed, with the app's key: the signature's check reads manifest.json, and must not open it.
+        try (String(repeating: "A", count: 86) + "==\n").write(toFile: "\(unreadable)/manifest.json.sig", atomically: true, encoding: .utf8)
+        let (_, publicKey) = try keyPair(third, "app")
+        #expect(BundleVerifier(directory: unreadable, publicKey: publicKey).verify().contains(
+            "\(unreadable)/manifest.json: error: not a regular file: a bundle holds regular files only, never links or folders"))
         let other = try TemporaryDirectory()
         let grown = try freshBundle(other)
         let handle = try #require(FileHandle(forWritingAtPath: "\(grown)/content.sqlite"))

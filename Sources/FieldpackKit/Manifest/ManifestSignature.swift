@@ -91,7 +91,8 @@ public enum ManifestSignature {
             return "missing: the bundle is not signed"
         }
         guard let signature = Base64.decode(text), signature.count == 64 else { return "not a base64 Ed25519 signature" }
-        guard let manifest = try? ReadableFile.contents(of: "\(directory)/\(Manifest.jsonName)") else {
+        // Only a regular manifest.json is read (a FIFO would block the open; verify refuses it).
+        guard let manifest = try? ReadableFile.contents(ofRegular: "\(directory)/\(Manifest.jsonName)") else {
             return "no manifest.json to check it against"
         }
         return key.verifies(signature, of: manifest) ? nil : "does not verify: manifest.json is not the one signed with this key"
