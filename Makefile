@@ -355,6 +355,9 @@ endif
 # as files: a record of each, rewritten only when they change, which those steps depend on, so
 # that a build date pinned, a previous bundle given, or a key given or rotated rebuilds what it
 # changes instead of doing nothing.
+# $(call record-settings,FILE,VARIABLES): FILE lists the VARIABLES' values, rewritten only when
+# one changes (by name, so a value may hold a comma).
+record-settings = $(shell mkdir -p '$(OUT)' && printf '%s\n' $(foreach variable,$(2),'$(variable)=$($(variable))') >'$(1).new-'$$$$ && { cmp -s '$(1).new-'$$$$ '$(1)' && rm -f '$(1).new-'$$$$ || mv '$(1).new-'$$$$ '$(1)'; })
 BUNDLE_SETTINGS := $(OUT)/.bundle-settings
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
@@ -372,8 +375,8 @@ endif
 # side by side on one build folder).
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
 $(shell mkdir -p '$(OUT)' && { [ -s '$(PIPELINE_RECORD)' ] || { printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && mv '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)'; }; })
-$(shell mkdir -p '$(OUT)' && printf '%s\n' 'PREVIOUS=$(PREVIOUS)' 'SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)' >'$(BUNDLE_SETTINGS).new-'$$$$ && { cmp -s '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)' && rm -f '$(BUNDLE_SETTINGS).new-'$$$$ || mv '$(BUNDLE_SETTINGS).new-'$$$$ '$(BUNDLE_SETTINGS)'; })
-$(shell mkdir -p '$(OUT)' && printf '%s\n' 'SIGNING_KEY=$(SIGNING_KEY)' 'PUBLIC_KEY=$(PUBLIC_KEY)' >'$(PUBLISH_SETTINGS).new-'$$$$ && { cmp -s '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)' && rm -f '$(PUBLISH_SETTINGS).new-'$$$$ || mv '$(PUBLISH_SETTINGS).new-'$$$$ '$(PUBLISH_SETTINGS)'; })
+$(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS SOURCE_DATE_EPOCH)
+$(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
 endif
 $(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
 
