@@ -60,29 +60,51 @@ struct ConflictReport {
         if attribution { writer.string("attribution") }
         if url { writer.string("url") }
         writer.endArray()
-        writer.key("occurrences"); writer.int(group.count)
         writer.key("variants")
         writer.beginArray()
         var seen: [UInt64] = []
-        for occurrence in group where !seen.contains(occurrence.fields) {
+        for (position, occurrence) in group.enumerated() where !seen.contains(occurrence.fields) {
             seen.append(occurrence.fields)
-            let buffer = PaddedBuffer(capacity: Int(occurrence.length))
-            buffer.count = try source.read(
-                at: Int(occurrence.offset), count: Int(occurrence.length),
-                into: UnsafeMutableRawBufferPointer(start: buffer.storage, count: Int(occurrence.length)))
-            var record = JSONColumns()
-            _ = record.load(try parser.parse(buffer))
+            // The variant's best-ranked copy; of copies that tie on every rule (the same content,
+            // equally new), the one whose source comes first: the copies ingest kept of them
+            // depend on which files it read together (`Satellites`), and their order here on the
+            // order of the inputs.
+            var variant = try self.variant(occurrence, from: source)
+            var end = position + 1
+            while end < group.count && !occurrence.outranks(group[end]) && !group[end].outranks(occurrence) {
+                let tie = try self.variant(group[end], from: source)
+                if let tieSource = tie.source, let best = variant.source, RecordSource.precedes(tieSource, best, paths: sourceNames) {
+                    variant = tie
+                }
+                end += 1
+            }
             writer.beginObject()
-            writer.key("license"); writer.string(record.text(PhotoRecord.Column.license))
-            writer.key("attribution"); writer.string(record.text(PhotoRecord.Column.attribution))
-            writer.key("url"); writer.string(record.text(PhotoRecord.Column.url))
-            writer.key("source"); writer.string(record.string(record.count - 1).map(describe))
+            writer.key("license"); writer.string(variant.license)
+            writer.key("attribution"); writer.string(variant.attribution)
+            writer.key("url"); writer.string(variant.url)
+            writer.key("source"); writer.string(variant.source.map(describe))
             writer.endObject()
         }
         writer.endArray()
         writer.endObject()
         shown.append(writer.bytes)
         shownIDs.append(first.id)
+    }
+
+    /// The fields an example shows of one occurrence, read back from the records file.
+    private func variant(
+        _ occurrence: PhotoOccurrence, from source: ReadableFile
+    ) throws -> (license: String?, attribution: String?, url: String?, source: String?) {
+        let buffer = PaddedBuffer(capacity: Int(occurrence.length))
+        buffer.count = try source.read(
+            at: Int(occurrence.offset), count: Int(occurrence.length),
+            into: UnsafeMutableRawBufferPointer(start: buffer.storage, count: Int(occurrence.length)))
+        var record = JSONColumns()
+        _ = record.load(try parser.parse(buffer))
+        return (
+            record.string(PhotoRecord.Column.license), record.string(PhotoRecord.Column.attribution),
+            record.string(PhotoRecord.Column.url), record.string(record.count - 1)
+        )
     }
 
     /// `3#17` → `path#results[17]`; `3:12` → `path:12`.

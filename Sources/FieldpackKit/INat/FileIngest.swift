@@ -139,6 +139,7 @@ final class FileIngest {
         path: String, index: Int, range: Range<Int>, header: OpenDataTable.Header?, output: PartBuffer, hashing: Bool = true
     ) throws -> Result {
         fileIndex = index
+        extractor.satellites.reading(index, path: path)
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
@@ -172,6 +173,7 @@ final class FileIngest {
         rereadable: Bool = true, rawBytes: () -> Int = { 1 }
     ) throws -> Result {
         fileIndex = index
+        extractor.satellites.reading(index, path: path)
         var result = Result(path: path)
         let reader = LineReader(source: source, buffer: readBuffer(), maxLineBytes: maxDocumentBytes)
         let head = try reader.peek(atLeast: ForeignInput.headBytes)

@@ -161,7 +161,8 @@ struct RecordExtractor {
         if let user {
             let start = out.count
             let dataEnd = user.encode(into: &out, source: source)
-            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: user.id, rank: (seen ?? Int64.min, 0))
+            satellites.stash(from: &out, start: start, dataEnd: dataEnd, kind: .user, id: user.id, rank: (seen ?? Int64.min, 0),
+                source: source)
             counts.users += 1
         }
         for photo in photos { write(photo, source: source) }
@@ -270,7 +271,8 @@ struct RecordExtractor {
         let start = out.count
         let dataEnd = taxon.record.encode(into: &out, source: source)
         satellites.stash(
-            from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: taxon.record.id, rank: (taxon.record.seen ?? Int64.min, 0))
+            from: &out, start: start, dataEnd: dataEnd, kind: .taxon, id: taxon.record.id, rank: (taxon.record.seen ?? Int64.min, 0),
+            source: source)
         counts.taxa += 1
         if let photo = taxon.defaultPhoto { write(photo, source: source) }
         for photo in taxon.photos { write(photo, source: source) }
@@ -329,7 +331,7 @@ struct RecordExtractor {
             // Taxon photos repeat in every observation of the taxon: a satellite.
             satellites.stash(
                 from: &out, start: start, dataEnd: dataEnd, kind: .photo, id: photo.id,
-                rank: (photo.seen ?? Int64.min, photo.observation ?? 0))
+                rank: (photo.seen ?? Int64.min, photo.observation ?? 0), source: source)
         }
         counts.photos += 1
     }

@@ -1,7 +1,9 @@
 /// Records that repeat across observations (their users, their taxa and the taxa's photos),
 /// collapsed within a chunk of input files: of the copies with the same id and the same content
 /// (everything but `seen`, the observation and the source) only the best-ranked is kept, which is
-/// the one dedupe would pick anyway. Dedupe still sees every distinct variant, so the result is
+/// the one dedupe would pick anyway; of copies that rank the same, the one whose source comes
+/// first (`RecordSource`), so that the copy a conflict report names survives whichever files
+/// share its chunk. Dedupe still sees every distinct variant, so the result is
 /// the same, with far fewer records to write and read.
 ///
 /// Chunks are fixed runs of input files (or one byte range of a large file, `IngestUnits.chunks`),
@@ -16,27 +18,41 @@ struct Satellites {
     typealias Rank = (seen: Int64, observation: Int64)
 
     private var index: [Key: Int] = [:]
-    private var entries: [(rank: Rank, bytes: [UInt8])] = []
-    private var pending: [(key: Key, rank: Rank, bytes: [UInt8])] = []
+    private var entries: [(rank: Rank, source: String, bytes: [UInt8])] = []
+    private var pending: [(key: Key, rank: Rank, source: String, bytes: [UInt8])] = []
+    /// The path of each input whose copies are held, by its index (for `RecordSource`).
+    private var paths: [Int: String] = [:]
+    private var current: (index: Int, path: String)? = nil
+
+    /// The records stashed from now on come from input `index` at `path`.
+    mutating func reading(_ index: Int, path: String) {
+        paths[index] = path
+        current = (index, path)
+    }
     /// The most distinct satellites held before they are written out.
     static let limit = 100_000
 
     /// Moves the record just written at `start…` out of `out` into the pending satellites.
-    mutating func stash(from out: inout JSONWriter, start: Int, dataEnd: Int, kind: RecordKind, id: Int64, rank: Rank) {
+    mutating func stash(
+        from out: inout JSONWriter, start: Int, dataEnd: Int, kind: RecordKind, id: Int64, rank: Rank, source: String
+    ) {
         let all = out.buffer.bytes
         let content = stableHash(UnsafeRawBufferPointer(rebasing: all[start..<dataEnd]))
-        pending.append((Key(kind: kind, id: id, content: content), rank, Array(all[start..<all.count])))
+        pending.append((Key(kind: kind, id: id, content: content), rank, source, Array(all[start..<all.count])))
         out.truncate(to: start)
     }
 
     /// The record they came with was accepted: keep them.
     mutating func commit() {
-        for (key, rank, bytes) in pending {
+        for (key, rank, source, bytes) in pending {
             if let slot = index[key] {
-                if rank > entries[slot].rank { entries[slot] = (rank, bytes) }
+                let kept = entries[slot]
+                if rank > kept.rank || (rank == kept.rank && RecordSource.precedes(source, kept.source, paths: paths)) {
+                    entries[slot] = (rank, source, bytes)
+                }
             } else {
                 index[key] = entries.count
-                entries.append((rank, bytes))
+                entries.append((rank, source, bytes))
             }
         }
         pending.removeAll(keepingCapacity: true)
@@ -54,5 +70,7 @@ struct Satellites {
         for entry in entries { out.buffer.append(entry.bytes) }
         entries.removeAll(keepingCapacity: true)
         index.removeAll(keepingCapacity: true)
+        paths.removeAll(keepingCapacity: true)
+        if let current { paths[current.index] = current.path }
     }
 }

@@ -58,22 +58,3 @@ public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
         return table
     }()
 }
-
-/// The source that ends every ingest record, and the deduped record's bytes without it.
-public enum RecordSource {
-    /// How many bytes of an ingest record precede its trailing `,"<source>"]` (a source holds no
-    /// comma): the record as the deduped file holds it, less the closing bracket.
-    public static func contentLength(_ line: UnsafeRawBufferPointer) -> Int {
-        var index = line.count - 1
-        while index > 0 {
-            if line[index] == UInt8(ascii: ",") { return index }
-            index -= 1
-        }
-        return line.count
-    }
-
-    /// The identity of a record's content: the stable hash of its bytes without the source.
-    public static func contentHash(_ line: UnsafeRawBufferPointer) -> UInt64 {
-        stableHash(UnsafeRawBufferPointer(rebasing: line[0..<contentLength(line)]))
-    }
-}
