@@ -49,11 +49,23 @@ import Testing
         try Database(path: database).execute("""
             CREATE TRIGGER rewrite AFTER INSERT ON photos BEGIN UPDATE photos SET url = 'https://evil.example/' WHERE id = new.id; END;
             CREATE TABLE extra (x);
+            CREATE TABLE sqlitexstat_evil (x);
+            CREATE VIRTUAL TABLE sqlite1stat_fts USING fts5(x);
             """)
         try BundlePublisher(database: database, destination: bundle).publish()
         let problems = BundleVerifier(directory: bundle).verify()
         #expect(problems.contains { $0.hasSuffix("error: trigger rewrite is not in schema version \(Migrations.latestVersion)") }, "\(problems)")
-        #expect(problems.contains { $0.hasSuffix("error: table extra is not in schema version \(Migrations.latestVersion)") }, "\(problems)")
+        // `_` is not a wildcard here: only SQLite's own `sqlite_stat*` tables are left out.
+        for table in ["extra", "sqlitexstat_evil", "sqlite1stat_fts"] {
+            #expect(problems.contains { $0.hasSuffix("error: table \(table) is not in schema version \(Migrations.latestVersion)") }, "\(problems)")
+        }
+    }
+
+    @Test func aTableWhoseNameOnlyLooksLikeSQLitesOwnChangesTheFingerprint() throws {
+        let database = try Database(path: ":memory:")
+        try Migrator().migrate(database)
+        try database.execute("CREATE TABLE sqlitexstat_evil (x)")
+        #expect(try SchemaFingerprint.compute(database) != Migrations.goldenFingerprints[Migrations.latestVersion])
     }
 
     /// The bundles older releases wrote (kept as fixtures, never rewritten) have exactly the

@@ -9,7 +9,7 @@ public enum SchemaDefinition {
     /// `"<type> <name>"` → the object's SQL, whitespace collapsed (nil SQL for automatic indexes).
     public static func objects(_ database: Database) throws -> [String: String] {
         var objects: [String: String] = [:]
-        for row in try database.rows("SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_stat%'") {
+        for row in try database.rows("SELECT type, name, sql FROM sqlite_schema WHERE name NOT GLOB 'sqlite_stat*'") {
             objects["\(row[0] ?? "?") \(row[1] ?? "?")"] = row[2].map(SchemaFingerprint.collapseWhitespace) ?? ""
         }
         return objects

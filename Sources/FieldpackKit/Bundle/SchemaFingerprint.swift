@@ -11,7 +11,7 @@ public enum SchemaFingerprint {
         }
         let tables = try database.rows("""
             SELECT name, type, wr, strict FROM pragma_table_list
-            WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT LIKE 'sqlite_%'
+            WHERE schema = 'main' AND type IN ('table', 'virtual') AND name NOT GLOB 'sqlite_*'
             ORDER BY name
             """)
         for table in tables {
