@@ -221,7 +221,17 @@ import Testing
         #expect(try reason(copy("foreign.sqlite", "PRAGMA application_id = 42")).hasPrefix("application_id is 42"))
         #expect(try reason(copy("edited.sqlite", "ALTER TABLE users ADD COLUMN nickname TEXT")).contains("not version 2's golden one"))
         #expect(try reason(copy("unknown.sqlite", "UPDATE schema_migrations SET sql_sha256 = 'x' WHERE version = 2"))
-                .contains("was applied with SQL this fieldpack does not know"))
+                .contains("is not migration 2 (index-app-queries, SQL"))
+        // A record with a gap: migration 1 missing from it.
+        #expect(try reason(copy("gap.sqlite", "DELETE FROM schema_migrations WHERE version = 1"))
+                .contains("schema_migrations records 1 migration(s), not the 2 of schema version 2"))
+        // A change the fingerprint cannot see (a COLLATE) would ship under the latest golden fingerprint.
+        let collated = try copy("collate.sqlite", """
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET sql = replace(sql, 'login TEXT', 'login TEXT COLLATE NOCASE') WHERE name = 'users';
+            PRAGMA writable_schema = OFF;
+            """)
+        #expect(try reason(collated).contains("table users is not defined as schema version 2 defines it"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.sqlite")))
     }
 }

@@ -116,17 +116,18 @@ public struct BundleMigration {
         guard integrity == ["ok"] else {
             throw FieldpackError(path: path, "integrity_check fails: \(integrity.prefix(3).joined(separator: "; "))")
         }
-        for row in try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version") {
-            guard let number = row[0].flatMap({ Int($0) }), number >= 1, number <= version,
-                  Migrations.all[number - 1].sqlSHA256 == row[2]
-            else {
-                throw FieldpackError(path: path, "migration \(row[0] ?? "?") (\(row[1] ?? "?")) was applied with SQL this fieldpack does not know")
-            }
-        }
+        // The record of every migration applied, as fieldpack shipped it, with none missing.
+        let applied = try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version")
+        if let problem = Migrations.recordProblem(applied, version: version) { throw FieldpackError(path: path, problem) }
         let fingerprint = try SchemaFingerprint.compute(database)
         guard fingerprint == golden else {
             throw FieldpackError(
                 path: path, "its schema fingerprint \(fingerprint) is not version \(version)'s golden one (\(golden)): the schema was changed by hand")
+        }
+        // What the fingerprint cannot see (a COLLATE, a generated column's expression, an FTS5
+        // option) would be carried into the migrated copy under the latest golden fingerprint.
+        if let difference = try SchemaDefinition.differences(database, version: version).first {
+            throw FieldpackError(path: path, "\(difference): the schema was changed by hand")
         }
         return version
     }
@@ -143,6 +144,9 @@ public struct BundleMigration {
         let fingerprint = try SchemaFingerprint.compute(database)
         guard fingerprint == Migrations.goldenFingerprints[Migrations.latestVersion] else {
             throw FieldpackError(path: path, "migrated copy's fingerprint \(fingerprint) is not the latest version's golden one")
+        }
+        if let difference = try SchemaDefinition.differences(database, version: Migrations.latestVersion).first {
+            throw FieldpackError(path: path, "migrated copy: \(difference)")
         }
     }
 }
