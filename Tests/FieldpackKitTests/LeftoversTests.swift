@@ -44,6 +44,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd")))
     }
 
+    @Test func aMigrationKilledHardLeavesNothingTheNextRunKeeps() throws {
+        let directory = try TemporaryDirectory()
+        let dead = tag(try deadPID())
+        // What `fieldpack-bundle migrate` makes beside its output, with SQLite's journal.
+        let stale = ["out.sqlite.migrating-\(dead)-Ab12Cd", "out.sqlite.migrating-\(dead)-Ab12Cd-journal", ".out.sqlite.tmp-\(dead)-Ef34Gh"]
+        for name in stale { try directory.write(name, "x") }
+        try BundleMigration(options: .init(source: "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles/v8.sqlite", output: directory.file("out.sqlite"))).run()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.sqlite"])
+    }
+
     @Test func aTempNameSaysWhichHostAndProcessMadeIt() throws {
         let directory = try TemporaryDirectory()
         let output = try AtomicOutput(path: directory.file("records.jsonl"))

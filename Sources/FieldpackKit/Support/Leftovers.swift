@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// The temp files and folders a run makes beside its outputs (`.NAME.tmp-PID@HOST-…` and what
-/// is derived from it, `NAME.scratch-PID@HOST-…`, `.NAME.staging-PID@HOST-…`): removed when
+/// is derived from it, `NAME.scratch-PID@HOST-…` and `NAME.migrating-PID@HOST-…` with their
+/// journals, `.NAME.staging-PID@HOST-…`): removed when
 /// SIGTERM or SIGINT stops the run, and, when a run was killed harder than that (`kill -9`, a
 /// crash, a power cut), by the next run on the same host that writes the same output.
 public enum Leftovers {
@@ -15,7 +16,7 @@ public enum Leftovers {
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     /// The kinds of temp name, after the output's name (each followed by `PID@HOST-`).
-    static let markers = [".tmp-", ".scratch-", ".staging-"]
+    static let markers = [".tmp-", ".scratch-", ".staging-", ".migrating-"]
 
     static func register(_ path: String) {
         _ = live.withLock { $0.insert(path) }
