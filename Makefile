@@ -197,6 +197,13 @@ endif
 ifneq ($(origin PIPELINE),file)
 $(error give PIPELINE=… or INAT=… (and WIKIPEDIA=…), not both)
 endif
+# The name becomes a folder under $(BUILD) before fieldpack-pipeline can refuse it, so make
+# checks it first (Pipeline.isValidName's rule): NAME=../x would write beside $(BUILD).
+NAME_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 . - _
+without-characters = $(if $(2),$(call without-characters,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+ifneq ($(words $(NAME))$(call without-characters,$(NAME),$(NAME_CHARACTERS))$(filter .%,$(NAME)),1)
+$(error NAME="$(NAME)" cannot name a pipeline: it must be letters, digits, '.', '-' or '_', not starting with '.' (it names $(BUILD)/<name>/))
+endif
 bundle: tools
 	@$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
 # One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
@@ -379,6 +386,13 @@ $(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS SOURCE_DATE_EPOCH)
 $(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
 endif
 $(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
+# A previous bundle inside this build's folder (its own published bundle/) changes with every
+# build, so the build would never be up to date, and the delta would be taken against itself.
+ifneq ($(PREVIOUS),)
+ifneq ($(filter $(abspath $(OUT))/%,$(abspath $(PREVIOUS))/),)
+$(error PREVIOUS=$(PREVIOUS) is inside this build's folder $(OUT)/, which every build rewrites: copy the previous bundle out of it first (cp -r $(PREVIOUS) previous-bundle) and give PREVIOUS=previous-bundle)
+endif
+endif
 
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.

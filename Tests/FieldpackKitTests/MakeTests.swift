@@ -97,6 +97,30 @@ import Testing
         #expect(wikiOnly.stderr.contains("WIKIPEDIA=… needs INAT=… too"), "\(wikiOnly.stderr)")
     }
 
+    /// NAME becomes a folder under BUILD before any tool can read it: a name the pipeline rules
+    /// refuse is refused by make first, and nothing is made (`../x` wrote beside BUILD).
+    @Test(arguments: ["../../escape", "my guide", ".hidden", "a/b", "it's", ""])
+    func aNameThatCannotNameAPipelineIsRefusedBeforeAnythingIsMade(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let build = directory.file("deep/build")
+        let refused = try make(["bundle", "INAT=sample-data/inat", "NAME=\(name)", "BUILD=\(build)"], bin: "/nonexistent")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("NAME=\"\(name)\" cannot name a pipeline: it must be letters, digits"), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    /// A previous bundle inside the build's own folder changes with every build: refused, with
+    /// what to do instead.
+    @Test func aPreviousBundleInsideTheBuildFolderIsRefused() throws {
+        for previous in ["build/sample/bundle", "./build/sample/", "build/sample/bundle/../bundle"] {
+            let refused = try make(["-n", "pipeline-bundle", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample", "PREVIOUS=\(previous)"], bin: "/nonexistent")
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("PREVIOUS=\(previous) is inside this build's folder build/sample/"), "\(refused.stderr)")
+        }
+        let elsewhere = try make(["-n", "pipeline-bundle", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample", "PREVIOUS=build/sample-previous"], bin: "/nonexistent")
+        #expect(elsewhere.status == 0 && elsewhere.stdout.contains("--previous build/sample-previous"), "\(elsewhere.stderr)")
+    }
+
     /// `make bundle INAT=… WIKIPEDIA=…`: no JSON to write; the pipeline file is made in the build
     /// folder, and a second run with the same arguments runs nothing.
     @Test(.enabled(if: binaries != nil))
