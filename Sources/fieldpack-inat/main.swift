@@ -111,7 +111,7 @@ command.main { arguments in
         options.maxRejectRate = maxRejectRate
     }
     if let text = arguments.value("open-data-date") {
-        guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date must be a date YYYY-MM-DD") }
+        guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date \(Timestamp.dayProblem(text))") }
         openDataDate = date
     }
     options.openDataDate = openDataDate

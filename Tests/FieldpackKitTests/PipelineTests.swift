@@ -74,9 +74,16 @@ import Testing
          "costs.download_bytes_per_pixel.small must be at most 16 (is 1e+100)"),
         // A misspelt key is an error, never a setting silently left out (a comment starts with _).
         (#"{"name": "ok", "inat": ["x"], "wikipdia": ["dumps"]}"#,
-         #""wikipdia" is not a pipeline key (name, inat, max_reject_rate, licenses, targets, memory_budget_bytes, costs, wikipedia, destinations, wikipedia_language, wikipedia_skip_sections, wikipedia_summary_length, open_data_date, repeat_filter_bytes, select; a key starting with _ is a comment)"#),
+         #""wikipdia" is not a pipeline key (name, inat, max_reject_rate, licenses, targets, memory_budget_bytes, costs, wikipedia, destinations, wikipedia_language, wikipedia_skip_sections, wikipedia_summary_length, open_data_date, repeat_filter_bytes, select); a key starting with _ is a comment"#),
         (#"{"name": "ok", "inat": ["x"], "costs": {"measured_size": "sizes.csv"}}"#,
-         "costs.measured_size is not a costs setting (bytes_per_pixel, row_alignment, assumed_original, download_bytes_per_pixel, measured_sizes)"),
+         "costs.measured_size is not a costs setting (bytes_per_pixel, row_alignment, assumed_original, download_bytes_per_pixel, measured_sizes); a key starting with _ is a comment"),
+        // Inside a target ("scael" gave a scale of 1) and a destination too.
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "scael": 3}]}"#,
+         "targets[0].scael is not a display target's key (name, width, height, scale, mode); a key starting with _ is a comment"),
+        (#"{"name": "ok", "inat": ["x"], "destinations": [{"id": "d", "name": "D", "wikipedia": "D"}, {"id": "e", "name": "E", "wikidta": "Q1"}]}"#,
+         "destinations[1].wikidta is not a destination's key (id, name, wikipedia, wikidata); a key starting with _ is a comment"),
+        (#"{"name": "ok", "inat": ["x"], "open_data_date": "2024-02-30"}"#,
+         #""open_data_date" is "2024-02-30", a day that does not exist"#),
     ])
     func aBadPipelineIsRefusedWithItsPathAndTheReason(text: String, reason: String) throws {
         let directory = try TemporaryDirectory()
@@ -88,8 +95,16 @@ import Testing
 
     @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {
         let directory = try TemporaryDirectory()
-        let path = try directory.write("commented.json", #"{"_comment": "the park's guide", "name": "ok", "inat": ["x"], "costs": {"_note": "defaults"}}"#)
-        #expect(try Pipeline.load(path).name == "ok")
+        let path = try directory.write("commented.json", #"""
+            {"_comment": "the park's guide", "name": "ok", "inat": ["x"], "costs": {"_note": "defaults"},
+             "targets": [{"_why": "list", "name": "a", "width": 60, "height": 60}],
+             "destinations": [{"_from": "tourism office", "id": "d", "name": "D", "wikipedia": "D"}],
+             "select": {"_region": "Benelux", "taxa": {"_n": 1, "include": [3]}, "observed": {"_since": "spring", "from": "2024-01-01"},
+                        "caps": {"_why": "size", "photos_per_taxon": 2}}}
+            """#)
+        let pipeline = try Pipeline.load(path)
+        #expect(pipeline.name == "ok" && pipeline.shipping.targets.count == 1 && pipeline.destinations.count == 1)
+        #expect(pipeline.selection?.caps.photosPerTaxon == 2 && pipeline.selection?.observedFrom == "2024-01-01")
     }
 
     @Test func aPipelineThatIsNotJSONIsRefusedAtItsFirstLineWithTheParsersReason() throws {

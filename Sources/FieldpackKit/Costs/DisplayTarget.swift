@@ -11,6 +11,9 @@ public struct DisplayTarget: Sendable, Equatable {
     public var scale: Double
     public var mode: Mode
 
+    /// The keys of a target in the pipeline file.
+    static let keys = ["name", "width", "height", "scale", "mode"]
+
     public init(name: String, width: Double, height: Double, scale: Double, mode: Mode) {
         self.name = name
         self.width = width

@@ -37,6 +37,9 @@ public struct ShippingPolicy: Sendable, Equatable {
             guard list.isArray else { throw FieldpackError(path: path, "\"targets\" must be an array") }
             for (index, element) in list.elements.enumerated() {
                 let place = "targets[\(index)]"
+                if element.isObject {
+                    try PipelineKeys.refuseUnknown(in: element, known: DisplayTarget.keys, place: place, kind: "a display target's key", path: path)
+                }
                 guard let name = element["name"]?.string, !name.isEmpty,
                       let width = element["width"]?.double, let height = element["height"]?.double,
                       width > 0, height > 0
@@ -65,9 +68,7 @@ public struct ShippingPolicy: Sendable, Equatable {
         if let costs = root["costs"], !costs.isNull {
             guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
             let keys = ["bytes_per_pixel", "row_alignment", "assumed_original", "download_bytes_per_pixel", "measured_sizes"]
-            for member in costs.members where !keys.contains(member.key.string) && !member.key.string.hasPrefix("_") {
-                throw FieldpackError(path: path, "costs.\(member.key.string) is not a costs setting (\(keys.joined(separator: ", ")))")
-            }
+            try PipelineKeys.refuseUnknown(in: costs, known: keys, place: "costs", kind: "a costs setting", path: path)
             if let value = costs["bytes_per_pixel"]?.int64 {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.bytes_per_pixel must be positive") }
                 try Self.check(value, "costs.bytes_per_pixel", atMost: 16, path: path)

@@ -168,10 +168,5 @@ public enum OpenDataDate {
     static func of(member: String, inArchive path: String) -> Int64? { of(member) ?? of(path) }
 
     /// `YYYY-MM-DD` (the pipeline's `open_data_date`) as Unix ms at 00:00 UTC; nil if malformed.
-    public static func parse(_ text: String) -> Int64? {
-        guard text.utf8.count == 10, let millis = Timestamp.parse(text) else { return nil }
-        // Timestamp.parse accepts 31 days in any month: a date must come back as it was written.
-        guard Timestamp.iso8601(seconds: millis / 1000).hasPrefix(text) else { return nil }
-        return millis
-    }
+    public static func parse(_ text: String) -> Int64? { Timestamp.day(text) }
 }

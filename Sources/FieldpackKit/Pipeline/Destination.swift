@@ -6,6 +6,9 @@ public struct Destination: Sendable, Equatable {
     public var wikipedia: String?
     public var wikidata: String?
 
+    /// The keys of a destination in the pipeline file.
+    static let keys = ["id", "name", "wikipedia", "wikidata"]
+
     public init(id: String, name: String, wikipedia: String?, wikidata: String?) {
         self.id = id
         self.name = name

@@ -57,13 +57,7 @@ public struct Pipeline: Sendable {
             }
         }()
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
-        // A misspelt key is an error naming it, never a setting silently left out ("wikipdia" gave
-        // a bundle without articles); a key starting with "_" is a comment.
-        for member in root.members {
-            let key = member.key.string
-            guard !key.hasPrefix("_"), !keys.contains(key) else { continue }
-            throw FieldpackError(path: path, "\"\(key)\" is not a pipeline key (\(keys.joined(separator: ", ")); a key starting with _ is a comment)")
-        }
+        try PipelineKeys.refuseUnknown(in: root, known: keys, place: "", kind: "a pipeline key", path: path)
         guard let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
         guard isValidName(name) else {
             throw FieldpackError(path: path, "pipeline name \"\(name)\" \(nameRule)")
@@ -89,8 +83,11 @@ public struct Pipeline: Sendable {
         }
         var openDataDate: Int64? = nil
         if let value = root["open_data_date"], !value.isNull {
-            guard let text = value.string, let date = OpenDataDate.parse(text) else {
+            guard let text = value.string else {
                 throw FieldpackError(path: path, "\"open_data_date\" must be a date YYYY-MM-DD (the open-data export's date)")
+            }
+            guard let date = OpenDataDate.parse(text) else {
+                throw FieldpackError(path: path, "\"open_data_date\" \(Timestamp.dayProblem(text))")
             }
             openDataDate = date
         }
@@ -99,6 +96,10 @@ public struct Pipeline: Sendable {
         if let list = root["destinations"], !list.isNull {
             guard list.isArray else { throw FieldpackError(path: path, "\"destinations\" must be an array") }
             for (index, element) in list.elements.enumerated() {
+                if element.isObject {
+                    try PipelineKeys.refuseUnknown(
+                        in: element, known: Destination.keys, place: "destinations[\(index)]", kind: "a destination's key", path: path)
+                }
                 guard let id = element["id"]?.string, !id.isEmpty, let name = element["name"]?.string else {
                     throw FieldpackError(path: path, "destinations[\(index)] needs an \"id\" and a \"name\"")
                 }

@@ -52,12 +52,7 @@ public struct Selection: Sendable, Equatable {
     static func read(_ value: JSONValue, pipelinePath path: String) throws -> Selection {
         guard value.isObject else { throw FieldpackError(path: path, "\"select\" must be an object of selection rules") }
         var selection = Selection()
-        for member in value.members {
-            let key = member.key.string
-            guard keys.contains(key) else {
-                throw FieldpackError(path: path, "select.\(key) is not a selection rule (\(keys.joined(separator: ", ")))")
-            }
-        }
+        try PipelineKeys.refuseUnknown(in: value, known: keys, place: "select", kind: "a selection rule", path: path)
         if let bbox = value["bbox"], !bbox.isNull {
             let list = bbox.elements.map { $0 }
             if list.first?.isArray ?? false {
@@ -115,9 +110,7 @@ public struct Selection: Sendable, Equatable {
         }
         if let observed = value["observed"], !observed.isNull {
             guard observed.isObject else { throw FieldpackError(path: path, "select.observed must be {\"from\": date, \"to\": date}") }
-            for member in observed.members where !["from", "to"].contains(member.key.string) {
-                throw FieldpackError(path: path, "select.observed.\(member.key.string) is not \"from\" or \"to\"")
-            }
+            try PipelineKeys.refuseUnknown(in: observed, known: ["from", "to"], place: "select.observed", kind: "a bound of the range", path: path)
             selection.observedFrom = try observed["from"].flatMap { try Self.date($0, "select.observed.from", path) }
             selection.observedTo = try observed["to"].flatMap { try Self.date($0, "select.observed.to", path) }
             if let from = selection.observedFrom, let to = selection.observedTo, from > to {
@@ -165,7 +158,7 @@ public struct Selection: Sendable, Equatable {
     private static func taxa(_ value: JSONValue, _ path: String) throws -> TaxonRule {
         guard value.isObject else { throw FieldpackError(path: path, "select.taxa must be {\"include\", \"exclude\", \"ranks\"}") }
         var rule = TaxonRule()
-        for member in value.members {
+        for member in value.members where !PipelineKeys.isComment(member.key.string) {
             let key = member.key.string
             let place = "select.taxa.\(key)"
             guard member.value.isArray else { throw FieldpackError(path: path, "\(place) must be an array") }
@@ -203,9 +196,8 @@ public struct Selection: Sendable, Equatable {
     /// A `YYYY-MM-DD` date with a real month and day.
     private static func date(_ value: JSONValue, _ place: String, _ path: String) throws -> String? {
         if value.isNull { return nil }
-        guard let text = value.string, text.utf8.count == 10, let millis = Timestamp.parse(text),
-              Timestamp.iso8601(seconds: millis / 1000).hasPrefix(text)
-        else { throw FieldpackError(path: path, "\(place) must be a date YYYY-MM-DD") }
+        guard let text = value.string else { throw FieldpackError(path: path, "\(place) must be a date YYYY-MM-DD") }
+        guard Timestamp.day(text) != nil else { throw FieldpackError(path: path, "\(place) \(Timestamp.dayProblem(text))") }
         return text
     }
 }

@@ -39,7 +39,7 @@ public struct SelectionCaps: Sendable, Equatable {
     static func read(_ value: JSONValue, path: String) throws -> SelectionCaps {
         guard value.isObject else { throw FieldpackError(path: path, "select.caps must be an object") }
         var caps = SelectionCaps()
-        for member in value.members {
+        for member in value.members where !PipelineKeys.isComment(member.key.string) {
             let key = member.key.string
             let place = "select.caps.\(key)"
             switch key {

@@ -92,6 +92,20 @@ public enum Timestamp {
         return number(0..<4) == year && number(5..<7) == month && number(8..<10) == day
     }
 
+    /// A day written `YYYY-MM-DD` that exists: Unix ms at 00:00 UTC; nil otherwise.
+    public static func day(_ text: String) -> Int64? {
+        guard text.utf8.count == 10, let millis = parse(text) else { return nil }
+        var copy = text
+        return copy.withUTF8 { isRealDate(UnsafeRawBufferPointer($0)) } ? millis : nil
+    }
+
+    /// Why `text` is not a day `day(_:)` reads, for an error after the setting's name:
+    /// `is "2023-02-30", a day that does not exist` or `must be a date YYYY-MM-DD (is "May 1")`.
+    public static func dayProblem(_ text: String) -> String {
+        text.utf8.count == 10 && parse(text) != nil
+            ? "is \"\(text)\", a day that does not exist" : "must be a date YYYY-MM-DD (is \"\(text)\")"
+    }
+
     public static func parse(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
