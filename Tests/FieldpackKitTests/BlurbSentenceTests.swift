@@ -21,6 +21,9 @@ import Testing
         "丹顶鹤是一种大型涉禽。", "它会飞吗！", "它会飞吗？", "الفهد حيوان سريع جدا؟", "یہ ایک پرندہ ہے۔", "यह एक पक्षी है।",
         "यह एक पक्षी है॥", "Սա թռչուն է։", "ይህ ወፍ ነው።", "They called it \"the king.\"", "Они назвали его «король.»",
         "It was small (about ten grams.)", "They called it “the king.”", "Es un ave pequeña!",
+        // German and Czech quotes close with “ and ‘, Danish with «; Burmese and Khmer end with ။ and ។.
+        "Ihr Ruf klingt wie „Zizibä.“", "Man nennt sie ‚Kohlmeise.‘", "Den kaldes »musvit.«", "ကြောင်သည် နို့တိုက်သတ္တဝါ ဖြစ်သည်။",
+        "ឆ្មាជាសត្វថនិកសត្វ។",
     ])
     func aShortParagraphEndingASentenceInAnyScriptIsNotAStub(paragraph: String) throws {
         let made = try blurb("<p>\(paragraph)</p><p>Adult female, Belgium</p>")
@@ -45,6 +48,9 @@ import Testing
         ("ይህ ትልቅ ወፍ ነው። በምስራቅ እስያ ረግረጋማ ቦታዎች ይራባል እና በክረምት ወደ ደቡብ ይሰደዳል።", "ይህ ትልቅ ወፍ ነው።"),
         ("He called it \"a king.\" The bird is found across Eurasia and North Africa.", "He called it \"a king.\""),
         ("It is small (about ten grams.) The bird is found across Eurasia and North Africa.", "It is small (about ten grams.)"),
+        ("Ihr Ruf klingt wie „Zizibä.“ Die Kohlmeise ist die größte Meise Europas und weit verbreitet.", "Ihr Ruf klingt wie „Zizibä.“"),
+        ("ကြောင်သည် နို့တိုက်သတ္တဝါ ဖြစ်သည်။ ၎င်းတို့ကို ကမ္ဘာတစ်ဝှမ်းလုံးတွင် အိမ်မွေးတိရစ္ဆာန်အဖြစ် မွေးမြူကြသည်။", "ကြောင်သည် နို့တိုက်သတ္တဝါ ဖြစ်သည်။"),
+        ("ឆ្មាជាសត្វថនិកសត្វ។ វាត្រូវបានគេចិញ្ចឹមនៅទូទាំងពិភពលោកជាសត្វចិញ្ចឹមក្នុងផ្ទះ។", "ឆ្មាជាសត្វថនិកសត្វ។"),
     ])
     func everyScriptsSentenceEndIsWhereTheSummaryCuts(lead: String, summary: String) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: summary.unicodeScalars.count + 4)

@@ -2,9 +2,10 @@
 /// the cut-paragraph rule and the summary.
 ///
 /// A sentence ends at a terminal mark — `.` `!` `?`, CJK `。` `！` `？` `．`, Arabic `؟` `۔`,
-/// Devanagari `।` `॥`, Armenian `։`, Ethiopic `።` — optionally followed by closing quotes or
-/// brackets (`."`, `.»`, `.)`, `.”`, `。」`). Inside a text, a mark ends a sentence when the text
-/// ends there, or a space follows (CJK marks need none), and, after `.` `!` `?`, the next word does
+/// Devanagari `।` `॥`, Armenian `։`, Ethiopic `።`, Burmese `။`, Khmer `។` `៕` — optionally
+/// followed by closing quotes or brackets (`."`, `.»`, `.)`, `.”`, German `.“` and `.‘`, Danish
+/// `.«`, `。」`). Inside a text, a mark ends a sentence when the text ends there, or a space
+/// follows (CJK, Burmese and Khmer marks need none), and, after `.` `!` `?`, the next word does
 /// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`).
 /// Byte loops over UTF-8; scalars are decoded only next to a mark.
 enum SentenceEnds {
@@ -26,6 +27,8 @@ enum SentenceEnds {
         switch (byte, second) {
         case (0xE0, 0xA5) where third == 0xA4 || third == 0xA5: return (3, false)  // । ॥
         case (0xE1, 0x8D) where third == 0xA2: return (3, false)  // ።
+        case (0xE1, 0x81) where third == 0x8B: return (3, true)  // ။ (Burmese writes no spaces between words)
+        case (0xE1, 0x9F) where third == 0x94 || third == 0x95: return (3, true)  // ។ ៕ (nor does Khmer)
         case (0xE3, 0x80) where third == 0x82: return (3, true)  // 。
         case (0xEF, 0xBC) where third == 0x81 || third == 0x9F || third == 0x8E: return (3, true)  // ！ ？ ．
         default: return (0, false)
@@ -33,14 +36,16 @@ enum SentenceEnds {
     }
 
     /// The length of the closing quote or bracket at `index`, or 0: `"` `'` `)` `]` `»` `”` `’`
-    /// `›` `」` `』` `》` `）`.
+    /// `›`, the German and Czech `“` `‘` and the Danish `«` `‹` (which close `„…“`, `‚…‘`, `»…«`:
+    /// right after a terminal mark they close, they cannot open), `」` `』` `》` `）`.
     static func closer(in bytes: [UInt8], at index: Int) -> Int {
         let byte = bytes[index]
         if byte == 0x22 || byte == 0x27 || byte == 0x29 || byte == 0x5D { return 1 }
-        if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xBB { return 2 }
+        if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xBB || bytes[index + 1] == 0xAB { return 2 }
         guard index + 2 < bytes.count else { return 0 }
         switch (byte, bytes[index + 1], bytes[index + 2]) {
         case (0xE2, 0x80, 0x9D), (0xE2, 0x80, 0x99), (0xE2, 0x80, 0xBA): return 3
+        case (0xE2, 0x80, 0x9C), (0xE2, 0x80, 0x98), (0xE2, 0x80, 0xB9): return 3
         case (0xE3, 0x80, 0x8D), (0xE3, 0x80, 0x8F), (0xE3, 0x80, 0x8B): return 3
         case (0xEF, 0xBC, 0x89): return 3
         default: return 0
