@@ -95,6 +95,46 @@ import Testing
         #expect(titArticle["url"] as? String == "https://en.wikipedia.org/wiki/Great_tit")
     }
 
+    /// A page of another language's Wikipedia with a title the pipeline wants ("Lion" is French
+    /// too) is not that article: the dump's English one is kept, not replaced.
+    @Test func aPageOfAnotherLanguagesWikipediaIsNotTheWantedArticle() throws {
+        let directory = try TemporaryDirectory()
+        let english = try directory.write("dump.ndjson", H.line("Lion", H.parsoid("The lion is a large cat of the genus Panthera, native to Africa and India.")) + "\n")
+        // As the French Wikipedia's REST API serves it.
+        let french = try directory.write("pages/Lion.html", H.parsoid(
+            "Le lion est une espèce de mammifères carnivores de la famille des félidés, vivant en Afrique.", title: "Lion",
+            isVersionOf: "//fr.wikipedia.org/wiki/Lion"))
+        let output = try H.run([english, french], wants: H.wants(["Lion"]), in: directory)
+        let lion = try #require(output.articles["Lion"])
+        #expect((lion["html"] as? String)?.hasPrefix("<p>The lion is a large cat") == true, "\(lion)")
+        #expect(lion["url"] as? String == "https://en.wikipedia.org/wiki/Lion")
+        // Alone, it is no article at all.
+        let alone = try TemporaryDirectory()
+        #expect(try H.run([french], wants: H.wants(["Lion"]), in: alone).articles.isEmpty)
+    }
+
+    /// A saved page view is titled by its own link, and without one by its <title> less the
+    /// wiki's name in the wiki's language ("Kohlmeise – Wikipedia" was never matched).
+    @Test func aSavedPageViewOfAnyLanguageIsTitledWithoutTheWikisName() throws {
+        let directory = try TemporaryDirectory()
+        func page(_ title: String, canonical: String?) -> String {
+            let link = canonical.map { "<link rel=\"canonical\" href=\"\($0)\">" } ?? ""
+            return """
+                <!DOCTYPE html><html lang="de"><head><meta charset="UTF-8"><title>\(title)</title>\(link)</head>
+                <body><div id="mw-content-text"><div class="mw-content-ltr mw-parser-output">
+                <p>Die Kohlmeise ist eine Vogelart aus der Familie der Meisen und in ganz Europa verbreitet.</p></div></div></body></html>
+                """
+        }
+        let linked = try directory.write("a/saved.html", page("Kohlmeise – Wikipedia", canonical: "https://de.wikipedia.org/wiki/Kohlmeise"))
+        let unlinked = try directory.write("b/saved.html", page("Blaumeise – Wikipedia", canonical: nil))
+        let output = try H.run([linked, unlinked], wants: H.wants(["Kohlmeise", "Blaumeise"], language: "de"), in: directory)
+        #expect(output.titles == ["Blaumeise", "Kohlmeise"])
+        #expect(WikiTitle.withoutSiteName("Большая синица — Википедия") == "Большая синица")
+        #expect(WikiTitle.withoutSiteName("大山雀 - 维基百科，自由的百科全书") == "大山雀")
+        #expect(WikiTitle.withoutSiteName("Mésange charbonnière — Wikipédia") == "Mésange charbonnière")
+        #expect(WikiTitle.withoutSiteName("Rock – Paper – Scissors") == "Rock – Paper – Scissors")
+    }
+
     @Test(arguments: [
         ("2023-06-06T23:59:59Z", "CC-BY-SA-3.0"), ("2023-06-07T00:00:00Z", "CC-BY-SA-4.0"),
         ("2018-06-12T04:32:17.000Z", "CC-BY-SA-3.0"), ("2024-01-01T00:00:00Z", "CC-BY-SA-4.0"), ("yesterday", "CC-BY-SA"),

@@ -209,5 +209,9 @@ import Testing
         #expect(WikiTitle.fromURL("http://en.wikipedia.org/wiki/Great_tit")! == ("en", "Great tit"))
         #expect(WikiTitle.fromURL("https://fr.m.wikipedia.org/wiki/M%C3%A9sange_charbonni%C3%A8re#Taxonomie")! == ("fr", "Mésange charbonnière"))
         #expect(WikiTitle.fromURL("https://www.inaturalist.org/taxa/1") == nil)
+        // Chinese Wikipedia's variant links name the same article.
+        #expect(WikiTitle.fromURL("https://zh.wikipedia.org/zh-hans/%E5%A4%A7%E5%B1%B1%E9%9B%80")! == ("zh", "大山雀"))
+        #expect(WikiTitle.fromURL("https://zh.wikipedia.org/zh-tw/大山雀")! == ("zh", "大山雀"))
+        #expect(WikiTitle.fromURL("https://en.wikipedia.org/zh-hans/Great_tit") == nil)
     }
 }

@@ -384,15 +384,23 @@ extension WikiStage {
             }
             return
         }
+        // The page's own link (canonical, or Parsoid's dc:isVersionOf) names its wiki and title;
+        // else its <title>, less the wiki's name; else the file's name.
+        let wanted = reading.wanted
         var name = String(fileName.split(separator: "/").last ?? "")
         if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
-        if let fromURL = blurb.page.url.flatMap(WikiTitle.fromURL) { name = fromURL.title }
-        if var title = blurb.title {
-            for suffix in [" - Wikipedia", " — Wikipedia"] where title.hasSuffix(suffix) { title = String(title.dropLast(suffix.count)) }
-            name = title
+        if let fromURL = blurb.page.url.flatMap(WikiTitle.fromURL) {
+            // A page of another language's Wikipedia is skipped, as a dump line of one is: its
+            // title would match a wanted title of the same spelling ("Lion") with another text.
+            guard fromURL.language == wanted.language else {
+                if reading.counting { run.summary.skipped += 1 }
+                return
+            }
+            name = fromURL.title
+        } else if let title = blurb.title {
+            name = WikiTitle.withoutSiteName(title)
         }
         let title = WikiTitle.normalize(name)
-        let wanted = reading.wanted
         guard wanted.titles[title] != nil || blurb.page.wikidata.map({ wanted.wikidata[$0.uppercased()] != nil }) ?? false else {
             if reading.counting { run.summary.skipped += 1 }
             return

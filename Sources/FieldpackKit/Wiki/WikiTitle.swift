@@ -27,13 +27,42 @@ public enum WikiTitle {
         guard let slash = rest.firstIndex(of: "/") else { return nil }
         let host = rest[..<slash].lowercased()
         var path = rest[slash...]
-        guard host.hasSuffix(".wikipedia.org"), path.hasPrefix("/wiki/") else { return nil }
-        path = path.dropFirst("/wiki/".count)
+        guard host.hasSuffix(".wikipedia.org") else { return nil }
+        if path.hasPrefix("/wiki/") {
+            path = path.dropFirst("/wiki/".count)
+        } else if host.hasPrefix("zh.") || host.hasPrefix("zh-"), let variant = Self.chineseVariantPath(path) {
+            // Chinese Wikipedia's variant links (`/zh-hans/大山雀`, `/zh-tw/…`): the same article.
+            path = variant
+        } else {
+            return nil
+        }
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         let language = host.dropLast(".wikipedia.org".count).split(separator: ".").first.map(String.init) ?? ""
         let title = normalize(String(path))
         guard !title.isEmpty, !language.isEmpty, language != "www" else { return nil }
         return (language, title)
+    }
+
+    /// The title part of a Chinese variant path (`/zh-hans/大山雀` → `大山雀`), or nil.
+    private static func chineseVariantPath(_ path: Substring) -> Substring? {
+        let parts = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard path.hasPrefix("/"), parts.count == 2, parts[0].hasPrefix("zh-"), parts[0].count <= 7,
+              parts[0].dropFirst(3).allSatisfy({ $0.isASCII && $0.isLetter })
+        else { return nil }
+        return parts[1]
+    }
+
+    /// A saved page's `<title>` without the wiki's name after it: `Kohlmeise – Wikipedia`,
+    /// `Mésange charbonnière — Wikipédia`, `Большая синица — Википедия`, `大山雀 - 维基百科，自由的百科全书`.
+    /// The part after the last spaced dash goes when it names Wikipedia in one of its spellings.
+    public static func withoutSiteName(_ title: String) -> String {
+        let names = ["wiki", "вики", "вікі", "ויקיפדיה", "ويكيبيديا", "维基", "維基", "ウィキペディア", "위키백과", "βικιπαίδεια", "विकिपीडिया"]
+        for separator in [" - ", " – ", " — "] {
+            guard let range = title.ranges(of: separator).last else { continue }
+            let site = title[range.upperBound...].lowercased()
+            if names.contains(where: { site.contains($0) }) { return String(title[..<range.lowerBound]) }
+        }
+        return title
     }
 
     static func percentDecoded(_ text: String) -> String {
