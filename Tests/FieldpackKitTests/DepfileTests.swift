@@ -3,13 +3,17 @@ import FieldpackTestSupport
 import Foundation
 import Testing
 
-/// A depfile as make reads it: an input whose name holds a space, `#`, `:`, `%` or `$` rebuilds
+/// A depfile as make reads it: an input whose name holds a space, `#`, `:`, `%`, `$`, `;`, `|` or `=` rebuilds
 /// the target when it changes, and one deleted does not stop make.
 @Suite struct DepfileTests {
     @Test func makeReadsEveryInputsNameAndADeletedInputDoesNotStopIt() throws {
         let directory = try TemporaryDirectory()
         // The last: a space and a colon each followed by a combining accent (one Character each).
-        let names = ["dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json", "d \u{301}e:\u{301}.json"]
+        // Then `;` (a recipe), `|` (order-only) and `=` (a variable), which make cannot escape.
+        let names = [
+            "dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json", "d \u{301}e:\u{301}.json",
+            "taxa;page-1.json", "a|b.json", "k=v.json", "pages[1].json",
+        ]
         let inputs = try names.map { try directory.write($0, "{}") }
         let target = directory.file("out.txt")
         try Depfile.write(directory.file("out.d"), target: target, prerequisites: inputs)

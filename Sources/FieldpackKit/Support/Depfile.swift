@@ -5,7 +5,9 @@ public enum Depfile {
         // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
         // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
-        // Dumps named by their time (`…T02:00:00Z.json`) are common.
+        // Dumps named by their time (`…T02:00:00Z.json`) are common. `;`, `|` and `=` cannot be
+        // escaped (a recipe, order-only prerequisites, a variable): each is written `?`, a
+        // wildcard make expands to the file, which at worst also names a neighbour.
         func escape(_ text: String, target: Bool) -> String {
             // By scalar: a combining mark after a space or `:` must not hide it in one Character.
             var escaped = String.UnicodeScalarView()
@@ -14,6 +16,7 @@ public enum Depfile {
                 case " ", "#", ":": escaped.append("\\"); escaped.append(scalar)
                 case "$": escaped.append("$"); escaped.append("$")
                 case "%" where target: escaped.append("\\"); escaped.append(scalar)
+                case ";", "|", "=": escaped.append("?")
                 default: escaped.append(scalar)
                 }
             }
