@@ -87,6 +87,35 @@ import Testing
         #expect(rows.map(\.counts) == [[1, 8, 7], [8, 0, 0], [0, 0, 0]])
     }
 
+    /// Two files whose names differ only in how "é" is written (composed, decomposed) are two
+    /// files on Linux, and two rows; Swift's String equality took them for one.
+    @Test func filesWhoseNamesAreCanonicallyEquivalentAreCountedApart() throws {
+        let directory = try TemporaryDirectory()
+        let composed = "/in/caf\u{E9}.json", decomposed = "/in/cafe\u{301}.json"
+        let rejects = try directory.write("rejects.jsonl", [composed, decomposed, decomposed].map {
+            #"{"file":"\#($0)","outcome":"rejected","path":"results[0].id","reason":"no id"}"#
+        }.joined(separator: "\n") + "\n")
+        let groups = try ReportFacts.findingGroups(rejects, parser: JSONParser())
+        #expect(groups.map { Array($0.file.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+        #expect(groups.map(\.count).sorted() == [1, 2])
+        let rows = BundleReport.findingsPerFile(groups, outcomes: ["rejected"])
+        #expect(rows.count == 2)
+    }
+
+    /// A wiki report whose counts are not counts is an error naming the field, not zeros.
+    @Test(arguments: [
+        (#"{"wanted": 12, "found": "eleven"}"#, #""found" is a string, expected a count"#),
+        (#"{"wanted": "12"}"#, #""wanted" is a string, expected a count"#),
+        (#"{"wanted": 12, "missing": "Great tit"}"#, #""missing" must be an array of titles"#),
+        (#"{"found": 3}"#, #"no "wanted""#),
+    ])
+    func aWikiReportWithAWrongTypedFieldIsAnErrorNamingIt(json: String, reason: String) throws {
+        let error = try #require(throws: FieldpackError.self) {
+            try ReportFacts.wikiFacts("wiki-report.json", bytes: Array(json.utf8), parser: JSONParser())
+        }
+        #expect(error.path == "wiki-report.json" && error.message.contains(reason), "\(error)")
+    }
+
     @Test func theFindingsChartDrawsTheFilesWithTheMostFindingsAndOneBarForTheRest() {
         // 25 files: file i has i rejected and 1 salvaged finding, except file 3, which has 100.
         var rows: [(file: String, counts: [Int64])] = (0..<25).map { ("/in/page-\($0).json", [Int64($0), 1, 0]) }

@@ -262,14 +262,14 @@ public struct BundleReport {
         _ groups: [ReportFacts.FindingGroup], outcomes: [String]
     ) -> [(file: String, counts: [Int64])] {
         var rows: [(file: String, counts: [Int64])] = []
-        var rowOfFile: [String: Int] = [:]
+        var rowOfFile: [[UInt8]: Int] = [:]  // by bytes, as files are named (see `findingGroups`)
         for group in groups {
             let row: Int
-            if let known = rowOfFile[group.file] {
+            if let known = rowOfFile[Array(group.file.utf8)] {
                 row = known
             } else {
                 row = rows.count
-                rowOfFile[group.file] = row
+                rowOfFile[Array(group.file.utf8)] = row
                 rows.append((group.file, Array(repeating: 0, count: outcomes.count)))
             }
             if let column = outcomes.firstIndex(of: group.outcome) { rows[row].counts[column] += group.count }

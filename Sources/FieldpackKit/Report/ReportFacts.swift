@@ -261,7 +261,9 @@ struct ReportFacts {
     /// The ingest rejects grouped by file, outcome and part (`photos[].id`: indexes dropped).
     static func findingGroups(_ path: String, parser: JSONParser) throws -> [FindingGroup] {
         let reader = LineReader(source: try RawFileSource(path: path))
-        var groups: [String: FindingGroup] = [:]
+        // Keyed and ordered by bytes: Swift's String equality would merge two files whose names
+        // are canonically equivalent (a composed and a decomposed "é"), which Linux keeps apart.
+        var groups: [[UInt8]: FindingGroup] = [:]
         while let line = try reader.next() {
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             let value: JSONValue
@@ -272,13 +274,13 @@ struct ReportFacts {
                 throw FieldpackError(path: path, line: line.number, "not an ingest rejects line (no file or outcome)")
             }
             let part = withoutIndexes(value["path"]?.string ?? "(record)")
-            let key = "\(file)\u{0}\(outcome)\u{0}\(part)"
+            let key = Array("\(file)\u{0}\(outcome)\u{0}\(part)".utf8)
             if groups[key] == nil {
                 groups[key] = FindingGroup(file: file, outcome: outcome, part: part, count: 0, example: value["reason"]?.string ?? "")
             }
             groups[key]!.count += 1
         }
-        return groups.values.sorted { ($0.file, $0.outcome, $0.part) < ($1.file, $1.outcome, $1.part) }
+        return groups.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
     }
 
     /// `results[2].photos[0].id` → `results[].photos[].id`.
@@ -294,7 +296,7 @@ struct ReportFacts {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func wikiFacts(_ path: String, bytes: [UInt8], parser: JSONParser) throws -> WikiFacts {
+    static func wikiFacts(_ path: String, bytes: [UInt8], parser: JSONParser) throws -> WikiFacts {
         let buffer = PaddedBuffer(copying: bytes)
         let root: JSONValue
         do {
@@ -302,19 +304,38 @@ struct ReportFacts {
         } catch let error as JSONSyntaxError {
             throw FieldpackError(path: path, "not a wiki report: \(error.message)")
         }
-        guard root.isObject, let wanted = root["wanted"]?.int64 else {
-            throw FieldpackError(path: path, "not a wiki report (no \"wanted\")")
+        guard root.isObject else { throw FieldpackError(path: path, "not a wiki report (not a JSON object)") }
+        guard let wantedValue = root["wanted"] else { throw FieldpackError(path: path, "not a wiki report (no \"wanted\")") }
+        // A field of the wrong type is an error naming it, never a count read as 0.
+        func count(_ key: StaticString, _ value: JSONValue?) throws -> Int64 {
+            guard let value else { return 0 }
+            guard let number = value.int64, number >= 0 else {
+                throw FieldpackError(path: path, "not a wiki report: \"\(key)\" is \(RecordError.describe(value.kind)), expected a count")
+            }
+            return number
+        }
+        func titles(_ key: StaticString) throws -> [String] {
+            guard let value = root[key] else { return [] }
+            guard value.isArray, value.elements.allSatisfy({ $0.string != nil }) else {
+                throw FieldpackError(path: path, "not a wiki report: \"\(key)\" must be an array of titles")
+            }
+            return value.elements.compactMap(\.string)
         }
         var wiki = WikiFacts()
-        wiki.wanted = wanted
-        wiki.found = root["found"]?.int64 ?? 0
-        wiki.missing = (root["missing"]?.elements).map { $0.compactMap(\.string) } ?? []
-        wiki.redirects = (root["redirects_followed"]?.members).map { $0.map { ($0.key.string, $0.value.string ?? "") } } ?? []
-        wiki.disambiguations = (root["disambiguation_pages_skipped"]?.elements).map { $0.compactMap(\.string) } ?? []
-        wiki.duplicates = root["duplicate_pages"]?.int64 ?? 0
-        wiki.lines = root["lines"]?.int64 ?? 0
-        wiki.skipped = root["lines_skipped"]?.int64 ?? 0
-        wiki.rejected = root["lines_rejected"]?.int64 ?? 0
+        wiki.wanted = try count("wanted", wantedValue)
+        wiki.found = try count("found", root["found"])
+        wiki.missing = try titles("missing")
+        if let redirects = root["redirects_followed"] {
+            guard redirects.isObject, redirects.members.allSatisfy({ $0.value.string != nil }) else {
+                throw FieldpackError(path: path, "not a wiki report: \"redirects_followed\" must be an object of titles")
+            }
+            wiki.redirects = redirects.members.map { ($0.key.string, $0.value.string ?? "") }
+        }
+        wiki.disambiguations = try titles("disambiguation_pages_skipped")
+        wiki.duplicates = try count("duplicate_pages", root["duplicate_pages"])
+        wiki.lines = try count("lines", root["lines"])
+        wiki.skipped = try count("lines_skipped", root["lines_skipped"])
+        wiki.rejected = try count("lines_rejected", root["lines_rejected"])
         return wiki
     }
 }
