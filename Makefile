@@ -457,10 +457,17 @@ fuzz: deps
 	Tests/Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The sample bundle's report.html rendered in headless Chromium: loads without errors, fetches
-# nothing, every chart drawn; the screenshot stays at $(BUILD)/report.png.
+# nothing, every chart drawn, nothing wider than the window; the screenshot stays at
+# $(BUILD)/report.png. Then the same bundle's report with its findings' files named as real dumps
+# are (long, dated, with underscores), which must wrap too ($(BUILD)/report-long-names.png).
 report-check: bundle
 	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
-	Tests/Report/check-report.py "$(BUILD)/$$name/bundle/report.html" "$(BUILD)/report.png"
+	Tests/Report/check-report.py "$(BUILD)/$$name/bundle/report.html" "$(BUILD)/report.png" && \
+	sed 's#"file":"[^"]*/#&srv_inaturalist_dumps/inaturalist_api_2024_07_15T02_00_00Z_observations_page_000001_of_005050_#' \
+	  "$(BUILD)/$$name/inat/rejects.jsonl" >"$(BUILD)/long-names-rejects.jsonl" && \
+	$(BIN)/fieldpack-report "$(BUILD)/$$name/content.sqlite" --rejects "$(BUILD)/long-names-rejects.jsonl" \
+	  --output "$(BUILD)/report-long-names.html" --quiet && \
+	Tests/Report/check-report.py "$(BUILD)/report-long-names.html" "$(BUILD)/report-long-names.png"
 
 check: test
 

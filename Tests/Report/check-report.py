@@ -9,6 +9,7 @@ out, NUL-terminated JSON; the standard library is enough) and checks that:
   - it fetches nothing (every request is the page itself: it is self-contained) and has no script;
   - every chart (svg.chart) has a non-zero size, and its pixels in a screenshot of just that
     area are not blank (a PNG decoded here with zlib);
+  - no table is wider than its card, and the page does not scroll sideways;
 then keeps a full-page screenshot at SCREENSHOT.png for people to look at.
 
 Without Chromium it says what was not judged and exits 0, or 1 when CI=true.
@@ -175,6 +176,14 @@ PAGE_FACTS = """JSON.stringify({
   title: document.title,
   sections: document.querySelectorAll('section').length,
   width: Math.ceil(document.documentElement.scrollWidth),
+  viewport: document.documentElement.clientWidth,
+  overflowing: Array.from(document.querySelectorAll('table')).filter(function (table) {
+    return table.getBoundingClientRect().width > table.parentElement.clientWidth + 1;
+  }).map(function (table) {
+    var heading = table.closest('section') && table.closest('section').querySelector('h2');
+    return {section: heading ? heading.textContent : '?', width: Math.round(table.getBoundingClientRect().width),
+            room: table.parentElement.clientWidth};
+  }),
   height: Math.ceil(document.documentElement.scrollHeight),
   charts: Array.from(document.querySelectorAll('svg.chart')).map(function (svg) {
     var box = svg.getBoundingClientRect();
@@ -241,6 +250,12 @@ def check(report, screenshot):
         problems.append(f"the page has {facts['scripts']} script element(s); it must have none")
     if not facts["charts"]:
         problems.append("the page has no chart (svg.chart)")
+    # Long names (dump files named by their date, with underscores) must wrap, not push a
+    # table's columns off its card and the page sideways.
+    for table in facts["overflowing"]:
+        problems.append(f"a table in \"{table['section']}\" is {table['width']} px wide in {table['room']} px: its columns run off the card")
+    if facts["width"] > facts["viewport"]:
+        problems.append(f"the page is {facts['width']} px wide in a {facts['viewport']} px window: it scrolls sideways")
     return facts, problems
 
 

@@ -95,7 +95,7 @@ struct ReportPage {
         p { margin: 6px 0; }
         .note { color: var(--muted); font-size: 13px; }
         table { border-collapse: collapse; width: 100%; margin: 8px 0 4px; font-size: 13.5px; }
-        th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+        th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
         th { color: var(--muted); font-weight: 600; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         figure { margin: 8px 0; }
