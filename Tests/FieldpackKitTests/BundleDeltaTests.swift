@@ -18,6 +18,32 @@ import Testing
         return directory.file("content.sqlite")
     }
 
+    /// A run that fails (here its previous bundle is not one) leaves the last build's database,
+    /// inputs.json, delta.json and costs report as they were: never new provenance or a new delta
+    /// beside the old database.
+    @Test func aFailedBuildLeavesTheFilesBesideTheDatabaseAsTheyWere() throws {
+        let directory = try TemporaryDirectory()
+        let first = try TemporaryDirectory()
+        let previous = try build(["observations-page-1.json"], in: first)
+        try ingestAndDedupe(["observations-page-1.json", "taxa-page-1.json"].map { "\(repositoryRoot)/sample-data/inat/\($0)" }, in: directory)
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample", policy: try samplePolicy())
+        options.inputsFile = directory.file("inputs.json")
+        options.costsReport = directory.file("costs-report.json")
+        options.previous = previous
+        options.delta = directory.file("delta.json")
+        try BundleBuilder(options: options).run()
+        let names = ["content.sqlite", "inputs.json", "delta.json", "costs-report.json"]
+        let before = try names.map { try Data(contentsOf: URL(fileURLWithPath: directory.file($0))) }
+        // Other inputs, and a previous bundle that is not one: the delta fails after the load.
+        try ingestAndDedupe(["observations-page-2.json"].map { "\(repositoryRoot)/sample-data/inat/\($0)" }, in: directory)
+        let notABundle = try directory.write("not-a-bundle.sqlite", "")
+        try Database(path: notABundle).execute("CREATE TABLE t (x)")
+        options.previous = notABundle
+        #expect(throws: (any Error).self) { try BundleBuilder(options: options).run() }
+        #expect(try names.map { try Data(contentsOf: URL(fileURLWithPath: directory.file($0))) } == before)
+    }
+
     /// Every row of `table` by key, as text: the row's columns (those in `columns`) and its links.
     private func snapshot(_ path: String, _ table: String, key: String, links: String?) throws -> [String: String] {
         let database = try Database(path: path, mode: .immutable)

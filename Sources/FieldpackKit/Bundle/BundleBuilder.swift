@@ -117,6 +117,8 @@ public struct BundleBuilder {
         defer { files.cleanUp() }
         var summary = Summary()
         let trace = PhaseTrace(stage: "bundle")
+        var inputsJSON: String? = nil
+        var deltaJSON: String? = nil
         do {
             let scratch = try Database(path: files.scratch)
             // An 8 MiB page cache (128 pages). Most rows go in in their table's key order
@@ -196,7 +198,7 @@ public struct BundleBuilder {
                     ("photos.licenses_allowed", options.policy.licenses.map(\.rawValue).sorted().joined(separator: ",")),
                 ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
                     + (summary.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
-                if let path = options.inputsFile { try AtomicOutput.write(loader.inputsJSON() + "\n", to: path) }
+                inputsJSON = loader.inputsJSON() + "\n"
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                 for (key, value) in info {
                     try insert.bind(key, at: 1)
@@ -214,7 +216,7 @@ public struct BundleBuilder {
                         try insert.run()
                     }
                 }
-                if let path = options.delta { try AtomicOutput.write(delta.json, to: path) }
+                deltaJSON = delta.json
                 trace.mark("delta")
             }
             summary.fingerprint = try SchemaFingerprint.compute(scratch)
@@ -235,6 +237,10 @@ public struct BundleBuilder {
         // fieldpack-manifest runs integrity_check and the rest before it publishes the bundle folder.
         try files.publishCopy()
         trace.mark("publish")
+        // The files beside the database, once it is published: a run that fails before leaves
+        // the last build's set as it was, never new provenance beside the old database.
+        if let path = options.inputsFile, let inputsJSON { try AtomicOutput.write(inputsJSON, to: path) }
+        if let path = options.delta, let deltaJSON { try AtomicOutput.write(deltaJSON, to: path) }
         if let path = options.costsReport, let report = summary.report {
             try AtomicOutput.write(report.json, to: path)
         }
