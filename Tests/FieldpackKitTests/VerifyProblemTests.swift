@@ -35,7 +35,28 @@ import Testing
         let path = "\(bundle)/manifest-sha256.txt"
         #expect(try lines(path).count == 2)
         try (try text(path) + "d41d8cd98f00b204e9800998ecf8427e  short-digest.txt\n").write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(BundleVerifier(directory: bundle).verify() == ["\(path):3: error: not a `sha256sum` line"])
+        #expect(BundleVerifier(directory: bundle).verify() == ["\(path):3: error: not a checksum line (64 hex digits, whitespace, a path)"])
+    }
+
+    /// What RFC 8493 and `sha256sum -c` accept is accepted: one space or a tab, `sha256sum -b`'s
+    /// ` *`, upper-case hex, CRLF line ends. The same digests, written another way.
+    @Test(arguments: ["one space", "tab", "binary", "upper case", "crlf"])
+    func aChecksumLineWrittenAsRFC8493AllowsIsRead(variant: String) throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let path = "\(bundle)/manifest-sha256.txt"
+        let rewritten = try lines(path).map { line -> String in
+            let digest = String(line.prefix(64)), name = String(line.dropFirst(66))
+            switch variant {
+            case "one space": return "\(digest) \(name)"
+            case "tab": return "\(digest)\t\(name)"
+            case "binary": return "\(digest) *\(name)"
+            case "upper case": return "\(digest.uppercased())  \(name)"
+            default: return "\(digest)  \(name)\r"
+            }
+        }
+        try (rewritten.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
     }
 
     @Test func aChecksumFileThatIsMissingOmitsOrAddsAFileIsRefused() throws {

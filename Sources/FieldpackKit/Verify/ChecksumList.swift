@@ -1,22 +1,33 @@
-/// A checksum file in `sha256sum` format (`<64 hex digits>  <path>` per line): the flat bundle's
-/// `manifest-sha256.txt`, and a bag's payload and tag manifests.
+/// A checksum file in `sha256sum` format (`<64 hex digits>  <path>` per line, as fieldpack writes
+/// it), read as RFC 8493 allows a bag's: the flat bundle's `manifest-sha256.txt`, and a bag's
+/// payload and tag manifests.
 enum ChecksumList {
     /// The digest listed for each path, or nil when the file is missing or unreadable. A line
-    /// that is not a `sha256sum` line is a problem naming the file and line.
+    /// that is not a checksum line is a problem naming the file and line.
     static func read(_ path: String, problems: inout [String]) -> [String: String]? {
         // Only a regular file is read (a FIFO would block the open); the caller says what else it is.
         guard let text = try? ReadableFile.contents(ofRegular: path) else { return nil }
+        func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) }
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var listed: [String: String] = [:]
-        for (number, line) in String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-        where !line.isEmpty {
-            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0].count == 64, parts[1].hasPrefix(" ") else {
-                problems.append("\(path):\(number + 1): error: not a `sha256sum` line")
+        // By bytes: as a Swift String, "\r\n" is one Character and would not split at "\n".
+        for (number, rawLine) in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            // RFC 8493: the checksum, then whitespace, then the path; `sha256sum` writes two
+            // spaces, or ` *` in binary mode, and either case of hex; a CRLF file ends lines so.
+            let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            if line.isEmpty { continue }
+            let digest = line.prefix { !isBlank($0) }
+            var rest = line.dropFirst(digest.count)
+            let separator = rest.prefix(while: isBlank)
+            rest = rest.dropFirst(separator.count)
+            if separator.count == 1 && rest.first == UInt8(ascii: "*") { rest = rest.dropFirst() }
+            guard digest.count == 64, digest.allSatisfy(isHex), !separator.isEmpty, !rest.isEmpty else {
+                problems.append("\(path):\(number + 1): error: not a checksum line (64 hex digits, whitespace, a path)")
                 continue
             }
-            let name = String(parts[1].dropFirst())
+            let name = String(decoding: rest, as: UTF8.self)
             if listed[name] != nil { problems.append("\(path):\(number + 1): error: lists \(name) twice") }
-            listed[name] = String(parts[0])
+            listed[name] = String(decoding: digest, as: UTF8.self).lowercased()
         }
         return listed
     }
