@@ -112,13 +112,18 @@ import Testing
     /// A previous bundle inside the build's own folder changes with every build: refused, with
     /// what to do instead.
     @Test func aPreviousBundleInsideTheBuildFolderIsRefused() throws {
-        for previous in ["build/sample/bundle", "./build/sample/", "build/sample/bundle/../bundle"] {
-            let refused = try make(["-n", "pipeline-bundle", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample", "PREVIOUS=\(previous)"], bin: "/nonexistent")
-            #expect(refused.status != 0)
-            #expect(refused.stderr.contains("PREVIOUS=\(previous) is inside this build's folder build/sample/"), "\(refused.stderr)")
+        let directory = try TemporaryDirectory()
+        let build = directory.file("build")
+        func dryRun(_ previous: String) throws -> ProcessResult {
+            try make(["-n", "pipeline-bundle", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample", "BUILD=\(build)", "PREVIOUS=\(previous)"], bin: "/nonexistent")
         }
-        let elsewhere = try make(["-n", "pipeline-bundle", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample", "PREVIOUS=build/sample-previous"], bin: "/nonexistent")
-        #expect(elsewhere.status == 0 && elsewhere.stdout.contains("--previous build/sample-previous"), "\(elsewhere.stderr)")
+        for previous in ["\(build)/sample/bundle", "\(build)/sample/", "\(build)/sample/bundle/../bundle"] {
+            let refused = try dryRun(previous)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("PREVIOUS=\(previous) is inside this build's folder \(build)/sample/"), "\(refused.stderr)")
+        }
+        let elsewhere = try dryRun("\(build)/sample-previous")
+        #expect(elsewhere.status == 0 && elsewhere.stdout.contains("--previous \(build)/sample-previous"), "\(elsewhere.stdout)\(elsewhere.stderr)")
     }
 
     /// `make bundle INAT=… WIKIPEDIA=…`: no JSON to write; the pipeline file is made in the build

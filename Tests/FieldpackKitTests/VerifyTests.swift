@@ -484,6 +484,49 @@ import Testing
         #expect(problems.contains { $0.contains("schema_migrations") }, "\(problems)")
     }
 
+    /// The manifest's own fields the app reads: its format's version, the application and the
+    /// build date. A manifest of another version, app or with no date is refused.
+    @Test(arguments: [
+        ("\"manifest_version\": 1", "\"manifest_version\": 7", "manifest_version is 7, not 1"),
+        ("\"application_id\": \(Migrations.applicationID)", "\"application_id\": 0", "application_id is 0, not fieldpack's"),
+        ("\"build_date\": \"", "\"build_date\": \"garbage", "build_date is \"garbage"),
+    ])
+    func aManifestOfAnotherVersionAppOrWithoutADateIsRefused(from: String, to: String, problem: String) throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let original = try text("\(bundle)/manifest.json")
+        #expect(original.contains(from), "\(original.prefix(400))")
+        try tamper(bundle, manifest: { $0.replacingOccurrences(of: from, with: to) })
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains { $0.hasPrefix("\(bundle)/manifest.json: error: \(problem)") }, "\(problems)")
+    }
+
+    /// The page size the app's reads were measured at: a database rewritten in 64 KiB pages is
+    /// refused, though every checksum is right.
+    @Test func aDatabaseOfAnotherPageSizeIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let copy = directory.file("wide.sqlite")
+        try FileManager.default.copyItem(atPath: "\(bundle)/content.sqlite", toPath: copy)
+        do {
+            let database = try Database(path: copy)
+            try database.execute("PRAGMA page_size = 65536; VACUUM")
+            #expect(try database.int("PRAGMA page_size") == 65536)
+        }
+        try FileManager.default.removeItem(atPath: "\(bundle)/content.sqlite")
+        try FileManager.default.moveItem(atPath: copy, toPath: "\(bundle)/content.sqlite")
+        let (digest, size) = try SHA256.hex(ofFile: "\(bundle)/content.sqlite")
+        try tamper(bundle, manifest: { manifest in
+            let pattern = try! NSRegularExpression(pattern: #""path": "content.sqlite",\s*"bytes": \d+,\s*"sha256": "[0-9a-f]{64}""#)
+            return pattern.stringByReplacingMatches(
+                in: manifest, range: NSRange(manifest.startIndex..., in: manifest),
+                withTemplate: "\"path\": \"content.sqlite\", \"bytes\": \(size), \"sha256\": \"\(digest)\"")
+        }, lines: { $0.split(separator: "\n").map { $0.hasSuffix("  content.sqlite") ? "\(digest)  content.sqlite" : String($0) }.joined(separator: "\n") })
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems == ["\(bundle)/content.sqlite: error: page_size is 65536, not 4096"], "\(problems)")
+    }
+
     @Test func aDatabaseFromAnotherApplicationIsRefused() throws {
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)

@@ -94,11 +94,14 @@ public struct Manifest: Sendable, Equatable {
         }
     }
 
+    /// The manifest format's version, which verify reads and no other.
+    public static let version = 1
+
     public var json: String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("format"); writer.string(Self.formatName)
-        writer.key("manifest_version"); writer.int(1)
+        writer.key("manifest_version"); writer.int(Int64(Self.version))
         writer.key("pipeline"); writer.string(pipeline)
         writer.key("tool_version"); writer.string(toolVersion)
         writer.key("build_date"); writer.string(buildDate)

@@ -114,6 +114,23 @@ public struct BundleVerifier {
                 // The app reads the schema from them: a manifest without them is not fieldpack's.
                 if manifestVersion == nil { problem(Manifest.jsonName, "has no schema_version (a number)") }
                 if manifestFingerprint == nil { problem(Manifest.jsonName, "has no schema_fingerprint (a string)") }
+                // What the app reads the manifest with: its format's version, whose app it is for,
+                // and when it was built (the app shows it).
+                func shown(_ key: StaticString) -> String {
+                    guard let value = root[key] else { return "missing" }
+                    if let number = value.int64 { return String(number) }
+                    if let text = value.string { return "\"\(text)\"" }
+                    return RecordError.describe(value.kind)
+                }
+                if root["manifest_version"]?.int64 != Int64(Manifest.version) {
+                    problem(Manifest.jsonName, "manifest_version is \(shown("manifest_version")), not \(Manifest.version), the one this fieldpack reads")
+                }
+                if root["application_id"]?.int64 != Int64(Migrations.applicationID) {
+                    problem(Manifest.jsonName, "application_id is \(shown("application_id")), not fieldpack's \(Migrations.applicationID)")
+                }
+                if root["build_date"]?.string.flatMap(Timestamp.parse) == nil {
+                    problem(Manifest.jsonName, "build_date is \(shown("build_date")), not a date and time (YYYY-MM-DDTHH:MM:SSZ)")
+                }
             } else {
                 problem(Manifest.jsonName, "not a fieldpack manifest (invalid JSON or wrong format)")
             }

@@ -44,6 +44,9 @@ package struct DatabaseChecks {
             if applicationID != Int64(Migrations.applicationID) {
                 problem("application_id is \(applicationID), not fieldpack's \(Migrations.applicationID)")
             }
+            // The page size the app's reads and the bundle's size were measured at (SQLITE.md §1).
+            let pageSize = try database.int("PRAGMA page_size") ?? 0
+            if pageSize != Int64(BundleBuilder.pageSize) { problem("page_size is \(pageSize), not \(BundleBuilder.pageSize)") }
             let userVersion = Int(try database.int("PRAGMA user_version") ?? 0)
             guard Migrations.goldenFingerprints[userVersion] != nil else {
                 problem("schema version \(userVersion) is not one this fieldpack knows (1…\(Migrations.latestVersion))")
