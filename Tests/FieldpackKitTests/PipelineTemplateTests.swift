@@ -38,6 +38,25 @@ import Testing
         #expect(try Pipeline.load(path).inat == [directory.file("inat/page.json")])
     }
 
+    /// The README says to edit the written file: edits are never written over silently. The
+    /// same arguments leave it alone; other arguments are refused with what to do instead.
+    @Test func aFileEditedByHandIsNotWrittenOver() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("inat/page.json", "{}")
+        let path = directory.file("pipeline.json")
+        #expect(try PipelineTemplate(name: "mine", inat: [directory.file("inat")]).write(to: path))
+        let edited = try text(path).replacingOccurrences(of: "\"name\"", with: "\"targets\": [{\"name\": \"cell\", \"width\": 60, \"height\": 60}], \"name\"")
+        try edited.write(toFile: path, atomically: true, encoding: .utf8)
+        for inat in [directory.file("inat"), directory.file("inat/page.json")] {
+            let error = try #require(throws: FieldpackError.self) { try PipelineTemplate(name: "mine", inat: [inat]).write(to: path) }
+            #expect(error.path == path && error.message.contains("was edited since it was written"), "\(error)")
+            #expect(try text(path) == edited)
+        }
+        // Removed, it is written again.
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try PipelineTemplate(name: "mine", inat: [directory.file("inat")]).write(to: path))
+    }
+
     @Test func aPathWithQuotesAndNonASCIILettersIsWrittenAsValidJSON() throws {
         let directory = try TemporaryDirectory()
         let odd = try directory.write("données \"2024\"\\x.json", "{}")

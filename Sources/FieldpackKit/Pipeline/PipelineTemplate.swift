@@ -61,14 +61,35 @@ public struct PipelineTemplate: Sendable {
     /// Writes the file atomically, unless it already holds exactly this text: then it is left
     /// alone, with its modification time, so make reruns nothing.
     ///
+    /// The SHA-256 of what it wrote is kept beside it (`.NAME.written-sha256`): a file whose
+    /// bytes are no longer those, that is one edited by hand since (the README says to edit
+    /// it), is not written over, and the error says what to do instead. A file with no such
+    /// record (written before there was one) is written as before.
+    ///
     /// - Returns: whether the file was written.
     @discardableResult
     public func write(to path: String) throws -> Bool {
-        let text = json
-        if FileSystem.isRegularFile(path), let existing = try? ReadableFile.contents(of: path), existing == Array(text.utf8) {
-            return false
+        let bytes = Array(json.utf8)
+        let record = Self.writtenRecord(of: path)
+        if FileSystem.isRegularFile(path), let existing = try? ReadableFile.contents(of: path) {
+            if existing == bytes { return false }
+            if let recorded = try? ReadableFile.contents(of: record),
+               recorded.prefix(64).elementsEqual(SHA256.hex(of: existing).utf8) == false {
+                throw FieldpackError(
+                    path: path,
+                    "was edited since it was written from INAT=… (and WIKIPEDIA=…), and writing it again would lose the edits: "
+                        + "copy it under another file name, give it another \"name\" and build it with make bundle PIPELINE=…, "
+                        + "or remove it to have it written again")
+            }
         }
-        try AtomicOutput.write(text, to: path)
+        try AtomicOutput.write(json, to: path)
+        try AtomicOutput.write(SHA256.hex(of: bytes) + "\n", to: record)
         return true
+    }
+
+    /// Where the SHA-256 of the text last written to `path` is kept.
+    static func writtenRecord(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return "\(directory(of: path))/.\(name).written-sha256"
     }
 }
