@@ -151,6 +151,27 @@ import Testing
         #expect(articles["William Clark (inventor)"] == nil)
     }
 
+    /// A small gzip dump cut short is cut while the archive reader opens it (libarchive reads
+    /// ahead to tell its format): its complete lines are still read, and the cut is a finding at
+    /// the line it cuts. Every line was lost, and the file was one rejected record.
+    @Test func aSmallGzipDumpCutShortKeepsTheLinesBeforeTheCut() throws {
+        let directory = try TemporaryDirectory()
+        let lines = (1...40).map { number in
+            "{\"name\": \"Animal \(number)\", \"identifier\": \(number), \"article_body\": {\"html\": \"<p>"
+                + String(repeating: "Animal \(number) lives in the woods and eats seeds in winter. ", count: 40) + "</p>\"}}"
+        }
+        let gzip = try directory.writeGzip("cut.ndjson.gz", lines.joined(separator: "\n") + "\n")
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: gzip))
+        #expect(compressed.count < 64 << 10)
+        try compressed.prefix(compressed.count / 2).write(to: URL(fileURLWithPath: gzip))
+        let (articles, _, rejects) = try run([gzip], wants: wants(["Animal 2", "Animal 40"]), in: directory)
+        #expect(articles["Animal 2"] != nil)
+        #expect(articles["Animal 40"] == nil)
+        let reasons = rejects.map { "\($0["line"] as? Int ?? 0): \($0["reason"] as? String ?? "")" }
+        #expect(reasons.count == 1 && reasons[0].contains(": truncated: gzip stream is truncated"), "\(reasons)")
+        #expect(rejects.first?["line"] as? Int ?? 0 > 2, "\(reasons)")
+    }
+
     /// Two pages that claim one alias (a redirect retargeted between two dumps): the wanted alias
     /// goes to the same article whatever the order of the dumps (the target first in byte
     /// order), where the last one read used to win.

@@ -36,7 +36,7 @@ final class ArchiveReader {
         let input = try openInput(path, hashing: false, progress: progress)
         try self.init(
             feeding: input.source, path: path, isGzip: input.gzip, raw: input.raw, progress: progress, oneStream: true,
-            what: "not a readable dump")
+            what: "not a readable dump", endAtDamage: true)
     }
 
     /// Reads `bytes` as if they were the file `name`: the fuzz targets' way in (`FuzzEntry`),
@@ -50,10 +50,11 @@ final class ArchiveReader {
     /// libarchive over `source`: any compression, tar, and (`oneStream`) a bare file as one member.
     private init(
         feeding source: ByteSource, path: String, isGzip: Bool, raw: RawFileSource?, progress: StageProgress?,
-        oneStream: Bool, what: String
+        oneStream: Bool, what: String, endAtDamage: Bool = false
     ) throws {
         self.path = path
         feed = ArchiveFeed(source: source)
+        feed.endAtDamage = endAtDamage
         self.isGzip = isGzip
         self.raw = raw
         self.progress = progress
@@ -108,6 +109,11 @@ final class ArchiveReader {
                 memberRange = start..<(start + 512 + (archive_entry_size_is_set(entry) != 0 ? memberBytes : Int.max / 4))
                 return archive_entry_pathname(entry).map { String(cString: $0) } ?? "data"
             case ARCHIVE_EOF:
+                // Damage libarchive saw as the end, that no member's reader met and reported.
+                if feed.endAtDamage, !feed.reported, let damage = feed.damage {
+                    feed.reported = true
+                    throw damage
+                }
                 try feed.drain()
                 return nil
             default:
@@ -138,6 +144,14 @@ final class ArchiveReader {
         return UnsafeRawBufferPointer(start: block, count: size)
     }
 
+    /// Damage libarchive took for the end of the stream, not yet reported: once (the member
+    /// being read reports it).
+    fileprivate func pendingDamage() -> StreamDamage? {
+        guard feed.endAtDamage, !feed.reported, let damage = feed.damage else { return nil }
+        feed.reported = true
+        return damage
+    }
+
     /// Whether the file is a tar archive (its members are named) rather than one stream.
     var isTar: Bool {
         archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
@@ -155,6 +169,12 @@ private final class ArchiveFeed {
     var failureReason: String? = nil
     /// Whether a member's reader met the damage (and so reported it).
     var reported = false
+    /// Whether damage (a truncated or corrupt stream) reaches libarchive as the stream's end
+    /// instead of a failed read; the member being read then throws it once it has given every
+    /// byte before it (`MemberSource`), or the next member's header does. libarchive reads ahead
+    /// while it opens the file (to tell its format): a failed read there lost every line of a
+    /// small truncated `.ndjson.gz`, where a larger one kept the lines before the cut.
+    var endAtDamage = false
 
     init(source: ByteSource) {
         self.source = source
@@ -164,6 +184,7 @@ private final class ArchiveFeed {
 
     /// The next bytes for libarchive, or -1 (the reason kept here).
     func next() -> Int {
+        if failure == nil, damage != nil, endAtDamage { return 0 }
         if failure != nil || damage != nil { return -1 }
         do {
             while true {
@@ -176,7 +197,7 @@ private final class ArchiveFeed {
             }
         } catch let error as StreamDamage {
             note(error)
-            return -1
+            return endAtDamage ? 0 : -1
         } catch let error as FieldpackError {
             failure = error
             return -1
@@ -242,7 +263,12 @@ private final class MemberSource: ByteSource {
         while used == block.count {
             block = try reader.nextBlock()
             used = 0
-            if block.isEmpty { return 0 }
+            if block.isEmpty {
+                // The end libarchive saw may be damage (`ArchiveFeed.endAtDamage`): given now,
+                // after every byte before it.
+                if let damage = reader.pendingDamage() { throw damage }
+                return 0
+            }
         }
         let count = min(buffer.count, block.count - used)
         buffer.baseAddress!.copyMemory(from: block.baseAddress! + used, byteCount: count)
