@@ -95,6 +95,36 @@ import Testing
         #expect(titArticle["url"] as? String == "https://en.wikipedia.org/wiki/Great_tit")
     }
 
+    /// A saved redirect page and a saved disambiguation page (legacy markup, no Parsoid page
+    /// properties) are a redirect to follow and a disambiguation to skip, never empty articles.
+    @Test func aSavedRedirectOrDisambiguationPageIsReadAsOne() throws {
+        func page(_ content: String) -> String {
+            """
+            <!DOCTYPE html><html lang="de"><head><meta charset="UTF-8"><title>Seite – Wikipedia</title></head>
+            <body><div id="mw-content-text"><div class="mw-content-ltr mw-parser-output">\(content)</div></div></body></html>
+            """
+        }
+        let redirect = try BlurbMaker().blurb(html: page("""
+            <div class="redirectMsg"><p>Weiterleitung nach:</p><ul class="redirectText"><li><a href="/wiki/Kohlmeise#Verhalten" title="Kohlmeise">Kohlmeise</a></li></ul></div>
+            """))
+        #expect(redirect.kind == .redirect("Kohlmeise"))
+        let byAddress = try BlurbMaker().blurb(html: page("""
+            <div class="redirectMsg"><p>Redirect to:</p><ul class="redirectText"><li><a href="/wiki/Great_tit">Great tit</a></li></ul></div>
+            """))
+        #expect(byAddress.kind == .redirect("Great tit"))
+        let disambiguation = try BlurbMaker().blurb(html: page("""
+            <p><b>Lixus</b> steht für:</p><ul><li>Lixus (Marokko), eine antike Stadt</li></ul>
+            <table id="disambigbox" class="dmbox"><tr><td>Dies ist eine Begriffsklärungsseite.</td></tr></table>
+            """))
+        #expect(disambiguation.kind == .disambiguation)
+        let english = try BlurbMaker().blurb(html: page("""
+            <p><b>Lixus</b> may refer to:</p><div id="disambig" class="metadata plainlinks dmbox dmbox-disambig"><p>This page lists …</p></div>
+            """))
+        #expect(english.kind == .disambiguation)
+        let article = try BlurbMaker().blurb(html: page("<p>Die Kohlmeise ist eine Vogelart aus der Familie der Meisen, die in Europa weit verbreitet ist.</p>"))
+        #expect(article.kind == .article && !article.html.isEmpty)
+    }
+
     /// A page of another language's Wikipedia with a title the pipeline wants ("Lion" is French
     /// too) is not that article: the dump's English one is kept, not replaced.
     @Test func aPageOfAnotherLanguagesWikipediaIsNotTheWantedArticle() throws {

@@ -155,8 +155,40 @@ struct ArticleCleaner {
                 if node.attribute("property", hasWord: "mw:PageProp/disambiguation") { kind = .disambiguation }
                 return false
             default:
+                if name[0] == UInt8(ascii: "d") || name[0] == UInt8(ascii: "t"), let legacy = Self.legacyKind(node) {
+                    kind = legacy
+                    return false
+                }
                 return !Self.isDropped(node, kind: lookups.kind(of: node), lookups: lookups)
             }
+        }
+
+        /// Saved page views and `action=parse` output mark a redirect page and a disambiguation
+        /// page in their markup, not with Parsoid's page properties: `div.redirectMsg`, whose
+        /// link names the target (its `title`, else its `/wiki/` address), and the
+        /// disambiguation box (`#disambigbox`, `.dmbox-disambig`). Read as articles, they shipped
+        /// empty.
+        static func legacyKind(_ node: xmlNodePtr) -> Blurb.Kind? {
+            let isDiv = node.named("div")
+            if isDiv, node.hasClass("redirectMsg") {
+                var target: String? = nil
+                walkChildren(of: node) { child in
+                    if target == nil, child.isElement, child.named("a") {
+                        if let title = child.attribute("title"), title.pointee != 0 {
+                            target = String(cString: title)
+                        } else if let href = child.attribute("href") {
+                            var path = Substring(String(cString: href))
+                            if let wiki = path.ranges(of: "/wiki/").first { path = path[wiki.upperBound...] }
+                            target = Self.title(fromHref: String(path))
+                        }
+                    }
+                    return target == nil
+                }
+                return target.map { .redirect(WikiTitle.normalize($0)) }
+            }
+            guard isDiv || node.named("table") else { return nil }
+            if let id = node.attribute("id"), String(cString: id) == "disambigbox" { return .disambiguation }
+            return node.hasClass("dmbox-disambig") ? .disambiguation : nil
         }
 
         /// A redirect's target from its `href` (`./Great_tit` → `Great tit`).
