@@ -85,6 +85,17 @@ import Testing
         #expect(blurb.html == lead.replacingOccurrences(of: "</p>", with: "</p>") + "<p>Short but a sentence.</p>")
     }
 
+    /// A list introduction after whole sentences takes only itself with it: the sentences
+    /// before it stay ("The Crimea's highest peak is … The other peaks are:" lost its peak).
+    @Test func aListIntroductionAfterWholeSentencesTakesOnlyItselfWithIt() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            \(lead)<p>The mountains consist of three ranges. The highest is the Main Range, a chain of plateaus. Its peaks are:</p>
+            <ul><li>Roman-Kosh</li></ul><p>Kohlmeisen rufen „Zizibä“ und „Titi“ und singen im Frühjahr laut. Die Unterarten sind：</p>
+            """))
+        #expect(blurb.html == lead + "<p>The mountains consist of three ranges. The highest is the Main Range, a chain of plateaus.</p>"
+            + "<p>Kohlmeisen rufen „Zizibä“ und „Titi“ und singen im Frühjahr laut.</p>")
+    }
+
     @Test func legacyHeadingsOfBothGenerationsAreRead() throws {
         let blurb = try maker.blurb(html: """
             <html><head><title>Heath - Wikipedia</title></head><body>

@@ -207,9 +207,10 @@ struct ArticleCleaner {
             let afterCut = previousWasCut
             previousWasCut = false
             if text.ends(with: ":") || text.ends(with: ":-") || text.ends(with: "：") {
-                // Its sentence may go on after the list it introduced.
+                // Its last sentence introduces a list, which is dropped (and may go on after
+                // it): that sentence goes, the whole sentences before it stay.
                 previousWasCut = Self.isFollowedByRemovedBlock(node)
-                return
+                if !text.keepWholeSentences() { return }
             }
             // A quote's attribution goes with the quote (quotes are dropped).
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
