@@ -57,6 +57,18 @@ import Testing
         #expect(made.summary == summary)
     }
 
+    /// Chinese with a Latin name early in it and no sentence end near the target: cut at a
+    /// character near the target, not back at the name's space (13 characters of 40).
+    @Test func aLeadWithoutSpacesIsCutNearTheTargetThoughALatinNameHasOne() throws {
+        let lead = "大山雀（学名：Parus major）" + String(repeating: "是山雀科山雀属的鸟类分布于欧亚大陆和北非", count: 8)
+        let made = try blurb("<p>\(lead)</p>", summaryLength: 40)
+        #expect(made.summary == String(lead.unicodeScalars.prefix(40)) + "…", "\(made.summary)")
+        // Text with spaces is still cut at a word.
+        let english = "The great tit " + String(repeating: "flies low over the water and ", count: 20)
+        let cut = try blurb("<p>\(english)</p>", summaryLength: 40)
+        #expect(cut.summary == "The great tit flies low over the water…", "\(cut.summary)")
+    }
+
     @Test func theSummaryNeverCutsMidSentenceWhenASentenceEndsWithinItsTarget() throws {
         // The first sentence ends well before half the target, the second runs far past twice it.
         let long = "It then " + String(repeating: "flies low over the water and ", count: 30) + "dives."

@@ -5,7 +5,8 @@
 /// would run into the next paragraph's mid-sentence). Within the target, the cut is the last
 /// sentence end (`SentenceEnds`) at or before it if that keeps at least half of it, else the first
 /// end after it if that is within twice the target, else the last end before it; only text with no
-/// sentence end within twice the target is cut at a word (at a character in text without spaces)
+/// sentence end within twice the target is cut at a word (at a character in text without spaces,
+/// or whose last space would keep less than half the target)
 /// with "…".
 enum LeadSummary {
     static func make(_ lead: [String], length: Int) -> String {
@@ -63,7 +64,10 @@ enum LeadSummary {
         }
         var space = offset
         while space > 0 && bytes[space] != 0x20 { space -= 1 }
-        if space > 0 { offset = space }
+        // Back to a space only when that keeps at least half the target: text written without
+        // spaces (Chinese, Japanese, Thai) with a Latin name early in it was cut back to the name.
+        let scalarsBefore = bytes[0..<space].reduce(0) { $1 & 0xC0 != 0x80 ? $0 + 1 : $0 }
+        if space > 0 && scalarsBefore * 2 >= length { offset = space }
         while offset > 0 && bytes[offset - 1] == 0x20 { offset -= 1 }
         return String(decoding: bytes[0..<offset], as: UTF8.self) + "…"
     }
