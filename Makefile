@@ -92,6 +92,7 @@ help:
 	@echo '  make deps        installs the Debian packages the build and the tests need (when root)'
 	@echo '  make test-deps   installs Chromium (when root) and bagit (the BagIt validator the tests use) into .build/python'
 	@echo '  make bench-deps  installs what make bench needs from Debian (GNU time, python3-venv, openssl, sqlite3); the baselines install themselves into $(BENCH_DIR)/venv'
+	@echo '  make pipeline-bundle PIPELINE=FILE PIPELINE_NAME=NAME  the stages alone, with the tools already in BIN (what an engine'"'"'s job or a container runs)'
 	@echo '  make clean       removes $(BUILD)/ and .build/'
 	@echo '  make help        this list'
 	@echo
@@ -109,11 +110,17 @@ help:
 	@echo '  PREVIOUS=DIR        a previous bundle: adds delta.json, what changed since it'
 	@echo '  SOURCE_DATE_EPOCH=S the build date (default: the newest record'"'"'s)'
 	@echo '  SKIP_TOOLS=1        do not build the tools; use those in BIN ($(BIN))'
-	@echo '  ENGINE=slurm        with SHARDS=N: the shards as Slurm job arrays (SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SBATCH_OPTIONS)'
+	@echo '  ENGINE=slurm        with SHARDS=N: the shards as Slurm job arrays (SLURM_PARTITION, SLURM_ACCOUNT, SLURM_TIME, SBATCH_OPTIONS;'
+	@echo '                      SLURM_POLL=S, the seconds between checks of a job ($(SLURM_POLL)))'
 	@echo '  XSS_CORPUS=DIR      make test: the shared hostile-HTML corpus ($(XSS_CORPUS)); required when CI=true'
+	@echo '  FUZZ_SECONDS=S      make fuzz: seconds per target ($(FUZZ_SECONDS)); FUZZ_TARGETS=LIST, which targets (all);'
+	@echo '                      FUZZ_SMOKE_SECONDS=S, make test'"'"'s smoke run per target ($(FUZZ_SMOKE_SECONDS))'
 	@echo '  BENCH_N=N           make bench: synthetic observations ($(BENCH_N)); BENCH_DIR=DIR ($(BENCH_DIR))'
+	@echo '  BENCH_RUNS=N        make bench: runs of every measurement (3); BENCH_WIKI_N, BENCH_SEED, BENCH_DAMAGE, BENCH_SCALE,'
+	@echo '                      BENCH_OPEN_DATA_N, BENCH_DUCKDB_MEMORY: see docs/benchmark.md'
 	@echo '  BENCH_PARTS=LIST    make bench: only these sections, a comma list of runs, scale (with BENCH_SCALE=1), opendata, slurm (root) (all)'
 	@echo '  PREFIX=DIR          make install: where to ($(PREFIX)); DESTDIR=DIR stages it (for packaging)'
+	@echo '  MAN_BUILD=DIR       make man: where the pages go ($(MAN_BUILD))'
 	@echo '  SWIFT=PATH          the swift to build with ($(SWIFT))'
 
 # --- Set-up: the Debian packages --------------------------------------------------------------

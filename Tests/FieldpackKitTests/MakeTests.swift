@@ -18,7 +18,7 @@ import Testing
 
     /// Every target the Makefile declares for people (its `.PHONY` lines, less its internals).
     private func declaredTargets() throws -> [String] {
-        let internals: Set = ["pipeline-bundle", "FORCE", "man-deps"]
+        let internals: Set = ["FORCE", "man-deps"]
         return try lines("\(repositoryRoot)/Makefile").filter { $0.hasPrefix(".PHONY:") }
             .flatMap { $0.dropFirst(".PHONY:".count).split(separator: " ").map(String.init) }
             .filter { !internals.contains($0) }
@@ -36,6 +36,18 @@ import Testing
         }
         for variable in ["PIPELINE=", "INAT=", "WIKIPEDIA=", "NAME=", "BUILD=", "BAGIT=1", "SIGNING_KEY=", "PUBLIC_KEY=",
                          "PREVIOUS=", "SKIP_TOOLS=1", "XSS_CORPUS=", "PREFIX=", "DESTDIR="] {
+            #expect(help.stdout.contains(variable), "make help does not list \(variable)")
+        }
+        // Every variable a person may set (`VAR ?= default` in the Makefile) is listed.
+        let settable = try lines("\(repositoryRoot)/Makefile").compactMap { line -> String? in
+            guard let end = line.range(of: " ?=") else { return nil }
+            let name = String(line[..<end.lowerBound])
+            return name.allSatisfy({ $0.isUppercase || $0 == "_" }) ? name : nil
+        }
+        #expect(settable.count >= 20, "\(settable)")
+        for variable in settable { #expect(help.stdout.contains(variable), "make help does not list \(variable)") }
+        // And every bench setting docs/benchmark.md's table gives.
+        for variable in ["BENCH_RUNS", "BENCH_WIKI_N", "BENCH_SEED", "BENCH_DAMAGE", "BENCH_SCALE", "BENCH_OPEN_DATA_N", "BENCH_DUCKDB_MEMORY"] {
             #expect(help.stdout.contains(variable), "make help does not list \(variable)")
         }
     }
