@@ -107,8 +107,11 @@ command.main { arguments in
     if let rate = try arguments.double("max-reject-rate") {
         guard (0...1).contains(rate) else { throw UsageError("--max-reject-rate must be between 0 and 1") }
         options.maxRejectRate = rate
-    } else if let maxRejectRate {
-        options.maxRejectRate = maxRejectRate
+    } else if let pipelinePath = arguments.value("pipeline") {
+        if let maxRejectRate { options.maxRejectRate = maxRejectRate }
+        // A make user sets it in the pipeline file (or with MAX_REJECT_RATE=, which writes it).
+        options.maxRejectRateName = "pipeline's max_reject_rate"
+        options.maxRejectRateHint = "to allow more, raise \"max_reject_rate\" in \(pipelinePath) (make bundle INAT=… takes MAX_REJECT_RATE=)"
     }
     if let text = arguments.value("open-data-date") {
         guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date \(Timestamp.dayProblem(text))") }

@@ -338,6 +338,14 @@ import Testing
             "\(rejects): error: 1 of 3 records rejected (33.33%), over the --max-reject-rate of 10.0%; \(strict) was not written"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: strict))
 
+        // Over the pipeline's own limit, the error says where to raise it.
+        let tight = try directory.write("tight.json", "{\"name\": \"exe-test\", \"inat\": [\"\(directory.file("in"))\"], \"max_reject_rate\": 0.2}")
+        let overPipeline = try run("\(bin)/fieldpack-inat", ["--pipeline", tight, "--output", strict, "--rejects", rejects])
+        #expect(overPipeline.status == 1)
+        #expect(overPipeline.stderr.contains(
+            "over the pipeline's max_reject_rate of 20.0%; \(strict) was not written; to allow more, raise \"max_reject_rate\" in \(tight) (make bundle INAT=… takes MAX_REJECT_RATE=)"),
+            "\(overPipeline.stderr)")
+
         let bad = try run("\(bin)/fieldpack-inat", ["--pipeline", pipeline, "--output", strict, "--rejects", rejects, "--max-reject-rate", "2"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--max-reject-rate must be between 0 and 1"))

@@ -14,6 +14,10 @@ public struct INatIngest {
         public var output: String
         public var rejects: String
         public var maxRejectRate = 0.01
+        /// What `maxRejectRate` is called where it was set, and what to change to allow more,
+        /// for the error over it.
+        public var maxRejectRateName = "--max-reject-rate"
+        public var maxRejectRateHint: String? = nil
         public var workers = 2
         public var maxDocumentBytes = 256 << 20
         public var depfile: String? = nil
@@ -299,7 +303,8 @@ public struct INatIngest {
         }
         try Self.judge(
             accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
-            maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output)
+            maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output,
+            limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
         try output.commit(durable: true)
         return summary
     }
@@ -317,7 +322,7 @@ public struct INatIngest {
     /// - Throws: naming `rejects`, and saying that `unwritten` was not written.
     static func judge(
         accepted: Int, rejected: Int, stopped: [(path: String, at: String)], inputCount: Int, maxRejectRate: Double,
-        rejects: String, unwritten: String
+        rejects: String, unwritten: String, limitName: String = "--max-reject-rate", hint: String? = nil
     ) throws {
         let rate = accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
         if rate > maxRejectRate || !stopped.isEmpty {
@@ -328,8 +333,8 @@ public struct INatIngest {
             throw FieldpackError(
                 path: rejects,
                 "\(rejected) of \(accepted + rejected) records rejected "
-                    + "(\(percent(rate))), over the --max-reject-rate of \(percent(maxRejectRate))\(stoppedText); "
-                    + "\(unwritten) was not written")
+                    + "(\(percent(rate))), over the \(limitName) of \(percent(maxRejectRate))\(stoppedText); "
+                    + "\(unwritten) was not written" + (hint.map { "; \($0)" } ?? ""))
         }
         if accepted == 0 {
             throw FieldpackError(
