@@ -102,6 +102,19 @@ import Testing
         #expect(rows.count == 2)
     }
 
+    /// Every exclusion the shipping rules give has its own explanation: a URL naming another
+    /// photo read "not a usable https photo URL", and "hidden" read as its key.
+    @Test(arguments: [
+        (PhotoShipping.Exclusion.license(.ccByNc), "licence cc-by-nc is not among the pipeline's licences"),
+        (.unknownLicense("cc-zero"), "licence code \"cc-zero\" is not one fieldpack knows (so not among the pipeline's)"),
+        (.unusableURL("URL names another photo"), "its URL cannot be shipped: URL names another photo"),
+        (.hidden, "hidden by iNaturalist's moderators"),
+        (.noCredit, "no attribution and no observer to credit"),
+    ])
+    func eachExclusionIsExplainedInItsOwnWords(exclusion: PhotoShipping.Exclusion, explanation: String) {
+        #expect(BundleReport.explain(exclusion.key) == explanation)
+    }
+
     /// A wiki report whose counts are not counts is an error naming the field, not zeros.
     @Test(arguments: [
         (#"{"wanted": 12, "found": "eleven"}"#, #""found" is a string, expected a count"#),

@@ -221,11 +221,17 @@ public struct BundleReport {
     static let goodWarnBad = [SVGChart.palette[0], SVGChart.palette[1], SVGChart.palette[3]]
 
     /// What an exclusion reason of the costs report means.
+    /// What an exclusion's key (`PhotoShipping.Exclusion.key`) means, for the "why" column.
     static func explain(_ reason: String) -> String {
         if reason.hasPrefix("license:") { return "licence \(reason.dropFirst(8)) is not among the pipeline's licences" }
+        if reason.hasPrefix("unknown-license:") {
+            return "licence code \"\(reason.dropFirst(16))\" is not one fieldpack knows (so not among the pipeline's)"
+        }
         if reason.hasPrefix("placeholder:") { return "iNaturalist's placeholder image (\(reason.dropFirst(12))), not a photo" }
+        if reason == "hidden" { return "hidden by iNaturalist's moderators" }
         if reason == "no-credit" { return "no attribution and no observer to credit" }
-        if reason.hasPrefix("url") || reason.contains("https") { return "not a usable https photo URL" }
+        // The URL's own reason: a URL naming another photo is an https URL too.
+        if reason.hasPrefix("url:") { return "its URL cannot be shipped: \(reason.dropFirst(4))" }
         return reason
     }
 
