@@ -146,8 +146,22 @@ import Testing
         #expect(BundleReport.chartedFiles(Array(tied.prefix(21))).last?.label == "1 other file")
         // At the limit or under it, every file is drawn as it is.
         let few = Array(rows.prefix(BundleReport.chartedFileLimit))
-        #expect(BundleReport.chartedFiles(few).map(\.label) == few.map { BundleReport.fileName($0.file) })
+        #expect(BundleReport.chartedFiles(few).map(\.label) == BundleReport.fileLabels(few.map(\.file)))
         #expect(BundleReport.chartedFiles(few).map(\.values) == few.map(\.counts))
+    }
+
+    /// Chart labels tell files apart: two exports' tables of one name, a dump's pages whose
+    /// names differ only at their end; each fits the label column (20 characters).
+    @Test func fileLabelsTellEveryFileApartAndFitTheChart() {
+        let paths = [
+            "/data/inaturalist-open-data-2024-06/observations.csv", "/data/inaturalist-open-data-2024-07/observations.csv",
+            "/srv/dumps/inaturalist_api_2024_07_15_observations_page_000001.json",
+            "/srv/dumps/inaturalist_api_2024_07_15_observations_page_000002.json", "/in/taxa.json",
+        ]
+        let labels = BundleReport.fileLabels(paths)
+        #expect(Set(labels).count == paths.count, "\(labels)")
+        #expect(labels.allSatisfy { $0.count <= 20 }, "\(labels)")
+        #expect(labels[2] == "…ns_page_000001.json" && labels[4] == "taxa.json", "\(labels)")
     }
 
     @Test func aBlurbsVisibleLengthCountsCharactersOutsideTagsAndAnEntityAsOne() {

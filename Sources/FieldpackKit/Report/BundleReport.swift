@@ -235,10 +235,22 @@ public struct BundleReport {
         return reason
     }
 
-    /// A path's last component: short enough for a chart label (the table gives the whole path).
-    static func fileName(_ path: String) -> String {
-        let parts = path.split(separator: "/")
-        return parts.suffix(1).joined(separator: "/")
+    /// Chart labels for files (the table gives each whole path): the fewest last components
+    /// that tell each apart (two exports' `…/2024-06/observations.csv` and `…/2024-07/…`), kept
+    /// by their end when longer than `limit` characters, where pages of one dump differ
+    /// (`…page_000001.json`, `…page_000002.json`), so that they fit the chart's label column.
+    static func fileLabels(_ paths: [String], limit: Int = 20) -> [String] {
+        let components = paths.map { $0.split(separator: "/").map(String.init) }
+        return components.map { parts in
+            var count = 1
+            func suffix(_ other: [String], _ count: Int) -> ArraySlice<String> { other.suffix(count) }
+            while count < parts.count,
+                  components.contains(where: { $0 != parts && suffix($0, count) == suffix(parts, count) }) {
+                count += 1
+            }
+            let label = parts.suffix(count).joined(separator: "/")
+            return label.count > limit ? "…" + String(label.suffix(limit - 1)) : label
+        }
     }
 
     /// How many files the findings chart draws: a dump of thousands of pages with findings in
@@ -248,10 +260,11 @@ public struct BundleReport {
     /// The chart's bars: the `chartedFileLimit` files with the most findings (ties in the files'
     /// order), in the files' order, then one bar adding up every other file's, when there are any.
     static func chartedFiles(_ rows: [(file: String, counts: [Int64])]) -> [(label: String, values: [Int64])] {
-        guard rows.count > chartedFileLimit else { return rows.map { (fileName($0.file), $0.counts) } }
+        guard rows.count > chartedFileLimit else { return zip(fileLabels(rows.map(\.file)), rows).map { ($0, $1.counts) } }
         let totals = rows.map { $0.counts.reduce(0, +) }
         let kept = Set(rows.indices.sorted { (totals[$1], $0) < (totals[$0], $1) }.prefix(chartedFileLimit))
-        var bars = rows.indices.filter(kept.contains).map { (label: fileName(rows[$0].file), values: rows[$0].counts) }
+        let keptRows = rows.indices.filter(kept.contains)
+        var bars = zip(fileLabels(keptRows.map { rows[$0].file }), keptRows).map { (label: $0, values: rows[$1].counts) }
         var rest = Array(repeating: Int64(0), count: rows[0].counts.count)
         for row in rows.indices where !kept.contains(row) {
             for (column, count) in rows[row].counts.enumerated() { rest[column] += count }
