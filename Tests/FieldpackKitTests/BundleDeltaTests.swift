@@ -71,6 +71,7 @@ import Testing
             ("photos", "photos", "id", nil),
             ("taxa", "taxa", "id", "SELECT position, photo_id FROM taxon_photos WHERE taxon_id = ? ORDER BY position"),
             ("observations", "observations", "id", "SELECT photo_id, position FROM observation_photos WHERE observation_id = ? ORDER BY photo_id"),
+            ("users", "users", "id", nil),
         ]
         for (kind, table, key, links) in kinds {
             let old = try snapshot(previous, table, key: key, links: links)
@@ -84,6 +85,15 @@ import Testing
             #expect(Set(listed["changed"]!.map(String.init)) == changed, "\(kind) changed")
             #expect(listed["added"] == listed["added"]!.sorted(), "\(kind) keys are sorted")
         }
+        // Every user an added observation names is in the previous bundle or listed as added: an
+        // app that applies the delta has no observation pointing at a user it never got.
+        let users = try #require(delta["users"] as? [String: [Int]])
+        let previousUsers = Set(try snapshot(previous, "users", key: "id", links: nil).keys)
+        let addedObservations = try #require((delta["observations"] as? [String: [Int]])?["added"])
+        let named = try Database(path: current, mode: .immutable).rows(
+            "SELECT DISTINCT user_id FROM observations WHERE id IN (\(addedObservations.map(String.init).joined(separator: ",")))").compactMap { $0[0] }
+        #expect(!users["added"]!.isEmpty)
+        for user in named { #expect(previousUsers.contains(user) || users["added"]!.contains(Int(user)!), "user \(user)") }
         // Concretely: the shipping cases' photos are gone, page 2's are new.
         let photos = try #require(delta["photos"] as? [String: [Int]])
         #expect(photos["removed"]!.contains(81_000_100))

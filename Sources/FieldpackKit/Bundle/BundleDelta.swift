@@ -1,7 +1,10 @@
 /// What changed since the previously shipped bundle, so the app downloads each new photo once
-/// and touches nothing that did not change: per kind (photos, taxa, observations, articles), the
-/// keys added, changed (any column they share differs, or an observation's or taxon's photo
-/// list) and removed. Written as `delta.json` beside the bundle and counted in `bundle_info`.
+/// and touches nothing that did not change: per kind (photos, taxa, observations, users,
+/// articles, destinations: every table whose rows the app keeps), the keys added, changed (any
+/// column they share differs, or an observation's or taxon's photo list) and removed. Written as
+/// `delta.json` beside the bundle and counted in `bundle_info`. An article's id follows the
+/// titles, so a new article can shift others' ids: those articles, and the taxa and destinations
+/// that refer to them by id, are listed as changed.
 ///
 /// Compared in SQL with the previous bundle attached, on the columns both schemas have.
 struct BundleDelta {
@@ -10,6 +13,8 @@ struct BundleDelta {
         var table: String
         /// The identity: the primary key, or the title for articles (their ids follow the titles).
         var key: String
+        /// Whether the key is a number (written as one in `delta.json`), not text.
+        var numericKey = true
         /// Extra content beyond the row, its photo links, as SQL over the row aliased `row` in
         /// the database `schema` (`main` or `previous`).
         var extra: (@Sendable (_ schema: String, _ row: String) -> String)? = nil
@@ -23,7 +28,11 @@ struct BundleDelta {
         Kind(name: "observations", table: "observations", key: "id") { schema, row in
             "(SELECT group_concat(x, ',') FROM (SELECT photo_id || ':' || position AS x FROM \(schema).observation_photos WHERE observation_id = \(row).id ORDER BY photo_id))"
         },
-        Kind(name: "articles", table: "articles", key: "title"),
+        // An observation's and a photo's credit name their user: an added observation's new
+        // user was in no list.
+        Kind(name: "users", table: "users", key: "id"),
+        Kind(name: "articles", table: "articles", key: "title", numericKey: false),
+        Kind(name: "destinations", table: "destinations", key: "id", numericKey: false),
     ]
 
     struct Changes {
@@ -117,13 +126,14 @@ struct BundleDelta {
         writer.key("build_date"); writer.string(previousBuildDate)
         writer.endObject()
         for (kind, changes) in changes {
+            let numeric = Self.kinds.first { $0.name == kind }?.numericKey ?? false
             writer.key(dynamic: kind)
             writer.beginObject()
             for (name, keys) in [("added", changes.added), ("changed", changes.changed), ("removed", changes.removed)] {
                 writer.key(dynamic: name)
                 writer.beginArray()
                 for key in keys {
-                    if kind != "articles", let number = Int64(key) { writer.int(number) } else { writer.string(key) }
+                    if numeric, let number = Int64(key) { writer.int(number) } else { writer.string(key) }
                 }
                 writer.endArray()
             }
