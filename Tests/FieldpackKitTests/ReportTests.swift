@@ -271,6 +271,20 @@ import Testing
         #expect(order.allSatisfy { $0 != nil })
         #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
         #expect(html.contains("<td class=\"num\">2.25</td>"))
+        // Each stage's figures are from its last run, not all from one build.
+        #expect(html.contains("time and peak memory of each stage&#39;s last run (a build reruns only the stages whose inputs changed), 3.75 s added up"))
+    }
+
+    /// A sharded stage is one stage in the count the run reports, however many shards it had.
+    @Test func theRunReportCountsStagesNotShards() throws {
+        let directory = try TemporaryDirectory()
+        let timings = directory.file("timings")
+        for index in 0..<3 {
+            try StageTiming(stage: "inat", shard: try Shard(index: index, count: 3), seconds: 1, records: 10, bytes: 100, peakResidentBytes: 1 << 20)
+                .write(into: timings)
+        }
+        try StageTiming(stage: "bundle", seconds: 1, records: 10, bytes: 100, peakResidentBytes: 1 << 20).write(into: timings)
+        #expect(try RunReport(timings: timings, output: directory.file("run.html"), pipeline: "sample").run() == 2)
     }
 
     /// Every stage's summary line has records/s, MB/s and peak RSS, and with FIELDPACK_TIMINGS

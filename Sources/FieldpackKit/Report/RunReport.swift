@@ -21,7 +21,8 @@ public struct RunReport {
         if stages.isEmpty { throw FieldpackError(path: timings, "holds no stage timings (<stage>.json)") }
         let bytes = Self.render(stages, pipeline: pipeline)
         try AtomicOutput.write(String(decoding: bytes, as: UTF8.self), to: output)
-        return stages.count
+        // Stages, not timing files: a sharded stage's shards are one stage.
+        return StageTotal.group(stages).count
     }
 
     static func render(_ timings: [StageTiming], pipeline: String) -> [UInt8] {
@@ -29,7 +30,10 @@ public struct RunReport {
         let total = stages.reduce(0) { $0 + $1.seconds }
         var page = ReportPage(
             title: "Run report: \(pipeline)",
-            subtitle: "time and peak memory per stage of the last run, \(format(total, 2)) s in all")
+            // make reruns only the stages whose inputs changed: each stage's figures are from the
+            // last time it ran, which for some may be an earlier build than the others'.
+            subtitle: "time and peak memory of each stage's last run (a build reruns only the stages whose inputs changed), "
+                + "\(format(total, 2)) s added up")
         page.section("time", "Time per stage") { page in
             page.figure(SVGChart.bars(
                 "Seconds per stage",
