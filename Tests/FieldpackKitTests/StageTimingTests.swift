@@ -82,7 +82,7 @@ import Testing
         #expect(html.contains("<td>fieldpack-bundle</td><td class=\"num\">1</td><td class=\"num\">0.50</td><td class=\"num\">0.50</td>"))
         #expect(html.components(separatedBy: "<td>fieldpack-dedupe</td>").count == 4)
         #expect(html.contains("<td>fieldpack-dedupe</td><td class=\"num\">1/2</td><td class=\"num\">2.50</td>"))
-        #expect(html.contains("4.25 s in all"))
+        #expect(html.contains("4.25 s added up"))
     }
 
     @Test func anUnshardedRunsReportHasNoShardSection() throws {
