@@ -80,6 +80,9 @@ command.main { arguments in
         measuredSizes = selection == nil ? nil : pipeline.shipping.measuredSizes
         repeatFilterBytes = pipeline.repeatFilterBytes
         let resolved = try pipeline.resolveINatInputs()
+        // The Wikipedia inputs are read only by the wiki stage, after ingest and dedupe: one
+        // that does not exist fails the build here, before them.
+        _ = try pipeline.resolveWikipediaInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
     }

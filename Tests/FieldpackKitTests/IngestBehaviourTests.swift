@@ -338,6 +338,12 @@ import Testing
             "\(rejects): error: 1 of 3 records rejected (33.33%), over the --max-reject-rate of 10.0%; \(strict) was not written"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: strict))
 
+        // A Wikipedia dump that does not exist fails here, the first stage, not after dedupe.
+        let noWiki = try directory.write("nowiki.json", "{\"name\": \"exe-test\", \"inat\": [\"\(directory.file("in"))\"], \"wikipedia\": [\"\(directory.file("wiki/none.ndjson"))\"]}")
+        let missingWiki = try run("\(bin)/fieldpack-inat", ["--pipeline", noWiki, "--output", strict, "--rejects", rejects])
+        #expect(missingWiki.status == 1)
+        #expect(missingWiki.stderr.contains("\(noWiki): error: wikipedia: input \"\(directory.file("wiki/none.ndjson"))\" does not exist"), "\(missingWiki.stderr)")
+
         // Over the pipeline's own limit, the error says where to raise it.
         let tight = try directory.write("tight.json", "{\"name\": \"exe-test\", \"inat\": [\"\(directory.file("in"))\"], \"max_reject_rate\": 0.2}")
         let overPipeline = try run("\(bin)/fieldpack-inat", ["--pipeline", tight, "--output", strict, "--rejects", rejects])

@@ -84,6 +84,9 @@ import Testing
          "destinations[1].wikidta is not a destination's key (id, name, wikipedia, wikidata); a key starting with _ is a comment"),
         (#"{"name": "ok", "inat": ["x"], "open_data_date": "2024-02-30"}"#,
          #""open_data_date" is "2024-02-30", a day that does not exist"#),
+        // A file the pipeline names is checked with the setting, not later by the stage that opens it.
+        (#"{"name": "ok", "inat": ["x"], "costs": {"measured_sizes": "nowhere/sizes.csv"}}"#,
+         #"costs.measured_sizes "nowhere/sizes.csv" is not a file (a path from where make runs, as the inputs' are)"#),
     ])
     func aBadPipelineIsRefusedWithItsPathAndTheReason(text: String, reason: String) throws {
         let directory = try TemporaryDirectory()
@@ -91,6 +94,16 @@ import Testing
         let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
         #expect(error.path == path)
         #expect(error.message == reason)
+    }
+
+    /// A Wikipedia input that does not exist fails ingest, the first stage, naming the key: the
+    /// wiki stage, which reads it, runs only after ingest and dedupe.
+    @Test func anInputThatDoesNotExistIsNamedWithItsKey() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("p.json", #"{"name": "ok", "inat": ["\#(directory.path)"], "wikipedia": ["\#(directory.file("dumps/missing.ndjson"))"]}"#)
+        let pipeline = try Pipeline.load(path)
+        let error = try #require(throws: FieldpackError.self) { try pipeline.resolveWikipediaInputs() }
+        #expect(error.message == "wikipedia: input \"\(directory.file("dumps/missing.ndjson"))\" does not exist")
     }
 
     @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {

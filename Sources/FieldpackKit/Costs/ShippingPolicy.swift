@@ -100,6 +100,10 @@ public struct ShippingPolicy: Sendable, Equatable {
                 guard let file = value.string, !file.isEmpty else {
                     throw FieldpackError(path: path, "costs.measured_sizes must be the path of a CSV file")
                 }
+                // Named here, with the setting, not later by the stage that opens it.
+                guard FileSystem.isRegularFile(file) else {
+                    throw FieldpackError(path: path, "costs.measured_sizes \"\(file)\" is not a file (a path from where make runs, as the inputs' are)")
+                }
                 policy.measuredSizes = file
             }
         }

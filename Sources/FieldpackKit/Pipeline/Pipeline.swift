@@ -157,15 +157,17 @@ public struct Pipeline: Sendable {
     /// Folders are walked recursively in sorted (byte) order; hidden files and notes
     /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
     public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
-        try Self.resolve(inat, pipelinePath: path)
+        try Self.resolve(inat, key: "inat", pipelinePath: path)
     }
 
     /// The Wikipedia input files and the folders they were found in, like `resolveINatInputs`.
     public func resolveWikipediaInputs() throws -> (files: [String], folders: [String]) {
-        try Self.resolve(wikipedia, pipelinePath: path)
+        try Self.resolve(wikipedia, key: "wikipedia", pipelinePath: path)
     }
 
-    public static func resolve(_ entries: [String], pipelinePath: String) throws -> (files: [String], folders: [String]) {
+    /// - Parameter key: the pipeline key the entries come from, which an error names first.
+    public static func resolve(_ entries: [String], key: String? = nil, pipelinePath: String) throws -> (files: [String], folders: [String]) {
+        let place = key.map { "\($0): " } ?? ""
         var files: [String] = []
         var folders: [String] = []
         func walk(_ folder: String) throws {
@@ -182,7 +184,7 @@ public struct Pipeline: Sendable {
         for entry in entries {
             if entry.contains(where: { "*?[".contains($0) }) {
                 let matches = FileSystem.glob(entry)
-                if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\"\(entry)\" matches no files") }
+                if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 // The folders whose listings decide what it matches, for the depfiles: its part
                 // before the first wildcard, and each matched file's folder, so that a file added
                 // there (or removed, or renamed) rebuilds what read the matches.
@@ -200,7 +202,7 @@ public struct Pipeline: Sendable {
             } else if FileSystem.exists(entry) {
                 files.append(entry)
             } else {
-                throw FieldpackError(path: pipelinePath, "input \"\(entry)\" does not exist")
+                throw FieldpackError(path: pipelinePath, "\(place)input \"\(entry)\" does not exist")
             }
         }
         var seen = Set<String>()
