@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <isa-l/igzip_lib.h>
+#include <isa-l.h>
 
 /// The bytes igzip has inflated into its own buffer but not yet copied out (it inflates ahead
 /// of a small output buffer, and an error drops them unless they are taken here).

@@ -76,6 +76,11 @@ import Testing
         #expect(version.stdout.hasPrefix("fieldpack-\(stage) 0.1.0 (SQLite \(sqlite), libxml2 "), "\(version.stdout)")
         #expect(version.stdout.hasSuffix(")\n"))
         #expect(version.stdout.split(separator: "\n").count == 1)
+        // Every C library it reads its inputs or writes its outputs with, as loaded.
+        let libarchive = try run("/bin/sh", ["-c", "dpkg-query -W -f='${Version}' libarchive13 | cut -d- -f1"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for library in ["simdjson ", "libarchive \(libarchive)", "OpenSSL 3.", "ISA-L 2."] {
+            #expect(version.stdout.contains(library), "\(library): \(version.stdout)")
+        }
     }
 
     @Test(.enabled(if: binaries != nil), arguments: stages)
