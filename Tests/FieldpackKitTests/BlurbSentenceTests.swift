@@ -97,6 +97,15 @@ import Testing
         #expect(made.html == "<p>丹顶鹤又称仙鹤，台湾称丹頂鶴。</p>")
     }
 
+    /// A variant's text is HTML: its character references are decoded, and a `<` or `>` that is
+    /// text stays (`R&amp;D` showed as `R&amp;D`, `&lt;研究>` lost its `>`).
+    @Test func aLanguageVariantsReferencesAreDecodedAndItsBracketsKept() throws {
+        let made = try blurb("""
+            <p>大山雀是<span typeof="mw:LanguageVariant" data-mw-variant='{"disabled":{"t":"R&amp;amp;D &amp;lt;研究> &amp;#x5C71;&amp;#38;&amp;eacute;<!-- x -->"}}'></span>的鸟类。</p>
+            """)
+        #expect(made.html == "<p>大山雀是R&amp;D &lt;研究&gt; 山&amp;é的鸟类。</p>", "\(made.html)")
+    }
+
     @Test func aChineseHeadingOfTwoCharactersIsShown() throws {
         let made = try BlurbMaker().blurb(html: page("""
             <p>丹顶鹤是一种大型涉禽，头顶裸露的皮肤呈鲜红色。</p></section><section data-mw-section-id="1"><h2 id="分布">分布</h2>

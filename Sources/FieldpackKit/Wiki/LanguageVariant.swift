@@ -51,14 +51,55 @@ enum LanguageVariant {
         return out
     }
 
-    /// The text without `<…>` tags and `<!-- -->` comments.
-    private static func stripTags(_ html: [UInt8]) -> [UInt8] {
+    /// The text of the variant's HTML: its tags and comments removed, its character references
+    /// decoded (`R&amp;D` → `R&D`, `&lt;研究>` → `<研究>`; named ones by libxml2's HTML entity
+    /// table). A `<` that starts no tag, a `>` outside one and an unknown reference are text.
+    static func stripTags(_ html: [UInt8]) -> [UInt8] {
+        func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
         var out: [UInt8] = []
-        var inTag = false
-        for byte in html {
-            if byte == UInt8(ascii: "<") { inTag = true } else if byte == UInt8(ascii: ">") { inTag = false } else if !inTag { out.append(byte) }
+        var index = 0
+        while index < html.count {
+            let byte = html[index]
+            if byte == UInt8(ascii: "<"), index + 1 < html.count,
+               isLetter(html[index + 1]) || html[index + 1] == UInt8(ascii: "/") || html[index + 1] == UInt8(ascii: "!") {
+                // A tag or a comment, to its `>` (a comment to its `-->`).
+                let isComment = html[index...].starts(with: Array("<!--".utf8))
+                var end = index + 1
+                while end < html.count {
+                    if isComment ? html[end...].starts(with: Array("-->".utf8)) : html[end] == UInt8(ascii: ">") { break }
+                    end += 1
+                }
+                index = min(html.count, end + (isComment ? 3 : 1))
+                continue
+            }
+            if byte == UInt8(ascii: "&"), let (scalar, length) = reference(html, at: index) {
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                index += length
+                continue
+            }
+            out.append(byte)
+            index += 1
         }
         return out
+    }
+
+    /// The character reference at `index` (`&amp;`, `&#233;`, `&#xE9;`) and its length with
+    /// the `;`, or nil if there is none there.
+    private static func reference(_ html: [UInt8], at index: Int) -> (Unicode.Scalar, Int)? {
+        guard let semicolon = html[index...].prefix(34).firstIndex(of: UInt8(ascii: ";")), semicolon > index + 1 else { return nil }
+        let name = Array(html[(index + 1)..<semicolon])
+        let length = semicolon - index + 1
+        if name[0] == UInt8(ascii: "#") {
+            let hex = name.count > 1 && (name[1] | 0x20) == UInt8(ascii: "x")
+            let digits = String(decoding: name.dropFirst(hex ? 2 : 1), as: UTF8.self)
+            guard let value = UInt32(digits, radix: hex ? 16 : 10) else { return nil }
+            // As HTML reads them: nothing, a surrogate or past Unicode is U+FFFD.
+            return (value == 0 ? nil : Unicode.Scalar(value)).map { ($0, length) } ?? ("\u{FFFD}", length)
+        }
+        guard let entity = (name + [0]).withUnsafeBufferPointer({ htmlEntityLookup($0.baseAddress) }),
+              let scalar = Unicode.Scalar(entity.pointee.value)
+        else { return nil }
+        return (scalar, length)
     }
 
     private static func find(_ bytes: [UInt8], _ needle: StaticString) -> Int? {
