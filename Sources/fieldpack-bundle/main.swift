@@ -54,7 +54,9 @@ command.main { arguments in
         let clock = StageClock()
         let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
         StageReport(stage: "bundle", clock: clock).print(
-            "migrated \(source) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
+            summary.from == summary.to
+                ? "\(source) is already at schema v\(summary.to) (fingerprint \(summary.fingerprint)): published as it is"
+                : "migrated \(source) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
         return
     }
     guard !arguments.positional.isEmpty else {

@@ -67,6 +67,18 @@ import Testing
 
     private func sha256(_ path: String) throws -> String { try SHA256.hex(ofFile: path).0 }
 
+    /// Migrating is idempotent: a bundle already at the latest schema is published as it is,
+    /// byte for byte, and a migrated one migrated again keeps what it was migrated from.
+    @Test func aBundleAtTheLatestSchemaIsPublishedAsItIs() throws {
+        let directory = try TemporaryDirectory()
+        let once = directory.file("once.sqlite"), twice = directory.file("twice.sqlite")
+        try BundleMigration(options: .init(source: "\(Self.fixtures)/v2.sqlite", output: once)).run()
+        let summary = try BundleMigration(options: .init(source: once, output: twice)).run()
+        #expect(summary.from == Migrations.latestVersion && summary.to == Migrations.latestVersion)
+        #expect(try sha256(twice) == sha256(once))
+        #expect(try Database(path: twice, mode: .immutable).scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") == "2")
+    }
+
     @Test(arguments: released)
     func everyReleasedVersionMigratesToTheLatestWithTheSameData(version: Int) throws {
         let source = "\(Self.fixtures)/v\(version).sqlite"

@@ -269,6 +269,22 @@ public enum FileSystem {
         }
     }
 
+    /// Copies the bytes of the file at `source` into the existing file `destination` (emptied
+    /// first), a MiB at a time. A read error is an error, never the end of the copy.
+    static func copyContents(of source: String, into destination: String) throws {
+        let input = try ReadableFile(path: source)
+        let descriptor = open(destination, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw FieldpackError(path: destination, "cannot open for writing: \(systemError())") }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = try input.read(into: buffer)
+            if count == 0 { return }
+            try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), to: descriptor, path: destination)
+        }
+    }
+
     /// Writes every byte to an open descriptor, retrying short and interrupted writes; a
     /// failure names `path`.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
