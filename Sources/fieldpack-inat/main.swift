@@ -114,7 +114,11 @@ command.main { arguments in
         if let maxRejectRate { options.maxRejectRate = maxRejectRate }
         // A make user sets it in the pipeline file (or with MAX_REJECT_RATE=, which writes it).
         options.maxRejectRateName = "pipeline's max_reject_rate"
-        options.maxRejectRateHint = "to allow more, raise \"max_reject_rate\" in \(pipelinePath) (make bundle INAT=… takes MAX_REJECT_RATE=)"
+        // A pipeline file make wrote from INAT=… is not edited by hand (make would refuse it
+        // next time): its setting comes from MAX_REJECT_RATE=.
+        options.maxRejectRateHint = PipelineTemplate.wasWritten(pipelinePath)
+            ? "to allow more, run make bundle INAT=… again with MAX_REJECT_RATE=R (0 to 1)"
+            : "to allow more, raise \"max_reject_rate\" in \(pipelinePath)"
     }
     if let text = arguments.value("open-data-date") {
         guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date \(Timestamp.dayProblem(text))") }

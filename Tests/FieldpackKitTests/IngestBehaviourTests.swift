@@ -338,6 +338,13 @@ import Testing
             "\(rejects): error: 1 of 3 records rejected (33.33%), over the --max-reject-rate of 10.0%; \(strict) was not written"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: strict))
 
+        // One that make wrote from INAT=… is not to be edited: the hint says MAX_REJECT_RATE=.
+        let written = directory.file("own/pipeline.json")
+        try FileManager.default.createDirectory(atPath: directory.file("own"), withIntermediateDirectories: true)
+        try PipelineTemplate(name: "exe-test", inat: [directory.file("in")], maxRejectRate: 0.2).write(to: written)
+        let overWritten = try run("\(bin)/fieldpack-inat", ["--pipeline", written, "--output", strict, "--rejects", rejects])
+        #expect(overWritten.stderr.contains("to allow more, run make bundle INAT=… again with MAX_REJECT_RATE=R (0 to 1)"), "\(overWritten.stderr)")
+
         // A Wikipedia dump that does not exist fails here, the first stage, not after dedupe.
         let noWiki = try directory.write("nowiki.json", "{\"name\": \"exe-test\", \"inat\": [\"\(directory.file("in"))\"], \"wikipedia\": [\"\(directory.file("wiki/none.ndjson"))\"]}")
         let missingWiki = try run("\(bin)/fieldpack-inat", ["--pipeline", noWiki, "--output", strict, "--rejects", rejects])
@@ -349,7 +356,7 @@ import Testing
         let overPipeline = try run("\(bin)/fieldpack-inat", ["--pipeline", tight, "--output", strict, "--rejects", rejects])
         #expect(overPipeline.status == 1)
         #expect(overPipeline.stderr.contains(
-            "over the pipeline's max_reject_rate of 20.0%; \(strict) was not written; to allow more, raise \"max_reject_rate\" in \(tight) (make bundle INAT=… takes MAX_REJECT_RATE=)"),
+            "over the pipeline's max_reject_rate of 20.0%; \(strict) was not written; to allow more, raise \"max_reject_rate\" in \(tight)"),
             "\(overPipeline.stderr)")
 
         let bad = try run("\(bin)/fieldpack-inat", ["--pipeline", pipeline, "--output", strict, "--rejects", rejects, "--max-reject-rate", "2"])

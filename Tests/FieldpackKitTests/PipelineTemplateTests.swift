@@ -33,13 +33,19 @@ import Testing
         try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: path)
         #expect(try !PipelineTemplate(name: "mine", inat: [directory.file("inat")]).write(to: path))
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date == past)
+        // A file written before there were records (or whose run died before writing it) gets its
+        // record, so that later edits to it are known.
+        try FileManager.default.removeItem(atPath: directory.file(".pipeline.json.written-sha256"))
+        #expect(try !PipelineTemplate(name: "mine", inat: [directory.file("inat")]).write(to: path))
+        #expect(PipelineTemplate.wasWritten(path))
         // Other inputs do change it.
         #expect(try PipelineTemplate(name: "mine", inat: [directory.file("inat/page.json")]).write(to: path))
         #expect(try Pipeline.load(path).inat == [directory.file("inat/page.json")])
     }
 
-    /// The README says to edit the written file: edits are never written over silently. The
-    /// same arguments leave it alone; other arguments are refused with what to do instead.
+    /// Edits to the written file are never written over silently: a run with the same
+    /// arguments or with others is refused, with what to do instead (copy it under a name of
+    /// its own); removed, it is written again.
     @Test func aFileEditedByHandIsNotWrittenOver() throws {
         let directory = try TemporaryDirectory()
         try directory.write("inat/page.json", "{}")

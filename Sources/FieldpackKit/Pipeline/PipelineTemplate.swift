@@ -72,7 +72,12 @@ public struct PipelineTemplate: Sendable {
         let bytes = Array(json.utf8)
         let record = Self.writtenRecord(of: path)
         if FileSystem.isRegularFile(path), let existing = try? ReadableFile.contents(of: path) {
-            if existing == bytes { return false }
+            if existing == bytes {
+                // Left alone; its record written if a run that wrote it died before the record,
+                // or it was written before there were records.
+                if !FileSystem.isRegularFile(record) { try AtomicOutput.write(SHA256.hex(of: bytes) + "\n", to: record) }
+                return false
+            }
             if let recorded = try? ReadableFile.contents(of: record),
                recorded.prefix(64).elementsEqual(SHA256.hex(of: existing).utf8) == false {
                 throw FieldpackError(
@@ -86,6 +91,9 @@ public struct PipelineTemplate: Sendable {
         try AtomicOutput.write(SHA256.hex(of: bytes) + "\n", to: record)
         return true
     }
+
+    /// Whether the pipeline file at `path` was written by `write(to:)` (make's INAT=…).
+    public static func wasWritten(_ path: String) -> Bool { FileSystem.isRegularFile(writtenRecord(of: path)) }
 
     /// Where the SHA-256 of the text last written to `path` is kept.
     static func writtenRecord(of path: String) -> String {
