@@ -191,6 +191,19 @@ struct ArticleCleaner {
             return node.hasClass("dmbox-disambig") ? .disambiguation : nil
         }
 
+        /// Whether `text` opens more brackets than it closes: it stops inside one.
+        static func leavesBracketOpen(_ text: String) -> Bool {
+            var depth = 0
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "(", "[", "（", "【": depth += 1
+                case ")", "]", "）", "】": depth -= 1
+                default: break
+                }
+            }
+            return depth > 0
+        }
+
         /// A redirect's target from its `href` (`./Great_tit` → `Great tit`).
         static func title(fromHref href: String) -> String {
             var text = Substring(href)
@@ -210,7 +223,10 @@ struct ArticleCleaner {
                 // Its last sentence introduces a list, which is dropped (and may go on after
                 // it): that sentence goes, the whole sentences before it stay.
                 previousWasCut = Self.isFollowedByRemovedBlock(node)
-                if !text.keepWholeSentences() { return }
+                // Only what is surely whole: past the stub length and no bracket left open, so an
+                // abbreviation taken for a sentence end ("Birds breeding on St.", "(Gill et al.")
+                // is not kept as a sentence.
+                if !text.keepWholeSentences() || text.characterCount <= rules.stubLength || Self.leavesBracketOpen(text.plain) { return }
             }
             // A quote's attribution goes with the quote (quotes are dropped).
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
