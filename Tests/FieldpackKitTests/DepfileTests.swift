@@ -12,7 +12,7 @@ import Testing
         // Then `;` (a recipe), `|` (order-only) and `=` (a variable), which make cannot escape.
         let names = [
             "dump 1.json", "obs#2.json", "obs-2026-12-06T02:00:00Z.json", "obs%3.json", "cost$.json", "d \u{301}e:\u{301}.json",
-            "taxa;page-1.json", "a|b.json", "k=v.json", "pages[1].json",
+            "taxa;page-1.json", "a|b.json", "k=v.json", "pages[1].json", "pages[2];x.json", "star*.json",
         ]
         let inputs = try names.map { try directory.write($0, "{}") }
         let target = directory.file("out.txt")

@@ -109,7 +109,7 @@ import Testing
     @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("commented.json", #"""
-            {"_comment": "the park's guide", "name": "ok", "inat": ["x"], "costs": {"_note": "defaults"},
+            {"_comment": "the park's guide", "name": "ok", "inat": ["x"], "costs": {"_note": "defaults", "download_bytes_per_pixel": {"_why": "measured", "small": 0.3}},
              "targets": [{"_why": "list", "name": "a", "width": 60, "height": 60}],
              "destinations": [{"_from": "tourism office", "id": "d", "name": "D", "wikipedia": "D"}],
              "select": {"_region": "Benelux", "taxa": {"_n": 1, "include": [3]}, "observed": {"_since": "spring", "from": "2024-01-01"},

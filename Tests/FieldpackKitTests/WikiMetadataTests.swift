@@ -163,6 +163,7 @@ import Testing
         #expect(WikiTitle.withoutSiteName("大山雀 - 维基百科，自由的百科全书") == "大山雀")
         #expect(WikiTitle.withoutSiteName("Mésange charbonnière — Wikipédia") == "Mésange charbonnière")
         #expect(WikiTitle.withoutSiteName("Rock – Paper – Scissors") == "Rock – Paper – Scissors")
+        #expect(WikiTitle.withoutSiteName("Rock - Paper – Wikipedia") == "Rock - Paper")
     }
 
     @Test(arguments: [

@@ -88,7 +88,9 @@ public struct ShippingPolicy: Sendable, Equatable {
                 policy.model.assumedOriginal = PixelSize(width: Int(values[0]), height: Int(values[1]))
             }
             if let rates = costs["download_bytes_per_pixel"] {
-                for member in rates.members {
+                try PipelineKeys.refuseUnknown(
+                    in: rates, known: PhotoTier.allCases.map(\.rawValue), place: "costs.download_bytes_per_pixel", kind: "a tier", path: path)
+                for member in rates.members where !PipelineKeys.isComment(member.key.string) {
                     guard let tier = PhotoTier(rawValue: member.key.string), let rate = member.value.double, rate > 0 else {
                         throw FieldpackError(path: path, "costs.download_bytes_per_pixel.\(member.key.string) must be a tier and a positive number")
                     }

@@ -158,6 +158,7 @@ public struct Selection: Sendable, Equatable {
     private static func taxa(_ value: JSONValue, _ path: String) throws -> TaxonRule {
         guard value.isObject else { throw FieldpackError(path: path, "select.taxa must be {\"include\", \"exclude\", \"ranks\"}") }
         var rule = TaxonRule()
+        try PipelineKeys.refuseUnknown(in: value, known: ["include", "exclude", "ranks"], place: "select.taxa", kind: "a taxon rule", path: path)
         for member in value.members where !PipelineKeys.isComment(member.key.string) {
             let key = member.key.string
             let place = "select.taxa.\(key)"
@@ -179,7 +180,7 @@ public struct Selection: Sendable, Equatable {
                     rule.ranks.insert(rank)
                 }
             default:
-                throw FieldpackError(path: path, "\(place) is not \"include\", \"exclude\" or \"ranks\"")
+                break  // refused above
             }
         }
         // Read as no rule, a rule of empty lists would keep every taxon (a generated list that

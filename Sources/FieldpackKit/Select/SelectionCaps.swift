@@ -39,6 +39,8 @@ public struct SelectionCaps: Sendable, Equatable {
     static func read(_ value: JSONValue, path: String) throws -> SelectionCaps {
         guard value.isObject else { throw FieldpackError(path: path, "select.caps must be an object") }
         var caps = SelectionCaps()
+        try PipelineKeys.refuseUnknown(
+            in: value, known: ["observations_per_taxon", "photos_per_taxon", "license_preference"], place: "select.caps", kind: "a cap", path: path)
         for member in value.members where !PipelineKeys.isComment(member.key.string) {
             let key = member.key.string
             let place = "select.caps.\(key)"
@@ -54,8 +56,7 @@ public struct SelectionCaps: Sendable, Equatable {
                     if !caps.licensePreference.contains(license) { caps.licensePreference.append(license) }
                 }
             default:
-                throw FieldpackError(
-                    path: path, "\(place) is not a cap (observations_per_taxon, photos_per_taxon, license_preference)")
+                break  // refused above
             }
         }
         return caps

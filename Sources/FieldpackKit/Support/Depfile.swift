@@ -7,7 +7,8 @@ public enum Depfile {
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
         // Dumps named by their time (`…T02:00:00Z.json`) are common. `;`, `|` and `=` cannot be
         // escaped (a recipe, order-only prerequisites, a variable): each is written `?`, a
-        // wildcard make expands to the file, which at worst also names a neighbour.
+        // wildcard make expands to the file, which at worst also names a neighbour; so are `[`,
+        // `]`, `*` and `?`, make's own wildcards, so that the name's glob matches the name.
         func escape(_ text: String, target: Bool) -> String {
             // By scalar: a combining mark after a space or `:` must not hide it in one Character.
             var escaped = String.UnicodeScalarView()
@@ -16,7 +17,8 @@ public enum Depfile {
                 case " ", "#", ":": escaped.append("\\"); escaped.append(scalar)
                 case "$": escaped.append("$"); escaped.append("$")
                 case "%" where target: escaped.append("\\"); escaped.append(scalar)
-                case ";", "|", "=": escaped.append("?")
+                // And make's own wildcards, which would otherwise glob with the `?`s beside them.
+                case ";", "|", "=", "[", "]", "*", "?": escaped.append("?")
                 default: escaped.append(scalar)
                 }
             }

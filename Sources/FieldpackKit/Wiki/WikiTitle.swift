@@ -54,15 +54,15 @@ public enum WikiTitle {
 
     /// A saved page's `<title>` without the wiki's name after it: `Kohlmeise – Wikipedia`,
     /// `Mésange charbonnière — Wikipédia`, `Большая синица — Википедия`, `大山雀 - 维基百科，自由的百科全书`.
-    /// The part after the last spaced dash goes when it names Wikipedia in one of its spellings.
+    /// The part after the last spaced dash (of any kind) goes when it names Wikipedia in one of
+    /// its spellings.
     public static func withoutSiteName(_ title: String) -> String {
         let names = ["wiki", "вики", "вікі", "ויקיפדיה", "ويكيبيديا", "维基", "維基", "ウィキペディア", "위키백과", "βικιπαίδεια", "विकिपीडिया"]
-        for separator in [" - ", " – ", " — "] {
-            guard let range = title.ranges(of: separator).last else { continue }
-            let site = title[range.upperBound...].lowercased()
-            if names.contains(where: { site.contains($0) }) { return String(title[..<range.lowerBound]) }
-        }
-        return title
+        // The last spaced dash of any of the three kinds ("Rock - Paper – Wikipedia").
+        let last = [" - ", " – ", " — "].compactMap { title.ranges(of: $0).last }.max { $0.lowerBound < $1.lowerBound }
+        guard let range = last else { return title }
+        let site = title[range.upperBound...].lowercased()
+        return names.contains(where: { site.contains($0) }) ? String(title[..<range.lowerBound]) : title
     }
 
     static func percentDecoded(_ text: String) -> String {
