@@ -157,6 +157,9 @@ import Testing
             "/data/inaturalist-open-data-2024-06/observations.csv", "/data/inaturalist-open-data-2024-07/observations.csv",
             "/srv/dumps/inaturalist_api_2024_07_15_observations_page_000001.json",
             "/srv/dumps/inaturalist_api_2024_07_15_observations_page_000002.json", "/in/taxa.json",
+            // Told apart only after their cut: at their start, or in their middle.
+            "/x/exportA_2024/observations.csv", "/x/exportB_2024/observations.csv",
+            "/d/page_000001_of_020000.json", "/d/page_010001_of_020000.json",
         ]
         let labels = BundleReport.fileLabels(paths)
         #expect(Set(labels).count == paths.count, "\(labels)")

@@ -239,18 +239,31 @@ public struct BundleReport {
     /// that tell each apart (two exports' `…/2024-06/observations.csv` and `…/2024-07/…`), kept
     /// by their end when longer than `limit` characters, where pages of one dump differ
     /// (`…page_000001.json`, `…page_000002.json`), so that they fit the chart's label column.
+    /// Labels that cutting made the same again keep some of their start too (`expor…ations.csv`),
+    /// and failing that are numbered.
     static func fileLabels(_ paths: [String], limit: Int = 20) -> [String] {
         let components = paths.map { $0.split(separator: "/").map(String.init) }
-        return components.map { parts in
+        let whole = components.map { parts -> String in
             var count = 1
-            func suffix(_ other: [String], _ count: Int) -> ArraySlice<String> { other.suffix(count) }
-            while count < parts.count,
-                  components.contains(where: { $0 != parts && suffix($0, count) == suffix(parts, count) }) {
+            while count < parts.count, components.contains(where: { $0 != parts && $0.suffix(count) == parts.suffix(count) }) {
                 count += 1
             }
-            let label = parts.suffix(count).joined(separator: "/")
-            return label.count > limit ? "…" + String(label.suffix(limit - 1)) : label
+            return parts.suffix(count).joined(separator: "/")
         }
+        func cut(_ label: String, head: Int) -> String {
+            guard label.count > limit else { return label }
+            return head == 0 ? "…" + String(label.suffix(limit - 1)) : String(label.prefix(head)) + "…" + String(label.suffix(limit - 1 - head))
+        }
+        var labels = whole.map { cut($0, head: 0) }
+        for (label, indexes) in Dictionary(grouping: labels.indices, by: { labels[$0] }) where indexes.count > 1 {
+            let group = indexes.map { whole[$0] }
+            if let head = (3...(limit - 4)).first(where: { head in Set(group.map { cut($0, head: head) }).count == group.count }) {
+                for index in indexes { labels[index] = cut(whole[index], head: head) }
+            } else {
+                for (number, index) in indexes.enumerated() { labels[index] = "\(String(label.prefix(limit - 4)))… \(number + 1)" }
+            }
+        }
+        return labels
     }
 
     /// How many files the findings chart draws: a dump of thousands of pages with findings in
