@@ -84,6 +84,37 @@ enum ShardedInput {
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+    /// Over the limit, a sharded job's error names the setting and says what to change, as
+    /// the unsharded run's does (the shards said "--max-reject-rate" to a make user).
+    @Test func aShardedJobOverTheLimitSaysWhatAnUnshardedRunSays() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("in.jsonl", [observationJSON(id: 1), observationJSON(id: "x"), observationJSON(id: 2)].joined(separator: "\n") + "\n")
+        func options(_ output: String, _ rejects: String) -> INatIngest.Options {
+            var options = INatIngest.Options(inputs: [input], output: output, rejects: rejects)
+            options.maxRejectRate = 0.1
+            options.maxRejectRateName = "pipeline's max_reject_rate"
+            options.maxRejectRateHint = "to allow more, raise it"
+            return options
+        }
+        let whole = try #require(throws: FieldpackError.self) {
+            try INatIngest(options: options(directory.file("records.jsonl"), directory.file("rejects.jsonl"))).run()
+        }
+        for index in 0..<2 {
+            var shard = options("", "")
+            shard.shard = try Shard(index: index, count: 2)
+            shard.outputFolder = IngestShardSummary.folder(base: directory.file("inat"), shard: shard.shard)
+            try INatIngest(options: shard).run()
+        }
+        let sharded = try #require(throws: FieldpackError.self) {
+            try DedupeShard(options: .init(
+                inat: directory.file("inat"), shard: try Shard(index: 0, count: 2), output: directory.file("d/records.jsonl"),
+                conflicts: directory.file("d/conflicts.json"))).run()
+        }
+        let reason = "1 of 3 records rejected (33.33%), over the pipeline's max_reject_rate of 10.0%"
+        #expect(whole.message.hasPrefix(reason) && whole.message.hasSuffix("; to allow more, raise it"), "\(whole)")
+        #expect(sharded.message.hasPrefix(reason) && sharded.message.hasSuffix("; to allow more, raise it"), "\(sharded)")
+    }
+
     @Test(arguments: [1, 4, 16])
     func aShardedBuildGivesTheUnshardedBundleByteForByte(shards: Int) throws {
         let inputsFolder = try TemporaryDirectory()

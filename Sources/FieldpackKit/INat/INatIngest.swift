@@ -285,11 +285,13 @@ public struct INatIngest {
                     prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
             }
             try output.commit(durable: true)
-            try IngestShardSummary(
+            var shardSummary = IngestShardSummary(
                 origin: Self.origin(options), shard: options.shard, unitCount: allUnits.count,
                 inputCount: inputs.count, maxRejectRate: options.maxRejectRate,
-                units: summary.files.indices.map { IngestShardSummary.Unit(position: positions[$0], file: units[$0].file, summary.files[$0]) }
-            ).write(to: summaryPath)
+                units: summary.files.indices.map { IngestShardSummary.Unit(position: positions[$0], file: units[$0].file, summary.files[$0]) })
+            shardSummary.maxRejectRateName = options.maxRejectRateName
+            shardSummary.maxRejectRateHint = options.maxRejectRateHint
+            try shardSummary.write(to: summaryPath)
             return summary
         }
         // The input records of the tables read in ranges, with the counts of all their ranges.

@@ -54,6 +54,10 @@ public struct IngestShardSummary: Sendable {
     public var unitCount: Int
     public var inputCount: Int
     public var maxRejectRate: Double
+    /// What the limit is called where it was set and what to change, for the error over it
+    /// (`INatIngest.Options.maxRejectRateName`, `maxRejectRateHint`): the same as an unsharded run's.
+    public var maxRejectRateName = "--max-reject-rate"
+    public var maxRejectRateHint: String? = nil
     public var units: [Unit]
 
     /// `<base>/shard-I-of-N`: ingest shard I's folder (and dedupe's, under its own base).
@@ -70,6 +74,8 @@ public struct IngestShardSummary: Sendable {
         out.key("units"); out.int(unitCount)
         out.key("inputs"); out.int(inputCount)
         out.key("max_reject_rate"); out.double(maxRejectRate)
+        out.key("max_reject_rate_name"); out.string(maxRejectRateName)
+        if let maxRejectRateHint { out.key("max_reject_rate_hint"); out.string(maxRejectRateHint) }
         out.key("read")
         out.beginArray()
         for unit in units {
@@ -143,8 +149,11 @@ public struct IngestShardSummary: Sendable {
                 salvaged: try int(unit["salvaged"], "salvaged"), findings: try int(unit["findings"], "findings"),
                 rejectsBytes: try int(unit["rejects_bytes"], "rejects_bytes"), stoppedAt: unit["stopped_at"]?.string))
         }
-        return IngestShardSummary(
+        var summary = IngestShardSummary(
             origin: origin, shard: shard, unitCount: try int(root["units"], "units"), inputCount: try int(root["inputs"], "inputs"),
             maxRejectRate: rate, units: units)
+        if let name = root["max_reject_rate_name"]?.string { summary.maxRejectRateName = name }
+        summary.maxRejectRateHint = root["max_reject_rate_hint"]?.string
+        return summary
     }
 }

@@ -62,7 +62,8 @@ public struct IngestShards: Sendable {
         }
         try INatIngest.judge(
             accepted: accepted, rejected: rejected, stopped: stopped, inputCount: summaries[0].inputCount,
-            maxRejectRate: summaries[0].maxRejectRate, rejects: rejects, unwritten: unwritten)
+            maxRejectRate: summaries[0].maxRejectRate, rejects: rejects, unwritten: unwritten,
+            limitName: summaries[0].maxRejectRateName, hint: summaries[0].maxRejectRateHint)
     }
 
     /// Partition `part` of every shard: `<base>/shard-I-of-N/part-<part>.jsonl`.
