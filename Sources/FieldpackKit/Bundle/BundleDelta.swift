@@ -1,6 +1,7 @@
 /// What changed since the previously shipped bundle, so the app downloads each new photo once
 /// and touches nothing that did not change: per kind (photos, taxa, observations, users,
-/// articles, destinations: every table whose rows the app keeps), the keys added, changed (any
+/// articles, destinations: the content the app keeps row by row; the display targets, their
+/// costs and tiers and the search index it takes whole), the keys added, changed (any
 /// column they share differs, or an observation's or taxon's photo list) and removed. Written as
 /// `delta.json` beside the bundle and counted in `bundle_info`. An article's id follows the
 /// titles, so a new article can shift others' ids: those articles, and the taxa and destinations

@@ -129,7 +129,7 @@ public struct BundleVerifier {
                     problem(Manifest.jsonName, "application_id is \(shown("application_id")), not fieldpack's \(Migrations.applicationID)")
                 }
                 if root["build_date"]?.string.flatMap(Timestamp.parse) == nil {
-                    problem(Manifest.jsonName, "build_date is \(shown("build_date")), not a date and time (YYYY-MM-DDTHH:MM:SSZ)")
+                    problem(Manifest.jsonName, "build_date is \(shown("build_date")), not a date (fieldpack writes YYYY-MM-DDTHH:MM:SSZ)")
                 }
             } else {
                 problem(Manifest.jsonName, "not a fieldpack manifest (invalid JSON or wrong format)")
