@@ -1,9 +1,9 @@
 /// Records that repeat across observations (their users, their taxa and the taxa's photos),
 /// collapsed within a chunk of input files: of the copies with the same id and the same content
 /// (everything but `seen`, the observation and the source) only the best-ranked is kept, which is
-/// the one dedupe would pick anyway; of copies that rank the same, the one whose source comes
-/// first (`RecordSource`), so that the copy a conflict report names survives whichever files
-/// share its chunk. Dedupe still sees every distinct variant, so the result is
+/// the one dedupe would pick anyway; of a photo's copies that rank the same, the one whose source
+/// comes first (`RecordSource`), so that the copy a conflict report names survives whichever
+/// files share its chunk. Dedupe still sees every distinct variant, so the result is
 /// the same, with far fewer records to write and read.
 ///
 /// Chunks are fixed runs of input files (or one byte range of a large file, `IngestUnits.chunks`),
@@ -46,8 +46,12 @@ struct Satellites {
     mutating func commit() {
         for (key, rank, source, bytes) in pending {
             if let slot = index[key] {
-                let kept = entries[slot]
-                if rank > kept.rank || (rank == kept.rank && RecordSource.precedes(source, kept.source, paths: paths)) {
+                // Sources decide only among a photo's copies (the conflict report names them);
+                // a user's or taxon's copies that tie are the same bytes, whichever is kept.
+                let keptRank = entries[slot].rank
+                if rank > keptRank
+                    || (key.kind == .photo && rank == keptRank && RecordSource.precedes(source, entries[slot].source, paths: paths))
+                {
                     entries[slot] = (rank, source, bytes)
                 }
             } else {

@@ -31,7 +31,7 @@ public enum RecordSource {
         if aIndex != bIndex {
             let aPath = aIndex.flatMap { paths[$0] } ?? ""
             let bPath = bIndex.flatMap { paths[$0] } ?? ""
-            if aPath != bPath { return Array(aPath.utf8).lexicographicallyPrecedes(Array(bPath.utf8)) }
+            if !aPath.utf8.elementsEqual(bPath.utf8) { return aPath.utf8.lexicographicallyPrecedes(bPath.utf8) }
         }
         return naturalOrder(aPlace, bPlace)
     }
