@@ -187,7 +187,7 @@ struct ArticleCleaner {
                 return target.map { .redirect(WikiTitle.normalize($0)) }
             }
             guard isDiv || node.named("table") else { return nil }
-            if let id = node.attribute("id"), String(cString: id) == "disambigbox" { return .disambiguation }
+            if let id = node.attribute("id"), cString(id, equals: "disambigbox") { return .disambiguation }
             return node.hasClass("dmbox-disambig") ? .disambiguation : nil
         }
 
