@@ -34,8 +34,9 @@ import Testing
     @Test(.enabled(if: binaries != nil))
     func theDepfileIsWrittenBeforeTheDatabase() throws {
         let directory = try TemporaryDirectory()
-        try directory.write("sizes.csv", "photo_id,tier,bytes\n10,small,18000\n")
-        let (deduped, pipeline) = try inputs(directory, pipeline: #"{"name": "epoch", "inat": ["unused"], "costs": {"measured_sizes": "sizes.csv"}}"#)
+        // Named as a path from where the tool runs (the repository root, as under make).
+        let sizes = try directory.write("sizes.csv", "photo_id,tier,bytes\n10,small,18000\n")
+        let (deduped, pipeline) = try inputs(directory, pipeline: #"{"name": "epoch", "inat": ["unused"], "costs": {"measured_sizes": "\#(sizes)"}}"#)
         // A non-empty folder where the database goes: its rename fails.
         let output = directory.file("content.sqlite")
         try directory.write("content.sqlite/blocker", "a folder, not a database")
