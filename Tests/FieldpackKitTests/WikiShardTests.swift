@@ -98,6 +98,31 @@ import Testing
         #expect(report["files_skipped"] as? Int == 1)
     }
 
+    /// A `.tar.gz` cut inside a member's data is one finding however many shards read it: a
+    /// shard that passed over that member met the cut at the next header, and told it as well.
+    @Test(arguments: [2, 3, 4])
+    func anArchiveCutInsideAMemberIsOneFindingInAnyNumberOfShards(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix(seed: 7)
+        var files: [String] = []
+        for index in 0..<5 {
+            // Text that hardly compresses, so that a cut of the compressed file falls in proportion.
+            let lines = (0..<40).map { line in
+                H.line("Bird \(index)-\(line)", H.parsoid((0..<60).map { _ in String(random.next() % 1_000_000, radix: 36) }.joined(separator: " ") + "."))
+            }
+            files.append("part-\(index).ndjson")
+            _ = try directory.write("members/part-\(index).ndjson", lines.joined(separator: "\n") + "\n")
+        }
+        let archive = try H.tarGz("dump.json.tar.gz", of: "members", files: files, in: directory)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        try bytes.prefix(bytes.count * 9 / 10).write(to: URL(fileURLWithPath: archive))
+        let (whole, merged) = try outputs([archive], wants: H.wants(["Bird 0-1", "Bird 4-39"]), count: shards, in: directory)
+        let report = try JSONSerialization.jsonObject(with: Data(whole.report.utf8)) as! [String: Any]
+        #expect(report["lines_rejected"] as? Int == 1, "\(whole.report)")
+        #expect(merged.report == whole.report, "\(merged.report)")
+        #expect(merged.articles == whole.articles)
+    }
+
     @Test(arguments: [1, 4, 16])
     func aLargeNDJSONFileSplitsByByteRange(shards: Int) throws {
         let directory = try TemporaryDirectory()

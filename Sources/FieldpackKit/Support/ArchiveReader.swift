@@ -144,6 +144,10 @@ final class ArchiveReader {
         return UnsafeRawBufferPointer(start: block, count: size)
     }
 
+    /// Whether the stream's damage lies inside the data of the member last named (a member a
+    /// reader passed over meets it only at the next header), not at or after its end.
+    var damageIsInCurrentMember: Bool { feed.damage != nil && feed.delivered < memberRange.upperBound }
+
     /// Damage libarchive took for the end of the stream, not yet reported: once (the member
     /// being read reports it).
     fileprivate func pendingDamage() -> StreamDamage? {
@@ -169,6 +173,8 @@ private final class ArchiveFeed {
     var failureReason: String? = nil
     /// Whether a member's reader met the damage (and so reported it).
     var reported = false
+    /// The bytes given to libarchive so far: where the damage is, once there is damage.
+    var delivered = 0
     /// Whether damage (a truncated or corrupt stream) reaches libarchive as the stream's end
     /// instead of a failed read; the member being read then throws it once it has given every
     /// byte before it (`MemberSource`), or the next member's header does. libarchive reads ahead
@@ -189,7 +195,9 @@ private final class ArchiveFeed {
         do {
             while true {
                 do {
-                    return try source.read(into: buffer)
+                    let count = try source.read(into: buffer)
+                    delivered += count
+                    return count
                 } catch let error as StreamDamage where error.failedMember != nil {
                     // Only a trailer's check failed: noted, and the next member read on.
                     note(error)

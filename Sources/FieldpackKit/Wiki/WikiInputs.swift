@@ -91,8 +91,12 @@ extension WikiStage {
             do {
                 next = try archive.nextMember()
             } catch let damage as StreamDamage {
-                // The damage is where the next member would start: that member's shard tells it.
-                let owner = archive.isTar ? share.owns(member: members, file: position) : whole
+                // The damage is where the next member would start, and that member's shard tells
+                // it; or inside the data of the member just passed over, and that member's shard
+                // tells it (its reader met it, or it too passed over a member it did not read).
+                // Told by the next member's shard as well, one damage was two findings.
+                let member = archive.isTar && members > 0 && archive.damageIsInCurrentMember ? members - 1 : members
+                let owner = archive.isTar ? share.owns(member: member, file: position) : whole
                 if owner { reject(Finding(path: input, reason: damage.message), counting: reading.counting, into: &run) }
                 break
             }
