@@ -62,9 +62,10 @@ public struct PipelineTemplate: Sendable {
     /// alone, with its modification time, so make reruns nothing.
     ///
     /// The SHA-256 of what it wrote is kept beside it (`.NAME.written-sha256`): a file whose
-    /// bytes are no longer those, that is one edited by hand since (the README says to edit
-    /// it), is not written over, and the error says what to do instead. A file with no such
-    /// record (written before there was one) is written as before.
+    /// bytes are no longer those, that is one edited by hand since, is not written over, and the
+    /// error says what to do instead (copy it under a name of its own). A file with no such
+    /// record (written before there were records) is written as before: whether it was edited
+    /// cannot be known.
     ///
     /// - Returns: whether the file was written.
     @discardableResult
