@@ -150,6 +150,23 @@ import Testing
         #expect(BundleReport.chartedFiles(few).map(\.values) == few.map(\.counts))
     }
 
+    /// A bar's value text ends inside the chart, however long it is: the longest bar leaves it
+    /// room ("1 234 576 obs · 12 351 taxa" ran past the edge at realistic counts).
+    @Test func aBarsValueTextEndsInsideTheChart() throws {
+        let rows: [(label: String, value: Int64, text: String)] = [
+            ("Aves", 1_234_576, "1 234 576 obs · 12 351 taxa"), ("Insecta", 600_000, "600 000 obs · 9 000 taxa"),
+        ]
+        let svg = SVGChart.bars("Observations per iconic taxon", rows)
+        let pattern = try NSRegularExpression(pattern: #"<text x="(\d+)" y="\d+" class="value">([^<]*)</text>"#)
+        let matches = pattern.matches(in: svg, range: NSRange(svg.startIndex..., in: svg))
+        #expect(matches.count == rows.count)
+        for match in matches {
+            let x = Int(svg[Range(match.range(at: 1), in: svg)!])!
+            let text = String(svg[Range(match.range(at: 2), in: svg)!])
+            #expect(x + text.count * SVGChart.valueCharacterWidth <= SVGChart.width, "\(text) at \(x)")
+        }
+    }
+
     /// Chart labels tell files apart: two exports' tables of one name, a dump's pages whose
     /// names differ only at their end; each fits the label column (20 characters).
     @Test func fileLabelsTellEveryFileApartAndFitTheChart() {

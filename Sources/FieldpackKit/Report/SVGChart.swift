@@ -4,11 +4,17 @@
 enum SVGChart {
     static let palette = ["#2f6f4f", "#d08c2c", "#3f6fb5", "#b5473f", "#7a5aa6", "#4a9a9a", "#9a8a3a", "#8a8a8a"]
     static let width = 720
+    /// The widest a value text's character is drawn, in px (its font is 12 px: digits and most
+    /// letters are 7 px or less).
+    static let valueCharacterWidth = 7
 
     /// One bar per row, its value printed after it.
     static func bars(_ title: String, _ rows: [(label: String, value: Int64, text: String)], color: String = palette[0]) -> String {
         let labelWidth = 230, rowHeight = 24, top = 8
-        let barSpace = width - labelWidth - 110
+        // Room after the longest bar for the longest value text (about 7 px a character at the
+        // chart's size): "1 234 576 obs · 12 351 taxa" ran past the chart's edge.
+        let longestText = rows.map { $0.text.count }.max() ?? 0
+        let barSpace = max(120, width - labelWidth - max(110, 6 + longestText * Self.valueCharacterWidth))
         let maximum = max(1, rows.map(\.value).max() ?? 1)
         let height = top * 2 + rowHeight * max(1, rows.count)
         var svg = open(title, height: height)
