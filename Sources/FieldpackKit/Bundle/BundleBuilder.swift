@@ -234,16 +234,24 @@ public struct BundleBuilder {
             throw error.building(options.output)
         }
         trace.mark("analyze, vacuum into (beside the search index's integrity-check)")
+        // The files beside the database are written to their temp files first (a full disk fails
+        // here, before anything is published) and put in place right after the database: a run
+        // that fails before leaves the last build's set as it was, never new provenance or a new
+        // delta beside the old database, nor the old ones beside a new one.
+        var beside: [AtomicOutput] = []
+        for (path, text) in [
+            (options.inputsFile, inputsJSON), (options.delta, deltaJSON), (options.costsReport, summary.report?.json),
+        ] {
+            guard let path, let text else { continue }
+            let output = try AtomicOutput(path: path)
+            try output.write(text)
+            try output.flush()
+            beside.append(output)
+        }
         // fieldpack-manifest runs integrity_check and the rest before it publishes the bundle folder.
         try files.publishCopy()
         trace.mark("publish")
-        // The files beside the database, once it is published: a run that fails before leaves
-        // the last build's set as it was, never new provenance beside the old database.
-        if let path = options.inputsFile, let inputsJSON { try AtomicOutput.write(inputsJSON, to: path) }
-        if let path = options.delta, let deltaJSON { try AtomicOutput.write(deltaJSON, to: path) }
-        if let path = options.costsReport, let report = summary.report {
-            try AtomicOutput.write(report.json, to: path)
-        }
+        for output in beside { try output.commit() }
         summary.bytes = FileSystem.size(options.output) ?? 0
         return summary
     }
