@@ -170,14 +170,12 @@ import Testing
         inputs: [String], selection: Selection, policy: ShippingPolicy, measured: [Int64], shards count: Int, tableRangeBytes: Int? = nil
     ) throws -> (bundle: Data, costsReport: String) {
         let split = try TemporaryDirectory()
-        for index in 0..<count {
+        try ingestShards(count: count, base: split.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
-            ingest.shard = try Shard(index: index, count: count)
-            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
             ingest.selection = selection
             ingest.measuredPhotos = measured
             if let tableRangeBytes { ingest.tableRangeBytes = tableRangeBytes }
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         var parts: [String] = []
         for index in 0..<count {

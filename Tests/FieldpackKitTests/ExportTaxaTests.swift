@@ -110,13 +110,10 @@ import Testing
         #expect(try text(pruning.file("spilled.jsonl")) == (try text(built.deduped)))
         let split = try TemporaryDirectory()
         var parts: [String] = []
-        for index in 0..<2 {
-            let shard = try Shard(index: index, count: 2)
+        try ingestShards(count: 2, base: split.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
-            ingest.shard = shard
-            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: shard)
             ingest.selection = selection
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         for index in 0..<2 {
             let shard = try Shard(index: index, count: 2)

@@ -88,13 +88,11 @@ import Testing
 
     /// N ingest shards (byte ranges of 400 bytes), N dedupe shards, the bundle over the N parts.
     static func sharded(_ inputs: [String], count: Int, in directory: TemporaryDirectory) throws -> Built {
-        for index in 0..<count {
+        try ingestShards(count: count, base: directory.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
             ingest.maxRejectRate = 1
-            ingest.shard = try Shard(index: index, count: count)
-            ingest.outputFolder = IngestShardSummary.folder(base: directory.file("inat"), shard: ingest.shard)
             ingest.rangeBytes = 400
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         var parts: [String] = []
         for index in 0..<count {

@@ -48,13 +48,11 @@ enum ShardedInput {
 
     /// Every ingest shard, then every dedupe shard, then the bundle over the N parts.
     static func sharded(_ inputs: [String], count: Int, rangeBytes: Int = 1500, in directory: TemporaryDirectory) throws -> String {
-        for index in 0..<count {
+        try ingestShards(count: count, base: directory.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
             ingest.maxRejectRate = rate
-            ingest.shard = try Shard(index: index, count: count)
-            ingest.outputFolder = IngestShardSummary.folder(base: directory.file("inat"), shard: ingest.shard)
             ingest.rangeBytes = rangeBytes
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         var parts: [String] = []
         for index in 0..<count {
@@ -99,12 +97,7 @@ enum ShardedInput {
         let whole = try #require(throws: FieldpackError.self) {
             try INatIngest(options: options(directory.file("records.jsonl"), directory.file("rejects.jsonl"))).run()
         }
-        for index in 0..<2 {
-            var shard = options("", "")
-            shard.shard = try Shard(index: index, count: 2)
-            shard.outputFolder = IngestShardSummary.folder(base: directory.file("inat"), shard: shard.shard)
-            try INatIngest(options: shard).run()
-        }
+        try ingestShards(count: 2, base: directory.file("inat")) { _ in options("", "") }
         let sharded = try #require(throws: FieldpackError.self) {
             try DedupeShard(options: .init(
                 inat: directory.file("inat"), shard: try Shard(index: 0, count: 2), output: directory.file("d/records.jsonl"),
@@ -145,12 +138,10 @@ enum ShardedInput {
         let inputsFolder = try TemporaryDirectory()
         let inputs = try ShardedInput.write(in: inputsFolder)
         let split = try TemporaryDirectory()
-        for index in 0..<2 {
+        try ingestShards(count: 2, base: split.file("inat")) { index in
             var ingest = INatIngest.Options(inputs: index == 0 ? inputs : Array(inputs.dropLast()), output: "", rejects: "")
             ingest.maxRejectRate = Self.rate
-            ingest.shard = try Shard(index: index, count: 2)
-            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         let error = try #require(throws: FieldpackError.self) {
             try DedupeShard(options: .init(
@@ -172,13 +163,11 @@ enum ShardedInput {
         _ = try Self.sharded(inputs, count: 2, in: split)
         // The next job: other inputs, ingested again; dedupe shard 0 fails (its conflicts report
         // cannot be written), shard 1 succeeds.
-        for index in 0..<2 {
+        try ingestShards(count: 2, base: split.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: Array(inputs.dropLast()), output: "", rejects: "")
             ingest.maxRejectRate = Self.rate
-            ingest.shard = try Shard(index: index, count: 2)
-            ingest.outputFolder = IngestShardSummary.folder(base: split.file("inat"), shard: ingest.shard)
             ingest.rangeBytes = 1500
-            try INatIngest(options: ingest).run()
+            return ingest
         }
         let parts = try (0..<2).map { IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: $0, count: 2)) + "/records.jsonl" }
         let blocker = try split.write("blocker", "a file, not a folder")

@@ -150,6 +150,17 @@ package func ingestAndDedupe(
     return try Dedupe(options: dedupe).run()
 }
 
+/// Every ingest shard of `count` (`fieldpack-inat --shard I/N --output-folder`), each run with
+/// the options `options` gives for its index, its shard and its folder under `base` set.
+package func ingestShards(count: Int, base: String, _ options: (Int) -> INatIngest.Options) throws {
+    for index in 0..<count {
+        var ingest = options(index)
+        ingest.shard = try Shard(index: index, count: count)
+        ingest.outputFolder = IngestShardSummary.folder(base: base, shard: ingest.shard)
+        try INatIngest(options: ingest).run()
+    }
+}
+
 /// The sample pipeline's shipping policy: the commercial licences, three display targets, the
 /// measured sizes file (its path, relative to the repository root, made absolute).
 package func samplePolicy() throws -> ShippingPolicy {
