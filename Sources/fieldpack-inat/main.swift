@@ -121,7 +121,7 @@ command.main { arguments in
             : "to allow more, raise \"max_reject_rate\" in \(pipelinePath)"
     }
     if let text = arguments.value("open-data-date") {
-        guard let date = OpenDataDate.parse(text) else { throw UsageError("--open-data-date \(Timestamp.dayProblem(text))") }
+        guard let date = Timestamp.day(text) else { throw UsageError("--open-data-date \(Timestamp.dayProblem(text))") }
         openDataDate = date
     }
     options.openDataDate = openDataDate

@@ -349,9 +349,9 @@ import Testing
         #expect(planned.keptRows == 4)
         // Kept at the archive's date (the loose tables' is 2024-11-27), and only the kept ones.
         let (kept, removed) = (Array(u[0].utf8).withUnsafeBytes { ObservationUUID($0)! }, Array(u[1].utf8).withUnsafeBytes { ObservationUUID($0)! })
-        #expect(planned.keepsLink(to: kept, date: OpenDataDate.parse("2025-03-01")))
-        #expect(!planned.keepsLink(to: removed, date: OpenDataDate.parse("2025-03-01")))
-        #expect(!planned.keepsLink(to: kept, date: OpenDataDate.parse("2026-01-01")))
+        #expect(planned.keepsLink(to: kept, date: Timestamp.day("2025-03-01")))
+        #expect(!planned.keepsLink(to: removed, date: Timestamp.day("2025-03-01")))
+        #expect(!planned.keepsLink(to: kept, date: Timestamp.day("2026-01-01")))
     }
 
     /// The export as iNaturalist publishes it, one `.tar.gz`, is pruned as its tables loose
@@ -519,7 +519,7 @@ import Testing
         let planned = try #require(try ExportLinkPruning.plan(inputs: inputs, selection: box, openDataDate: nil, scratch: directory.path, workers: 2))
         #expect(planned.keptRows == 2)
         #expect(planned.kept.byteCount == 64)
-        let date = OpenDataDate.parse("2024-11-27")
+        let date = Timestamp.day("2024-11-27")
         let (kept, removed) = (Array(Self.uuids[0].utf8).withUnsafeBytes { ObservationUUID($0)! }, Array(Self.uuids[1].utf8).withUnsafeBytes { ObservationUUID($0)! })
         #expect(planned.keepsLink(to: kept, date: date))
         #expect(!planned.keepsLink(to: removed, date: date))

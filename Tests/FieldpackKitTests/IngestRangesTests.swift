@@ -20,7 +20,7 @@ import Testing
         options.rangeBytes = rangeBytes
         options.tableRangeBytes = rangeBytes
         options.workers = workers
-        options.openDataDate = OpenDataDate.parse("2024-11-27")
+        options.openDataDate = Timestamp.day("2024-11-27")
         return try INatIngest(options: options).run()
     }
 

@@ -17,7 +17,7 @@ import Testing
     ) throws -> (records: [[String: Any]], summary: INatIngest.Summary) {
         var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         options.maxRejectRate = 1
-        options.openDataDate = date.flatMap(OpenDataDate.parse)
+        options.openDataDate = date.flatMap(Timestamp.day)
         let summary = try INatIngest(options: options).run()
         return (try recordLines(directory.file("records.jsonl")), summary)
     }

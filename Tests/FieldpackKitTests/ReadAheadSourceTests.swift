@@ -189,7 +189,7 @@ import Testing
         var outputs: [[String]] = []
         for input in [plain, gzipped] {
             var options = INatIngest.Options(inputs: [input], output: directory.file("r.jsonl"), rejects: directory.file("x.jsonl"))
-            options.openDataDate = OpenDataDate.parse("2024-11-27")
+            options.openDataDate = Timestamp.day("2024-11-27")
             options.maxRejectRate = 1
             _ = try INatIngest(options: options).run()
             // The records but their input line (its name, size and digest differ), and the rejects.

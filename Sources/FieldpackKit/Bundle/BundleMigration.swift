@@ -59,7 +59,8 @@ public struct BundleMigration {
             try FileSystem.copyContents(of: source, into: files.publish)
             try files.publishCopy()
             summary.to = summary.from
-            summary.fingerprint = try SchemaFingerprint.compute(try Database(path: options.output, mode: .immutable))
+            // `checkSource` proved the source's fingerprint is its version's golden one.
+            summary.fingerprint = Migrations.goldenFingerprints[summary.from] ?? ""
             return summary
         }
         let scratch = files.scratch

@@ -113,7 +113,7 @@ package enum FuzzEntry {
     }()
 
     /// The loose tables' export date (`open_data_date`): 2024-11-27.
-    static let exportDate = OpenDataDate.parse("2024-11-27")
+    static let exportDate = Timestamp.day("2024-11-27")
 
     /// The tables of an `exportPruning` input: its parts apart by a line `%%`, at most four.
     static func exportTables(_ bytes: [UInt8]) -> [[UInt8]] {

@@ -155,7 +155,7 @@ public enum OpenDataDate {
                 if digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                     let text = String(decoding: digits, as: UTF8.self)
                     let iso = "\(text.prefix(4))-\(text.dropFirst(4).prefix(2))-\(text.suffix(2))"
-                    if let millis = parse(iso) { found = millis }
+                    if let millis = Timestamp.day(iso) { found = millis }
                 }
             }
             index += 1
@@ -166,7 +166,4 @@ public enum OpenDataDate {
     /// The date of the rows of `member` of the export's tar archive at `path`: its own name's, else
     /// the archive's.
     static func of(member: String, inArchive path: String) -> Int64? { of(member) ?? of(path) }
-
-    /// `YYYY-MM-DD` (the pipeline's `open_data_date`) as Unix ms at 00:00 UTC; nil if malformed.
-    public static func parse(_ text: String) -> Int64? { Timestamp.day(text) }
 }

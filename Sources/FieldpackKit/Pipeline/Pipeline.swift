@@ -86,7 +86,7 @@ public struct Pipeline: Sendable {
             guard let text = value.string else {
                 throw FieldpackError(path: path, "\"open_data_date\" must be a date YYYY-MM-DD (the open-data export's date)")
             }
-            guard let date = OpenDataDate.parse(text) else {
+            guard let date = Timestamp.day(text) else {
                 throw FieldpackError(path: path, "\"open_data_date\" \(Timestamp.dayProblem(text))")
             }
             openDataDate = date
