@@ -119,17 +119,6 @@ import Testing
         #expect(pipeline.name == "ok" && pipeline.shipping.targets.count == 1 && pipeline.destinations.count == 1)
         #expect(pipeline.selection?.caps.photosPerTaxon == 2 && pipeline.selection?.observedFrom == "2024-01-01")
     }
-
-    @Test func aPipelineThatIsNotJSONIsRefusedAtItsFirstLineWithTheParsersReason() throws {
-        let directory = try TemporaryDirectory()
-        let path = try directory.write("bad.json", #"{"name": "ok", "inat": "#)
-        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
-        #expect(error.path == path)
-        #expect(error.line == 1)
-        // fieldpack's words, then simdjson's reason (its wording is the library's, not checked here).
-        let prefix = "pipeline is not valid JSON: "
-        #expect(error.message.hasPrefix(prefix) && error.message.count > prefix.count, "\(error.message)")
-    }
 }
 
 @Suite struct TimestampTests {

@@ -53,7 +53,7 @@ public struct Pipeline: Sendable {
             do {
                 return try parser.parse(buffer)
             } catch {
-                throw FieldpackError(path: path, line: 1, "pipeline is not valid JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")")
+                throw FieldpackError.notJSON(path, buffer.bytes, "pipeline is not valid JSON", error)
             }
         }()
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }

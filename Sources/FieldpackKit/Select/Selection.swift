@@ -150,7 +150,7 @@ public struct Selection: Sendable, Equatable {
         do {
             root = try parser.parse(buffer)
         } catch {
-            throw FieldpackError(path: resolved, line: 1, "not valid JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")")
+            throw FieldpackError.notJSON(resolved, buffer.bytes, "not valid JSON", error)
         }
         return try withExtendedLifetime(parser) { try GeoJSON.polygons(root, place: "the file's root", path: resolved) }
     }

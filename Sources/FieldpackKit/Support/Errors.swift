@@ -6,20 +6,24 @@ public struct FieldpackError: Error, CustomStringConvertible, Sendable {
     public var path: String?
     /// The 1-based line in `path`, if known.
     public var line: Int?
+    /// The 1-based column in `line`, in characters, if known.
+    public var column: Int?
     public var message: String
 
-    public init(path: String? = nil, line: Int? = nil, _ message: String) {
+    public init(path: String? = nil, line: Int? = nil, column: Int? = nil, _ message: String) {
         self.path = path
         self.line = line
+        self.column = column
         self.message = message
     }
 
-    /// `path:line: error: message`, the way compilers print.
+    /// `path:line:column: error: message`, the way compilers print.
     public var description: String {
         var prefix = ""
         if let path {
             prefix = path
             if let line { prefix += ":\(line)" }
+            if line != nil, let column { prefix += ":\(column)" }
             prefix += ": "
         }
         return "\(prefix)error: \(message)"
