@@ -143,6 +143,28 @@ import Testing
         #expect(try ids("SELECT photo_id FROM observation_photos ORDER BY photo_id", in: database3) == [601, 602])
     }
 
+    /// One photo in two observations of a taxon counts for both: a cap of three on a taxon of
+    /// three distinct photos removes nothing, with a minimum of two. The shared photo (702),
+    /// taken for the newer observation, is the older one's first, so the older one needs one
+    /// place more, not two (it was cut, then removed as short). A cap of two still ships one
+    /// observation whole; with a third observation of its own two photos, the third waits.
+    @Test(arguments: [(3, [71, 72], [701, 702, 703]), (2, [71], [701, 702]), (4, [71, 72], [701, 702, 703])])
+    func aPhotoSharedByTwoObservationsCountsForBothUnderTheCapsMinimum(cap: Int, kept: [Int], photos: [Int]) throws {
+        let directory = try TemporaryDirectory()
+        var selection = Selection()
+        selection.caps.photosPerTaxon = cap
+        selection.minimumPhotos = 2
+        let observations = [
+            Observation(id: 71, observed: "2024-06-01", photos: [(701, "cc0"), (702, "cc0")]),
+            Observation(id: 72, observed: "2024-01-01", photos: [(702, "cc0"), (703, "cc0")]),
+        ]
+        let (database, summary) = try build(observations, selection, in: directory)
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == kept)
+        #expect(try ids("SELECT id FROM photos ORDER BY id", in: database) == photos)
+        #expect((summary.selection?.removed["photo_cap"] ?? 0) == (kept.count == 2 ? 0 : 1))
+        #expect(try ids("SELECT count(*) FROM photos", in: database)[0] <= cap)
+    }
+
     @Test func placesKeepObservationsInsideABoxOrAPolygonAndObscuredOnesFollowTheStatedRule() throws {
         let observations = [
             Observation(id: 31, location: "50.5,4.25"),              // in the box

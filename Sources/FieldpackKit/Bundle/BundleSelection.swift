@@ -38,6 +38,13 @@ struct BundleSelection {
     /// observations that can ship: taken one at a time in rank, the photos could leave every
     /// observation of a taxon one short and the taxon with none (two observations of two photos,
     /// a cap of two, a minimum of two). With a minimum of one or none this is the plain rank.
+    ///
+    /// A photo can be linked by several observations of the taxon (one photo in two
+    /// observations). Taken, it counts for each: an observation it reaches first holds only the
+    /// places the rest of its minimum needs (none, if the shared photos already make it), paid
+    /// then if the cap has them; a photo that fills the places of several observations uses one
+    /// place, and the others go back to the cap. Places paid always cover the photos taken and
+    /// the places held, so the cap is never passed.
     private func capPhotos(_ links: Statement, cap: Int, minimum: Int) throws {
         let cut = try database.prepare("INSERT OR IGNORE INTO select_photo_cut (taxon, photo) VALUES (?, ?)")
         let places = max(1, minimum)
@@ -45,22 +52,44 @@ struct BundleSelection {
         var left = 0
         /// The places each observation the cap reached still holds for its next photos.
         var holding: [String: Int] = [:]
+        /// The photos taken so far that each observation links.
+        var taken: [String: Int] = [:]
         var photo: (taxon: Int64, id: Int64, observations: [String])? = nil
         func decide() throws {
             guard let (taxonID, id, observations) = photo else { return }
-            let reached = observations.filter { holding[$0] != nil }
-            if reached.contains(where: { holding[$0]! > 0 }) {
-                // A place held for it: every reached observation it links has one place less to fill.
-                for key in reached where holding[key]! > 0 { holding[key]! -= 1 }
-            } else if !reached.isEmpty, left >= 1 {
-                left -= 1
-            } else if reached.isEmpty, left >= places {
-                left -= places
-                holding[observations[0]] = places - 1
+            let held = observations.filter { (holding[$0] ?? 0) > 0 }
+            // What taking it costs the cap, and the observation it starts, if any.
+            let cost: Int
+            var starts: String? = nil
+            if !held.isEmpty {
+                // Paid already, once for each observation whose places it fills: one is used.
+                cost = 1 - held.count
+            } else if observations.contains(where: { holding[$0] != nil }) {
+                cost = 1
             } else {
+                // None reached: it starts the one (in rank) that is nearest its minimum.
+                let need = { (key: String) in max(1, places - taken[key, default: 0]) }
+                let first = observations.min { need($0) < need($1) }!
+                (cost, starts) = (need(first), first)
+            }
+            guard cost <= left else {
                 try cut.bind(taxonID, at: 1)
                 try cut.bind(id, at: 2)
                 try cut.run()
+                return
+            }
+            left -= cost
+            for key in held { holding[key]! -= 1 }
+            if let starts { holding[starts] = cost - 1 }
+            for key in observations { taken[key, default: 0] += 1 }
+            // The observations it reaches first through a photo another paid for: the places the
+            // rest of their minimum needs, while the cap has them.
+            for key in observations where holding[key] == nil {
+                let need = max(0, places - taken[key]!)
+                if need <= left {
+                    left -= need
+                    holding[key] = need
+                }
             }
         }
         while try links.step() {
@@ -71,7 +100,7 @@ struct BundleSelection {
             }
             try decide()
             if rowTaxon != taxon {
-                (taxon, left, holding) = (rowTaxon, cap, [:])
+                (taxon, left, holding, taken) = (rowTaxon, cap, [:], [:])
             }
             photo = (rowTaxon, rowPhoto, [key])
         }
