@@ -49,11 +49,32 @@ import Testing
         let photos = try records(directory, kind: "photo")
         #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 18)
         #expect(photos.filter { $0["ctx"] as? String == "taxon" }.count == 5)
-        // 70118 is in both files: the search result has no taxon photos, the by-id response has 5.
+        // 70118 is in both files: the search result has no list (null, not empty), the by-id
+        // response has 5.
         let copies = taxa.filter { $0["id"] as? Int == 70118 }.map { ($0["photos"] as? [Int])?.count }
-        #expect(copies == [0, 5])
+        #expect(copies == [nil, 5])
         // preferred_common_name is absent, not null, on most search results: it reads as null.
         #expect(taxa.filter { $0["preferred_common_name"] is NSNull }.count >= 27)
+    }
+
+    /// A taxon in a `/v1/taxa` search page and in its `/v1/taxa/{id}` response ships its five
+    /// taxon photos linked, whichever input comes first: the search copy said it had an empty
+    /// list, and won dedupe (neither copy is dated), so the bundle shipped the photos unlinked.
+    @Test(arguments: [false, true])
+    func aTaxaSearchResultDoesNotEmptyTheTaxonPhotosOfItsByIDCopy(reversed: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = ["\(samplesRoot)/pyinaturalist/v1/get_taxa.json", "\(samplesRoot)/pyinaturalist/v1/get_taxa_by_id.json"]
+        var policy = try samplePolicy()
+        policy.licenses = Set(License.allCases)
+        let bundle = try buildBundle(inputs: reversed ? inputs.reversed() : inputs, in: directory, policy: policy)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+        #expect(try database.int("SELECT count(*) FROM taxon_photos WHERE taxon_id = 70118") == 5)
+        // Every photo shipped is reached from a row: none is left unlinked.
+        #expect(try database.int("""
+            SELECT count(*) FROM photos WHERE id NOT IN (SELECT photo_id FROM taxon_photos)
+                AND id NOT IN (SELECT default_photo_id FROM taxa WHERE default_photo_id IS NOT NULL)
+                AND id NOT IN (SELECT photo_id FROM observation_photos)
+            """) == 0)
     }
 
     @Test func reSerialisedObservationWithNullTaxonAndNoCoordinatesIngests() throws {

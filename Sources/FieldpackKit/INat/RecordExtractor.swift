@@ -259,8 +259,10 @@ struct RecordExtractor {
         record.wikipediaURL = field { () throws(RecordError) in try taxon.text("wikipedia_url") }
         record.isActive = field { () throws(RecordError) in try taxon.bool("is_active") }
         record.defaultPhoto = defaultPhoto?.id
-        // A species count's taxon lists no photos unless it says so (it is a search copy).
-        if observationID == nil && (speciesCount == nil || taxon.value("taxon_photos") != nil) {
+        // A taxon lists its photos only when it says so: `/v1/taxa/{id}` does; a search result of
+        // `/v1/taxa` or a species count's taxon is a search copy without the list, and an empty
+        // list from it won over the by-id copy's in dedupe, which then shipped the photos unlinked.
+        if observationID == nil && taxon.value("taxon_photos") != nil {
             record.photos = taxonPhotos.map(\.id)
         }
         record.seen = ownSeen
