@@ -31,7 +31,10 @@ public struct CostModel: Sendable, Equatable {
     /// An iNaturalist photo is served in every tier; a remote photo only as the one URL it came
     /// with (`tier` nil), at its own size.
     public func estimate(original: PixelSize?, target: DisplayTarget, remote: Bool = false) -> PhotoCost {
-        let known = original.flatMap { $0.width > 0 && $0.height > 0 ? $0 : nil }
+        // Ingest drops sides past the largest image; a records file edited since is not trusted
+        // to have none (their products overflow).
+        let side = 1...Int(PhotoRecord.maximumSide)
+        let known = original.flatMap { side.contains($0.width) && side.contains($0.height) ? $0 : nil }
         let source = known ?? assumedOriginal
         var chosen: PhotoTier? = .original
         var upscaled = true

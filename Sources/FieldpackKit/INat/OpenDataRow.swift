@@ -430,8 +430,8 @@ final class OpenDataRow {
             throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
         }
         let seen = self.seen
-        let width = positiveID(c.width, "width")
-        let height = positiveID(c.height, "height")
+        let width = photoSide(c.width, "width")
+        let height = photoSide(c.height, "height")
         var position = nonNegative(c.position, "position")
         let link = text(c.observationUUID, "observation_uuid")
         let observation = ObservationUUID(link)
@@ -605,6 +605,16 @@ final class OpenDataRow {
         if let id = id(index) { return id }
         drop(name, "is \"\(String(decoding: value, as: UTF8.self))\", expected a positive integer")
         return nil
+    }
+
+    /// A photo's width or height: a positive integer up to `PhotoRecord.maximumSide`.
+    private func photoSide(_ index: Int, _ name: String) -> Int64? {
+        guard let side = positiveID(index, name) else { return nil }
+        guard side <= PhotoRecord.maximumSide else {
+            drop(name, "is \(side), expected 1 to \(PhotoRecord.maximumSide) pixels")
+            return nil
+        }
+        return side
     }
 
     private func nonNegative(_ index: Int, _ name: String) -> Int64? {

@@ -1,6 +1,11 @@
 /// A photo, as ingest writes it (one per appearance: in an observation, as a taxon's default
 /// photo, among a taxon's photos) and the bundle loads it into `photos` once it may ship.
 public struct PhotoRecord {
+    /// The largest side a photo's stored dimensions may give, in pixels: JPEG's and WebP's limit
+    /// (65,535). A larger one, or zero, is not a size: the dimensions are dropped as unknown
+    /// (a 4,000,000,000-pixel side overflowed the costs' arithmetic).
+    public static let maximumSide: Int64 = 65_535
+
     public enum Column: Int, RecordColumnSet {
         /// The photo id: a photo's identity (never its URL).
         case id = 1
