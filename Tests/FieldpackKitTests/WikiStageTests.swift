@@ -119,6 +119,25 @@ import Testing
         #expect(reasons.contains { $0.hasPrefix("cut.ndjson.gz:4: truncated: ") }, "\(reasons)")
     }
 
+    /// The sample Enterprise dump with one bit flipped near its start: the gzip stream inflates
+    /// to noise before the damage is met, and that noise is not "binary data, not a dump" to
+    /// skip (the stage passed with every article missing): the file is rejected, and the reject
+    /// limit stops the stage.
+    @Test func aDumpDamagedBeforeItsContentCanBeToldIsRejectedNotSkipped() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: "\(repositoryRoot)/sample-data/wiki/enwiki-NS0-20261101-ENTERPRISE-HTML.json.tar.gz"))
+        bytes[100] ^= 4
+        let path = directory.file("flipped.json.tar.gz")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let output = try run([path], wants: wants(["Great tit"]), in: directory)
+        #expect(output.report["files_skipped"] as? Int == 0)
+        let finding = try #require(output.rejects.first)
+        #expect(finding["kind"] as? String == "rejected" && finding["file"] as? String == path)
+        #expect((finding["reason"] as? String)?.hasPrefix("gzip data is corrupt") == true, "\(finding)")
+        let error = try #require(throws: FieldpackError.self) { try run([path], wants: wants(["Great tit"]), in: directory, maxRejectRate: 0.2) }
+        #expect(error.message.contains("1 of 1 dump lines rejected"), "\(error)")
+    }
+
     /// A gzip dump whose stream breaks between two lines (its second gzip member cut short after
     /// its header, so no line is left half) is damage, never an end of file: the lines before it
     /// are read, and the cut is a finding at the line that would have come next. The first

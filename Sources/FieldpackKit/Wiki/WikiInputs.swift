@@ -122,7 +122,15 @@ extension WikiStage {
             case .html where ownsWhole:
                 try page(reader, source: name, fileName: archive.isTar ? member : input, checks: checks, reading, into: &run)
             case .other(let looks) where ownsWhole:
-                skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
+                if let damage = reader.damage {
+                    // Damage inside the bytes that tell what the file is: what came out is not the
+                    // file (a corrupt gzip stream inflates to noise), so it is rejected, never
+                    // skipped as a file that holds no articles (the stage then shipped none).
+                    reject(Finding(path: name, reason: "\(damage.message): damaged before what it holds could be told, so it is rejected"),
+                           counting: reading.counting, into: &run)
+                } else {
+                    skipFile(name, "\(looks), not a Wikipedia dump or page", reading, into: &run)
+                }
             case .jsonDocument, .html, .other:
                 break  // another shard's
             }
