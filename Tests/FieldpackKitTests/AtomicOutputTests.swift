@@ -175,3 +175,49 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int == changed.count - 1)
     }
 }
+
+/// An output never replaces what it must not: an input of the same run, another output of it,
+/// or a device, FIFO or folder under its name (the rename that publishes an output replaced
+/// them all: as root, `--output /dev/null` turned the device into a file).
+@Suite struct OutputTargetTests {
+    @Test func anOutputThatIsAnInputOfTheRunIsRefusedAndTheInputKept() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("page.json", page([observationJSON(id: 1)]))
+        let before = try text(input)
+        // The same file under another name, through a link to its folder.
+        try FileManager.default.createSymbolicLink(atPath: directory.file("alias"), withDestinationPath: directory.path)
+        for output in [input, directory.file("alias/page.json")] {
+            let options = INatIngest.Options(inputs: [input], output: output, rejects: directory.file("rejects.jsonl"))
+            let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+            #expect(error.path == output && error.message.hasPrefix("is also an input of this run"))
+        }
+        #expect(try text(input) == before)
+        // Dedupe's input as its output.
+        var ingest = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        ingest.maxRejectRate = 1
+        try INatIngest(options: ingest).run()
+        let dedupe = Dedupe.Options(input: directory.file("records.jsonl"), output: directory.file("records.jsonl"), conflicts: directory.file("c.json"))
+        #expect(throws: FieldpackError.self) { try Dedupe(options: dedupe).run() }
+    }
+
+    @Test func twoOutputsUnderOneNameAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("page.json", page([observationJSON(id: 1)]))
+        let options = INatIngest.Options(inputs: [input], output: directory.file("out.jsonl"), rejects: directory.file("./out.jsonl"))
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.message.hasPrefix("is named by two outputs of this run"), "\(error)")
+    }
+
+    @Test func aFIFOOrAFolderUnderTheOutputsNameIsRefusedAndLeftAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.file("pipe")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: directory.file("folder"), withIntermediateDirectories: false)
+        for path in [fifo, directory.file("folder")] {
+            let error = try #require(throws: FieldpackError.self) { try AtomicOutput(path: path) }
+            #expect(error.path == path && error.message.hasPrefix("is not a regular file"))
+        }
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+    }
+}

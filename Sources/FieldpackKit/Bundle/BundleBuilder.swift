@@ -113,6 +113,9 @@ public struct BundleBuilder {
     public func run() throws -> Summary {
         for input in options.inputs { _ = try ReadableFile.nonEmpty(input, writtenBy: "fieldpack-dedupe") }  // before any scratch file
         if options.inputs.count > 1 { _ = try ShardPartSidecar.requireOneJob(options.inputs) }
+        try FileSystem.refuseOutputs(
+            [options.output, options.costsReport, options.inputsFile, options.delta],
+            overwriting: options.inputs + [options.articles, options.previous].compactMap { $0 } + options.articleParts)
         let files = try BuildFiles(output: options.output, scratchLabel: "scratch")
         defer { files.cleanUp() }
         var summary = Summary()

@@ -82,6 +82,7 @@ public struct Dedupe: Sendable {
     @discardableResult
     public func run() throws -> Summary {
         _ = try ReadableFile.nonEmpty(options.input, writtenBy: "fieldpack-inat")  // fail early, naming the path
+        try FileSystem.refuseOutputs([options.output, options.conflicts], overwriting: [options.input])
         let output = try AtomicOutput(path: options.output)
         let summary: Summary
         let report: ConflictReport

@@ -134,6 +134,8 @@ public struct INatIngest {
         let inputs = options.inputs
         if inputs.isEmpty { throw FieldpackError("no input files") }
         let folder = options.outputFolder
+        try FileSystem.refuseOutputs(
+            [folder == nil ? options.output : nil, folder == nil ? options.rejects : nil, options.depfile], overwriting: inputs)
         // Large tables (and in a sharded run, JSON Lines files) in byte ranges (see `IngestUnits`);
         // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(

@@ -113,6 +113,14 @@ public final class AtomicOutput {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         try FileSystem.makeDirectories(directory)
+        // A device, a FIFO or a folder under the name would be replaced by the rename (as root,
+        // `--output /dev/null` replaced the device with a file).
+        var info = stat()
+        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            throw FieldpackError(
+                path: path,
+                "is not a regular file (a device, a FIFO or a folder): an output is written to a temp file and renamed over its name, which would replace it; name a file")
+        }
         // What a run killed while writing this output left (its process gone) goes first (the
         // folder is listed once per run, not once per output: see `Leftovers.removeStale(of:)`).
         Leftovers.removeStale(of: path)
@@ -194,7 +202,8 @@ public final class AtomicOutput {
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        try FileSystem.writeAll(bytes, to: descriptor, path: temporaryPath)
+        // Named by the output's own name: its temp file's is hidden and gone after the failure.
+        try FileSystem.writeAll(bytes, to: descriptor, path: path)
     }
 
     /// Flushes, fsyncs and renames the temp file over `path`, then fsyncs the directory (or,
@@ -212,7 +221,7 @@ public final class AtomicOutput {
             return
         }
         if durable && fsync(descriptor) != 0 {
-            throw FieldpackError(path: temporaryPath, "fsync failed: \(systemError())")
+            throw FieldpackError(path: path, "fsync failed: \(systemError())")
         }
         close(descriptor)
         descriptor = -1
@@ -387,6 +396,30 @@ public enum FileSystem {
     }
 
     /// Whether `path` is itself a regular file (a link to one is not).
+    /// Refuses outputs that would replace an input of the same run (the same file, by device
+    /// and inode, whatever the path that names it), or name one file twice: the rename that
+    /// publishes an output lost the input for good (`fieldpack-inat a.jsonl --output a.jsonl`),
+    /// and of two outputs under one name only the last was kept, silently. Asked before a stage
+    /// reads or writes anything.
+    public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {
+        func file(_ path: String) -> [UInt64]? { FileIdentity(path: path).map { [$0.device, $0.inode] } }
+        let inputFiles = Set(inputs.compactMap(file))
+        var seen: [[String]: String] = [:]
+        for output in outputs.compactMap({ $0 }) {
+            if let existing = file(output), inputFiles.contains(existing) {
+                throw FieldpackError(path: output, "is also an input of this run: the output would replace it; name another output")
+            }
+            // One name: the same folder (by its identity, however it is written) and file name.
+            let folder = directory(of: output)
+            let name = output.lastIndex(of: "/").map { String(output[output.index(after: $0)...]) } ?? output
+            let place = file(folder).map { [String($0[0]), String($0[1]), name] } ?? [folder, name]
+            if let other = seen[place] {
+                throw FieldpackError(path: output, "is named by two outputs of this run (\(other) and \(output)): name each its own file")
+            }
+            seen[place] = output
+        }
+    }
+
     public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG

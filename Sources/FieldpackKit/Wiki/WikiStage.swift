@@ -211,6 +211,7 @@ public struct WikiStage {
 
     @discardableResult
     public func run() throws -> Summary {
+        try FileSystem.refuseOutputs(options.outputs, overwriting: options.inputs)
         let clock = PhaseTrace(stage: "wiki")
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
         run.rejectLimit = Self.rejectLimit(inputs: options.inputs, maxRejectRate: options.maxRejectRate)
