@@ -233,3 +233,12 @@ import Testing
         #expect(damage.message.contains("gzip data is corrupt"), "\(damage.message)")
     }
 }
+
+@Suite struct StreamDamageTests {
+    /// A damaged archive refused whole reaches the command line's error printer as itself: it
+    /// prints as its error does, not as a Swift value dump (`StreamDamage(error: …)`).
+    @Test func damagePrintsAsItsError() {
+        let damage = StreamDamage(FieldpackError(path: "export.tar.gz", "cannot read as a tar archive: Unrecognized archive format"))
+        #expect("\(damage)" == "export.tar.gz: error: cannot read as a tar archive: Unrecognized archive format")
+    }
+}

@@ -182,9 +182,25 @@ import Testing
         let directory = try TemporaryDirectory()
         let observers = try directory.write("observers.csv", "\u{FEFF}observer_id\tlogin\tname\n1\tkim\tKim\n")
         let projects = try directory.writeGzip("observations_projects.csv.gz", "observation_uuid\tproject_id\n526ababd-aff2-4ce8-b111-d8013b9d8b42\t7\n")
-        let (all, summary) = try ingest([observers, projects], in: directory)
+        // The projects table too (it stopped ingest as "not iNaturalist JSON").
+        let titles = try directory.writeGzip("projects.csv.gz", "project_id\ttitle\tslug\n7\tCity Nature Challenge 2024: Brussels\tcnc-2024-brussels\n")
+        let (all, summary) = try ingest([observers, projects, titles], in: directory)
         #expect(records("user", all).map { $0["login"] as? String } == ["kim"])
         #expect(summary.findings.contains { $0.path == projects && $0.outcome == .notice && $0.reason.contains("observations_projects") }, "\(summary.findings)")
+        #expect(summary.findings.contains { $0.path == titles && $0.outcome == .notice && $0.reason.contains("the export's projects table") }, "\(summary.findings)")
+    }
+
+    /// A table whose lines end in a carriage return alone was read as one header line with the
+    /// rows glued to its last column name: no rows, no finding, exit 0. It is refused by name.
+    @Test func aTableWithCarriageReturnLineEndsIsRefusedNotReadAsEmpty() throws {
+        let directory = try TemporaryDirectory()
+        let table = try directory.write("observations.csv", [
+            "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\tanomaly_score",
+            "526ababd-aff2-4ce8-b111-d8013b9d8b42\t1\t50.5\t4.25\t10\t48662\tresearch\t2024-05-01\t",
+        ].joined(separator: "\r") + "\r")
+        let error = try #require(throws: FieldpackError.self) { try ingest([table], in: directory) }
+        #expect(error.path == table && error.line == 1)
+        #expect(error.message.hasPrefix("an open-data table whose lines end in a carriage return alone"), "\(error)")
     }
 
     /// A date that does not exist (29 February of a common year, 31 June) is dropped as any

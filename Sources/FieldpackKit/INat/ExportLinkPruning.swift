@@ -214,7 +214,7 @@ public final class ExportLinkPruning: Sendable {
             // The head is a view into the reader's buffer: the reader must outlive every use of it.
             kinds.append(try withExtendedLifetime(reader) {
                 let head = try reader.peek(atLeast: ForeignInput.headBytes)
-                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path), gzip, OpenDataTable.isUnreadExportTable(head))
+                return (FileIngest.isTar(head), try? FileIngest.openDataHeader(head, path: path), gzip, OpenDataTable.unreadExportTable(head) != nil)
             })
         }
         // A table of the export that ingest passes over (observations_projects) holds no record.

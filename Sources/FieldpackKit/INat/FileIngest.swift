@@ -193,9 +193,9 @@ final class FileIngest {
             try Self.refuseFailedMembers(reader.failedMembers.first?.message, path: path)
             return finish(result)
         }
-        if OpenDataTable.isUnreadExportTable(head) {
-            result.format = (gzip ? "gzip+" : "") + "open-data-observations-projects"
-            note(&result, Finding(path: path, outcome: .notice, reason: "the export's observations_projects table, which fieldpack does not read: skipped"))
+        if let table = OpenDataTable.unreadExportTable(head) {
+            result.format = (gzip ? "gzip+" : "") + "open-data-" + table.replacingOccurrences(of: "_", with: "-")
+            note(&result, Finding(path: path, outcome: .notice, reason: "the export's \(table) table, which fieldpack does not read: skipped"))
             return finish(result)
         }
         if let kind = ForeignInput.describe(head) {

@@ -496,7 +496,7 @@ final class OpenDataRow {
         let c = columns
         guard let id = id(c.taxonID) else { throw keyError(c.taxonID, "taxon_id", expected: "a positive integer id") }
         guard let name = UserRecord.usableName(text(c.name, "name")) else {
-            throw RecordError(at: "name", "taxon \(id) has no name (empty or None)")
+            throw RecordError(at: "name", "taxon \(id) has no usable name (empty, None or not UTF-8), which the bundle's taxa need")
         }
         var record = TaxonRecord(id: id, from: .openData, name: name)
         record.rank = text(c.rank, "rank")

@@ -47,19 +47,22 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         func position(_ column: StaticString) -> Int { positions[column.description] ?? -1 }
     }
 
-    /// Whether `head`'s first line is the header of a table the export publishes beside the four
-    /// that fieldpack does not read (`observations_projects`: `observation_uuid`, `project_id`;
-    /// INAT.md §4): a folder of the export given as an input holds it, and it is passed over
-    /// with a notice, as it is inside the export's archive.
-    static func isUnreadExportTable(_ head: UnsafeRawBufferPointer) -> Bool {
+    /// The name of the table the export publishes beside the four that fieldpack does not read,
+    /// if `head`'s first line is its header (INAT.md §4: `observations_projects`,
+    /// `observation_uuid` and `project_id`; `projects`, `project_id`, `title` and `slug`, and
+    /// whatever columns a later export adds): a folder of the export given as an input holds
+    /// them, and they are passed over with a notice, as they are inside the export's archive.
+    static func unreadExportTable(_ head: UnsafeRawBufferPointer) -> String? {
         // Told at its first bytes, as `header` tells a JSON page: every API page and JSON Lines
         // file is asked (splitting their first line was 16% of ingest's time on API pages).
         let text = withoutByteOrderMark(head)
-        guard text.starts(with: "observation_uuid\t".utf8) || text.starts(with: "project_id\t".utf8) else { return false }
+        guard text.starts(with: "observation_uuid\t".utf8) || text.starts(with: "project_id\t".utf8) else { return nil }
         var line = text.prefix { $0 != 0x0A }
         if line.last == 0x0D { line = line.dropLast() }
-        let names = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        return Set(names) == ["observation_uuid", "project_id"]
+        let names = Set(line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) })
+        if names == ["observation_uuid", "project_id"] { return "observations_projects" }
+        if names.isSuperset(of: ["project_id", "title", "slug"]) && !names.contains("observation_uuid") { return "projects" }
+        return nil
     }
 
     /// The table whose columns `line` (a header row) names, or nil when it names no table's
@@ -76,6 +79,13 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         else { return nil }
         var bytes = line
         if bytes.last == 0x0D { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
+        // Lines that end in a carriage return alone (classic Mac OS): the whole table is its first
+        // "line", which named every column with the rows glued to the last name, and the table
+        // was read as no rows, silently. The export never writes them: refused, with the cure.
+        if let cr = bytes.firstIndex(of: 0x0D), (try? header(UnsafeRawBufferPointer(rebasing: bytes[..<cr]))) != nil {
+            throw FieldpackError(
+                "an open-data table whose lines end in a carriage return alone (classic Mac OS line ends), which the export never writes: convert them to line feeds (tr '\\r' '\\n' < in > out)")
+        }
         let names = bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard names.count >= 3 else { return nil }
         var positions: [String: Int] = [:]

@@ -47,6 +47,12 @@ public struct StreamDamage: Error, Sendable {
     public var message: String { error.message }
 }
 
+extension StreamDamage: CustomStringConvertible {
+    /// As its error prints (`path: error: message`): a damaged archive refused whole printed
+    /// as a Swift value dump.
+    public var description: String { error.description }
+}
+
 /// Bad command-line usage: the stage prints its usage line and exits 64.
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var message: String
