@@ -106,6 +106,21 @@ import Testing
         #expect(error.message == "wikipedia: input \"\(directory.file("dumps/missing.ndjson"))\" does not exist")
     }
 
+    /// A pipeline saved by Notepad starts with a byte order mark: read as every input is (it was
+    /// "not valid JSON"). A key given twice is refused by its path (the first value counted,
+    /// silently).
+    @Test func aByteOrderMarkIsPassedOverAndAKeyGivenTwiceIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let marked = try directory.write("bom.json", "\u{FEFF}{\"name\": \"ok\", \"inat\": [\"x\"]}")
+        #expect(try Pipeline.load(marked).name == "ok")
+        let twice = try directory.write("twice.json", #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "width": 90}], "name": "other"}"#)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(twice) }
+        #expect(error.path == twice && error.message == "\"name\" is given 2 times: give each key once", "\(error)")
+        let nested = try directory.write("nested.json", #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "width": 90}]}"#)
+        let inner = try #require(throws: FieldpackError.self) { try Pipeline.load(nested) }
+        #expect(inner.message == "\"targets[0].width\" is given 2 times: give each key once", "\(inner)")
+    }
+
     @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("commented.json", #"""

@@ -49,7 +49,10 @@ public struct Pipeline: Sendable {
         // document holds its own copy of every string (the three at once were 40 MB for a
         // pipeline of 160,000 destinations).
         let root: JSONValue = try {
-            let buffer = PaddedBuffer(copying: try ReadableFile.contents(of: path))
+            var bytes = try ReadableFile.contents(of: path)
+            // A byte order mark (Notepad writes one) is passed over, as in every input.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+            let buffer = PaddedBuffer(copying: bytes)
             do {
                 return try parser.parse(buffer)
             } catch {
@@ -57,6 +60,12 @@ public struct Pipeline: Sendable {
             }
         }()
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
+        // A key given twice (an edit that added a setting the file already had): which value
+        // counts is not something to guess, and simdjson would have taken the first silently.
+        var duplicates = DuplicateKeys()
+        if let twice = duplicates.find(in: root).first {
+            throw FieldpackError(path: path, "\"\(twice.path)\" is given \(twice.count) times: give each key once")
+        }
         try PipelineKeys.refuseUnknown(in: root, known: keys, place: "", kind: "a pipeline key", path: path)
         guard let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
         guard isValidName(name) else {
