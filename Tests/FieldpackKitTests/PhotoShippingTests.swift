@@ -1,4 +1,4 @@
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -275,5 +275,60 @@ import Testing
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
         try buildBundle(inputs: inputs, in: directory, name: "sample")
         try expectGolden(directory.file("costs-report.json"), "sample-costs-report.json")
+    }
+}
+
+/// A photo that no observation links and no taxon shows is not shipped: nothing in the app
+/// reaches it. An observer removed photo 501 from observation 10; the older page still lists it.
+@Suite struct UnlinkedPhotoTests {
+    @Test func aPhotoTheNewestCopyOfItsObservationNoLongerListsIsNotShipped() throws {
+        let directory = try TemporaryDirectory()
+        let older = observationJSON(id: 10, updatedAt: "2024-05-01T10:00:00+00:00", photos: [(500, "cc-by", 1024), (501, "cc-by", 1024)])
+        let newer = observationJSON(id: 10, updatedAt: "2024-06-01T10:00:00+00:00", photos: [(500, "cc-by", 1024)])
+        let bundle = try buildBundle(
+            inputs: [try directory.write("a.json", page([older])), try directory.write("b.json", page([newer]))], in: directory)
+        let database = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+        #expect(try database.rows("SELECT id FROM photos ORDER BY id").map { $0[0] } == ["500"])
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("costs-report.json")))) as! [String: Any]
+        let excluded = report["excluded"] as? [String: Int]
+        #expect(excluded?["unlinked"] == 1, "\(report)")
+        #expect(report["shipped"] as? Int == 1 && report["photos"] as? Int == 2)
+    }
+}
+
+/// A photo's hosted copy beats its remote copy whatever their order and dates, and a remote
+/// winner never takes a hosted copy's size. Photo 33535972 is a Wikimedia `75px-…` thumbnail in
+/// the real v1 taxa search and hosted (947×442) in the v2 one: the thumbnail could win (by a
+/// content hash, neither copy dated), costed at 947×442, and dropped as having no one to credit.
+@Suite struct HostedPhotoCopyTests {
+    @Test(arguments: [false, true])
+    func theHostedCopyOfAPhotoWinsOverItsRemoteCopy(reversed: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = ["\(samplesRoot)/pyinaturalist/v1/get_taxa.json", "\(samplesRoot)/pyinaturalist/v2/get_taxa_full.json"]
+        var policy = try samplePolicy()
+        policy.licenses = Set(License.allCases)
+        let bundle = try buildBundle(inputs: reversed ? inputs.reversed() : inputs, in: directory, policy: policy)
+        let row = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly)
+            .rows("SELECT url, width, height, attribution FROM photos WHERE id = 33535972")
+        #expect(row.count == 1)
+        #expect(row.first?[0] == "https://inaturalist-open-data.s3.amazonaws.com/photos/33535972/square.jpeg")
+        #expect(row.first?[1] == "947" && row.first?[2] == "442")
+    }
+
+    @Test(arguments: [
+        ("https://inaturalist-open-data.s3.amazonaws.com/photos/1/square.jpg", true),
+        ("HTTP://Static.INaturalist.org/photos/1/square.jpg?123", true),
+        ("https://inaturalist.org/photos/1/square.jpg", true),
+        ("https://inaturalist.s3.amazonaws.com/photos/1/square.jpg", true),
+        ("https://upload.wikimedia.org/wikipedia/commons/thumb/1/16/a.jpeg/75px-a.jpeg", false),
+        ("https://farm4.staticflickr.com/1/2_s.jpg", false),
+        ("https://notinaturalist.org/photos/1/square.jpg", false),
+        ("https://inaturalist.org.evil.example/photos/1/square.jpg", false),
+        ("inaturalist.org/photos/1/square.jpg", false),
+    ])
+    func aURLIsHostedExactlyWhenItsHostIsINaturalists(url: String, hosted: Bool) {
+        var text = url
+        let answer = text.withUTF8 { PhotoURL.isHosted(JSONText(start: UnsafeRawPointer($0.baseAddress!), count: $0.count)) }
+        #expect(answer == hosted)
     }
 }

@@ -84,6 +84,10 @@ struct PhotoShippingLoad {
     let selecting: Bool
     /// The photos left out so (see `selecting`).
     private(set) var notSelected = 0
+    /// Without a selection, the photos that no observation links and no taxon refers to: nothing
+    /// in the app reaches them (an older copy of an observation listed them; its newest copy
+    /// does not), so they are not shipped, and the costs report counts them as `unlinked`.
+    private(set) var unlinked = 0
     private let urls = PhotoURLParser()
     private let photoColumns = PhotoRecord.Column.bundleColumns
     private(set) var report: CostReport
@@ -155,9 +159,9 @@ struct PhotoShippingLoad {
     }
 
     /// Decides one photo record (photos arrive by id). A photo that ships goes into `stream`,
-    /// followed by the observation links to it. When `selecting`, a photo that no kept
-    /// observation links and no taxon refers to is counted as not selected (in `notSelected` and
-    /// the report's `photos`) and not decided: its licence, URL and credit are never looked at,
+    /// followed by the observation links to it. A photo that no (kept) observation links and no
+    /// taxon refers to is counted as not selected when `selecting` (in `notSelected` and the
+    /// report's `photos`), else as unlinked (`unlinked`, the report's `unlinked`), and not decided: its licence, URL and credit are never looked at,
     /// unless measured sizes of it fit the download figures (the decision is then made for the
     /// fit, but not counted in the report).
     ///
@@ -180,13 +184,21 @@ struct PhotoShippingLoad {
         while referencesEnd < taxonReferences.count, taxonReferences[referencesEnd].photo == id { referencesEnd += 1 }
         let taxonSlots = nextReference..<referencesEnd
         nextReference = referencesEnd
-        let selected = !selecting || !taxonSlots.isEmpty || !group.isEmpty
-        // A photo the selection leaves out is only counted, not decided, unless measured sizes
-        // of it calibrate the download figures.
+        let selected = !taxonSlots.isEmpty || !group.isEmpty
+        // A photo nothing reaches (or the selection leaves out) is only counted, not decided,
+        // unless measured sizes of it calibrate the download figures.
+        func leaveOut() {
+            if selecting {
+                notSelected += 1
+                report.addNotSelected()
+            } else {
+                unlinked += 1
+                report.addUnlinked()
+            }
+        }
         let measuredSizes = measured?.sizes(of: id) ?? []
         if !selected && measuredSizes.isEmpty {
-            notSelected += 1
-            report.addNotSelected()
+            leaveOut()
             return
         }
         // Who to credit: the photo's own attribution name, else its observer (name, else login);
@@ -219,8 +231,7 @@ struct PhotoShippingLoad {
             }
         }
         if !selected {
-            notSelected += 1
-            report.addNotSelected()
+            leaveOut()
             return
         }
         report.add(photo)

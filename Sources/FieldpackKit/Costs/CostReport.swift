@@ -65,6 +65,15 @@ public struct CostReport: Sendable {
         photos += count
     }
 
+    /// Counts one photo that nothing in the bundle reaches, without a selection: excluded as
+    /// `unlinked` (`PhotoShippingLoad.unlinked`).
+    public mutating func addUnlinked() {
+        photos += 1
+        excludedOtherwise[Self.unlinkedKey, default: 0] += 1
+    }
+
+    public static let unlinkedKey = "unlinked"
+
     private mutating func countShipped(_ size: SizeClass) {
         shipped += 1
         if size.remote { remote += 1 }

@@ -63,6 +63,36 @@ public struct PhotoURL: Sendable, Equatable {
         [origin, pathPrefix, "/photos/", String(id), "/", size, hasDot ? "." : "", fileExtension]
     }
 
+    /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), told from its bytes
+    /// without a String: dedupe asks it of every photo copy. A URL that is not http(s) counts
+    /// as not hosted.
+    static func isHosted(_ url: JSONText) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
+        var start = 0
+        for (index, byte) in bytes.enumerated().prefix(9) where byte == UInt8(ascii: ":") {
+            guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return false }
+            start = index + 3
+            break
+        }
+        guard start > 0 else { return false }
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        // Compared byte by byte, case folded, against `isINaturalistHost`'s names.
+        let host = bytes[start..<end]
+        func equals(_ name: StaticString, atEnd: Bool = false) -> Bool {
+            let count = name.utf8CodeUnitCount
+            guard atEnd ? host.count >= count : host.count == count else { return false }
+            let from = host.endIndex - count
+            for offset in 0..<count {
+                let byte = host[from + offset]
+                if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != name.utf8Start[offset] { return false }
+            }
+            return true
+        }
+        return equals("inaturalist-open-data.s3.amazonaws.com") || equals("inaturalist.s3.amazonaws.com")
+            || equals("inaturalist.org") || equals(".inaturalist.org", atEnd: true)
+    }
+
     /// Hosts that belong to iNaturalist (an `http` URL on them is upgraded to `https`).
     static func isINaturalistHost(_ host: String) -> Bool {
         host == "inaturalist.org" || host.hasSuffix(".inaturalist.org")

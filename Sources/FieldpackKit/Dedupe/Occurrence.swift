@@ -15,11 +15,20 @@ struct PhotoOccurrence {
     var length: Int32
     var width: Int32
     var height: Int32
-    /// Hashes of licence, attribution and URL (query string dropped), 21 bits each.
+    /// Hashes of licence, attribution and URL (query string dropped), 21 bits each; the top bit
+    /// is set for a remote URL (`isRemote`).
     var fields: UInt64
 
+    static let remoteBit: UInt64 = 1 << 63
+
+    /// An iNaturalist-hosted copy beats a remote one (a Wikimedia or Flickr URL), whatever their
+    /// dates: iNaturalist turns remote photos into hosted ones, never back (INAT.md §1.4: photo
+    /// 33535972 is a Wikimedia `75px-…` thumbnail in `v1/get_taxa.json` and hosted in
+    /// `v2/get_taxa_full.json`), and only the hosted copy gives every tier and the photo's size.
+    /// Then the newest, the higher observation, the better rank, the content.
     @inline(__always)
     func outranks(_ other: PhotoOccurrence) -> Bool {
+        if isRemote != other.isRemote { return !isRemote }
         if seen != other.seen { return seen > other.seen }
         if observation != other.observation { return observation > other.observation }
         if rank != other.rank { return rank > other.rank }
@@ -31,7 +40,8 @@ struct PhotoOccurrence {
 
     var license: UInt64 { fields & 0x1F_FFFF }
     var attribution: UInt64 { (fields >> 21) & 0x1F_FFFF }
-    var url: UInt64 { fields >> 42 }
+    var url: UInt64 { (fields >> 42) & 0x1F_FFFF }
+    var isRemote: Bool { fields & Self.remoteBit != 0 }
 }
 
 /// One occurrence of an observation, taxon or user (48 bytes).

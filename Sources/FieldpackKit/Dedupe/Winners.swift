@@ -48,15 +48,17 @@ struct Winners {
     }
 
     /// Writes a photo's winner (the first), filling what it lacks from the other occurrences:
-    /// its dimensions from the first that has both, and, when it is a taxon's photo (no
+    /// its dimensions from the first that has both and is as remote or hosted as it is, and, when it is a taxon's photo (no
     /// observer), its observer from the first observation's copy that names one (the best
     /// ranked: the newest, then the highest observation id), so that the photo is credited to
     /// who took it whatever the selection keeps (`PhotoRecord.Column.observer`).
     mutating func writePhoto(_ group: UnsafeBufferPointer<PhotoOccurrence>, filled: inout Int) throws {
         let winner = group[0]
         var replacing: [Int: [UInt8]] = [:]
-        if winner.width < 0 || winner.height < 0, group.count > 1,
-           let donor = group.first(where: { $0.width >= 0 && $0.height >= 0 }) {
+        // Only from a copy of the same kind: a remote copy's size is not the hosted file's (a
+        // Wikimedia 75-px thumbnail took a hosted copy's 947×442).
+        if winner.width <= 0 || winner.height <= 0, group.count > 1,
+           let donor = group.first(where: { $0.width > 0 && $0.height > 0 && $0.isRemote == winner.isRemote }) {
             replacing[PhotoRecord.Column.width.rawValue] = Array(String(donor.width).utf8)
             replacing[PhotoRecord.Column.height.rawValue] = Array(String(donor.height).utf8)
             filled += 1

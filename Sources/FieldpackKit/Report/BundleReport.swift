@@ -230,6 +230,9 @@ public struct BundleReport {
         if reason.hasPrefix("placeholder:") { return "iNaturalist's placeholder image (\(reason.dropFirst(12))), not a photo" }
         if reason == "hidden" { return "hidden by iNaturalist's moderators" }
         if reason == "no-credit" { return "no attribution and no observer to credit" }
+        if reason == CostReport.unlinkedKey {
+            return "no observation links it and no taxon shows it (an older copy of its observation listed it; the newest does not)"
+        }
         // The URL's own reason: a URL naming another photo is an https URL too.
         if reason.hasPrefix("url:") { return "its URL cannot be shipped: \(reason.dropFirst(4))" }
         return reason
