@@ -405,12 +405,14 @@ import Testing
         let (prunedBesideAPI, _) = try Self.expectTheSameBuild(inputs: [archive, api], selection: selection)
         #expect(prunedBesideAPI > 0)
 
-        // Cut short, the plan reads what ingest reads, up to the cut, and ingest keeps the rows
-        // before it (with a notice): in the middle of its last member, the photos, and of the
-        // observations (which the listing may judge); inside the
-        // header of its second member (damage between members, which ended ingest with an error
-        // before 2026-12-05); and the `.tar.gz` itself cut in half, as a download cut short. (The
-        // members' order is given: each is a 512-byte header and its data, padded to 512 bytes.)
+        // Cut short in the middle of its last member, the photos, the plan reads what ingest
+        // reads, up to the cut, and ingest keeps the rows before it (with a notice). Cut where a
+        // table is never reached (in the middle of the observations, which come before the
+        // photos; inside the header of its second member), ingest refuses the file and names
+        // the tables lost: it passed with a notice and a guide without photos. The `.tar.gz`
+        // itself cut in half, as a download cut short, is one or the other by where the half
+        // falls. (The members' order is given: each is a 512-byte header and its data, padded
+        // to 512 bytes.)
         let members = tables.filter { !$0.hasSuffix("photos.csv") } + tables.filter { $0.hasSuffix("photos.csv") }
         let names = members.map { "\(folder)/\(URL(fileURLWithPath: $0).lastPathComponent)" }
         try run("/bin/tar", ["-cf", directory.file("whole.tar"), "-C", directory.path] + names)
@@ -433,13 +435,22 @@ import Testing
                 try bytes.write(to: URL(fileURLWithPath: "\(folderOfCut)/cut.tar"))
                 try run("/bin/sh", ["-c", "gzip -c '\(folderOfCut)/cut.tar' > '\(path)'"])
             }
-            let fromCut = try expectTheSameBundle([path])
-            #expect(fromCut.bundle != fromArchive.bundle, "\(cut)")
             var ingest = INatIngest.Options(inputs: [path], output: directory.file("cut.jsonl"), rejects: directory.file("cut-rejects.jsonl"))
             ingest.selection = selection
             ingest.maxRejectRate = 1
-            let summary = try INatIngest(options: ingest).run()
+            let summary: INatIngest.Summary
+            do {
+                summary = try INatIngest(options: ingest).run()
+            } catch let error as FieldpackError {
+                #expect(cut != "photos", "\(cut): \(error)")
+                #expect(error.path == path && error.message.contains("table") && error.message.hasSuffix("could be read; download it again"), "\(cut): \(error)")
+                if cut != "download" { #expect(error.message.contains("photos"), "\(cut): \(error)") }
+                continue
+            }
+            #expect(cut == "photos" || cut == "download", "\(cut) was read with a table never reached")
             #expect(summary.findings.contains { $0.outcome == .notice && $0.reason.contains("damaged") }, "\(cut)")
+            let fromCut = try expectTheSameBundle([path])
+            #expect(fromCut.bundle != fromArchive.bundle, "\(cut)")
         }
     }
 

@@ -433,3 +433,45 @@ import Testing
         #expect(observations.map { $0["lat"] is NSNull } == [true, true, true, true, false])
     }
 }
+
+/// One string's bad text (bytes that are not UTF-8, an unpaired surrogate escape) no longer
+/// costs its record: the text is repaired to U+FFFD and the record kept, with a salvaged
+/// finding. simdjson refused the whole record, as "not valid JSON".
+@Suite struct TextRepairIngestTests {
+    private func ingest(_ path: String, in directory: TemporaryDirectory) throws -> INatIngest.Summary {
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        return try INatIngest(options: options).run()
+    }
+
+    @Test func aRecordWithTextThatIsNotUTF8OrALoneSurrogateIsKeptRepaired() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = Array((observationJSON(id: 1) + "\n").utf8)
+        bytes += Array(observationJSON(id: 2, extra: ",\"place_guess\":\"Li\u{E8}ge\"").utf8).map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xA8 }
+        bytes += Array(("\n" + observationJSON(id: 3, extra: ",\"place_guess\":\"bad\\udc80surrogate\"") + "\n").utf8)
+        let path = directory.file("pages.jsonl")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let summary = try ingest(path, in: directory)
+        #expect(summary.accepted == 3 && summary.rejected == 0, "\(summary.findings)")
+        let repaired = summary.findings.filter { $0.reason == TextRepair.reason }
+        #expect(repaired.map(\.line) == [2, 3] && repaired.allSatisfy { $0.outcome == .salvaged })
+        let places = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["place_guess"] as? String }
+        #expect(places.sorted() == ["Li\u{FFFD}ge", "bad\u{FFFD}surrogate"], "\(places)")
+    }
+
+    @Test func aPageWithTextThatIsNotUTF8KeepsEveryRecord() throws {
+        let directory = try TemporaryDirectory()
+        let text = page([observationJSON(id: 1), observationJSON(id: 2, extra: ",\"place_guess\":\"Li\u{E8}ge\"")])
+        let bytes = Array(text.utf8).map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xA8 }
+        let path = directory.file("page.json")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let summary = try ingest(path, in: directory)
+        #expect(summary.accepted == 2 && summary.rejected == 0, "\(summary.findings)")
+        #expect(summary.findings.contains { $0.reason == TextRepair.reason && $0.outcome == .salvaged && $0.path == path })
+    }
+
+    @Test func aDocumentBrokenOtherwiseIsNotRepaired() {
+        #expect(Array(#"{"a": "fine"}"#.utf8).withUnsafeBytes { TextRepair.repaired($0) } == nil)
+        #expect(Array(#"{"a": "\ud83d\ude00 pair", "b": "\\udc80 escaped backslash"}"#.utf8).withUnsafeBytes { TextRepair.repaired($0) } == nil)
+    }
+}

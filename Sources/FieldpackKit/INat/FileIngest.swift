@@ -254,8 +254,9 @@ final class FileIngest {
                 continue
             }
             let value: JSONValue
+            let repaired: Bool
             do {
-                value = try parser.parseQuotingNonFinite(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
+                (value, repaired) = try parser.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 let reason = line.unterminated
@@ -263,7 +264,7 @@ final class FileIngest {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
                 continue
             }
-            accept(value, source: "\(fileIndex):\(line.number)", result: &result) { reason in
+            accept(value, source: "\(fileIndex):\(line.number)", result: &result, repairedText: repaired) { reason in
                 Finding(path: path, line: line.number, offset: line.offset, reason: reason)
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
@@ -295,7 +296,10 @@ final class FileIngest {
         if bytes.allSatisfy(isJSONBlank) { return }
         let root: JSONValue
         do {
-            root = try parser.parseQuotingNonFinite(bytes)
+            let repaired: Bool
+            (root, repaired) = try parser.parseRepairingText(bytes)
+            // Which record held the text is not known here: the finding names the file.
+            if repaired { note(&result, Finding(path: path, outcome: .salvaged, reason: TextRepair.reason)) }
         } catch {
             salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
             if let damage = reader.damage {
@@ -388,12 +392,12 @@ final class FileIngest {
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
             let line = locator.line(of: range.lowerBound)
-            guard let value = try? elementParser.parseQuotingNonFinite(element) else {
+            guard let (value, repaired) = try? elementParser.parseRepairingText(element) else {
                 reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
                                         reason: "not valid JSON"))
                 continue
             }
-            accept(value, source: "\(fileIndex)#\(index)", result: &result) { reason in
+            accept(value, source: "\(fileIndex)#\(index)", result: &result, repairedText: repaired) { reason in
                 Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index), reason: reason)
             }
             if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
@@ -418,8 +422,10 @@ final class FileIngest {
             reason: "\(what) (\(syntax)); \(before)"))
     }
 
+    /// - Parameter repairedText: the record was parsed with its text repaired (`TextRepair`): a
+    ///   salvaged finding says so once it is accepted.
     private func accept(
-        _ value: JSONValue, source: String, result: inout Result, finding: (String) -> Finding
+        _ value: JSONValue, source: String, result: inout Result, repairedText: Bool = false, finding: (String) -> Finding
     ) {
         if let distrust {
             reject(&result, finding(distrust))
@@ -437,6 +443,11 @@ final class FileIngest {
             try extractor.extract(value, shape: shape, source: source)
             extractor.satellites.commit()
             result.accepted += 1
+            if repairedText {
+                var salvaged = finding(TextRepair.reason)
+                salvaged.outcome = .salvaged
+                note(&result, salvaged)
+            }
             for part in extractor.dropped {
                 var salvaged = finding(part.reason)
                 salvaged.field = part.field

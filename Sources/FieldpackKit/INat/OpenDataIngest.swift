@@ -37,23 +37,40 @@ extension FileIngest {
     func ingestOpenDataArchive(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         let archive = try ArchiveReader(source: reader.remainder(), path: path)
         var tables = 0
-        let damage = try ExportTableFile.forEachMember(of: archive, path: path, maxLineBytes: maxDocumentBytes) { member in
+        var read = Set<OpenDataTable>()
+        var damageInMember: StreamDamage? = nil
+        let betweenMembers = try ExportTableFile.forEachMember(of: archive, path: path, maxLineBytes: maxDocumentBytes) { member in
             let name = "\(path)#\(member.name)"
             guard let header = member.header else {
                 note(&result, Finding(path: name, outcome: .notice, reason: "not a table of the open-data export fieldpack reads: skipped"))
                 return true
             }
             tables += 1
+            read.insert(header.table)
             try ingestOpenDataTable(
                 member.reader, header: header, path: name, source: "\(fileIndexForRecords):\(member.name.filter { $0 != "," }):",
                 date: OpenDataDate.of(member: member.name, inArchive: path), output: output, result: &result, counting: tables == 1)
+            // Damage inside a member's rows ends the archive there too (its notice is the table's).
+            if let damage = member.reader.damage { damageInMember = damage }
             return true
         }
-        if let damage {
+        if let damage = betweenMembers ?? damageInMember {
             if tables == 0 { throw FieldpackError(path: path, "damaged before its first table: \(damage.message)") }
-            note(&result, Finding(
-                path: path, outcome: .notice,
-                reason: "input is damaged: \(damage.message); every complete row before it was kept"))
+            // A table the damage kept from being reached is lost whole (a damaged tar header
+            // before the photos table shipped a guide without photos, exit 0): refused. Damage
+            // after every table was reached keeps the rows before it, with a notice.
+            let missing = OpenDataTable.allCases.filter { !read.contains($0) }
+            if !missing.isEmpty {
+                throw FieldpackError(
+                    path: path,
+                    "damaged (\(damage.message)) before its \(missing.map(\.rawValue).joined(separator: ", ")) table\(missing.count == 1 ? "" : "s") could be read; download it again")
+            }
+            // Damage inside a member's rows has its notice from the table's reader.
+            if betweenMembers != nil {
+                note(&result, Finding(
+                    path: path, outcome: .notice,
+                    reason: "input is damaged: \(damage.message); every complete row before it was kept"))
+            }
         }
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")

@@ -1,0 +1,83 @@
+/// A JSON document refused only for its text: bytes that are not UTF-8 (a Latin-1 `é` in a
+/// place name) or an unpaired surrogate escape (`\udc80`). simdjson refuses the whole document
+/// for one such string; repaired, each bad sequence becomes U+FFFD (Unicode's substitution of
+/// maximal subparts; a raw NUL too) and each unpaired escape `\uFFFD`, so a record keeps its
+/// good parts and says what was replaced (a salvaged finding).
+public enum TextRepair {
+    /// A repaired copy of `bytes`, or nil when they hold nothing to repair (the document is
+    /// broken in some other way).
+    public static func repaired(_ bytes: UnsafeRawBufferPointer) -> PaddedBuffer? {
+        var text: [UInt8]? = isWellFormedUTF8(bytes) ? nil : repairedUTF8WithoutNUL(bytes)
+        let escapes: [UInt8]? = text.map { fixed in fixed.withUnsafeBytes { withoutUnpairedSurrogates($0) } } ?? withoutUnpairedSurrogates(bytes)
+        if let escapes { text = escapes }
+        return text.map { PaddedBuffer(copying: $0) }
+    }
+
+    /// `bytes` with every `\uD800`–`\uDFFF` escape that is not half of a pair written `\uFFFD`;
+    /// nil when there is none.
+    static func withoutUnpairedSurrogates(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        func unit(at index: Int) -> Int? {
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+            var value = 0
+            for offset in 2..<6 {
+                guard let digit = hexDigit(bytes[index + offset]) else { return nil }
+                value = value * 16 + digit
+            }
+            return value
+        }
+        var out: [UInt8]? = nil
+        var copied = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\\") else {
+                index += 1
+                continue
+            }
+            guard let value = unit(at: index) else {
+                index += 2  // another escape (`\\` among them): its next byte is not a backslash that starts one
+                continue
+            }
+            if (0xD800...0xDBFF).contains(value), let low = unit(at: index + 6), (0xDC00...0xDFFF).contains(low) {
+                index += 12
+                continue
+            }
+            if (0xD800...0xDFFF).contains(value) {
+                if out == nil { out = []; out!.reserveCapacity(bytes.count) }
+                out!.append(contentsOf: bytes[copied..<index])
+                out!.append(contentsOf: "\\uFFFD".utf8)
+                copied = index + 6
+            }
+            index += 6
+        }
+        guard var out else { return nil }
+        out.append(contentsOf: bytes[copied...])
+        return out
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
+        default: nil
+        }
+    }
+
+    /// The salvaged finding's reason.
+    public static let reason = "text that is not UTF-8 (or an unpaired surrogate escape) was replaced with U+FFFD; the record kept its other parts"
+}
+
+extension JSONParser {
+    /// `parseQuotingNonFinite`; a document refused only for its text is parsed repaired
+    /// (`TextRepair`), and `repaired` says so.
+    ///
+    /// - Throws: the first parse's `JSONSyntaxError` when neither helps.
+    public func parseRepairingText(_ bytes: UnsafeRawBufferPointer) throws -> (value: JSONValue, repaired: Bool) {
+        do {
+            return (try parseQuotingNonFinite(bytes), false)
+        } catch {
+            guard let fixed = TextRepair.repaired(bytes), let value = try? parseQuotingNonFinite(fixed.bytes) else { throw error }
+            return (value, true)
+        }
+    }
+}
