@@ -475,3 +475,22 @@ import Testing
         #expect(Array(#"{"a": "\ud83d\ude00 pair", "b": "\\udc80 escaped backslash"}"#.utf8).withUnsafeBytes { TextRepair.repaired($0) } == nil)
     }
 }
+
+/// API pages saved one per line (`curl … >> pages.jsonl`) are JSON Lines whose lines are pages:
+/// their results are the records. The file was refused whole as "valid JSON, but not an
+/// iNaturalist shape" (its lines were taken for records with the keys of a page).
+@Suite struct PagesPerLineTests {
+    @Test func aJSONLinesFileOfAPIPagesIngestsEveryPagesResults() throws {
+        let directory = try TemporaryDirectory()
+        func compact(_ ids: [Int]) -> String { page(ids.map { observationJSON(id: $0) }).replacingOccurrences(of: "\n", with: "") }
+        let text = [compact([1, 2]), compact([3]), #"{"total_results": 1, "page": 3, "results": "none"}"#].joined(separator: "\n") + "\n"
+        let path = try directory.write("pages.jsonl", text)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 3 && summary.rejected == 1, "\(summary.findings)")
+        let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["id"] as? Int }
+        #expect(ids.sorted() == [1, 2, 3])
+        #expect(summary.findings.contains { $0.line == 3 && $0.outcome == .rejected && $0.reason == "results is a string, expected an array" }, "\(summary.findings)")
+    }
+}

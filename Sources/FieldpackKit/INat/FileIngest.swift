@@ -264,8 +264,30 @@ final class FileIngest {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
                 continue
             }
-            accept(value, source: "\(fileIndex):\(line.number)", result: &result, repairedText: repaired) { reason in
-                Finding(path: path, line: line.number, offset: line.offset, reason: reason)
+            if value.isObject, let results = value["results"] {
+                // A line that is a whole API page (pages saved one per line, `curl … >> pages.jsonl`):
+                // its results are the records, each named by its line and place in the page.
+                guard results.isArray else {
+                    reject(&result, Finding(path: path, line: line.number, offset: line.offset,
+                                            reason: "results is \(RecordError.describe(results.kind)), expected an array"))
+                    continue
+                }
+                if repaired {
+                    note(&result, Finding(path: path, line: line.number, offset: line.offset, outcome: .salvaged, reason: TextRepair.reason))
+                }
+                for (index, element) in results.elements.enumerated() {
+                    accept(element, source: "\(fileIndex):\(line.number)#\(index)", result: &result) { reason in
+                        Finding(path: path, line: line.number, offset: line.offset, record: DocumentArray.results.label(index), reason: reason)
+                    }
+                    if overLimit(result) {
+                        stop(&result, at: "line \(line.number)", path: path)
+                        return
+                    }
+                }
+            } else {
+                accept(value, source: "\(fileIndex):\(line.number)", result: &result, repairedText: repaired) { reason in
+                    Finding(path: path, line: line.number, offset: line.offset, reason: reason)
+                }
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
             if extractor.satellites.isFull { extractor.flushSatellites() }
