@@ -494,3 +494,27 @@ import Testing
         #expect(summary.findings.contains { $0.line == 3 && $0.outcome == .rejected && $0.reason == "results is a string, expected an array" }, "\(summary.findings)")
     }
 }
+
+/// NUL bytes in a JSON Lines file (a crash leaves runs of them) are damage inside JSON, not a
+/// sign the file is binary: the line holding a run of them is rejected by its number, and a NUL
+/// inside a string is repaired with the record kept. One NUL refused the whole file as "binary
+/// data", with every record lost.
+@Suite struct NULBytesInJSONTests {
+    @Test func aJSONLinesFileWithNULBytesKeepsEveryRecordItCan() throws {
+        let directory = try TemporaryDirectory()
+        var bytes: [UInt8] = []
+        for id in 1...10 {
+            let extra = id == 4 ? ",\"place_guess\":\"a\u{0}b\"" : ""
+            bytes += Array((observationJSON(id: id, extra: extra) + "\n").utf8)
+            if id == 6 { bytes += [UInt8](repeating: 0, count: 200) + [0x0A] }
+        }
+        let path = directory.file("pages.jsonl")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 10 && summary.rejected == 1, "\(summary.findings)")
+        #expect(summary.findings.contains { $0.line == 7 && $0.outcome == .rejected }, "\(summary.findings)")
+        #expect(summary.findings.contains { $0.line == 4 && $0.outcome == .salvaged && $0.reason == TextRepair.reason })
+    }
+}

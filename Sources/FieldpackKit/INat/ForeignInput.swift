@@ -14,18 +14,23 @@ enum ForeignInput {
     /// `[`) or holds only blanks.
     static func describe(_ head: UnsafeRawBufferPointer) -> String? {
         let bytes = UnsafeRawBufferPointer(rebasing: head[..<min(head.count, headBytes)])
-        if let binary = binaryKind(bytes) { return binary }
         let start = contentStart(bytes)
+        let first = start < bytes.count ? bytes[start] : 0
+        let jsonLike = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        if let binary = binaryKind(bytes, jsonLike: jsonLike) { return binary }
         guard start < bytes.count else { return nil }
-        let first = bytes[start]
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return nil }
+        if jsonLike { return nil }
         let text = UnsafeRawBufferPointer(rebasing: bytes[start...])
         if first == UInt8(ascii: "<") { return markupKind(text) }
         return textKind(text)
     }
 
     /// Archives, databases, images, other compressions, and bytes that are not text.
-    private static func binaryKind(_ bytes: UnsafeRawBufferPointer) -> String? {
+    ///
+    /// - Parameter jsonLike: the content starts with `{` or `[`: NUL and control bytes in it are
+    ///   damage inside JSON (a crash leaves runs of NUL in a file), which the lines they fall in
+    ///   are rejected for, unless they are half of it. One NUL refused the whole file, unnamed.
+    private static func binaryKind(_ bytes: UnsafeRawBufferPointer, jsonLike: Bool) -> String? {
         if bytes.starts(with: Array("PK\u{3}\u{4}".utf8)) {
             return contains(bytes, "meta.xml")
                 ? "a Darwin Core Archive (a zip holding meta.xml), which fieldpack does not read"
@@ -59,11 +64,11 @@ enum ForeignInput {
             index = WordBytes.skipUnflagged(in: bytes, from: index, by: WordBytes.controls)
             guard index < bytes.count else { break }
             let byte = bytes[index]
-            if byte == 0 { return "binary data" }
+            if byte == 0 && !jsonLike { return "binary data" }
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D && byte != 0x0C { controls += 1 }
             index += 1
         }
-        return controls * 20 > bytes.count ? "binary data" : nil
+        return controls * (jsonLike ? 2 : 20) > bytes.count ? "binary data" : nil
     }
 
     private static func markupKind(_ text: UnsafeRawBufferPointer) -> String {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A JSON document refused only for its text: bytes that are not UTF-8 (a Latin-1 `é` in a
 /// place name) or an unpaired surrogate escape (`\udc80`). simdjson refuses the whole document
 /// for one such string; repaired, each bad sequence becomes U+FFFD (Unicode's substitution of
@@ -7,7 +11,8 @@ public enum TextRepair {
     /// A repaired copy of `bytes`, or nil when they hold nothing to repair (the document is
     /// broken in some other way).
     public static func repaired(_ bytes: UnsafeRawBufferPointer) -> PaddedBuffer? {
-        var text: [UInt8]? = isWellFormedUTF8(bytes) ? nil : repairedUTF8WithoutNUL(bytes)
+        let hasNUL = bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        var text: [UInt8]? = isWellFormedUTF8(bytes) && !hasNUL ? nil : repairedUTF8WithoutNUL(bytes)
         let escapes: [UInt8]? = text.map { fixed in fixed.withUnsafeBytes { withoutUnpairedSurrogates($0) } } ?? withoutUnpairedSurrogates(bytes)
         if let escapes { text = escapes }
         return text.map { PaddedBuffer(copying: $0) }
@@ -64,7 +69,7 @@ public enum TextRepair {
     }
 
     /// The salvaged finding's reason.
-    public static let reason = "text that is not UTF-8 (or an unpaired surrogate escape) was replaced with U+FFFD; the record kept its other parts"
+    public static let reason = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the record kept its other parts"
 }
 
 extension JSONParser {
