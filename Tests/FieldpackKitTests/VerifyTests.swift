@@ -62,6 +62,8 @@ import Testing
             "\(path): error: 1 photo(s) without an https URL, first id 81000007",
             "\(path): error: 1 photo(s) without a credit, first id \(first)",
             "\(path): error: 1 photo(s) with a licence outside photos.licenses_allowed (cc-by,cc-by-sa,cc0,pd), first id \(first)",
+            // The URL one character shorter: its size token is no longer where the row says.
+            "\(path): error: 1 photo(s) whose URL's size token is not a tier, or whose URL is another photo's, first id 81000007",
         ])
     }
 
@@ -76,6 +78,21 @@ import Testing
         try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
         #expect(BundleVerifier(directory: directory.file("bundle")).verify()
                 == ["\(directory.file("bundle/content.sqlite")): error: 2 photo(s) whose URL has no size token, first id \(ids[0])"])
+    }
+
+    /// A size token moved off its tier (`…/squlargeg` for every tier) or a URL that names
+    /// another photo: each passed verify (and the manifest's check) with every checksum right.
+    @Test(arguments: ["UPDATE photos SET url_size_start = url_size_start + 3 WHERE id = ?",
+                      "UPDATE photos SET url = replace(url, '/photos/' || id || '/', '/photos/1' || id || '/') WHERE id = ?"])
+    func aShippedPhotoWhoseURLDoesNotGiveItsTiersIsRefused(tamper: String) throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        let id = try #require(try database.rows("SELECT id FROM photos WHERE remote = 0 ORDER BY id LIMIT 1").first?[0])
+        try database.execute(tamper.replacingOccurrences(of: "?", with: id))
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify()
+                == ["\(directory.file("bundle/content.sqlite")): error: 1 photo(s) whose URL's size token is not a tier, or whose URL is another photo's, first id \(id)"])
     }
 
     /// A fresh bundle built again with one article, as the wiki stage writes it, linked to a
