@@ -518,3 +518,20 @@ import Testing
         #expect(summary.findings.contains { $0.line == 4 && $0.outcome == .salvaged && $0.reason == TextRepair.reason })
     }
 }
+
+/// An element simdjson refuses on its own (an id past 2^64) is one rejection, with simdjson's
+/// reason: the page also got "malformed after its results array", one rejection too many, and
+/// the element's finding said only "not valid JSON".
+@Suite struct RefusedElementTests {
+    @Test func anElementRefusedOnItsOwnIsOneRejectionWithItsReason() throws {
+        let directory = try TemporaryDirectory()
+        let text = page([observationJSON(id: 1), observationJSON(id: 2).replacingOccurrences(of: "{\"id\":2,", with: "{\"id\":99999999999999999999,"), observationJSON(id: 3)])
+        let path = try directory.write("page.json", text)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
+        let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
+        #expect(rejected.record == "results[1]" && rejected.reason.hasPrefix("not valid JSON: ") && rejected.reason.count > 16, "\(rejected)")
+    }
+}

@@ -411,12 +411,18 @@ final class FileIngest {
         let scan = JSONScanner.scanArray(named: array.key, in: bytes)
         var locator = LineLocator(bytes)
         let acceptedBefore = result.accepted
+        var anElementFailed = false
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
             let line = locator.line(of: range.lowerBound)
-            guard let (value, repaired) = try? elementParser.parseRepairingText(element) else {
+            let value: JSONValue
+            let repaired: Bool
+            do {
+                (value, repaired) = try elementParser.parseRepairingText(element)
+            } catch {
+                anElementFailed = true
                 reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
-                                        reason: "not valid JSON"))
+                                        reason: "not valid JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")"))
                 continue
             }
             accept(value, source: "\(fileIndex)#\(index)", result: &result, repairedText: repaired) { reason in
@@ -424,6 +430,10 @@ final class FileIngest {
             }
             if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
         }
+        // The array whole and an element refused on its own: that element was why the document
+        // did not parse, and it has its finding (a second one, "malformed after its results
+        // array", counted one rejection too many).
+        if scan.closed && anElementFailed && scan.partialStart == nil { return }
         let damageOffset = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
         let line = locator.line(of: damageOffset)
         let complete = scan.elements.count
