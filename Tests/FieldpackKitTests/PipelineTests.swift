@@ -119,6 +119,14 @@ import Testing
         let nested = try directory.write("nested.json", #"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "width": 90}]}"#)
         let inner = try #require(throws: FieldpackError.self) { try Pipeline.load(nested) }
         #expect(inner.message == "\"targets[0].width\" is given 2 times: give each key once", "\(inner)")
+        // Comments may repeat, and so may keys inside what a comment holds.
+        let comments = try directory.write("comments.json", #"{"_": "park guide", "name": "ok", "inat": ["x"], "_": "licences checked", "targets": [{"_n": 1, "_n": 2, "name": "a", "width": 60, "height": 60}], "_old": {"a": 1, "a": 2}}"#)
+        #expect(try Pipeline.load(comments).name == "ok")
+        // A GeoJSON file that select names, with a byte order mark too.
+        let park = directory.file("park.geojson")
+        try Data([0xEF, 0xBB, 0xBF] + Array(#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}"#.utf8)).write(to: URL(fileURLWithPath: park))
+        let selecting = try directory.write("select.json", #"{"name": "ok", "inat": ["x"], "select": {"geojson": "\#(park)"}}"#)
+        #expect(try Pipeline.load(selecting).selection?.places.polygons.count == 1)
     }
 
     @Test func aKeyStartingWithAnUnderscoreIsAComment() throws {

@@ -64,7 +64,7 @@ extension JSONSyntaxLocation {
 
         mutating func firstError() -> (Int, String)? {
             var expect = Expect.value
-            // A byte-order mark is not JSON, but every reader of these files allows one.
+            // A byte-order mark is not JSON, but the readers of these files pass over one.
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
             while true {
                 skipWhitespace()
@@ -174,7 +174,8 @@ extension JSONSyntaxLocation {
                     position += 1
                     return nil
                 case UInt8(ascii: "\\"):
-                    guard position + 1 < bytes.count else { break }
+                    // (A `break` here would leave the switch, not the loop, and spin for ever.)
+                    guard position + 1 < bytes.count else { return (opened, "a string that is never closed (a missing '\"')") }
                     let escaped = bytes[position + 1]
                     if escaped == UInt8(ascii: "u") {
                         if let error = unicodeEscape() { return error }

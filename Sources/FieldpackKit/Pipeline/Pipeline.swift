@@ -49,10 +49,8 @@ public struct Pipeline: Sendable {
         // document holds its own copy of every string (the three at once were 40 MB for a
         // pipeline of 160,000 destinations).
         let root: JSONValue = try {
-            var bytes = try ReadableFile.contents(of: path)
             // A byte order mark (Notepad writes one) is passed over, as in every input.
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-            let buffer = PaddedBuffer(copying: bytes)
+            let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
             do {
                 return try parser.parse(buffer)
             } catch {
@@ -62,8 +60,13 @@ public struct Pipeline: Sendable {
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
         // A key given twice (an edit that added a setting the file already had): which value
         // counts is not something to guess, and simdjson would have taken the first silently.
+        // Comments are exempt, and so is whatever a comment holds: `"_"` twice is the usual way
+        // to comment JSON.
         var duplicates = DuplicateKeys()
-        if let twice = duplicates.find(in: root).first {
+        let isComment = { (path: String) in
+            path.split(separator: ".").contains { PipelineKeys.isComment(String($0.prefix { $0 != "[" })) }
+        }
+        if let twice = duplicates.find(in: root).first(where: { !isComment($0.path) }) {
             throw FieldpackError(path: path, "\"\(twice.path)\" is given \(twice.count) times: give each key once")
         }
         try PipelineKeys.refuseUnknown(in: root, known: keys, place: "", kind: "a pipeline key", path: path)

@@ -144,7 +144,8 @@ public struct Selection: Sendable, Equatable {
         guard FileSystem.isRegularFile(resolved) else {
             throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\" does not exist")
         }
-        let buffer = PaddedBuffer(copying: try ReadableFile.contents(of: resolved))
+        // A byte order mark is passed over, as in the pipeline file.
+        let buffer = try ReadableFile.contents(of: resolved).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
         let parser = JSONParser()
         let root: JSONValue
         do {
