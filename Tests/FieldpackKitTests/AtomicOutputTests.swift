@@ -192,6 +192,12 @@ import Testing
             #expect(error.path == output && error.message.hasPrefix("is also an input of this run"))
         }
         #expect(try text(input) == before)
+        // A link to the input under the output's name: the rename replaces only the link.
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link.json"), withDestinationPath: input)
+        var linked = INatIngest.Options(inputs: [input], output: directory.file("link.json"), rejects: directory.file("rejects.jsonl"))
+        linked.maxRejectRate = 1
+        try INatIngest(options: linked).run()
+        #expect(try text(input) == before && FileSystem.isRegularFile(directory.file("link.json")))
         // Dedupe's input as its output.
         var ingest = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1

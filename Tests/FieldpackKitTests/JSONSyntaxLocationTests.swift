@@ -92,6 +92,16 @@ import Testing
         #expect(refused > 1000)
     }
 
+    /// A document only simdjson refuses (a number out of range) has no place: the error gives
+    /// simdjson's reason and no line, rather than a wrong one.
+    @Test func aMistakeOnlySimdjsonSeesIsReportedWithItsReasonAndNoLine() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("big.json", #"{"name": "ok", "inat": ["x"], "max_reject_rate": 1e400}"#)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.path == path && error.line == nil)
+        #expect(error.message.hasPrefix("pipeline is not valid JSON: ") && error.message.count > 30, "\(error)")
+    }
+
     @Test func aPipelineThatIsNotJSONIsRefusedAtItsMistakesLineAndColumn() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("bad.json", "{\n  \"name\": \"ok\",\n  \"inat\": [\"x\"]\n  \"max_reject_rate\": 0.1\n}\n")

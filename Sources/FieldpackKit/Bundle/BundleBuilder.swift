@@ -115,7 +115,8 @@ public struct BundleBuilder {
         if options.inputs.count > 1 { _ = try ShardPartSidecar.requireOneJob(options.inputs) }
         try FileSystem.refuseOutputs(
             [options.output, options.costsReport, options.inputsFile, options.delta],
-            overwriting: options.inputs + [options.articles, options.previous].compactMap { $0 } + options.articleParts)
+            // Not `previous`: a rebuild in place with a delta reads it before it is replaced.
+            overwriting: options.inputs + [options.articles].compactMap { $0 } + options.articleParts)
         let files = try BuildFiles(output: options.output, scratchLabel: "scratch")
         defer { files.cleanUp() }
         var summary = Summary()

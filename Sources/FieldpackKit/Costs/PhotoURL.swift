@@ -77,12 +77,16 @@ public struct PhotoURL: Sendable, Equatable {
         guard start > 0 else { return false }
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-        // Compared byte by byte, case folded, against `isINaturalistHost`'s names.
-        let host = bytes[start..<end]
+        return isINaturalistHost(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+    }
+
+    /// Hosts that belong to iNaturalist (an `http` URL on them is upgraded to `https`): the one
+    /// list, compared byte by byte, case folded.
+    static func isINaturalistHost(bytes host: UnsafeRawBufferPointer) -> Bool {
         func equals(_ name: StaticString, atEnd: Bool = false) -> Bool {
             let count = name.utf8CodeUnitCount
             guard atEnd ? host.count >= count : host.count == count else { return false }
-            let from = host.endIndex - count
+            let from = host.count - count
             for offset in 0..<count {
                 let byte = host[from + offset]
                 if (byte >= 65 && byte <= 90 ? byte + 32 : byte) != name.utf8Start[offset] { return false }
@@ -93,10 +97,9 @@ public struct PhotoURL: Sendable, Equatable {
             || equals("inaturalist.org") || equals(".inaturalist.org", atEnd: true)
     }
 
-    /// Hosts that belong to iNaturalist (an `http` URL on them is upgraded to `https`).
     static func isINaturalistHost(_ host: String) -> Bool {
-        host == "inaturalist.org" || host.hasSuffix(".inaturalist.org")
-            || host == "inaturalist-open-data.s3.amazonaws.com" || host == "inaturalist.s3.amazonaws.com"
+        var host = host
+        return host.withUTF8 { isINaturalistHost(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// The URL with `{size}` where the size token goes: `https://host/photos/1/{size}.jpg`.
@@ -195,7 +198,12 @@ public final class PhotoURLParser {
             }
         }
         let host = hosts[slot]
-        guard host.ours else { return secure ? .remote(url: original()) : .unusable("remote photo URL is not https") }
+        guard host.ours else {
+            guard secure else { return .unusable("remote photo URL is not https") }
+            // Text ingest repaired (`TextRepair`): the URL that was meant is not known.
+            if Self.contains(UnsafeBufferPointer(rebasing: bytes[...]), "\u{FFFD}") { return .unusable("remote photo URL held bytes that are not UTF-8") }
+            return .remote(url: original())
+        }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
         // Every marker holds a `-` or `_`, which a photo's own path (`/photos/{id}/{size}.{ext}`)
         // does not: only a path with one is searched for them (a search per marker).

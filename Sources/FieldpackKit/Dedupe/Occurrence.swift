@@ -21,10 +21,13 @@ struct PhotoOccurrence {
 
     static let remoteBit: UInt64 = 1 << 63
 
-    /// An iNaturalist-hosted copy beats a remote one (a Wikimedia or Flickr URL), whatever their
-    /// dates: iNaturalist turns remote photos into hosted ones, never back (INAT.md §1.4: photo
-    /// 33535972 is a Wikimedia `75px-…` thumbnail in `v1/get_taxa.json` and hosted in
+    /// A copy on iNaturalist's hosts beats a remote one (a Wikimedia or Flickr URL), whatever
+    /// their dates: iNaturalist turns remote photos into hosted ones, never back (INAT.md §1.4:
+    /// photo 33535972 is a Wikimedia `75px-…` thumbnail in `v1/get_taxa.json` and hosted in
     /// `v2/get_taxa_full.json`), and only the hosted copy gives every tier and the photo's size.
+    /// iNaturalist's placeholders (a photo hidden or taken down) are on its hosts too, so they
+    /// beat a remote copy as well: a remote photo flagged and later restored stays out until
+    /// iNaturalist hosts it, the safe side of the rule (it is one key, so the order stays total).
     /// Then the newest, the higher observation, the better rank, the content.
     @inline(__always)
     func outranks(_ other: PhotoOccurrence) -> Bool {

@@ -50,7 +50,7 @@ struct Winners {
     /// Writes a photo's winner (the first), filling what it lacks from the other occurrences:
     /// its dimensions from the first that has both and is as remote or hosted as it is, and, when it is a taxon's photo (no
     /// observer), its observer from the first observation's copy that names one (the best
-    /// ranked: the newest, then the highest observation id), so that the photo is credited to
+    /// ranked: see `PhotoOccurrence.outranks`), so that the photo is credited to
     /// who took it whatever the selection keeps (`PhotoRecord.Column.observer`).
     mutating func writePhoto(_ group: UnsafeBufferPointer<PhotoOccurrence>, filled: inout Int) throws {
         let winner = group[0]

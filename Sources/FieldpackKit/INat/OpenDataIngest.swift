@@ -63,7 +63,7 @@ extension FileIngest {
             if !missing.isEmpty {
                 throw FieldpackError(
                     path: path,
-                    "damaged (\(damage.message)) before its \(missing.map(\.rawValue).joined(separator: ", ")) table\(missing.count == 1 ? "" : "s") could be read; download it again")
+                    "damaged (\(damage.message)) after its \(OpenDataTable.allCases.filter(read.contains).map(\.rawValue).joined(separator: ", ")) table\(read.count == 1 ? "" : "s"): no \(missing.map(\.rawValue).joined(separator: " or ")) table was reached, and a table the damage cut off is lost whole; download it again")
             }
             // Damage inside a member's rows has its notice from the table's reader.
             if betweenMembers != nil {

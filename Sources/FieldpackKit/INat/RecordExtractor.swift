@@ -299,11 +299,13 @@ struct RecordExtractor {
                 let height = try dimensions.int("height")
                 // Zero (or below) and past the largest image are not sizes: unknown, as missing
                 // ones are, so that dedupe fills them from another copy.
-                for (side, key) in [(width, "width"), (height, "height")] as [(Int64?, StaticString)] {
+                func check(_ side: Int64?, _ key: StaticString) throws(RecordError) {
                     if let side, !(1...PhotoRecord.maximumSide).contains(side) {
                         throw RecordError(at: dimensions.name(key), "\(dimensions.name(key)) is \(side), expected 1 to \(PhotoRecord.maximumSide) pixels")
                     }
                 }
+                try check(width, "width")
+                try check(height, "height")
                 record.width = width
                 record.height = height
             } catch {

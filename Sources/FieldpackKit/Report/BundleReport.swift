@@ -231,7 +231,7 @@ public struct BundleReport {
         if reason == "hidden" { return "hidden by iNaturalist's moderators" }
         if reason == "no-credit" { return "no attribution and no observer to credit" }
         if reason == CostReport.unlinkedKey {
-            return "no observation links it and no taxon shows it (an older copy of its observation listed it; the newest does not)"
+            return "no observation links it and no taxon shows it (an older copy of its observation listed it and the newest does not, or its observation is in no input)"
         }
         // The URL's own reason: a URL naming another photo is an https URL too.
         if reason.hasPrefix("url:") { return "its URL cannot be shipped: \(reason.dropFirst(4))" }

@@ -395,24 +395,25 @@ public enum FileSystem {
         unlink(path)
     }
 
-    /// Whether `path` is itself a regular file (a link to one is not).
-    /// Refuses outputs that would replace an input of the same run (the same file, by device
-    /// and inode, whatever the path that names it), or name one file twice: the rename that
-    /// publishes an output lost the input for good (`fieldpack-inat a.jsonl --output a.jsonl`),
-    /// and of two outputs under one name only the last was kept, silently. Asked before a stage
-    /// reads or writes anything.
+    /// Refuses outputs that would replace an input of the same run, or name one file twice: the
+    /// rename that publishes an output lost the input for good (`fieldpack-inat a.jsonl --output
+    /// a.jsonl`), and of two outputs under one name only the last was kept, silently. Names are
+    /// compared as directory entries (the folder by its identity, however the path writes it,
+    /// and the file name): an output that is a link to an input replaces only the link. Asked
+    /// before a stage reads or writes anything.
     public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {
-        func file(_ path: String) -> [UInt64]? { FileIdentity(path: path).map { [$0.device, $0.inode] } }
-        let inputFiles = Set(inputs.compactMap(file))
+        func entry(_ path: String) -> [String] {
+            let folder = directory(of: path)
+            let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+            return FileIdentity(path: folder).map { [String($0.device), String($0.inode), name] } ?? [folder, name]
+        }
+        let inputEntries = Set(inputs.filter { FileSystem.exists($0) }.map(entry))
         var seen: [[String]: String] = [:]
         for output in outputs.compactMap({ $0 }) {
-            if let existing = file(output), inputFiles.contains(existing) {
+            let place = entry(output)
+            if inputEntries.contains(place) {
                 throw FieldpackError(path: output, "is also an input of this run: the output would replace it; name another output")
             }
-            // One name: the same folder (by its identity, however it is written) and file name.
-            let folder = directory(of: output)
-            let name = output.lastIndex(of: "/").map { String(output[output.index(after: $0)...]) } ?? output
-            let place = file(folder).map { [String($0[0]), String($0[1]), name] } ?? [folder, name]
             if let other = seen[place] {
                 throw FieldpackError(path: output, "is named by two outputs of this run (\(other) and \(output)): name each its own file")
             }
@@ -420,6 +421,7 @@ public enum FileSystem {
         }
     }
 
+    /// Whether `path` is itself a regular file (a link to one is not).
     public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
