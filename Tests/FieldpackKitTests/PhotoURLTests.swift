@@ -136,3 +136,12 @@ import Testing
         #expect(License.cc0.credit(name: "  \n") == nil)
     }
 }
+
+@Suite struct RepairedPhotoURLTests {
+    /// A remote URL that held bytes that were not UTF-8 (repaired by ingest to U+FFFD) names an
+    /// address no one meant: excluded, not shipped broken.
+    @Test func aRemoteURLWithARepairedCharacterIsUnusable() {
+        #expect(PhotoURLParser().classify("https://farm1.staticflickr.com/1/Li\u{FFFD}ge_b.jpg") == .unusable("remote photo URL held bytes that are not UTF-8"))
+        #expect(PhotoURLParser().classify("https://farm1.staticflickr.com/1/Liège_b.jpg") == .remote(url: "https://farm1.staticflickr.com/1/Liège_b.jpg"))
+    }
+}
