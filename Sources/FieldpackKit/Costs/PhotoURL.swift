@@ -68,13 +68,12 @@ public struct PhotoURL: Sendable, Equatable {
     /// as not hosted.
     static func isHosted(_ url: JSONText) -> Bool {
         let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
-        var start = 0
-        for (index, byte) in bytes.enumerated().prefix(9) where byte == UInt8(ascii: ":") {
-            guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") else { return false }
-            start = index + 3
-            break
-        }
-        guard start > 0 else { return false }
+        // `http://` or `https://`, in any case: the host starts after the first `://`.
+        var colon = 0
+        while colon < min(bytes.count, 6), bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < bytes.count - 2, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+              bytes[colon + 2] == UInt8(ascii: "/") else { return false }
+        let start = colon + 3
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
         return isINaturalistHost(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))

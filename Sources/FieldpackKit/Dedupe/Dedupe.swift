@@ -272,9 +272,10 @@ public struct Dedupe: Sendable {
                 let id = try requiredID(record, offset: offset)
                 let observationPhoto = PhotoRecord.isObservationPhoto(record)
                 let position = Int32(clamping: record.int64(C.position) ?? 0)
+                let url = record.text(C.url)
                 let fields = fieldHash(record.text(C.license)) | fieldHash(record.text(C.attribution)) << 21
-                    | fieldHash(record.text(C.url).map(Self.withoutQuery)) << 42
-                    | (record.text(C.url).map(PhotoURL.isHosted) == false ? PhotoOccurrence.remoteBit : 0)
+                    | fieldHash(url.map(Self.withoutQuery)) << 42
+                    | (url.map(PhotoURL.isHosted) == false ? PhotoOccurrence.remoteBit : 0)
                 return PhotoOccurrence(
                     id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
                     content: RecordSource.contentHash(line),
