@@ -144,4 +144,10 @@ import Testing
         #expect(PhotoURLParser().classify("https://farm1.staticflickr.com/1/Li\u{FFFD}ge_b.jpg") == .unusable("remote photo URL held bytes that are not UTF-8"))
         #expect(PhotoURLParser().classify("https://farm1.staticflickr.com/1/Liège_b.jpg") == .remote(url: "https://farm1.staticflickr.com/1/Liège_b.jpg"))
     }
+
+    /// A photo id written with a leading zero gave a template whose size token fell inside the
+    /// extension (`…/706/sq{size}pg`): such a URL is not one iNaturalist serves.
+    @Test func aPhotoIDWithALeadingZeroIsUnusable() {
+        #expect(PhotoURLParser().classify("https://static.inaturalist.org/photos/00706/square.jpg?123") == .unusable("iNaturalist URL's photo id starts with 0"))
+    }
 }

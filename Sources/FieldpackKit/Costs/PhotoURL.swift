@@ -236,6 +236,9 @@ public final class PhotoURLParser {
         else { return malformed }
         var id: Int64 = 0
         guard fileStart - 1 > idStart, fileStart - 1 - idStart <= 18 else { return malformed }
+        // `…/photos/00706/…`: the URL rebuilt from the id (`706`) would not be the one given,
+        // and the size token's place, counted in the given one, fell inside the extension.
+        guard path[idStart] != UInt8(ascii: "0") else { return .unusable("iNaturalist URL's photo id starts with 0") }
         for byte in path[idStart..<(fileStart - 1)] {
             guard byte >= 0x30 && byte <= 0x39 else { return malformed }
             id = id * 10 + Int64(byte - 0x30)
