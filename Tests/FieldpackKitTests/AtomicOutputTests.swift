@@ -227,3 +227,14 @@ import Testing
         #expect(stat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
     }
 }
+
+@Suite struct BrokenLinkInputTests {
+    /// An input that is a link to a file that is gone says so, and where it points.
+    @Test func aBrokenLinkInputNamesWhereItPoints() throws {
+        let directory = try TemporaryDirectory()
+        let link = directory.file("page.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/nonexistent/page.json")
+        let error = try #require(throws: FieldpackError.self) { try ReadableFile(path: link) }
+        #expect(error.description == "\(link): error: cannot open: it is a link to /nonexistent/page.json, which does not exist")
+    }
+}

@@ -12,7 +12,19 @@ public final class ReadableFile {
     public init(path: String) throws {
         self.path = path
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 { throw FieldpackError(path: path, "cannot open: \(systemError())") }
+        if descriptor < 0 {
+            let error = errno
+            // A link whose target is gone: "No such file" alone sent people looking for the link.
+            var info = stat()
+            if error == ENOENT, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+                var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let count = readlink(path, &target, Int(PATH_MAX))
+                let name = count > 0 ? String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+                throw FieldpackError(path: path, "cannot open: it is a link to \(name), which does not exist")
+            }
+            errno = error
+            throw FieldpackError(path: path, "cannot open: \(systemError())")
+        }
         // A folder opens, and its first read fails with EISDIR: say so here, by name.
         var info = stat()
         // (The descriptor closes with the object, in deinit, which runs for a throw here too: a
