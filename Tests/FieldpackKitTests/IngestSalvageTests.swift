@@ -535,3 +535,38 @@ import Testing
         #expect(rejected.record == "results[1]" && rejected.reason.hasPrefix("not valid JSON: ") && rejected.reason.count > 16, "\(rejected)")
     }
 }
+
+/// Fields that were kept as written whatever they held: a time that is not one and a zone
+/// offset of +99:00 (each now dropped with a finding), and a timestamp where a date belongs (its
+/// date kept).
+@Suite struct CheckedFieldTests {
+    @Test(arguments: [
+        ("\"time_observed_at\":\"2024-06-12T99:99:99Z\"", "time_observed_at", "time_observed_at \"2024-06-12T99:99:99Z\" is not an ISO 8601 timestamp"),
+        ("\"created_at\":\"2024-06-12T10:00:00+99:00\"", "created_at", "created_at \"2024-06-12T10:00:00+99:00\" is not an ISO 8601 timestamp"),
+    ])
+    func aFieldThatIsNotWhatItsNameSaysIsDroppedWithAFinding(field: String, column: String, reason: String) throws {
+        let directory = try TemporaryDirectory()
+        let key = field.split(separator: ":")[0]
+        let record = observationJSON(id: 30).replacingOccurrences(of: "\(key):\"", with: "\"_was\(key.dropFirst()):\"")
+            .replacingOccurrences(of: "{\"id\":30,", with: "{\"id\":30,\(field),")
+        let path = try directory.write("page.json", page([record]))
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 1)
+        #expect(summary.findings.contains { $0.outcome == .salvaged && $0.reason.hasPrefix(reason) }, "\(summary.findings)")
+        let observation = try #require(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "obs" })
+        #expect(observation[column] is NSNull, "\(observation)")
+    }
+
+    @Test func aTimestampWhereADateBelongsKeepsItsDate() throws {
+        let directory = try TemporaryDirectory()
+        let record = observationJSON(id: 31).replacingOccurrences(of: "\"observed_on\":\"2024-04-30\"", with: "\"observed_on\":\"2024-06-30T10:00:00Z\"")
+        let path = try directory.write("page.json", page([record]))
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        try INatIngest(options: options).run()
+        let observation = try #require(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "obs" })
+        #expect(observation["observed_on"] as? String == "2024-06-30")
+    }
+}

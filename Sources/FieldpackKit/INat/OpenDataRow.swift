@@ -400,7 +400,8 @@ final class OpenDataRow {
         record.taxon = positiveID(c.taxonID, "taxon_id")
         record.qualityGrade = text(c.qualityGrade, "quality_grade")
         if let date = text(c.observedOn, "observed_on") {
-            if Timestamp.isRealDate(date.bytes) { record.observedOn = date } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
+            // A timestamp where a date belongs keeps its date as written, as an API page's does.
+            if Timestamp.isRealDate(date.bytes) { record.observedOn = JSONText(start: date.start, count: 10) } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }
         }
         let latitude = number(c.latitude, "latitude", limit: 90)
         let longitude = number(c.longitude, "longitude", limit: 180)

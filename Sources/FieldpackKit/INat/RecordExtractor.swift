@@ -135,7 +135,7 @@ struct RecordExtractor {
         record.taxon = taxon?.record.id
         record.qualityGrade = field { () throws(RecordError) in try obs.text("quality_grade") }
         record.observedOn = field { () throws(RecordError) in try obs.date("observed_on") }
-        record.timeObservedAt = field { () throws(RecordError) in try obs.text("time_observed_at") }
+        record.timeObservedAt = field { () throws(RecordError) in try obs.timestampText("time_observed_at") }
         record.createdAt = created?.text
         record.updatedAt = updated?.text
         if let (latitude, longitude) = coordinates(obs) {

@@ -122,8 +122,16 @@ struct Fields {
         guard Timestamp.isRealDate(text.bytes) else {
             throw RecordError(at: name(key), "\(name(key)) \"\(text.string)\" is not a date YYYY-MM-DD")
         }
-        return text
+        // A timestamp where a date belongs (`2024-06-30T10:00:00Z`, re-serialised dumps): its date
+        // as written, so that the column holds only dates.
+        return JSONText(start: text.start, count: 10)
     }
+
+    /// An ISO 8601 timestamp kept as its text, refused (a finding) unless it is one.
+    func timestampText(_ key: StaticString) throws(RecordError) -> JSONText? {
+        try timestamp(key)?.text
+    }
+
 
     /// An ISO 8601 timestamp: its text, and the time in Unix milliseconds.
     func timestamp(_ key: StaticString) throws(RecordError) -> (text: JSONText, millis: Int64)? {
