@@ -543,6 +543,8 @@ import Testing
     @Test(arguments: [
         ("\"time_observed_at\":\"2024-06-12T99:99:99Z\"", "time_observed_at", "time_observed_at \"2024-06-12T99:99:99Z\" is not an ISO 8601 timestamp"),
         ("\"created_at\":\"2024-06-12T10:00:00+99:00\"", "created_at", "created_at \"2024-06-12T10:00:00+99:00\" is not an ISO 8601 timestamp"),
+        // A grade a quality_grades rule would have removed without a word.
+        ("\"quality_grade\":\"RESEARCH\"", "quality_grade", "quality_grade \"RESEARCH\" is not research, needs_id or casual"),
     ])
     func aFieldThatIsNotWhatItsNameSaysIsDroppedWithAFinding(field: String, column: String, reason: String) throws {
         let directory = try TemporaryDirectory()

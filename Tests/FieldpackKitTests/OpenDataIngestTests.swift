@@ -102,6 +102,18 @@ import Testing
         #expect(observation["positional_accuracy"] is NSNull)
     }
 
+    /// A grade iNaturalist does not write (`RESEARCH`) is dropped with a finding, as an API
+    /// page's is: a quality_grades rule removed its observation without a word.
+    @Test func aQualityGradeThatIsNotOneIsDroppedWithAFinding() throws {
+        let directory = try TemporaryDirectory()
+        let header = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on"
+        let path = try directory.write("o.tsv", "\(header)\n526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t38.6\t-122.7\t\t53137\tRESEARCH\t2011-05-30\n")
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(summary.rejected == 0 && summary.salvaged == 1)
+        #expect(summary.findings.contains { $0.field == "quality_grade" && $0.reason.contains("is \"RESEARCH\", expected research, needs_id or casual") }, "\(summary.findings)")
+        #expect(try #require(records("obs", all).first)["quality_grade"] is NSNull)
+    }
+
     @Test func aRowKeepsItsGoodFieldsWhenOneIsBad() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("photos.csv", """

@@ -398,7 +398,11 @@ final class OpenDataRow {
         if full { record.user = positiveID(c.observerID, "observer_id") }
         // The taxon rule reads it (`ExportRules`).
         record.taxon = positiveID(c.taxonID, "taxon_id")
-        record.qualityGrade = text(c.qualityGrade, "quality_grade")
+        if let grade = text(c.qualityGrade, "quality_grade") {
+            if Selection.isQualityGrade(grade) { record.qualityGrade = grade } else {
+                drop("quality_grade", "is \"\(grade.string)\", expected research, needs_id or casual")
+            }
+        }
         if let date = text(c.observedOn, "observed_on") {
             // A timestamp where a date belongs keeps its date as written, as an API page's does.
             if Timestamp.isRealDate(date.bytes) { record.observedOn = JSONText(start: date.start, count: 10) } else { drop("observed_on", "is \"\(date.string)\", expected a date YYYY-MM-DD") }

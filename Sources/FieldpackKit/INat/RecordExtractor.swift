@@ -133,7 +133,7 @@ struct RecordExtractor {
         record.uuid = field { () throws(RecordError) in try obs.text("uuid") }
         record.user = user?.id
         record.taxon = taxon?.record.id
-        record.qualityGrade = field { () throws(RecordError) in try obs.text("quality_grade") }
+        record.qualityGrade = field { () throws(RecordError) in try obs.qualityGrade("quality_grade") }
         record.observedOn = field { () throws(RecordError) in try obs.date("observed_on") }
         record.timeObservedAt = field { () throws(RecordError) in try obs.timestampText("time_observed_at") }
         record.createdAt = created?.text

@@ -127,6 +127,15 @@ struct Fields {
         return JSONText(start: text.start, count: 10)
     }
 
+    /// An observation's quality grade: research, needs_id or casual.
+    func qualityGrade(_ key: StaticString) throws(RecordError) -> JSONText? {
+        guard let text = try text(key) else { return nil }
+        guard Selection.isQualityGrade(text) else {
+            throw RecordError(at: name(key), "\(name(key)) \"\(text.string)\" is not research, needs_id or casual")
+        }
+        return text
+    }
+
     /// An ISO 8601 timestamp kept as its text, refused (a finding) unless it is one.
     func timestampText(_ key: StaticString) throws(RecordError) -> JSONText? {
         try timestamp(key)?.text

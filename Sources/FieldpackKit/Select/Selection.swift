@@ -44,6 +44,13 @@ public struct Selection: Sendable, Equatable {
     public init() {}
 
     public static let qualityGradeNames = ["research", "needs_id", "casual"]
+
+    /// Whether `text` is one of `qualityGradeNames`, as iNaturalist writes them (lower case):
+    /// ingest drops any other value with a finding, which a `quality_grades` rule would
+    /// otherwise have removed without a word (`RESEARCH`, `unknown`).
+    static func isQualityGrade(_ text: JSONText) -> Bool {
+        text.equals("research") || text.equals("needs_id") || text.equals("casual")
+    }
     static let keys = ["bbox", "geojson", "obscured", "taxa", "quality_grades", "observed", "min_photos", "caps"]
 
     /// Reads `select` from a parsed pipeline file.
