@@ -572,3 +572,24 @@ import Testing
         #expect(observation["observed_on"] as? String == "2024-06-30")
     }
 }
+
+/// Two pages written one after the other (`cat page-1.json page-2.json > pages.json`) are read
+/// as two documents: the second page's records were lost as one rejection ("malformed after its
+/// results array"). A finding in the second page names its line in the file.
+@Suite struct ConcatenatedPagesTests {
+    @Test func pagesWrittenOneAfterAnotherAreEachRead() throws {
+        let directory = try TemporaryDirectory()
+        let first = page([observationJSON(id: 1), observationJSON(id: 2)])
+        let second = page([observationJSON(id: 3), observationJSON(id: "x")])
+        let path = try directory.write("pages.json", first + second)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 3 && summary.rejected == 1, "\(summary.findings)")
+        let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["id"] as? Int }
+        #expect(ids.sorted() == [1, 2, 3])
+        let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
+        let lineOfX = (first + second).split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("\"id\":\"x\"") }! + 1
+        #expect(rejected.record == "results[1]" && rejected.line == lineOfX, "\(rejected)")
+    }
+}

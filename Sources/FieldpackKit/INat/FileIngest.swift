@@ -323,20 +323,55 @@ final class FileIngest {
             // Which record held the text is not known here: the finding names the file.
             if repaired { note(&result, Finding(path: path, outcome: .salvaged, reason: TextRepair.reason)) }
         } catch {
-            salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
+            // Pages written one after another (`cat page-1.json page-2.json > pages.json`): each
+            // a document of its own, where the one parse saw text after the first page's end
+            // and kept only that page.
+            if let parts = JSONScanner.topLevelValues(in: bytes), parts.count > 1 {
+                var locator = LineLocator(bytes)
+                for (number, part) in parts.enumerated() {
+                    let partBytes = UnsafeRawBufferPointer(rebasing: bytes[part])
+                    guard let (value, repaired) = try? parser.parseRepairingText(partBytes) else {
+                        reject(&result, Finding(path: path, line: locator.line(of: part.lowerBound), offset: part.lowerBound,
+                                                reason: "document \(number + 1) of the file is not valid JSON"))
+                        continue
+                    }
+                    let lineBase = locator.line(of: part.lowerBound) - 1
+                    if repaired {
+                        note(&result, Finding(path: path, line: lineBase + 1, offset: part.lowerBound, outcome: .salvaged, reason: TextRepair.reason))
+                    }
+                    guard try ingestRecords(of: value, bytes: partBytes, at: (line: lineBase, offset: part.lowerBound),
+                                            source: "\(fileIndex)#\(number + 1)/", path: path, result: &result) else { return }
+                }
+            } else {
+                salvage(bytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)", result: &result)
+            }
             if let damage = reader.damage {
                 note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
             }
             return
         }
-        // The records: an envelope's `results`, a bare array's elements (Rails-era dumps), or the
-        // document itself (one observation or taxon).
+        guard try ingestRecords(of: root, bytes: bytes, at: (0, 0), source: "\(fileIndex)#", path: path, result: &result) else { return }
+        if let damage = reader.damage {
+            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
+        }
+    }
+
+    /// The records of one parsed document (`root`, parsed from `bytes`, which start at line
+    /// `place.line + 1` and byte `place.offset` of the file): an envelope's `results`, a bare
+    /// array's elements (Rails-era dumps), or the document itself (one observation or taxon).
+    /// Each is named by `source` and its index.
+    ///
+    /// - Returns: false when reading stopped over the reject limit.
+    private func ingestRecords(
+        of root: JSONValue, bytes: UnsafeRawBufferPointer, at place: (line: Int, offset: Int), source: String, path: String,
+        result: inout Result
+    ) throws -> Bool {
         let records: JSONValue
         let array: DocumentArray
         if root.isObject, let results = root["results"] {
             guard results.isArray else {
-                reject(&result, Finding(path: path, line: 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
-                return
+                reject(&result, Finding(path: path, line: place.line + 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
+                return true
             }
             records = results
             array = .results
@@ -344,8 +379,8 @@ final class FileIngest {
             records = root
             array = .root
         } else if root.isObject {
-            accept(root, source: "\(fileIndex)#", result: &result) { reason in Finding(path: path, line: 1, offset: 0, reason: reason) }
-            return
+            accept(root, source: source, result: &result) { reason in Finding(path: path, line: place.line + 1, offset: place.offset, reason: reason) }
+            return true
         } else {
             throw FieldpackError(path: path, "valid JSON, but not an iNaturalist shape: the document is \(RecordError.describe(root.kind))")
         }
@@ -365,24 +400,25 @@ final class FileIngest {
             }
             let starts = scannedStarts ?? scan.starts
             guard index < starts.count else { return (nil, nil) }
-            return (locator.line(of: starts[index]), starts[index])
+            return (place.line + locator.line(of: starts[index]), place.offset + starts[index])
         }
         var any = false
         for (index, element) in records.elements.enumerated() {
             any = true
-            accept(element, source: "\(fileIndex)#\(index)", result: &result) { reason in
+            accept(element, source: "\(source)\(index)", result: &result) { reason in
                 let (line, offset) = location(index)
                 return Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
-            if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
+            if overLimit(result) {
+                stop(&result, at: array.label(index), path: path)
+                return false
+            }
         }
         if !any {
             result.emptyPage = true
-            note(&result, Finding(path: path, line: 1, outcome: .notice, reason: "the page holds no records (an empty \(array == .results ? "results array" : "array"))"))
+            note(&result, Finding(path: path, line: place.line + 1, outcome: .notice, reason: "the page holds no records (an empty \(array == .results ? "results array" : "array"))"))
         }
-        if let damage = reader.damage {
-            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message)"))
-        }
+        return true
     }
 
     /// Where a document keeps its records.

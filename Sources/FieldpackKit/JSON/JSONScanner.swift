@@ -204,18 +204,51 @@ public enum JSONScanner {
         return count
     }
 
-    /// The 1-based line and column of a byte offset.
+    /// The 1-based line and column of a byte offset, the column in characters (Unicode
+    /// scalars, as editors count: UTF-8 continuation bytes start none).
     public static func lineAndColumn(of offset: Int, in bytes: UnsafeRawBufferPointer) -> (line: Int, column: Int) {
+        let end = min(offset, bytes.count)
         var line = 1
         var lineStart = 0
-        var index = 0
-        while index < offset && index < bytes.count {
-            if bytes[index] == 0x0A {
-                line += 1
-                lineStart = index + 1
-            }
-            index += 1
+        for index in 0..<end where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
         }
-        return (line, offset - lineStart + 1)
+        var column = 1
+        for index in lineStart..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
+        return (line, column)
+    }
+
+    /// The byte ranges of the complete JSON objects and arrays that `bytes` holds one after
+    /// another, with only whitespace around them (`cat page-1.json page-2.json`); nil when
+    /// anything else is there (a scalar, a value cut short). Strings are skipped whole, so a
+    /// bracket inside one counts for nothing.
+    public static func topLevelValues(in bytes: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        var values: [Range<Int>] = []
+        var index = 0
+        let count = bytes.count
+        while true {
+            while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D { index += 1 }
+            guard index < count else { return values }
+            guard bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else { return nil }
+            let start = index
+            var depth = 0
+            repeat {
+                switch bytes[index] {
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                case UInt8(ascii: "\""):
+                    index += 1
+                    while index < count, bytes[index] != UInt8(ascii: "\"") {
+                        if bytes[index] == UInt8(ascii: "\\") { index += 1 }
+                        index += 1
+                    }
+                default: break
+                }
+                index += 1
+            } while depth > 0 && index < count
+            guard depth == 0 else { return nil }
+            values.append(start..<index)
+        }
     }
 }

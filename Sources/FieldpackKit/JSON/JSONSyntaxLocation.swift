@@ -29,22 +29,14 @@ public struct JSONSyntaxLocation: Equatable, Sendable, CustomStringConvertible {
     }
 
     private static func at(_ offset: Int, in bytes: UnsafeRawBufferPointer, _ reason: String) -> JSONSyntaxLocation {
-        var line = 1
-        var lineStart = 0
-        for index in 0..<offset where bytes[index] == 0x0A {
-            line += 1
-            lineStart = index + 1
-        }
-        // Continuation bytes (10xxxxxx) do not start a character.
-        var column = 1
-        for index in lineStart..<offset where bytes[index] & 0xC0 != 0x80 { column += 1 }
+        let (line, column) = JSONScanner.lineAndColumn(of: offset, in: bytes)
         return JSONSyntaxLocation(offset: offset, line: line, column: column, reason: reason)
     }
 
     /// Where an unclosed container opened, for the message at the end of the file.
-    static func lineAndColumn(of offset: Int, in bytes: UnsafeRawBufferPointer) -> String {
-        let place = at(offset, in: bytes, "")
-        return "line \(place.line), column \(place.column)"
+    static func place(of offset: Int, in bytes: UnsafeRawBufferPointer) -> String {
+        let (line, column) = JSONScanner.lineAndColumn(of: offset, in: bytes)
+        return "line \(line), column \(column)"
     }
 }
 
@@ -73,7 +65,7 @@ extension JSONSyntaxLocation {
                     if let open = stack.last {
                         let what = open.container == .object ? "an object" : "an array"
                         return (position, "the file ends inside \(what) opened at "
-                            + JSONSyntaxLocation.lineAndColumn(of: open.opened, in: bytes)
+                            + JSONSyntaxLocation.place(of: open.opened, in: bytes)
                             + " (a missing \(open.container == .object ? "'}'" : "']'")?)")
                     }
                     return (position, bytes.isEmpty || position == 0 ? "the file is empty" : "the file holds no value")
