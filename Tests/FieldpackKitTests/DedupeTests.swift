@@ -95,7 +95,7 @@ import Testing
         #expect(summary.unique["photo"] == 44)
         #expect(summary.unique["taxon"] == 8)
         #expect(summary.unique["user"] == 10)
-        #expect(summary.conflicts.ids == 3)
+        #expect(summary.conflicts.ids == 2)
         try expectGolden(directory.file("deduped.jsonl"), "sample-deduped.jsonl")
         try expectGolden(directory.file("conflicts.json"), "sample-conflicts.json")
         try expectGolden(directory.file("rejects.jsonl"), "sample-rejects.jsonl")
