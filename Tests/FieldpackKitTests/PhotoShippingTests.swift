@@ -332,21 +332,3 @@ import Testing
         #expect(answer == hosted)
     }
 }
-
-/// A remote photo ships the largest size it lists: `large_url` (Flickr `_b`), not `url`, its
-/// 75-px square, which every display target (the detail view too) showed stretched while the
-/// costs assumed a full-size original.
-@Suite struct RemotePhotoURLTests {
-    @Test func aRemotePhotoShipsItsLargeURLNotItsSquare() throws {
-        let directory = try TemporaryDirectory()
-        let flickr = observationJSON(id: 20, photos: [(520, "cc-by", nil)]).replacingOccurrences(
-            of: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/520/square.jpg\"",
-            with: "\"url\":\"https://farm1.staticflickr.com/1/520_s.jpg\",\"large_url\":\"https://farm1.staticflickr.com/1/520_b.jpg\",\"original_url\":\"https://farm1.staticflickr.com/1/520_o.jpg\"")
-        let hosted = observationJSON(id: 21, photos: [(521, "cc-by", 1024)]).replacingOccurrences(
-            of: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/521/square.jpg\"",
-            with: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/521/square.jpg\",\"large_url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/521/large.jpg\"")
-        let bundle = try buildBundle(inputs: [try directory.write("a.json", page([flickr, hosted]))], in: directory)
-        let urls = try Database(path: "\(bundle)/content.sqlite", mode: .readOnly).rows("SELECT id, url FROM photos ORDER BY id")
-        #expect(urls.map { $0[1] } == ["https://farm1.staticflickr.com/1/520_b.jpg", "https://inaturalist-open-data.s3.amazonaws.com/photos/521/square.jpg"])
-    }
-}

@@ -328,20 +328,6 @@ struct RecordExtractor {
     /// tier URLs (`square_url`, `thumb_url`, `small_url`, `medium_url`, `large_url`,
     /// `original_url`); every other tier is derived from it as from `url` (see `PhotoURL`).
     private static func url(of photo: Fields) throws(RecordError) -> JSONText {
-        let url = try chosenURL(of: photo)
-        // A remote photo (Flickr, Wikimedia) ships only the URL it came with, in every display
-        // target: `url` is its square (Flickr `_s`, 75 px), which the detail view stretched. The
-        // largest size it lists instead, `large_url` (Flickr `_b`, 1024 px) before
-        // `original_url` (which can be many megapixels) before `medium_url`. An iNaturalist URL
-        // gives every tier from any one.
-        guard !PhotoURL.isHosted(url) else { return url }
-        for key: StaticString in ["large_url", "original_url", "medium_url"] {
-            if let larger = try? photo.text(key), larger.bytes.starts(with: "https://".utf8) { return larger }
-        }
-        return url
-    }
-
-    private static func chosenURL(of photo: Fields) throws(RecordError) -> JSONText {
         if let url = try photo.text("url") { return url }
         for key: StaticString in ["square_url", "thumb_url", "small_url", "medium_url", "large_url", "original_url"] {
             if let url = try photo.text(key) { return url }
