@@ -242,3 +242,29 @@ import Testing
         #expect("\(damage)" == "export.tar.gz: error: cannot read as a tar archive: Unrecognized archive format")
     }
 }
+
+@Suite struct GzipCorruptionPlaceTests {
+    /// Damage near the start of a large member is named near where it is, not at the end of
+    /// what was read ahead (the whole file's size for a small one).
+    @Test func corruptionIsNamedNearWhereItIs() throws {
+        let directory = try TemporaryDirectory()
+        var generator = SplitMix(seed: 5)
+        let text = (0..<40_000).map { _ in "{\"id\":\(generator.next() % 1_000_000),\"name\":\"\(generator.next())\"}" }.joined(separator: "\n")
+        let path = try directory.writeGzip("big.jsonl.gz", text)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.count > 300_000)
+        for index in 2_000..<2_064 { bytes[index] ^= 0xA5 }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let source = try GzipSource(source: RawFileSource(file: ReadableFile(path: path)))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        var message = ""
+        do {
+            while try source.read(into: buffer) > 0 {}
+        } catch let damage as StreamDamage {
+            message = damage.message
+        }
+        let place = try #require(message.split(separator: " ").first { Int($0.dropLast()) != nil }.flatMap { Int($0.dropLast()) }, "\(message)")
+        #expect(place >= 2_000 && place < 100_000, "\(message)")
+    }
+}

@@ -169,8 +169,12 @@ public final class GzipSource: ByteSource {
     }
 
     private func corrupt(_ detail: String) -> StreamDamage {
-        StreamDamage(FieldpackError(path: source.file.path, "gzip data is corrupt near compressed byte \(source.bytesRead): \(detail)"))
+        StreamDamage(FieldpackError(path: source.file.path, "gzip data is corrupt near compressed byte \(consumed): \(detail)"))
     }
+
+    /// How far into the file igzip has read: the bytes read less those it has not taken yet (the
+    /// bytes read alone named the end of the last read, often the file's size).
+    var consumed: Int { source.bytesRead - (inputEnd - inputStart) }
 
     /// Keeps the last 8 of the bytes igzip consumed, and of those before them.
     private func remember(_ consumed: UnsafeRawBufferPointer) {
