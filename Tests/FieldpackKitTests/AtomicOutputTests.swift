@@ -198,6 +198,11 @@ import Testing
         linked.maxRejectRate = 1
         try INatIngest(options: linked).run()
         #expect(try text(input) == before && FileSystem.isRegularFile(directory.file("link.json")))
+        // The other way round: the input is a link, the output names the file it points at.
+        try FileManager.default.createSymbolicLink(atPath: directory.file("to-page.json"), withDestinationPath: input)
+        let through = INatIngest.Options(inputs: [directory.file("to-page.json")], output: input, rejects: directory.file("rejects.jsonl"))
+        #expect(throws: FieldpackError.self) { try INatIngest(options: through).run() }
+        #expect(try text(input) == before)
         // Dedupe's input as its output.
         var ingest = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1

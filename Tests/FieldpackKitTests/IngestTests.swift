@@ -71,7 +71,8 @@ import Testing
         #expect(try database.int("SELECT count(*) FROM taxon_photos WHERE taxon_id = 70118") == 5)
         // No photo was left with nothing to reach it (the bundle would count it as unlinked).
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("costs-report.json")))) as! [String: Any]
-        #expect((report["excluded"] as? [String: Int])?["unlinked"] == nil, "\(report)")
+        let excluded = try #require(report["excluded"] as? [String: Int], "\(report)")
+        #expect(excluded["unlinked"] == nil, "\(excluded)")
     }
 
     @Test func reSerialisedObservationWithNullTaxonAndNoCoordinatesIngests() throws {

@@ -153,12 +153,14 @@ import Testing
         ("2024-05-01", 1_714_521_600_000),
         ("2024-05-01 10:00:00", 1_714_557_600_000),
         ("1969-12-31T23:59:59Z", -1000),
+        ("2024-05-01T10:00:00-18:00", Int64(1_714_557_600_000 + 18 * 3_600_000)),
     ])
     func isoTimestampsBecomeUnixMilliseconds(text: String, millis: Int64) {
         #expect(Timestamp.parse(text) == millis)
     }
 
-    @Test(arguments: ["", "yesterday", "2024-13-01", "2024-05-01T25:00:00Z", "2024-05-01T10:00:00+0", "2024-05-01T10:00:00Zjunk"])
+    @Test(arguments: ["", "yesterday", "2024-13-01", "2024-05-01T25:00:00Z", "2024-05-01T10:00:00+0", "2024-05-01T10:00:00Zjunk",
+                      "2024-05-01T10:00:00+99:00", "2024-05-01T10:00:00+18:59", "2024-05-01T10:00:00-19:00", "2024-05-01T10:00:00+05:60"])
     func malformedTimestampsAreRefused(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }

@@ -43,13 +43,14 @@ public struct Selection: Sendable, Equatable {
 
     public init() {}
 
-    public static let qualityGradeNames = ["research", "needs_id", "casual"]
+    /// The grades, as iNaturalist writes them (lower case): the one list.
+    static let qualityGrades: [StaticString] = ["research", "needs_id", "casual"]
+    public static let qualityGradeNames = qualityGrades.map { "\($0)" }
 
-    /// Whether `text` is one of `qualityGradeNames`, as iNaturalist writes them (lower case):
-    /// ingest drops any other value with a finding, which a `quality_grades` rule would
-    /// otherwise have removed without a word (`RESEARCH`, `unknown`).
+    /// Whether `text` is one of the grades: ingest drops any other value with a finding, which a
+    /// `quality_grades` rule would otherwise have removed without a word (`RESEARCH`, `unknown`).
     static func isQualityGrade(_ text: JSONText) -> Bool {
-        text.equals("research") || text.equals("needs_id") || text.equals("casual")
+        qualityGrades.contains { text.equals($0) }
     }
     static let keys = ["bbox", "geojson", "obscured", "taxa", "quality_grades", "observed", "min_photos", "caps"]
 

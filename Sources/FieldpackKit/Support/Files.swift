@@ -419,7 +419,17 @@ public enum FileSystem {
             let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
             return FileIdentity(path: folder).map { [String($0.device), String($0.inode), name] } ?? [folder, name]
         }
-        let inputEntries = Set(inputs.filter { FileSystem.exists($0) }.map(entry))
+        // An input's entry as written and the one its links resolve to: an output named like the
+        // file a linked input points at replaced the input's data (`link.jsonl → real.jsonl`,
+        // `--output real.jsonl`).
+        var inputEntries = Set<[String]>()
+        for input in inputs where FileSystem.exists(input) {
+            inputEntries.insert(entry(input))
+            if let resolved = realpath(input, nil) {
+                inputEntries.insert(entry(String(cString: resolved)))
+                free(resolved)
+            }
+        }
         var seen: [[String]: String] = [:]
         for output in outputs.compactMap({ $0 }) {
             let place = entry(output)

@@ -35,13 +35,14 @@ public enum Timestamp {
         let sign: Int64
         if cursor.expect("+") { sign = 1 } else if cursor.expect("-") { sign = -1 } else { return nil }
         // ISO 8601 allows offsets up to ±18:00 (real zones span −12:00 to +14:00).
-        guard let offsetHours = cursor.number(2), offsetHours <= 18 else { return nil }
+        guard let offsetHours = cursor.number(2) else { return nil }
         var offsetMinutes: Int64 = 0
         if !cursor.atEnd {
             _ = cursor.expect(":")
             guard let minutes = cursor.number(2), minutes < 60 else { return nil }
             offsetMinutes = minutes
         }
+        guard offsetHours * 60 + offsetMinutes <= 18 * 60 else { return nil }
         guard cursor.atEnd else { return nil }
         return millis - sign * (offsetHours * 60 + offsetMinutes) * 60_000
     }
