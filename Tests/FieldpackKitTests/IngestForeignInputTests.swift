@@ -46,6 +46,10 @@ import Testing
         ("controls.json", Array((0..<100).map { $0 % 16 == 9 ? "\u{1}" : "a" }.joined().utf8), "binary data"),
         ("page.json", [0xFF, 0xFE] + Array("{}".utf16).flatMap { [UInt8($0), 0] },
          "UTF-16 text; fieldpack reads UTF-8 (convert it with iconv -f UTF-16 -t UTF-8)"),
+        // Without a byte order mark: NUL is half its bytes, which a file that starts like JSON
+        // may hold as damage (it is not called binary for that).
+        ("bare16.json", Array("{\"results\": []}".utf16).flatMap { [UInt8($0), 0] },
+         "UTF-16 text (without a byte order mark); fieldpack reads UTF-8 (convert it with iconv -f UTF-16LE -t UTF-8)"),
         ("notes", Array("Observations from the 2024 bioblitz.\nSee the portal.\n".utf8),
          "plain text (first line: \"Observations from the 2024 bioblitz.\")"),
     ]

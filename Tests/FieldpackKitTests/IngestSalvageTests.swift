@@ -493,6 +493,17 @@ import Testing
         #expect(ids.sorted() == [1, 2, 3])
         #expect(summary.findings.contains { $0.line == 3 && $0.outcome == .rejected && $0.reason == "results is a string, expected an array" }, "\(summary.findings)")
     }
+
+    /// Pages past the last, one per line, hold no records: notices, not a rejected file.
+    @Test func emptyPagesOnePerLineAreNotARejectedFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("pages.jsonl", "{\"total_results\":0,\"page\":1,\"results\":[]}\n{\"total_results\":0,\"page\":2,\"results\":[]}\n")
+        var options = INatIngest.Options(inputs: [path, try directory.write("one.json", page([observationJSON(id: 1)]))],
+                                         output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 0.01
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.rejected == 0 && summary.findings.filter { $0.path == path && $0.outcome == .notice }.count == 2, "\(summary.findings)")
+    }
 }
 
 /// NUL bytes in a JSON Lines file (a crash leaves runs of them) are damage inside JSON, not a

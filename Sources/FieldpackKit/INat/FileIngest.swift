@@ -275,6 +275,12 @@ final class FileIngest {
                 if repaired {
                     note(&result, Finding(path: path, line: line.number, offset: line.offset, outcome: .salvaged, reason: TextRepair.reason))
                 }
+                var firstElement = results.elements.makeIterator()
+                if firstElement.next() == nil {
+                    // A page past the last, as in a document: not a rejected file.
+                    result.emptyPage = true
+                    note(&result, Finding(path: path, line: line.number, offset: line.offset, outcome: .notice, reason: "the page holds no records (an empty results array)"))
+                }
                 for (index, element) in results.elements.enumerated() {
                     accept(element, source: "\(fileIndex):\(line.number)#\(index)", result: &result) { reason in
                         Finding(path: path, line: line.number, offset: line.offset, record: DocumentArray.results.label(index), reason: reason)

@@ -17,6 +17,10 @@ enum ForeignInput {
         let start = contentStart(bytes)
         let first = start < bytes.count ? bytes[start] : 0
         let jsonLike = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        // UTF-16 without a byte order mark: `{` or `[` then NUL, and NUL every other byte after.
+        if jsonLike, start + 4 <= bytes.count, bytes[start + 1] == 0, bytes[start + 3] == 0 {
+            return "UTF-16 text (without a byte order mark); fieldpack reads UTF-8 (convert it with iconv -f UTF-16LE -t UTF-8)"
+        }
         if let binary = binaryKind(bytes, jsonLike: jsonLike) { return binary }
         guard start < bytes.count else { return nil }
         if jsonLike { return nil }
