@@ -604,3 +604,22 @@ import Testing
         #expect(rejected.record == "results[1]" && rejected.line == lineOfX, "\(rejected)")
     }
 }
+
+/// A page on one line of JSON Lines that does not parse keeps its complete records, as a page
+/// in a file of its own does: the line was one rejection for every record of the page.
+@Suite struct DamagedPageLineTests {
+    @Test func aPageLineCutShortKeepsItsCompleteRecords() throws {
+        let directory = try TemporaryDirectory()
+        func compact(_ ids: [Int]) -> String { page(ids.map { observationJSON(id: $0) }).replacingOccurrences(of: "\n", with: "") }
+        let second = compact([4, 5, 6])
+        let cut = String(second.prefix(second.count * 5 / 6))
+        let path = try directory.write("pages.jsonl", compact([1, 2, 3]) + "\n" + cut)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 5 && summary.rejected == 1, "\(summary.findings)")
+        let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
+        #expect(rejected.line == 2 && rejected.record == "results[2]", "\(rejected)")
+        #expect(rejected.reason.contains("kept the 2 complete records before it"), "\(rejected)")
+    }
+}

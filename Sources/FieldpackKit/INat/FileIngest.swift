@@ -259,6 +259,19 @@ final class FileIngest {
                 (value, repaired) = try parser.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
+                // A line that is a whole API page keeps its complete records, as a page in a file
+                // of its own does (one rejection stood for every record of the page).
+                let bytes = line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes
+                if bytes.first == UInt8(ascii: "{"), JSONScanner.scanArray(named: "results", in: bytes).arrayStart != nil {
+                    salvage(bytes, path: path, syntax: message, at: (line.number - 1, line.offset + (line.bytes.count - bytes.count)),
+                            source: "\(fileIndex):\(line.number)#", result: &result)
+                    if result.stoppedAt != nil { return }
+                    if overLimit(result) {
+                        stop(&result, at: "line \(line.number)", path: path)
+                        return
+                    }
+                    continue
+                }
                 let reason = line.unterminated
                     ? "incomplete record at the end of the file: \(message)" : "not valid JSON: \(message)"
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
@@ -448,27 +461,38 @@ final class FileIngest {
 
     /// A document that does not parse: keep every complete element of its records array (`results`,
     /// or the document itself if it is an array) before the damage.
-    private func salvage(_ bytes: UnsafeRawBufferPointer, path: String, syntax: String, result: inout Result) {
+    ///
+    /// - Parameters:
+    ///   - place: where `bytes` start in the file (a page on one line of JSON Lines): the lines
+    ///     before them and their first byte.
+    ///   - source: the records' sources before their index.
+    private func salvage(
+        _ bytes: UnsafeRawBufferPointer, path: String, syntax: String, at place: (line: Int, offset: Int) = (0, 0),
+        source: String? = nil, result: inout Result
+    ) {
         let array = DocumentArray.of(bytes)
         let scan = JSONScanner.scanArray(named: array.key, in: bytes)
-        var locator = LineLocator(bytes)
+        var lines = LineLocator(bytes)
+        func lineOf(_ offset: Int) -> Int { place.line + lines.line(of: offset) }
+        let source = source ?? "\(fileIndex)#"
         let acceptedBefore = result.accepted
         var anElementFailed = false
         for (index, range) in scan.elements.enumerated() {
             let element = UnsafeRawBufferPointer(rebasing: bytes[range])
-            let line = locator.line(of: range.lowerBound)
+            let line = lineOf(range.lowerBound)
+            let offset = place.offset + range.lowerBound
             let value: JSONValue
             let repaired: Bool
             do {
                 (value, repaired) = try elementParser.parseRepairingText(element)
             } catch {
                 anElementFailed = true
-                reject(&result, Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index),
+                reject(&result, Finding(path: path, line: line, offset: offset, record: array.label(index),
                                         reason: "not valid JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")"))
                 continue
             }
-            accept(value, source: "\(fileIndex)#\(index)", result: &result, repairedText: repaired) { reason in
-                Finding(path: path, line: line, offset: range.lowerBound, record: array.label(index), reason: reason)
+            accept(value, source: "\(source)\(index)", result: &result, repairedText: repaired) { reason in
+                Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
             if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
         }
@@ -477,7 +501,7 @@ final class FileIngest {
         // array", counted one rejection too many).
         if scan.closed && anElementFailed && scan.partialStart == nil { return }
         let damageOffset = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
-        let line = locator.line(of: damageOffset)
+        let line = lineOf(damageOffset)
         let complete = scan.elements.count
         let what: String
         if scan.closed {
@@ -492,7 +516,7 @@ final class FileIngest {
             : kept == complete ? "kept the \(complete) complete record\(complete == 1 ? "" : "s") before it"
             : "of the \(complete) complete record\(complete == 1 ? "" : "s") before it \(kept) kept, \(complete - kept) rejected"
         reject(&result, Finding(
-            path: path, line: line, offset: damageOffset, record: array.label(complete),
+            path: path, line: line, offset: place.offset + damageOffset, record: array.label(complete),
             reason: "\(what) (\(syntax)); \(before)"))
     }
 
