@@ -603,6 +603,18 @@ import Testing
         let lineOfX = (first + second).split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("\"id\":\"x\"") }! + 1
         #expect(rejected.record == "results[1]" && rejected.line == lineOfX, "\(rejected)")
     }
+
+    /// One of the pages holding an id past 2^64 keeps its other records.
+    @Test func aPageOfSeveralThatDoesNotParseKeepsItsOtherRecords() throws {
+        let directory = try TemporaryDirectory()
+        let first = page([observationJSON(id: 1)])
+        let second = page([observationJSON(id: 2), observationJSON(id: 3).replacingOccurrences(of: "{\"id\":3,", with: "{\"id\":99999999999999999999,")])
+        let path = try directory.write("pages.json", first + second)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let summary = try INatIngest(options: options).run()
+        #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
+    }
 }
 
 /// A page on one line of JSON Lines that does not parse keeps its complete records, as a page

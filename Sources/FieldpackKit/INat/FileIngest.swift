@@ -349,12 +349,18 @@ final class FileIngest {
                 var locator = LineLocator(bytes)
                 for (number, part) in parts.enumerated() {
                     let partBytes = UnsafeRawBufferPointer(rebasing: bytes[part])
-                    guard let (value, repaired) = try? parser.parseRepairingText(partBytes) else {
-                        reject(&result, Finding(path: path, line: locator.line(of: part.lowerBound), offset: part.lowerBound,
-                                                reason: "document \(number + 1) of the file is not valid JSON"))
+                    let lineBase = locator.line(of: part.lowerBound) - 1
+                    let value: JSONValue
+                    let repaired: Bool
+                    do {
+                        (value, repaired) = try parser.parseRepairingText(partBytes)
+                    } catch {
+                        // That page keeps its complete records, as a page file does.
+                        salvage(partBytes, path: path, syntax: (error as? JSONSyntaxError)?.message ?? "\(error)",
+                                at: (lineBase, part.lowerBound), source: "\(fileIndex)#\(number + 1)/", result: &result)
+                        if result.stoppedAt != nil { return }
                         continue
                     }
-                    let lineBase = locator.line(of: part.lowerBound) - 1
                     if repaired {
                         note(&result, Finding(path: path, line: lineBase + 1, offset: part.lowerBound, outcome: .salvaged, reason: TextRepair.reason))
                     }
