@@ -207,7 +207,7 @@ import Testing
         #expect((report["examples"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == Array(ids.prefix(shown)))
     }
 
-    @Test func aLineThatIsNotARecordFailsNamingItsByteAndPublishesNothing() throws {
+    @Test func aLineThatIsNotARecordFailsNamingItsLineAndByteAndPublishesNothing() throws {
         let directory = try TemporaryDirectory()
         let input = try directory.write("a.json", page([observationJSON(id: 1)]))
         var ingest = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
@@ -220,7 +220,17 @@ import Testing
                                       conflicts: directory.file("conflicts.json"))).run()
         }
         #expect(error.path == directory.file("records.jsonl"))
-        #expect(error.message.hasPrefix("the line at byte \(good.count) is not a records line"), "\(error.message)")
+        // Named by its line, as every error is, and its byte.
+        let lines = good.filter { $0 == 0x0A }.count
+        #expect(error.line == lines + 1, "\(error)")
+        #expect(error.message == "not a records line (it does not start [\"<kind>\") (byte \(good.count))", "\(error.message)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("deduped.jsonl")))
+        // A line that starts like a record but of no kind ingest writes says so.
+        try (good + Data("[\"bogus\",1,2]\n".utf8)).write(to: URL(fileURLWithPath: directory.file("records.jsonl")))
+        let bogus = try #require(throws: FieldpackError.self) {
+            try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                                      conflicts: directory.file("conflicts.json"))).run()
+        }
+        #expect(bogus.line == lines + 1 && bogus.message.hasPrefix("not a records line (its kind is none fieldpack-inat writes)"), "\(bogus)")
     }
 }

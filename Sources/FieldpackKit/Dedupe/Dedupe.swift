@@ -310,7 +310,7 @@ public struct Dedupe: Sendable {
 
     private func requiredID(_ record: JSONColumns, offset: Int) throws -> Int64 {
         guard let id = record.int64(1) else {
-            throw FieldpackError(path: options.input, "record at byte \(offset) has no integer id")
+            throw FieldpackError.atByte(offset, of: options.input, "the record has no integer id")
         }
         return id
     }

@@ -97,9 +97,11 @@ enum ParallelScan {
             if line.bytes.isEmpty { continue }
             let offset = range.lowerBound + line.offset
             guard let kind = RecordKind.of(line.bytes) else {
-                throw FieldpackError(path: path, "the line at byte \(offset) is not a records line (it does not start [\"<kind>\")")
+                let reason = line.bytes.starts(with: "[\"".utf8)
+                    ? "its kind is none fieldpack-inat writes" : "it does not start [\"<kind>\""
+                throw FieldpackError.atByte(offset, of: path, "not a records line (\(reason))")
             }
-            if line.unterminated { throw FieldpackError(path: path, "records file ends mid-record at byte \(offset)") }
+            if line.unterminated { throw FieldpackError.atByte(offset, of: path, "the records file ends mid-record") }
             try body(kind, line.bytes, offset)
         }
     }
@@ -122,9 +124,9 @@ final class RecordReader {
         do {
             record = try parser.parse(line)
         } catch {
-            throw FieldpackError(path: path, "record at byte \(offset) is not valid JSON: \(error)")
+            throw FieldpackError.atByte(offset, of: path, "the record is not valid JSON: \(error)")
         }
-        guard columns.load(record) else { throw FieldpackError(path: path, "record at byte \(offset) is not a JSON array") }
+        guard columns.load(record) else { throw FieldpackError.atByte(offset, of: path, "the record is not a JSON array") }
         return columns
     }
 }

@@ -181,7 +181,7 @@ struct Winners {
         do {
             return try parser.parse(PaddedBuffer(copying: bytes))
         } catch {
-            throw FieldpackError(path: source.path, "record at byte \(offset) is not valid JSON: \(error)")
+            throw FieldpackError.atByte(Int(offset), of: source.path, "the record is not valid JSON: \(error)")
         }
     }
 

@@ -47,6 +47,14 @@ public struct StreamDamage: Error, Sendable {
     public var message: String { error.message }
 }
 
+extension FieldpackError {
+    /// An error about the record at byte `offset` of the file at `path`, named by its line as
+    /// every other error is (`path:line: error:`); the line is counted only now, on the way out.
+    static func atByte(_ offset: Int, of path: String, _ message: String) -> FieldpackError {
+        FieldpackError(path: path, line: FileSystem.lineNumber(ofByte: offset, in: path), "\(message) (byte \(offset))")
+    }
+}
+
 extension StreamDamage: CustomStringConvertible {
     /// As its error prints (`path: error: message`): a damaged archive refused whole printed
     /// as a Swift value dump.

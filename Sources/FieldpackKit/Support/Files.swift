@@ -443,6 +443,22 @@ public enum FileSystem {
         }
     }
 
+    /// The 1-based line holding byte `offset` of the file at `path` (newlines before it, plus
+    /// one); nil when the file cannot be read that far. For error messages: it reads the file.
+    static func lineNumber(ofByte offset: Int, in path: String) -> Int? {
+        guard let file = try? ReadableFile(path: path) else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var position = 0
+        var line = 1
+        while position < offset {
+            let count = (try? buffer.withUnsafeMutableBytes { try file.read(at: position, count: min($0.count, offset - position), into: $0) }) ?? 0
+            guard count > 0 else { return nil }
+            line += buffer[..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            position += count
+        }
+        return line
+    }
+
     /// Whether `path` is itself a regular file (a link to one is not).
     public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
