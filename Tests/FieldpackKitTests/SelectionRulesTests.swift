@@ -142,6 +142,9 @@ import Testing
         ("{\"observed\": {\"to\": \"May 1\"}}", "select.observed.to must be a date YYYY-MM-DD (is \"May 1\")"),
         ("{\"observed\": {\"from\": \"2024-05-01\", \"to\": \"2024-04-01\"}}", "select.observed.from (2024-05-01) is after"),
         ("{\"observed\": {\"since\": \"2024-05-01\"}}", "select.observed.since is not"),
+        // An empty range was taken for no rule at all, where an empty list of grades is refused.
+        ("{\"observed\": {}}", "select.observed gives neither \"from\" nor \"to\""),
+        ("{\"observed\": {\"_note\": \"spring\"}}", "select.observed gives neither \"from\" nor \"to\""),
         ("{\"min_photos\": -1}", "select.min_photos must be an integer from 0 to 1000000 (is -1)"),
         ("{\"caps\": {\"photos_per_taxon\": 0}}", "select.caps.photos_per_taxon must be an integer from 1 to 1000000 (is 0)"),
         ("{\"caps\": {\"observations_per_taxon\": 1e300}}", "select.caps.observations_per_taxon must be an integer from 1 to 1000000 (is 1e+300)"),

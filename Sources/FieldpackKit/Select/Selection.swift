@@ -121,6 +121,10 @@ public struct Selection: Sendable, Equatable {
             try PipelineKeys.refuseUnknown(in: observed, known: ["from", "to"], place: "select.observed", kind: "a bound of the range", path: path)
             selection.observedFrom = try observed["from"].flatMap { try Self.date($0, "select.observed.from", path) }
             selection.observedTo = try observed["to"].flatMap { try Self.date($0, "select.observed.to", path) }
+            // `{}` (or only comments) selects nothing: refused as the other empty rules are.
+            if selection.observedFrom == nil && selection.observedTo == nil {
+                throw FieldpackError(path: path, "select.observed gives neither \"from\" nor \"to\": give one or both dates, or leave the rule out")
+            }
             if let from = selection.observedFrom, let to = selection.observedTo, from > to {
                 throw FieldpackError(path: path, "select.observed.from (\(from)) is after select.observed.to (\(to))")
             }
