@@ -219,6 +219,24 @@ public enum JSONScanner {
         return (line, column)
     }
 
+    /// The UTF-16 unit of the escape `\uXXXX` at `index` (its backslash), or nil when no such
+    /// escape starts there (another escape, or fewer than four hexadecimal digits).
+    static func unicodeEscape(in bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
+        var unit = 0
+        for byte in bytes[(index + 2)..<(index + 6)] {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: return nil
+            }
+            unit = unit * 16 + digit
+        }
+        return unit
+    }
+
     /// The byte ranges of the complete JSON objects and arrays that `bytes` holds one after
     /// another, with only whitespace around them (`cat page-1.json page-2.json`); nil when
     /// anything else is there (a scalar, a value cut short). Strings are skipped whole, so a

@@ -194,7 +194,7 @@ extension JSONSyntaxLocation {
         /// `\uXXXX`, with a high surrogate's low half after it.
         mutating func unicodeEscape() -> (Int, String)? {
             let start = position
-            guard let unit = hex4(at: position + 2) else {
+            guard let unit = JSONScanner.unicodeEscape(in: bytes, at: position) else {
                 return (start, "'\\u' must be followed by four hexadecimal digits")
             }
             position += 6
@@ -202,8 +202,7 @@ extension JSONSyntaxLocation {
                 return (start, "a lone low surrogate '\\u\(Self.hex(unit))'")
             }
             if (0xD800...0xDBFF).contains(unit) {
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u"),
-                      let low = hex4(at: position + 2), (0xDC00...0xDFFF).contains(low) else {
+                guard let low = JSONScanner.unicodeEscape(in: bytes, at: position), (0xDC00...0xDFFF).contains(low) else {
                     return (start, "a high surrogate '\\u\(Self.hex(unit))' without its low half")
                 }
                 position += 6
@@ -211,49 +210,16 @@ extension JSONSyntaxLocation {
             return nil
         }
 
-        func hex4(at index: Int) -> Int? {
-            guard index + 4 <= bytes.count else { return nil }
-            var unit = 0
-            for offset in 0..<4 {
-                let byte = bytes[index + offset]
-                let digit: Int
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
-                default: return nil
-                }
-                unit = unit * 16 + digit
-            }
-            return unit
-        }
-
         static func hex(_ unit: Int) -> String {
             let digits = String(unit, radix: 16, uppercase: true)
             return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
 
-        /// The length of the well-formed UTF-8 sequence at `index`, or 0.
+        /// The length of the well-formed UTF-8 sequence at `index`, or 0 (`utf8Sequence`).
         static func utf8Length(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
-            let lead = bytes[index]
-            let length: Int
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return 0
-            }
-            guard index + length <= bytes.count else { return 0 }
-            for offset in 1..<length {
-                let byte = bytes[index + offset]
-                if offset == 1 ? !(low...high).contains(byte) : !(0x80...0xBF).contains(byte) { return 0 }
-            }
-            return length
+            guard bytes[index] >= 0x80 else { return 0 }
+            let (length, valid) = utf8Sequence(in: bytes, at: index)
+            return length > 0 && valid == length ? length : 0
         }
 
         /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, then a byte that may follow a value.

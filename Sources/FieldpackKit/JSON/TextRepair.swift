@@ -21,15 +21,7 @@ public enum TextRepair {
     /// `bytes` with every `\uD800`–`\uDFFF` escape that is not half of a pair written `\uFFFD`;
     /// nil when there is none.
     static func withoutUnpairedSurrogates(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        func unit(at index: Int) -> Int? {
-            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else { return nil }
-            var value = 0
-            for offset in 2..<6 {
-                guard let digit = hexDigit(bytes[index + offset]) else { return nil }
-                value = value * 16 + digit
-            }
-            return value
-        }
+        func unit(at index: Int) -> Int? { JSONScanner.unicodeEscape(in: bytes, at: index) }
         var out: [UInt8]? = nil
         var copied = 0
         var index = 0
@@ -57,15 +49,6 @@ public enum TextRepair {
         guard var out else { return nil }
         out.append(contentsOf: bytes[copied...])
         return out
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
-        default: nil
-        }
     }
 
     /// The salvaged finding's reason.

@@ -39,6 +39,35 @@ func isWellFormedUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     return true
 }
 
+/// The UTF-8 sequence that starts at `index` with a byte of 0x80 or more (Unicode's table 3-7):
+/// its length by its lead byte (0 for a byte no sequence starts with), and how many of its bytes
+/// are well formed (its maximal subpart; all of them when `valid == length`).
+@inline(__always)
+func utf8Sequence(in bytes: UnsafeRawBufferPointer, at index: Int) -> (length: Int, valid: Int) {
+    let length: Int
+    var low: UInt8 = 0x80
+    var high: UInt8 = 0xBF
+    switch bytes[index] {
+    case 0xC2...0xDF: length = 2
+    case 0xE0: length = 3; low = 0xA0
+    case 0xED: length = 3; high = 0x9F
+    case 0xE1...0xEF: length = 3
+    case 0xF0: length = 4; low = 0x90
+    case 0xF4: length = 4; high = 0x8F
+    case 0xF1...0xF3: length = 4
+    default: return (0, 0)
+    }
+    var valid = 1
+    while valid < length, index + valid < bytes.count {
+        let byte = bytes[index + valid]
+        guard byte >= low && byte <= high else { break }
+        low = 0x80
+        high = 0xBF
+        valid += 1
+    }
+    return (length, valid)
+}
+
 /// `bytes` made well-formed UTF-8 without NUL, in one pass into one buffer: each NUL byte and
 /// each maximal ill-formed subpart (Unicode's "substitution of maximal subparts", what
 /// `String(decoding:as:)` does) becomes U+FFFD. Runs of ASCII without NUL are copied a word at
@@ -79,30 +108,11 @@ package func repairedUTF8WithoutNUL(_ bytes: UnsafeRawBufferPointer) -> [UInt8] 
                 end += 1
                 continue
             }
-            // The sequence's length and the range of its second byte (Unicode table 3-7).
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xED: length = 3; high = 0x9F
-            case 0xE1...0xEF: length = 3
-            case 0xF0: length = 4; low = 0x90
-            case 0xF4: length = 4; high = 0x8F
-            case 0xF1...0xF3: length = 4
-            default:
+            let (length, valid) = utf8Sequence(in: bytes, at: index)
+            if length == 0 {
                 replacement()
                 index += 1
                 continue
-            }
-            var valid = 1
-            while valid < length, index + valid < count {
-                let byte = bytes[index + valid]
-                guard byte >= low && byte <= high else { break }
-                low = 0x80
-                high = 0xBF
-                valid += 1
             }
             if valid == length {
                 for offset in 0..<length { output[end + offset] = bytes[index + offset] }
