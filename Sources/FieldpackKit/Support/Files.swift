@@ -416,8 +416,7 @@ public enum FileSystem {
     public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {
         func entry(_ path: String) -> [String] {
             let folder = directory(of: path)
-            let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-            return FileIdentity(path: folder).map { [String($0.device), String($0.inode), name] } ?? [folder, name]
+            return FileIdentity(path: folder).map { [String($0.device), String($0.inode), fileName(of: path)] } ?? [folder, fileName(of: path)]
         }
         // An input's entry as written and the one its links resolve to: an output named like the
         // file a linked input points at replaced the input's data (`link.jsonl → real.jsonl`,
@@ -453,7 +452,10 @@ public enum FileSystem {
         while position < offset {
             let count = (try? buffer.withUnsafeMutableBytes { try file.read(at: position, count: min($0.count, offset - position), into: $0) }) ?? 0
             guard count > 0 else { return nil }
-            line += buffer[..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            line += buffer.withUnsafeBytes { chunk in
+                var lines = LineLocator(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+                return lines.line(of: count) - 1
+            }
             position += count
         }
         return line
