@@ -255,16 +255,17 @@ final class FileIngest {
             }
             let value: JSONValue
             let repaired: Bool
+            let bytes = line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes
+            // Where `bytes` start in the file, for a line that is a whole API page.
+            let page = (line: line.number - 1, offset: line.offset + (line.bytes.count - bytes.count))
             do {
-                (value, repaired) = try parser.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
+                (value, repaired) = try parser.parseRepairingText(bytes)
             } catch {
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 // A line that is a whole API page keeps its complete records, as a page in a file
                 // of its own does (one rejection stood for every record of the page).
-                let bytes = line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes
                 if bytes.first == UInt8(ascii: "{"), JSONScanner.scanArray(named: "results", in: bytes).arrayStart != nil {
-                    salvage(bytes, path: path, syntax: message, at: (line.number - 1, line.offset + (line.bytes.count - bytes.count)),
-                            source: "\(fileIndex):\(line.number)#", result: &result)
+                    salvage(bytes, path: path, syntax: message, at: page, source: "\(fileIndex):\(line.number)#", result: &result)
                     if result.stoppedAt != nil { return }
                     if overLimit(result) {
                         stop(&result, at: "line \(line.number)", path: path)
@@ -277,32 +278,14 @@ final class FileIngest {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
                 continue
             }
-            if value.isObject, let results = value["results"] {
-                // A line that is a whole API page (pages saved one per line, `curl … >> pages.jsonl`):
-                // its results are the records, each named by its line and place in the page.
-                guard results.isArray else {
-                    reject(&result, Finding(path: path, line: line.number, offset: line.offset,
-                                            reason: "results is \(RecordError.describe(results.kind)), expected an array"))
-                    continue
-                }
+            if value.isObject, value["results"] != nil {
+                // A line that is a whole API page (pages saved one per line): its records are read
+                // as a page file's are, named by the line and their place in the page.
                 if repaired {
                     note(&result, Finding(path: path, line: line.number, offset: line.offset, outcome: .salvaged, reason: TextRepair.reason))
                 }
-                var firstElement = results.elements.makeIterator()
-                if firstElement.next() == nil {
-                    // A page past the last, as in a document: not a rejected file.
-                    result.emptyPage = true
-                    note(&result, Finding(path: path, line: line.number, offset: line.offset, outcome: .notice, reason: "the page holds no records (an empty results array)"))
-                }
-                for (index, element) in results.elements.enumerated() {
-                    accept(element, source: "\(fileIndex):\(line.number)#\(index)", result: &result) { reason in
-                        Finding(path: path, line: line.number, offset: line.offset, record: DocumentArray.results.label(index), reason: reason)
-                    }
-                    if overLimit(result) {
-                        stop(&result, at: "line \(line.number)", path: path)
-                        return
-                    }
-                }
+                guard try ingestRecords(of: value, bytes: bytes, at: page, source: "\(fileIndex):\(line.number)#", path: path, result: &result)
+                else { return }
             } else {
                 accept(value, source: "\(fileIndex):\(line.number)", result: &result, repairedText: repaired) { reason in
                     Finding(path: path, line: line.number, offset: line.offset, reason: reason)
