@@ -434,16 +434,18 @@ import Testing
     }
 }
 
+/// Ingests `inputs` into `directory` with no reject limit, for the suites below that count what
+/// is kept and rejected.
+private func ingestKeepingEveryRecord(_ inputs: [String], in directory: TemporaryDirectory) throws -> INatIngest.Summary {
+    var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+    options.maxRejectRate = 1
+    return try INatIngest(options: options).run()
+}
+
 /// One string's bad text (bytes that are not UTF-8, an unpaired surrogate escape) no longer
 /// costs its record: the text is repaired to U+FFFD and the record kept, with a salvaged
 /// finding. simdjson refused the whole record, as "not valid JSON".
 @Suite struct TextRepairIngestTests {
-    private func ingest(_ path: String, in directory: TemporaryDirectory) throws -> INatIngest.Summary {
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        return try INatIngest(options: options).run()
-    }
-
     @Test func aRecordWithTextThatIsNotUTF8OrALoneSurrogateIsKeptRepaired() throws {
         let directory = try TemporaryDirectory()
         var bytes = Array((observationJSON(id: 1) + "\n").utf8)
@@ -451,7 +453,7 @@ import Testing
         bytes += Array(("\n" + observationJSON(id: 3, extra: ",\"place_guess\":\"bad\\udc80surrogate\"") + "\n").utf8)
         let path = directory.file("pages.jsonl")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let summary = try ingest(path, in: directory)
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 3 && summary.rejected == 0, "\(summary.findings)")
         let repaired = summary.findings.filter { $0.reason == TextRepair.reason }
         #expect(repaired.map(\.line) == [2, 3] && repaired.allSatisfy { $0.outcome == .salvaged })
@@ -465,7 +467,7 @@ import Testing
         let bytes = Array(text.utf8).map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xA8 }
         let path = directory.file("page.json")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let summary = try ingest(path, in: directory)
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 2 && summary.rejected == 0, "\(summary.findings)")
         #expect(summary.findings.contains { $0.reason == TextRepair.reason && $0.outcome == .salvaged && $0.path == path })
     }
@@ -485,9 +487,7 @@ import Testing
         func compact(_ ids: [Int]) -> String { page(ids.map { observationJSON(id: $0) }).replacingOccurrences(of: "\n", with: "") }
         let text = [compact([1, 2]), compact([3]), #"{"total_results": 1, "page": 3, "results": "none"}"#].joined(separator: "\n") + "\n"
         let path = try directory.write("pages.jsonl", text)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 3 && summary.rejected == 1, "\(summary.findings)")
         let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["id"] as? Int }
         #expect(ids.sorted() == [1, 2, 3])
@@ -521,9 +521,7 @@ import Testing
         }
         let path = directory.file("pages.jsonl")
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 10 && summary.rejected == 1, "\(summary.findings)")
         #expect(summary.findings.contains { $0.line == 7 && $0.outcome == .rejected }, "\(summary.findings)")
         #expect(summary.findings.contains { $0.line == 4 && $0.outcome == .salvaged && $0.reason == TextRepair.reason })
@@ -538,9 +536,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let text = page([observationJSON(id: 1), observationJSON(id: 2).replacingOccurrences(of: "{\"id\":2,", with: "{\"id\":99999999999999999999,"), observationJSON(id: 3)])
         let path = try directory.write("page.json", text)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
         let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
         #expect(rejected.record == "results[1]" && rejected.reason.hasPrefix("not valid JSON: ") && rejected.reason.count > 16, "\(rejected)")
@@ -563,9 +559,7 @@ import Testing
         let record = observationJSON(id: 30).replacingOccurrences(of: "\(key):\"", with: "\"_was\(key.dropFirst()):\"")
             .replacingOccurrences(of: "{\"id\":30,", with: "{\"id\":30,\(field),")
         let path = try directory.write("page.json", page([record]))
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 1)
         #expect(summary.findings.contains { $0.outcome == .salvaged && $0.reason.hasPrefix(reason) }, "\(summary.findings)")
         let observation = try #require(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "obs" })
@@ -576,9 +570,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let record = observationJSON(id: 31).replacingOccurrences(of: "\"observed_on\":\"2024-04-30\"", with: "\"observed_on\":\"2024-06-30T10:00:00Z\"")
         let path = try directory.write("page.json", page([record]))
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        try INatIngest(options: options).run()
+        try ingestKeepingEveryRecord([path], in: directory)
         let observation = try #require(try recordLines(directory.file("records.jsonl")).first { $0["k"] as? String == "obs" })
         #expect(observation["observed_on"] as? String == "2024-06-30")
     }
@@ -593,9 +585,7 @@ import Testing
         let first = page([observationJSON(id: 1), observationJSON(id: 2)])
         let second = page([observationJSON(id: 3), observationJSON(id: "x")])
         let path = try directory.write("pages.json", first + second)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 3 && summary.rejected == 1, "\(summary.findings)")
         let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["id"] as? Int }
         #expect(ids.sorted() == [1, 2, 3])
@@ -610,9 +600,7 @@ import Testing
         let first = page([observationJSON(id: 1)])
         let second = page([observationJSON(id: 2), observationJSON(id: 3).replacingOccurrences(of: "{\"id\":3,", with: "{\"id\":99999999999999999999,")])
         let path = try directory.write("pages.json", first + second)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
     }
 }
@@ -626,9 +614,7 @@ import Testing
         let second = compact([4, 5, 6])
         let cut = String(second.prefix(second.count * 5 / 6))
         let path = try directory.write("pages.jsonl", compact([1, 2, 3]) + "\n" + cut)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let summary = try INatIngest(options: options).run()
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 5 && summary.rejected == 1, "\(summary.findings)")
         let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
         #expect(rejected.line == 2 && rejected.record == "results[2]", "\(rejected)")
