@@ -234,6 +234,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 
+    /// Two copies of one observation, the newer without its uuid (an API request whose `fields`
+    /// left it out): dedupe keys that copy on its id, apart from the other; the bundle refuses the
+    /// second row with the id saying why, in whichever order the two lines come.
+    @Test(arguments: [false, true])
+    func anObservationWithAndWithoutItsUUIDIsRefusedSayingWhy(withoutFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let with = #"["obs",9001,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
+        let without = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,2]"#
+        let (first, second) = withoutFirst ? (without, with) : (with, without)
+        let input = try directory.write("deduped.jsonl", "[\"user\",7,\"u\",\"U\",1]\n\(first)\n\(second)\n")
+        let options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.path == input)
+        #expect(error.line == 3)
+        let (withLine, withoutLine) = withoutFirst ? (3, 2) : (2, 3)
+        #expect(error.message == "observation 9001 comes with the uuid 2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c on line \(withLine) "
+            + "and without one on line \(withoutLine): dedupe merges an observation's copies on their uuid, so a copy without one "
+            + "stays a second observation with the same id; every API copy of an observation must carry its uuid (a request "
+            + "whose `fields` leave it out drops it)")
+    }
+
+    /// Two rows with one id and neither with a uuid (a deduped file made by hand: dedupe would
+    /// have merged them) are refused without inventing one.
+    @Test func twoObservationsWithOneIdAndNoUUIDAreRefusedNamingBothLines() throws {
+        let directory = try TemporaryDirectory()
+        let row = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
+        let input = try directory.write("deduped.jsonl", "[\"user\",7,\"u\",\"U\",1]\n\(row)\n\(row)\n")
+        let options = BundleBuilder.Options(
+            input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.line == 3)
+        #expect(error.message == "observation 9001 is on line 2 too, neither with a uuid: an id names one observation")
+    }
+
     /// The observations go in while the photos are parsed; a repeated id met there waits for the
     /// rest of the load, so a file with two faults fails on the same one whatever the timing: the
     /// later line's, as when the observations all went in at the end.

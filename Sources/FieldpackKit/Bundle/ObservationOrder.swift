@@ -206,10 +206,26 @@ final class ObservationOrder {
     private func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer, _ statement: Statement, _ path: String) throws {
         let uuid = Self.text(at: Self.uuidIndex, of: row)
         if let earlier = previous, earlier.id == id {
-            func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes?) -> String { uuid.map { String(decoding: $0, as: UTF8.self) } ?? "?" }
-            throw FieldpackError(
-                path: path, line: Int(line),
-                "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
+            func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes) -> String { String(decoding: uuid, as: UTF8.self) }
+            switch (uuid, previousUUID) {
+            case (let uuid?, let previousUUID?):
+                throw FieldpackError(
+                    path: path, line: Int(line),
+                    "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
+            case (nil, nil):
+                throw FieldpackError(
+                    path: path, line: Int(line),
+                    "observation \(id) is on line \(earlier.line) too, neither with a uuid: an id names one observation")
+            default:
+                // One copy of the observation came without its uuid: dedupe keyed it on its id,
+                // apart from the copies keyed on their uuid (`RecordKey`).
+                let (with, without) = uuid != nil ? (Int(line), Int(earlier.line)) : (Int(earlier.line), Int(line))
+                throw FieldpackError(
+                    path: path, line: Int(line),
+                    "observation \(id) comes with the uuid \(uuid.map(shown) ?? previousUUID.map(shown) ?? "") on line \(with) and without one on line \(without): dedupe merges an "
+                        + "observation's copies on their uuid, so a copy without one stays a second observation with the same id; "
+                        + "every API copy of an observation must carry its uuid (a request whose `fields` leave it out drops it)")
+            }
         }
         do {
             try statement.run { try Self.bind(row, to: statement) }
