@@ -65,12 +65,15 @@ import Testing
         let bundle = try publishedBundle(in: directory)
         let elsewhere = try TemporaryDirectory("fieldpack-elsewhere")
         let precious = try elsewhere.write("precious/keep.txt", "not fieldpack's\n")
-        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/planted", withDestinationPath: elsewhere.file("precious"))
-        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/planted-file", withDestinationPath: precious)
+        // Under names a bundle may hold (a bag's payload folder and info file), so that the
+        // folder is still taken for a bundle and replaced.
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/data", withDestinationPath: elsewhere.file("precious"))
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/bag-info.txt", withDestinationPath: precious)
 
         try BundlePublisher(database: directory.file("content.sqlite"), destination: bundle).publish()
         #expect(try text(precious) == "not fieldpack's\n")
-        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/planted"))
+        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/data"))
+        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/bag-info.txt"))
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 
@@ -129,6 +132,49 @@ import Testing
         default: #expect(FileSystem.isRegularFile(directory.file("bundle/manifest.json")))
         }
         #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    /// A folder of the user's is kept whole even when it holds a `manifest.json` (a web app's,
+    /// or fieldpack's with a file of the user's beside it).
+    @Test(arguments: ["web app", "bundle with a user's file"])
+    func aFolderWithAManifestThatIsNotOnlyABundleIsRefusedAndKept(kind: String) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        let kept: String
+        if kind == "web app" {
+            try directory.write("target/manifest.json", #"{"name": "My app", "start_url": "index.html"}"# + "\n")
+            try directory.write("target/index.html", "<!doctype html>\n")
+            kept = "target/index.html"
+        } else {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+            try directory.write("target/notes.txt", "a user's file\n")
+            kept = "target/notes.txt"
+        }
+        let manifest = try bytes("\(target)/manifest.json")
+        let error = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        }
+        #expect(error.path == target)
+        #expect(error.message.hasSuffix("refusing to replace it"), "\(error.message)")
+        #expect(try text(directory.file(kept)) == (kind == "web app" ? "<!doctype html>\n" : "a user's file\n"))
+        #expect(try bytes("\(target)/manifest.json") == manifest)
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    /// A BagIt bag is a bundle too: publishing over one replaces it.
+    @Test func aBagIsReplaced() throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let bag = directory.file("bag")
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: bag)
+        publisher.bagIt = true
+        try publisher.publish()
+        try publisher.publish()
+        #expect(BundleVerifier(directory: bag).verify() == [])
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: bag).publish()
+        #expect(BundleVerifier(directory: bag).verify() == [])
+        #expect(!FileManager.default.fileExists(atPath: "\(bag)/bagit.txt"))
     }
 
     @Test func anEmptyFolderOrABundleIsReplaced() throws {

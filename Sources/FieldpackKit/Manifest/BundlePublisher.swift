@@ -124,17 +124,47 @@ public struct BundlePublisher {
     }
 
     /// Refuses to replace anything but a bundle: the destination may be missing, an empty
-    /// folder, or a folder with a manifest (a bundle, flat or BagIt). A file, a link or another
-    /// folder is never deleted.
+    /// folder, or a bundle (flat or BagIt): a folder whose `manifest.json` is fieldpack's (its
+    /// `format`) and which holds nothing but what a bundle holds (the files that manifest lists,
+    /// the bundle's own files, a bag's). A file, a link or another folder is never deleted, nor
+    /// is a folder of the user's that happens to hold a `manifest.json` (a web app's).
     static func checkDestination(_ destination: String) throws {
         var info = stat()
         guard lstat(destination, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw FieldpackError(path: destination, "exists and is not a bundle folder: refusing to replace it")
         }
-        guard try FileSystem.list(destination).isEmpty || FileSystem.isRegularFile("\(destination)/\(Manifest.jsonName)") else {
+        let entries = try FileSystem.list(destination)
+        if entries.isEmpty { return }
+        guard let listed = try bundleFiles(listedIn: "\(destination)/\(Manifest.jsonName)") else {
             throw FieldpackError(
-                path: destination, "is a folder without \(Manifest.jsonName), not a bundle: refusing to replace it")
+                path: destination,
+                "is a folder without fieldpack's \(Manifest.jsonName) (one whose format is \"\(Manifest.formatName)\"), not a bundle: refusing to replace it")
         }
+        if let stranger = entries.sorted().first(where: { !listed.contains($0) && !ownNames.contains($0) }) {
+            throw FieldpackError(
+                path: destination, "holds \(stranger), which no bundle holds: not a bundle, or one with a file of yours in it: refusing to replace it")
+        }
+    }
+
+    /// What a bundle folder holds besides the files its manifest lists: its own files, and a bag's.
+    private static let ownNames: Set<String> = [
+        Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName, BagItLayout.declarationName,
+        BagItLayout.infoName, BagItLayout.tagManifestName, BagItLayout.payloadFolder,
+    ]
+
+    /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
+    /// file, or not fieldpack's manifest.
+    private static func bundleFiles(listedIn path: String) throws -> Set<String>? {
+        guard let bytes = try ReadableFile.contents(ofRegular: path) else { return nil }
+        let parser = JSONParser()
+        guard let root = try? parser.parse(PaddedBuffer(copying: bytes)), root.isObject,
+              root["format"]?.string == Manifest.formatName
+        else { return nil }
+        var names: Set<String> = []
+        for file in root["files"].map({ Array($0.elements) }) ?? [] {
+            if let name = file["path"]?.string { names.insert(name) }
+        }
+        return names
     }
 }
