@@ -123,6 +123,31 @@ import Testing
         #expect(blurb.title == "Heath - Wikipedia")
     }
 
+    /// A saved page view carries parsed wikitext before the article: its status indicators (a
+    /// protection lock, a place's title coordinates) and the site notice. The article is the
+    /// content text's, not the first `mw-parser-output` of the page.
+    @Test(arguments: [true, false])
+    func aPageViewsIndicatorsAndSiteNoticeAreNotTakenForTheArticle(wrapped: Bool) throws {
+        let article = """
+            <div class="mw-parser-output">\(lead)
+            <h2><span class="mw-headline" id="Fauna">Fauna</span></h2>
+            <p>Nightjars and woodlarks breed on the open heath in late spring.</p></div>
+            """
+        let blurb = try maker.blurb(html: """
+            <html><head><title>Heath - Wikipedia</title></head><body>
+            <div id="siteNotice"><div id="localNotice"><div class="mw-parser-output"><p>Wiki Loves Earth: upload photos of the nature of your country this month.</p></div></div></div>
+            <div class="vector-body-before-content"><div class="mw-indicators">
+            <div id="mw-indicator-pp-default" class="mw-indicator"><div class="mw-parser-output"><span typeof="mw:File"><a href="/wiki/Wikipedia:Protection_policy#semi" title="This article is semi-protected."><img alt="Page semi-protected" src="//upload.wikimedia.org/lock.png" width="20" height="20"></a></span></div></div>
+            <div id="mw-indicator-coordinates" class="mw-indicator"><div class="mw-parser-output"><span class="geo">51.4; 4.5</span></div></div>
+            </div></div>
+            \(wrapped ? #"<div id="mw-content-text" class="mw-body-content">\#(article)</div>"# : article)
+            </body></html>
+            """)
+        #expect(blurb.html.hasPrefix(lead), "\(blurb.html)")
+        #expect(blurb.html.hasSuffix("<br><b>FAUNA</b><br><p>Nightjars and woodlarks breed on the open heath in late spring.</p>"), "\(blurb.html)")
+        #expect(!blurb.html.contains("Wiki Loves") && !blurb.html.contains("51.4"))
+    }
+
     @Test func theSummaryIsTheLeadCutAtASentenceNearTheLength() throws {
         var rules = BlurbRules()
         rules.summaryLength = 120

@@ -90,16 +90,41 @@ struct ArticleCleaner {
             child = current.pointee.next
         }
         if let body, !body.hasClass("mw-parser-output") {
+            // A saved page view holds parsed wikitext outside the article too, before it: the
+            // page-status indicators (a protection lock, the good-article star, a place's title
+            // coordinates) and the site notice. The article's own is inside `#mw-content-text`;
+            // without that wrapper, the first one outside those blocks.
+            var inContentText = false
             walkChildren(of: body, visit: { node in
-                guard parserOutput == nil, node.isElement else { return false }
+                guard !inContentText, node.isElement else { return false }
+                if node.attribute("id", hasWord: "mw-content-text") {
+                    inContentText = true
+                    parserOutput = Self.firstParserOutput(in: node) ?? parserOutput
+                    return false
+                }
+                if node.hasClass("mw-indicators") || node.attribute("id", hasWord: "siteNotice") { return false }
                 if node.named("div") && node.hasClass("mw-parser-output") {
-                    parserOutput = node
+                    if parserOutput == nil { parserOutput = node }
                     return false
                 }
                 return true
             })
         }
         return (parserOutput ?? body, title)
+    }
+
+    /// The first `div.mw-parser-output` under `node`, in document order.
+    private static func firstParserOutput(in node: xmlNodePtr) -> xmlNodePtr? {
+        var found: xmlNodePtr? = nil
+        walkChildren(of: node, visit: { node in
+            guard found == nil, node.isElement else { return false }
+            if node.named("div") && node.hasClass("mw-parser-output") {
+                found = node
+                return false
+            }
+            return true
+        })
+        return found
     }
 
     /// The walk's state: what has been written, the pending heading, the skipped section.
