@@ -79,6 +79,23 @@ import Testing
         #expect(try Database(path: twice, mode: .immutable).scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") == "2")
     }
 
+    /// The output never replaces the source, however its path is written: a published bundle's
+    /// database migrated "in place" was replaced, and its bundle no longer verified.
+    @Test(arguments: ["same", "dotted"])
+    func anOutputThatIsTheSourceIsRefusedAndTheSourceKept(path: String) throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.file("old/content.sqlite")
+        try FileManager.default.createDirectory(atPath: directory.file("old"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/v7.sqlite", toPath: source)
+        let before = try sha256(source)
+        let output = path == "same" ? source : directory.file("old/./content.sqlite")
+        let error = try #require(throws: FieldpackError.self) {
+            try BundleMigration(options: .init(source: source, output: output)).run()
+        }
+        #expect(error.message.contains("is also an input of this run"), "\(error.message)")
+        #expect(try sha256(source) == before)
+    }
+
     @Test(arguments: released)
     func everyReleasedVersionMigratesToTheLatestWithTheSameData(version: Int) throws {
         let source = "\(Self.fixtures)/v\(version).sqlite"

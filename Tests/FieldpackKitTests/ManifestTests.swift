@@ -48,6 +48,21 @@ import Testing
         #expect(files.first?["sha256"] as? String == (try SmallBundle.sha256sum(directory.file("bundle/content.sqlite"))))
     }
 
+    /// `inputs.json` goes into `manifest.json` as it is written: anything but one JSON array
+    /// (which could add keys the app reads) is refused naming it, and nothing is published.
+    @Test(arguments: [#"[], "schema_version": 8, "rows": {}"#, "", "[{\"path\": \"a\"", #"{"path": "a"}"#, #"[{"path": "a", "path": "b"}]"#])
+    func anInputsFileThatIsNotOneJSONArrayIsRefusedNamingIt(inputs: String) throws {
+        let directory = try TemporaryDirectory()
+        try BundleBuilder(options: try SmallBundle.options(in: directory, name: "small-one")).run()
+        let path = try directory.write("inputs.json", inputs + "\n")
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle"))
+        publisher.inputs = path
+        let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(error.path == path)
+        #expect(error.message.hasPrefix("is not the bundle stage's inputs list"), "\(error.message)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("bundle")))
+    }
+
     @Test func theChecksumFileCoversEveryPayloadFileAndTheManifestInByteOrder() throws {
         let directory = try TemporaryDirectory()
         try BundleBuilder(options: try SmallBundle.options(in: directory)).run()

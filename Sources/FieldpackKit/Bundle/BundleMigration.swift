@@ -49,6 +49,8 @@ public struct BundleMigration {
     public func run() throws -> Summary {
         var summary = Summary()
         let source = options.source
+        // The output replaces what it names: never the source (a published bundle's database).
+        try FileSystem.refuseOutputs([options.output], overwriting: [source])
         summary.from = try Self.checkSource(source)
         let files = try BuildFiles(output: options.output, scratchLabel: "migrating")
         defer { files.cleanUp() }

@@ -157,14 +157,16 @@ public struct BundlePublisher {
     /// file, or not fieldpack's manifest.
     private static func bundleFiles(listedIn path: String) throws -> Set<String>? {
         guard let bytes = try ReadableFile.contents(ofRegular: path) else { return nil }
+        // The parsed values live in the parser's document: it is kept to the end.
         let parser = JSONParser()
-        guard let root = try? parser.parse(PaddedBuffer(copying: bytes)), root.isObject,
-              root["format"]?.string == Manifest.formatName
-        else { return nil }
-        var names: Set<String> = []
-        for file in root["files"].map({ Array($0.elements) }) ?? [] {
-            if let name = file["path"]?.string { names.insert(name) }
+        let buffer = PaddedBuffer(copying: bytes)
+        return withExtendedLifetime((parser, buffer)) { () -> Set<String>? in
+            guard let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName else { return nil }
+            var names: Set<String> = []
+            for file in root["files"].map({ Array($0.elements) }) ?? [] {
+                if let name = file["path"]?.string { names.insert(name) }
+            }
+            return names
         }
-        return names
     }
 }

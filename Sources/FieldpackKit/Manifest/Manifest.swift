@@ -83,8 +83,29 @@ public struct Manifest: Sendable, Equatable {
             buildDate: try required("build_date"), schemaVersion: Int(try required("schema_version")) ?? 0,
             schemaFingerprint: try required("schema_fingerprint"),
             applicationID: try database.int("PRAGMA application_id") ?? 0, files: files, rows: rows,
-            inputsJSON: try inputs.map { String(decoding: try ReadableFile.contents(of: $0), as: UTF8.self).trimmingNewline }
-                ?? info["inputs"] ?? "[]")
+            inputsJSON: try inputs.map(inputsList(from:)) ?? info["inputs"] ?? "[]")
+    }
+
+    /// The bundle stage's `inputs.json`, checked: it goes into `manifest.json` as it is written, so
+    /// it must be one JSON array and nothing after it (`[], "schema_version": 8` would add keys the
+    /// app reads), with no key given twice.
+    static func inputsList(from path: String) throws -> String {
+        let bytes = try ReadableFile.contents(of: path)
+        // The parsed value lives in the parser's document and reads the buffer: both kept to the end.
+        let parser = JSONParser()
+        let buffer = PaddedBuffer(copying: bytes)
+        let problem: String? = withExtendedLifetime((parser, buffer)) {
+            do {
+                let value = try parser.parse(buffer)
+                if !value.isArray { return "not a JSON array" }
+                if value.hasDuplicateKeys { return "an object gives a key twice" }
+                return nil
+            } catch {
+                return "not one JSON value: \(error)"
+            }
+        }
+        if let problem { throw FieldpackError(path: path, "is not the bundle stage's inputs list (one JSON array): \(problem)") }
+        return String(decoding: bytes, as: UTF8.self).trimmingNewline
     }
 
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
