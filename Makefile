@@ -5,6 +5,21 @@ SHELL := /bin/bash
 
 PIPELINE ?= pipelines/sample.json
 BUILD ?= build
+# One spelling of the build folder: make names its targets by it, and the stages' depfiles name
+# theirs by the spelling of the build that wrote them, so `build/`, `./build` or an absolute path
+# would find no dependencies and call a stale bundle up to date. Relative when under this folder,
+# absolute otherwise, and never starting with '-' (a stage would read it as an option). make
+# cannot name a file with spaces: such a folder is refused before anything runs (`make clean`
+# would have removed each word).
+ifneq ($(words $(BUILD)),1)
+$(error BUILD="$(BUILD)" must be one folder without spaces or be left out: make cannot name files with spaces)
+endif
+BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
+# `make clean` removes it whole: never this source folder or a folder holding it.
+ifneq ($(filter $(BUILD_SPELLED) $(patsubst %/,%,$(BUILD_SPELLED))/%,$(CURDIR)),)
+$(error BUILD="$(BUILD)" is this source folder or holds it: name a folder of its own, such as build)
+endif
+override BUILD := $(if $(filter -%,$(BUILD_SPELLED)),./$(BUILD_SPELLED),$(BUILD_SPELLED))
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
@@ -506,4 +521,4 @@ uninstall:
 
 
 clean:
-	rm -rf $(BUILD) .build
+	rm -rf -- $(BUILD) .build

@@ -6,7 +6,10 @@ package final class TemporaryDirectory {
     package let path: String
 
     package init(_ label: String = "fieldpack") throws {
-        var template = Array("\(NSTemporaryDirectory())/\(label)-XXXXXX".utf8CString)
+        // One slash between the folder and the name (NSTemporaryDirectory ends in one): make
+        // spells BUILD without a doubled one, and tests compare its output with these paths.
+        let temporary = NSTemporaryDirectory().hasSuffix("/") ? String(NSTemporaryDirectory().dropLast()) : NSTemporaryDirectory()
+        var template = Array("\(temporary)/\(label)-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw FieldpackError("mkdtemp failed")
         }
