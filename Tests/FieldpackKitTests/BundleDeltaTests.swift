@@ -7,11 +7,13 @@ import Testing
 /// row-by-row comparison of the two bundles.
 @Suite struct BundleDeltaTests {
     @discardableResult
-    private func build(_ inputs: [String], in directory: TemporaryDirectory, previous: String? = nil) throws -> String {
+    private func build(
+        _ inputs: [String], in directory: TemporaryDirectory, previous: String? = nil, policy: ShippingPolicy? = nil
+    ) throws -> String {
         try ingestAndDedupe(inputs.map { "\(repositoryRoot)/sample-data/inat/\($0)" }, in: directory)
         var options = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "sample",
-            policy: try samplePolicy())
+            policy: try policy ?? samplePolicy())
         options.previous = previous
         options.delta = previous == nil ? nil : directory.file("delta.json")
         try BundleBuilder(options: options).run()
@@ -117,6 +119,38 @@ import Testing
             let total = changes.values.reduce(0) { $0 + $1.count }
             #expect(total == 0, "\(kind): \(changes)")
         }
+    }
+
+    /// The same photos with a display target made larger: no photo row changed, but the photos
+    /// now fetched at another tier for it are listed as changed, exactly those (each photo's
+    /// fetched URLs per target read from the `photo_costs` view of both bundles), so that the app
+    /// fetches them again at the new size.
+    @Test func aPhotoFetchedAtAnotherTierForADisplayTargetIsListedAsChanged() throws {
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let inputs = ["observations-page-1.json", "taxa-page-1.json", "shipping-cases.jsonl"]
+        let previous = try build(inputs, in: first)
+        var policy = try samplePolicy()
+        let detail = try #require(policy.targets.firstIndex { $0.name == "detail" })
+        policy.targets[detail].width = 1200
+        policy.targets[detail].height = 900
+        let current = try build(inputs, in: second, previous: previous, policy: policy)
+        func fetched(_ path: String) throws -> [String: String] {
+            var urls: [String: String] = [:]
+            for row in try Database(path: path, mode: .immutable).rows(
+                "SELECT photo_id, group_concat(target || '=' || coalesce(url, ''), ' ') FROM (SELECT * FROM photo_costs ORDER BY target) GROUP BY photo_id")
+            {
+                urls[row[0]!] = row[1] ?? ""
+            }
+            return urls
+        }
+        let (before, after) = (try fetched(previous), try fetched(current))
+        let moved = Set(after.keys.filter { before[$0] != nil && before[$0] != after[$0] }.compactMap { Int($0) })
+        #expect(!moved.isEmpty, "the larger target moved no photo to another tier")
+        let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: second.file("delta.json")))) as! [String: Any]
+        let photos = try #require(delta["photos"] as? [String: [Int]])
+        #expect(Set(photos["changed"] ?? []) == moved)
+        #expect(photos["added"] == [] && photos["removed"] == [])
     }
 
     /// The previous bundle is attached by the same escaped URI the connections use (issue 15,

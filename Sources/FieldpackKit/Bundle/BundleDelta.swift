@@ -2,7 +2,8 @@
 /// and touches nothing that did not change: per kind (photos, taxa, observations, users,
 /// articles, destinations: the content the app keeps row by row; the display targets, their
 /// costs and tiers and the search index it takes whole), the keys added, changed (any
-/// column they share differs, or an observation's or taxon's photo list) and removed. Written as
+/// column they share differs, an observation's or taxon's photo list, or the tier a photo is
+/// fetched at for a display target) and removed. Written as
 /// `delta.json` beside the bundle and counted in `bundle_info`. An article's id follows the
 /// titles, so a new article can shift others' ids: those articles, and the taxa and destinations
 /// that refer to them by id, are listed as changed.
@@ -19,10 +20,23 @@ struct BundleDelta {
         /// Extra content beyond the row, its photo links, as SQL over the row aliased `row` in
         /// the database `schema` (`main` or `previous`).
         var extra: (@Sendable (_ schema: String, _ row: String) -> String)? = nil
+        /// Tables `extra` reads: it is compared only when both bundles have them.
+        var extraTables: [String] = []
     }
 
     static let kinds = [
-        Kind(name: "photos", table: "photos", key: "id"),
+        // A photo is changed for the app when the size it is fetched at for some display target
+        // changed (its tier, chosen by its stored size and the targets, `size_costs`), though its
+        // row did not: the app fetches it again at the new size rather than keep the old one.
+        Kind(name: "photos", table: "photos", key: "id", extra: { schema, row in
+            let side = "CASE WHEN \(row).width > 0 AND \(row).height > 0 THEN \(row)"
+            return """
+                (SELECT group_concat(x, ',') FROM (SELECT t.name || ':' || coalesce(c.tier, '') AS x
+                 FROM \(schema).size_costs AS c JOIN \(schema).display_targets AS t ON t.id = c.target_id
+                 WHERE c.remote = \(row).remote AND c.original_width = \(side).width ELSE 0 END
+                   AND c.original_height = \(side).height ELSE 0 END ORDER BY t.name))
+                """
+        }, extraTables: ["size_costs", "display_targets"]),
         Kind(name: "taxa", table: "taxa", key: "id") { schema, row in
             "(SELECT group_concat(x, ',') FROM (SELECT position || ':' || photo_id AS x FROM \(schema).taxon_photos WHERE taxon_id = \(row).id ORDER BY position))"
         },
@@ -74,7 +88,9 @@ struct BundleDelta {
             }
             let shared = newColumns.filter { oldColumns.contains($0) && $0 != kind.key }
             var differs = shared.map { "NOT (n.\"\($0)\" IS o.\"\($0)\")" }
-            if let extra = kind.extra {
+            var extraReadable = true
+            for table in kind.extraTables where try columns(database, "previous", table).isEmpty { extraReadable = false }
+            if let extra = kind.extra, extraReadable {
                 differs.append("NOT (\(extra("main", "n")) IS \(extra("previous", "o")))")
             }
             let key = kind.key
