@@ -169,8 +169,24 @@ import Testing
         let entries = try #require(try Database(path: "\(bundle)/content.sqlite", mode: .immutable).int("SELECT count(*) FROM search_entries"))
         // The taxon's entry and the ghost.
         #expect(entries == 2)
-        #expect(BundleVerifier(directory: bundle).verify()
-                == ["\(bundle)/content.sqlite: error: the search index holds 1 documents for 2 search entries"])
+        #expect(BundleVerifier(directory: bundle).verify() == [
+            "\(bundle)/content.sqlite: error: the search index holds 1 documents for 2 search entries",
+            "\(bundle)/content.sqlite: error: 1 search entries are not documents of the search index (the first: id 2); a search cannot find them",
+            "\(bundle)/content.sqlite: error: 1 search entries of kind taxon refer to no row (the first: ref 999)",
+        ])
+    }
+
+    /// As many documents as entries, but not theirs: the app joins a match's rowid to the entry
+    /// with that id, and found nothing (or another entry). And an entry whose row is gone.
+    @Test func searchEntriesThatAreNotTheIndexsDocumentsOrReferToNoRowAreRefused() throws {
+        let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let moved = try republished(first, after: "UPDATE search_entries SET id = id + 1000")
+        #expect(BundleVerifier(directory: moved).verify()
+                == ["\(moved)/content.sqlite: error: 1 search entries are not documents of the search index (the first: id 1001); a search cannot find them"])
+        let dangling = try republished(second, after: "UPDATE search_entries SET ref = '424242' WHERE kind = 'taxon'")
+        #expect(BundleVerifier(directory: dangling).verify()
+                == ["\(dangling)/content.sqlite: error: 1 search entries of kind taxon refer to no row (the first: ref 424242)"])
+        withExtendedLifetime((first, second)) {}
     }
 
     @Test(.enabled(if: binaries != nil))

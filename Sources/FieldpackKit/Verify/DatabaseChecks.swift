@@ -188,6 +188,30 @@ package struct DatabaseChecks {
                 if entries != indexed {
                     problem("the search index holds \(indexed) documents for \(entries) search entries")
                 }
+                // The app joins a match's rowid to the entry with that id: the same count is not
+                // enough, each entry must be a document of the index.
+                if let unindexed = try database.int(
+                    "SELECT count(*) FROM search_entries AS e WHERE NOT EXISTS (SELECT 1 FROM search_docsize AS d WHERE d.id = e.id)"),
+                   unindexed > 0
+                {
+                    let first = try database.scalar(
+                        "SELECT min(id) FROM search_entries AS e WHERE NOT EXISTS (SELECT 1 FROM search_docsize AS d WHERE d.id = e.id)") ?? "?"
+                    problem("\(unindexed) search entries are not documents of the search index (the first: id \(first)); a search cannot find them")
+                }
+                // And the row a result shows must be there (the ids compare as numbers where the
+                // table's key is one).
+                let dangling = try database.rows("""
+                    SELECT kind, count(*), min(ref) FROM search_entries AS e
+                    WHERE NOT CASE kind
+                        WHEN 'taxon' THEN EXISTS (SELECT 1 FROM taxa AS t WHERE t.id = e.ref)
+                        WHEN 'destination' THEN EXISTS (SELECT 1 FROM destinations AS d WHERE d.id = e.ref)
+                        WHEN 'article' THEN EXISTS (SELECT 1 FROM articles AS a WHERE a.id = e.ref)
+                        ELSE 0 END
+                    GROUP BY kind ORDER BY kind
+                    """)
+                for row in dangling {
+                    problem("\(row[1] ?? "?") search entries of kind \(row[0] ?? "NULL") refer to no row (the first: ref \(row[2] ?? "NULL"))")
+                }
             }
             // Row counts for the bundle tables this schema version has (an older bundle has
             // fewer; the golden fingerprint above vouches for which).
