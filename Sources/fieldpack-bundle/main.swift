@@ -42,15 +42,7 @@ let command = StageCommand(
 command.main { arguments in
     if arguments.positional.first == "migrate" {
         guard arguments.positional.count == 2 else { throw UsageError("give exactly one previous bundle to migrate") }
-        var source = arguments.positional[1]
-        if FileSystem.isDirectory(source) {
-            let problems = BundleVerifier(directory: source).verify()
-            guard problems.isEmpty else {
-                for problem in problems { StandardError.write(problem) }
-                throw FieldpackError(path: source, "the previous bundle does not verify: \(problems.count) problem(s)")
-            }
-            source += "/\(Manifest.databaseName)"
-        }
+        let source = try BundleVerifier.previousDatabase(arguments.positional[1], report: StandardError.write)
         let clock = StageClock()
         let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
         StageReport(stage: "bundle", clock: clock).print(
@@ -80,9 +72,8 @@ command.main { arguments in
     options.selection = pipeline.selection
     options.selectionSource = pipeline.path
     options.progress = arguments.progress(stage: "bundle")
-    if var previous = arguments.value("previous") {
-        if FileSystem.isDirectory(previous) { previous += "/\(Manifest.databaseName)" }
-        options.previous = previous
+    if let previous = arguments.value("previous") {
+        options.previous = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
         options.delta = try arguments.required("delta")
     }
     if let epoch = try arguments.int("source-date-epoch") {

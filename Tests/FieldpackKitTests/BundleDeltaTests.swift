@@ -153,6 +153,52 @@ import Testing
         #expect(photos["added"] == [] && photos["removed"] == [])
     }
 
+    /// A previous bundle at a schema newer than this tool knows is refused: the delta would
+    /// tell the app to go back to an older schema.
+    @Test func aPreviousBundleOfANewerSchemaIsRefused() throws {
+        let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let inputs = ["observations-page-1.json"]
+        let previous = try build(inputs, in: first)
+        try Database(path: previous).execute("PRAGMA user_version = \(Migrations.latestVersion + 1)")
+        let error = try #require(throws: FieldpackError.self) { try build(inputs, in: second, previous: previous) }
+        #expect(error.path == previous)
+        #expect(error.message.contains("newer than this fieldpack knows"), "\(error.message)")
+    }
+
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    /// `--previous FOLDER` is verified as the app would, as `migrate` verifies its source: a
+    /// folder that does not verify is refused with its problems; a BagIt bag is read from its
+    /// `data/`, as a flat folder from itself.
+    @Test(.enabled(if: binaries != nil))
+    func aPreviousBundleFolderIsVerifiedFirstAndMayBeABag() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let bundle = try buildBundle(inputs: ["\(repositoryRoot)/sample-data/inat/observations-page-1.json"], in: directory)
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bag"))
+        publisher.bagIt = true
+        try publisher.publish()
+        let pipeline = try directory.write("pipeline.json", #"{"name": "test", "inat": ["sample-data/inat"]}"# + "\n")
+        func delta(_ previous: String) throws -> ProcessResult {
+            try run("\(bin)/fieldpack-bundle", [
+                directory.file("deduped.jsonl"), "--pipeline", pipeline, "--output", directory.file("next.sqlite"),
+                "--previous", previous, "--delta", directory.file("delta.json"),
+            ])
+        }
+        let fromBag = try delta(directory.file("bag"))
+        #expect(fromBag.status == 0, "\(fromBag.stderr)")
+        let fromFolder = try delta(bundle)
+        #expect(fromFolder.status == 0, "\(fromFolder.stderr)")
+        // A byte of the database changed after publishing: its checksum no longer matches.
+        let handle = try #require(FileHandle(forUpdatingAtPath: "\(bundle)/content.sqlite"))
+        try handle.seek(toOffset: 200)
+        try handle.write(contentsOf: Data([0x5A]))
+        try handle.close()
+        let tampered = try delta(bundle)
+        #expect(tampered.status != 0)
+        #expect(tampered.stderr.contains("\(bundle): error: the previous bundle does not verify"), "\(tampered.stderr)")
+    }
+
     /// The previous bundle is attached by the same escaped URI the connections use (issue 15,
     /// item 17): a path with URI characters or non-ASCII letters gives the true delta and
     /// creates nothing beside it.

@@ -70,6 +70,13 @@ struct BundleDelta {
         guard try old.int("PRAGMA application_id") == Int64(Migrations.applicationID), version >= 1 else {
             throw FieldpackError(path: previous, "the previous bundle is not a fieldpack bundle")
         }
+        // A delta goes forward: from a schema this tool does not know, the app would be told to
+        // go back to an older one, and the columns compared would not be the ones it knows.
+        guard version <= Migrations.latestVersion else {
+            throw FieldpackError(
+                path: previous,
+                "the previous bundle is at schema v\(version), newer than this fieldpack knows (v\(Migrations.latestVersion)): build with a fieldpack that knows it")
+        }
         var delta = BundleDelta(
             previousPath: previous, previousSHA256: digest, previousVersion: version,
             previousBuildDate: try old.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'"))

@@ -44,6 +44,22 @@ public struct BundleVerifier {
         var pragma: String { self == .full ? "integrity_check" : "quick_check" }
     }
 
+    /// The database of a previous bundle named on the command line (`migrate`, `--previous`): a
+    /// folder, flat or a BagIt bag, is verified as the app would first (each problem written to
+    /// `report`), then its database is the one in it; a file is taken as the database itself.
+    ///
+    /// - Throws: when the folder does not verify, naming it and the count of problems.
+    public static func previousDatabase(_ path: String, report: (String) -> Void) throws -> String {
+        guard FileSystem.isDirectory(path) else { return path }
+        let problems = BundleVerifier(directory: path).verify()
+        guard problems.isEmpty else {
+            for problem in problems { report(problem) }
+            throw FieldpackError(path: path, "the previous bundle does not verify: \(problems.count) problem(s)")
+        }
+        let bag = FileSystem.exists("\(path)/\(BagItLayout.declarationName)")
+        return bag ? "\(path)/\(BagItLayout.payloadFolder)/\(Manifest.databaseName)" : "\(path)/\(Manifest.databaseName)"
+    }
+
     public init(directory: String, publicKey: Ed25519Key? = nil) {
         self.directory = directory
         self.publicKey = publicKey
