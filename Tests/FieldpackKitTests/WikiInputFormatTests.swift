@@ -84,8 +84,18 @@ import Testing
         #expect(error.message.hasPrefix("2 of 3 dump lines rejected"))
     }
 
-    /// An empty input yields nothing: a rejected file (issue 15 item 5), which counts against
-    /// the threshold.
+    /// An empty file not named like a dump (a job's `_SUCCESS` marker beside the dump, an empty
+    /// page) is skipped with a finding, as a README is: it does not count against the threshold.
+    @Test(arguments: ["_SUCCESS", "page.html"])
+    func anEmptyFileNotNamedLikeADumpIsSkipped(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let empty = try directory.write(name, "")
+        let output = try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 0)
+        #expect(reasons(output.rejects, in: directory) == ["skipped \(name): an empty file (0 bytes), not a Wikipedia dump or page: skipped"])
+    }
+
+    /// An empty input named like a dump yields nothing: a rejected file (issue 15 item 5), which
+    /// counts against the threshold.
     @Test func anEmptyFileIsARejectedFileThatCountsAgainstTheThreshold() throws {
         let directory = try TemporaryDirectory()
         let empty = try directory.write("empty.ndjson", "")
