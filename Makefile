@@ -435,21 +435,28 @@ $(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INP
 # the folder is never partial, so make must not delete its manifest on an error (.PRECIOUS).
 # BAGIT=1 publishes the same files as a BagIt bag too, in bag/ (checked the same way).
 PUBLISH_OPTIONS = --inputs $(INPUTS) --include $(COSTS_REPORT) --include $(REPORT) $(if $(PREVIOUS),--include $(OUT)/delta.json) $(if $(SIGNING_KEY),--sign $(SIGNING_KEY)) $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
-.PRECIOUS: $(MANIFEST) $(BAG_MANIFEST)
-$(MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
+# Every file of the published folder is a target of its publishing, so one that goes missing
+# (removed by hand, a cleanup) is published again; and the check below depends on them all, so
+# one changed in place after its check is checked again, and fails the build.
+PUBLISHED_NAMES = content.sqlite costs-report.json report.html manifest-sha256.txt $(if $(PREVIOUS),delta.json) $(if $(SIGNING_KEY),manifest.json.sig)
+PUBLISHED := $(MANIFEST) $(PUBLISHED_NAMES:%=$(OUT)/bundle/%)
+BAG_PUBLISHED := $(BAG_MANIFEST) $(addprefix $(OUT)/bag/,bagit.txt bag-info.txt tagmanifest-sha256.txt manifest-sha256.txt $(if $(SIGNING_KEY),manifest.json.sig)) \
+	$(addprefix $(OUT)/bag/data/,content.sqlite costs-report.json report.html $(if $(PREVIOUS),delta.json))
+.PRECIOUS: $(PUBLISHED) $(BAG_PUBLISHED)
+$(PUBLISHED) &: $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bundle $(PUBLISH_OPTIONS)
 
-$(BAG_MANIFEST): $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
+$(BAG_PUBLISHED) &: $(DATABASE) $(COSTS_REPORT) $(REPORT) $(INPUTS) $(PUBLISH_SETTINGS) $(SIGNING_KEY) $(PUBLIC_KEY) $(TOOL_DEPS)
 	$(BIN)/fieldpack-manifest $< --output $(OUT)/bag --bagit $(PUBLISH_OPTIONS)
 
 # The published folder, checked again where the app will find it and as the app checks it
 # (quick_check; fieldpack-manifest ran the full integrity_check before it published); the stamp
 # says it passed.
-$(VERIFIED): $(MANIFEST)
+$(VERIFIED): $(PUBLISHED)
 	$(BIN)/fieldpack-verify $(OUT)/bundle $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@
 
-$(BAG_VERIFIED): $(BAG_MANIFEST)
+$(BAG_VERIFIED): $(BAG_PUBLISHED)
 	$(BIN)/fieldpack-verify $(OUT)/bag $(if $(PUBLIC_KEY),--public-key $(PUBLIC_KEY))
 	@touch $@
 

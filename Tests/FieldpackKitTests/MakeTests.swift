@@ -197,6 +197,30 @@ import Testing
         #expect(after < before, "\(after) observations against \(before)")
     }
 
+    /// The published folder is a target file by file: one removed is published again, and one
+    /// changed in place after its check is checked again and fails the build, where make said
+    /// "Nothing to be done" over a folder the app would refuse.
+    @Test(.enabled(if: binaries != nil))
+    func aPublishedFileRemovedIsPublishedAgainAndOneChangedFailsTheCheck() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let bundle = directory.file("sample/bundle")
+        try FileManager.default.removeItem(atPath: "\(bundle)/report.html")
+        let removed = try make(arguments)
+        #expect(removed.status == 0, "\(removed.stdout)\(removed.stderr)")
+        #expect(removed.stdout.contains("fieldpack-manifest "), "\(removed.stdout)")
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        let handle = try #require(FileHandle(forWritingAtPath: "\(bundle)/costs-report.json"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n".utf8))
+        try handle.close()
+        let changed = try make(arguments)
+        #expect(changed.status != 0, "\(changed.stdout)")
+        #expect(changed.stderr.contains("costs-report.json"), "\(changed.stderr)")
+    }
+
     /// A build folder make cannot name, or one that `make clean` would empty of this source
     /// folder, is refused before anything runs or is removed.
     @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
