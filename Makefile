@@ -418,8 +418,10 @@ endif
 
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
-# PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle.
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(BUNDLE_SETTINGS) $(wildcard $(PREVIOUS)) $(TOOL_DEPS)
+# PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle. Its files,
+# not only its folder: another release copied over the folder's files leaves the folder's time.
+PREVIOUS_FILES = $(wildcard $(PREVIOUS) $(addprefix $(PREVIOUS)/,manifest.json content.sqlite data/content.sqlite))
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d

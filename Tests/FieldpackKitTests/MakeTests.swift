@@ -221,6 +221,38 @@ import Testing
         #expect(changed.stderr.contains("costs-report.json"), "\(changed.stderr)")
     }
 
+    /// Another release copied over the previous bundle's files (its folder's time unchanged)
+    /// makes the delta again, where make kept the delta taken from the first release.
+    @Test(.enabled(if: binaries != nil))
+    func anotherPreviousBundleCopiedOverTheFirstMakesTheDeltaAgain() throws {
+        let directory = try TemporaryDirectory()
+        let inat = "\(repositoryRoot)/sample-data/inat"
+        for (name, inputs) in [("small", "\(inat)/observations-page-1.json"), ("large", inat)] {
+            let made = try make(["bundle", "BUILD=\(directory.file("releases"))", "INAT=\(inputs)", "NAME=\(name)", "MAX_REJECT_RATE=0.2"])
+            #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        }
+        let previous = directory.file("previous")
+        try FileManager.default.copyItem(atPath: directory.file("releases/small/bundle"), toPath: previous)
+        let arguments = ["bundle", "BUILD=\(directory.file("out"))", "INAT=\(inat)", "NAME=mine", "MAX_REJECT_RATE=0.2", "PREVIOUS=\(previous)"]
+        func addedObservations() throws -> Int {
+            let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("out/mine/delta.json")))) as! [String: Any]
+            return ((delta["observations"] as? [String: [Any]])?["added"] ?? []).count
+        }
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(try addedObservations() > 0)
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.file("releases/large/bundle")) {
+            // Written over in place, as `cp` does: the folder's entries, and so its time, stay.
+            let target = URL(fileURLWithPath: "\(previous)/\(file)")
+            #expect(FileManager.default.fileExists(atPath: target.path), "\(file) is new")
+            try Data(contentsOf: URL(fileURLWithPath: directory.file("releases/large/bundle/\(file)"))).write(to: target)
+        }
+        let second = try make(arguments)
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(second.stdout.contains("fieldpack-bundle "), "\(second.stdout)")
+        #expect(try addedObservations() == 0)
+    }
+
     /// A build folder make cannot name, or one that `make clean` would empty of this source
     /// folder, is refused before anything runs or is removed.
     @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
