@@ -30,6 +30,20 @@ import Testing
         #expect(deeper.folders == [directory.path, directory.file("dumps/sub")])
     }
 
+    /// A pipeline's build inside its input folder (BUILD=dumps/build) is not walked for inputs:
+    /// its records and bundle were read as dumps on the next night, which then refused to
+    /// write over its own inputs.
+    @Test func aBuildFolderInsideAnInputFolderIsNotReadAsInputs() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/page.json", "{}")
+        try directory.write("dumps/build/own/.pipeline", "dumps/pipeline.json\n")
+        try directory.write("dumps/build/own/inat/records.jsonl", "[]\n")
+        try directory.write("dumps/build/own/bundle/manifest.json", "{}")
+        let resolved = try Pipeline.resolve([directory.file("dumps")], pipelinePath: "p.json")
+        #expect(resolved.files == [directory.file("dumps/page.json")])
+        #expect(resolved.folders == [directory.file("dumps"), directory.file("dumps/build")])
+    }
+
     @Test func inputsThatMatchNothingAreErrorsNamingThePipeline() throws {
         let directory = try TemporaryDirectory()
         let missing = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("missing")], pipelinePath: "p.json") }

@@ -177,6 +177,14 @@ public struct Pipeline: Sendable {
         try Self.resolve(wikipedia, key: "wikipedia", pipelinePath: path)
     }
 
+    /// Whether `folder` is make's build folder of a pipeline (`BUILD/<name>/`, which records the
+    /// pipeline it was built from in `.pipeline`), left out of a walk for inputs.
+    static func isBuildFolder(_ folder: String) -> Bool {
+        FileSystem.isRegularFile("\(folder)/.pipeline")
+    }
+
+    /// Folders are walked for inputs without entering a pipeline's build folder
+    /// (`isBuildFolder`).
     /// - Parameter key: the pipeline key the entries come from, which an error names first.
     public static func resolve(_ entries: [String], key: String? = nil, pipelinePath: String) throws -> (files: [String], folders: [String]) {
         let place = key.map { "\($0): " } ?? ""
@@ -187,6 +195,10 @@ public struct Pipeline: Sendable {
             for name in try FileSystem.list(folder) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
                 if FileSystem.isDirectory(child) {
+                    // A build of a pipeline inside an input folder (BUILD=dumps/build) holds
+                    // the stages' outputs, not inputs: read as dumps, they were read twice, and
+                    // the next build refused to write over its own inputs.
+                    if isBuildFolder(child) { continue }
                     try walk(child)
                 } else if !name.hasSuffix(".md") && !name.hasSuffix(".txt") {
                     files.append(child)
