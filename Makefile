@@ -290,7 +290,7 @@ endif
 ifeq ($(OWN_PIPELINE),1)
 shell-words = $(foreach word,$(2),$(1) '$(subst ','\'',$(word))')
 $(PIPELINE): FORCE $(TOOL_DEPS)
-	@$(BIN)/fieldpack-pipeline init $(PIPELINE_NAME) $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@
+	@$(BIN)/fieldpack-pipeline init $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@ -- $(PIPELINE_NAME)
 endif
 
 $(RECORDS): $(PIPELINE) $(TOOL_DEPS)
@@ -312,8 +312,10 @@ $(DEDUPED): $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
 # last); dedupe shard J reads part J of every ingest shard into $(OUT)/dedupe/shard-J-of-N/.
 # Without SHARDS, the rules above run and these do not exist.
 ifneq ($(SHARDS),)
-ifeq ($(shell [ "$(SHARDS)" -ge 1 ] 2>/dev/null && echo ok),)
-$(error SHARDS must be a whole number of at least 1, not "$(SHARDS)")
+# Written plainly (1, 4, 16; not 04 or +4): the shard folders are named by it, and the tools
+# name them by the number.
+ifeq ($(shell [[ "$(SHARDS)" =~ ^[1-9][0-9]{0,5}$$ ]] && echo ok),)
+$(error SHARDS must be a whole number of at least 1 written plainly (4, not 04 or +4) and at most 999999, not "$(SHARDS)")
 endif
 SHARD_INDEXES := $(shell seq 0 $$(( $(SHARDS) - 1 )))
 inat-shard = $(OUT)/inat/shard-$(1)-of-$(SHARDS)

@@ -80,7 +80,7 @@ import Testing
         // Your own data: the name is known without the tools.
         let own = try make(["-n", "bundle", "INAT=sample-data/inat", "WIKIPEDIA=sample-data/wiki", "BUILD=\(build)"], bin: noTools)
         #expect(own.status == 0, "\(own.stderr)")
-        #expect(own.stdout.contains("\(noTools)/fieldpack-pipeline init own --inat 'sample-data/inat' --wikipedia 'sample-data/wiki' --output \(spelled(build))/own/pipeline.json"), "\(own.stdout)")
+        #expect(own.stdout.contains("\(noTools)/fieldpack-pipeline init --inat 'sample-data/inat' --wikipedia 'sample-data/wiki' --output \(spelled(build))/own/pipeline.json -- own"), "\(own.stdout)")
         #expect(own.stdout.contains("\(noTools)/fieldpack-inat --pipeline \(spelled(build))/own/pipeline.json "))
         #expect(!FileManager.default.fileExists(atPath: build))
     }
@@ -251,6 +251,25 @@ import Testing
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("fieldpack-bundle "), "\(second.stdout)")
         #expect(try addedObservations() == 0)
+    }
+
+    /// SHARDS names the shard folders and the tools read it as a number: written otherwise
+    /// (02, +2) it made folders no later step found; refused before anything runs.
+    @Test(arguments: ["02", "+2", "0", "two"])
+    func aShardCountNotWrittenPlainlyIsRefused(shards: String) throws {
+        let result = try make(["-n", "pipeline-bundle", "PIPELINE_NAME=sample", "SHARDS=\(shards)", "BUILD=/tmp/fieldpack-unused"], bin: "/nonexistent")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("SHARDS must be a whole number of at least 1 written plainly"), "\(result.stderr)")
+    }
+
+    /// A pipeline name may start with '-' (a pipeline file named so builds): made from
+    /// arguments, it reaches fieldpack-pipeline after `--`, not as an option.
+    @Test(.enabled(if: binaries != nil))
+    func aNameStartingWithADashBuildsFromArguments() throws {
+        let directory = try TemporaryDirectory()
+        let made = try make(["bundle", "BUILD=\(directory.path)", "INAT=sample-data/inat", "NAME=-guide", "MAX_REJECT_RATE=0.2"])
+        #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+        #expect(BundleVerifier(directory: directory.file("-guide/bundle")).verify() == [])
     }
 
     /// A build folder make cannot name, or one that `make clean` would empty of this source
