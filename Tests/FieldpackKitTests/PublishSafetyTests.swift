@@ -162,6 +162,44 @@ import Testing
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 
+    /// A file named like the database's journal is never shipped beside it: SQLite takes
+    /// `content.sqlite-journal` for the database's own and plays it back, or fails a read-only open.
+    @Test(arguments: ["content.sqlite-journal", "content.sqlite-wal", "content.sqlite-shm"])
+    func aFileNamedLikeTheDatabasesJournalIsNotPublished(name: String) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let extra = try directory.write("extra/\(name)", "not a journal of this database\n")
+        let error = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("other"), extraFiles: [extra]).publish()
+        }
+        #expect(error.path == extra)
+        #expect(error.message.contains("SQLite would take it for the database's journal"), "\(error.message)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("other")))
+    }
+
+    /// The published files' modes do not follow the caller's umask: 0644, folders 0755.
+    @Test(.enabled(if: binaries != nil), arguments: [false, true])
+    func thePublishedFilesAreReadableByOthersWhateverTheUmask(bag: Bool) throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let output = directory.file("private")
+        let published = try run("/bin/sh", ["-c", "umask 077 && exec \"$0\" \"$1\" --output \"$2\" $3",
+                                            "\(bin)/fieldpack-manifest", directory.file("content.sqlite"), output, bag ? "--bagit" : ""])
+        #expect(published.status == 0, "\(published.stderr)")
+        var modes: [String: Int] = [:]
+        let walker = try #require(FileManager.default.enumerator(atPath: output))
+        for case let name as String in walker {
+            let attributes = try FileManager.default.attributesOfItem(atPath: "\(output)/\(name)")
+            modes[name] = (attributes[.posixPermissions] as? Int) ?? -1
+        }
+        #expect(!modes.isEmpty)
+        for (name, mode) in modes {
+            let folder = FileSystem.isDirectory("\(output)/\(name)")
+            #expect(mode == (folder ? 0o755 : 0o644), "\(name): \(String(mode, radix: 8))")
+        }
+    }
+
     /// A BagIt bag is a bundle too: publishing over one replaces it.
     @Test func aBagIsReplaced() throws {
         let directory = try TemporaryDirectory()

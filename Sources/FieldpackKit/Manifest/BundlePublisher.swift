@@ -76,6 +76,11 @@ public struct BundlePublisher {
             else {
                 throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files")
             }
+            // SQLite opens `content.sqlite-journal` (or `-wal`) beside the database as its own:
+            // a hot journal shipped there is played back, or the read-only open fails.
+            guard !name.hasPrefix("\(Manifest.databaseName)-") else {
+                throw FieldpackError(path: file, "cannot publish \"\(name)\": SQLite would take it for the database's journal")
+            }
             guard Manifest.isPortableName(name) else {
                 throw FieldpackError(path: file, "cannot publish \"\(name)\": a bundle's file names are \(Manifest.portableNames)")
             }
@@ -89,6 +94,8 @@ public struct BundlePublisher {
         try manifest.write(to: staging)
         if let signingKey { try ManifestSignature.sign(bundle: staging, with: signingKey) }
         if bagIt { try BagItLayout.arrange(staging: staging, manifest: manifest) }
+        // The same modes whatever the caller's umask: the bundle is read by others.
+        try Self.setModes(in: staging)
         try FileSystem.fsyncDirectory(staging)
         trace.mark("the other files, manifest.json")
         try check?(staging, integrity)
@@ -107,6 +114,19 @@ public struct BundlePublisher {
         }
         trace.mark("swap")
         return manifest
+    }
+
+    /// Files 0644, folders 0755, under `folder` (a bag's `data/` too).
+    private static func setModes(in folder: String) throws {
+        for name in try FileSystem.list(folder) {
+            let path = "\(folder)/\(name)"
+            if FileSystem.isDirectory(path) {
+                chmod(path, 0o755)
+                try setModes(in: path)
+            } else {
+                chmod(path, 0o644)
+            }
+        }
     }
 
     /// Refuses a database whose file does not hold all it says: one with a `-wal` or a `-journal`
