@@ -83,6 +83,27 @@ import Testing
         #expect(made.summary == "It was named by J. Smith in a short note on birds, e.g. the kingfisher and others.")
     }
 
+    /// A German ordinal before a month or a century, and a `.` before a number (an abbreviation:
+    /// `c.`, `ca.`, `Nr.`), end no sentence: with a target just past them, the summary is not cut
+    /// there as at a sentence end (it was "…seit dem Beginn des 20."). A year ending a sentence
+    /// still ends it.
+    @Test(arguments: [
+        ("Die Kohlmeise wird seit dem Beginn des 20. Jahrhunderts intensiv erforscht und beringt. Sie ist die größte Meise.",
+         "Die Kohlmeise wird seit dem Beginn des 20.", false),
+        ("Die Brutzeit beginnt meist am 3. April und endet im Juli mit der zweiten Brut. Sie ist die größte Meise Europas.",
+         "Die Brutzeit beginnt meist am 3.", false),
+        ("It was first described c. 1758 by Linnaeus in a short note on the birds of Sweden. The bird is found across Eurasia.",
+         "It was first described c.", false),
+        ("Sie wiegt ca. 18 g und ist damit recht schwer für eine Meise dieser Größe. Die Kohlmeise ist die größte Meise Europas.",
+         "Sie wiegt ca.", false),
+        ("Linnaeus described it in 1758. The bird is found across Eurasia and North Africa, in woods and gardens alike.",
+         "Linnaeus described it in 1758.", true),
+    ])
+    func anOrdinalOrAnAbbreviationBeforeANumberEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
+        let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)
+        #expect((made.summary == prefix) == ends, "\(made.summary)")
+    }
+
     @Test func chineseLeadParagraphsRunOnWithoutASpace() throws {
         let made = try blurb("<p>丹顶鹤是一种大型涉禽。</p><p>它们在东亚的湿地繁殖。</p>")
         #expect(made.summary == "丹顶鹤是一种大型涉禽。它们在东亚的湿地繁殖。")

@@ -7,6 +7,10 @@
 /// `.«`, `。」`). Inside a text, a mark ends a sentence when the text ends there, or a space
 /// follows (CJK, Burmese and Khmer marks need none), and, after `.` `!` `?`, the next word does
 /// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`).
+/// A `.` followed by a number does not end one either (`c. 1758`, `ca. 12 cm`, `Nr. 5`: an
+/// encyclopedia does not start a sentence with a numeral), nor does one closing a German
+/// ordinal of one or two digits before a month or a century (`am 3. Juni`, `im 19. Jahrhundert`:
+/// German writes those nouns in capitals).
 /// Byte loops over UTF-8; scalars are decoded only next to a mark.
 enum SentenceEnds {
     /// The length of the terminal mark at `index`, or 0; `wide` when it is a CJK mark, which no
@@ -91,13 +95,47 @@ enum SentenceEnds {
             if after == count || wide {
                 ends.append(after)
             } else if bytes[after] == 0x20, after + 1 < count {
-                if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))) {
+                let stop = bytes[index] == 0x2E && after == index + 1
+                if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
+                    || (stop && isDigit(bytes[after + 1])) || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1)))
+                {
                     ends.append(after)
                 }
             }
             index = after
         }
         return ends
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
+    /// `19.`), as a German ordinal is written.
+    private static func closesOrdinal(_ bytes: [UInt8], at index: Int) -> Bool {
+        var start = index
+        while start > 0 && isDigit(bytes[start - 1]) { start -= 1 }
+        let digits = index - start
+        return (digits == 1 || digits == 2) && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
+    }
+
+    /// The German words an ordinal comes before far more often than a sentence ends there: the
+    /// months, and centuries and millennia.
+    private static let ordinalNouns: [[UInt8]] = [
+        "Januar", "Jänner", "Februar", "Feber", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
+        "November", "Dezember", "Jahrhundert", "Jahrhunderts", "Jahrtausend", "Jahrtausends", "Jh",
+    ].map { Array($0.utf8) }
+
+    /// Whether one of `ordinalNouns` starts at `index`, as a whole word.
+    private static func startsOrdinalNoun(_ bytes: [UInt8], at index: Int) -> Bool {
+        for word in ordinalNouns where index + word.count <= bytes.count {
+            guard bytes[index..<(index + word.count)].elementsEqual(word) else { continue }
+            let end = index + word.count
+            // Followed by a space, punctuation or the end, never by more letters of a word.
+            if end == bytes.count || bytes[end] < 0x80 && !(bytes[end] >= 0x41 && bytes[end] <= 0x5A || bytes[end] >= 0x61 && bytes[end] <= 0x7A) {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether the scalar at `index` is a lower-case letter.
