@@ -24,6 +24,8 @@ import Testing
         // German and Czech quotes close with “ and ‘, Danish with «; Burmese and Khmer end with ။ and ។.
         "Ihr Ruf klingt wie „Zizibä.“", "Man nennt sie ‚Kohlmeise.‘", "Den kaldes »musvit.«", "ကြောင်သည် နို့တိုက်သတ္တဝါ ဖြစ်သည်။",
         "ឆ្មាជាសត្វថនិកសត្វ។",
+        // Right-to-left wikis write a right-to-left mark after the stop (`.&rlm;`).
+        "الفهد حيوان سريع جدا.\u{200F}", "الفهد حيوان سريع جدا؟\u{200F}",
     ])
     func aShortParagraphEndingASentenceInAnyScriptIsNotAStub(paragraph: String) throws {
         let made = try blurb("<p>\(paragraph)</p><p>Adult female, Belgium</p>")

@@ -46,8 +46,13 @@ enum SentenceEnds {
         let byte = bytes[index]
         if byte == 0x22 || byte == 0x27 || byte == 0x29 || byte == 0x5D { return 1 }
         if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] == 0xBB || bytes[index + 1] == 0xAB { return 2 }
+        // The Arabic letter mark (U+061C), invisible like the two below.
+        if byte == 0xD8, index + 1 < bytes.count, bytes[index + 1] == 0x9C { return 2 }
         guard index + 2 < bytes.count else { return 0 }
         switch (byte, bytes[index + 1], bytes[index + 2]) {
+        // The left-to-right and right-to-left marks (U+200E, U+200F), which right-to-left wikis
+        // write after a mark (`.&rlm;`): invisible, they are passed over as a closer is.
+        case (0xE2, 0x80, 0x8E), (0xE2, 0x80, 0x8F): return 3
         case (0xE2, 0x80, 0x9D), (0xE2, 0x80, 0x99), (0xE2, 0x80, 0xBA): return 3
         case (0xE2, 0x80, 0x9C), (0xE2, 0x80, 0x98), (0xE2, 0x80, 0xB9): return 3
         case (0xE3, 0x80, 0x8D), (0xE3, 0x80, 0x8F), (0xE3, 0x80, 0x8B): return 3
