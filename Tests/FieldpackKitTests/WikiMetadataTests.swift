@@ -164,6 +164,15 @@ import Testing
         #expect(WikiTitle.withoutSiteName("Mésange charbonnière — Wikipédia") == "Mésange charbonnière")
         #expect(WikiTitle.withoutSiteName("Rock – Paper – Scissors") == "Rock – Paper – Scissors")
         #expect(WikiTitle.withoutSiteName("Rock - Paper – Wikipedia") == "Rock - Paper")
+        // Wikis whose names share no stem with those above.
+        for (title, name) in [
+            ("Голям синигер – Уикипедия", "Голям синигер"), ("چرخ‌ریسک بزرگ - ویکی‌پدیا، دانشنامهٔ آزاد", "چرخ‌ریسک بزرگ"),
+            ("นกติ๊ดใหญ่ - วิกิพีเดีย", "นกติ๊ดใหญ่"), ("დიდი წივწივა — ვიკიპედია", "დიდი წივწივა"),
+            ("Մեծ երաշտահավ — Վիքիպեդիա", "Մեծ երաշտահավ"), ("Büyük baştankara - Vikipedi", "Büyük baştankara"),
+            ("Didžioji zylė – Vikipedija", "Didžioji zylė"),
+        ] {
+            #expect(WikiTitle.withoutSiteName(title) == name, "\(title)")
+        }
     }
 
     @Test(arguments: [
