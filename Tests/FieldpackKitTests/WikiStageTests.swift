@@ -240,6 +240,8 @@ import Testing
     @Test(arguments: [
         ("great_tit", "Great tit"), ("Great%20tit", "Great tit"), ("  For%C3%AAt_de__Soignes ", "Forêt de Soignes"),
         ("iPhone", "IPhone"), ("élan", "Élan"), ("Lixus_(beetle)", "Lixus (beetle)"),
+        // As MediaWiki: Georgian keeps its letter (not the Mtavruli capital), ß stays ß.
+        ("დიდი_წივწივა", "დიდი წივწივა"), ("ßtest", "ßtest"),
     ])
     func titlesMatchTheWayWikipediaMatchesThem(raw: String, normalized: String) {
         #expect(WikiTitle.normalize(raw) == normalized)

@@ -11,9 +11,19 @@ public enum WikiTitle {
         for word in decoded.replacingOccurrences(of: "_", with: " ").split(separator: " ") { words.append(word) }
         var text = words.joined(separator: " ")
         if let first = text.first {
-            text = String(first).uppercased() + text.dropFirst()
+            text = firstLetterUppercased(first) + text.dropFirst()
         }
         return text
+    }
+
+    /// The first letter as MediaWiki capitalizes it: Georgian keeps its letter (MediaWiki keeps
+    /// `დ`, where Unicode's upper case is the Mtavruli `Დ`), and a letter whose upper case is
+    /// more than one (`ß` → `SS`, `ŉ`) keeps itself, as MediaWiki's overrides keep them.
+    private static func firstLetterUppercased(_ first: Character) -> String {
+        let scalars = first.unicodeScalars
+        if let lead = scalars.first, (0x10D0...0x10FF).contains(lead.value) { return String(first) }
+        let upper = String(first).uppercased()
+        return upper.unicodeScalars.count > scalars.count ? String(first) : upper
     }
 
     /// The title of a Wikipedia article URL (`http://en.wikipedia.org/wiki/Great_tit` → `Great tit`),
