@@ -148,6 +148,17 @@ import Testing
         #expect(!blurb.html.contains("Wiki Loves") && !blurb.html.contains("51.4"))
     }
 
+    /// A ruby reading goes in brackets after its base, as a browser without ruby shows it when
+    /// the page gives `<rp>` brackets; without them it was glued to the base.
+    @Test(arguments: [
+        "<ruby>四十雀<rt>しじゅうから</rt></ruby>",
+        "<ruby>四十雀<rp>（</rp><rt>しじゅうから</rt><rp>）</rp></ruby>",
+    ])
+    func aRubyReadingIsShownInBracketsAfterItsBase(ruby: String) throws {
+        let blurb = try maker.blurb(html: parsoid("<p>\(ruby)（学名: Parus minor）は、スズメ目シジュウカラ科に分類される鳥類の一種である。日本全国に分布する。</p>"))
+        #expect(blurb.html.hasPrefix("<p>四十雀（しじゅうから）（学名: Parus minor）は"), "\(blurb.html)")
+    }
+
     @Test func theSummaryIsTheLeadCutAtASentenceNearTheLength() throws {
         var rules = BlurbRules()
         rules.summaryLength = 120

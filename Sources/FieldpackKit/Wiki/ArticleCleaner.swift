@@ -344,6 +344,12 @@ struct ArticleCleaner {
                 case .lineBreak:
                     text.space()
                     return false
+                case .rubyText:
+                    // A reading over its base (`<ruby>四十雀<rt>しじゅうから</rt></ruby>`): in
+                    // brackets after it, as a browser without ruby shows it with `<rp>`.
+                    guard node.pointee.children != nil else { return false }
+                    if !Self.rubyHasBrackets(node) { text.append("（") }
+                    return true
                 case .superscript, .lowered:
                     if isDropped(node, kind: kind, lookups: lookups) { return false }
                     var inner = ArticleText()
@@ -368,10 +374,21 @@ struct ArticleCleaner {
                 switch lookups.kind(of: node) {
                 case .bold: text.end(.bold)
                 case .italic: text.end(.italic)
+                case .rubyText: if !Self.rubyHasBrackets(node) { text.append("）") }
                 default: break
                 }
             })
             return text
+        }
+
+        /// Whether the `ruby` holding reading `node` gives its own brackets (`<rp>`).
+        static func rubyHasBrackets(_ node: xmlNodePtr) -> Bool {
+            var sibling = node.pointee.parent?.pointee.children
+            while let current = sibling {
+                if current.isElement && current.named("rp") { return true }
+                sibling = current.pointee.next
+            }
+            return false
         }
 
         /// Digits and signs as Unicode super- or subscripts when every character has one
@@ -498,7 +515,7 @@ struct ArticleCleaner {
 
     /// What an element is to the inline walk.
     enum ElementKind {
-        case bold, italic, lineBreak, superscript, lowered, dropped, other
+        case bold, italic, lineBreak, superscript, lowered, rubyText, dropped, other
 
         init(name: String) {
             switch name {
@@ -507,6 +524,7 @@ struct ArticleCleaner {
             case "br": self = .lineBreak
             case "sup": self = .superscript
             case "sub": self = .lowered
+            case "rt": self = .rubyText
             default: self = State.droppedNames.contains(name) ? .dropped : .other
             }
         }
