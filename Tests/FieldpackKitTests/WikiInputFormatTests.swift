@@ -154,6 +154,24 @@ import Testing
         #expect(output.report["lines_rejected"] as? Int == 1)
     }
 
+    /// Structured Contents (Enterprise's beta: parsed sections and infoboxes, no `article_body`)
+    /// holds no HTML to make a blurb from: a file of it is skipped saying so, one object, an
+    /// array or JSON Lines, and is not rejected line by line against the threshold.
+    @Test func aStructuredContentsFileIsSkippedSayingWhereTheArticlesAre() throws {
+        let directory = try TemporaryDirectory()
+        var fields = onDemandFields
+        fields["name"] = "Great tit"
+        fields["sections"] = [["type": "section", "name": "Abstract", "has_parts": [["type": "paragraph", "value": "The great tit is a small passerine bird."]]]]
+        fields["infoboxes"] = [["name": "Automatic taxobox", "type": "infobox"]]
+        let object = try directory.write("Great_tit.json", H.json(fields, pretty: true))
+        let array = try directory.write("answer.json", H.json([fields], pretty: false))
+        let lines = try directory.write("structured.ndjson", H.json(fields, pretty: false) + "\n" + H.json(fields, pretty: false) + "\n")
+        let output = try H.run([object, array, lines], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0)
+        let reason = "Enterprise Structured Contents (parsed sections, no \"article_body\" HTML to make a blurb from: take the articles from the On-demand or Snapshot article endpoints): skipped"
+        #expect(reasons(output.rejects, in: directory) == ["skipped Great_tit.json: \(reason)", "skipped answer.json: \(reason)", "skipped structured.ndjson: \(reason)"])
+        #expect(output.titles.isEmpty)
+    }
+
     @Test func aJSONArrayOfOtherThingsIsSkippedAndBrokenJSONIsRejectedNamingTheFile() throws {
         let directory = try TemporaryDirectory()
         let list = try directory.write("files.json", H.json([["name": "enwiki_namespace_0_0.ndjson", "size": 1]], pretty: true))

@@ -34,10 +34,27 @@ struct EnterpriseLine {
 
     /// Whether a JSON value is an article object: it has an `article_body`, or a `name` with an
     /// `identifier` or a `url`. What tells a file of articles from other JSON (a dump's metadata).
+    /// An object of Enterprise's Structured Contents (`sections`, `infoboxes` and no
+    /// `article_body`) is not one: it carries no HTML to make a blurb from.
     static func isArticle(_ value: JSONValue) -> Bool {
         guard value.isObject else { return false }
         if value["article_body"] != nil { return true }
+        if isStructuredContents(value) { return false }
         return value["name"]?.string != nil && (value["identifier"] != nil || value["url"] != nil)
+    }
+
+    /// Whether a JSON object is a Structured Contents article (Enterprise's beta endpoint and its
+    /// dataset): parsed sections and infoboxes, no `article_body`.
+    static func isStructuredContents(_ value: JSONValue) -> Bool {
+        guard value.isObject, value["article_body"] == nil else { return false }
+        return ["sections", "article_sections", "infobox", "infoboxes"].contains { value[$0] != nil }
+    }
+
+    /// Why a file whose first article-like value is `value` holds no articles, in words.
+    static func notArticles(_ value: JSONValue, _ otherwise: String) -> String {
+        isStructuredContents(value)
+            ? "Enterprise Structured Contents (parsed sections, no \"article_body\" HTML to make a blurb from: take the articles from the On-demand or Snapshot article endpoints)"
+            : otherwise
     }
 
     struct Problem: Error {

@@ -254,7 +254,7 @@ extension WikiStage {
             }
             if first, value.isObject, !EnterpriseLine.isArticle(value) {
                 guard owned else { return }
-                return skipFile(source, "JSON Lines whose first object is not a Wikipedia article (no \"article_body\")", reading, into: &run)
+                return skipFile(source, EnterpriseLine.notArticles(value, "JSON Lines whose first object is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
             }
             first = false
             guard owned else { continue }
@@ -301,7 +301,7 @@ extension WikiStage {
             var index = 0
             for element in root.elements {
                 if index == 0 && !EnterpriseLine.isArticle(element) {
-                    return skipFile(source, "a JSON array whose first element is not a Wikipedia article (no \"article_body\")", reading, into: &run)
+                    return skipFile(source, EnterpriseLine.notArticles(element, "a JSON array whose first element is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
                 }
                 if reading.counting { run.summary.lines += 1 }
                 try record(element, source: source, line: nil, record: "[\(index)]", reading, into: &run)
@@ -313,7 +313,7 @@ extension WikiStage {
             if reading.counting { run.summary.lines += 1 }
             try record(root, source: source, line: nil, record: nil, reading, into: &run)
         } else {
-            skipFile(source, "JSON that is not a Wikipedia article (no \"article_body\")", reading, into: &run)
+            skipFile(source, EnterpriseLine.notArticles(root, "JSON that is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
         }
     }
 
