@@ -293,8 +293,12 @@ $(PIPELINE): FORCE $(TOOL_DEPS)
 	@$(BIN)/fieldpack-pipeline init $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@ -- $(PIPELINE_NAME)
 endif
 
-$(RECORDS): $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $@ --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
+# Both outputs are targets: a rejects file gone missing runs ingest again, where the report's
+# next run failed on it until something else did.
+# (With SHARDS the rejects are the shards' joined, by their own rule below.)
+UNSHARDED_REJECTS := $(if $(SHARDS),,$(OUT)/inat/rejects.jsonl)
+$(RECORDS) $(UNSHARDED_REJECTS) &: $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $(RECORDS) --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
 
 -include $(OUT)/inat/records.d
 
@@ -430,7 +434,7 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(P
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes
 # follow from the inputs, like the costs report's).
-$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS)) $(ARTICLES_INPUT) $(WIKI_REPORT_INPUT) $(TOOL_DEPS)
+$(REPORT): $(DATABASE) $(if $(SHARDS),$(INAT_REJECTS),$(RECORDS) $(UNSHARDED_REJECTS)) $(ARTICLES_INPUT) $(WIKI_REPORT_INPUT) $(TOOL_DEPS)
 	$(BIN)/fieldpack-report $(DATABASE) --output $@ --rejects $(OUT)/inat/rejects.jsonl $(WIKI_REPORT_OPTION)
 
 # SIGNING_KEY=key.pem signs the manifest (Ed25519); PUBLIC_KEY=key.pub.pem makes the checks

@@ -272,6 +272,25 @@ import Testing
         #expect(BundleVerifier(directory: directory.file("-guide/bundle")).verify() == [])
     }
 
+    /// Ingest's rejects file is a target beside its records: gone missing, ingest runs again
+    /// (the report reads it), where make called the build up to date and the next rebuild failed.
+    @Test(.enabled(if: binaries != nil))
+    func aMissingRejectsFileRunsIngestAgain() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let rejects = directory.file("sample/inat/rejects.jsonl")
+        try FileManager.default.removeItem(atPath: rejects)
+        let again = try make(arguments)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("fieldpack-inat "), "\(again.stdout)")
+        #expect(FileManager.default.fileExists(atPath: rejects))
+        // Sharded, the rejects file has the shards' rule alone: no recipe overridden.
+        let sharded = try make(["-n", "bundle", "BUILD=\(directory.path)", "SHARDS=2"])
+        #expect(!sharded.stderr.contains("overriding recipe"), "\(sharded.stderr)")
+    }
+
     /// A build folder make cannot name, or one that `make clean` would empty of this source
     /// folder, is refused before anything runs or is removed.
     @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
