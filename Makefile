@@ -409,7 +409,13 @@ endif
 # taken as changed (its empty rule). Each make writes its own temp name (Slurm array tasks run
 # side by side on one build folder).
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
-$(shell mkdir -p '$(OUT)' && { [ -s '$(PIPELINE_RECORD)' ] || { printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && mv '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)'; }; })
+# The record is claimed in one step (a hard link, which fails when the name exists), then read
+# back: of two pipelines of one name started together, the one that did not claim it is
+# refused here, where a look then a write let both through.
+CLAIMED_PIPELINE := $(shell mkdir -p '$(OUT)' && printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && { ln '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)' 2>/dev/null; rm -f '$(PIPELINE_RECORD).new-'$$$$; cat '$(PIPELINE_RECORD)'; })
+ifneq ($(CLAIMED_PIPELINE),$(THIS_PIPELINE))
+$(error $(OUT)/ was built from $(CLAIMED_PIPELINE), and $(THIS_PIPELINE) has the same name "$(PIPELINE_NAME)": give one of them another name, or remove $(OUT)/)
+endif
 $(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS SOURCE_DATE_EPOCH)
 $(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
 endif

@@ -291,6 +291,38 @@ import Testing
         #expect(!sharded.stderr.contains("overriding recipe"), "\(sharded.stderr)")
     }
 
+    /// Two pipeline files of one name started together on a fresh build folder: one claims the
+    /// folder, the other is refused, and what is published is the claimer's. A look then a write
+    /// let both through now and then (3 races of 8), and the loser's next run was "up to date"
+    /// with the other's bundle. Three races, each on its own folder.
+    @Test(.enabled(if: binaries != nil))
+    func twoPipelinesOfOneNameStartedTogetherAreOneBuildAndOneRefusal() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let sample = try text("\(repositoryRoot)/pipelines/sample.json")
+        let a = try directory.write("a.json", sample)
+        let b = try directory.write("b.json", sample.replacingOccurrences(of: "\"max_reject_rate\": 0.2", with: "\"max_reject_rate\": 0.25"))
+        for race in 0..<3 {
+            let build = directory.file("race-\(race)")
+            let makes = [a, b].map { pipeline -> Process in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+                process.arguments = ["--no-print-directory", "-s", "SKIP_TOOLS=1", "BIN=\(bin)", "bundle", "PIPELINE=\(pipeline)", "BUILD=\(build)"]
+                process.currentDirectoryURL = URL(fileURLWithPath: repositoryRoot)
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                return process
+            }
+            for process in makes { try process.run() }
+            for process in makes { process.waitUntilExit() }
+            let succeeded = makes.filter { $0.terminationStatus == 0 }.count
+            #expect(succeeded == 1, "race \(race): \(succeeded) of the two builds succeeded")
+            let recorded = try text("\(build)/sample/.pipeline").trimmingCharacters(in: .newlines)
+            let winner = makes[0].terminationStatus == 0 ? a : b
+            #expect(recorded == winner, "race \(race): \(recorded) recorded, \(winner) built")
+        }
+    }
+
     /// A build folder make cannot name, or one that `make clean` would empty of this source
     /// folder, is refused before anything runs or is removed.
     @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
