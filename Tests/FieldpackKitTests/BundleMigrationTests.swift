@@ -261,6 +261,10 @@ import Testing
             PRAGMA writable_schema = OFF;
             """)
         #expect(try reason(collated).contains("table users is not defined as schema version 2 defines it"))
+        // A broken reference in the source is the source's, named so, not blamed on a migration
+        // under the scratch copy's name.
+        let dangling = try copy("dangling.sqlite", "PRAGMA foreign_keys = OFF; UPDATE observations SET user_id = 999999")
+        #expect(try reason(dangling).hasPrefix("2 foreign key violation(s) in the bundle itself; first in observations row"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.sqlite")))
     }
 }

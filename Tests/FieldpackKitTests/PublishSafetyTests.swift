@@ -200,6 +200,20 @@ import Testing
         }
     }
 
+    /// An error about a file being assembled names the bundle and the file, never the hidden
+    /// folder it is assembled in (`.bundle.staging-…`, gone by the time the error is read).
+    @Test func anErrorWhileAssemblingNamesTheBundleNotItsStagingFolder() throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle"))
+        publisher.check = { staged, _ in throw FieldpackError(path: "\(staged)/content.sqlite", line: 3, "write failed: No space left on device") }
+        let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(error.path == directory.file("bundle"))
+        #expect(error.line == 3)
+        #expect(error.message == "content.sqlite: write failed: No space left on device; nothing published, the previous bundle is kept")
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
     /// A BagIt bag is a bundle too: publishing over one replaces it.
     @Test func aBagIsReplaced() throws {
         let directory = try TemporaryDirectory()

@@ -130,6 +130,14 @@ public struct BundleMigration {
         guard integrity == ["ok"] else {
             throw FieldpackError(path: path, "integrity_check fails: \(integrity.prefix(3).joined(separator: "; "))")
         }
+        // The source's own broken references, named as its own: found after a migration they
+        // were blamed on it, under the scratch copy's name.
+        let violations = try database.rows("PRAGMA foreign_key_check")
+        if let first = violations.first {
+            throw FieldpackError(
+                path: path,
+                "\(violations.count) foreign key violation(s) in the bundle itself; first in \(first[0] ?? "?") row \(first[1] ?? "?") (to \(first[2] ?? "?"))")
+        }
         // The record of every migration applied, as fieldpack shipped it, with none missing.
         let applied = try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version")
         if let problem = Migrations.recordProblem(applied, version: version) { throw FieldpackError(path: path, problem) }

@@ -40,15 +40,32 @@ public struct BundlePublisher {
         let parent = directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
         Leftovers.removeStale(of: destination)
-        let staging = try FileSystem.makeUniqueDirectory(in: parent, prefix: ".\(name).staging-")
+        let staging: String
+        do {
+            staging = try FileSystem.makeUniqueDirectory(in: parent, prefix: ".\(name).staging-")
+        } catch let error as FieldpackError {
+            throw FieldpackError(path: destination, "cannot make the folder it is assembled in beside it (\(error.message)); nothing published")
+        }
         chmod(staging, 0o755)  // mkdtemp makes it 0700; the bundle is read by others
         // Until the swap this is the new bundle; after it, the previous one (or nothing).
         defer {
             FileSystem.removeTree(staging)
             Leftovers.forget(staging)
         }
+        do {
+            return try assemble(in: staging, trace: PhaseTrace(stage: "manifest"))
+        } catch let error as FieldpackError where error.path?.hasPrefix(staging) ?? false {
+            // Named by the bundle and the file, never by the hidden folder it was assembled in.
+            let file = error.path.map { String($0.dropFirst(staging.count)).drop { $0 == "/" } } ?? ""
+            throw FieldpackError(
+                path: destination, line: error.line, column: error.column,
+                "\(file.isEmpty ? "" : "\(file): ")\(error.message); nothing published, the previous bundle is kept")
+        }
+    }
 
-        let trace = PhaseTrace(stage: "manifest")
+    /// Fills `staging` with the bundle, checks it and swaps it in.
+    private func assemble(in staging: String, trace: PhaseTrace) throws -> Manifest {
+
         // A copy, never a hard link: the published database is its own file, so a later build
         // (or anything else writing the build folder's copy) cannot change a published bundle.
         let staged = "\(staging)/\(Manifest.databaseName)"
