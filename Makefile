@@ -261,7 +261,11 @@ MANIFEST := $(OUT)/bundle/manifest.json
 VERIFIED := $(OUT)/bundle.verified
 BAG_MANIFEST := $(OUT)/bag/manifest.json
 BAG_VERIFIED := $(OUT)/bag.verified
-TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP))
+# The tools the stages run: the build's stamp for this checkout's own (which moves only when a
+# tool changed), the executables themselves for tools built elsewhere (BIN=…), so that a newer
+# release there rebuilds what they make.
+TOOL_DEPS := $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) $(wildcard $(TOOLS_STAMP)) \
+	$(if $(filter .build/release,$(BIN)),,$(wildcard $(EXECUTABLES:%=$(BIN)/fieldpack-%)))
 
 # Every stage writes its time and peak memory to $(OUT)/timings/<stage>.json, a shard to
 # <stage>.shard-I-of-N.json (run-report.html).

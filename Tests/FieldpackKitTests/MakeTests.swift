@@ -323,6 +323,28 @@ import Testing
         }
     }
 
+    /// Tools built elsewhere (BIN=…, SKIP_TOOLS=1) are prerequisites too: a newer one rebuilds
+    /// what the stages make, where the old tools' bundle stayed published.
+    @Test(.enabled(if: binaries != nil))
+    func aNewerToolInBinRebuildsTheStages() throws {
+        let source = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let tools = directory.file("tools")
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasPrefix("fieldpack-") && !name.contains(".") {
+            try FileManager.default.copyItem(atPath: "\(source)/\(name)", toPath: "\(tools)/\(name)")
+        }
+        let arguments = ["bundle", "BUILD=\(directory.file("out"))"]
+        let first = try make(arguments, bin: tools)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let same = try make(arguments, bin: tools)
+        #expect(same.status == 0 && !same.stdout.contains("fieldpack-"), "\(same.stdout)")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)], ofItemAtPath: "\(tools)/fieldpack-inat")
+        let newer = try make(arguments, bin: tools)
+        #expect(newer.status == 0, "\(newer.stdout)\(newer.stderr)")
+        #expect(newer.stdout.contains("\(tools)/fieldpack-inat "), "\(newer.stdout)")
+    }
+
     /// A build folder make cannot name, or one that `make clean` would empty of this source
     /// folder, is refused before anything runs or is removed.
     @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
