@@ -8,18 +8,21 @@ BUILD ?= build
 # One spelling of the build folder: make names its targets by it, and the stages' depfiles name
 # theirs by the spelling of the build that wrote them, so `build/`, `./build` or an absolute path
 # would find no dependencies and call a stale bundle up to date. Relative when under this folder,
-# absolute otherwise, and never starting with '-' (a stage would read it as an option). make
-# cannot name a file with spaces: such a folder is refused before anything runs (`make clean`
-# would have removed each word).
+# absolute otherwise, and never starting with '-' (a stage would read it as an option: such a
+# folder is written as its absolute path). make cannot name a file with spaces: such a folder is
+# refused before anything runs (`make clean` would have removed each word). In a checkout whose
+# own path has a space the folder is taken as written.
 ifneq ($(words $(BUILD)),1)
 $(error BUILD="$(BUILD)" must be one folder without spaces or be left out: make cannot name files with spaces)
 endif
+ifeq ($(words $(CURDIR)),1)
 BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 # `make clean` removes it whole: never this source folder or a folder holding it.
 ifneq ($(filter $(BUILD_SPELLED) $(patsubst %/,%,$(BUILD_SPELLED))/%,$(CURDIR)),)
 $(error BUILD="$(BUILD)" is this source folder or holds it: name a folder of its own, such as build)
 endif
-override BUILD := $(if $(filter -%,$(BUILD_SPELLED)),./$(BUILD_SPELLED),$(BUILD_SPELLED))
+override BUILD := $(if $(filter -%,$(BUILD_SPELLED)),$(CURDIR)/$(BUILD_SPELLED),$(BUILD_SPELLED))
+endif
 SWIFT ?= swift
 BIN := .build/release
 TOOLS_STAMP := .build/fieldpack-tools.stamp
@@ -301,6 +304,8 @@ endif
 # next run failed on it until something else did.
 # (With SHARDS the rejects are the shards' joined, by their own rule below.)
 UNSHARDED_REJECTS := $(if $(SHARDS),,$(OUT)/inat/rejects.jsonl)
+# Kept when ingest fails: its error (over the reject threshold) points at it.
+.PRECIOUS: $(UNSHARDED_REJECTS)
 $(RECORDS) $(UNSHARDED_REJECTS) &: $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $(RECORDS) --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
 
@@ -398,6 +403,10 @@ endif
 # one changes (by name, so a value may hold a comma).
 record-settings = $(shell mkdir -p '$(OUT)' && printf '%s\n' $(foreach variable,$(2),'$(variable)=$($(variable))') >'$(1).new-'$$$$ && { cmp -s '$(1).new-'$$$$ '$(1)' && rm -f '$(1).new-'$$$$ || mv '$(1).new-'$$$$ '$(1)'; })
 BUNDLE_SETTINGS := $(OUT)/.bundle-settings
+# A previous bundle is known by what its manifest says (the digest of every file) too, recorded
+# with the bundle's settings: a release copied in with its own times kept (`cp -a`, `rsync -a`)
+# is older than the build, and its files' times would not rebuild the delta.
+PREVIOUS_MANIFEST_SHA256 := $(if $(PREVIOUS),$(firstword $(shell sha256sum '$(PREVIOUS)/manifest.json' 2>/dev/null)))
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
 # other's): the first to build it is recorded, by its path from here, and another is refused.
@@ -416,11 +425,16 @@ ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MA
 # The record is claimed in one step (a hard link, which fails when the name exists), then read
 # back: of two pipelines of one name started together, the one that did not claim it is
 # refused here, where a look then a write let both through.
-CLAIMED_PIPELINE := $(shell mkdir -p '$(OUT)' && printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && { ln '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)' 2>/dev/null; rm -f '$(PIPELINE_RECORD).new-'$$$$; cat '$(PIPELINE_RECORD)'; })
+# An empty record (a write cut short) is claimed again; a file system without hard links falls
+# back to a rename when no record is there.
+CLAIMED_PIPELINE := $(shell mkdir -p '$(OUT)' && { printf '%s\n' '$(THIS_PIPELINE)' >'$(PIPELINE_RECORD).new-'$$$$ && { ln '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)' 2>/dev/null || [ -s '$(PIPELINE_RECORD)' ] || mv '$(PIPELINE_RECORD).new-'$$$$ '$(PIPELINE_RECORD)'; }; rm -f '$(PIPELINE_RECORD).new-'$$$$; cat '$(PIPELINE_RECORD)' 2>/dev/null; })
+ifeq ($(CLAIMED_PIPELINE),)
+$(error cannot record the pipeline this build is made from in $(PIPELINE_RECORD) (a full disk, a read-only folder?))
+endif
 ifneq ($(CLAIMED_PIPELINE),$(THIS_PIPELINE))
 $(error $(OUT)/ was built from $(CLAIMED_PIPELINE), and $(THIS_PIPELINE) has the same name "$(PIPELINE_NAME)": give one of them another name, or remove $(OUT)/)
 endif
-$(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS SOURCE_DATE_EPOCH)
+$(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS PREVIOUS_MANIFEST_SHA256 SOURCE_DATE_EPOCH)
 $(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
 endif
 $(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
@@ -435,7 +449,8 @@ endif
 # One run writes both (a grouped target): the photo shipping rules and costs are decided as the
 # records load. content.d names the pipeline's measured sizes file, if any.
 # PREVIOUS=path/to/previous/bundle adds delta.json: what changed since that bundle. Its files,
-# not only its folder: another release copied over the folder's files leaves the folder's time.
+# not only its folder: another release copied over the folder's files leaves the folder's time
+# (and its manifest's digest, in the bundle's settings, when the copy kept the files' times).
 PREVIOUS_FILES = $(wildcard $(PREVIOUS) $(addprefix $(PREVIOUS)/,manifest.json content.sqlite data/content.sqlite))
 $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)

@@ -221,8 +221,9 @@ import Testing
         #expect(changed.stderr.contains("costs-report.json"), "\(changed.stderr)")
     }
 
-    /// Another release copied over the previous bundle's files (its folder's time unchanged)
-    /// makes the delta again, where make kept the delta taken from the first release.
+    /// Another release copied over the previous bundle's files (its folder's time unchanged, or
+    /// the files' own older times kept) makes the delta again, where make kept the delta taken
+    /// from the first release.
     @Test(.enabled(if: binaries != nil))
     func anotherPreviousBundleCopiedOverTheFirstMakesTheDeltaAgain() throws {
         let directory = try TemporaryDirectory()
@@ -251,6 +252,16 @@ import Testing
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.contains("fieldpack-bundle "), "\(second.stdout)")
         #expect(try addedObservations() == 0)
+        // The first release copied back with its files' own times kept (`cp -a`): older than
+        // the build, told apart by its manifest's digest.
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.file("releases/small/bundle")) {
+            let target = URL(fileURLWithPath: "\(previous)/\(file)")
+            try Data(contentsOf: URL(fileURLWithPath: directory.file("releases/small/bundle/\(file)"))).write(to: target)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: target.path)
+        }
+        let third = try make(arguments)
+        #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
+        #expect(try addedObservations() > 0, "\(third.stdout)")
     }
 
     /// SHARDS names the shard folders and the tools read it as a number: written otherwise
@@ -343,6 +354,25 @@ import Testing
         let newer = try make(arguments, bin: tools)
         #expect(newer.status == 0, "\(newer.stdout)\(newer.stderr)")
         #expect(newer.stdout.contains("\(tools)/fieldpack-inat "), "\(newer.stdout)")
+    }
+
+    /// Ingest over its reject threshold says to look in its rejects file: make keeps it (it
+    /// deleted it as a failed rule's target). A build folder starting with '-' reaches the stages
+    /// as an absolute path, never as an option. An empty record of the pipeline (a write cut
+    /// short) is claimed again.
+    @Test(.enabled(if: binaries != nil))
+    func aFailedIngestKeepsItsRejectsAndOddBuildFoldersStillBuild() throws {
+        let directory = try TemporaryDirectory()
+        let failed = try make(["bundle", "BUILD=\(directory.path)", "INAT=sample-data/inat", "NAME=strict", "MAX_REJECT_RATE=0"])
+        #expect(failed.status != 0)
+        #expect(failed.stderr.contains("over the pipeline's max_reject_rate"), "\(failed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("strict/inat/rejects.jsonl")))
+        let dashed = try make(["-n", "clean", "BUILD=-nightly"], bin: nil)
+        #expect(dashed.stdout.contains("rm -rf -- \(repositoryRoot)/-nightly .build"), "\(dashed.stdout)")
+        try directory.write("empty/sample/.pipeline", "")
+        let reclaimed = try make(["bundle", "BUILD=\(directory.file("empty"))"])
+        #expect(reclaimed.status == 0, "\(reclaimed.stdout)\(reclaimed.stderr)")
+        #expect(try text(directory.file("empty/sample/.pipeline")) == "pipelines/sample.json\n")
     }
 
     /// A build folder make cannot name, or one that `make clean` would empty of this source
