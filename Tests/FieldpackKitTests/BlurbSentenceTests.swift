@@ -100,6 +100,11 @@ import Testing
          "Sie wiegt ca.", false),
         ("Linnaeus described it in 1758. The bird is found across Eurasia and North Africa, in woods and gardens alike.",
          "Linnaeus described it in 1758.", true),
+        // A sentence may start with a number after a word or a year (German does so often).
+        ("Die Art wurde von Linné beschrieben. 1997 wurde sie in mehrere Arten aufgeteilt, die heute getrennt gelten.",
+         "Die Art wurde von Linné beschrieben.", true),
+        ("Linnaeus described the species in 1758. 14 subspecies are recognised today across its wide range.",
+         "Linnaeus described the species in 1758.", true),
     ])
     func anOrdinalOrAnAbbreviationBeforeANumberEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)

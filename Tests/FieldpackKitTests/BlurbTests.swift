@@ -159,6 +159,16 @@ import Testing
         #expect(blurb.html.hasPrefix("<p>四十雀（しじゅうから）（学名: Parus minor）は"), "\(blurb.html)")
     }
 
+    /// A Latin reading (pinyin on an English page) takes ASCII brackets; a hidden one shows nothing.
+    @Test func aLatinRubyReadingTakesPlainBracketsAndAHiddenOneIsDropped() throws {
+        let blurb = try maker.blurb(html: parsoid("""
+            <p>The great tit is called <ruby>大山雀<rt>dà shānquè</rt></ruby> in Chinese and \
+            <ruby>四十雀<rt style="display:none">しじゅうから</rt></ruby> in Japanese, where it is common.</p>
+            """))
+        #expect(blurb.html.contains("<ruby>") == false)
+        #expect(blurb.html.contains("大山雀(dà shānquè) in Chinese and 四十雀 in Japanese"), "\(blurb.html)")
+    }
+
     @Test func theSummaryIsTheLeadCutAtASentenceNearTheLength() throws {
         var rules = BlurbRules()
         rules.summaryLength = 120

@@ -151,6 +151,14 @@ import Testing
         let photos = try #require(delta["photos"] as? [String: [Int]])
         #expect(Set(photos["changed"] ?? []) == moved)
         #expect(photos["added"] == [] && photos["removed"] == [])
+        // A target removed (and one added) changes no photo the app holds: nothing to fetch again.
+        let third = try TemporaryDirectory()
+        var fewer = try samplePolicy()
+        fewer.targets.removeAll { $0.name == "map-pin" }
+        fewer.targets.append(DisplayTarget(name: "banner", width: 320, height: 100, scale: 2, mode: .fill))
+        try build(inputs, in: third, previous: previous, policy: fewer)
+        let unchanged = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: third.file("delta.json")))) as! [String: Any]
+        #expect((unchanged["photos"] as? [String: [Int]])?["changed"] == [])
     }
 
     /// A previous bundle at a schema newer than this tool knows is refused: the delta would

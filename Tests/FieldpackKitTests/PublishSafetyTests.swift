@@ -65,15 +65,17 @@ import Testing
         let bundle = try publishedBundle(in: directory)
         let elsewhere = try TemporaryDirectory("fieldpack-elsewhere")
         let precious = try elsewhere.write("precious/keep.txt", "not fieldpack's\n")
-        // Under names a bundle may hold (a bag's payload folder and info file), so that the
-        // folder is still taken for a bundle and replaced.
-        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/data", withDestinationPath: elsewhere.file("precious"))
-        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/bag-info.txt", withDestinationPath: precious)
+        // Under names the bundle holds (its database, its checksum file), so that the folder is
+        // still taken for a bundle and replaced.
+        try FileManager.default.removeItem(atPath: "\(bundle)/content.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/content.sqlite", withDestinationPath: elsewhere.file("precious"))
+        try FileManager.default.removeItem(atPath: "\(bundle)/manifest-sha256.txt")
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/manifest-sha256.txt", withDestinationPath: precious)
 
         try BundlePublisher(database: directory.file("content.sqlite"), destination: bundle).publish()
         #expect(try text(precious) == "not fieldpack's\n")
-        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/data"))
-        #expect(!FileManager.default.fileExists(atPath: "\(bundle)/bag-info.txt"))
+        #expect(FileManager.default.fileExists(atPath: elsewhere.file("precious/keep.txt")))
+        #expect(BundleVerifier(directory: bundle).verify() == [])
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 
@@ -136,7 +138,7 @@ import Testing
 
     /// A folder of the user's is kept whole even when it holds a `manifest.json` (a web app's,
     /// or fieldpack's with a file of the user's beside it).
-    @Test(arguments: ["web app", "bundle with a user's file"])
+    @Test(arguments: ["web app", "bundle with a user's file", "bag with a user's file in data"])
     func aFolderWithAManifestThatIsNotOnlyABundleIsRefusedAndKept(kind: String) throws {
         let directory = try TemporaryDirectory()
         _ = try publishedBundle(in: directory)
@@ -146,10 +148,16 @@ import Testing
             try directory.write("target/manifest.json", #"{"name": "My app", "start_url": "index.html"}"# + "\n")
             try directory.write("target/index.html", "<!doctype html>\n")
             kept = "target/index.html"
-        } else {
+        } else if kind == "bundle with a user's file" {
             try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
             try directory.write("target/notes.txt", "a user's file\n")
             kept = "target/notes.txt"
+        } else {
+            var bag = BundlePublisher(database: directory.file("content.sqlite"), destination: target)
+            bag.bagIt = true
+            try bag.publish()
+            try directory.write("target/data/notes.txt", "a user's file\n")
+            kept = "target/data/notes.txt"
         }
         let manifest = try bytes("\(target)/manifest.json")
         let error = try #require(throws: FieldpackError.self) {
@@ -210,7 +218,7 @@ import Testing
         let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
         #expect(error.path == directory.file("bundle"))
         #expect(error.line == 3)
-        #expect(error.message == "content.sqlite: write failed: No space left on device; nothing published, the previous bundle is kept")
+        #expect(error.message == "content.sqlite: write failed: No space left on device; nothing published (a bundle already there is kept)")
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 

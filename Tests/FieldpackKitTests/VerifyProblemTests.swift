@@ -172,7 +172,7 @@ import Testing
         #expect(BundleVerifier(directory: bundle).verify() == [
             "\(bundle)/content.sqlite: error: the search index holds 1 documents for 2 search entries",
             "\(bundle)/content.sqlite: error: 1 search entries are not documents of the search index (the first: id 2); a search cannot find them",
-            "\(bundle)/content.sqlite: error: 1 search entries of kind taxon refer to no row (the first: ref 999)",
+            "\(bundle)/content.sqlite: error: 1 search entries of kind taxon refer to no row (one: ref 999)",
         ])
     }
 
@@ -185,7 +185,7 @@ import Testing
                 == ["\(moved)/content.sqlite: error: 1 search entries are not documents of the search index (the first: id 1001); a search cannot find them"])
         let dangling = try republished(second, after: "UPDATE search_entries SET ref = '424242' WHERE kind = 'taxon'")
         #expect(BundleVerifier(directory: dangling).verify()
-                == ["\(dangling)/content.sqlite: error: 1 search entries of kind taxon refer to no row (the first: ref 424242)"])
+                == ["\(dangling)/content.sqlite: error: 1 search entries of kind taxon refer to no row (one: ref 424242)"])
         withExtendedLifetime((first, second)) {}
     }
 

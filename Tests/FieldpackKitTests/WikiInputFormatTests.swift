@@ -94,13 +94,14 @@ import Testing
         #expect(reasons(output.rejects, in: directory) == ["skipped \(name): an empty file (0 bytes), not a Wikipedia dump or page: skipped"])
     }
 
-    /// An empty input named like a dump yields nothing: a rejected file (issue 15 item 5), which
-    /// counts against the threshold.
-    @Test func anEmptyFileIsARejectedFileThatCountsAgainstTheThreshold() throws {
+    /// An empty input named like a dump or an archive (an Enterprise dump's `.json.tar.gz`)
+    /// yields nothing: a rejected file (issue 15 item 5), which counts against the threshold.
+    @Test(arguments: ["empty.ndjson", "enwiki-NS0-20261101-ENTERPRISE-HTML.json.tar.gz", "dump.tgz", "pages.zip"])
+    func anEmptyFileIsARejectedFileThatCountsAgainstTheThreshold(name: String) throws {
         let directory = try TemporaryDirectory()
-        let empty = try directory.write("empty.ndjson", "")
+        let empty = try directory.write(name, "")
         let output = try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 1)
-        #expect(reasons(output.rejects, in: directory) == ["rejected empty.ndjson: the file is empty (0 bytes): no Wikipedia dump or page"])
+        #expect(reasons(output.rejects, in: directory) == ["rejected \(name): the file is empty (0 bytes): no Wikipedia dump or page"])
         #expect(throws: FieldpackError.self) { try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 0.5) }
     }
 

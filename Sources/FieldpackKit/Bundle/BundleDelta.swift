@@ -28,13 +28,17 @@ struct BundleDelta {
         // A photo is changed for the app when the size it is fetched at for some display target
         // changed (its tier, chosen by its stored size and the targets, `size_costs`), though its
         // row did not: the app fetches it again at the new size rather than keep the old one.
+        // Only the targets both bundles have (by name) are compared: one added or removed changes
+        // no photo the app already holds.
         Kind(name: "photos", table: "photos", key: "id", extra: { schema, row in
             let side = "CASE WHEN \(row).width > 0 AND \(row).height > 0 THEN \(row)"
             return """
                 (SELECT group_concat(x, ',') FROM (SELECT t.name || ':' || coalesce(c.tier, '') AS x
                  FROM \(schema).size_costs AS c JOIN \(schema).display_targets AS t ON t.id = c.target_id
                  WHERE c.remote = \(row).remote AND c.original_width = \(side).width ELSE 0 END
-                   AND c.original_height = \(side).height ELSE 0 END ORDER BY t.name))
+                   AND c.original_height = \(side).height ELSE 0 END
+                   AND t.name IN (SELECT name FROM main.display_targets INTERSECT SELECT name FROM previous.display_targets)
+                 ORDER BY t.name))
                 """
         }, extraTables: ["size_costs", "display_targets"]),
         Kind(name: "taxa", table: "taxa", key: "id") { schema, row in

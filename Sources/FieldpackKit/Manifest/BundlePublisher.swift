@@ -59,7 +59,7 @@ public struct BundlePublisher {
             let file = error.path.map { String($0.dropFirst(staging.count)).drop { $0 == "/" } } ?? ""
             throw FieldpackError(
                 path: destination, line: error.line, column: error.column,
-                "\(file.isEmpty ? "" : "\(file): ")\(error.message); nothing published, the previous bundle is kept")
+                "\(file.isEmpty ? "" : "\(file): ")\(error.message); nothing published (a bundle already there is kept)")
         }
     }
 
@@ -178,16 +178,26 @@ public struct BundlePublisher {
                 path: destination,
                 "is a folder without fieldpack's \(Manifest.jsonName) (one whose format is \"\(Manifest.formatName)\"), not a bundle: refusing to replace it")
         }
-        if let stranger = entries.sorted().first(where: { !listed.contains($0) && !ownNames.contains($0) }) {
+        // Hidden files (a desktop's `.DS_Store`) are not the user's work; a bag's payload folder
+        // must hold only what the manifest lists too.
+        let bag = entries.contains(BagItLayout.declarationName)
+        var strangers = entries.filter { !$0.hasPrefix(".") && !listed.contains($0) && !ownNames.contains($0) && !(bag && bagNames.contains($0)) }
+        if bag, FileSystem.isDirectory("\(destination)/\(BagItLayout.payloadFolder)") {
+            strangers += try FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")
+                .filter { !$0.hasPrefix(".") && !listed.contains($0) }.map { "\(BagItLayout.payloadFolder)/\($0)" }
+        }
+        if let stranger = strangers.sorted().first {
             throw FieldpackError(
                 path: destination, "holds \(stranger), which no bundle holds: not a bundle, or one with a file of yours in it: refusing to replace it")
         }
     }
 
-    /// What a bundle folder holds besides the files its manifest lists: its own files, and a bag's.
-    private static let ownNames: Set<String> = [
-        Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName, BagItLayout.declarationName,
-        BagItLayout.infoName, BagItLayout.tagManifestName, BagItLayout.payloadFolder,
+    /// What a bundle folder holds besides the files its manifest lists.
+    private static let ownNames: Set<String> = [Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName]
+
+    /// And a bag besides those (its payload folder is checked on its own).
+    private static let bagNames: Set<String> = [
+        BagItLayout.declarationName, BagItLayout.infoName, BagItLayout.tagManifestName, BagItLayout.payloadFolder,
     ]
 
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular

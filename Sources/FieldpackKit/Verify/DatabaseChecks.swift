@@ -210,7 +210,7 @@ package struct DatabaseChecks {
                     GROUP BY kind ORDER BY kind
                     """)
                 for row in dangling {
-                    problem("\(row[1] ?? "?") search entries of kind \(row[0] ?? "NULL") refer to no row (the first: ref \(row[2] ?? "NULL"))")
+                    problem("\(row[1] ?? "?") search entries of kind \(row[0] ?? "NULL") refer to no row (one: ref \(row[2] ?? "NULL"))")
                 }
             }
             // Row counts for the bundle tables this schema version has (an older bundle has

@@ -347,8 +347,8 @@ struct ArticleCleaner {
                 case .rubyText:
                     // A reading over its base (`<ruby>四十雀<rt>しじゅうから</rt></ruby>`): in
                     // brackets after it, as a browser without ruby shows it with `<rp>`.
-                    guard node.pointee.children != nil else { return false }
-                    if !Self.rubyHasBrackets(node) { text.append("（") }
+                    guard node.pointee.children != nil, !isDropped(node, kind: kind, lookups: lookups) else { return false }
+                    if let (open, _) = Self.rubyBrackets(node) { text.append(open) }
                     return true
                 case .superscript, .lowered:
                     if isDropped(node, kind: kind, lookups: lookups) { return false }
@@ -374,21 +374,29 @@ struct ArticleCleaner {
                 switch lookups.kind(of: node) {
                 case .bold: text.end(.bold)
                 case .italic: text.end(.italic)
-                case .rubyText: if !Self.rubyHasBrackets(node) { text.append("）") }
+                case .rubyText: if let (_, close) = Self.rubyBrackets(node) { text.append(close) }
                 default: break
                 }
             })
             return text
         }
 
-        /// Whether the `ruby` holding reading `node` gives its own brackets (`<rp>`).
-        static func rubyHasBrackets(_ node: xmlNodePtr) -> Bool {
+        /// The brackets to put around reading `node`: none when its `ruby` gives its own (`<rp>`),
+        /// full-width ones around a reading in a CJK script (kana, bopomofo), else ASCII ones
+        /// (pinyin on an English page).
+        static func rubyBrackets(_ node: xmlNodePtr) -> (String, String)? {
             var sibling = node.pointee.parent?.pointee.children
             while let current = sibling {
-                if current.isElement && current.named("rp") { return true }
+                if current.isElement && current.named("rp") { return nil }
                 sibling = current.pointee.next
             }
-            return false
+            var first: UInt8 = 0
+            walkChildren(of: node, visit: { child in
+                if first == 0, child.isText, let byte = child.textBytes.first { first = byte }
+                return first == 0
+            })
+            // U+3000 and above (kana, bopomofo, CJK ideographs) start with 0xE3 or more in UTF-8.
+            return first >= 0xE3 ? ("（", "）") : ("(", ")")
         }
 
         /// Digits and signs as Unicode super- or subscripts when every character has one

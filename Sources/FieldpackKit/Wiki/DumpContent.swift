@@ -60,6 +60,14 @@ enum DumpContent: Equatable {
         for suffix in [".gz", ".bz2", ".xz", ".zst"] where base.hasSuffix(suffix) { base = base.dropLast(suffix.count) }
         return base.hasSuffix(".ndjson") || base.hasSuffix(".jsonl") || base.hasSuffix(".json")
     }
+
+    /// Whether a file name ends like a dump's or an archive's (`.json.tar.gz`, `.tgz`, `.tar`,
+    /// `.zip`, a bare compressed stream): an empty one is a damaged download, not a marker file.
+    static func namedLikeADumpOrArchive(_ name: String) -> Bool {
+        if namedLikeADump(name) { return true }
+        let lowered = name.lowercased()
+        return [".gz", ".bz2", ".xz", ".zst", ".lz4", ".tar", ".tgz", ".zip"].contains { lowered.hasSuffix($0) }
+    }
 }
 
 extension HTMLDocument {

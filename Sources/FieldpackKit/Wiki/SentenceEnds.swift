@@ -7,8 +7,8 @@
 /// `.«`, `。」`). Inside a text, a mark ends a sentence when the text ends there, or a space
 /// follows (CJK, Burmese and Khmer marks need none), and, after `.` `!` `?`, the next word does
 /// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`).
-/// A `.` followed by a number does not end one either (`c. 1758`, `ca. 12 cm`, `Nr. 5`: an
-/// encyclopedia does not start a sentence with a numeral), nor does one closing a German
+/// A `.` closing a short word (one to four letters) before a number does not end one either
+/// (`c. 1758`, `ca. 12 cm`, `Nr. 5`: abbreviations), nor does one closing a German
 /// ordinal of one or two digits before a month or a century (`am 3. Juni`, `im 19. Jahrhundert`:
 /// German writes those nouns in capitals).
 /// Byte loops over UTF-8; scalars are decoded only next to a mark.
@@ -102,7 +102,8 @@ enum SentenceEnds {
             } else if bytes[after] == 0x20, after + 1 < count {
                 let stop = bytes[index] == 0x2E && after == index + 1
                 if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
-                    || (stop && isDigit(bytes[after + 1])) || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1)))
+                    || (stop && isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
+                    || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1)))
                 {
                     ends.append(after)
                 }
@@ -113,6 +114,19 @@ enum SentenceEnds {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// Whether the `.` at `index` closes a short word of one to four Latin letters standing
+    /// alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`), as an abbreviation before a number is written;
+    /// not a longer word or a number, after which a sentence may well end before a numeral
+    /// (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
+    private static func closesAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
+        var start = index
+        while start > 0, bytes[start - 1] >= 0x41 && bytes[start - 1] <= 0x5A || bytes[start - 1] >= 0x61 && bytes[start - 1] <= 0x7A {
+            start -= 1
+        }
+        let letters = index - start
+        return letters >= 1 && letters <= 4 && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
+    }
 
     /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
     /// `19.`), as a German ordinal is written.

@@ -29,10 +29,10 @@ extension WikiStage {
         for (position, input) in options.inputs.enumerated() where share.reads(file: position) {
             let whole = share.ownsWhole(file: position)
             // libarchive cannot open an empty file: it holds nothing to read.
-            // A file named like a dump that is empty is a damaged dump (a download that wrote
-            // nothing); any other (a job's `_SUCCESS` marker, a placeholder) is skipped.
+            // A file named like a dump or an archive that is empty is a damaged dump (a download
+            // that wrote nothing); any other (a job's `_SUCCESS` marker, a placeholder) is skipped.
             if FileSystem.size(input) == 0 {
-                if whole && DumpContent.namedLikeADump(fileName(of: input)) {
+                if whole && DumpContent.namedLikeADumpOrArchive(fileName(of: input)) {
                     reject(Finding(path: input, reason: "the file is empty (0 bytes): no Wikipedia dump or page"), counting: reading.counting, into: &run)
                 } else if whole {
                     skipFile(input, "an empty file (0 bytes), not a Wikipedia dump or page", reading, into: &run)
