@@ -222,6 +222,25 @@ import Testing
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 
+    /// Something not a bundle put at the destination after the first look (here by the check,
+    /// which runs just before the swap) is swapped back, whole, and nothing is published.
+    @Test func aFolderPutInPlaceWhilePublishingIsPutBack() throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: target)
+        publisher.check = { _, _ in
+            try FileManager.default.removeItem(atPath: target)
+            try directory.write("target/notes.txt", "a user's file\n")
+        }
+        let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(error.message.hasPrefix("was replaced while publishing by something that is not a bundle: put back"), "\(error.message)")
+        #expect(try text("\(target)/notes.txt") == "a user's file\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target) == ["notes.txt"])
+        #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
     /// A BagIt bag is a bundle too: publishing over one replaces it.
     @Test func aBagIsReplaced() throws {
         let directory = try TemporaryDirectory()

@@ -48,12 +48,14 @@ public struct BundlePublisher {
         }
         chmod(staging, 0o755)  // mkdtemp makes it 0700; the bundle is read by others
         // Until the swap this is the new bundle; after it, the previous one (or nothing).
+        // Removed whatever happens, but for something of the user's that could not be put back.
+        var keepStaging = false
         defer {
-            FileSystem.removeTree(staging)
+            if !keepStaging { FileSystem.removeTree(staging) }
             Leftovers.forget(staging)
         }
         do {
-            return try assemble(in: staging, trace: PhaseTrace(stage: "manifest"))
+            return try assemble(in: staging, trace: PhaseTrace(stage: "manifest"), keepStaging: &keepStaging)
         } catch let error as FieldpackError where error.path?.hasPrefix(staging) ?? false {
             // Named by the bundle and the file, never by the hidden folder it was assembled in.
             let file = error.path.map { String($0.dropFirst(staging.count)).drop { $0 == "/" } } ?? ""
@@ -63,8 +65,9 @@ public struct BundlePublisher {
         }
     }
 
-    /// Fills `staging` with the bundle, checks it and swaps it in.
-    private func assemble(in staging: String, trace: PhaseTrace) throws -> Manifest {
+    /// Fills `staging` with the bundle, checks it and swaps it in; sets `keepStaging` when what
+    /// `staging` then holds is the user's and could not be put back.
+    private func assemble(in staging: String, trace: PhaseTrace, keepStaging: inout Bool) throws -> Manifest {
 
         // A copy, never a hard link: the published database is its own file, so a later build
         // (or anything else writing the build folder's copy) cannot change a published bundle.
@@ -121,11 +124,26 @@ public struct BundlePublisher {
 
         // One step: the destination holds the previous bundle or the new one, never neither. A
         // SIGTERM meanwhile waits for it (`Leftovers`), then removes what sits at `staging`.
-        if try Leftovers.holdingOffRemoval({ try FileSystem.exchange(staging, into: destination) }),
-           (try? Self.checkDestination(staging)) == nil
-        {
-            // Something that is not a bundle was put there after the first look: put it back.
-            _ = try Leftovers.holdingOffRemoval { try FileSystem.exchange(staging, into: destination) }
+        // What was swapped out is looked at, and put back when it is not a bundle (something
+        // else was put there after the first look), within the same hold: a signal in between
+        // would have removed it from `staging`.
+        var stranded: (any Error)? = nil
+        let putBack = try Leftovers.holdingOffRemoval { () -> Bool in
+            guard try FileSystem.exchange(staging, into: destination), (try? Self.checkDestination(staging)) == nil else { return false }
+            do {
+                _ = try FileSystem.exchange(staging, into: destination)
+            } catch {
+                stranded = error
+            }
+            return true
+        }
+        if let stranded {
+            // It stays where it is, never removed with the staging folder: say where.
+            keepStaging = true
+            throw FieldpackError(
+                path: destination, "was replaced while publishing by something that is not a bundle, left at \(staging): \(stranded)")
+        }
+        if putBack {
             throw FieldpackError(
                 path: destination, "was replaced while publishing by something that is not a bundle: put back, nothing published")
         }
