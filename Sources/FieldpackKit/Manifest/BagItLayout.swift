@@ -14,6 +14,8 @@ enum BagItLayout {
     static let payloadFolder = "data"
     /// The tag files, in the order the tag manifest is computed from (each when present).
     static let tagFiles = [declarationName, infoName, payloadManifestName, Manifest.jsonName, ManifestSignature.fileName]
+    /// What a bag's top level may hold: its tag files, the tag manifest and the payload folder.
+    static let topLevelNames = Set(tagFiles + [tagManifestName, payloadFolder])
 
     /// Rearranges a staged flat bundle (payload files, manifest.json, optional signature) into a bag.
     static func arrange(staging: String, manifest: Manifest) throws {

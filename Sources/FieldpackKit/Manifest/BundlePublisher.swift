@@ -199,7 +199,9 @@ public struct BundlePublisher {
         // Hidden files (a desktop's `.DS_Store`) are not the user's work; a bag's payload folder
         // must hold only what the manifest lists too.
         let bag = entries.contains(BagItLayout.declarationName)
-        var strangers = entries.filter { !$0.hasPrefix(".") && !listed.contains($0) && !ownNames.contains($0) && !(bag && bagNames.contains($0)) }
+        var strangers = entries.filter {
+            !$0.hasPrefix(".") && !listed.contains($0) && !Manifest.ownFiles.contains($0) && !(bag && BagItLayout.topLevelNames.contains($0))
+        }
         if bag, FileSystem.isDirectory("\(destination)/\(BagItLayout.payloadFolder)") {
             strangers += try FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")
                 .filter { !$0.hasPrefix(".") && !listed.contains($0) }.map { "\(BagItLayout.payloadFolder)/\($0)" }
@@ -210,13 +212,6 @@ public struct BundlePublisher {
         }
     }
 
-    /// What a bundle folder holds besides the files its manifest lists.
-    private static let ownNames: Set<String> = [Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName]
-
-    /// And a bag besides those (its payload folder is checked on its own).
-    private static let bagNames: Set<String> = [
-        BagItLayout.declarationName, BagItLayout.infoName, BagItLayout.tagManifestName, BagItLayout.payloadFolder,
-    ]
 
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
     /// file, or not fieldpack's manifest.

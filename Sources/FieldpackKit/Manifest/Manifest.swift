@@ -108,11 +108,12 @@ public struct Manifest: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self).trimmingNewline
     }
 
+    /// The manifest files themselves: what a bundle folder holds besides the files they list.
+    static let ownFiles: Set<String> = [jsonName, checksumName, ManifestSignature.fileName]
+
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
     public static func payloadFiles(in directory: String) throws -> [String] {
-        try FileSystem.list(directory).filter {
-            $0 != jsonName && $0 != checksumName && $0 != ManifestSignature.fileName && !$0.hasPrefix(".")
-        }
+        try FileSystem.list(directory).filter { !ownFiles.contains($0) && !$0.hasPrefix(".") }
     }
 
     /// The manifest format's version, which verify reads and no other.

@@ -23,7 +23,7 @@ struct BagItCheck {
 
         // The top level: the tag files and data/, nothing else.
         let listing = (try? FileSystem.list(directory)) ?? []
-        for name in listing where !BagItLayout.tagFiles.contains(name) && name != BagItLayout.tagManifestName && name != BagItLayout.payloadFolder {
+        for name in listing where !BagItLayout.topLevelNames.contains(name) {
             problem(name, "unexpected file: not part of a fieldpack bag")
         }
         for name in BagItLayout.tagFiles + [BagItLayout.tagManifestName] where listing.contains(name) {

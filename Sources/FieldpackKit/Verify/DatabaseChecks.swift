@@ -190,13 +190,10 @@ package struct DatabaseChecks {
                 }
                 // The app joins a match's rowid to the entry with that id: the same count is not
                 // enough, each entry must be a document of the index.
-                if let unindexed = try database.int(
-                    "SELECT count(*) FROM search_entries AS e WHERE NOT EXISTS (SELECT 1 FROM search_docsize AS d WHERE d.id = e.id)"),
-                   unindexed > 0
-                {
-                    let first = try database.scalar(
-                        "SELECT min(id) FROM search_entries AS e WHERE NOT EXISTS (SELECT 1 FROM search_docsize AS d WHERE d.id = e.id)") ?? "?"
-                    problem("\(unindexed) search entries are not documents of the search index (the first: id \(first)); a search cannot find them")
+                let unindexed = try database.rows(
+                    "SELECT count(*), min(id) FROM search_entries AS e WHERE NOT EXISTS (SELECT 1 FROM search_docsize AS d WHERE d.id = e.id)")
+                if let row = unindexed.first, let count = row[0], count != "0" {
+                    problem("\(count) search entries are not documents of the search index (the first: id \(row[1] ?? "?")); a search cannot find them")
                 }
                 // And the row a result shows must be there (the ids compare as numbers where the
                 // table's key is one).

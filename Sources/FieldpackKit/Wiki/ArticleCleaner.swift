@@ -103,7 +103,7 @@ struct ArticleCleaner {
                     return false
                 }
                 if node.hasClass("mw-indicators") || node.attribute("id", hasWord: "siteNotice") { return false }
-                if node.named("div") && node.hasClass("mw-parser-output") {
+                if Self.isParserOutput(node) {
                     if parserOutput == nil { parserOutput = node }
                     return false
                 }
@@ -113,12 +113,14 @@ struct ArticleCleaner {
         return (parserOutput ?? body, title)
     }
 
+    private static func isParserOutput(_ node: xmlNodePtr) -> Bool { node.named("div") && node.hasClass("mw-parser-output") }
+
     /// The first `div.mw-parser-output` under `node`, in document order.
     private static func firstParserOutput(in node: xmlNodePtr) -> xmlNodePtr? {
         var found: xmlNodePtr? = nil
         walkChildren(of: node, visit: { node in
             guard found == nil, node.isElement else { return false }
-            if node.named("div") && node.hasClass("mw-parser-output") {
+            if isParserOutput(node) {
                 found = node
                 return false
             }

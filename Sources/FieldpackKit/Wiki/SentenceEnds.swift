@@ -102,7 +102,7 @@ enum SentenceEnds {
             } else if bytes[after] == 0x20, after + 1 < count {
                 let stop = bytes[index] == 0x2E && after == index + 1
                 if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
-                    || (stop && isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
+                    || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
                     || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1)))
                 {
                     ends.append(after)
@@ -113,17 +113,13 @@ enum SentenceEnds {
         return ends
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-
     /// Whether the `.` at `index` closes a short word of one to four Latin letters standing
     /// alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`), as an abbreviation before a number is written;
     /// not a longer word or a number, after which a sentence may well end before a numeral
     /// (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
     private static func closesAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
         var start = index
-        while start > 0, bytes[start - 1] >= 0x41 && bytes[start - 1] <= 0x5A || bytes[start - 1] >= 0x61 && bytes[start - 1] <= 0x7A {
-            start -= 1
-        }
+        while start > 0, InertTail.isLetter(bytes[start - 1]) { start -= 1 }
         let letters = index - start
         return letters >= 1 && letters <= 4 && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
     }
@@ -132,7 +128,7 @@ enum SentenceEnds {
     /// `19.`), as a German ordinal is written.
     private static func closesOrdinal(_ bytes: [UInt8], at index: Int) -> Bool {
         var start = index
-        while start > 0 && isDigit(bytes[start - 1]) { start -= 1 }
+        while start > 0 && InertTail.isDigit(bytes[start - 1]) { start -= 1 }
         let digits = index - start
         return (digits == 1 || digits == 2) && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
     }
@@ -150,7 +146,7 @@ enum SentenceEnds {
             guard bytes[index..<(index + word.count)].elementsEqual(word) else { continue }
             let end = index + word.count
             // Followed by a space, punctuation or the end, never by more letters of a word.
-            if end == bytes.count || bytes[end] < 0x80 && !(bytes[end] >= 0x41 && bytes[end] <= 0x5A || bytes[end] >= 0x61 && bytes[end] <= 0x7A) {
+            if end == bytes.count || bytes[end] < 0x80 && !InertTail.isLetter(bytes[end]) {
                 return true
             }
         }

@@ -68,7 +68,7 @@ public enum WikiTitle {
     /// its spellings.
     public static func withoutSiteName(_ title: String) -> String {
         // Each wiki's own name for itself, as its pages' titles end (lower-cased stems).
-        let names = [
+        let names: [StaticString] = [
             "wiki", "vikip", "вики", "вікі", "уикипедия", "ויקיפדיה", "ويكيبيديا", "ویکی", "ويکي", "维基", "維基", "ウィキペディア",
             "위키백과", "βικιπαίδεια", "विकिपीडिया", "বিকিপিডিয়া", "উইকিপিডিয়া", "ਵਿਕੀਪੀਡੀਆ", "વિકિપીડિયા", "விக்கிப்பீடியா",
             "వికీపీడియా", "ವಿಕಿಪೀಡಿಯ", "വിക്കിപീഡിയ", "විකිපීඩියා", "วิกิพีเดีย", "ວິກິພີເດຍ", "ဝီကီပီးဒီးယား", "វិគីភីឌា",
@@ -80,10 +80,7 @@ public enum WikiTitle {
         // Compared as UTF-8, not as characters: a zero-width non-joiner ("ویکی‌پدیا") joins
         // the letter before it into one character, which the stem's own letter is not.
         let site = Array(title[range.upperBound...].lowercased().utf8)
-        let named = names.contains { name in
-            let stem = Array(name.utf8)
-            return site.count >= stem.count && (0...(site.count - stem.count)).contains { site[$0..<($0 + stem.count)].elementsEqual(stem) }
-        }
+        let named = site.withUnsafeBytes { bytes in names.contains { firstOffset(of: $0, in: bytes) != nil } }
         return named ? String(title[..<range.lowerBound]) : title
     }
 
