@@ -78,6 +78,30 @@ import Testing
         #expect(rejects.first?["line"] as? Int == 3)
     }
 
+    @Test func anArticleTheRulesLeaveNoTextOfIsSkippedWithAFindingAndAnOlderCopyWithTextIsKept() throws {
+        let directory = try TemporaryDirectory()
+        // A genus page that is only a list introduction, its list and references.
+        let listOnly = WikiHarness.parsoid("The genus contains the following species:")
+            .replacingOccurrences(of: "</section></body>", with: "<ul><li>Lixus a</li><li>Lixus b</li></ul></section></body>")
+        let blanked = WikiHarness.parsoid("").replacingOccurrences(of: "<p id=\"mwAg\"></p>", with: "")
+        let dump = [
+            WikiHarness.line("Lixus", listOnly, ["identifier": 1, "version": ["identifier": 10]]),
+            WikiHarness.line("Great tit", WikiHarness.parsoid(), ["identifier": 2, "version": ["identifier": 20]]),
+            // Blanked by vandalism in the newest revision: the older copy with text stays.
+            WikiHarness.line("Great tit", blanked, ["identifier": 2, "version": ["identifier": 21]]),
+        ].joined(separator: "\n") + "\n"
+        let path = try directory.write("dump.ndjson", dump)
+        let output = try WikiHarness.run([path], wants: WikiHarness.wants(["Lixus", "Great tit"]), in: directory)
+        #expect(output.titles == ["Great tit"])
+        #expect(output.articles["Great tit"]?["revision"] as? Int == 20)
+        #expect(output.report["missing"] as? [String] == ["Lixus"])
+        let skipped = output.rejects.map { "\($0["kind"] as? String ?? ""):\($0["line"] as? Int ?? 0): \($0["reason"] as? String ?? "")" }
+        #expect(skipped == [
+            "skipped:1: \"Lixus\" has no text left by the blurb rules (only lists, tables, stubs or skipped sections): skipped",
+            "skipped:3: \"Great tit\" has no text left by the blurb rules (only lists, tables, stubs or skipped sections): skipped",
+        ])
+    }
+
     @Test func damagedDumpsGiveFindingsWithTheirPlaceAndTheRunGoesOn() throws {
         let directory = try TemporaryDirectory()
         let good = try text("\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/wiki/enterprise-2021.ndjson")

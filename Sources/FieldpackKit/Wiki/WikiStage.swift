@@ -313,7 +313,14 @@ public struct WikiStage {
             run.skips.append(Finding(path: article.source, line: article.line, record: article.record, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
             return
         case .article:
-            break
+            // Nothing the app could show: its taxa get no article (the title is `missing`), and
+            // an older copy with text, from another dump, is kept instead.
+            if article.blurb.html.isEmpty {
+                run.skips.append(Finding(
+                    path: article.source, line: article.line, record: article.record,
+                    reason: "\"\(article.title)\" has no text left by the blurb rules (only lists, tables, stubs or skipped sections): skipped"))
+                return
+            }
         }
         // Stored once, in the spill file, for either table that keeps it.
         var kept: KeptArticle? = nil
