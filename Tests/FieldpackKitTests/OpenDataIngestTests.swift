@@ -266,6 +266,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
     }
 
+    /// A table's `.gz` cut short, as a download that stopped, is refused whole: it kept the
+    /// rows before the cut with a notice and exit 0, and the bundle shipped part of the export.
+    @Test func anExportTableCutShortIsRefusedNotReadUpToTheCut() throws {
+        let directory = try TemporaryDirectory()
+        var rows = "observer_id\tlogin\tname\n"
+        for id in 1...5_000 { rows += "\(id)\tlogin\(id)\tName \(id * 7919 % 10_007)\n" }
+        let path = try directory.writeGzip("observers.csv.gz", rows)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == path)
+        #expect(error.message.hasPrefix("damaged (") && error.message.hasSuffix("an open-data export cut short is refused whole; download it again"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+    }
+
     @Test func aHeaderMissingAColumnSaysWhichOne() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")

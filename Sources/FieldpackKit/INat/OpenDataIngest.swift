@@ -29,11 +29,10 @@ extension FileIngest {
 
     /// Reads the members of the export's tar archive (`ExportTableFile.forEachMember`, as the
     /// plan before it reads them): each table by its header; other members (`projects.csv`,
-    /// notes) are passed over with a notice. Damage between members ends the archive, with a
-    /// notice: the rows before it are kept, as for damage inside a member.
+    /// notes) are passed over with a notice.
     ///
-    /// - Throws: when the archive cannot be read, is damaged before its first table, or holds no
-    ///   export table.
+    /// - Throws: when the archive cannot be read, is damaged anywhere (`refuseDamage`), or holds
+    ///   no export table.
     func ingestOpenDataArchive(_ reader: LineReader, path: String, output: PartBuffer, result: inout Result) throws {
         let archive = try ArchiveReader(source: reader.remainder(), path: path)
         var tables = 0
@@ -49,28 +48,21 @@ extension FileIngest {
             read.insert(header.table)
             try ingestOpenDataTable(
                 member.reader, header: header, path: name, source: "\(fileIndexForRecords):\(member.name.filter { $0 != "," }):",
-                date: OpenDataDate.of(member: member.name, inArchive: path), output: output, result: &result, counting: tables == 1)
-            // Damage inside a member's rows ends the archive there too (its notice is the table's).
+                date: OpenDataDate.of(member: member.name, inArchive: path), output: output, result: &result, counting: tables == 1,
+                refusesDamage: false)
+            // Damage inside a member's rows ends the archive there too.
             if let damage = member.reader.damage { damageInMember = damage }
             return true
         }
-        if let damage = betweenMembers ?? damageInMember {
+        if let damage = betweenMembers ?? damageInMember ?? reader.damage {
             if tables == 0 { throw FieldpackError(path: path, "damaged before its first table: \(damage.message)") }
-            // A table the damage kept from being reached is lost whole (a damaged tar header
-            // before the photos table shipped a guide without photos, exit 0): refused. Damage
-            // after every table was reached keeps the rows before it, with a notice.
             let missing = OpenDataTable.allCases.filter { !read.contains($0) }
             if !missing.isEmpty {
                 throw FieldpackError(
                     path: path,
                     "damaged (\(damage.message)) after its \(OpenDataTable.allCases.filter(read.contains).map(\.rawValue).joined(separator: ", ")) table\(read.count == 1 ? "" : "s"): no \(missing.map(\.rawValue).joined(separator: " or ")) table was reached, and a table the damage cut off is lost whole; download it again")
             }
-            // Damage inside a member's rows has its notice from the table's reader.
-            if betweenMembers != nil {
-                note(&result, Finding(
-                    path: path, outcome: .notice,
-                    reason: "input is damaged: \(damage.message); every complete row before it was kept"))
-            }
+            try Self.refuseDamage(damage, path: path)
         }
         if tables == 0 {
             throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
@@ -79,6 +71,16 @@ extension FileIngest {
         // or the archive's when libarchive read the bytes through.
         let failed = archive.failedMembers.isEmpty ? reader.failedMembers.first?.message : archive.failureReason ?? "a gzip member fails its check"
         try Self.refuseFailedMembers(failed, path: path)
+    }
+
+    /// An export table or archive cut short or damaged (its gzip stream ends without its trailer,
+    /// its tar stops inside a member) is refused whole, as one whose gzip fails its check: the
+    /// rows after the damage are lost, unknown and uncounted (one table is one stream, so a reject
+    /// rate says nothing of them), and a guide built from part of an export is a wrong guide.
+    static func refuseDamage(_ damage: StreamDamage, path: String) throws {
+        throw FieldpackError(
+            path: path,
+            "damaged (\(damage.message)): the rows after the damage are lost, and an open-data export cut short is refused whole; download it again")
     }
 
     /// An export whose gzip fails its check is refused whole: its rows are not told apart by
@@ -98,9 +100,11 @@ extension FileIngest {
     ///   - first: whether the reader starts at the table's first line (not a later byte range).
     ///   - counting: whether this table may count the taxa and users left out for the whole job
     ///     (`ExportParents.countingInput`): of an archive's members, the first table only.
+    ///   - refusesDamage: whether damage to the stream fails the file here (`refuseDamage`); an
+    ///     archive's member leaves it to the archive, which names the tables it cut off.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
-        output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true
+        output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true, refusesDamage: Bool = true
     ) throws {
         let seen = date ?? openDataDate
         if seen == nil && first {
@@ -144,9 +148,7 @@ extension FileIngest {
             }
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
         }
-        if let damage = reader.damage {
-            note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete row before it was kept"))
-        }
+        if refusesDamage, let damage = reader.damage { try Self.refuseDamage(damage, path: path) }
         // What was counted instead of written, for dedupe to add to its counts.
         if let leftOut = row.leftOut {
             extractor.out.buffer.append(leftOut.encoded())
