@@ -131,6 +131,17 @@ import Testing
         #expect(license.credit(name: "Zoë\n Brontë") == credit)
     }
 
+    /// A right-to-left override in a name turned the licence text after it around in the app; a
+    /// BEL, a zero-width space or a byte order mark were shipped as they were. Joiners stay.
+    @Test func aCreditHoldsNoControlCharacterOrDirectionOverride() {
+        #expect(License.ccBy.credit(name: "A\u{7}B") == "(c) AB, some rights reserved (CC BY)")
+        #expect(License.ccBy.credit(name: "\u{202E}evil\u{202C}") == "(c) evil, some rights reserved (CC BY)")
+        #expect(License.ccBy.credit(name: "\u{2067}Zoë\u{200B}\u{2069} \u{FEFF}Ito\u{85}") == "(c) Zoë Ito, some rights reserved (CC BY)")
+        #expect(License.cc0.credit(name: "\u{9F}\u{202D}") == nil)
+        // Persian's zero-width non-joiner and an emoji's joiner are part of the name.
+        #expect(License.cc0.credit(name: "می\u{200C}خواهم 👩\u{200D}🔬") == "می\u{200C}خواهم 👩\u{200D}🔬, no rights reserved (CC0)")
+    }
+
     @Test func noNameMeansNoCredit() {
         #expect(License.ccBy.credit(name: nil) == nil)
         #expect(License.cc0.credit(name: "  \n") == nil)

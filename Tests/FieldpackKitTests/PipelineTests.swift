@@ -65,6 +65,22 @@ import Testing
         (#"{"name": "ok", "inat": ["x"], "repeat_filter_bytes": "1G"}"#,
          #""repeat_filter_bytes" must be a whole number of bytes from 1048576 (1 MiB) to 17179869184 (16 GiB)"#),
         (#"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", "all-mine"]}"#, #""licenses" holds an unknown licence code "all-mine""#),
+        (#"{"name": "ok", "inat": ["x"], "licenses": [5]}"#, #""licenses" holds a value that is not a licence code (a string such as "cc-by")"#),
+        // An empty list shipped no photo, without a word.
+        (#"{"name": "ok", "inat": ["x"], "licenses": []}"#,
+         #""licenses" is empty, so no photo could ship: list the licences to ship, or leave it out for the default"#),
+        // A box under half a pixel was 0 × 0 and every cost 0; "either side reaches" it always.
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "pin", "width": 0.1, "height": 0.1, "scale": 1}]}"#,
+         "targets[0]: 0.1 × 0.1 points at scale 1.0 is a box of 0 × 0 pixels: each side needs at least 1 pixel"),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60}, {"name": "b", "width": 0.2, "height": 300}]}"#,
+         "targets[1]: 0.2 × 300.0 points at scale 1.0 is a box of 0 × 300 pixels: each side needs at least 1 pixel"),
+        // "EN" or "english" matched no dump line: a guide without articles, exit 0.
+        (#"{"name": "ok", "inat": ["x"], "wikipedia_language": "EN"}"#,
+         #""wikipedia_language" "EN": give the code of a Wikipedia as in its address, in lower case (en, de, pt, zh-yue, be-tarask, simple)"#),
+        (#"{"name": "ok", "inat": ["x"], "wikipedia_language": "english"}"#,
+         #""wikipedia_language" "english": give the code of a Wikipedia as in its address, in lower case (en, de, pt, zh-yue, be-tarask, simple)"#),
+        (#"{"name": "ok", "inat": ["x"], "wikipedia_language": 7}"#,
+         #""wikipedia_language" is not a string: give the code of a Wikipedia as in its address, in lower case (en, de, pt, zh-yue, be-tarask, simple)"#),
         (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 10, "height": 10, "mode": "stretch"}]}"#,
          #"targets[0].mode must be "fill" or "fit""#),
         (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 0, "height": 10}]}"#,

@@ -126,6 +126,7 @@ import Testing
         ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 0], [0, 0]]]}}", "select.geojson.coordinates[0] has 3 positions"),
         ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[0, 0], [1, 95], [1, 1], [0, 0]]]}}", "select.geojson.coordinates[0][1] must be a position"),
         ("{\"geojson\": \"missing.geojson\"}", "does not exist"),
+        ("{\"geojson\": \"..\"}", "pipelines/..\" is a folder, expected a file"),
         // A place with no outline, which read as no rule would keep every place.
         ("{\"geojson\": {\"type\": \"FeatureCollection\", \"features\": []}}", "select.geojson holds no polygon"),
         ("{\"geojson\": {\"type\": \"MultiPolygon\", \"coordinates\": []}}", "select.geojson holds no polygon"),
@@ -150,6 +151,16 @@ import Testing
         ("{\"caps\": {\"observations_per_taxon\": 1e300}}", "select.caps.observations_per_taxon must be an integer from 1 to 1000000 (is 1e+300)"),
         ("{\"caps\": {\"license_preference\": [\"cc-zero\"]}}", "select.caps.license_preference holds an unknown licence code \"cc-zero\""),
         ("{\"caps\": {\"photos\": 3}}", "select.caps.photos is not a cap"),
+        ("{\"caps\": {\"license_preference\": [5]}}", "select.caps.license_preference holds a value that is not a licence code"),
+        // Rules that would do nothing, accepted without a word: refused as an empty list is.
+        ("{\"caps\": {\"license_preference\": [\"cc0\"]}}", "select.caps.license_preference orders what the caps keep, and no cap is given"),
+        ("{\"obscured\": \"drop\"}", "select.obscured applies to observations tested against a place, and no select.bbox or select.geojson is given"),
+        ("{\"taxa\": {\"include\": [1]}, \"obscured\": \"point\"}", "select.obscured applies to observations tested against a place"),
+        // A ring drawn across the antimeridian selected the rest of the world, Fiji left out.
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[170, -25], [-170, -25], [-170, -10], [170, -10], [170, -25]]]}}",
+         "select.geojson.coordinates[0][0] to [1] spans 340.0° of longitude: a ring crossing the antimeridian must be cut in two at ±180"),
+        ("{\"geojson\": {\"type\": \"MultiPolygon\", \"coordinates\": [[[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[0, 0], [1, 0], [1, 1], [-179.5, 1], [0, 0]]]]}}",
+         "select.geojson.coordinates[1][0][2] to [3] spans 180.5° of longitude"),
         ("[1]", "\"select\" must be an object"),
     ])
     func aBadSelectionIsRefusedNamingTheKey(select: String, message: String) throws {

@@ -59,14 +59,17 @@ public enum License: String, CaseIterable, Sendable {
         }
     }
 
-    /// Runs of whitespace (stray newlines, double spaces) as one space, none at the ends. Most
-    /// names are clean already (single inner spaces, no control characters, none of the UTF-8
-    /// lead bytes that can start a Unicode space: C2, E1, E2, E3): those are returned as they are.
+    /// Runs of whitespace (stray newlines, double spaces) as one space, none at the ends, and
+    /// no control character, direction override or isolate, zero-width space or byte order mark
+    /// (a U+202E in a name turned the licence after it around; a BEL was shipped as it was).
+    /// Most names are clean already (single inner spaces, no control characters, none of the
+    /// UTF-8 lead bytes that can start a Unicode space or such a mark: C2, E1, E2, E3, EF):
+    /// those are returned as they are.
     static func collapsingWhitespace(_ name: String) -> String {
         var previousSpace = true
         for byte in name.utf8 {
             let space = byte == 0x20
-            if byte < 0x20 || byte == 0x7F || (byte >= 0xC2 && byte <= 0xE3 && (byte == 0xC2 || byte >= 0xE1))
+            if byte < 0x20 || byte == 0x7F || byte == 0xC2 || (byte >= 0xE1 && byte <= 0xE3) || byte == 0xEF
                 || (space && previousSpace)
             {
                 return collapsed(name)
@@ -77,6 +80,19 @@ public enum License: String, CaseIterable, Sendable {
     }
 
     private static func collapsed(_ name: String) -> String {
-        name.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        var kept = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars where !isInvisibleMark(scalar) { kept.append(scalar) }
+        return String(kept).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// A control character that is not whitespace (C0, DEL, C1), a bidirectional embedding,
+    /// override or isolate (U+202A–U+202E, U+2066–U+2069), a zero-width space (U+200B) or a
+    /// byte order mark (U+FEFF). Joiners (U+200C, U+200D), which Persian and emoji need, stay.
+    static func isInvisibleMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: return !scalar.properties.isWhitespace
+        case 0x200B, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: return true
+        default: return false
+        }
     }
 }

@@ -24,10 +24,14 @@ public struct ShippingPolicy: Sendable, Equatable {
         var policy = ShippingPolicy()
         if let list = root["licenses"], !list.isNull {
             guard list.isArray else { throw FieldpackError(path: path, "\"licenses\" must be an array of licence codes") }
+            // Read as given, an empty list would ship no photo at all, without a word.
+            guard list.elements.contains(where: { _ in true }) else {
+                throw FieldpackError(path: path, "\"licenses\" is empty, so no photo could ship: list the licences to ship, or leave it out for the default")
+            }
             var licenses = Set<License>()
             for element in list.elements {
                 guard let code = element.string, let license = License.parse(code) else {
-                    throw FieldpackError(path: path, "\"licenses\" holds an unknown licence code \(element.string.map { "\"\($0)\"" } ?? "")")
+                    throw FieldpackError(path: path, "\"licenses\" holds \(element.string.map { "an unknown licence code \"\($0)\"" } ?? "a value that is not a licence code (a string such as \"cc-by\")")")
                 }
                 licenses.insert(license)
             }
@@ -55,7 +59,14 @@ public struct ShippingPolicy: Sendable, Equatable {
                 if policy.targets.contains(where: { $0.name == name }) {
                     throw FieldpackError(path: path, "\(place): target \"\(name)\" is defined twice")
                 }
-                policy.targets.append(DisplayTarget(name: name, width: width, height: height, scale: scale, mode: mode))
+                let target = DisplayTarget(name: name, width: width, height: height, scale: scale, mode: mode)
+                // The box is points × scale, rounded: under half a pixel it is 0, and every cost 0.
+                guard target.box.width >= 1, target.box.height >= 1 else {
+                    throw FieldpackError(
+                        path: path,
+                        "\(place): \(width) × \(height) points at scale \(scale) is a box of \(target.box.width) × \(target.box.height) pixels: each side needs at least 1 pixel")
+                }
+                policy.targets.append(target)
             }
         }
         if let budget = root["memory_budget_bytes"], !budget.isNull {

@@ -138,9 +138,19 @@ public struct Pipeline: Sendable {
             }
             rules.summaryLength = Int(length)
         }
+        var language = "en"
+        if let value = root["wikipedia_language"], !value.isNull {
+            guard let code = value.string, Self.isWikipediaLanguage(code) else {
+                throw FieldpackError(
+                    path: path,
+                    "\"wikipedia_language\" \(value.string.map { "\"\($0)\"" } ?? "is not a string"): give the code of a Wikipedia as in its "
+                        + "address, in lower case (en, de, pt, zh-yue, be-tarask, simple)")
+            }
+            language = code
+        }
         var pipeline = Pipeline(
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
-            wikipediaLanguage: root["wikipedia_language"]?.string ?? "en", blurbRules: rules, shipping: shipping,
+            wikipediaLanguage: language, blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
         if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
         if let value = root["repeat_filter_bytes"], !value.isNull {
@@ -168,6 +178,19 @@ public struct Pipeline: Sendable {
     ///
     /// Folders are walked recursively in sorted (byte) order; hidden files and notes
     /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
+    /// Whether `code` is written as a Wikipedia's language code is: its address's first label, in
+    /// lower case; two or three letters, then any hyphenated parts of letters (`zh-yue`,
+    /// `be-tarask`, `zh-min-nan`), or `simple`. "EN" or "english" would match no dump line and
+    /// give a guide without articles.
+    static func isWikipediaLanguage(_ code: String) -> Bool {
+        if code == "simple" { return true }
+        let parts = code.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.utf8.count) else { return false }
+        return parts.enumerated().allSatisfy { index, part in
+            (index == 0 || (2...9).contains(part.utf8.count)) && part.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+        }
+    }
+
     public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
         try Self.resolve(inat, key: "inat", pipelinePath: path)
     }

@@ -63,6 +63,14 @@ enum GeoJSON {
             guard coordinates[0] == coordinates[coordinates.count - 2], coordinates[1] == coordinates[coordinates.count - 1] else {
                 throw FieldpackError(path: path, "\(where_) is not closed: its last position must repeat its first")
             }
+            // Read on the plane, as GeoJSON is, an edge from 170 to -170 runs 340° the long way
+            // round: a ring drawn across the antimeridian would select the rest of the world.
+            for start in stride(from: 0, to: coordinates.count - 2, by: 2) where abs(coordinates[start + 2] - coordinates[start]) > 180 {
+                throw FieldpackError(
+                    path: path,
+                    "\(where_)[\(start / 2)] to [\(start / 2 + 1)] spans \(abs(coordinates[start + 2] - coordinates[start]))° of longitude: a ring "
+                        + "crossing the antimeridian must be cut in two at ±180 (RFC 7946 §3.1.9), or give a bbox with west > east")
+            }
             rings.append(coordinates)
         }
         guard !rings.isEmpty else { throw FieldpackError(path: path, "\(place) has no rings") }

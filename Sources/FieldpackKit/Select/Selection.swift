@@ -99,6 +99,12 @@ public struct Selection: Sendable, Equatable {
                 throw FieldpackError(path: path, "select.obscured must be \"point\" or \"drop\"")
             }
             selection.obscured = rule
+            // The rule says how obscured points meet a place: with no place it would do nothing.
+            if selection.places.boxes.isEmpty && selection.places.polygons.isEmpty {
+                throw FieldpackError(
+                    path: path,
+                    "select.obscured applies to observations tested against a place, and no select.bbox or select.geojson is given: give a place, or leave it out")
+            }
         }
         if let taxa = value["taxa"], !taxa.isNull { selection.taxa = try Self.taxa(taxa, path) }
         if let grades = value["quality_grades"], !grades.isNull {
@@ -154,7 +160,8 @@ public struct Selection: Sendable, Equatable {
 
     private static func polygons(file resolved: String, place: String, pipelinePath: String) throws -> [Polygon] {
         guard FileSystem.isRegularFile(resolved) else {
-            throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\" does not exist")
+            let problem = FileSystem.isDirectory(resolved) ? "is a folder, expected a file" : "does not exist"
+            throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\" \(problem)")
         }
         // A byte order mark is passed over, as in the pipeline file.
         let buffer = try ReadableFile.contents(of: resolved).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }

@@ -51,13 +51,19 @@ public struct SelectionCaps: Sendable, Equatable {
                 guard member.value.isArray else { throw FieldpackError(path: path, "\(place) must be an array of licence codes") }
                 for element in member.value.elements {
                     guard let code = element.string, let license = License.parse(code) else {
-                        throw FieldpackError(path: path, "\(place) holds an unknown licence code \(element.string.map { "\"\($0)\"" } ?? "")")
+                        throw FieldpackError(path: path, "\(place) holds \(element.string.map { "an unknown licence code \"\($0)\"" } ?? "a value that is not a licence code (a string such as \"cc-by\")")")
                     }
                     if !caps.licensePreference.contains(license) { caps.licensePreference.append(license) }
                 }
             default:
                 break  // refused above
             }
+        }
+        // The preference orders what a cap keeps: with no cap it would change nothing.
+        if !caps.licensePreference.isEmpty && caps.observationsPerTaxon == nil && caps.photosPerTaxon == nil {
+            throw FieldpackError(
+                path: path,
+                "select.caps.license_preference orders what the caps keep, and no cap is given: give observations_per_taxon or photos_per_taxon, or leave it out")
         }
         return caps
     }
