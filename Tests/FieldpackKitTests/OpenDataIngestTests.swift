@@ -294,6 +294,24 @@ import Testing
         #expect(error.message == "an open-data observations table without the column(s) positional_accuracy, taxon_id, quality_grade, observed_on")
     }
 
+    /// A header naming a column twice read the first copy and ignored the other, without a word;
+    /// a name with a space after it was reported missing, with no hint why.
+    @Test(arguments: [
+        ("observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\ttaxon_id\n",
+         "an open-data observations table whose header names taxon_id twice (columns 6 and 9): which one holds the value would be a guess"),
+        ("observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on \n",
+         "an open-data observations table without the column(s) observed_on (the header has \"observed_on \", with spaces around the name)"),
+    ])
+    func aHeaderNamingAColumnTwiceOrWithSpacesIsRefusedSayingSo(header: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("observations.csv", header + "526ababd\t505\t38.6\t-122.7\t5\t3\tresearch\t2024-01-01\t7\n")
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == path && error.line == 1)
+        #expect(error.message == message)
+    }
+
     @Test func theExportsTarGzIsReadMemberByMemberAndDatedByItsName() throws {
         let directory = try TemporaryDirectory()
         var options = SyntheticOpenData.Options(observations: 200, seed: 7, output: directory.file("export"))

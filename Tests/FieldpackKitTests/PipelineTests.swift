@@ -54,6 +54,16 @@ import Testing
         #expect(unmatched.message == "\"\(directory.file("*.none"))\" matches no files")
     }
 
+    /// A named pipe in an input folder was opened as a dump and hung ingest with no word.
+    @Test func aNamedPipeInAnInputFolderIsAnErrorNotAWaitWithoutEnd() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/sub/page.json", "{}")
+        #expect(mkfifo(directory.file("dumps/sub/pipe.json"), 0o600) == 0)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("dumps")], key: "inat", pipelinePath: "p.json") }
+        #expect(error.path == "p.json")
+        #expect(error.message == "inat: \"\(directory.file("dumps/sub/pipe.json"))\" is a named pipe, socket or device, not a file: a folder's inputs must be files (give such an input by its own path)")
+    }
+
     @Test(arguments: [
         (#"{"inat": ["x"]}"#, #"pipeline needs a string "name""#),
         (#"{"name": "../escape", "inat": ["x"]}"#,

@@ -95,6 +95,11 @@ enum OpenDataTable: String, CaseIterable, Sendable {
             let missing = table.required.filter { positions[$0.description] == nil }
             if missing.isEmpty {
                 let known = Set((table.required + table.optional).map(\.description))
+                // The first copy was read and the other ignored, without a word.
+                if let twice = names.enumerated().first(where: { known.contains($0.element) && positions[$0.element] != $0.offset }) {
+                    throw FieldpackError(
+                        "an open-data \(table.rawValue) table whose header names \(twice.element) twice (columns \(positions[twice.element]! + 1) and \(twice.offset + 1)): which one holds the value would be a guess")
+                }
                 return Header(table: table, fieldCount: names.count, positions: positions.filter { known.contains($0.key) })
             }
         }
@@ -108,7 +113,13 @@ enum OpenDataTable: String, CaseIterable, Sendable {
                 return present > (best?.1 ?? 0) ? (table, present) : best
             }!.0
             let missing = closest.required.filter { positions[$0.description] == nil }.map(\.description)
-            throw FieldpackError("an open-data \(closest.rawValue) table without the column(s) \(missing.joined(separator: ", "))")
+            // A name with a space or tab around it is not the column: say so, or it looks absent.
+            func trimmed(_ name: String) -> String {
+                String(decoding: name.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed(), as: UTF8.self)
+            }
+            let spaced = names.filter { trimmed($0) != $0 && missing.contains(trimmed($0)) }
+            let hint = spaced.isEmpty ? "" : " (the header has \(spaced.map { "\"\($0)\"" }.joined(separator: ", ")), with spaces around the name)"
+            throw FieldpackError("an open-data \(closest.rawValue) table without the column(s) \(missing.joined(separator: ", "))\(hint)")
         }
         return nil
     }

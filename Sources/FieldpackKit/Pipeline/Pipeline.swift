@@ -223,6 +223,11 @@ public struct Pipeline: Sendable {
                     // the next build refused to write over its own inputs.
                     if isBuildFolder(child) { continue }
                     try walk(child)
+                } else if FileSystem.isSpecialFile(child) {
+                    // Opened as an input, a named pipe nobody writes to hung the stage, silent.
+                    throw FieldpackError(
+                        path: pipelinePath,
+                        "\(place)\"\(child)\" is a named pipe, socket or device, not a file: a folder's inputs must be files (give such an input by its own path)")
                 } else if !name.hasSuffix(".md") && !name.hasSuffix(".txt") {
                     files.append(child)
                 }

@@ -353,6 +353,15 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` (followed if a link) is a named pipe, a socket or a device: a reader
+    /// opening one waits for a writer, or reads without end.
+    public static func isSpecialFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || kind == S_IFCHR || kind == S_IFBLK
+    }
+
     public static func size(_ path: String) -> Int? {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : nil
