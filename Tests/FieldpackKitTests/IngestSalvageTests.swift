@@ -494,6 +494,21 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         #expect(summary.findings.contains { $0.line == 3 && $0.outcome == .rejected && $0.reason == "results is a string, expected an array" }, "\(summary.findings)")
     }
 
+    /// A page giving `results` twice lost the second list's records without a word (the first
+    /// was read); which list is the page's cannot be told, so the page is rejected, saying so.
+    @Test func aPageGivingResultsTwiceIsRejectedNotReadInPart() throws {
+        let directory = try TemporaryDirectory()
+        func compact(_ ids: [Int]) -> String { page(ids.map { observationJSON(id: $0) }).replacingOccurrences(of: "\n", with: "") }
+        let twice = "{\"total_results\": 2, \"results\": [\(observationJSON(id: 5).replacingOccurrences(of: "\n", with: ""))], "
+            + "\"results\": [\(observationJSON(id: 6).replacingOccurrences(of: "\n", with: ""))]}"
+        let path = try directory.write("pages.jsonl", [compact([1]), twice].joined(separator: "\n") + "\n")
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
+        #expect(summary.accepted == 1 && summary.rejected == 1, "\(summary.findings)")
+        #expect(summary.findings.contains {
+            $0.line == 2 && $0.outcome == .rejected && $0.reason == "the page gives \"results\" 2 times: which list holds its records would be a guess"
+        }, "\(summary.findings)")
+    }
+
     /// Pages past the last, one per line, hold no records: notices, not a rejected file.
     @Test func emptyPagesOnePerLineAreNotARejectedFile() throws {
         let directory = try TemporaryDirectory()

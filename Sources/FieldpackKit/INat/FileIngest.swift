@@ -377,6 +377,14 @@ final class FileIngest {
         let records: JSONValue
         let array: DocumentArray
         if root.isObject, let results = root["results"] {
+            // The first list was read and the other dropped, records and all, without a word.
+            let lists = root.members.count { $0.key.string == "results" }
+            guard lists == 1 else {
+                reject(&result, Finding(
+                    path: path, line: place.line + 1,
+                    reason: "the page gives \"results\" \(lists) times: which list holds its records would be a guess"))
+                return true
+            }
             guard results.isArray else {
                 reject(&result, Finding(path: path, line: place.line + 1, reason: "results is \(RecordError.describe(results.kind)), expected an array"))
                 return true
