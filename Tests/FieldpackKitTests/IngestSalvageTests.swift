@@ -461,6 +461,25 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         #expect(places.sorted() == ["Li\u{FFFD}ge", "bad\u{FFFD}surrogate"], "\(places)")
     }
 
+    /// An escaped NUL parsed as text and shipped: `ab\u0000cd` in `users.login`, a taxon named
+    /// "Danaus" for C-string readers. It is U+FFFD, as a raw NUL is, with the same finding.
+    @Test func anEscapedNULIsReplacedAsARawOneIs() throws {
+        let directory = try TemporaryDirectory()
+        let record = observationJSON(id: 1, extra: ",\"place_guess\":\"Li\\u0000ge\"")
+            .replacingOccurrences(of: "\"login\":\"user7\"", with: "\"login\":\"ab\\u0000cd\"")
+            .replacingOccurrences(of: "\"name\":\"Danaus plexippus\"", with: "\"name\":\"Danaus\\u0000 plexippus\"")
+        let path = try directory.write("pages.jsonl", observationJSON(id: 2) + "\n" + record + "\n")
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
+        #expect(summary.accepted == 2 && summary.rejected == 0, "\(summary.findings)")
+        let repaired = summary.findings.filter { $0.reason == TextRepair.reason }
+        #expect(repaired.map(\.line) == [2] && repaired.allSatisfy { $0.outcome == .salvaged }, "\(summary.findings)")
+        let lines = try recordLines(directory.file("records.jsonl"))
+        #expect(lines.compactMap { $0["place_guess"] as? String }.sorted() == ["Li\u{FFFD}ge"])
+        #expect(lines.compactMap { $0["login"] as? String }.sorted() == ["ab\u{FFFD}cd", "user7"])
+        #expect(Set(lines.filter { $0["k"] as? String == "taxon" }.compactMap { $0["name"] as? String }) == ["Danaus plexippus", "Danaus\u{FFFD} plexippus"])
+        #expect(!(try String(contentsOfFile: directory.file("records.jsonl"), encoding: .utf8)).contains("\\u0000"))
+    }
+
     @Test func aPageWithTextThatIsNotUTF8KeepsEveryRecord() throws {
         let directory = try TemporaryDirectory()
         let text = page([observationJSON(id: 1), observationJSON(id: 2, extra: ",\"place_guess\":\"Li\u{E8}ge\"")])

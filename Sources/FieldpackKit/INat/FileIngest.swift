@@ -528,6 +528,7 @@ final class FileIngest {
         }
         let mark = extractor.out.count
         let counts = extractor.counts
+        let nulsBefore = extractor.out.replacedNULs
         let shape = RecordShape.of(value)
         tally.add(records: 1)
         if shape == nil {
@@ -538,7 +539,7 @@ final class FileIngest {
             try extractor.extract(value, shape: shape, source: source)
             extractor.satellites.commit()
             result.accepted += 1
-            if repairedText {
+            if repairedText || extractor.out.replacedNULs != nulsBefore {
                 var salvaged = finding(TextRepair.reason)
                 salvaged.outcome = .salvaged
                 note(&result, salvaged)

@@ -137,9 +137,11 @@ extension FileIngest {
             }
             let mark = extractor.out.count
             let counts = extractor.counts
+            let nulsBefore = extractor.out.replacedNULs
             do throws(RecordError) {
                 try row.write(bytes, number: line.number, into: &extractor, source: source)
                 result.accepted += 1
+                if extractor.out.replacedNULs != nulsBefore { note(&result, finding(.salvaged, nil, TextRepair.reason)) }
                 for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
             } catch {
                 extractor.out.truncate(to: mark)

@@ -7,12 +7,19 @@
 /// an observation or a taxon at all) throws a `RecordError`; the caller then discards what was
 /// written for it.
 struct RecordExtractor {
-    var out = JSONWriter(capacity: 1 << 16)
+    var out = RecordExtractor.writer()
     var counts = RecordCounts()
     /// Users, taxa and taxon photos: repeated in many observations, so collapsed (see `Satellites`).
     var satellites = Satellites()
     /// The parts dropped from the last record extracted, in the order met (salvage findings).
     private(set) var dropped: [RecordError] = []
+
+    /// The records' writer: a NUL in the input's text is written U+FFFD (`replacesNUL`).
+    static func writer() -> JSONWriter {
+        var writer = JSONWriter(capacity: 1 << 16)
+        writer.replacesNUL = true
+        return writer
+    }
 
     /// Writes the collapsed satellites into `out`. (One mutating method: `satellites.flush(into:
     /// &out)` from outside would be two overlapping accesses to `extractor`.)

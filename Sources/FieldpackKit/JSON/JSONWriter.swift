@@ -5,6 +5,11 @@ public struct JSONWriter {
     /// The written bytes (shared with copies of this writer).
     public private(set) var buffer: ByteBuffer
     private var needsComma = false
+    /// Whether a NUL in a string is written as U+FFFD, counted in `replacedNULs`, rather than
+    /// escaped: ingest's records, where an escaped `\u0000` in the input shipped a NUL that cut
+    /// a name short for the app's C-string readers (`sqlite3_column_text`).
+    public var replacesNUL = false
+    public private(set) var replacedNULs = 0
 
     public init(capacity: Int = 4096) {
         buffer = ByteBuffer(capacity: capacity)
@@ -236,6 +241,7 @@ public struct JSONWriter {
     private static let falseBytes: [UInt8] = Array("false".utf8)
     private static let nullBytes: [UInt8] = Array("null".utf8)
     private static let unicodeEscape: [UInt8] = Array("\\u00".utf8)
+    private static let replacementCharacter: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     private mutating func appendQuoted(_ value: [UInt8]) {
         value.withUnsafeBytes { appendQuoted($0) }
@@ -277,6 +283,9 @@ public struct JSONWriter {
             case 0x0A: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "n"))
             case 0x0D: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "r"))
             case 0x09: buffer.append(UInt8(ascii: "\\")); buffer.append(UInt8(ascii: "t"))
+            case 0x00 where replacesNUL:
+                buffer.append(Self.replacementCharacter)
+                replacedNULs += 1
             default:
                 buffer.append(Self.unicodeEscape)
                 buffer.append(Self.hexDigits[Int(byte >> 4)])
