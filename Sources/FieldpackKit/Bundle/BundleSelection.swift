@@ -247,6 +247,7 @@ struct BundleSelection {
     var activeRules: [String] {
         var rules: [String] = []
         if !selection.places.isEmpty { rules.append("places") }
+        if selection.dropsObscured { rules.append("obscured") }
         if !selection.taxa.isEmpty { rules.append("taxa") }
         if !selection.qualityGrades.isEmpty { rules.append("quality_grades") }
         if selection.observedFrom != nil || selection.observedTo != nil { rules.append("observed") }

@@ -3,7 +3,9 @@
 /// removes it), and what went with them.
 public struct SelectionCounts: Sendable, Equatable {
     /// The rules in the order they apply.
-    public static let rules = ["places", "taxa", "quality_grades", "observed", "min_photos", "observation_cap", "photo_cap"]
+    /// `obscured`: an obscured observation whose public point is in the places, left out by
+    /// `"obscured": "drop"` (one outside them counts under `places`).
+    public static let rules = ["places", "obscured", "taxa", "quality_grades", "observed", "min_photos", "observation_cap", "photo_cap"]
 
     public var observationsConsidered = 0
     public var observationsKept = 0

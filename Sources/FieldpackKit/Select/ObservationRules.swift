@@ -46,7 +46,7 @@ extension Selection {
 
     /// The first rule that removes the observation, nil if none does.
     func removingRule(_ observation: ObservedValues) -> String? {
-        if !places.isEmpty && !inPlaces(observation) { return "places" }
+        if let rule = placeRule(observation) { return rule }
         if !taxa.isEmpty && !observation.taxonSelected { return "taxa" }
         if !qualityGrades.isEmpty {
             guard let grade = observation.qualityGrade, qualityGrades.contains(where: { $0.utf8.elementsEqual(grade) }) else {
@@ -62,13 +62,19 @@ extension Selection {
         return nil
     }
 
-    /// An observation is in the places when its point is in one of them; one without a point is
-    /// in none, nor is an obscured one when `obscured` is `drop`.
-    private func inPlaces(_ observation: ObservedValues) -> Bool {
-        guard let longitude = observation.longitude, let latitude = observation.latitude else { return false }
-        if obscured == .drop && observation.obscured { return false }
-        return places.contains(longitude: longitude, latitude: latitude)
+    /// The place rule that removes the observation, nil if none does: `places` when its point is
+    /// in none of them (one without a point is in none), else `obscured` when it is obscured
+    /// and `obscured` is `drop` (a user reading `places` would think its point outside).
+    private func placeRule(_ observation: ObservedValues) -> String? {
+        guard !places.isEmpty else { return nil }
+        guard let longitude = observation.longitude, let latitude = observation.latitude,
+              places.contains(longitude: longitude, latitude: latitude)
+        else { return "places" }
+        return obscured == .drop && observation.obscured ? "obscured" : nil
     }
+
+    /// Whether `obscured` removes anything: `drop`, with places selected.
+    var dropsObscured: Bool { !places.isEmpty && obscured == .drop }
 
     /// The date part of an `observed_on` value: its first 10 characters (a time may follow the
     /// date); a shorter value whole. Compared byte by byte with the range's `YYYY-MM-DD`.
@@ -103,6 +109,7 @@ extension Selection {
     public func dedupeRules(taxaKnown: Bool) -> [String] {
         var rules: [String] = []
         if !places.isEmpty { rules.append("places") }
+        if dropsObscured { rules.append("obscured") }
         if !taxa.isEmpty && taxaKnown { rules.append("taxa") }
         if taxa.isEmpty || taxaKnown {
             if !qualityGrades.isEmpty { rules.append("quality_grades") }
@@ -115,8 +122,7 @@ extension Selection {
     /// With `taxaKnown`, `observation.taxonSelected` must say whether its taxon is kept.
     func removingRuleInDedupe(_ observation: ObservedValues, taxaKnown: Bool = false) -> String? {
         if taxa.isEmpty || taxaKnown { return removingRule(observation) }
-        if !places.isEmpty && !inPlaces(observation) { return "places" }
-        return nil
+        return placeRule(observation)
     }
 
     /// The digest of `dedupeRules` (see `dedupeFingerprint(taxaKnown:)`).
