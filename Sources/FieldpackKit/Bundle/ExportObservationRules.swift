@@ -16,7 +16,8 @@
 /// (`ReferenceCheck`) say which exist, and the export-only uuids are read before the load.
 struct ExportObservationRules {
     let ids: ExportIDs
-    /// The findings, in load order (uuid order).
+    /// The findings, in load order (dedupe's key order: `RecordKey`'s signed high word, then
+    /// the low one, so a uuid from `8` to `f` comes before one from `0` to `7`).
     private(set) var missing = MissingParents()
 
     init(ids: ExportIDs) {
@@ -79,7 +80,7 @@ struct ExportObservationRules {
 }
 
 /// The missing-parent findings of the export's observations: all counted, the first `limit`
-/// kept in full (in load order, which is uuid order whatever the dedupe's split).
+/// kept in full (in load order, dedupe's key order whatever the dedupe's split).
 public struct MissingParents: Sendable, Equatable {
     public var count = 0
     public var shown: [Finding] = []
