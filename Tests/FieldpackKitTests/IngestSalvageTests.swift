@@ -398,6 +398,30 @@ import Testing
         #expect(try records(directory, kind: "taxon").first?["rank_level"] is NSNull)
     }
 
+    /// What the export's reader drops, an API record shipped: a negative accuracy, an ancestry
+    /// that is not ids, a uuid that is not one (two such records failed the bundle's unique
+    /// index on uuids). Each is dropped with a finding, the record kept.
+    @Test func aNegativeAccuracyABadAncestryAndAUUIDThatIsNotOneAreDroppedAsTheExportsAre() throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 1, extra: #","positional_accuracy":-3"#)
+            .replacingOccurrences(of: uuidText(for: 1), with: "not-a-uuid")
+            .replacingOccurrences(of: #""rank_level":10"#, with: #""rank_level":10,"ancestry":"48460/x/3""#)
+        let good = observationJSON(id: 2, extra: #","positional_accuracy":0"#)
+            .replacingOccurrences(of: #""rank_level":10"#, with: #""rank_level":10,"ancestry":"48460/1/3""#)
+        let summary = try ingest(page([observation, good]), in: directory)
+        #expect(summary.accepted == 2 && summary.rejected == 0)
+        let reasons = try findings(directory).map { $0["reason"] as? String }
+        #expect(reasons == [
+            "taxon.ancestry is \"48460/x/3\", expected taxon ids separated by /; dropped taxon.ancestry",
+            "uuid is \"not-a-uuid\", expected a uuid (8-4-4-4-12 hexadecimal digits); dropped uuid",
+            "positional_accuracy is -3, expected a whole number of metres; dropped positional_accuracy",
+        ])
+        let observations = try records(directory, kind: "obs")
+        #expect(observations.map { $0["uuid"] is NSNull } == [true, false])
+        #expect(observations.map { $0["positional_accuracy"] as? Int } == [nil, 0])
+        #expect(try records(directory, kind: "taxon").map { $0["ancestry"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == [nil, "48460/1/3"])
+    }
+
     @Test func aBadLocationFallsBackToGoodGeoJSON() throws {
         let directory = try TemporaryDirectory()
         let text = observationJSON(id: 1).replacingOccurrences(

@@ -236,7 +236,7 @@ import Testing
     @Test func namesFromTheDataAreEscaped() throws {
         let directory = try TemporaryDirectory()
         let observation = """
-            {"id":1,"uuid":"u-1","quality_grade":"research","observed_on":"2024-04-30","updated_at":"2024-05-01T10:00:00+00:00",\
+            {"id":1,"uuid":"00000000-0000-4000-8000-000000000001","quality_grade":"research","observed_on":"2024-04-30","updated_at":"2024-05-01T10:00:00+00:00",\
             "created_at":"2024-04-30T09:00:00+00:00","location":"50.5,4.25",\
             "taxon":{"id":9,"name":"Danaus <i>plexippus</i>","rank":"species","rank_level":10,"iconic_taxon_name":"<script>alert(1)</script> & \\"Insecta\\""},\
             "user":{"id":7,"login":"u7","name":null},"photos":[],"observation_photos":[]}

@@ -26,7 +26,7 @@ import Testing
             let links = photoObjects.enumerated().map { "{\"id\":\(2000 + $0.offset),\"position\":\($0.offset),\"photo\":\($0.element)}" }
             let taxonText = taxon.map { "{\"id\":\($0),\"name\":\"Taxon \($0)\",\"rank\":\"\(rank)\",\"rank_level\":10,\"ancestry\":\"\(ancestry)\"}" } ?? "null"
             return """
-                {"id":\(id),"uuid":"u-\(id)","quality_grade":"\(quality)","observed_on":"\(observed)",\
+                {"id":\(id),"uuid":"\(uuidText(for: id))","quality_grade":"\(quality)","observed_on":"\(observed)",\
                 "updated_at":"2024-05-02T10:00:00+00:00","created_at":"2024-05-02T09:00:00+00:00",\
                 "location":\(location.map { "\"\($0)\"" } ?? "null"),"obscured":\(obscured),\
                 "license_code":\(license.map { "\"\($0)\"" } ?? "null"),"taxon":\(taxonText),\

@@ -64,5 +64,5 @@ import Testing
     /// of two per taxon 9100003 (needs ID), 9100021 (needs ID) and 9100008 (older than 9100002 and
     /// 9100022). Madeira's 9100010 is in the polygon, the others in the box.
     static let expectedObservations = ["9100002", "9100010", "9100011", "9100015", "9100020", "9100022"]
-    static let expectedRemoved = ["places": 4, "taxa": 6, "quality_grades": 0, "observation_cap": 3]
+    static let expectedRemoved = ["places": 3, "obscured": 1, "taxa": 6, "quality_grades": 0, "observation_cap": 3]
 }

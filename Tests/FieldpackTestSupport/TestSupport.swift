@@ -221,6 +221,15 @@ package func rebuildBundle(in directory: TemporaryDirectory, article: String, de
     try BundleBuilder(options: options).run()
 }
 
+/// A uuid for a test observation of `id`: its number (or its text's bytes) in hexadecimal as the
+/// last group, so observations sort by it as by their id.
+package func uuidText(for id: Any) -> String {
+    let text = "\(id)"
+    var hex = Int(text).flatMap { $0 >= 0 ? String($0, radix: 16) : nil } ?? text.utf8.map { String($0, radix: 16) }.joined()
+    hex = String(hex.suffix(12))
+    return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex
+}
+
 /// A minimal API v1 observation, as JSON text.
 package func observationJSON(
     id: Any, updatedAt: String = "2024-05-01T10:00:00+00:00", quality: String = "research", taxon: Int? = 48662,
@@ -235,7 +244,7 @@ package func observationJSON(
     let links = zip(photos.indices, photoObjects).map { "{\"id\":\($0.0 + 1000),\"position\":\($0.0),\"photo\":\($0.1)}" }
     let taxonText = taxon.map { "{\"id\":\($0),\"name\":\"Danaus plexippus\",\"rank\":\"species\",\"rank_level\":10}" } ?? "null"
     return """
-        {"id":\(idText),"uuid":"u-\(id)","quality_grade":"\(quality)","observed_on":"2024-04-30","updated_at":"\(updatedAt)",\
+        {"id":\(idText),"uuid":"\(uuidText(for: id))","quality_grade":"\(quality)","observed_on":"2024-04-30","updated_at":"\(updatedAt)",\
         "created_at":"2024-04-30T09:00:00+00:00","location":"50.5,4.25","taxon":\(taxonText),\
         "user":{"id":\(user),"login":"user\(user)","name":null},"photos":[\(photoObjects.joined(separator: ","))],\
         "observation_photos":[\(links.joined(separator: ","))]\(extra)}

@@ -508,7 +508,7 @@ final class OpenDataRow {
         record.rankLevel = number(c.rankLevel, "rank_level", limit: 1000)
         let ancestry = field(c.ancestry)
         if !ancestry.isEmpty {
-            if Self.isAncestry(ancestry) {
+            if TaxonRecord.isAncestry(ancestry) {
                 record.ancestry = String(decoding: ancestry, as: UTF8.self)
             } else {
                 drop("ancestry", "is \"\(String(decoding: ancestry, as: UTF8.self))\", expected taxon ids separated by /")
@@ -645,22 +645,6 @@ final class OpenDataRow {
         let value = field(index)
         if value.isEmpty { return RecordError(at: name, "\(name) is empty: the row has no identity") }
         return RecordError(at: name, "\(name) is \"\(String(decoding: value.prefix(60), as: UTF8.self))\", expected \(expected)")
-    }
-
-    /// `48460/1/2/355675`: ids separated by single slashes.
-    private static func isAncestry(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var previousSlash = true
-        for byte in bytes {
-            if byte == UInt8(ascii: "/") {
-                if previousSlash { return false }
-                previousSlash = true
-            } else if byte >= 0x30 && byte <= 0x39 {
-                previousSlash = false
-            } else {
-                return false
-            }
-        }
-        return !previousSlash
     }
 
     /// Letters and digits: the export's extensions are `jpg`, `jpeg`, `JPG`, `png`, `gif`.

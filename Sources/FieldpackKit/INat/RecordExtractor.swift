@@ -137,7 +137,15 @@ struct RecordExtractor {
         }
 
         var record = ObservationRecord(id: id)
-        record.uuid = field { () throws(RecordError) in try obs.text("uuid") }
+        record.uuid = field { () throws(RecordError) in
+            // The uuid merges an observation with its export copy and is unique in the bundle:
+            // `not-a-uuid` shipped, and two records with it would fail the bundle's index.
+            guard let text = try obs.text("uuid") else { return nil }
+            guard ObservationUUID(text) != nil else {
+                throw RecordError(at: obs.name("uuid"), "\(obs.name("uuid")) is \"\(text.string.prefix(60))\", expected a uuid (8-4-4-4-12 hexadecimal digits)")
+            }
+            return text
+        }
         record.user = user?.id
         record.taxon = taxon?.record.id
         record.qualityGrade = field { () throws(RecordError) in try obs.qualityGrade("quality_grade") }
@@ -157,7 +165,12 @@ struct RecordExtractor {
         if dropped.count > droppedBeforePrivacy { record.obscured = true }
         // An obscured point was moved by up to tens of kilometres: its private accuracy never ships.
         let accuracy: StaticString = record.coordinatesObscured ? "public_positional_accuracy" : "positional_accuracy"
-        record.positionalAccuracy = field { () throws(RecordError) in try obs.int(accuracy) }
+        record.positionalAccuracy = field { () throws(RecordError) in
+            // As the export's reader: a negative accuracy shipped as it was.
+            guard let metres = try obs.int(accuracy) else { return nil }
+            guard metres >= 0 else { throw RecordError(at: obs.name(accuracy), "\(obs.name(accuracy)) is \(metres), expected a whole number of metres") }
+            return metres
+        }
         record.placeGuess = field { () throws(RecordError) in try obs.text("place_guess") }
         record.license = field { () throws(RecordError) in try obs.text("license_code") }
         record.photos = photos.map { ($0.id, $0.position ?? 0) }
@@ -241,7 +254,12 @@ struct RecordExtractor {
         }
         var ancestry: String? = nil
         if let text = field({ () throws(RecordError) in try taxon.text("ancestry") }) {
-            ancestry = text.string
+            // `1/x/3` shipped as it was; the export's reader drops such an ancestry, and so here.
+            if TaxonRecord.isAncestry(text.bytes) {
+                ancestry = text.string
+            } else {
+                drop(RecordError(at: taxon.name("ancestry"), "\(taxon.name("ancestry")) is \"\(text.string)\", expected taxon ids separated by /"), taxon.name("ancestry"))
+            }
         } else if let ids = field({ () throws(RecordError) in try taxon.array("ancestor_ids") }) {
             var parts: [String] = []
             for (index, element) in ids.elements.enumerated() {

@@ -126,3 +126,21 @@ public struct TaxonRecord {
         }
     }
 }
+
+extension TaxonRecord {
+    /// `48460/1/2/355675`: ids separated by single slashes, as both sources write an ancestry.
+    static func isAncestry(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var previousSlash = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                if previousSlash { return false }
+                previousSlash = true
+            } else if byte >= 0x30 && byte <= 0x39 {
+                previousSlash = false
+            } else {
+                return false
+            }
+        }
+        return !previousSlash
+    }
+}
