@@ -398,6 +398,37 @@ import Testing
         #expect(try records(directory, kind: "taxon").first?["rank_level"] is NSNull)
     }
 
+    /// One number simdjson cannot hold (`1e400`, an integer past 64 bits) refused the whole
+    /// document: a page lost every record, a JSON Lines record all of itself, as "not valid
+    /// JSON". The number is dropped as a field, or rejects only a record whose id it is.
+    @Test(arguments: [false, true])
+    func aNumberOutOfRangeIsDroppedAsAFieldNotTheRecord(lines: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 1, photos: [(id: 70, license: "cc-by", width: 800)], extra: #","positional_accuracy":1e400"#)
+            .replacingOccurrences(of: #""width":800"#, with: #""width":18446744073709551616"#)
+        let huge = observationJSON(id: 2).replacingOccurrences(of: #"{"id":2,"#, with: #"{"id":-100000000000000000000,"#)
+        let text = lines ? [observation, huge, observationJSON(id: 3)].joined(separator: "\n") + "\n" : page([observation, huge, observationJSON(id: 3)])
+        let summary = try ingest(text, in: directory, maxRejectRate: 1)
+        #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
+        let reasons = try findings(directory).map { $0["reason"] as? String }
+        #expect(reasons == [
+            "observation_photos[0].photo.original_dimensions.width is 18446744073709551616, a number out of any 64-bit range, expected an integer; dropped observation_photos[0].photo.original_dimensions",
+            "positional_accuracy is 1e400, a number out of any 64-bit range, expected an integer; dropped positional_accuracy",
+            "id is -100000000000000000000, a number out of any 64-bit range, expected an integer id",
+        ], "\(reasons)")
+        #expect(try records(directory, kind: "obs").compactMap { $0["id"] as? Int } == [1, 3])
+    }
+
+    @Test func outOfRangeNumbersAreToldFromTheOnesSimdjsonHolds() {
+        func length(_ text: String) -> Int? {
+            Array(text.utf8).withUnsafeBytes { NonFiniteTokens.outOfRangeNumberLength($0, at: 0) }
+        }
+        #expect(length("18446744073709551615") == nil && length("18446744073709551616,") == 20)
+        #expect(length("-9223372036854775808") == nil && length("-9223372036854775809") == 20)
+        #expect(length("1e308") == nil && length("1.8e308}") == 7 && length("-2E+400 ") == 7)
+        #expect(length("1e-400") == nil && length("123") == nil && length("1e400x") == nil && length("1.e400") == nil)
+    }
+
     /// What the export's reader drops, an API record shipped: a negative accuracy, an ancestry
     /// that is not ids, a uuid that is not one (two such records failed the bundle's unique
     /// index on uuids). Each is dropped with a finding, the record kept.
@@ -586,9 +617,9 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
     }
 }
 
-/// An element simdjson refuses on its own (an id past 2^64) is one rejection, with simdjson's
-/// reason: the page also got "malformed after its results array", one rejection too many, and
-/// the element's finding said only "not valid JSON".
+/// An element simdjson refuses on its own (an id past 2^64) is one rejection, with its reason:
+/// the page also got "malformed after its results array", one rejection too many, and the
+/// element's finding said only "not valid JSON" (since 2026-12-06 the id is named).
 @Suite struct RefusedElementTests {
     @Test func anElementRefusedOnItsOwnIsOneRejectionWithItsReason() throws {
         let directory = try TemporaryDirectory()
@@ -597,7 +628,7 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
         let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
-        #expect(rejected.record == "results[1]" && rejected.reason.hasPrefix("not valid JSON: ") && rejected.reason.count > 16, "\(rejected)")
+        #expect(rejected.record == "results[1]" && rejected.reason == "id is 99999999999999999999, a number out of any 64-bit range, expected an integer id", "\(rejected)")
     }
 }
 

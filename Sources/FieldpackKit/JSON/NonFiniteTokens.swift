@@ -1,10 +1,17 @@
 /// The bare `NaN`, `Infinity` and `-Infinity` that Python's `json` module writes (and `nan`,
 /// `inf` from other writers): not JSON, so simdjson refuses the whole document. Quoting each
 /// such token (`"NaN"`) makes the document JSON again, and the record's reader then drops those
-/// values as findings (see `Fields`), so one bad number never costs the record.
+/// values as findings (see `Fields`), so one bad number never costs the record. So too a number
+/// simdjson cannot hold (`1e400`, an integer past 64 bits), which is JSON but refused the same
+/// way: the whole record was lost for one field.
 public enum NonFiniteTokens {
     /// The spellings read as a non-finite number, lower case, without a sign.
     static let spellings: [[UInt8]] = [Array("nan".utf8), Array("inf".utf8), Array("infinity".utf8)]
+
+    /// Whether a string value is a number simdjson cannot hold (`"1e400"`, a quoted one).
+    public static func isOutOfRangeNumber(_ text: JSONText) -> Bool {
+        outOfRangeNumberLength(text.bytes, at: 0) == text.count
+    }
 
     /// Whether a string value is one of the quoted tokens (`"NaN"`, `"-Infinity"`, `"inf"`).
     public static func isToken(_ text: JSONText) -> Bool {
@@ -40,7 +47,7 @@ public enum NonFiniteTokens {
                 continue
             }
             let startsValue = previous == UInt8(ascii: ":") || previous == UInt8(ascii: ",") || previous == UInt8(ascii: "[")
-            if startsValue, let length = tokenLength(bytes, at: index) {
+            if startsValue, let length = tokenLength(bytes, at: index) ?? outOfRangeNumberLength(bytes, at: index) {
                 if out.isEmpty { out.reserveCapacity(bytes.count + 64) }
                 out.append(contentsOf: bytes[copied..<index])
                 out.append(UInt8(ascii: "\""))
@@ -77,6 +84,53 @@ public enum NonFiniteTokens {
                 || next == 0x09 || next == 0x0A || next == 0x0D
             else { return nil }
         }
+        return end - index
+    }
+
+    /// The length of a JSON number at `index` that simdjson refuses, ending at a delimiter: an
+    /// integer beyond 64 bits (past 18446744073709551615, or below -9223372036854775808), or a
+    /// number whose double is infinite (`1e400`); nil for anything else.
+    public static func outOfRangeNumberLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= 0x30 && bytes[at] <= 0x39 }
+        var end = index
+        let negative = end < bytes.count && bytes[end] == UInt8(ascii: "-")
+        if negative { end += 1 }
+        let digitsStart = end
+        while isDigit(end) { end += 1 }
+        guard end > digitsStart else { return nil }
+        var integer = true
+        if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+            integer = false
+            end += 1
+            let fraction = end
+            while isDigit(end) { end += 1 }
+            guard end > fraction else { return nil }
+        }
+        if end < bytes.count, bytes[end] | 0x20 == UInt8(ascii: "e") {
+            integer = false
+            end += 1
+            if end < bytes.count, bytes[end] == UInt8(ascii: "-") || bytes[end] == UInt8(ascii: "+") { end += 1 }
+            let exponent = end
+            while isDigit(end) { end += 1 }
+            guard end > exponent else { return nil }
+        }
+        if end < bytes.count {
+            let next = bytes[end]
+            guard next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") || next == 0x20
+                || next == 0x09 || next == 0x0A || next == 0x0D
+            else { return nil }
+        }
+        let token = Array(bytes[index..<end])
+        if integer {
+            // Compared as digit strings of equal length (a leading zero is not JSON anyway).
+            let limit = Array((negative ? "9223372036854775808" : "18446744073709551615").utf8)
+            let digits = token[(negative ? 1 : 0)...]
+            let beyond = digits.count > limit.count
+                || (digits.count == limit.count && limit.lexicographicallyPrecedes(digits))
+            return beyond ? end - index : nil
+        }
+        let value = String(decoding: token, as: UTF8.self)
+        guard let double = Double(value), double.isInfinite else { return nil }
         return end - index
     }
 }
