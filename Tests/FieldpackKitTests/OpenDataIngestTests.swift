@@ -284,6 +284,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
     }
 
+    /// A tar of the bucket's gzipped tables was "a tar archive with no table": the tables are
+    /// there, compressed, and the error says so and what to give instead.
+    @Test func aTarOfGzippedTablesSaysItsMembersAreCompressed() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.writeGzip("export/observers.csv.gz", "observer_id\tlogin\tname\n1\tkim\tKim\n")
+        _ = try directory.writeGzip("export/taxa.csv.gz", "taxon_id\tancestry\trank_level\trank\tname\tactive\n1\t48460\t70\tkingdom\tAnimalia\ttrue\n")
+        let path = directory.file("inaturalist-open-data-20241127.tar")
+        #expect(try run("/bin/tar", ["-cf", path, "-C", directory.path, "export/observers.csv.gz", "export/taxa.csv.gz"]).status == 0)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == path)
+        #expect(error.message == "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers); "
+            + "its members are gzip-compressed (export/observers.csv.gz, export/taxa.csv.gz), which a tar does not unpack: "
+            + "give the .csv.gz files themselves, or a tar of the tables uncompressed")
+    }
+
     @Test func aHeaderMissingAColumnSaysWhichOne() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")

@@ -38,9 +38,11 @@ extension FileIngest {
         var tables = 0
         var read = Set<OpenDataTable>()
         var damageInMember: StreamDamage? = nil
+        var compressedMembers: [String] = []
         let betweenMembers = try ExportTableFile.forEachMember(of: archive, path: path, maxLineBytes: maxDocumentBytes) { member in
             let name = "\(path)#\(member.name)"
             guard let header = member.header else {
+                if member.name.hasSuffix(".gz") { compressedMembers.append(member.name) }
                 note(&result, Finding(path: name, outcome: .notice, reason: "not a table of the open-data export fieldpack reads: skipped"))
                 return true
             }
@@ -65,7 +67,11 @@ extension FileIngest {
             try Self.refuseDamage(damage, path: path)
         }
         if tables == 0 {
-            throw FieldpackError(path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)")
+            // A tar of the bucket's gzipped tables: the members are compressed, not missing.
+            let compressed = compressedMembers.isEmpty ? "" : "; its members are gzip-compressed (\(compressedMembers.prefix(4).joined(separator: ", "))), "
+                + "which a tar does not unpack: give the .csv.gz files themselves, or a tar of the tables uncompressed"
+            throw FieldpackError(
+                path: path, "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers)\(compressed)")
         }
         // The gzip under the tar is ingest's own stream: its member checks are the line reader's,
         // or the archive's when libarchive read the bytes through.
