@@ -155,6 +155,23 @@ import Testing
         #expect(output.report["lines_rejected"] as? Int == 1)
     }
 
+    /// A `name` or an `article_body.html` of the wrong type was reported as missing.
+    @Test func aWrongTypedNameOrHTMLIsNamedAsSuchNotAsMissing() throws {
+        let directory = try TemporaryDirectory()
+        let lines = [
+            H.json(["name": 5, "identifier": 1, "article_body": ["html": H.parsoid()]]),
+            H.json(["name": "", "identifier": 2, "article_body": ["html": H.parsoid()]]),
+            H.json(["name": "Great tit", "identifier": 3, "article_body": ["html": ["<p>x</p>"]]]),
+            H.json(["name": "Sonian Forest", "identifier": 4]),
+        ]
+        let file = try directory.write("dump.ndjson", lines.joined(separator: "\n") + "\n")
+        let output = try H.run([file], wants: H.wants(["Great tit", "Sonian Forest"]), in: directory)
+        #expect(output.rejects.map { $0["reason"] as? String } == [
+            "\"name\" is an integer, expected the page's title", "\"name\" is empty, expected the page's title",
+            "\"article_body.html\" is an array, expected the page's HTML", "no \"article_body.html\"",
+        ])
+    }
+
     /// Structured Contents (Enterprise's beta: parsed sections and infoboxes, no `article_body`)
     /// holds no HTML to make a blurb from: a file of it is skipped saying so, one object, an
     /// array or JSON Lines, and is not rejected line by line against the threshold.

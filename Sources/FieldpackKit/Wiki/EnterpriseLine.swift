@@ -18,7 +18,9 @@ struct EnterpriseLine {
     /// - Throws: the reason the line is unusable (no `name`, no `article_body.html`).
     init(_ value: JSONValue) throws {
         guard value.isObject else { throw Problem("the line is not a JSON object") }
-        guard let name = value["name"]?.string, !name.isEmpty else { throw Problem("no \"name\"") }
+        guard let given = value["name"], !given.isNull else { throw Problem("no \"name\"") }
+        guard let name = given.string else { throw Problem("\"name\" is \(RecordError.describe(given.kind)), expected the page's title") }
+        guard !name.isEmpty else { throw Problem("\"name\" is empty, expected the page's title") }
         self.name = name
         pageID = value["identifier"]?.int64
         url = value["url"]?.string
@@ -28,7 +30,8 @@ struct EnterpriseLine {
         language = value["in_language"]?["identifier"]?.string
         license = value["license"]?.elements.first(where: { _ in true })?["identifier"]?.string
         redirects = value["redirects"]?.elements.compactMap { $0["name"]?.string } ?? []
-        guard let html = value["article_body"]?["html"]?.text else { throw Problem("no \"article_body.html\"") }
+        guard let body = value["article_body"]?["html"], !body.isNull else { throw Problem("no \"article_body.html\"") }
+        guard let html = body.text else { throw Problem("\"article_body.html\" is \(RecordError.describe(body.kind)), expected the page's HTML") }
         self.html = html
     }
 
