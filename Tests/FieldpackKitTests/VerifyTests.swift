@@ -379,6 +379,12 @@ import Testing
         }
         #expect(wal.path == source && wal.message.contains("is in WAL mode"), "\(wal.description)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("in-wal")))
+        // A records file given by mistake was said to have "file format versions 34, 58".
+        let records = try directory.write("records.jsonl", String(repeating: "[\"obs\",1,null,7]\n", count: 4))
+        let notDatabase = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: records, destination: directory.file("not-a-database")).publish()
+        }
+        #expect(notDatabase.path == records && notDatabase.message == "is not a SQLite database (its first 16 bytes are not \"SQLite format 3\" and a NUL)", "\(notDatabase.description)")
     }
 
     /// Verify refuses a bundle whose database says WAL mode, even consistently re-hashed.

@@ -12,6 +12,10 @@ enum SQLiteHeader {
         let file = try ReadableFile(path: path)
         let got = try header.withUnsafeMutableBytes { try file.read(at: 0, count: 20, into: $0) }
         guard got == 20 else { return nil }
+        // Not a database at all (a records file given by mistake): say that, not its bytes 18–19.
+        guard header[0..<16].elementsEqual("SQLite format 3\u{0}".utf8) else {
+            return "is not a SQLite database (its first 16 bytes are not \"SQLite format 3\" and a NUL)"
+        }
         guard header[18] == 1, header[19] == 1 else {
             return header[18] == 2 || header[19] == 2
                 ? "is in WAL mode (header bytes 18–19 are \(header[18]), \(header[19])): the app opens its bundle read-only, "
