@@ -48,7 +48,8 @@ import Testing
     /// Ingest, dedupe and the bundle (with `hash` as the uuid hash, if given), in process.
     @discardableResult
     private func build(
-        _ inputs: [String], in directory: TemporaryDirectory, hash: (@Sendable (ObservationUUID) -> Int64)? = nil
+        _ inputs: [String], in directory: TemporaryDirectory, hash: (@Sendable (ObservationUUID) -> Int64)? = nil,
+        selection: Selection? = nil
     ) throws -> (bundle: BundleBuilder.Summary, database: Database) {
         var ingest = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         ingest.maxRejectRate = 1
@@ -58,6 +59,7 @@ import Testing
         var bundle = BundleBuilder.Options(
             input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
         if let hash { bundle.exportID = hash }
+        bundle.selection = selection
         let summary = try BundleBuilder(options: bundle).run()
         return (summary, try Database(path: directory.file("content.sqlite"), mode: .readOnly))
     }
@@ -118,6 +120,27 @@ import Testing
             [Self.first, nil, "48662"], [Self.second, "7", nil]])
         // The photo of the observation without an observer has nobody to credit: it does not ship.
         #expect(try database.rows("SELECT id FROM photos ORDER BY id").map { $0[0] } == ["601"])
+    }
+
+    /// An observation that `min_photos` or a cap removes after the load leaves nothing behind:
+    /// its missing observer was a warning about an observation the guide does not ship.
+    @Test(arguments: ["cap", "min_photos", "none"])
+    func anObservationACapOrMinPhotosRemovesLeavesNoMissingParentFinding(rule: String) throws {
+        let directory = try TemporaryDirectory()
+        // The first: observer 99, whom no table has (its photo has nobody to credit), casual.
+        let export = try Self.writeExport([(Self.first, 99, 48662), (Self.second, 7, 48662)], casual: [Self.first], in: directory)
+        var selection = Selection()
+        switch rule {
+        case "cap": selection.caps.observationsPerTaxon = 1
+        case "min_photos": selection.minimumPhotos = 1
+        default: selection.qualityGrades = ["casual", "research"]
+        }
+        let (summary, database) = try build(export, in: directory, selection: selection)
+        let kept = try database.rows("SELECT uuid FROM observations ORDER BY uuid").map { $0[0] }
+        #expect(kept == (rule == "none" ? [Self.first, Self.second] : [Self.second]))
+        #expect(summary.missingParents.count == (rule == "none" ? 1 : 0))
+        #expect(summary.missingParents.shown.count == summary.missingParents.count)
+        #expect(summary.findings.filter { $0.reason.contains("observer_id 99") }.count == (rule == "none" ? 1 : 0), "\(summary.findings)")
     }
 
     @Test func anObserverThatAnotherInputHasIsNoFinding() throws {

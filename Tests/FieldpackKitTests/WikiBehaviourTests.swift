@@ -244,7 +244,7 @@ import Testing
 
     @Test(arguments: [
         (#"{"identifier":1,"article_body":{"html":"<p>x</p>"}}"#, #"no "name""#),
-        (#"{"name":"","article_body":{"html":"<p>x</p>"}}"#, #"no "name""#),
+        (#"{"name":"","article_body":{"html":"<p>x</p>"}}"#, #""name" is empty, expected the page's title"#),
         (#"{"name":"X","article_body":{}}"#, #"no "article_body.html""#),
         (#"{"name":"X"}"#, #"no "article_body.html""#),
         ("[1,2]", "the line is not a JSON object"),

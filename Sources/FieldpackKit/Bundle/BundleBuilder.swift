@@ -174,7 +174,6 @@ public struct BundleBuilder {
                     selection: options.selection, exportID: options.exportID)
                 trace.mark("load")
                 summary.missingParents = loader.missingParents
-                summary.findings += loader.missingParents.shown
                 summary.report = loader.report
                 // The selection before the secondary indexes: a guide's selection deletes most rows
                 // (the benchmark's keeps 1.7% of 1M observations), and every index would be updated
@@ -184,8 +183,19 @@ public struct BundleBuilder {
                         .apply(to: &summary.report, loaded: loader.selected ?? SelectionCounts())
                     summary.selection = counts
                     summary.findings += Self.findings(counts, source: options.selectionSource)
+                    // A finding about an observation `min_photos` or a cap then removed names
+                    // what the guide does not ship: a removed observation leaves nothing behind.
+                    if summary.missingParents.count > 0 && (selection.minimumPhotos > 0 || selection.caps.observationsPerTaxon != nil) {
+                        let present = try scratch.prepare("SELECT 1 FROM observations WHERE id = ?")
+                        try summary.missingParents.keepOnly { id in
+                            try present.bind([.integer(id)])
+                            defer { present.reset() }
+                            return try present.step()
+                        }
+                    }
                     trace.mark("select")
                 }
+                summary.findings = summary.missingParents.shown + summary.findings
                 for index in indexes { try scratch.execute(index[1]!) }
                 trace.mark("indexes")
                 try SearchIndex.build(scratch, trace: trace)

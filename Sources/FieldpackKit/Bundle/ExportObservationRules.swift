@@ -75,21 +75,50 @@ struct ExportObservationRules {
     /// An observation that is kept: throws its violation, counts its findings.
     mutating func keep(_ loaded: Loaded) throws {
         if let violation = loaded.violation { throw violation }
-        for finding in loaded.findings { missing.add(finding) }
+        for finding in loaded.findings { missing.add(finding, observation: loaded.id) }
     }
 }
 
 /// The missing-parent findings of the export's observations: all counted, the first `limit`
 /// kept in full (in load order, dedupe's key order whatever the dedupe's split).
+///
+/// The load keeps an observation by the rules that read it alone; `min_photos` and the caps
+/// then remove some in SQL (`BundleSelection`). A finding about one of those named an
+/// observation the guide does not ship, so each finding's observation is kept (8 bytes a
+/// finding, and the first `candidates` findings whole) until `keepOnly` drops theirs.
 public struct MissingParents: Sendable, Equatable {
     public var count = 0
     public var shown: [Finding] = []
     public static let limit = 100
+    /// The findings held whole, for `shown` after `keepOnly`.
+    static let candidates = 10 * limit
+    /// The observation of every finding, in order.
+    private var observations: [Int64] = []
+    private var held: [(observation: Int64, finding: Finding)] = []
 
     public init() {}
 
-    mutating func add(_ finding: Finding) {
+    mutating func add(_ finding: Finding, observation: Int64) {
         count += 1
+        observations.append(observation)
+        if held.count < Self.candidates { held.append((observation, finding)) }
         if shown.count < Self.limit { shown.append(finding) }
+    }
+
+    /// Leaves out the findings about observations `isKept` says are gone. Past `candidates`
+    /// findings whole, `shown` may hold fewer than `limit` when the selection removed many of
+    /// them; `count` stays exact.
+    mutating func keepOnly(_ isKept: (Int64) throws -> Bool) rethrows {
+        var kept: [Int64] = []
+        for observation in observations where try isKept(observation) { kept.append(observation) }
+        let gone = Set(observations).subtracting(kept)
+        observations = kept
+        count = kept.count
+        held.removeAll { gone.contains($0.observation) }
+        shown = held.prefix(Self.limit).map(\.finding)
+    }
+
+    public static func == (a: MissingParents, b: MissingParents) -> Bool {
+        a.count == b.count && a.shown == b.shown && a.observations == b.observations
     }
 }
