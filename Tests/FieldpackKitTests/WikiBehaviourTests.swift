@@ -250,6 +250,27 @@ import Testing
         ("[1,2]", "the line is not a JSON object"),
     ])
     func aLineWithoutANameOrArticleHTMLIsRejectedWithItsPlaceAndReason(bad: String, reason: String) throws {
+        try rejectsLine(bad, reason: reason)
+    }
+
+    /// A lone surrogate escape in a title, or bytes that are not UTF-8 in the HTML, refused the
+    /// whole article as "not JSON"; repaired to U+FFFD, as ingest does, the article is kept,
+    /// with a finding of kind "salvaged".
+    @Test func anArticleWithALoneSurrogateOrBytesThatAreNotUTF8IsKeptRepaired() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = Array((line("Great SURROGATEtit", document(tit)).replacingOccurrences(of: "SURROGATE", with: "\\ud800") + "\n").utf8)
+        bytes += Array((line("X", document("Caf\u{E9} au lait is a drink that is served hot in a cup.")) + "\n").utf8)
+            .map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xA9 }
+        let dump = directory.file("dump.ndjson")
+        try Data(bytes).write(to: URL(fileURLWithPath: dump))
+        let output = try run([dump], wants: wants(["Great \u{FFFD}tit", "X"]), in: directory)
+        #expect(output.lines.map { $0["title"] as? String } == ["Great \u{FFFD}tit", "X"])
+        #expect((output.lines.last?["html"] as? String)?.contains("Caf\u{FFFD} au lait") == true)
+        #expect(output.rejects.map { "\($0["kind"] as? String ?? ""):\($0["line"] as? Int ?? 0)" } == ["salvaged:1", "salvaged:2"])
+        #expect(output.report["lines_rejected"] as? Int == 0)
+    }
+
+    private func rejectsLine(_ bad: String, reason: String) throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("dump.ndjson", line("Great tit", document(tit)) + "\n" + bad + "\n")
         let output = try run([dump], wants: wants(["Great tit", "X"]), in: directory)

@@ -243,8 +243,11 @@ extension WikiStage {
                 return
             }
             let value: JSONValue
+            let repaired: Bool
             do {
-                value = try reading.parser.parse(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
+                // Text that is not UTF-8 or a lone surrogate escape (`\ud800`) in one field
+                // refused the whole article; repaired to U+FFFD, as ingest does, it is kept.
+                (value, repaired) = try reading.parser.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
             } catch let error as JSONSyntaxError {
                 first = false
                 guard owned else { continue }
@@ -259,6 +262,7 @@ extension WikiStage {
             first = false
             guard owned else { continue }
             if reading.counting { run.summary.lines += 1 }
+            if repaired && reading.counting { run.salvaged.append(Finding(path: source, line: line.number, outcome: .salvaged, reason: Self.repairedText)) }
             try record(value, source: source, line: line.number, record: nil, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
             try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
@@ -270,6 +274,9 @@ extension WikiStage {
             reject(Finding(path: source, line: reader.linesRead + 1, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
     }
+
+    /// The finding of a line or document whose text was repaired (`TextRepair`).
+    static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was kept"
 
     /// A line longer than this gives back what it grew the reader's buffers to.
     static let longLineBytes = 2 * LineReader.defaultChunkSize
@@ -292,7 +299,9 @@ extension WikiStage {
         }
         let root: JSONValue
         do {
-            root = try reading.parser.parse(withoutByteOrderMark(bytes))
+            let (value, repaired) = try reading.parser.parseRepairingText(withoutByteOrderMark(bytes))
+            root = value
+            if repaired && reading.counting { run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText)) }
         } catch let error as JSONSyntaxError {
             return reject(Finding(path: source, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
         }

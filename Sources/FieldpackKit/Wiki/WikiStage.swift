@@ -169,6 +169,8 @@ public struct WikiStage {
         var findings: [Finding] = []
         /// Pages read but deliberately not kept (disambiguation pages).
         var skips: [Finding] = []
+        /// Lines kept with their text repaired (`WikiStage.repairedText`).
+        var salvaged: [Finding] = []
         var summary = Summary()
         /// What the first pass found, and what later passes found, kept apart for a part.
         var firstPass: FirstPass? = nil
@@ -520,7 +522,9 @@ public struct WikiStage {
             findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
         }
         var told = 0
-        for (kind, finding) in ordered(run.findings).map({ ("rejected", $0) }) + ordered(run.skips).map({ ("skipped", $0) }) {
+        let kinds = ordered(run.findings).map { ("rejected", $0) } + ordered(run.skips).map { ("skipped", $0) }
+            + ordered(run.salvaged).map { ("salvaged", $0) }
+        for (kind, finding) in kinds {
             rejects.beginObject()
             rejects.key("kind"); rejects.string(kind)
             rejects.key("file"); rejects.string(finding.path)
