@@ -54,6 +54,22 @@ import Testing
         #expect(unmatched.message == "\"\(directory.file("*.none"))\" matches no files")
     }
 
+    /// A link back to a folder being walked was followed 40 levels deep, every level the whole
+    /// tree again, and then named as a path 40 folders long.
+    @Test func aLinkBackToAFolderBeingWalkedIsALoopNamedWhereItIs() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/sub/page.json", "{}")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("dumps/sub/up"), withDestinationPath: "..")
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("dumps")], key: "inat", pipelinePath: "p.json") }
+        #expect(error.message == "inat: \"\(directory.file("dumps/sub/up"))\" leads back to \"\(directory.file("dumps"))\", which holds it: a loop of links (remove the link, or name the folders it should read)")
+        // A link to a folder beside it, not above it, is read (once per path, as before).
+        try FileManager.default.removeItem(atPath: directory.file("dumps/sub/up"))
+        try directory.write("other/more.json", "{}")
+        try FileManager.default.createSymbolicLink(atPath: directory.file("dumps/other"), withDestinationPath: "../other")
+        let resolved = try Pipeline.resolve([directory.file("dumps")], pipelinePath: "p.json")
+        #expect(resolved.files == [directory.file("dumps/other/more.json"), directory.file("dumps/sub/page.json")])
+    }
+
     /// A named pipe in an input folder was opened as a dump and hung ingest with no word.
     @Test func aNamedPipeInAnInputFolderIsAnErrorNotAWaitWithoutEnd() throws {
         let directory = try TemporaryDirectory()

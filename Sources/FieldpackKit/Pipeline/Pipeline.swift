@@ -213,7 +213,21 @@ public struct Pipeline: Sendable {
         let place = key.map { "\($0): " } ?? ""
         var files: [String] = []
         var folders: [String] = []
+        // The folders being walked, by device and inode: a link back to one of them is a loop,
+        // which was walked 40 levels deep (every level the whole tree again) before ELOOP.
+        var walking: [(device: UInt64, inode: UInt64, path: String)] = []
         func walk(_ folder: String) throws {
+            var entered = false
+            if let identity = FileIdentity(path: folder) {
+                if let ancestor = walking.first(where: { $0.device == identity.device && $0.inode == identity.inode }) {
+                    throw FieldpackError(
+                        path: pipelinePath,
+                        "\(place)\"\(folder)\" leads back to \"\(ancestor.path)\", which holds it: a loop of links (remove the link, or name the folders it should read)")
+                }
+                walking.append((identity.device, identity.inode, folder))
+                entered = true
+            }
+            defer { if entered { walking.removeLast() } }
             folders.append(folder)
             for name in try FileSystem.list(folder) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
