@@ -232,5 +232,16 @@ import Testing
                                       conflicts: directory.file("conflicts.json"))).run()
         }
         #expect(bogus.line == lines + 1 && bogus.message.hasPrefix("not a records line (its kind is none fieldpack-inat writes)"), "\(bogus)")
+        // A tag that starts like one (`obz`, `o`) was taken for it by its first letter, copied
+        // through, and refused by the bundle naming dedupe's output.
+        for tag in ["obz", "o", "obs2", "photos"] {
+            try (good + Data("[\"\(tag)\",1,2]\n".utf8)).write(to: URL(fileURLWithPath: directory.file("records.jsonl")))
+            let edited = try #require(throws: FieldpackError.self, "\(tag)") {
+                try Dedupe(options: .init(input: directory.file("records.jsonl"), output: directory.file("deduped.jsonl"),
+                                          conflicts: directory.file("conflicts.json"))).run()
+            }
+            #expect(edited.path == directory.file("records.jsonl") && edited.line == lines + 1, "\(tag): \(edited)")
+            #expect(edited.message.hasPrefix("not a records line (its kind is none fieldpack-inat writes)"), "\(tag): \(edited)")
+        }
     }
 }

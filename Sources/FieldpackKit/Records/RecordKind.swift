@@ -40,11 +40,19 @@ public enum RecordKind: Int, CaseIterable, Sendable, Hashable {
         self = kind
     }
 
-    /// The kind of a records line, told by the first letter of its tag (lines start `["<tag>"`;
-    /// the tags' first letters differ): no parse needed. Nil if the line does not start that way.
+    /// The kind of a records line, found by the first letter of its tag (lines start `["<tag>"`;
+    /// the tags' first letters differ) and then checked whole: no parse needed. Nil if the line
+    /// does not start that way (an edited `["obz",…` was taken for an observation by its `o` and
+    /// copied through dedupe, and the bundle then named dedupe's output).
     public static func of(_ line: UnsafeRawBufferPointer) -> RecordKind? {
-        guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\"") else { return nil }
-        return byFirstLetter[Int(line[2])]
+        guard line.count > 3, line[0] == UInt8(ascii: "["), line[1] == UInt8(ascii: "\""), let kind = byFirstLetter[Int(line[2])] else {
+            return nil
+        }
+        let tag = kind.tag
+        let end = 2 + tag.utf8CodeUnitCount
+        guard line.count > end, line[end] == UInt8(ascii: "\"") else { return nil }
+        for index in 1..<tag.utf8CodeUnitCount where line[2 + index] != tag.utf8Start[index] { return nil }
+        return kind
     }
 
     /// Each kind by its tag's first byte, built from the tags.
