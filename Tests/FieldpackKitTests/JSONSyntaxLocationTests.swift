@@ -25,6 +25,9 @@ import Testing
         ("{\"a\": 01}", 1, 7, "'01' is not a JSON number"),
         ("{\"a\": 1.}", 1, 7, "'1.' is not a JSON number"),
         ("{\"a\": -}", 1, 7, "'-' is not a JSON number"),
+        // JSON, but refused by simdjson with no place ("Problem while parsing a number").
+        ("{\n  \"max_reject_rate\": 1e400\n}", 2, 22, "'1e400' is a number out of any 64-bit range (an integer beyond 64 bits, or past ±1.8e308)"),
+        ("[18446744073709551616]", 1, 2, "'18446744073709551616' is a number out of any 64-bit range (an integer beyond 64 bits, or past ±1.8e308)"),
         ("{\"a\": 1}}", 1, 9, "'}' after the end of the document (a second document, or a stray character?)"),
         ("{\"a\": \"x\\qy\"}", 1, 9, "'\\q' is not an escape JSON knows (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)"),
         ("{\"a\": \"x\\u12\"}", 1, 9, "'\\u' must be followed by four hexadecimal digits"),
@@ -92,14 +95,15 @@ import Testing
         #expect(refused > 1000)
     }
 
-    /// A document only simdjson refuses (a number out of range) has no place: the error gives
-    /// simdjson's reason and no line, rather than a wrong one.
-    @Test func aMistakeOnlySimdjsonSeesIsReportedWithItsReasonAndNoLine() throws {
+    /// A number simdjson cannot hold is JSON, so the locator named no place for it and the error
+    /// gave simdjson's "Problem while parsing a number" and no line; now it names the number
+    /// where it is (since 2026-12-06).
+    @Test func aNumberOutOfRangeInAPipelineIsNamedWhereItIs() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("big.json", #"{"name": "ok", "inat": ["x"], "max_reject_rate": 1e400}"#)
         let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
-        #expect(error.path == path && error.line == nil)
-        #expect(error.message.hasPrefix("pipeline is not valid JSON: ") && error.message.count > 30, "\(error)")
+        #expect(error.path == path && error.line == 1, "\(error)")
+        #expect(error.message.hasPrefix("pipeline is not valid JSON: ") && error.message.contains("'1e400' is a number out of any 64-bit range"), "\(error)")
     }
 
     @Test func aPipelineThatIsNotJSONIsRefusedAtItsMistakesLineAndColumn() throws {

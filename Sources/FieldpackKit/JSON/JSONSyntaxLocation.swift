@@ -248,6 +248,10 @@ extension JSONSyntaxLocation {
                 if digits() == 0 { return bad(position) }
             }
             if position < bytes.count, !Self.endsAValue(bytes[position]) { return bad(position) }
+            // JSON, but past what simdjson holds: it says only "Problem while parsing a number".
+            if NonFiniteTokens.outOfRangeNumberLength(bytes, at: start) != nil {
+                return (start, "\(found(at: start)) is a number out of any 64-bit range (an integer beyond 64 bits, or past ±1.8e308)")
+            }
             return nil
         }
 
