@@ -156,6 +156,50 @@ import Testing
         #expect(report["redirects_followed"] as? [String: String] == ["Parus major": "Great tit"])
     }
 
+    /// A stub's target in two dumps: a whole run counts the older copy as a duplicate page and
+    /// cleans both; a shard's later pass kept only the newest, so the merged report (and the
+    /// report.html and manifest made from it) said one duplicate fewer.
+    @Test(arguments: [1, 2, 4])
+    func aStubsTargetWithTwoCopiesCountsBothAsAWholeRunDoes(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("stubs.ndjson", H.line("Parus major", Self.stub(to: "Great_tit")) + "\n"),
+            try directory.write("articles.ndjson", H.line("Great tit", H.parsoid(Self.sentence("great tit")), ["version": ["identifier": 5]]) + "\n"),
+            try directory.write("newer.ndjson", H.line("Great tit", H.parsoid(Self.sentence("great tit, newer")), ["version": ["identifier": 6]]) + "\n"),
+            try directory.write("other.ndjson", H.line("Coal tit", H.parsoid(Self.sentence("coal tit"))) + "\n"),
+        ]
+        let report = try expectSame(inputs, wants: H.wants(["Parus major", "Coal tit"]), count: shards, in: directory)
+        #expect(report["passes"] as? Int == 2)
+        #expect(report["duplicate_pages"] as? Int == 1)
+    }
+
+    /// A page with no text left by the rules is kept as its newest copy and written by no one:
+    /// the same articles, report and findings whatever the shard count, also when a redirect
+    /// stub in another dump points to it (it counts as found: no later pass looks for it).
+    @Test(arguments: [1, 3])
+    func aPageWithNoTextIsTheSameFindingAndNoArticleInAnyNumberOfShards(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let listOnly = H.parsoid("The genus contains the following species:")
+            .replacingOccurrences(of: "</section></body>", with: "<ul><li>Lixus a</li><li>Lixus b</li></ul></section></body>")
+        let inputs = [
+            try directory.write("stubs.ndjson", H.line("Lixus weevil", Self.stub(to: "Lixus")) + "\n"),
+            try directory.write("genus.ndjson", H.line("Lixus", listOnly, ["redirects": [["name": "Lixus beetle"]]]) + "\n"),
+            try directory.write("other.ndjson", H.line("Coal tit", H.parsoid(Self.sentence("coal tit"))) + "\n"),
+        ]
+        let wants = H.wants(["Lixus", "Lixus weevil", "Lixus beetle", "Coal tit"])
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        #expect(report["missing"] as? [String] == [])
+        #expect(report["passes"] as? Int == 1)
+        // The parts' findings hold the whole run's one; a shard whose stub points to the page
+        // reads it again in its later pass and repeats it (as for a disambiguation page): the
+        // parts' rejects files are not published, and the merged outputs are the same.
+        var findings = Set<String>()
+        for index in 0..<shards {
+            findings.formUnion(try lines(directory.file("shard-\(index)-of-\(shards)/rejects.jsonl")))
+        }
+        #expect(findings.count == 1 && findings.first!.contains(#"this copy of \"Lixus\" has no text left"#), "\(findings)")
+    }
+
     @Test func aPartFromOtherInputsIsRefusedNamingBoth() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid()) + "\n")

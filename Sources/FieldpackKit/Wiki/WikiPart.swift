@@ -188,9 +188,16 @@ extension WikiStage {
         let rejectsReplaced = try writeRejects(run)
         if let error = run.spillError { throw error }
         guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
-        var listed: [(title: String, kept: KeptArticle, late: Bool)] = first.articles.map { (title: $0.key, kept: $0.value, late: false) }
-            + run.late.articles.map { (title: $0.key, kept: $0.value, late: true) }
-        listed.sort { a, b in a.title != b.title ? WikiTitle.byteOrder(a.title, b.title) : (!a.late && b.late) }
+        var listed: [(title: String, kept: KeptArticle, late: Bool, order: Int)] = first.articles.map { (title: $0.key, kept: $0.value, late: false, order: 0) }
+        for (title, copies) in run.late.articles {
+            for (order, kept) in copies.enumerated() { listed.append((title, kept, true, order)) }
+        }
+        // By title, the first pass's copy first, then the later passes' in the order read.
+        listed.sort { a, b in
+            if a.title != b.title { return WikiTitle.byteOrder(a.title, b.title) }
+            if a.late != b.late { return !a.late }
+            return a.order < b.order
+        }
         let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)
         // Each article is read back from the spill file here, and its metadata again below.

@@ -192,7 +192,11 @@ public struct WikiStage {
     /// found, each with the wanted titles that made it wanted: the merge keeps those of them a
     /// whole run would have looked for.
     struct LateFinds {
-        var articles: [String: KeptArticle] = [:]
+        /// Every copy of each page a later pass found, in the order read: the merge counts the
+        /// copies beyond the newest as `duplicate_pages` and all their HTML, as a whole run does
+        /// (with only the newest kept here, a sharded build's report.html, and so its manifest,
+        /// differed from a whole build's when a stub's target had two copies).
+        var articles: [String: [KeptArticle]] = [:]
         var redirects: [Redirect] = []
         var disambiguations: [Disambiguation] = []
 
@@ -315,13 +319,11 @@ public struct WikiStage {
             run.skips.append(Finding(path: article.source, line: article.line, record: article.record, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
             return
         case .article:
-            // Nothing the app could show: its taxa get no article (the title is `missing`), and
-            // an older copy with text, from another dump, is kept instead.
+            // Nothing the app could show. Kept like any copy (the newest copy decides, it counts
+            // as found, so no pass looks for it again), and never written (`isTextless`).
             if article.blurb.html.isEmpty {
                 run.skips.append(Finding(
-                    path: article.source, line: article.line, record: article.record,
-                    reason: "\"\(article.title)\" has no text left by the blurb rules (only lists, tables, stubs or skipped sections): skipped"))
-                return
+                    path: article.source, line: article.line, record: article.record, reason: Self.textless(article.title)))
             }
         }
         // Stored once, in the spill file, for either table that keeps it.
@@ -336,14 +338,17 @@ public struct WikiStage {
             }
             return kept
         }
-        if late, isNewer(article, than: run.late.articles[article.title], in: &run), let entry = stored() {
-            run.late.articles[article.title] = entry
-        }
+        if late, let entry = stored() { run.late.articles[article.title, default: []].append(entry) }
         if let existing = run.articles[article.title] {
             run.duplicates += 1
             if !isNewer(article, than: existing, in: &run) { return }
         }
         if let entry = stored() { run.articles[article.title] = entry }
+    }
+
+    /// The finding of a copy of a page the blurb rules leave no text of.
+    static func textless(_ title: String) -> String {
+        "this copy of \"\(title)\" has no text left by the blurb rules (only lists, tables, stubs or skipped sections): it is not shipped"
     }
 
     /// Whether `article` is a newer copy of its page than the one kept (read back from the spill
@@ -461,6 +466,8 @@ public struct WikiStage {
             guard !asked.isEmpty else { continue }
             let article = try self.article(run.articles[title]!, in: run.spill)
             var record = try self.record(of: article, spill: run.spill, language: wanted.language)
+            // The newest copy has no text: the page ships none (its finding says so).
+            if record.html.isEmpty { continue }
             record.setRequesters(asked)
             record.encode(into: &writer)
             if writer.count > 1 << 20 {
