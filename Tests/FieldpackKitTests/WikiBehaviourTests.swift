@@ -261,13 +261,18 @@ import Testing
         var bytes = Array((line("Great SURROGATEtit", document(tit)).replacingOccurrences(of: "SURROGATE", with: "\\ud800") + "\n").utf8)
         bytes += Array((line("X", document("Caf\u{E9} au lait is a drink that is served hot in a cup.")) + "\n").utf8)
             .map { $0 == 0xC3 ? 0xFF : $0 }.filter { $0 != 0xA9 }
+        // Nobody wants the third, and the fourth has no HTML: neither is a salvaged finding.
+        bytes += Array((line("Nobody SURROGATE", document(tit)).replacingOccurrences(of: "SURROGATE", with: "\\udc80") + "\n").utf8)
+        bytes += Array(#"{"name": "X \ud800"}"#.utf8) + [0x0A]
+        // NaN in a dump line is not quoted as ingest quotes it: the line is not JSON.
+        bytes += Array(#"{"name": "X", "identifier": NaN, "article_body": {"html": "<p>x</p>"}}"#.utf8) + [0x0A]
         let dump = directory.file("dump.ndjson")
         try Data(bytes).write(to: URL(fileURLWithPath: dump))
         let output = try run([dump], wants: wants(["Great \u{FFFD}tit", "X"]), in: directory)
         #expect(output.lines.map { $0["title"] as? String } == ["Great \u{FFFD}tit", "X"])
         #expect((output.lines.last?["html"] as? String)?.contains("Caf\u{FFFD} au lait") == true)
-        #expect(output.rejects.map { "\($0["kind"] as? String ?? ""):\($0["line"] as? Int ?? 0)" } == ["salvaged:1", "salvaged:2"])
-        #expect(output.report["lines_rejected"] as? Int == 0)
+        #expect(output.rejects.map { "\($0["kind"] as? String ?? ""):\($0["line"] as? Int ?? 0)" } == ["rejected:4", "rejected:5", "salvaged:1", "salvaged:2"])
+        #expect(output.report["lines_rejected"] as? Int == 2)
     }
 
     private func rejectsLine(_ bad: String, reason: String) throws {

@@ -247,7 +247,7 @@ extension WikiStage {
             do {
                 // Text that is not UTF-8 or a lone surrogate escape (`\ud800`) in one field
                 // refused the whole article; repaired to U+FFFD, as ingest does, it is kept.
-                (value, repaired) = try reading.parser.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes)
+                (value, repaired) = try Self.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes, with: reading.parser)
             } catch let error as JSONSyntaxError {
                 first = false
                 guard owned else { continue }
@@ -262,8 +262,7 @@ extension WikiStage {
             first = false
             guard owned else { continue }
             if reading.counting { run.summary.lines += 1 }
-            if repaired && reading.counting { run.salvaged.append(Finding(path: source, line: line.number, outcome: .salvaged, reason: Self.repairedText)) }
-            try record(value, source: source, line: line.number, record: nil, reading, into: &run)
+            try record(value, source: source, line: line.number, record: nil, repaired: repaired, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
             try stopIfOverLimit(at: "\(source):\(line.number)", into: &run)
         }
@@ -276,7 +275,7 @@ extension WikiStage {
     }
 
     /// The finding of a line or document whose text was repaired (`TextRepair`).
-    static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was kept"
+    static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was read from the repaired text"
 
     /// A line longer than this gives back what it grew the reader's buffers to.
     static let longLineBytes = 2 * LineReader.defaultChunkSize
@@ -298,10 +297,9 @@ extension WikiStage {
             return reject(Finding(path: source, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
         let root: JSONValue
+        let repaired: Bool
         do {
-            let (value, repaired) = try reading.parser.parseRepairingText(withoutByteOrderMark(bytes))
-            root = value
-            if repaired && reading.counting { run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText)) }
+            (root, repaired) = try Self.parseRepairingText(withoutByteOrderMark(bytes), with: reading.parser)
         } catch let error as JSONSyntaxError {
             return reject(Finding(path: source, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
         }
@@ -313,22 +311,36 @@ extension WikiStage {
                     return skipFile(source, EnterpriseLine.notArticles(element, "a JSON array whose first element is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
                 }
                 if reading.counting { run.summary.lines += 1 }
-                try record(element, source: source, line: nil, record: "[\(index)]", reading, into: &run)
+                try record(element, source: source, line: nil, record: "[\(index)]", repaired: repaired, reading, into: &run)
                 for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
                 index += 1
             }
             if index == 0 { skipFile(source, "an empty JSON array", reading, into: &run) }
         } else if EnterpriseLine.isArticle(root) {
             if reading.counting { run.summary.lines += 1 }
-            try record(root, source: source, line: nil, record: nil, reading, into: &run)
+            try record(root, source: source, line: nil, record: nil, repaired: repaired, reading, into: &run)
         } else {
             skipFile(source, EnterpriseLine.notArticles(root, "JSON that is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
         }
     }
 
-    /// One article object, from a line or a document: kept for a blurb if it is wanted.
+    /// `bytes` parsed; a line or document refused only for its text (bytes that are not UTF-8,
+    /// a lone surrogate escape) parsed repaired (`TextRepair`), which `repaired` says. Not the
+    /// quoting of NaN or 1e400 that ingest does: a dump line's numbers are its ids.
+    static func parseRepairingText(_ bytes: UnsafeRawBufferPointer, with parser: JSONParser) throws -> (value: JSONValue, repaired: Bool) {
+        do {
+            return (try parser.parse(bytes), false)
+        } catch {
+            // Values point into the parser's own buffers: the repaired copy need not outlive the parse.
+            guard let fixed = TextRepair.repaired(bytes), let value = try? parser.parse(fixed.bytes) else { throw error }
+            return (value, true)
+        }
+    }
+
+    /// One article object, from a line or a document: kept for a blurb if it is wanted. One
+    /// `repaired` (`parseRepairingText`) is a salvaged finding, once it is known to be wanted.
     private func record(
-        _ value: JSONValue, source: String, line: Int?, record: String?, _ reading: Reading, into run: inout Run
+        _ value: JSONValue, source: String, line: Int?, record: String?, repaired: Bool = false, _ reading: Reading, into run: inout Run
     ) throws {
         options.progress.add(records: 1)
         let fields: EnterpriseLine
@@ -354,6 +366,9 @@ extension WikiStage {
         guard isWanted, let html = fields.html else {
             if reading.counting { run.summary.skipped += 1 }
             return
+        }
+        if repaired && reading.counting {
+            run.salvaged.append(Finding(path: source, line: line, record: record, outcome: .salvaged, reason: Self.repairedText))
         }
         run.summary.htmlBytes += html.count
         var article = Article(
