@@ -412,9 +412,9 @@ import Testing
         #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
         let reasons = try findings(directory).map { $0["reason"] as? String }
         #expect(reasons == [
-            "observation_photos[0].photo.original_dimensions.width is 18446744073709551616, a number out of any 64-bit range, expected an integer; dropped observation_photos[0].photo.original_dimensions",
-            "positional_accuracy is 1e400, a number out of any 64-bit range, expected an integer; dropped positional_accuracy",
-            "id is -100000000000000000000, a number out of any 64-bit range, expected an integer id",
+            "observation_photos[0].photo.original_dimensions.width is 18446744073709551616, out of range for an integer; dropped observation_photos[0].photo.original_dimensions",
+            "positional_accuracy is 1e400, out of range for an integer; dropped positional_accuracy",
+            "id is -100000000000000000000, out of range for an integer id",
         ], "\(reasons)")
         #expect(try records(directory, kind: "obs").compactMap { $0["id"] as? Int } == [1, 3])
     }
@@ -628,7 +628,7 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         let summary = try ingestKeepingEveryRecord([path], in: directory)
         #expect(summary.accepted == 2 && summary.rejected == 1, "\(summary.findings)")
         let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
-        #expect(rejected.record == "results[1]" && rejected.reason == "id is 99999999999999999999, a number out of any 64-bit range, expected an integer id", "\(rejected)")
+        #expect(rejected.record == "results[1]" && rejected.reason == "id is 99999999999999999999, out of range for an integer id", "\(rejected)")
     }
 }
 

@@ -152,6 +152,14 @@ import Testing
         #expect(error.message == reason)
     }
 
+    /// Real wikis' codes as their addresses write them pass the language rule.
+    @Test(arguments: ["en", "de", "pt", "ceb", "zh-yue", "zh-min-nan", "zh-classical", "be-tarask", "be-x-old", "map-bms", "roa-tara", "nds-nl", "cbk-zam", "simple"])
+    func aWikipediaLanguageAsItsAddressWritesItIsRead(code: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("p.json", "{\"name\": \"ok\", \"inat\": [\"x\"], \"wikipedia_language\": \"\(code)\"}")
+        #expect(try Pipeline.load(path).wikipediaLanguage == code)
+    }
+
     /// A Wikipedia input that does not exist fails ingest, the first stage, naming the key: the
     /// wiki stage, which reads it, runs only after ingest and dedupe.
     @Test func anInputThatDoesNotExistIsNamedWithItsKey() throws {

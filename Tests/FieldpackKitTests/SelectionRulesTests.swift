@@ -170,6 +170,18 @@ import Testing
         #expect(error.description.contains(message), "\(error.description)")
     }
 
+    /// The >180° edge rule refuses a ring drawn across the antimeridian, not a polar cap, a
+    /// world band or a ring cut at ±180, whose long edges run along a parallel from -180 to 180.
+    @Test func aRingWhoseLongEdgesRunFromMinus180To180IsAPlace() throws {
+        let directory = try TemporaryDirectory()
+        let antarctica = #"{"type": "Polygon", "coordinates": [[[-180, -90], [180, -90], [180, -60], [-180, -60], [-180, -90]]]}"#
+        let world = #"{"type": "Polygon", "coordinates": [[[-180, -90], [180, -90], [180, 90], [-180, 90], [-180, -90]]]}"#
+        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": {\"geojson\": [\(antarctica), \(world)]}}")
+        let selection = try #require(try Pipeline.load(path).selection)
+        #expect(selection.places.polygons.count == 2)
+        #expect(selection.places.contains(longitude: 0, latitude: -75) && selection.places.contains(longitude: 179.9, latitude: 10))
+    }
+
     @Test func aGeoJSONFileWithNoPolygonIsAnErrorNamingTheFile() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("places/none.geojson", "{\"type\": \"FeatureCollection\", \"features\": []}")

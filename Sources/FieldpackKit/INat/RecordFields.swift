@@ -15,7 +15,8 @@ public struct RecordError: Error {
     static func wrongType(_ field: String, _ value: JSONValue, expected: String) -> RecordError {
         // Past 64 bits, quoted so the document parses (`NonFiniteTokens`).
         if let text = value.text, NonFiniteTokens.isOutOfRangeNumber(text) {
-            return RecordError(at: field, "\(field) is \(text.string.prefix(40)), a number out of any 64-bit range, expected \(expected)")
+            // Said alike of a number quoted by the parse and of a string that held one.
+            return RecordError(at: field, "\(field) is \(text.string.prefix(40)), out of range for \(expected)")
         }
         if value.kind == .integer && value.int64 == nil {
             // An unsigned 64-bit integer: an integer, but not one an id can be.

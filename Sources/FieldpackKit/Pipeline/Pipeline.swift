@@ -174,23 +174,23 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// The iNaturalist input files, in a stable order, and the folders they were found in.
-    ///
-    /// Folders are walked recursively in sorted (byte) order; hidden files and notes
-    /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
     /// Whether `code` is written as a Wikipedia's language code is: its address's first label, in
     /// lower case; two or three letters, then any hyphenated parts of letters (`zh-yue`,
-    /// `be-tarask`, `zh-min-nan`), or `simple`. "EN" or "english" would match no dump line and
-    /// give a guide without articles.
+    /// `be-tarask`, `zh-min-nan`, `be-x-old`), or `simple`. "EN" or "english" would match no dump
+    /// line and give a guide without articles.
     static func isWikipediaLanguage(_ code: String) -> Bool {
         if code == "simple" { return true }
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.utf8.count) else { return false }
         return parts.enumerated().allSatisfy { index, part in
-            (index == 0 || (2...9).contains(part.utf8.count)) && part.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+            (index == 0 || (1...9).contains(part.utf8.count)) && part.utf8.allSatisfy { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
         }
     }
 
+    /// The iNaturalist input files, in a stable order, and the folders they were found in.
+    ///
+    /// Folders are walked recursively in sorted (byte) order; hidden files and notes
+    /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
     public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
         try Self.resolve(inat, key: "inat", pipelinePath: path)
     }

@@ -65,7 +65,10 @@ enum GeoJSON {
             }
             // Read on the plane, as GeoJSON is, an edge from 170 to -170 runs 340° the long way
             // round: a ring drawn across the antimeridian would select the rest of the world.
-            for start in stride(from: 0, to: coordinates.count - 2, by: 2) where abs(coordinates[start + 2] - coordinates[start]) > 180 {
+            // An edge along ±180 itself or from -180 to 180 (a ring cut at the antimeridian, a
+            // polar cap, the whole world) is right on the plane: both its ends are at ±180.
+            for start in stride(from: 0, to: coordinates.count - 2, by: 2)
+            where abs(coordinates[start + 2] - coordinates[start]) > 180 && !(abs(coordinates[start]) == 180 && abs(coordinates[start + 2]) == 180) {
                 throw FieldpackError(
                     path: path,
                     "\(where_)[\(start / 2)] to [\(start / 2 + 1)] spans \(abs(coordinates[start + 2] - coordinates[start]))° of longitude: a ring "
