@@ -85,6 +85,81 @@ import Testing
         #expect(ids == [4, 5])
     }
 
+    /// A byte changed inside the compressed data (not the trailer) inflates to garbage before
+    /// the check fails at the member's end: every finding gave a parse error of the garbage
+    /// ("results[0]: the document is truncated or corrupt", "not valid JSON") and none said the
+    /// CRC failed, the one reason that was true.
+    @Test(arguments: [300, 500, 2_000, -1], [false, true])
+    func aGzipMemberDamagedInsideSaysItsCheckFailedNotWhatTheGarbageParsedAs(byte: Int, document: Bool) throws {
+        let directory = try TemporaryDirectory()
+        // Text that does not compress to nothing, as real records' does not.
+        var seed: UInt64 = 7
+        let lines = (1...200).map { id -> String in
+            let words = (0..<40).map { _ -> String in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                return String(seed >> 40, radix: 36)
+            }
+            return observationJSON(id: id, extra: ",\"place_guess\":\"\(words.joined(separator: " "))\"")
+        }
+        // As JSON Lines, and as one page (a document, read whole before the check is known).
+        let path = document
+            ? try directory.writeGzip("page.json.gz", page(lines)) : try directory.writeGzip("pages.jsonl.gz", lines.joined(separator: "\n") + "\n")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try #require(bytes.count > 4_000)
+        bytes[byte < 0 ? bytes.count / 2 : byte] ^= 0x01  // -1: the middle
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        _ = try? INatIngest(options: options).run()
+        let reasons = try jsonLines(directory.file("rejects.jsonl")).compactMap { $0["reason"] as? String }.filter { !$0.isEmpty }
+        // Named: the check that failed, or where the stream broke (the records before a break
+        // are kept, and the one it cuts is rejected as cut); never garbage's parse alone.
+        #expect(reasons.contains { $0.contains("fails its") || $0.contains("gzip data is corrupt") }, "\(byte), \(document): \(reasons.prefix(3))")
+        if reasons.contains(where: { $0.contains("fails its") }) {
+            #expect(reasons.allSatisfy { $0.contains("fails its") }, "\(byte), \(document): \(reasons.prefix(3))")
+        }
+    }
+
+    /// A page whose text changed inside a gzip member that inflates cleanly (a stored block)
+    /// fails only its CRC, at the end: the parse error of the changed text was the finding.
+    @Test func aPageWhoseMemberFailsItsCheckIsRejectedForTheCheckNotTheParse() throws {
+        let directory = try TemporaryDirectory()
+        let original = Array(page([observationJSON(id: 1), observationJSON(id: 2)]).utf8)
+        var changed = original
+        changed[changed.firstIndex(of: UInt8(ascii: ":"))!] = UInt8(ascii: ";")  // the JSON breaks
+        let path = directory.file("page.json.gz")
+        try Self.storedGzip(changed, checking: original).write(to: URL(fileURLWithPath: path))
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        _ = try? INatIngest(options: options).run()
+        let reasons = try jsonLines(directory.file("rejects.jsonl")).compactMap { $0["reason"] as? String }
+        #expect(!reasons.isEmpty && reasons.allSatisfy { $0.contains("fails its CRC-32 check") }, "\(reasons)")
+    }
+
+    /// A gzip member of `data` in stored (uncompressed) blocks, whose trailer holds the CRC-32
+    /// and length of `checked`: a member that inflates cleanly and fails its check.
+    static func storedGzip(_ data: [UInt8], checking checked: [UInt8]) -> Data {
+        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]
+        var start = 0
+        repeat {
+            let count = min(65_535, data.count - start)
+            let last = start + count == data.count
+            out += [last ? 1 : 0, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += data[start..<start + count]
+            start += count
+        } while start < data.count
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in checked {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc = ~crc
+        for value in [crc, UInt32(truncatingIfNeeded: checked.count)] { out += (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        return Data(out)
+    }
+
     @Test func aGzipPageWhoseCRCFailsHasEveryRecordRejected() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.writeGzip("page.json.gz", page([observationJSON(id: 1), observationJSON(id: 2)]))

@@ -261,6 +261,16 @@ final class FileIngest {
             do {
                 (value, repaired) = try parser.parseRepairingText(bytes)
             } catch {
+                // In a gzip member that failed its check, a line that does not parse was damaged
+                // by it: the member's reason, not the parser's (or a page's salvage) is why.
+                if let distrust {
+                    reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: distrust))
+                    if overLimit(result) {
+                        stop(&result, at: "line \(line.number)", path: path)
+                        return
+                    }
+                    continue
+                }
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
                 // A line that is a whole API page keeps its complete records, as a page in a file
                 // of its own does (one rejection stood for every record of the page).
@@ -325,6 +335,12 @@ final class FileIngest {
             // Which record held the text is not known here: the finding names the file.
             if repaired { note(&result, Finding(path: path, outcome: .salvaged, reason: TextRepair.reason)) }
         } catch {
+            // A gzip member that failed its check damaged the text (lines of records inflated to
+            // garbage read as one document): that is the reason, not a parse error per line.
+            if let distrust {
+                reject(&result, Finding(path: path, reason: distrust))
+                return
+            }
             // Pages written one after another (`cat page-1.json page-2.json > pages.json`): each
             // a document of its own, where the one parse saw text after the first page's end
             // and kept only that page.
