@@ -154,6 +154,20 @@ enum ShardedInput {
         #expect(!FileSystem.exists(split.file("d/records.jsonl")))
     }
 
+    /// A folder with no ingest shard in it (a folder of dumps given to dedupe by mistake) was
+    /// said to be missing `shard-0-of-1/summary.json`, a path the user never wrote.
+    @Test func aFolderWithNoIngestShardIsNamedAsSuch() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/page.json", "{}")
+        let error = try #require(throws: FieldpackError.self) {
+            try DedupeShard(options: .init(
+                inat: directory.file("dumps"), shard: try Shard(index: 0, count: 1), output: directory.file("d/records.jsonl"),
+                conflicts: directory.file("d/conflicts.json"))).run()
+        }
+        #expect(error.path == directory.file("dumps"))
+        #expect(error.message.hasPrefix("is a folder with no ingest shard in it"), "\(error)")
+    }
+
     /// A dedupe shard that fails leaves no sidecar saying that its old part is the new job's:
     /// the bundle then refuses the parts, where it would have merged an old part with new ones.
     @Test func aFailedDedupeShardLeavesNoSidecarClaimingItsOldPart() throws {

@@ -17,6 +17,14 @@ public struct IngestShards: Sendable {
     ///   units do not cover the job's units exactly once.
     public init(base: String, count: Int) throws {
         self.base = base
+        // A folder holding no shard at all was given by mistake: say that, not that shard 0's
+        // summary (a path the user never wrote) is missing.
+        let names = (try? FileSystem.list(base)) ?? []
+        if !names.contains(where: { $0.hasPrefix("shard-") && $0.contains("-of-") }) {
+            throw FieldpackError(
+                path: base,
+                "is a folder with no ingest shard in it (shard-K-of-N/, as fieldpack-inat --shard K/N --output-folder writes): give ingest's records file, or the folder its shards wrote")
+        }
         var summaries: [IngestShardSummary] = []
         var paths: [String] = []
         for index in 0..<count {
