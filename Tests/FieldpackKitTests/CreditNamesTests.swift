@@ -16,3 +16,4 @@ import Testing
         #expect([Int64(0), 4, 9, 22, -3].allSatisfy { names.name(of: $0) == nil })
     }
 }
+

@@ -96,6 +96,7 @@ public final class PhaseTrace {
 
 /// A rate as a percentage with at most two decimals: `0.0123` → `1.23%`.
 func percent(_ rate: Double) -> String {
-    let scaled = (rate * 10000).rounded() / 100
+    // `+ 0` turns a negative zero (`--max-reject-rate -0`) into 0: "-0.0%" read as a bug.
+    let scaled = (rate * 10000).rounded() / 100 + 0
     return "\(scaled)%"
 }
