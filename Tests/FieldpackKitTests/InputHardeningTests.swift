@@ -160,6 +160,38 @@ import Testing
         return Data(out)
     }
 
+    /// A line that starts in a good member and runs into one that fails its check is damaged
+    /// too (multi-member gzip such as bgzip splits lines): it was kept when it still parsed.
+    @Test func aLineRunningIntoAFailedMemberIsRejectedForItsCheck() throws {
+        let directory = try TemporaryDirectory()
+        let text = observationLines(1...3)
+        let cut = text.utf8.count - 40  // inside the third line
+        let first = try directory.writeGzip("a.gz", String(decoding: Array(text.utf8)[..<cut], as: UTF8.self))
+        let second = try directory.writeGzip("b.gz", String(decoding: Array(text.utf8)[cut...], as: UTF8.self) + observationLines(4...4))
+        let path = directory.file("split.jsonl.gz")
+        try (try Data(contentsOf: URL(fileURLWithPath: first)) + Data(contentsOf: URL(fileURLWithPath: second))).write(to: URL(fileURLWithPath: path))
+        try breakCRC(path, memberEnd: try Data(contentsOf: URL(fileURLWithPath: path)).count)
+        let summary = try ingest([path], in: directory, maxRejectRate: 1)
+        let rejected = summary.findings.filter { $0.outcome == .rejected }
+        #expect(rejected.map(\.line) == [3, 4], "\(rejected)")
+        #expect(rejected.allSatisfy { $0.reason.contains("fails its CRC-32 check") }, "\(rejected)")
+        #expect(summary.accepted == 2)
+    }
+
+    /// Two pages in two members, the second failing its check: the first page's records are
+    /// kept (one rejection for the whole file lost them), the second's rejected one by one.
+    @Test func twoPagesInTwoMembersKeepTheGoodMembersRecords() throws {
+        let directory = try TemporaryDirectory()
+        let first = try directory.writeGzip("a.gz", page([observationJSON(id: 1), observationJSON(id: 2)]))
+        let second = try directory.writeGzip("b.gz", page([observationJSON(id: 3)]))
+        let path = directory.file("pages.json.gz")
+        try (try Data(contentsOf: URL(fileURLWithPath: first)) + Data(contentsOf: URL(fileURLWithPath: second))).write(to: URL(fileURLWithPath: path))
+        try breakCRC(path, memberEnd: try Data(contentsOf: URL(fileURLWithPath: path)).count)
+        let summary = try ingest([path], in: directory, maxRejectRate: 1)
+        #expect(summary.accepted == 2, "\(summary.findings)")
+        #expect(summary.rejected >= 1)
+    }
+
     @Test func aGzipPageWhoseCRCFailsHasEveryRecordRejected() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.writeGzip("page.json.gz", page([observationJSON(id: 1), observationJSON(id: 2)]))

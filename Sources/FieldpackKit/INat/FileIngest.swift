@@ -246,7 +246,9 @@ final class FileIngest {
         while let line = try reader.next() {
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             if let failed {
-                distrust = failed.members.contains { $0.contains(line.offset) } ? "\(failed.reason): its records are rejected" : nil
+                // A line that runs into a failed member from a good one is damaged as well.
+                let span = line.offset..<(line.offset + line.bytes.count + 1)
+                distrust = failed.members.contains { $0.overlaps(span) } ? "\(failed.reason): its records are rejected" : nil
             }
             if line.unterminated, let damage = reader.damage {
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset,
@@ -318,8 +320,13 @@ final class FileIngest {
     /// and so are its records.
     private func ingestDocument(_ reader: LineReader, path: String, result: inout Result) throws {
         let bytes: UnsafeRawBufferPointer
+        // The bytes before `bytes` in the stream (a byte order mark): the document is read from
+        // its start, so its offsets are the inflated stream's, less these.
+        var skipped = 0
         do {
-            bytes = withoutByteOrderMark(try reader.rest(limit: maxDocumentBytes))
+            let whole = try reader.rest(limit: maxDocumentBytes)
+            bytes = withoutByteOrderMark(whole)
+            skipped = whole.count - bytes.count
         } catch let error as FieldpackError where error.path == nil {
             throw FieldpackError(path: path, error.message)
         }
@@ -335,9 +342,10 @@ final class FileIngest {
             // Which record held the text is not known here: the finding names the file.
             if repaired { note(&result, Finding(path: path, outcome: .salvaged, reason: TextRepair.reason)) }
         } catch {
-            // A gzip member that failed its check damaged the text (lines of records inflated to
-            // garbage read as one document): that is the reason, not a parse error per line.
-            if let distrust {
+            // A gzip member that failed its check, and held the whole document, damaged its text
+            // (lines of records inflated to garbage read as one document): that is the reason,
+            // not a parse error per line. Pages in several members go on below, each read.
+            if let distrust, reader.failedMembers.contains(where: { $0.failedMember.map { $0.lowerBound == 0 && $0.upperBound >= bytes.count } ?? false }) {
                 reject(&result, Finding(path: path, reason: distrust))
                 return
             }
@@ -346,7 +354,15 @@ final class FileIngest {
             // and kept only that page.
             if let parts = JSONScanner.topLevelValues(in: bytes), parts.count > 1 {
                 var locator = LineLocator(bytes)
+                // Each page is distrusted only if a failed member holds some of it: a page in a
+                // good member keeps its records (one failed member lost every page's).
+                let failed = reader.failedMembers.compactMap(\.failedMember)
+                let reason = distrust
                 for (number, part) in parts.enumerated() {
+                    if let reason {
+                        let span = (part.lowerBound + skipped)..<(part.upperBound + skipped)
+                        distrust = failed.contains { $0.overlaps(span) } ? reason : nil
+                    }
                     let partBytes = UnsafeRawBufferPointer(rebasing: bytes[part])
                     let lineBase = locator.line(of: part.lowerBound) - 1
                     let value: JSONValue

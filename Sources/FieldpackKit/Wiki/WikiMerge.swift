@@ -82,11 +82,19 @@ public struct WikiMerge {
         }
         // What the later passes found; the same copy found by two shards counts once.
         var lateArticles: [(part: Int, index: Int, entry: WikiPart.Entry)] = []
-        var seen = Set<String>()
+        var seen: [String: Int] = [:]
         for (part, report) in reports.enumerated() {
             for (index, entry) in report.articles.enumerated() where entry.late {
                 let key = "\(entry.title)\n\(entry.copy.source)\n\(entry.copy.line ?? 0)\n\(entry.copy.record ?? "")"
-                if seen.insert(key).inserted { lateArticles.append((part, index, entry)) }
+                if let first = seen[key] {
+                    // Read by two shards for different stubs: the titles it was wanted as are
+                    // both's, or the merge skips a pass a whole run makes it in.
+                    let matched = Set(lateArticles[first].entry.matched).union(entry.matched)
+                    lateArticles[first].entry.matched = matched.sorted()
+                } else {
+                    seen[key] = lateArticles.count
+                    lateArticles.append((part, index, entry))
+                }
             }
         }
         var lateRedirects: [WikiStage.LateFinds.Redirect] = []

@@ -188,15 +188,24 @@ extension WikiStage {
         let rejectsReplaced = try writeRejects(run)
         if let error = run.spillError { throw error }
         guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
-        var listed: [(title: String, kept: KeptArticle, late: Bool, order: Int)] = first.articles.map { (title: $0.key, kept: $0.value, late: false, order: 0) }
+        /// Where a later pass's copy is, and why it was read: what orders the copies of a title.
+        typealias Place = (source: String, line: Int, record: String, matched: String)
+        var listed: [(title: String, kept: KeptArticle, late: Bool, place: Place?)] =
+            first.articles.map { (title: $0.key, kept: $0.value, late: false, place: nil) }
         for (title, copies) in run.late.articles {
-            for (order, kept) in copies.enumerated() { listed.append((title, kept, true, order)) }
+            for kept in copies {
+                let article = try self.article(kept, in: run.spill)
+                let place = (article.source, article.line ?? 0, article.record ?? "", article.matched.sorted().joined(separator: "\n"))
+                listed.append((title, kept, true, place))
+            }
         }
-        // By title, the first pass's copy first, then the later passes' in the order read.
+        // By title, the first pass's copy first, then the later passes' by their place: blurbs
+        // come back from the workers in any order.
         listed.sort { a, b in
             if a.title != b.title { return WikiTitle.byteOrder(a.title, b.title) }
             if a.late != b.late { return !a.late }
-            return a.order < b.order
+            guard let x = a.place, let y = b.place else { return false }
+            return (x.source, x.line, x.record, x.matched) < (y.source, y.line, y.record, y.matched)
         }
         let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)

@@ -192,7 +192,8 @@ public struct WikiStage {
     /// found, each with the wanted titles that made it wanted: the merge keeps those of them a
     /// whole run would have looked for.
     struct LateFinds {
-        /// Every copy of each page a later pass found, in the order read: the merge counts the
+        /// Every copy of each page a later pass found (listed in `writePart` by their place, not
+        /// the order the workers finished them in): the merge counts the
         /// copies beyond the newest as `duplicate_pages` and all their HTML, as a whole run does
         /// (with only the newest kept here, a sharded build's report.html, and so its manifest,
         /// differed from a whole build's when a stub's target had two copies).
@@ -320,7 +321,8 @@ public struct WikiStage {
             return
         case .article:
             // Nothing the app could show. Kept like any copy (the newest copy decides, it counts
-            // as found, so no pass looks for it again), and never written (`isTextless`).
+            // as found, so no pass looks for it again), and never written (its empty `html` is
+            // skipped by `write` and by `WikiMerge.forEachArticle`).
             if article.blurb.html.isEmpty {
                 run.skips.append(Finding(
                     path: article.source, line: article.line, record: article.record, reason: Self.textless(article.title)))
