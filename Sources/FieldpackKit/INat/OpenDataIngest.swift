@@ -143,11 +143,14 @@ extension FileIngest {
             }
             let mark = extractor.out.count
             let counts = extractor.counts
-            let nulsBefore = extractor.out.replacedNULs
             do throws(RecordError) {
                 try row.write(bytes, number: line.number, into: &extractor, source: source)
                 result.accepted += 1
-                if extractor.out.replacedNULs != nulsBefore { note(&result, finding(.salvaged, nil, TextRepair.reason)) }
+                // A NUL in the row is written U+FFFD (the records' writer); said of the row
+                // whether or not pruning writes it, so pruning never changes the findings.
+                if let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
+                    note(&result, finding(.salvaged, nil, TextRepair.reason))
+                }
                 for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
             } catch {
                 extractor.out.truncate(to: mark)
