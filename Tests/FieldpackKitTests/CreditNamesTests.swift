@@ -16,4 +16,3 @@ import Testing
         #expect([Int64(0), 4, 9, 22, -3].allSatisfy { names.name(of: $0) == nil })
     }
 }
-
