@@ -105,6 +105,16 @@ import Testing
          "Die Art wurde von Linné beschrieben.", true),
         ("Linnaeus described the species in 1758. 14 subspecies are recognised today across its wide range.",
          "Linnaeus described the species in 1758.", true),
+        // Russian: the year's and the century's abbreviations after a number, before a name.
+        ("Вид впервые описан в 1758 г. Карлом Линнеем в десятом издании его труда. Встречается по всей Европе.",
+         "Вид впервые описан в 1758 г.", false),
+        ("Популяция заметно сократилась в XIX в. Охота на птиц тогда велась повсеместно и без ограничений.",
+         "Популяция заметно сократилась в XIX в.", false),
+        ("Птицы гнездились здесь в 1990–1995 гг. Затем колония переместилась на соседний остров у берега.",
+         "Птицы гнездились здесь в 1990–1995 гг.", false),
+        // Not an abbreviation after a number: a word ending in г (`Луг.`) ends a sentence.
+        ("Птицы гнездятся у реки Луг. Гнёзда они строят на старых деревьях в густых прибрежных зарослях.",
+         "Птицы гнездятся у реки Луг.", true),
     ])
     func anOrdinalOrAnAbbreviationBeforeANumberEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)

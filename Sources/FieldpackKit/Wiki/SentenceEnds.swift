@@ -103,7 +103,8 @@ enum SentenceEnds {
                 let stop = bytes[index] == 0x2E && after == index + 1
                 if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
                     || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
-                    || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1)))
+                    || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1))
+                    || (stop && closesRussianDate(bytes, at: index)))
                 {
                     ends.append(after)
                 }
@@ -122,6 +123,20 @@ enum SentenceEnds {
         while start > 0, InertTail.isLetter(bytes[start - 1]) { start -= 1 }
         let letters = index - start
         return letters >= 1 && letters <= 4 && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
+    }
+
+    /// Whether the `.` at `index` closes Russian `г.` or `гг.` (year, years) or `в.` or `вв.`
+    /// (century) right after a number and a space (`в 1758 г. Карлом Линнеем`, `в XIX в. Его`):
+    /// a describer's name follows them far more often than a sentence ends there, and a
+    /// sentence cut at one loses its subject's author; one that does end there runs on into the
+    /// next, which ends it. At the end of a paragraph it still ends one.
+    private static func closesRussianDate(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index >= 2, bytes[index - 2] == 0xD0, bytes[index - 1] == 0xB3 || bytes[index - 1] == 0xB2 else { return false }
+        var start = index - 2
+        if start >= 2, bytes[start - 2] == 0xD0, bytes[start - 1] == bytes[index - 1] { start -= 2 }  // гг., вв.
+        guard start >= 2, bytes[start - 1] == 0x20 else { return false }
+        let before = bytes[start - 2]
+        return InertTail.isDigit(before) || "IVXLCM".utf8.contains(before)
     }
 
     /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
