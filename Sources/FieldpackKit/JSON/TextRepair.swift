@@ -56,15 +56,21 @@ public enum TextRepair {
 }
 
 extension JSONParser {
-    /// `parseQuotingNonFinite`; a document refused only for its text is parsed repaired
-    /// (`TextRepair`), and `repaired` says so.
+    /// `parseQuotingNonFinite` (or, with `quotingNonFinite` false, `parse`: where a document's
+    /// numbers are ids, such as a wiki dump line's); a document refused only for its text is
+    /// parsed repaired (`TextRepair`), and `repaired` says so. Values point into the parser's
+    /// own buffers: the repaired copy need not outlive the parse.
     ///
     /// - Throws: the first parse's `JSONSyntaxError` when neither helps.
-    public func parseRepairingText(_ bytes: UnsafeRawBufferPointer) throws -> (value: JSONValue, repaired: Bool) {
+    public func parseRepairingText(_ bytes: UnsafeRawBufferPointer, quotingNonFinite: Bool = true) throws -> (value: JSONValue, repaired: Bool) {
+        // Not a method reference chosen once: that would allocate its context on every line.
+        func read(_ bytes: UnsafeRawBufferPointer) throws -> JSONValue {
+            quotingNonFinite ? try parseQuotingNonFinite(bytes) : try parse(bytes)
+        }
         do {
-            return (try parseQuotingNonFinite(bytes), false)
+            return (try read(bytes), false)
         } catch {
-            guard let fixed = TextRepair.repaired(bytes), let value = try? parseQuotingNonFinite(fixed.bytes) else { throw error }
+            guard let fixed = TextRepair.repaired(bytes), let value = try? read(fixed.bytes) else { throw error }
             return (value, true)
         }
     }

@@ -247,7 +247,8 @@ extension WikiStage {
             do {
                 // Text that is not UTF-8 or a lone surrogate escape (`\ud800`) in one field
                 // refused the whole article; repaired to U+FFFD, as ingest does, it is kept.
-                (value, repaired) = try Self.parseRepairingText(line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes, with: reading.parser)
+                (value, repaired) = try reading.parser.parseRepairingText(
+                    line.number == 1 ? withoutByteOrderMark(line.bytes) : line.bytes, quotingNonFinite: false)
             } catch let error as JSONSyntaxError {
                 first = false
                 guard owned else { continue }
@@ -299,7 +300,7 @@ extension WikiStage {
         let root: JSONValue
         let repaired: Bool
         do {
-            (root, repaired) = try Self.parseRepairingText(withoutByteOrderMark(bytes), with: reading.parser)
+            (root, repaired) = try reading.parser.parseRepairingText(withoutByteOrderMark(bytes), quotingNonFinite: false)
         } catch let error as JSONSyntaxError {
             return reject(Finding(path: source, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
         }
@@ -324,21 +325,10 @@ extension WikiStage {
         }
     }
 
-    /// `bytes` parsed; a line or document refused only for its text (bytes that are not UTF-8,
-    /// a lone surrogate escape) parsed repaired (`TextRepair`), which `repaired` says. Not the
-    /// quoting of NaN or 1e400 that ingest does: a dump line's numbers are its ids.
-    static func parseRepairingText(_ bytes: UnsafeRawBufferPointer, with parser: JSONParser) throws -> (value: JSONValue, repaired: Bool) {
-        do {
-            return (try parser.parse(bytes), false)
-        } catch {
-            // Values point into the parser's own buffers: the repaired copy need not outlive the parse.
-            guard let fixed = TextRepair.repaired(bytes), let value = try? parser.parse(fixed.bytes) else { throw error }
-            return (value, true)
-        }
-    }
-
     /// One article object, from a line or a document: kept for a blurb if it is wanted. One
-    /// `repaired` (`parseRepairingText`) is a salvaged finding, once it is known to be wanted.
+    /// `repaired` (`JSONParser.parseRepairingText`, without the quoting of NaN or 1e400 ingest
+    /// does: a dump line's numbers are its ids) is a salvaged finding, once it is known to be
+    /// wanted.
     private func record(
         _ value: JSONValue, source: String, line: Int?, record: String?, repaired: Bool = false, _ reading: Reading, into run: inout Run
     ) throws {
