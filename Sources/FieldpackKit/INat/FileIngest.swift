@@ -267,10 +267,7 @@ final class FileIngest {
                 // by it: the member's reason, not the parser's (or a page's salvage) is why.
                 if let distrust {
                     reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: distrust))
-                    if overLimit(result) {
-                        stop(&result, at: "line \(line.number)", path: path)
-                        return
-                    }
+                    if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
                     continue
                 }
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
@@ -279,10 +276,7 @@ final class FileIngest {
                 if bytes.first == UInt8(ascii: "{"), JSONScanner.scanArray(named: "results", in: bytes).arrayStart != nil {
                     salvage(bytes, path: path, syntax: message, at: page, source: "\(fileIndex):\(line.number)#", result: &result)
                     if result.stoppedAt != nil { return }
-                    if overLimit(result) {
-                        stop(&result, at: "line \(line.number)", path: path)
-                        return
-                    }
+                    if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
                     continue
                 }
                 let reason = line.unterminated
@@ -306,10 +300,7 @@ final class FileIngest {
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
             if extractor.satellites.isFull { extractor.flushSatellites() }
             if rejects.count > Self.rejectsSpill, let rejectsPart { try rejectsPart.spill(&rejects) }
-            if overLimit(result) {
-                stop(&result, at: "line \(line.number)", path: path)
-                return
-            }
+            if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
         }
         if let damage = reader.damage, result.accepted + result.rejected > 0 {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
@@ -457,10 +448,7 @@ final class FileIngest {
                 let (line, offset) = location(index)
                 return Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
-            if overLimit(result) {
-                stop(&result, at: array.label(index), path: path)
-                return false
-            }
+            if stopsOverLimit(&result, at: array.label(index), path: path) { return false }
         }
         if !any {
             result.emptyPage = true
@@ -523,7 +511,7 @@ final class FileIngest {
             accept(value, source: "\(source)\(index)", result: &result, repairedText: repaired) { reason in
                 Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason)
             }
-            if overLimit(result) { return stop(&result, at: array.label(index), path: path) }
+            if stopsOverLimit(&result, at: array.label(index), path: path) { return }
         }
         // The array whole and an element refused on its own: that element was why the document
         // did not parse, and it has its finding (a second one, "malformed after its results
@@ -623,6 +611,14 @@ final class FileIngest {
     private func overLimit(_ result: Result) -> Bool {
         guard let rejectLimit else { return false }
         return result.rejected > rejectLimit
+    }
+
+    /// Stops reading at `place` when the rejected records are over the limit (`stop`); whether
+    /// it stopped.
+    private func stopsOverLimit(_ result: inout Result, at place: @autoclosure () -> String, path: String) -> Bool {
+        guard overLimit(result) else { return false }
+        stop(&result, at: place(), path: path)
+        return true
     }
 
     /// Stops reading a file whose rejected records alone put the run over its limit.

@@ -78,13 +78,17 @@ public enum NonFiniteTokens {
         guard spellings.contains(where: { spelling in
             spelling.count == word.count && zip(spelling, word).allSatisfy { $0 == ($1 | 0x20) }
         }) else { return nil }
-        if end < bytes.count {
-            let next = bytes[end]
-            guard next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") || next == 0x20
-                || next == 0x09 || next == 0x0A || next == 0x0D
-            else { return nil }
-        }
+        guard endsAValue(bytes, at: end) else { return nil }
         return end - index
+    }
+
+    /// Whether a value may end before `end`: the document ends there, or a delimiter or a space
+    /// follows.
+    private static func endsAValue(_ bytes: UnsafeRawBufferPointer, at end: Int) -> Bool {
+        guard end < bytes.count else { return true }
+        let next = bytes[end]
+        return next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") || next == 0x20
+            || next == 0x09 || next == 0x0A || next == 0x0D
     }
 
     /// The length of a JSON number at `index` that simdjson refuses, ending at a delimiter: an
@@ -114,12 +118,7 @@ public enum NonFiniteTokens {
             while isDigit(end) { end += 1 }
             guard end > exponent else { return nil }
         }
-        if end < bytes.count {
-            let next = bytes[end]
-            guard next == UInt8(ascii: ",") || next == UInt8(ascii: "}") || next == UInt8(ascii: "]") || next == 0x20
-                || next == 0x09 || next == 0x0A || next == 0x0D
-            else { return nil }
-        }
+        guard endsAValue(bytes, at: end) else { return nil }
         let token = Array(bytes[index..<end])
         if integer {
             // Compared as digit strings of equal length (a leading zero is not JSON anyway).

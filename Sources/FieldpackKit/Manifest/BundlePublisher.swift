@@ -212,7 +212,6 @@ public struct BundlePublisher {
         }
     }
 
-
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
     /// file, or not fieldpack's manifest.
     private static func bundleFiles(listedIn path: String) throws -> Set<String>? {

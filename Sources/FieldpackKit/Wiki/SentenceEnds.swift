@@ -119,10 +119,16 @@ enum SentenceEnds {
     /// not a longer word or a number, after which a sentence may well end before a numeral
     /// (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
     private static func closesAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
+        let letters = word(before: index, in: bytes, of: InertTail.isLetter)
+        return letters.alone && (1...4).contains(letters.length)
+    }
+
+    /// How many bytes right before `index` pass `test`, and whether they stand alone as a word:
+    /// at the text's start, or after a space or an opening bracket.
+    private static func word(before index: Int, in bytes: [UInt8], of test: (UInt8) -> Bool) -> (length: Int, alone: Bool) {
         var start = index
-        while start > 0, InertTail.isLetter(bytes[start - 1]) { start -= 1 }
-        let letters = index - start
-        return letters >= 1 && letters <= 4 && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
+        while start > 0, test(bytes[start - 1]) { start -= 1 }
+        return (index - start, start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
     }
 
     /// Whether the `.` at `index` closes Russian `г.` or `гг.` (year, years) or `в.` or `вв.`
@@ -142,10 +148,8 @@ enum SentenceEnds {
     /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
     /// `19.`), as a German ordinal is written.
     private static func closesOrdinal(_ bytes: [UInt8], at index: Int) -> Bool {
-        var start = index
-        while start > 0 && InertTail.isDigit(bytes[start - 1]) { start -= 1 }
-        let digits = index - start
-        return (digits == 1 || digits == 2) && (start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
+        let digits = word(before: index, in: bytes, of: InertTail.isDigit)
+        return digits.alone && (1...2).contains(digits.length)
     }
 
     /// The German words an ordinal comes before far more often than a sentence ends there: the
