@@ -24,6 +24,13 @@ import Testing
 
     private func records(_ kind: String, _ all: [[String: Any]]) -> [[String: Any]] { all.filter { $0["k"] as? String == kind } }
 
+    /// The error ingest refuses `inputs` with (any reject rate allowed: the refusal is the point).
+    private func refusal(of inputs: [String], in directory: TemporaryDirectory) throws -> FieldpackError {
+        var options = INatIngest.Options(inputs: inputs, output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.maxRejectRate = 1
+        return try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+    }
+
     @Test func theRealExportTablesAreReadWithEveryRowKept() throws {
         let directory = try TemporaryDirectory()
         let (all, summary) = try ingest(["\(Self.realTables)/photos.csv", "\(Self.realTables)/observations.csv"], in: directory)
@@ -258,9 +265,7 @@ import Testing
         bytes[bytes.count - 8] ^= 0xFF  // the CRC-32 of the (last) member
         try bytes.write(to: URL(fileURLWithPath: path))
         #expect(try run("/bin/gzip", ["-t", path]).status != 0)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        let error = try refusal(of: [path], in: directory)
         #expect(error.path == path)
         #expect(error.message.contains("refused whole"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
@@ -276,9 +281,7 @@ import Testing
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
         #expect(try run("/bin/gzip", ["-t", path]).status != 0)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        let error = try refusal(of: [path], in: directory)
         #expect(error.path == path)
         #expect(error.message.hasPrefix("damaged (") && error.message.hasSuffix("an open-data export cut short is refused whole; download it again"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
@@ -292,9 +295,7 @@ import Testing
         _ = try directory.writeGzip("export/taxa.csv.gz", "taxon_id\tancestry\trank_level\trank\tname\tactive\n1\t48460\t70\tkingdom\tAnimalia\ttrue\n")
         let path = directory.file("inaturalist-open-data-20241127.tar")
         #expect(try run("/bin/tar", ["-cf", path, "-C", directory.path, "export/observers.csv.gz", "export/taxa.csv.gz"]).status == 0)
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        let error = try refusal(of: [path], in: directory)
         #expect(error.path == path)
         #expect(error.message == "a tar archive with no table of the iNaturalist open-data export in it (observations, photos, taxa, observers); "
             + "its members are gzip-compressed (export/observers.csv.gz, export/taxa.csv.gz), which a tar does not unpack: "
@@ -304,9 +305,7 @@ import Testing
     @Test func aHeaderMissingAColumnSaysWhichOne() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        let error = try refusal(of: [path], in: directory)
         #expect(error.path == path && error.line == 1)
         #expect(error.message == "an open-data observations table without the column(s) positional_accuracy, taxon_id, quality_grade, observed_on")
     }
@@ -322,9 +321,7 @@ import Testing
     func aHeaderNamingAColumnTwiceOrWithSpacesIsRefusedSayingSo(header: String, message: String) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", header + "526ababd\t505\t38.6\t-122.7\t5\t3\tresearch\t2024-01-01\t7\n")
-        var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
-        options.maxRejectRate = 1
-        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        let error = try refusal(of: [path], in: directory)
         #expect(error.path == path && error.line == 1)
         #expect(error.message == message)
     }
