@@ -216,6 +216,25 @@ import Testing
         #expect(findings.count == 1 && findings.first!.contains(#"this copy of \"Lixus\" has no text left"#), "\(findings)")
     }
 
+    /// Two pages of one Wikidata item, the first by title with no text left by the rules (a
+    /// list page): a destination wanting the item gets the page with text, not nothing, in a
+    /// whole run and in any number of shards.
+    @Test(arguments: [1, 3])
+    func aWantedWikidataItemGoesToItsPageWithTextOverOneWithNone(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let listOnly = H.parsoid("The genus contains the following species:")
+            .replacingOccurrences(of: "</section></body>", with: "<ul><li>Lixus a</li><li>Lixus b</li></ul></section></body>")
+        let inputs = [
+            try directory.write("a.ndjson", H.line("List of Lixus species", listOnly, ["main_entity": ["identifier": "Q42"]]) + "\n"),
+            try directory.write("b.ndjson", H.line("Lixus", H.parsoid(Self.sentence("lixus")), ["main_entity": ["identifier": "Q42"]]) + "\n"),
+        ]
+        let wants = H.wants([], wikidata: ["Q42"])
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        #expect(report["missing"] as? [String] == [])
+        let whole = try H.run(inputs, wants: wants, in: try TemporaryDirectory())
+        #expect(whole.titles == ["Lixus"])
+    }
+
     @Test func aPartFromOtherInputsIsRefusedNamingBoth() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid()) + "\n")

@@ -60,7 +60,7 @@ public struct WikiMerge {
     private static func decide(
         _ reports: [WikiPart.Report]
     ) -> (winners: [String: (part: Int, entry: Int)], requesters: WikiStage.Requesters, report: WikiReport) {
-        var kept: [String: (part: Int, entry: Int, copy: WikiStage.Copy, wikidata: String?)] = [:]
+        var kept: [String: (part: Int, entry: Int, copy: WikiStage.Copy, wikidata: String?, hasText: Bool)] = [:]
         var duplicates = reports.reduce(0) { $0 + $1.duplicates }
         var htmlBytes = reports.reduce(0) { $0 + $1.htmlBytes }
         func keep(_ entry: WikiPart.Entry, part: Int, index: Int) {
@@ -68,7 +68,7 @@ public struct WikiMerge {
                 duplicates += 1
                 if !entry.copy.isNewer(than: existing.copy) { return }
             }
-            kept[entry.title] = (part, index, entry.copy, entry.wikidata)
+            kept[entry.title] = (part, index, entry.copy, entry.wikidata, entry.hasText)
         }
         var redirects: [String: String] = [:]
         var disambiguations = Set<String>()
@@ -132,7 +132,7 @@ public struct WikiMerge {
             wanted.add(late)
         }
         let resolved = WikiStage.requesters(
-            of: kept, wikidata: { $0.wikidata }, redirects: redirects, disambiguations: disambiguations,
+            of: kept, wikidata: { $0.wikidata }, hasText: { $0.hasText }, redirects: redirects, disambiguations: disambiguations,
             disambiguationItems: disambiguationItems, wanted: wanted)
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(

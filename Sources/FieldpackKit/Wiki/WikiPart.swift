@@ -53,6 +53,8 @@ public enum WikiPart {
         var copy: WikiStage.Copy
         /// Found by a later pass (reading every dump for redirect stubs' targets).
         var late: Bool
+        /// Whether the copy has text left by the blurb rules (`WikiStage.Article.hasText`).
+        var hasText: Bool
         var matched: [String]
         var htmlBytes: Int
     }
@@ -159,7 +161,7 @@ extension WikiPart.Report {
                 line: article["line"]?.int64.map(Int.init), record: article["record"]?.string)
             articles.append(WikiPart.Entry(
                 title: title, wikidata: article["wikidata"]?.string, copy: copy, late: article["late"]?.bool ?? false,
-                matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
+                hasText: article["has_text"]?.bool ?? true, matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
         }
         for redirect in elements(root["redirects"]) {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
@@ -299,6 +301,7 @@ extension WikiStage {
             report.key("line"); report.int(article.line.map(Int64.init))
             report.key("record"); report.string(article.record)
             report.key("late"); report.bool(entry.late)
+            report.key("has_text"); report.bool(article.hasText)
             matched(article.matched)
             report.key("html_bytes"); report.int(article.htmlBytes)
             report.endObject()

@@ -81,6 +81,10 @@ public struct WikiStage {
 
         func isNewer(than other: Article) -> Bool { copy.isNewer(than: other.copy) }
 
+        /// Whether the blurb rules left this copy any text: a copy with none is kept (it is the
+        /// page's newest copy and counts as found) and never written.
+        var hasText: Bool { stored.map { $0.html.count > 0 } ?? !blurb.html.isEmpty }
+
         /// Fills what the input did not say from what the page's HTML says about itself.
         mutating func complete(with page: PageMetadata) {
             pageID = pageID ?? page.pageID
@@ -323,7 +327,7 @@ public struct WikiStage {
             // Nothing the app could show. Kept like any copy (the newest copy decides, it counts
             // as found, so no pass looks for it again), and never written (its empty `html` is
             // skipped by `write` and by `WikiMerge.forEachArticle`).
-            if article.blurb.html.isEmpty {
+            if !article.hasText {
                 run.skips.append(Finding(
                     path: article.source, line: article.line, record: article.record, reason: Self.textless(article.title)))
             }
@@ -367,9 +371,19 @@ public struct WikiStage {
 
     /// Who asked for the run's articles, and what was wanted and not found (`summary.missing`).
     private func resolveRequesters(_ wanted: WikiWants, _ run: inout Run) -> Requesters {
+        // Read back from the spill file only for a Wikidata item two kept pages share.
+        var readError: Error? = nil
         let resolved = Self.requesters(
-            of: run.articles, wikidata: \.wikidata, redirects: run.redirects, disambiguations: run.disambiguations,
+            of: run.articles, wikidata: \.wikidata,
+            hasText: { [spill = run.spill] kept in
+                do { return try self.article(kept, in: spill).hasText } catch {
+                    if readError == nil { readError = error }
+                    return true
+                }
+            },
+            redirects: run.redirects, disambiguations: run.disambiguations,
             disambiguationItems: run.disambiguationItems, wanted: wanted)
+        if run.spillError == nil { run.spillError = readError }
         run.summary.missing = resolved.missing
         run.summary.articles = run.articles.count
         return resolved
@@ -398,18 +412,24 @@ public struct WikiStage {
     }
 
     /// Who asked for each article (`articles` by title, `wikidata` giving each one's Wikidata
-    /// item): the requesters of its title, of its QID and of the redirects to it; and what was
-    /// wanted and not found (nor skipped as a disambiguation page). The whole run and the merge
-    /// decide it here.
+    /// item, `hasText` whether the rules left it any text): the requesters of its title, of its
+    /// QID and of the redirects to it; and what was wanted and not found (nor skipped as a
+    /// disambiguation page). The whole run and the merge decide it here.
     static func requesters<Kept>(
-        of articles: [String: Kept], wikidata: (Kept) -> String?, redirects: [String: String], disambiguations: Set<String>,
-        disambiguationItems: Set<String>, wanted: WikiWants
+        of articles: [String: Kept], wikidata: (Kept) -> String?, hasText: (Kept) -> Bool, redirects: [String: String],
+        disambiguations: Set<String>, disambiguationItems: Set<String>, wanted: WikiWants
     ) -> Requesters {
         var byWikidata: [String: String] = [:]
-        // In title order, the first title keeps a QID two articles share: never the hash order.
+        // A QID two articles share goes to the first title with text, in title order (never the
+        // hash order); to the first title when none has any (it is found, and ships nothing).
         if !wanted.wikidata.isEmpty {
             for title in articles.keys.sorted() {
-                if let id = wikidata(articles[title]!)?.uppercased(), byWikidata[id] == nil { byWikidata[id] = title }
+                guard let id = wikidata(articles[title]!)?.uppercased() else { continue }
+                if let first = byWikidata[id] {
+                    if !hasText(articles[first]!), hasText(articles[title]!) { byWikidata[id] = title }
+                } else {
+                    byWikidata[id] = title
+                }
             }
         }
         var indirect: [String: WikiWants.RequesterSet] = [:]
