@@ -87,6 +87,13 @@ import Testing
         ("(<i>Alcedo atthis</i>; <span class=\"IPA\">/ˈkɪŋ/</span>)", "(<i>Alcedo atthis</i>)"),
         ("<span class=\"IPA\">/ˈkɪŋ/</span> (<span class=\"unicode haudio\"><a href=\"./File:Kingfisher.ogg\">listen</a></span>)", ""),
         ("(IPA: <span class=\"IPA\">[ˈkɪŋ]</span>)", ""),
+        // French Wikipedia's template ({{API}}) and cue.
+        ("(<i>Alcedo atthis</i>), prononcé <span class=\"API nowrap\" title=\"Alphabet phonétique international\">[al.se.do]</span>,",
+         "(<i>Alcedo atthis</i>),"),
+        ("(<i>Alcedo atthis</i>; prononcé <span class=\"API nowrap\">[al.se.do]</span>)", "(<i>Alcedo atthis</i>)"),
+        // A cue between two separators keeps the space after them.
+        ("(<i>Alcedo atthis</i>; pronounced <span class=\"IPA\">/ˈkɪŋ/</span>; the river kingfisher)",
+         "(<i>Alcedo atthis</i>; the river kingfisher)"),
         ("(<span class=\"rt-commentedText\"><span class=\"IPA\">/ˈkɪŋ/</span></span> <span class=\"noprint\">(<a>listen</a>)</span>)", ""),
     ])
     func removingPronunciationLeavesNoEmptyOrDanglingBrackets(inner: String, expected: String) throws {

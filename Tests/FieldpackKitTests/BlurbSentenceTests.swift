@@ -112,11 +112,32 @@ import Testing
          "Популяция заметно сократилась в XIX в.", false),
         ("Птицы гнездились здесь в 1990–1995 гг. Затем колония переместилась на соседний остров у берега.",
          "Птицы гнездились здесь в 1990–1995 гг.", false),
+        // An abbreviation in another script before a number, and a longer one that never ends
+        // a sentence (the summary was "…длина тела ок.", "…measuring approx.").
+        ("Это самый крупный вид синиц в Европе: длина тела ок. 14 см, масса ок. 20 г. Обитает в лесах.",
+         "Это самый крупный вид синиц в Европе: длина тела ок.", false),
+        ("The great tit is a distinctive bird, measuring approx. 14 cm in length, with a black head. It is common.",
+         "The great tit is a distinctive bird, measuring approx.", false),
+        // An initialism (it was "…listed by the U.S."), French `av. J.-C.`, German `z. B.`, a place.
+        ("Since 1967 it has been listed by the U.S. Fish and Wildlife Service as an endangered species. It is tall.",
+         "Since 1967 it has been listed by the U.S.", false),
+        ("Aristote la décrit déjà au IVe siècle av. J.-C. dans son Histoire des animaux, avec soin. Elle est commune.",
+         "Aristote la décrit déjà au IVe siècle av.", false),
+        ("Sie frisst vor allem Insekten, z. B. Raupen und Käfer, im Winter auch Samen und Nüsse. Sie ist häufig.",
+         "Sie frisst vor allem Insekten, z.", false),
+        ("It is found in open areas around St. Helena, mostly on pasture and on the island's dry plains. It is small.",
+         "It is found in open areas around St.", false),
+        // A German ordinal after an article, before any noun (it was "…brüten meist schon im 1.").
+        ("Die Jungvögel brüten meist schon im 1. Lebensjahr, und Paare bleiben oft mehrere Jahre zusammen. Sie ist häufig.",
+         "Die Jungvögel brüten meist schon im 1.", false),
+        // A count ending a sentence still ends it, with no article before it.
+        ("Das Gelege umfasst meist 5 bis 7. Die Eier werden vom Weibchen allein etwa zwei Wochen bebrütet. Sie ist häufig.",
+         "Das Gelege umfasst meist 5 bis 7.", true),
         // Not an abbreviation after a number: a word ending in г (`Луг.`) ends a sentence.
         ("Птицы гнездятся у реки Луг. Гнёзда они строят на старых деревьях в густых прибрежных зарослях.",
          "Птицы гнездятся у реки Луг.", true),
     ])
-    func anOrdinalOrAnAbbreviationBeforeANumberEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
+    func anOrdinalAnInitialismOrAnAbbreviationEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)
         #expect((made.summary == prefix) == ends, "\(made.summary)")
     }

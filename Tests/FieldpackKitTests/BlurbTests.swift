@@ -42,6 +42,7 @@ import Testing
             <div role="note" class="hatnote navigation-not-searchable">For other uses, see Tit.</div>
             <table class="infobox biota"><tr><td>Kingdom: Animalia. A long cell of text that is not prose at all here.</td></tr></table>
             <table class="ambox"><tr><td>This article needs additional citations for verification of its claims.</td></tr></table>
+            <div class="infobox_v3 noarchive large taxobox_v3 zoologie animal bordered"><p>A great tit on a branch, an adult male.</p></div>
             <figure typeof="mw:File/Thumb"><img src="x.jpg"/><figcaption>A male great tit singing on a branch in spring.</figcaption></figure>
             <style data-mw-deduplicate="TemplateStyles:r1">.x{color:red}</style>
             \(lead)<link rel="mw:PageProp/Category" href="./Category:Birds"/>

@@ -426,7 +426,7 @@ struct ArticleCleaner {
             "reflist", "references", "mw-references-wrap", "mw-references", "infobox", "sidebar", "metadata", "thumb",
             "gallery", "toc", "mw-empty-elt", "mwe-math-element", "mw-cite-backlink", "noexcerpt", "catlinks",
             "printfooter", "mw-authority-control", "asbox", "dmbox", "mw-jump-link", "mw-indicators", "geo-nondefault",
-            "geo-multi-punct", "IPA", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
+            "geo-multi-punct", "IPA", "API", "infobox_v2", "infobox_v3", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
             "Inline-Template", "Template-Fact", "need_ref_tag", "haudio", "quotebox", "templatequote",
             "templatequotecite", "pullquote", "pcs-header", "pcs-edit-section-title-description",
         ]

@@ -207,8 +207,12 @@ struct FlatText {
                 }
                 var markEnd = wordStart - 1
                 while markEnd >= 0 && bytes[markEnd] == 0x20 { markEnd -= 1 }
-                if markEnd >= 0, [Mark.opener, .separator].contains(mark(endingAt: markEnd).0), Self.isCue(bytes[wordStart...left]) {
-                    cut((markEnd + 1)..<(after == .separator ? skipSpaces(from: right + afterLength) : right))
+                let opening = markEnd >= 0 ? mark(endingAt: markEnd).0 : Mark.other
+                if opening == .opener || opening == .separator, Self.isCue(bytes[wordStart...left]) {
+                    // After an opener, what follows the separator starts the bracket (`(often`);
+                    // after a separator, the space after the cut one stays (`; often`, `, is`).
+                    let end = after == .closer ? right : opening == .opener ? skipSpaces(from: right + afterLength) : right + afterLength
+                    cut((markEnd + 1)..<end)
                     continue
                 }
             }
@@ -217,12 +221,17 @@ struct FlatText {
         return lowest
     }
 
-    /// A word that only introduces what was removed: a label ending in ":" or "：", or
-    /// "pronounced", "pronunciation", "listen".
+    /// A word that only introduces what was removed: a label ending in ":" or "：", or one of
+    /// `cues`.
     private static func isCue(_ word: ArraySlice<UInt8>) -> Bool {
         if word.last == UInt8(ascii: ":") { return true }
         if word.count >= 3 && Array(word.suffix(3)) == [0xEF, 0xBC, 0x9A] { return true }
-        let lower = String(decoding: word, as: UTF8.self).lowercased()
-        return lower == "pronounced" || lower == "pronunciation" || lower == "listen"
+        return cues.contains(String(decoding: word, as: UTF8.self).lowercased())
     }
+
+    /// "pronounced", "pronunciation", "listen", and the words French and Spanish leads write
+    /// before a transcription or a recording.
+    private static let cues: Set<String> = [
+        "pronounced", "pronunciation", "listen", "prononcé", "prononciation", "écouter", "pronunciado", "pronunciación", "escuchar",
+    ]
 }

@@ -6,11 +6,15 @@
 /// followed by closing quotes or brackets (`."`, `.»`, `.)`, `.”`, German `.“` and `.‘`, Danish
 /// `.«`, `。」`). Inside a text, a mark ends a sentence when the text ends there, or a space
 /// follows (CJK, Burmese and Khmer marks need none), and, after `.` `!` `?`, the next word does
-/// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`).
-/// A `.` closing a short word (one to four letters) before a number does not end one either
-/// (`c. 1758`, `ca. 12 cm`, `Nr. 5`: abbreviations), nor does one closing a German
-/// ordinal of one or two digits before a month or a century (`am 3. Juni`, `im 19. Jahrhundert`:
-/// German writes those nouns in capitals).
+/// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`)
+/// or an initialism (`U.S. Fish`, `J.-C.`), nor an abbreviation that never ends a sentence
+/// (`e.g.`, `approx.`, `St.`, `Mt.`, French `av.` of `av. J.-C.`, German `z.` of `z. B.`:
+/// `neverFinal`). A `.` closing a short word (one to four letters of any script) before a
+/// number does not end one either (`c. 1758`, `ca. 12 cm`, `Nr. 5`, Russian `ок. 14 см`:
+/// abbreviations), nor does one closing a German ordinal of one or two digits before a month
+/// or a century (`am 3. Juni`, `im 19. Jahrhundert`: German writes those nouns in capitals) or
+/// after an article or a preposition fused with one (`im 1. Lebensjahr`, `die 5. Handschwinge`:
+/// no sentence ends on `im 1.`).
 /// Byte loops over UTF-8; scalars are decoded only next to a mark.
 enum SentenceEnds {
     /// The length of the terminal mark at `index`, or 0; `wide` when it is a CJK mark, which no
@@ -102,8 +106,9 @@ enum SentenceEnds {
             } else if bytes[after] == 0x20, after + 1 < count {
                 let stop = bytes[index] == 0x2E && after == index + 1
                 if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
+                    || (stop && closesNeverFinal(bytes, at: index))
                     || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
-                    || (stop && closesOrdinal(bytes, at: index) && startsOrdinalNoun(bytes, at: after + 1))
+                    || (stop && closesOrdinal(bytes, at: index) && (startsOrdinalNoun(bytes, at: after + 1) || followsOrdinalArticle(bytes, at: index)))
                     || (stop && closesRussianDate(bytes, at: index)))
                 {
                     ends.append(after)
@@ -114,13 +119,44 @@ enum SentenceEnds {
         return ends
     }
 
-    /// Whether the `.` at `index` closes a short word of one to four Latin letters standing
-    /// alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`), as an abbreviation before a number is written;
-    /// not a longer word or a number, after which a sentence may well end before a numeral
-    /// (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
+    /// Whether the `.` at `index` closes a short word of one to four letters of any script
+    /// standing alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`, Russian `ок.`), as an abbreviation
+    /// before a number is written; not a longer word or a number, after which a sentence may
+    /// well end before a numeral (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
     private static func closesAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
-        let letters = word(before: index, in: bytes, of: InertTail.isLetter)
-        return letters.alone && (1...4).contains(letters.length)
+        let start = wordStart(before: index, in: bytes)
+        guard start < index else { return false }
+        var letters = 0
+        var position = start
+        while position < index {
+            guard let scalar = scalar(in: bytes, at: position), scalar.properties.isAlphabetic else { return false }
+            letters += 1
+            position += scalar.utf8.count
+        }
+        return letters <= 4
+    }
+
+    /// Abbreviations after which a sentence practically never ends, whatever follows: Latin
+    /// ones (`e.g.`, `i.e.`, `cf.`, `viz.`, `vs.`, `approx.`, `incl.`, `esp.`), titles and place
+    /// names (`St.`, `Mt.`, `Dr.`), French `av.` and `apr.` (`av. J.-C.`), German `z.` (`z. B.`),
+    /// Spanish `aprox.`, Russian `ок.` and `прибл.`. Not `etc.` or `spp.`, which often do.
+    private static let neverFinal: Set<[UInt8]> = Set([
+        "e.g", "E.g", "i.e", "I.e", "cf", "Cf", "viz", "vs", "approx", "Approx", "incl", "esp", "St", "Ste", "Mt", "Dr", "Mr",
+        "Mrs", "Prof", "av", "apr", "z", "aprox", "Aprox", "ок", "прибл",
+    ].map { Array($0.utf8) })
+
+    /// Whether the `.` at `index` closes one of `neverFinal`, standing alone.
+    private static func closesNeverFinal(_ bytes: [UInt8], at index: Int) -> Bool {
+        let start = wordStart(before: index, in: bytes)
+        return index - start <= 12 && neverFinal.contains(Array(bytes[start..<index]))
+    }
+
+    /// Where the word ending at `index` starts: after the last space or opening bracket before
+    /// it, or at the text's start.
+    private static func wordStart(before index: Int, in bytes: [UInt8]) -> Int {
+        var start = index
+        while start > 0, bytes[start - 1] != 0x20, bytes[start - 1] != 0x28 { start -= 1 }
+        return start
     }
 
     /// How many bytes right before `index` pass `test`, and whether they stand alone as a word:
@@ -159,6 +195,23 @@ enum SentenceEnds {
         "November", "Dezember", "Jahrhundert", "Jahrhunderts", "Jahrtausend", "Jahrtausends", "Jh",
     ].map { Array($0.utf8) }
 
+    /// The German articles and prepositions fused with one that come right before an ordinal
+    /// (`im 1. Lebensjahr`, `am 3. Tag`, `die 5. Handschwinge`, `des 2. Kalenderjahres`) and
+    /// never before a number ending a sentence (`2 bis 4.`, `etwa 500.` do end one).
+    private static let ordinalArticles: Set<[UInt8]> = Set([
+        "im", "am", "vom", "zum", "zur", "beim", "ins", "ans", "der", "die", "das", "dem", "den", "des", "Im", "Am", "Vom",
+        "Zum", "Zur", "Beim", "Der", "Die", "Das", "Dem", "Den", "Des", "ihrem", "ihrer", "ihres", "seinem", "seiner", "seines",
+        "jedem", "jeder", "jedes",
+    ].map { Array($0.utf8) })
+
+    /// Whether the number the `.` at `index` closes follows one of `ordinalArticles` and a space.
+    private static func followsOrdinalArticle(_ bytes: [UInt8], at index: Int) -> Bool {
+        let numberStart = wordStart(before: index, in: bytes)
+        guard numberStart >= 2, bytes[numberStart - 1] == 0x20 else { return false }
+        let start = wordStart(before: numberStart - 1, in: bytes)
+        return ordinalArticles.contains(Array(bytes[start..<(numberStart - 1)]))
+    }
+
     /// Whether one of `ordinalNouns` starts at `index`, as a whole word.
     private static func startsOrdinalNoun(_ bytes: [UInt8], at index: Int) -> Bool {
         for word in ordinalNouns where index + word.count <= bytes.count {
@@ -178,13 +231,16 @@ enum SentenceEnds {
         return scalar.properties.isLowercase
     }
 
-    /// Whether the `.` at `index` follows a single upper-case letter standing alone (`J.`).
+    /// Whether the `.` at `index` follows a single upper-case letter standing alone (`J.`), or
+    /// one that goes on an initialism (the `S` of `U.S.`, the `C` of `J.-C.`).
     private static func closesInitial(_ bytes: [UInt8], at index: Int) -> Bool {
         guard index > 0 else { return false }
         var start = index - 1
         while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
         guard let letter = scalar(in: bytes, at: start), letter.properties.isUppercase else { return false }
-        return start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28
+        if start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28 { return true }
+        let before = bytes[start - 1]
+        return before == 0x2E || (before == 0x2D && start >= 2 && bytes[start - 2] == 0x2E)
     }
 
     /// The scalar whose UTF-8 encoding starts at `index` (nil if it is not a well-formed one).
