@@ -137,8 +137,12 @@ import Testing
     }
 
     /// A folder of the user's is kept whole even when it holds a `manifest.json` (a web app's,
-    /// or fieldpack's with a file of the user's beside it).
-    @Test(arguments: ["web app", "bundle with a user's file", "bag with a user's file in data"])
+    /// or fieldpack's with a file of the user's beside it, hidden ones too: a `.git` folder was
+    /// deleted with the old bundle when every hidden name was taken for a desktop's litter).
+    @Test(arguments: [
+        "web app", "bundle with a user's file", "bag with a user's file in data", "bundle with a user's hidden file",
+        "bundle with a user's .git", "bag with a user's hidden file in data",
+    ])
     func aFolderWithAManifestThatIsNotOnlyABundleIsRefusedAndKept(kind: String) throws {
         let directory = try TemporaryDirectory()
         _ = try publishedBundle(in: directory)
@@ -148,16 +152,16 @@ import Testing
             try directory.write("target/manifest.json", #"{"name": "My app", "start_url": "index.html"}"# + "\n")
             try directory.write("target/index.html", "<!doctype html>\n")
             kept = "target/index.html"
-        } else if kind == "bundle with a user's file" {
+        } else if kind.hasPrefix("bundle") {
             try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
-            try directory.write("target/notes.txt", "a user's file\n")
-            kept = "target/notes.txt"
+            kept = "target/" + (kind.hasSuffix(".git") ? ".git/HEAD" : kind.hasSuffix("hidden file") ? ".notes" : "notes.txt")
+            try directory.write(kept, "a user's file\n")
         } else {
             var bag = BundlePublisher(database: directory.file("content.sqlite"), destination: target)
             bag.bagIt = true
             try bag.publish()
-            try directory.write("target/data/notes.txt", "a user's file\n")
-            kept = "target/data/notes.txt"
+            kept = kind.hasSuffix("hidden file in data") ? "target/data/.notes" : "target/data/notes.txt"
+            try directory.write(kept, "a user's file\n")
         }
         let manifest = try bytes("\(target)/manifest.json")
         let error = try #require(throws: FieldpackError.self) {
@@ -168,6 +172,20 @@ import Testing
         #expect(try text(directory.file(kept)) == (kind == "web app" ? "<!doctype html>\n" : "a user's file\n"))
         #expect(try bytes("\(target)/manifest.json") == manifest)
         #expect(try hiddenLeftovers(directory.path) == [])
+    }
+
+    /// A desktop's litter (`.DS_Store`, AppleDouble `._` files, KDE's `.directory`) is not the
+    /// user's work: a bundle holding it is replaced.
+    @Test(arguments: [".DS_Store", "._content.sqlite", ".directory"])
+    func aBundleHoldingADesktopsLitterIsReplaced(name: String) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        try directory.write("target/\(name)", "litter\n")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        #expect(!FileManager.default.fileExists(atPath: "\(target)/\(name)"))
+        #expect(FileSystem.isRegularFile("\(target)/manifest.json"))
     }
 
     /// A file named like the database's journal is never shipped beside it: SQLite takes

@@ -196,20 +196,26 @@ public struct BundlePublisher {
                 path: destination,
                 "is a folder without fieldpack's \(Manifest.jsonName) (one whose format is \"\(Manifest.formatName)\"), not a bundle: refusing to replace it")
         }
-        // Hidden files (a desktop's `.DS_Store`) are not the user's work; a bag's payload folder
-        // must hold only what the manifest lists too.
+        // A desktop's litter is not the user's work; a bag's payload folder must hold only what
+        // the manifest lists too.
         let bag = entries.contains(BagItLayout.declarationName)
         var strangers = entries.filter {
-            !$0.hasPrefix(".") && !listed.contains($0) && !Manifest.ownFiles.contains($0) && !(bag && BagItLayout.topLevelNames.contains($0))
+            !isDesktopLitter($0) && !listed.contains($0) && !Manifest.ownFiles.contains($0) && !(bag && BagItLayout.topLevelNames.contains($0))
         }
         if bag, FileSystem.isDirectory("\(destination)/\(BagItLayout.payloadFolder)") {
             strangers += try FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")
-                .filter { !$0.hasPrefix(".") && !listed.contains($0) }.map { "\(BagItLayout.payloadFolder)/\($0)" }
+                .filter { !isDesktopLitter($0) && !listed.contains($0) }.map { "\(BagItLayout.payloadFolder)/\($0)" }
         }
         if let stranger = strangers.sorted().first {
             throw FieldpackError(
                 path: destination, "holds \(stranger), which no bundle holds: not a bundle, or one with a file of yours in it: refusing to replace it")
         }
+    }
+
+    /// What a file manager leaves in a folder it shows: macOS's `.DS_Store` and AppleDouble
+    /// `._` files, KDE's `.directory`. Any other hidden name (`.git`, `.notes`) is the user's.
+    static func isDesktopLitter(_ name: String) -> Bool {
+        name == ".DS_Store" || name == ".directory" || (name.hasPrefix("._") && name.count > 2)
     }
 
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
