@@ -42,7 +42,7 @@ let command = StageCommand(
 command.main { arguments in
     if arguments.positional.first == "migrate" {
         guard arguments.positional.count == 2 else { throw UsageError("give exactly one previous bundle to migrate") }
-        let source = try BundleVerifier.previousDatabase(arguments.positional[1], report: StandardError.write)
+        let source = try BundleVerifier.previousDatabase(arguments.positional[1], checksFile: false, report: StandardError.write)
         let clock = StageClock()
         let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
         StageReport(stage: "bundle", clock: clock).print(

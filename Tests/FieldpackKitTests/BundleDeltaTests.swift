@@ -205,6 +205,23 @@ import Testing
         let tampered = try delta(bundle)
         #expect(tampered.status != 0)
         #expect(tampered.stderr.contains("\(bundle): error: the previous bundle does not verify"), "\(tampered.stderr)")
+        // A database file named alone has no manifest to verify by: its integrity check still
+        // runs (a damaged page gave a delta of garbage rows, exit 0).
+        let loose = directory.file("loose.sqlite")
+        try FileManager.default.copyItem(atPath: directory.file("content.sqlite"), toPath: loose)
+        #expect(try delta(loose).status == 0)
+        let (root, pageSize) = try {
+            let database = try Database(path: loose, mode: .immutable)
+            return (try database.int("SELECT rootpage FROM sqlite_schema WHERE name = 'observations'")!,
+                    try database.int("PRAGMA page_size")!)
+        }()
+        let damage = try #require(FileHandle(forUpdatingAtPath: loose))
+        try damage.seek(toOffset: UInt64((root - 1) * pageSize + 8))
+        try damage.write(contentsOf: Data(repeating: 0xFF, count: 200))
+        try damage.close()
+        let damaged = try delta(loose)
+        #expect(damaged.status != 0)
+        #expect(damaged.stderr.contains("\(loose): error: the previous bundle's database fails integrity_check"), "\(damaged.stderr)")
     }
 
     /// The previous bundle is attached by the same escaped URI the connections use (issue 15,

@@ -46,11 +46,22 @@ public struct BundleVerifier {
 
     /// The database of a previous bundle named on the command line (`migrate`, `--previous`): a
     /// folder, flat or a BagIt bag, is verified as the app would first (each problem written to
-    /// `report`), then its database is the one in it; a file is taken as the database itself.
+    /// `report`), then its database is the one in it; a file is taken as the database itself,
+    /// and passes `integrity_check` first when `checksFile` (`migrate` runs its own).
     ///
-    /// - Throws: when the folder does not verify, naming it and the count of problems.
-    public static func previousDatabase(_ path: String, report: (String) -> Void) throws -> String {
-        guard FileSystem.isDirectory(path) else { return path }
+    /// - Throws: when the folder does not verify, naming it and the count of problems; when the
+    ///   file fails its integrity check, naming it and the first problems.
+    public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> String {
+        guard FileSystem.isDirectory(path) else {
+            if checksFile {
+                let lines = try DatabaseChecks.integrityLines(path: path, depth: .full)
+                guard lines == ["ok"] else {
+                    throw FieldpackError(
+                        path: path, "the previous bundle's database fails integrity_check: \(lines.prefix(3).joined(separator: "; "))")
+                }
+            }
+            return path
+        }
         let problems = BundleVerifier(directory: path).verify()
         guard problems.isEmpty else {
             for problem in problems { report(problem) }
