@@ -160,6 +160,16 @@ import Testing
         #expect(problems.contains("\(bag)/manifest-sha256.txt: error: lists ../outside.txt, which is not a payload file under data/"), "\(problems)")
     }
 
+    /// A bag whose declaration was lost is one problem that says so, not a dozen problems of a
+    /// flat bundle (`content.sqlite: missing`, `data: unexpected file`, …).
+    @Test func aBagWithoutItsDeclarationIsOneProblemNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try FileManager.default.removeItem(atPath: "\(bag)/bagit.txt")
+        #expect(BundleVerifier(directory: bag).verify()
+                == ["\(bag): error: holds data/ and tagmanifest-sha256.txt but no bagit.txt: a BagIt bag without its declaration, not a bundle"])
+    }
+
     /// The flat folder is still the flat folder: a bag's files left in one do not make it a bag.
     @Test func aFlatFolderWithoutBagitTxtIsCheckedAsAFlatFolder() throws {
         let directory = try TemporaryDirectory()

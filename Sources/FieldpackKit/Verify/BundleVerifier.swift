@@ -81,6 +81,13 @@ public struct BundleVerifier {
         var problems: [String] = []
         guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
         let bag = FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
+        // A bag that lost its declaration would be checked as a flat bundle, each of its files a
+        // problem of its own: one problem says what it is.
+        if !bag, FileSystem.isDirectory("\(directory)/\(BagItLayout.payloadFolder)"),
+            let tagFile = [BagItLayout.tagManifestName, BagItLayout.infoName].first(where: { FileSystem.exists("\(directory)/\($0)") })
+        {
+            return ["\(directory): error: holds \(BagItLayout.payloadFolder)/ and \(tagFile) but no \(BagItLayout.declarationName): a BagIt bag without its declaration, not a bundle"]
+        }
         // Where a file named in the manifest is: beside manifest.json, or in a bag's data/.
         let topLevel: Set<String> = [Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName]
         func place(_ name: String) -> String { bag && !topLevel.contains(name) ? "\(BagItLayout.payloadFolder)/\(name)" : name }
