@@ -412,6 +412,38 @@ import Testing
         try (lines(kept) + "\n\(digest)  manifest.json\n").write(toFile: "\(bundle)/manifest-sha256.txt", atomically: true, encoding: .utf8)
     }
 
+    /// A row count that is not a whole number, and a count of a table the schema has but no
+    /// manifest counts, are each named for what they are (they were "the manifest says -1" and
+    /// "which schema version 9 does not have").
+    @Test func aRowCountThatIsNotACountOrOfATableNoManifestCountsIsNamed() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        try tamper(bundle, manifest: { $0.replacing(#/"users": \d+/#, with: #""users": "10""#) })
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems == ["\(bundle)/manifest.json: error: rows.users is not a count of rows (a whole number at least 0)"], "\(problems)")
+        let other = try TemporaryDirectory()
+        let counted = try freshBundle(other)
+        try tamper(counted, manifest: { $0.replacingOccurrences(of: "\"rows\": {", with: "\"rows\": {\n    \"bundle_info\": 5,") })
+        #expect(BundleVerifier(directory: counted).verify() == [
+            "\(counted)/content.sqlite: error: manifest counts rows of table bundle_info, which is not one of the bundle tables whose rows a manifest counts",
+        ])
+    }
+
+    /// An empty database file is said to be one, not checked as an empty SQLite database
+    /// ("application_id is 0 …, schema version 0 …").
+    @Test func anEmptyDatabaseFileIsOneProblemSayingSo() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let (before, size) = try SHA256.hex(ofFile: "\(bundle)/content.sqlite")
+        try Data().write(to: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
+        let (after, _) = try SHA256.hex(ofFile: "\(bundle)/content.sqlite")
+        // The manifest made to match, as a broken build step that wrote nothing would.
+        try tamper(bundle, manifest: {
+            $0.replacingOccurrences(of: before, with: after).replacingOccurrences(of: "\"bytes\": \(size),", with: "\"bytes\": 0,")
+        }, lines: { $0.replacingOccurrences(of: before, with: after) })
+        #expect(BundleVerifier(directory: bundle).verify() == ["\(bundle)/content.sqlite: error: is empty (0 bytes), not a SQLite database"])
+    }
+
     /// A file listed twice, with two checksums, is refused whichever one the bytes match:
     /// `sha256sum -c` fails the bundle, and an app reading the first entry would too.
     @Test func aFileListedTwiceIsRefused() throws {

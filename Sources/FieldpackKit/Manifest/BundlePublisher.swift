@@ -175,7 +175,7 @@ public struct BundlePublisher {
                 "has a \(suffix) file beside it: its last transactions (or a rollback) are not in the file. "
                     + "Open it once with sqlite3 to checkpoint or roll back, or build it again, then publish")
         }
-        if let problem = try SQLiteHeader.journalProblem(of: database) { throw FieldpackError(path: database, problem) }
+        if let problem = try SQLiteHeader.headerProblem(of: database) { throw FieldpackError(path: database, problem.message) }
     }
 
     /// Refuses to replace anything but a bundle: the destination may be missing, an empty

@@ -141,7 +141,13 @@ public struct BundleVerifier {
                     manifestFiles[path] = (Int(size), digest)
                 }
                 if let counts = root["rows"] {
-                    for member in counts.members { manifestRows[member.key.string] = member.value.int64 ?? -1 }
+                    for member in counts.members {
+                        guard let count = member.value.int64, count >= 0 else {
+                            problem(Manifest.jsonName, "rows.\(member.key.string) is not a count of rows (a whole number at least 0)")
+                            continue
+                        }
+                        manifestRows[member.key.string] = count
+                    }
                 }
                 manifestVersion = root["schema_version"]?.int64.map { Int($0) }
                 manifestFingerprint = root["schema_fingerprint"]?.string

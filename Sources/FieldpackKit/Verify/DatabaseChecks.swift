@@ -39,7 +39,10 @@ package struct DatabaseChecks {
             return ["\(path): error: does not open read-only as SQLite: \(error)"]
         }
         do {
-            if let journal = try SQLiteHeader.journalProblem(of: path) { problem(journal) }
+            if let header = try SQLiteHeader.headerProblem(of: path) {
+                problem(header.message)
+                if !header.isSQLite { return problems }
+            }
             let applicationID = try database.int("PRAGMA application_id") ?? 0
             if applicationID != Int64(Migrations.applicationID) {
                 problem("application_id is \(applicationID), not fieldpack's \(Migrations.applicationID)")
@@ -216,7 +219,9 @@ package struct DatabaseChecks {
             let tables = BundleBuilder.tables.filter(present.contains)
             for (table, expected) in rows.sorted(by: { $0.key < $1.key }) {
                 guard tables.contains(table) else {
-                    problem("manifest counts rows of table \(table), which schema version \(userVersion) does not have")
+                    problem(present.contains(table)
+                        ? "manifest counts rows of table \(table), which is not one of the bundle tables whose rows a manifest counts"
+                        : "manifest counts rows of table \(table), which schema version \(userVersion) does not have")
                     continue
                 }
                 let count = try database.int("SELECT count(*) FROM \(table)") ?? -1
