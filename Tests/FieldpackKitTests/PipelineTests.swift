@@ -26,8 +26,14 @@ import Testing
         #expect(globbed.files.count == 3)  // B.jsonl, a.json.gz, b.json; not the hidden one
         // The folder whose listing decides the matches is watched: a file added to it rebuilds.
         #expect(globbed.folders == [directory.file("dumps")])
+        // Every folder a wildcard part matches on the way down is watched too, one that holds
+        // no match yet included (`empty/sub`: a page landing there was never read, make saying
+        // "Nothing to be done").
+        try FileSystem.makeDirectories(directory.file("empty/sub"))
         let deeper = try Pipeline.resolve([directory.file("*/sub/*.json")], pipelinePath: "p.json")
-        #expect(deeper.folders == [directory.path, directory.file("dumps/sub")])
+        #expect(deeper.folders == [
+            directory.path, directory.file("dumps"), directory.file("empty"), directory.file("dumps/sub"), directory.file("empty/sub"),
+        ])
     }
 
     /// A pipeline's build inside its input folder (BUILD=dumps/build) is not walked for inputs:

@@ -252,12 +252,18 @@ public struct Pipeline: Sendable {
                 let matches = FileSystem.glob(entry)
                 if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 // The folders whose listings decide what it matches, for the depfiles: its part
-                // before the first wildcard, and each matched file's folder, so that a file added
-                // there (or removed, or renamed) rebuilds what read the matches.
+                // before the first wildcard, every folder the parts after it match on the way
+                // down (`dumps/*` of `dumps/*/page.json`, also one that holds no page yet), and
+                // each matched file's folder, so that a file added there (or removed, or
+                // renamed) rebuilds what read the matches.
                 let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
                 if let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) {
                     let fixed = parts[..<wild].joined(separator: "/")
                     folders.append(fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed)
+                    for end in (wild + 1)..<parts.count {
+                        let prefix = parts[..<end].joined(separator: "/")
+                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !Self.isBuildFolder($0) }
+                    }
                 }
                 for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }
                 for match in matches {
