@@ -151,6 +151,9 @@ import Testing
         ("{\"caps\": {\"observations_per_taxon\": 1e300}}", "select.caps.observations_per_taxon must be an integer from 1 to 1000000 (is 1e+300)"),
         ("{\"caps\": {\"license_preference\": [\"cc-zero\"]}}", "select.caps.license_preference holds an unknown licence code \"cc-zero\""),
         ("{\"caps\": {\"photos\": 3}}", "select.caps.photos is not a cap"),
+        // An empty caps object was taken for no rule at all, as an empty range was.
+        ("{\"caps\": {}}", "select.caps gives no cap"),
+        ("{\"caps\": {\"_note\": \"later\"}}", "select.caps gives no cap"),
         ("{\"caps\": {\"license_preference\": [5]}}", "select.caps.license_preference holds a value that is not a licence code"),
         // Rules that would do nothing, accepted without a word: refused as an empty list is.
         ("{\"caps\": {\"license_preference\": [\"cc0\"]}}", "select.caps.license_preference orders what the caps keep, and no cap is given"),

@@ -59,8 +59,13 @@ public struct SelectionCaps: Sendable, Equatable {
                 break  // refused above
             }
         }
+        // `{}` (or only comments) caps nothing: refused as the other empty rules are.
+        if caps.isEmpty && caps.licensePreference.isEmpty {
+            throw FieldpackError(
+                path: path, "select.caps gives no cap: give observations_per_taxon or photos_per_taxon, or leave the rule out")
+        }
         // The preference orders what a cap keeps: with no cap it would change nothing.
-        if !caps.licensePreference.isEmpty && caps.observationsPerTaxon == nil && caps.photosPerTaxon == nil {
+        if !caps.licensePreference.isEmpty && caps.isEmpty {
             throw FieldpackError(
                 path: path,
                 "select.caps.license_preference orders what the caps keep, and no cap is given: give observations_per_taxon or photos_per_taxon, or leave it out")
