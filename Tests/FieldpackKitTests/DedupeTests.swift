@@ -74,6 +74,37 @@ import Testing
         #expect(try #require(records["taxon"]?.first)["default_photo"] as? Int == 77)
     }
 
+    /// Two snapshots of one observation with the same `updated_at` (a photo relicensed, or
+    /// done processing, without the observation changing) tie on every rule: the copy that
+    /// wins is the safe one, never the one whose bytes hash higher (7 of 10 photos shipped as
+    /// `cc-by` after their owner made them `cc-by-nc`). Either order of the files.
+    @Test(arguments: [false, true])
+    func aTieBetweenCopiesOfAPhotoGoesToTheSafeSide(swapped: Bool) throws {
+        let ids = Array(70..<80)
+        func copy(_ license: String, url: ((Int) -> String)? = nil) -> String {
+            var json = observationJSON(id: 1, photos: ids.map { ($0, license, 1000) })
+            if let url {
+                for id in ids { json = json.replacingOccurrences(of: "https://inaturalist-open-data.s3.amazonaws.com/photos/\(id)/square.jpg", with: url(id)) }
+            }
+            return json
+        }
+        func winners(_ a: String, _ b: String) throws -> [[String: Any]] {
+            let records = try dedupe(swapped ? [page([b]), page([a])] : [page([a]), page([b])], in: try TemporaryDirectory())
+            return try #require(records["photo"])
+        }
+        // The more restrictive licence.
+        let licensed = try winners(copy("cc-by"), copy("cc-by-nc"))
+        #expect(licensed.map { $0["license"] as? String } == ids.map { _ in "cc-by-nc" })
+        // A photo over its still-processing stand-in.
+        let processing = "https://static.inaturalist.org/attachment_defaults/local_photos/square.png"
+        let processed = try winners(copy("cc-by"), copy("cc-by", url: { _ in processing }))
+        #expect(processed.allSatisfy { ($0["url"] as? String)?.contains("/photos/") == true }, "\(processed.map { $0["url"] ?? "" })")
+        // A taken-down stand-in over the photo.
+        let hidden = { (id: Int) in "https://static.inaturalist.org/photos/\(id)/media-hidden/square.png" }
+        let takenDown = try winners(copy("cc-by"), copy("cc-by", url: hidden))
+        #expect(takenDown.allSatisfy { ($0["url"] as? String)?.contains("media-hidden") == true }, "\(takenDown.map { $0["url"] ?? "" })")
+    }
+
     @Test func linksComeFromTheNewestCopyOfAnObservation() throws {
         let directory = try TemporaryDirectory()
         let old = observationJSON(id: 1, updatedAt: "2023-01-01T00:00:00Z", photos: [(10, "cc-by", 100), (11, "cc-by", 100)])

@@ -63,6 +63,15 @@ public struct PhotoURL: Sendable, Equatable {
         [origin, pathPrefix, "/photos/", String(id), "/", size, hasDot ? "." : "", fileExtension]
     }
 
+    /// The stand-in image a hosted photo URL names, if it names one, told from its bytes (the
+    /// markers `classify` looks for): dedupe asks it of every hosted photo copy, to settle a tie
+    /// on the safe side.
+    static func placeholder(in url: JSONText) -> PlaceholderKind? {
+        let bytes = UnsafeBufferPointer(start: url.start.assumingMemoryBound(to: UInt8.self), count: url.count)
+        guard bytes.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return nil }
+        return PlaceholderKind.allCases.first { PhotoURLParser.contains(bytes, $0.marker) }
+    }
+
     /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), told from its bytes
     /// without a String: dedupe asks it of every photo copy. A URL that is not http(s) counts
     /// as not hosted.
@@ -267,7 +276,7 @@ public final class PhotoURLParser {
         return nil
     }
 
-    private static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: StaticString) -> Bool {
         firstOffset(of: needle, in: UnsafeRawBufferPointer(haystack)) != nil
     }
 }

@@ -273,9 +273,8 @@ public struct Dedupe: Sendable {
                 let observationPhoto = PhotoRecord.isObservationPhoto(record)
                 let position = Int32(clamping: record.int64(C.position) ?? 0)
                 let url = record.text(C.url)
-                let fields = fieldHash(record.text(C.license)) | fieldHash(record.text(C.attribution)) << 21
-                    | fieldHash(url.map(Self.withoutQuery)) << 42
-                    | (url.map(PhotoURL.isHosted) == false ? PhotoOccurrence.remoteBit : 0)
+                let fields = PhotoOccurrence.fields(
+                    license: record.text(C.license), attribution: record.text(C.attribution), url: url, urlWithoutQuery: url.map(Self.withoutQuery))
                 return PhotoOccurrence(
                     id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
                     content: RecordSource.contentHash(line),

@@ -15,11 +15,37 @@ struct PhotoOccurrence {
     var length: Int32
     var width: Int32
     var height: Int32
-    /// Hashes of licence, attribution and URL (query string dropped), 21 bits each; the top bit
-    /// is set for a remote URL (`isRemote`).
+    /// The licence (`licenseField`, 21 bits), a hash of the attribution (21 bits) and of the
+    /// URL (query string dropped, 19 bits); bit 61 is set for iNaturalist's still-processing
+    /// stand-in, bit 62 for a taken-down one (`isProcessing`, `isTakenDown`), the top bit for a
+    /// remote URL (`isRemote`).
     var fields: UInt64
 
     static let remoteBit: UInt64 = 1 << 63
+    static let takenDownBit: UInt64 = 1 << 62
+    static let processingBit: UInt64 = 1 << 61
+
+    /// The fields of a photo copy with these licence, attribution and URL.
+    static func fields(license: JSONText?, attribution: JSONText?, url: JSONText?, urlWithoutQuery: JSONText?) -> UInt64 {
+        var fields = licenseField(license) | fieldHash(attribution) << 21 | (fieldHash(urlWithoutQuery) & 0x7_FFFF) << 42
+        guard let url else { return fields }
+        if !PhotoURL.isHosted(url) { return fields | remoteBit }
+        switch PhotoURL.placeholder(in: url) {
+        case .stillProcessing?: fields |= processingBit
+        case _?: fields |= takenDownBit
+        case nil: break
+        }
+        return fields
+    }
+
+    /// A licence as a field: a known licence's place in `License`'s order plus one (so two
+    /// spellings of one licence agree, and the higher is the more restrictive: all rights
+    /// reserved for none), an unknown code's hash with bit 20 set (above every known one: it
+    /// never ships).
+    static func licenseField(_ text: JSONText?) -> UInt64 {
+        if let license = License.parse(text) { return UInt64(license.ordinal + 1) }
+        return (text.map { stableHash($0.bytes) } ?? 0) & 0xF_FFFF | 1 << 20
+    }
 
     /// A copy on iNaturalist's hosts beats a remote one (a Wikimedia or Flickr URL), whatever
     /// their dates: iNaturalist turns remote photos into hosted ones, never back (INAT.md §1.4:
@@ -28,13 +54,20 @@ struct PhotoOccurrence {
     /// iNaturalist's placeholders (a photo hidden or taken down) are on its hosts too, so they
     /// beat a remote copy as well: a remote photo flagged and later restored stays out until
     /// iNaturalist hosts it, the safe side of the rule (it is one key, so the order stays total).
-    /// Then the newest, the higher observation, the better rank, the content.
+    /// Then the newest, the higher observation, the better rank. Copies that tie on all of
+    /// those (two snapshots of one observation that did not change its `updated_at`) are settled
+    /// on the safe side, not by their bytes: a taken-down stand-in first (it never ships), then
+    /// the more restrictive licence (a photo relicensed `cc-by-nc` never ships as `cc-by`), then
+    /// a photo over its still-processing stand-in; only then the content.
     @inline(__always)
     func outranks(_ other: PhotoOccurrence) -> Bool {
         if isRemote != other.isRemote { return !isRemote }
         if seen != other.seen { return seen > other.seen }
         if observation != other.observation { return observation > other.observation }
         if rank != other.rank { return rank > other.rank }
+        if isTakenDown != other.isTakenDown { return isTakenDown }
+        if license != other.license { return license > other.license }
+        if isProcessing != other.isProcessing { return !isProcessing }
         return content > other.content
     }
 
@@ -43,8 +76,10 @@ struct PhotoOccurrence {
 
     var license: UInt64 { fields & 0x1F_FFFF }
     var attribution: UInt64 { (fields >> 21) & 0x1F_FFFF }
-    var url: UInt64 { (fields >> 42) & 0x1F_FFFF }
+    var url: UInt64 { (fields >> 42) & 0x7_FFFF }
     var isRemote: Bool { fields & Self.remoteBit != 0 }
+    var isTakenDown: Bool { fields & Self.takenDownBit != 0 }
+    var isProcessing: Bool { fields & Self.processingBit != 0 }
 }
 
 /// One occurrence of an observation, taxon or user (48 bytes).
