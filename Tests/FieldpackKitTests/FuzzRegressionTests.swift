@@ -1,6 +1,7 @@
 import FieldpackKit
 import FieldpackTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Every crash input the fuzzers ever found (`Tests/Fuzz/crashes/<target>/`, see `make fuzz`) is
@@ -49,6 +50,26 @@ import Testing
         #expect(FuzzTarget.exportPruning.run(input) == nil)
         // Not an export table: nothing to compare.
         #expect(FuzzTarget.exportPruning.run(Array("{\"results\": []}".utf8)) == nil)
+    }
+
+    /// Two export-pruning checks at once in one process (the test runner ran the saved crash
+    /// input beside the sample's check) each read their own tables: they shared one folder, and
+    /// one read the other's half-written tables ("pruning changed the findings").
+    @Test func exportPruningChecksAtOnceReadTheirOwnTables() throws {
+        let folder = "\(repositoryRoot)/sample-data/open-data"
+        var sample: [UInt8] = []
+        for (index, name) in ["observations.csv", "photos.csv", "taxa.csv", "observers.tsv"].enumerated() {
+            if index > 0 { sample += Array("%%\n".utf8) }
+            sample += try ReadableFile.contents(of: "\(folder)/\(name)")
+        }
+        let inputs = [sample] + (try Self.savedInputs(.exportPruning).map { try ReadableFile.contents(of: $0) })
+        let violations = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 40) { round in
+            if let violation = FuzzTarget.exportPruning.run(inputs[round % inputs.count]) {
+                violations.withLock { $0.append(violation) }
+            }
+        }
+        #expect(violations.withLock { $0 } == [])
     }
 
     /// The entry points check their invariant: a blurb that fails verify's markup check is named.

@@ -44,10 +44,19 @@ package enum FuzzEntry {
     ///   which would drop a kept observation's photos from the bundle.
     static func exportPruning(_ bytes: [UInt8]) -> String? {
         let tables = exportTables(bytes)
-        guard !tables.isEmpty, let folder = exportFolder else { return nil }
+        // A folder of this call's own: two calls at once (the test runner replays saved inputs
+        // beside the sample's check, in one process) wrote each other's tables.
+        guard !tables.isEmpty, let parent = exportFolder,
+            let folder = try? FileSystem.makeUniqueDirectory(in: parent, prefix: "input-")
+        else { return nil }
         var paths: [String] = []
+        defer {
+            for path in paths { unlink(path) }
+            rmdir(folder)
+        }
         for (index, table) in tables.enumerated() {
             let path = "\(folder)/table-\(index).csv"
+            paths.append(path)
             let written = table.withUnsafeBytes { bytes -> Bool in
                 let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { return false }
@@ -55,7 +64,6 @@ package enum FuzzEntry {
                 return (try? FileSystem.writeAll(bytes, to: descriptor, path: path)) != nil
             }
             guard written else { return nil }
-            paths.append(path)
         }
         let pruning: ExportLinkPruning?
         do {
@@ -139,10 +147,10 @@ package enum FuzzEntry {
     private static let exportFolder: String? = {
         let parent = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         guard let folder = try? FileSystem.makeUniqueDirectory(in: parent, prefix: "fieldpack-fuzz-export-") else { return nil }
-        // Removed when the process exits (its spills are unlinked as they are made).
+        // Removed when the process exits (each call removes its own folder, and its spills are
+        // unlinked as they are made).
         atexit {
             guard let folder = FuzzEntry.exportFolder else { return }
-            for index in 0..<4 { unlink("\(folder)/table-\(index).csv") }
             rmdir(folder)
         }
         return folder
