@@ -315,6 +315,31 @@ import Testing
         #expect(row.first?[1] == "947" && row.first?[2] == "442")
     }
 
+    /// A remote photo ships the one URL it is given: the largest of its tier URLs, not `url`,
+    /// which is the 75 px square (the real v1 Wikimedia thumbnail of photo 33535972, and a
+    /// Flickr photo shaped as v1 writes them, went to a 1040-point detail view at 75 px). A
+    /// hosted photo keeps `url`, from which every tier is derived.
+    @Test func aRemotePhotoShipsALargerGivenURLNotTheSquare() throws {
+        let directory = try TemporaryDirectory()
+        let flickr = observationJSON(id: 9, photos: [(31486, "cc-by-nc-sa", nil), (77, "cc-by", 1000)])
+            .replacingOccurrences(
+                of: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/31486/square.jpg\"",
+                with: "\"url\":\"https://farm4.staticflickr.com/3614/3557113604_11b14dfd03_s.jpg\",\"square_url\":\"https://farm4.staticflickr.com/3614/3557113604_11b14dfd03_s.jpg\",\"medium_url\":\"https://farm4.staticflickr.com/3614/3557113604_11b14dfd03.jpg\"")
+            .replacingOccurrences(
+                of: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/77/square.jpg\"",
+                with: "\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/77/square.jpg\",\"medium_url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/77/medium.jpg\"")
+        let inputs = [try directory.write("flickr.json", page([flickr])), "\(samplesRoot)/pyinaturalist/v1/get_taxa.json"]
+        try ingestAndDedupe(inputs, in: directory)
+        let photos = try recordLines(directory.file("deduped.jsonl"), deduped: true)
+            .filter { $0["k"] as? String == "photo" && [77, 31486, 33535972].contains($0["id"] as? Int) }
+            .sorted { ($0["id"] as? Int ?? 0) < ($1["id"] as? Int ?? 0) }
+        #expect(photos.map { $0["url"] as? String ?? "" } == [
+            "https://inaturalist-open-data.s3.amazonaws.com/photos/77/square.jpg",
+            "https://farm4.staticflickr.com/3614/3557113604_11b14dfd03.jpg",
+            "https://upload.wikimedia.org/wikipedia/commons/thumb/1/16/FMIB_47485_Prosopodasys_gogorzae.jpeg/500px-FMIB_47485_Prosopodasys_gogorzae.jpeg",
+        ])
+    }
+
     @Test(arguments: [
         ("https://inaturalist-open-data.s3.amazonaws.com/photos/1/square.jpg", true),
         ("HTTP://Static.INaturalist.org/photos/1/square.jpg?123", true),

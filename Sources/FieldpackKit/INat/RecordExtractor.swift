@@ -352,12 +352,32 @@ struct RecordExtractor {
     /// The photo's URL: `url` (the square tier), else, in Rails-era photos, the first of their
     /// tier URLs (`square_url`, `thumb_url`, `small_url`, `medium_url`, `large_url`,
     /// `original_url`); every other tier is derived from it as from `url` (see `PhotoURL`).
+    /// A remote photo (Flickr, Wikimedia Commons) has no tiers to derive: it ships the one URL
+    /// it is given, so a larger tier URL given with it is kept instead of the 75 px square:
+    /// `medium_url` (500 px) first, which every v1 copy of a remote photo carries, so that its
+    /// copies agree (a copy that also gives `large_url` is no conflict); else the largest other.
     private static func url(of photo: Fields) throws(RecordError) -> JSONText {
-        if let url = try photo.text("url") { return url }
-        for key: StaticString in ["square_url", "thumb_url", "small_url", "medium_url", "large_url", "original_url"] {
-            if let url = try photo.text(key) { return url }
+        var found = try photo.text("url")
+        if found == nil {
+            for key: StaticString in ["square_url", "thumb_url", "small_url", "medium_url", "large_url", "original_url"] {
+                if let url = try photo.text(key) {
+                    found = url
+                    break
+                }
+            }
         }
-        throw .missing(photo.name("url"))
+        guard let url = found else { throw .missing(photo.name("url")) }
+        guard !PhotoURL.isHosted(url) else { return url }
+        for key: StaticString in ["medium_url", "original_url", "large_url", "small_url", "thumb_url"] {
+            if let larger = try? photo.text(key), !PhotoURL.isHosted(larger), Self.isHTTPS(larger) { return larger }
+        }
+        return url
+    }
+
+    /// Whether `url` starts `https://` (in any case), as a remote photo that ships must.
+    private static func isHTTPS(_ url: JSONText) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
+        return bytes.count > 8 && zip(bytes.prefix(8), "https://".utf8).allSatisfy { ($0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0)) == $1 }
     }
 
     private mutating func write(_ photo: PhotoRecord, source: String) {

@@ -54,7 +54,16 @@ public struct BundleVerifier {
     public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> String {
         guard FileSystem.isDirectory(path) else {
             if checksFile {
-                let lines = try DatabaseChecks.integrityLines(path: path, depth: .full)
+                guard FileSystem.isRegularFile(path) else {
+                    throw FieldpackError(path: path, "is neither a bundle folder nor a database file")
+                }
+                let lines: [String]
+                do {
+                    lines = try DatabaseChecks.integrityLines(path: path, depth: .full)
+                } catch {
+                    // A page so damaged that the check itself stops (`database disk image is malformed`).
+                    lines = ["\((error as? FieldpackError)?.message ?? "\(error)")"]
+                }
                 guard lines == ["ok"] else {
                     throw FieldpackError(
                         path: path, "the previous bundle's database fails integrity_check: \(lines.prefix(3).joined(separator: "; "))")
