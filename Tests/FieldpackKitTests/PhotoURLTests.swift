@@ -126,6 +126,9 @@ import Testing
         (.cc0, "Zoë Brontë, no rights reserved (CC0)"),
         (.pd, "Zoë Brontë, no known copyright restrictions (public domain)"),
         (.allRightsReserved, "(c) Zoë Brontë, all rights reserved"),
+        // The GFDL asks for its notice: a credit saying "all rights reserved" (as iNaturalist's
+        // own string does) misstates it.
+        (.gfdl, "(c) Zoë Brontë, some rights reserved (GFDL)"),
     ])
     func creditsAreBuiltFromTheLicenceAndTheName(license: License, credit: String) {
         #expect(license.credit(name: "Zoë\n Brontë") == credit)

@@ -54,7 +54,9 @@ public enum License: String, CaseIterable, Sendable {
         switch self {
         case .cc0: return "\(cleaned), no rights reserved (CC0)"
         case .pd: return "\(cleaned), no known copyright restrictions (public domain)"
-        case .gfdl, .allRightsReserved: return "(c) \(cleaned), all rights reserved"
+        // iNaturalist's own string says "all rights reserved" for the GFDL too; the licence
+        // asks for its notice, so the credit names it.
+        case .allRightsReserved: return "(c) \(cleaned), all rights reserved"
         default: return "(c) \(cleaned), some rights reserved (\(shortName))"
         }
     }
