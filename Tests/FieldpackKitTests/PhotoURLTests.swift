@@ -164,4 +164,18 @@ import Testing
     @Test func aPhotoIDWithALeadingZeroIsUnusable() {
         #expect(PhotoURLParser().classify("https://static.inaturalist.org/photos/00706/square.jpg?123") == .unusable("iNaturalist URL's photo id starts with 0"))
     }
+
+    /// An extension holding anything but letters and digits (a stray space, an escape) was
+    /// kept verbatim in every tier's URL: the photo is excluded with the reason, as an export
+    /// row with such an `extension` is.
+    @Test(arguments: ["square.jpg ", "square.jpg%20", "square.j-pg"])
+    func anExtensionThatIsNotLettersAndDigitsIsUnusable(file: String) {
+        let source = PhotoURLParser().classify("https://static.inaturalist.org/photos/804/\(file)")
+        guard case .unusable(let reason) = source else {
+            Issue.record("\(source)")
+            return
+        }
+        #expect(reason.hasPrefix("iNaturalist URL's extension \""), "\(reason)")
+        #expect(PhotoURLParser().classify("https://static.inaturalist.org/photos/804/square.JPG?1598551272") != source)
+    }
 }

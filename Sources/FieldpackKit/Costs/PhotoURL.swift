@@ -58,6 +58,12 @@ public struct PhotoURL: Sendable, Equatable {
         pieces(size: tier.rawValue).joined()
     }
 
+    /// Whether `byte` may be in a photo file's extension: letters and digits (`jpg`, `jpeg`,
+    /// `JPG`, `png`, `gif`), in API URLs and the export's `extension` column alike.
+    static func isExtensionByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+    }
+
     /// The URL's pieces around the size token, for writers that join them without a String.
     public func pieces(size: String) -> [String] {
         [origin, pathPrefix, "/photos/", String(id), "/", size, hasDot ? "." : "", fileExtension]
@@ -258,6 +264,10 @@ public final class PhotoURLParser {
             return .unusable("iNaturalist URL has no size token (\(String(decoding: path[fileStart...], as: UTF8.self)))")
         }
         let hasDot = dot < path.count
+        // `square.jpg ` (a stray space), `square.jpg%20`: every tier's URL would carry it.
+        if hasDot, !path[(dot + 1)...].allSatisfy(PhotoURL.isExtensionByte) {
+            return .unusable("iNaturalist URL's extension \"\(String(decoding: path[(dot + 1)...].prefix(20), as: UTF8.self))\" is not letters and digits")
+        }
         var characters = 0
         for byte in path[0..<fileStart] where byte & 0xC0 != 0x80 { characters += 1 }
         let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0

@@ -431,7 +431,7 @@ final class OpenDataRow {
         guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
         let fileExtension = field(c.fileExtension)
         guard !fileExtension.isEmpty else { throw RecordError(at: "extension", "extension is empty: no photo URL") }
-        guard fileExtension.allSatisfy({ Self.isExtensionByte($0) }) else {
+        guard fileExtension.allSatisfy(PhotoURL.isExtensionByte) else {
             throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
         }
         let seen = self.seen
@@ -645,10 +645,5 @@ final class OpenDataRow {
         let value = field(index)
         if value.isEmpty { return RecordError(at: name, "\(name) is empty: the row has no identity") }
         return RecordError(at: name, "\(name) is \"\(String(decoding: value.prefix(60), as: UTF8.self))\", expected \(expected)")
-    }
-
-    /// Letters and digits: the export's extensions are `jpg`, `jpeg`, `JPG`, `png`, `gif`.
-    private static func isExtensionByte(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
     }
 }
