@@ -88,6 +88,20 @@ import Testing
         #expect(BundleVerifier(directory: bundle).verify() == [])
     }
 
+    /// A hidden file (`.notes.txt`) is never payload (the manifest leaves hidden names out): it
+    /// is refused up front with the rule, not published and then failed as "unexpected file".
+    @Test func aHiddenFileToIncludeIsRefusedUpFrontWithTheRule() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let hidden = try directory.write("elsewhere/.notes.txt", "notes\n")
+        let publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: bundle, extraFiles: [hidden])
+        let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(error.path == hidden)
+        #expect(error.message == "cannot publish \".notes.txt\": a bundle's file names are \(Manifest.portableNames)")
+        #expect(Manifest.portableNames.contains("not starting with '.'"))
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+    }
+
     @Test(arguments: ["content.sqlite", "manifest.json", "manifest-sha256.txt", "manifest.json.sig"])
     func aFileNamedLikeTheBundlesOwnFilesIsRefusedAndThePublishedFolderStays(name: String) throws {
         let directory = try TemporaryDirectory()

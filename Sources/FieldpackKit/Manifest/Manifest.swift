@@ -4,16 +4,17 @@
 public struct Manifest: Sendable, Equatable {
     public static let jsonName = "manifest.json"
 
-    /// A bundle's file names: ASCII letters, digits, `.`, `_` and `-` (not `.` or `..`), so that
-    /// a name is the same bytes on every file system, and none is another in another Unicode
-    /// normalisation or case-folding (APFS) or a path.
+    /// A bundle's file names: ASCII letters, digits, `.`, `_` and `-`, not starting with `.`
+    /// (a hidden name is never payload, nor `.` or `..`), so that a name is the same bytes on
+    /// every file system, and none is another in another Unicode normalisation or case-folding
+    /// (APFS) or a path.
     public static func isPortableName(_ name: String) -> Bool {
-        name != "." && name != ".." && !name.isEmpty
+        !name.hasPrefix(".") && !name.isEmpty
             && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
     }
 
     /// `isPortableName`'s rule, as the errors say it.
-    public static let portableNames = "ASCII letters, digits, '.', '_' and '-'"
+    public static let portableNames = "ASCII letters, digits, '.', '_' and '-', not starting with '.'"
     public static let checksumName = "manifest-sha256.txt"
     public static let databaseName = "content.sqlite"
     public static let formatName = "fieldpack-bundle"
