@@ -105,6 +105,22 @@ enum SmallBundle {
         #expect(size % 4096 == 0)
     }
 
+    /// An output name so long that the scratch or temp file beside it passes the file system's
+    /// limit on a name is an error naming the output and why, not the hidden file; so for any
+    /// output written through a temp file.
+    @Test func anOutputNameTooLongForItsTempFileIsAnErrorNamingTheOutput() throws {
+        let directory = try TemporaryDirectory()
+        var options = try SmallBundle.options(in: directory)
+        options.output = directory.file(String(repeating: "b", count: 240) + ".sqlite")
+        let error = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }
+        #expect(error.path == options.output, "\(error)")
+        #expect(error.message.contains("its name is 247 bytes: the temp file written beside it first adds"), "\(error)")
+        let report = directory.file(String(repeating: "r", count: 245) + ".json")
+        let written = try #require(throws: FieldpackError.self) { try AtomicOutput(path: report) }
+        #expect(written.path == report, "\(written)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".") && !$0.contains(".scratch-") })
+    }
+
     @Test func inputsJSONListsEveryInputFileByPathSizeAndDigestSortedByPath() throws {
         let directory = try TemporaryDirectory()
         // Two inputs whose order on the command line is not their path order.

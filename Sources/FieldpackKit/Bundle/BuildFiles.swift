@@ -20,9 +20,9 @@ struct BuildFiles {
         let name = output.split(separator: "/").last.map(String.init) ?? output
         try FileSystem.makeDirectories(folder)
         Leftovers.removeStale(of: output)
-        scratch = try FileSystem.createEmptyExclusive(in: folder, prefix: "\(name).\(scratchLabel)-")
+        scratch = try FileSystem.createEmptyExclusive(in: folder, prefix: "\(name).\(scratchLabel)-", for: output)
         do {
-            publish = try FileSystem.createEmptyExclusive(in: folder, prefix: ".\(name).tmp-")
+            publish = try FileSystem.createEmptyExclusive(in: folder, prefix: ".\(name).tmp-", for: output)
         } catch {
             FileSystem.remove(scratch)
             throw error

@@ -136,7 +136,7 @@ public final class AtomicOutput {
         // What a run killed while writing this output left (its process gone) goes first (the
         // folder is listed once per run, not once per output: see `Leftovers.removeStale(of:)`).
         Leftovers.removeStale(of: path)
-        (temporaryPath, descriptor) = try FileSystem.createExclusive(in: directory, prefix: ".\(name).tmp-")
+        (temporaryPath, descriptor) = try FileSystem.createExclusive(in: directory, prefix: ".\(name).tmp-", for: path)
         buffer.reserveCapacity(Self.flushThreshold + 4096)
     }
 
@@ -492,8 +492,10 @@ public enum FileSystem {
     /// Creates a new file `<directory>/<prefix><pid>@<host>-<random>` that did not exist before
     /// (`O_EXCL`, `O_NOFOLLOW`): a file or link planted at a predictable name is never written
     /// through. The process id and host stay in the name, so a leftover says whose it was.
+    /// `output`, given, is the file the temp file stands for: an error that only its long name
+    /// causes names it, not the hidden temp file.
     static func createExclusive(
-        in directory: String, prefix: String, readable: Bool = false
+        in directory: String, prefix: String, readable: Bool = false, for output: String? = nil
     ) throws -> (path: String, descriptor: Int32) {
         let made = try Leftovers.creating {
             var generator = SystemRandomNumberGenerator()
@@ -503,6 +505,13 @@ public enum FileSystem {
                 let access = readable ? O_RDWR : O_WRONLY
                 let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 if descriptor >= 0 { return (path, descriptor) }
+                if errno == ENAMETOOLONG, let output {
+                    let name = output.split(separator: "/").last.map(String.init) ?? output
+                    let temp = path.split(separator: "/").last.map(String.init) ?? path
+                    throw FieldpackError(
+                        path: output,
+                        "its name is \(name.utf8.count) bytes: the temp file written beside it first adds \(temp.utf8.count - name.utf8.count), past the file system's limit on a name (\(systemError())); give a shorter name")
+                }
                 if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
             }
             throw FieldpackError(path: "\(directory)/\(prefix)\(Leftovers.ownerTag())-*", "cannot create: every name tried exists")
@@ -511,8 +520,8 @@ public enum FileSystem {
     }
 
     /// `createExclusive`, closed: an empty file for a library that opens the path itself.
-    static func createEmptyExclusive(in directory: String, prefix: String) throws -> String {
-        let (path, descriptor) = try createExclusive(in: directory, prefix: prefix)
+    static func createEmptyExclusive(in directory: String, prefix: String, for output: String? = nil) throws -> String {
+        let (path, descriptor) = try createExclusive(in: directory, prefix: prefix, for: output)
         close(descriptor)
         return path
     }
