@@ -130,6 +130,20 @@ import Testing
         // A German ordinal after an article, before any noun (it was "…brüten meist schon im 1.").
         ("Die Jungvögel brüten meist schon im 1. Lebensjahr, und Paare bleiben oft mehrere Jahre zusammen. Sie ist häufig.",
          "Die Jungvögel brüten meist schon im 1.", false),
+        // The short-abbreviation rule in another cased script (no list names `рис.`), and the
+        // `env` after an elision, and an initialism's `-` (`J.-C.`) before a capital.
+        ("Строение крыла показано на рис. 3 в приложении к этой статье о птицах. Вид широко распространён.",
+         "Строение крыла показано на рис.", false),
+        ("Sa superficie est d'env. 14 763 km² selon les relevés les plus récents du parc. Elle est boisée.",
+         "Sa superficie est d'env.", false),
+        ("Le genre fut décrit en 40 av. J.-C. Les auteurs anciens le nommaient déjà ainsi dans leurs textes. Il est rare.",
+         "Le genre fut décrit en 40 av. J.-C.", false),
+        // A script without case writes no such abbreviations: its short last words end sentences
+        // before a number (Korean `분포한다.`, Arabic `كلها.`).
+        ("박새는 참새목 박샛과에 속하는 작은 새로 유럽에 널리 분포한다. 1758년 린네가 처음으로 이 종을 기재하였으며 지금은 여러 아종으로 나뉜다.",
+         "박새는 참새목 박샛과에 속하는 작은 새로 유럽에 널리 분포한다.", true),
+        ("ينتشر القرقف الكبير في غابات أوروبا وآسيا كلها. 14 نويعا معروفا اليوم في نطاق انتشاره الواسع جدا.",
+         "ينتشر القرقف الكبير في غابات أوروبا وآسيا كلها.", true),
         // A count ending a sentence still ends it, with no article before it.
         ("Das Gelege umfasst meist 5 bis 7. Die Eier werden vom Weibchen allein etwa zwei Wochen bebrütet. Sie ist häufig.",
          "Das Gelege umfasst meist 5 bis 7.", true),

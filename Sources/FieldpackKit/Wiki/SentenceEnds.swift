@@ -9,8 +9,8 @@
 /// not start with a lower-case letter (`e.g. the`) and the `.` does not close an initial (`J. Smith`)
 /// or an initialism (`U.S. Fish`, `J.-C.`), nor an abbreviation that never ends a sentence
 /// (`e.g.`, `approx.`, `St.`, `Mt.`, French `av.` of `av. J.-C.`, German `z.` of `z. B.`:
-/// `neverFinal`). A `.` closing a short word (one to four letters of any script) before a
-/// number does not end one either (`c. 1758`, `ca. 12 cm`, `Nr. 5`, Russian `ок. 14 см`:
+/// `neverFinal`). A `.` closing a short word (one to four letters of a cased script) before a
+/// number does not end one either (`c. 1758`, `ca. 12 cm`, `Nr. 5`, Russian `рис. 3`:
 /// abbreviations), nor does one closing a German ordinal of one or two digits before a month
 /// or a century (`am 3. Juni`, `im 19. Jahrhundert`: German writes those nouns in capitals) or
 /// after an article or a preposition fused with one (`im 1. Lebensjahr`, `die 5. Handschwinge`:
@@ -119,52 +119,59 @@ enum SentenceEnds {
         return ends
     }
 
-    /// Whether the `.` at `index` closes a short word of one to four letters of any script
-    /// standing alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`, Russian `ок.`), as an abbreviation
+    /// Whether the `.` at `index` closes a short word of one to four letters of a cased script
+    /// standing alone (`c.`, `ca.`, `Nr.`, `pp.`, `vol.`, Russian `рис.`), as an abbreviation
     /// before a number is written; not a longer word or a number, after which a sentence may
-    /// well end before a numeral (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`).
+    /// well end before a numeral (`beschrieben. 1997 wurde`, `in 1758. 14 subspecies`), nor a
+    /// word of a script without case (Korean `있다. 1758년`, Arabic `كلها. 14`), whose short
+    /// words end sentences and which write no such abbreviations.
     private static func closesAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
         let start = wordStart(before: index, in: bytes)
         guard start < index else { return false }
         var letters = 0
         var position = start
         while position < index {
-            guard let scalar = scalar(in: bytes, at: position), scalar.properties.isAlphabetic else { return false }
+            guard let scalar = scalar(in: bytes, at: position), scalar.properties.isCased else { return false }
             letters += 1
             position += scalar.utf8.count
         }
         return letters <= 4
     }
 
-    /// Abbreviations after which a sentence practically never ends, whatever follows: Latin
-    /// ones (`e.g.`, `i.e.`, `cf.`, `viz.`, `vs.`, `approx.`, `incl.`, `esp.`), titles and place
-    /// names (`St.`, `Mt.`, `Dr.`), French `av.` and `apr.` (`av. J.-C.`), German `z.` (`z. B.`),
-    /// Spanish `aprox.`, Russian `ок.` and `прибл.`. Not `etc.` or `spp.`, which often do.
+    /// Abbreviations after which a sentence practically never ends, whatever follows, compared
+    /// with their first letter in either case: Latin ones (`e.g.`, `i.e.`, `cf.`, `viz.`, `vs.`,
+    /// `approx.`, `incl.`, `esp.`), titles and place names (`St.`, `Mt.`, `Dr.`), French `av.`,
+    /// `apr.` (`av. J.-C.`) and `env.`, German `z.` (`z. B.`), Spanish `aprox.`, Russian `ок.` and
+    /// `прибл.`. Not `etc.` or `spp.`, which often do.
     private static let neverFinal: Set<[UInt8]> = Set([
-        "e.g", "E.g", "i.e", "I.e", "cf", "Cf", "viz", "vs", "approx", "Approx", "incl", "esp", "St", "Ste", "Mt", "Dr", "Mr",
-        "Mrs", "Prof", "av", "apr", "z", "aprox", "Aprox", "ок", "прибл",
+        "e.g", "i.e", "cf", "viz", "vs", "approx", "incl", "esp", "st", "ste", "mt", "dr", "mr", "mrs", "prof", "av", "apr", "env",
+        "z", "aprox", "ок", "прибл",
     ].map { Array($0.utf8) })
 
     /// Whether the `.` at `index` closes one of `neverFinal`, standing alone.
     private static func closesNeverFinal(_ bytes: [UInt8], at index: Int) -> Bool {
         let start = wordStart(before: index, in: bytes)
-        return index - start <= 12 && neverFinal.contains(Array(bytes[start..<index]))
+        guard start < index, index - start <= 12 else { return false }
+        var word = Array(bytes[start..<index])
+        if word[0] >= 0x41 && word[0] <= 0x5A { word[0] |= 0x20 }
+        return neverFinal.contains(word)
     }
 
-    /// Where the word ending at `index` starts: after the last space or opening bracket before
-    /// it, or at the text's start.
+    /// Where the word ending at `index` starts: after the last space, opening bracket, quote or
+    /// apostrophe before it (`(`, `[`, `"`, `'`, `‘`, `’`, `“`, `„`, `«`: the `env` of `d'env.`),
+    /// or at the text's start.
     private static func wordStart(before index: Int, in bytes: [UInt8]) -> Int {
         var start = index
-        while start > 0, bytes[start - 1] != 0x20, bytes[start - 1] != 0x28 { start -= 1 }
+        while start > 0 {
+            let byte = bytes[start - 1]
+            if byte == 0x20 || byte == 0x28 || byte == 0x5B || byte == 0x22 || byte == 0x27 { break }
+            if start >= 3, bytes[start - 3] == 0xE2, bytes[start - 2] == 0x80, byte == 0x98 || byte == 0x99 || byte == 0x9C || byte == 0x9E {
+                break
+            }
+            if start >= 2, bytes[start - 2] == 0xC2, byte == 0xAB { break }
+            start -= 1
+        }
         return start
-    }
-
-    /// How many bytes right before `index` pass `test`, and whether they stand alone as a word:
-    /// at the text's start, or after a space or an opening bracket.
-    private static func word(before index: Int, in bytes: [UInt8], of test: (UInt8) -> Bool) -> (length: Int, alone: Bool) {
-        var start = index
-        while start > 0, test(bytes[start - 1]) { start -= 1 }
-        return (index - start, start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28)
     }
 
     /// Whether the `.` at `index` closes Russian `г.` or `гг.` (year, years) or `в.` or `вв.`
@@ -184,8 +191,8 @@ enum SentenceEnds {
     /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
     /// `19.`), as a German ordinal is written.
     private static func closesOrdinal(_ bytes: [UInt8], at index: Int) -> Bool {
-        let digits = word(before: index, in: bytes, of: InertTail.isDigit)
-        return digits.alone && (1...2).contains(digits.length)
+        let start = wordStart(before: index, in: bytes)
+        return (1...2).contains(index - start) && bytes[start..<index].allSatisfy(InertTail.isDigit)
     }
 
     /// The German words an ordinal comes before far more often than a sentence ends there: the
