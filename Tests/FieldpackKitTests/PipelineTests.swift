@@ -36,6 +36,19 @@ import Testing
         ])
     }
 
+    /// A glob of several wildcard levels neither matches nor watches anything under a build
+    /// folder inside the input folder: the depfile listed `dumps/build/inat`, which every build
+    /// changes, so make re-ingested every time.
+    @Test func aGlobNeitherReadsNorWatchesABuildFolderInsideTheInputs() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/2024/11/page.json", "{}")
+        try directory.write("dumps/build/.pipeline", "dumps/pipeline.json\n")
+        try directory.write("dumps/build/inat/page.json", "[]\n")
+        let resolved = try Pipeline.resolve([directory.file("dumps/*/*/page.json")], pipelinePath: "p.json")
+        #expect(resolved.files == [directory.file("dumps/2024/11/page.json")])
+        #expect(resolved.folders == [directory.file("dumps"), directory.file("dumps/2024"), directory.file("dumps/2024/11")])
+    }
+
     /// A pipeline's build inside its input folder (BUILD=dumps/build) is not walked for inputs:
     /// its records and bundle were read as dumps on the next night, which then refused to
     /// write over its own inputs.

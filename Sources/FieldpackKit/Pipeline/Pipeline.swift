@@ -206,6 +206,18 @@ public struct Pipeline: Sendable {
         FileSystem.isRegularFile("\(folder)/.pipeline")
     }
 
+    /// Whether `path` is a pipeline's build folder or inside one (`isBuildFolder` of it or of a
+    /// folder holding it).
+    static func isInBuildFolder(_ path: String) -> Bool {
+        var folder = path
+        while !folder.isEmpty, folder != "/", folder != "." {
+            if isBuildFolder(folder) { return true }
+            guard let slash = folder.lastIndex(of: "/") else { return false }
+            folder = String(folder[..<slash])
+        }
+        return false
+    }
+
     /// Folders are walked for inputs without entering a pipeline's build folder
     /// (`isBuildFolder`).
     /// - Parameter key: the pipeline key the entries come from, which an error names first.
@@ -249,7 +261,9 @@ public struct Pipeline: Sendable {
         }
         for entry in entries {
             if entry.contains(where: { "*?[".contains($0) }) {
-                let matches = FileSystem.glob(entry)
+                // Nothing under a pipeline's build folder (`dumps/*/*/page.json` with
+                // BUILD=dumps/build): read as inputs or watched, its outputs rebuilt everything.
+                let matches = FileSystem.glob(entry).filter { !isInBuildFolder($0) }
                 if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 // The folders whose listings decide what it matches, for the depfiles: its part
                 // before the first wildcard, every folder the parts after it match on the way
@@ -262,7 +276,7 @@ public struct Pipeline: Sendable {
                     folders.append(fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed)
                     for end in (wild + 1)..<parts.count {
                         let prefix = parts[..<end].joined(separator: "/")
-                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !Self.isBuildFolder($0) }
+                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0) }
                     }
                 }
                 for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }
