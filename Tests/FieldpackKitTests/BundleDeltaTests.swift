@@ -219,6 +219,11 @@ import Testing
         try damage.seek(toOffset: UInt64((root - 1) * pageSize + 8))
         try damage.write(contentsOf: Data(repeating: 0xFF, count: 200))
         try damage.close()
+        // Not there, or not a database at all: said so, not "fails integrity_check".
+        let missing = try delta(directory.file("nowhere.sqlite"))
+        #expect(missing.stderr.contains("\(directory.file("nowhere.sqlite")): error: does not exist"), "\(missing.stderr)")
+        let json = try delta(pipeline)
+        #expect(json.stderr.contains("\(pipeline): error: is not a SQLite database"), "\(json.stderr)")
         let damaged = try delta(loose)
         #expect(damaged.status != 0)
         #expect(damaged.stderr.contains("\(loose): error: the previous bundle's database fails integrity_check"), "\(damaged.stderr)")

@@ -103,6 +103,11 @@ import Testing
         let hidden = { (id: Int) in "https://static.inaturalist.org/photos/\(id)/media-hidden/square.png" }
         let takenDown = try winners(copy("cc-by"), copy("cc-by", url: hidden))
         #expect(takenDown.allSatisfy { ($0["url"] as? String)?.contains("media-hidden") == true }, "\(takenDown.map { $0["url"] ?? "" })")
+        // A marker in the query string names no stand-in (as the photo's shipping rules read a
+        // URL): that copy is a photo, and the licence rule decides.
+        let queried = { (id: Int) in "https://static.inaturalist.org/photos/\(id)/square.jpg?media-hidden" }
+        let notTakenDown = try winners(copy("cc-by", url: queried), copy("cc-by-nc"))
+        #expect(notTakenDown.map { $0["license"] as? String } == ids.map { _ in "cc-by-nc" })
     }
 
     @Test func linksComeFromTheNewestCopyOfAnObservation() throws {

@@ -21,7 +21,15 @@ public enum PlaceholderKind: String, Sendable, CaseIterable {
     case mediaHidden = "media-hidden"
     case stillProcessing = "attachment_defaults"
 
-    /// The path fragment that marks it (each holds a `-` or `_`: `PhotoURLParser` relies on it).
+    /// The stand-in a photo URL's path names, if any. Every marker holds a `-` or `_`, which a
+    /// photo's own path (`/photos/{id}/{size}.{ext}`) does not: only a path with one is
+    /// searched for them (a search per marker).
+    static func named(inPath path: UnsafeBufferPointer<UInt8>) -> PlaceholderKind? {
+        guard path.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return nil }
+        return allCases.first { PhotoURLParser.contains(path, $0.marker) }
+    }
+
+    /// The path fragment that marks it (each holds a `-` or `_`: `named(inPath:)` relies on it).
     var marker: StaticString {
         switch self {
         case .copyrightInfringement: return "copyright-infringement"
@@ -74,8 +82,17 @@ public struct PhotoURL: Sendable, Equatable {
     /// on the safe side.
     static func placeholder(in url: JSONText) -> PlaceholderKind? {
         let bytes = UnsafeBufferPointer(start: url.start.assumingMemoryBound(to: UInt8.self), count: url.count)
-        guard bytes.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return nil }
-        return PlaceholderKind.allCases.first { PhotoURLParser.contains(bytes, $0.marker) }
+        // The path: after the host (past `://`), before a query or a fragment, as `classify` reads it.
+        var start = 0
+        while start + 2 < bytes.count, !(bytes[start] == UInt8(ascii: ":") && bytes[start + 1] == UInt8(ascii: "/") && bytes[start + 2] == UInt8(ascii: "/")) {
+            start += 1
+        }
+        start += 3
+        while start < bytes.count, bytes[start] != UInt8(ascii: "/") { start += 1 }
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        guard start < end else { return nil }
+        return PlaceholderKind.named(inPath: UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), told from its bytes
@@ -219,11 +236,7 @@ public final class PhotoURLParser {
             return .remote(url: original())
         }
         let path = UnsafeBufferPointer(rebasing: bytes[hostEnd..<end])
-        // Every marker holds a `-` or `_`, which a photo's own path (`/photos/{id}/{size}.{ext}`)
-        // does not: only a path with one is searched for them (a search per marker).
-        if path.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) {
-            for kind in PlaceholderKind.allCases where Self.contains(path, kind.marker) { return .placeholder(kind) }
-        }
+        if let kind = PlaceholderKind.named(inPath: path) { return .placeholder(kind) }
 
         // …/photos/{id}/{file}: the last three slashes.
         var found = 0

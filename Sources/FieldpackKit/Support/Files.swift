@@ -505,9 +505,10 @@ public enum FileSystem {
                 let access = readable ? O_RDWR : O_WRONLY
                 let descriptor = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 if descriptor >= 0 { return (path, descriptor) }
-                if errno == ENAMETOOLONG, let output {
+                let temp = path.split(separator: "/").last.map(String.init) ?? path
+                // The temp file's own name past the limit (not the whole path past PATH_MAX).
+                if errno == ENAMETOOLONG, let output, temp.utf8.count > Int(NAME_MAX) {
                     let name = output.split(separator: "/").last.map(String.init) ?? output
-                    let temp = path.split(separator: "/").last.map(String.init) ?? path
                     throw FieldpackError(
                         path: output,
                         "its name is \(name.utf8.count) bytes: the temp file written beside it first adds \(temp.utf8.count - name.utf8.count), past the file system's limit on a name (\(systemError())); give a shorter name")

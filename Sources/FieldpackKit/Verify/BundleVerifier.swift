@@ -54,8 +54,13 @@ public struct BundleVerifier {
     public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> String {
         guard FileSystem.isDirectory(path) else {
             if checksFile {
+                guard FileSystem.exists(path) else { throw FieldpackError(path: path, "does not exist") }
                 guard FileSystem.isRegularFile(path) else {
                     throw FieldpackError(path: path, "is neither a bundle folder nor a database file")
+                }
+                // Not SQLite at all (a JSON file named by mistake), empty, too short: say so.
+                if let header = try SQLiteHeader.headerProblem(of: path), !header.isSQLite {
+                    throw FieldpackError(path: path, header.message)
                 }
                 let lines: [String]
                 do {

@@ -156,12 +156,13 @@ extension WikiPart.Report {
         func matched(_ value: JSONValue) -> [String] { value["matched"]?.elements.compactMap(\.string) ?? [] }
         for article in elements(root["articles"]) {
             guard let title = article["title"]?.string, let source = article["source"]?.string else { throw bad("an article without a title or source") }
+            guard let hasText = article["has_text"]?.bool else { throw bad("an article without has_text") }
             let copy = WikiStage.Copy(
                 revision: article["revision"]?.int64, modified: article["modified"]?.string, source: source,
                 line: article["line"]?.int64.map(Int.init), record: article["record"]?.string)
             articles.append(WikiPart.Entry(
                 title: title, wikidata: article["wikidata"]?.string, copy: copy, late: article["late"]?.bool ?? false,
-                hasText: article["has_text"]?.bool ?? true, matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
+                hasText: hasText, matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
         }
         for redirect in elements(root["redirects"]) {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
