@@ -287,6 +287,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
     }
 
+    /// The export's `.tar.gz` missing only its last bytes (its gzip trailer, or that and the
+    /// last byte of deflate data), every table read whole, is refused too: with no selection
+    /// (no plan reading it first) it was read with exit 0.
+    @Test(arguments: [1, 4, 8, 9])
+    func anExportArchiveMissingOnlyItsLastBytesIsRefused(cut: Int) throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20250315"
+        for name in ["observations.csv", "photos.csv", "taxa.csv"] {
+            try directory.write("\(folder)/\(name)", try text("\(repositoryRoot)/sample-data/open-data/\(name)"))
+        }
+        // Enough observers (hardly compressible names) that the archive is read in several
+        // blocks: its end is then read after the tar's last member, where the cut was missed.
+        var observers = try text("\(repositoryRoot)/sample-data/open-data/observers.tsv")
+        var noise = SplitMix(seed: 7)
+        for id in 1_000_000..<1_040_000 { observers += "\(id)\tlogin\(noise.next() % 1_000_000_007)\tName \(noise.next())\n" }
+        try directory.write("\(folder)/observers.tsv", observers)
+        let archive = directory.file("\(folder).tar.gz")
+        try run("/bin/tar", ["-czf", archive, "-C", directory.path, folder])
+        #expect(try ingest([archive], in: directory).records.count > 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+        try bytes.prefix(bytes.count - cut).write(to: URL(fileURLWithPath: archive))
+        #expect(try run("/bin/gzip", ["-t", archive]).status != 0)
+        let error = try refusal(of: [archive], in: directory)
+        #expect(error.path == archive, "\(error)")
+        #expect(error.message.hasSuffix("download it again"), "\(error)")
+    }
+
     /// A tar of the bucket's gzipped tables was "a tar archive with no table": the tables are
     /// there, compressed, and the error says so and what to give instead.
     @Test func aTarOfGzippedTablesSaysItsMembersAreCompressed() throws {

@@ -230,7 +230,10 @@ private final class ArchiveFeed {
         if let damage { throw damage }
     }
 
-    /// Reads what libarchive left unread (a gzip trailer, tar padding), to check it.
+    /// Reads what libarchive left unread (a gzip trailer, tar padding), to check it: a stream
+    /// cut there (only its trailer missing) is damage like any other, though the tar's members
+    /// were read whole (until 2026-12-06 it was passed over, and an export `.tar.gz` missing
+    /// its last bytes was read with exit 0).
     func drain() throws {
         if let failure { throw failure }
         if damage != nil { return }
@@ -239,8 +242,10 @@ private final class ArchiveFeed {
                 while try source.read(into: buffer) > 0 {}
                 return
             } catch let error as StreamDamage {
-                // The tar's members were read whole: only a failed check still matters here.
-                if error.failedMember == nil { return }
+                if error.failedMember == nil {
+                    damage = error
+                    throw error
+                }
                 note(error)
             }
         }
