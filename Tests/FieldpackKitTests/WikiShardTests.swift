@@ -235,6 +235,38 @@ import Testing
         #expect(whole.titles == ["Lixus"])
     }
 
+    /// A page turned into a disambiguation page or a redirect since an older dump: its newer
+    /// copy wins over the older article copy, whichever dump comes first, in a whole run and in
+    /// any number of shards (the stale article shipped, and the redirect's requesters were
+    /// credited to both it and the redirect's target).
+    @Test(arguments: [1, 3], [false, true])
+    func aNewerRedirectOrDisambiguationCopyReplacesAnOlderArticle(shards: Int, newFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let old = [
+            H.line("Lixus", H.parsoid(Self.sentence("lixus weevil")), ["version": ["identifier": 10]]),
+            H.line("Foo bird", H.parsoid(Self.sentence("foo bird")), ["version": ["identifier": 10]]),
+            H.line("Still bird", H.parsoid(Self.sentence("newer still bird")), ["version": ["identifier": 30]]),
+        ].joined(separator: "\n") + "\n"
+        let new = [
+            H.line("Lixus", Self.disambiguation, ["version": ["identifier": 20]]),
+            H.line("Foo bird", Self.stub(to: "Bar_bird"), ["version": ["identifier": 20]]),
+            H.line("Bar bird", H.parsoid(Self.sentence("bar bird")), ["version": ["identifier": 20]]),
+            // A stub older than the article copy it meets is the older copy: the article stays.
+            H.line("Still bird", Self.stub(to: "Bar_bird"), ["version": ["identifier": 25]]),
+        ].joined(separator: "\n") + "\n"
+        let inputs = [
+            try directory.write(newFirst ? "a-new.ndjson" : "b-new.ndjson", new),
+            try directory.write(newFirst ? "b-old.ndjson" : "a-old.ndjson", old),
+        ]
+        let wants = H.wants(["Lixus", "Foo bird", "Still bird"])
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        #expect(report["missing"] as? [String] == [])
+        #expect(report["duplicate_pages"] as? Int == 2)  // the two stale article copies
+        let whole = try H.run(inputs, wants: wants, in: try TemporaryDirectory())
+        #expect(whole.titles == ["Bar bird", "Still bird"])
+        #expect((whole.articles["Still bird"]?["summary"] as? String)?.contains("newer still bird") == true)
+    }
+
     @Test func aPartFromOtherInputsIsRefusedNamingBoth() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid()) + "\n")

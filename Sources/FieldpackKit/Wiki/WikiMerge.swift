@@ -63,7 +63,23 @@ public struct WikiMerge {
         var kept: [String: (part: Int, entry: Int, copy: WikiStage.Copy, wikidata: String?, hasText: Bool)] = [:]
         var duplicates = reports.reduce(0) { $0 + $1.duplicates }
         var htmlBytes = reports.reduce(0) { $0 + $1.htmlBytes }
+        // The newest redirect-stub or disambiguation copy of each title (`WikiStage.pageCopies`):
+        // an article copy older than it is not kept, whichever came first.
+        var pageCopies: [String: WikiStage.Copy] = [:]
+        func notePage(_ title: String, _ copy: WikiStage.Copy?) {
+            guard let copy else { return }
+            if let newest = pageCopies[title], !copy.isNewer(than: newest) { return }
+            pageCopies[title] = copy
+            if let existing = kept[title], copy.isNewer(than: existing.copy) {
+                kept.removeValue(forKey: title)
+                duplicates += 1
+            }
+        }
         func keep(_ entry: WikiPart.Entry, part: Int, index: Int) {
+            if let page = pageCopies[entry.title], page.isNewer(than: entry.copy) {
+                duplicates += 1
+                return
+            }
             if let existing = kept[entry.title] {
                 duplicates += 1
                 if !entry.copy.isNewer(than: existing.copy) { return }
@@ -75,6 +91,7 @@ public struct WikiMerge {
         var disambiguationItems = Set<String>()
         // What the first passes found, shard by shard (each read its own share of the dumps).
         for (part, report) in reports.enumerated() {
+            for page in report.pageCopies { notePage(page.title, page.copy) }
             for (index, entry) in report.articles.enumerated() where !entry.late { keep(entry, part: part, index: index) }
             for (alias, target) in report.redirects { WikiStage.claim(&redirects, alias: alias, target: target) }
             disambiguations.formUnion(report.disambiguations)
@@ -122,12 +139,14 @@ public struct WikiMerge {
                 taken.redirects.insert(number)
                 htmlBytes += redirect.htmlBytes
                 WikiStage.claim(&redirects, alias: redirect.alias, target: redirect.target)
+                notePage(redirect.alias, redirect.copy)
             }
             for (number, page) in lateDisambiguations.enumerated() where !taken.pages.contains(number) && hit(page.matched) {
                 taken.pages.insert(number)
                 htmlBytes += page.htmlBytes
                 disambiguations.insert(page.title)
                 if let id = page.wikidata { disambiguationItems.insert(id) }
+                notePage(page.title, page.copy)
             }
             wanted.add(late)
         }

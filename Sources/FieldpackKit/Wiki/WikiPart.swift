@@ -70,6 +70,8 @@ public enum WikiPart {
         var rejectedByInput: [(input: String, count: Int)] = []
         var articles: [Entry] = []
         var redirects: [String: String] = [:]
+        /// The newest redirect-stub or disambiguation copy of each title the first pass read.
+        var pageCopies: [(title: String, copy: WikiStage.Copy)] = []
         var disambiguations: Set<String> = []
         var disambiguationItems: Set<String> = []
         var lateRedirects: [WikiStage.LateFinds.Redirect] = []
@@ -100,6 +102,28 @@ public enum WikiPart {
             }
         }
         return folders
+    }
+}
+
+extension WikiPart {
+    /// A redirect stub's or disambiguation page's copy, as `"copy"` (null for none): what the
+    /// newest-copy rule compares (`WikiStage.Copy`).
+    static func write(_ copy: WikiStage.Copy?, into report: inout JSONWriter) {
+        report.key("copy")
+        guard let copy else { return report.null() }
+        report.beginObject()
+        report.key("revision"); report.int(copy.revision)
+        report.key("modified"); report.string(copy.modified)
+        report.key("source"); report.string(copy.source)
+        report.key("line"); report.int(copy.line.map(Int64.init))
+        report.key("record"); report.string(copy.record)
+        report.endObject()
+    }
+
+    /// The order copies are listed in: by source, line and record (as `Copy.isNewer` breaks ties).
+    static func placeKey(_ copy: WikiStage.Copy?) -> String {
+        guard let copy else { return "" }
+        return "\(copy.source)\n\(copy.line ?? 0)\n\(copy.record ?? "")\n\(copy.revision ?? -1)\n\(copy.modified ?? "")"
     }
 }
 
@@ -168,16 +192,30 @@ extension WikiPart.Report {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
             redirects[alias] = target
         }
+        /// A redirect stub's or disambiguation page's copy, written by `WikiPart.write(_:into:)`.
+        func copy(_ value: JSONValue) throws -> WikiStage.Copy? {
+            guard let copy = value["copy"], !copy.isNull else { return nil }
+            guard let source = copy["source"]?.string else { throw bad("a page copy without a source") }
+            return WikiStage.Copy(
+                revision: copy["revision"]?.int64, modified: copy["modified"]?.string, source: source,
+                line: copy["line"]?.int64.map(Int.init), record: copy["record"]?.string)
+        }
+        for page in elements(root["page_copies"]) {
+            guard let title = page["title"]?.string, let found = try copy(page) else { throw bad("a page copy without a title or copy") }
+            pageCopies.append((title, found))
+        }
         disambiguations = Set(elements(root["disambiguations"]).compactMap(\.string))
         disambiguationItems = Set(elements(root["disambiguation_items"]).compactMap(\.string))
         for redirect in elements(root["late_redirects"]) {
             guard let alias = redirect["alias"]?.string, let target = redirect["target"]?.string else { throw bad("a redirect without alias or target") }
-            lateRedirects.append(.init(alias: alias, target: target, matched: matched(redirect), htmlBytes: Int(redirect["html_bytes"]?.int64 ?? 0)))
+            lateRedirects.append(.init(
+                alias: alias, target: target, matched: matched(redirect), htmlBytes: Int(redirect["html_bytes"]?.int64 ?? 0), copy: try copy(redirect)))
         }
         for page in elements(root["late_disambiguations"]) {
             guard let title = page["title"]?.string else { throw bad("a disambiguation page without a title") }
             lateDisambiguations.append(.init(
-                title: title, wikidata: page["wikidata"]?.string, matched: matched(page), htmlBytes: Int(page["html_bytes"]?.int64 ?? 0)))
+                title: title, wikidata: page["wikidata"]?.string, matched: matched(page), htmlBytes: Int(page["html_bytes"]?.int64 ?? 0),
+                copy: try copy(page)))
         }
     }
 }
@@ -317,6 +355,15 @@ extension WikiStage {
             report.endObject()
         }
         report.endArray()
+        report.key("page_copies")
+        report.beginArray()
+        for (title, copy) in first.pageCopies.sorted(by: { WikiTitle.byteOrder($0.key, $1.key) }) {
+            report.beginObject()
+            report.key("title"); report.string(title)
+            WikiPart.write(copy, into: &report)
+            report.endObject()
+        }
+        report.endArray()
         report.key("disambiguations")
         report.beginArray()
         for title in first.disambiguations.sorted(by: WikiTitle.byteOrder) { report.string(title) }
@@ -327,25 +374,33 @@ extension WikiStage {
         report.endArray()
         report.key("late_redirects")
         report.beginArray()
-        let redirects = run.late.redirects.sorted { ($0.alias, $0.target, $0.matched.joined(separator: "\n"), $0.htmlBytes) < ($1.alias, $1.target, $1.matched.joined(separator: "\n"), $1.htmlBytes) }
+        let redirects = run.late.redirects.sorted {
+            ($0.alias, $0.target, $0.matched.joined(separator: "\n"), $0.htmlBytes, WikiPart.placeKey($0.copy))
+                < ($1.alias, $1.target, $1.matched.joined(separator: "\n"), $1.htmlBytes, WikiPart.placeKey($1.copy))
+        }
         for (index, redirect) in redirects.enumerated() where index == 0 || redirects[index - 1] != redirect {
             report.beginObject()
             report.key("alias"); report.string(redirect.alias)
             report.key("target"); report.string(redirect.target)
             matched(redirect.matched)
             report.key("html_bytes"); report.int(redirect.htmlBytes)
+            WikiPart.write(redirect.copy, into: &report)
             report.endObject()
         }
         report.endArray()
         report.key("late_disambiguations")
         report.beginArray()
-        let pages = run.late.disambiguations.sorted { ($0.title, $0.wikidata ?? "", $0.matched.joined(separator: "\n"), $0.htmlBytes) < ($1.title, $1.wikidata ?? "", $1.matched.joined(separator: "\n"), $1.htmlBytes) }
+        let pages = run.late.disambiguations.sorted {
+            ($0.title, $0.wikidata ?? "", $0.matched.joined(separator: "\n"), $0.htmlBytes, WikiPart.placeKey($0.copy))
+                < ($1.title, $1.wikidata ?? "", $1.matched.joined(separator: "\n"), $1.htmlBytes, WikiPart.placeKey($1.copy))
+        }
         for (index, page) in pages.enumerated() where index == 0 || pages[index - 1] != page {
             report.beginObject()
             report.key("title"); report.string(page.title)
             report.key("wikidata"); report.string(page.wikidata)
             matched(page.matched)
             report.key("html_bytes"); report.int(page.htmlBytes)
+            WikiPart.write(page.copy, into: &report)
             report.endObject()
         }
         report.endArray()

@@ -162,6 +162,9 @@ public struct WikiStage {
         var spillError: Error?
         /// Wanted title → the title its redirect stub points to.
         var redirects: [String: String] = [:]
+        /// The newest copy of each title read as a redirect stub or a disambiguation page: an
+        /// article copy older than it is stale (the page was turned into one since), never kept.
+        var pageCopies: [String: Copy] = [:]
         var disambiguations: Set<String> = []
         /// The Wikidata items of the disambiguation pages skipped.
         var disambiguationItems: Set<String> = []
@@ -186,6 +189,7 @@ public struct WikiStage {
     struct FirstPass {
         var articles: [String: KeptArticle]
         var redirects: [String: String]
+        var pageCopies: [String: Copy]
         var disambiguations: Set<String>
         var disambiguationItems: Set<String>
         var duplicates: Int
@@ -210,6 +214,8 @@ public struct WikiStage {
             var target: String
             var matched: [String]
             var htmlBytes: Int
+            /// The stub's copy (nil for an alias from an article's `redirects` field).
+            var copy: Copy? = nil
         }
 
         struct Disambiguation: Sendable, Equatable {
@@ -217,6 +223,7 @@ public struct WikiStage {
             var wikidata: String?
             var matched: [String]
             var htmlBytes: Int
+            var copy: Copy? = nil
         }
     }
 
@@ -239,7 +246,7 @@ public struct WikiStage {
         clock.mark("pass 1")
         if run.recordsLate {
             run.firstPass = FirstPass(
-                articles: run.articles, redirects: run.redirects, disambiguations: run.disambiguations,
+                articles: run.articles, redirects: run.redirects, pageCopies: run.pageCopies, disambiguations: run.disambiguations,
                 disambiguationItems: run.disambiguationItems, duplicates: run.duplicates, htmlBytes: run.summary.htmlBytes)
         }
         // Redirect stubs whose target nobody else wanted: read the dumps again for the targets
@@ -311,16 +318,20 @@ public struct WikiStage {
             Self.claim(&run.redirects, alias: article.title, target: WikiTitle.normalize(target))
             if late {
                 run.late.redirects.append(LateFinds.Redirect(
-                    alias: article.title, target: WikiTitle.normalize(target), matched: article.matched, htmlBytes: article.htmlBytes))
+                    alias: article.title, target: WikiTitle.normalize(target), matched: article.matched, htmlBytes: article.htmlBytes,
+                    copy: article.copy))
             }
+            notePageCopy(article, into: &run)
             return
         case .disambiguation:
             run.disambiguations.insert(article.title)
             if let id = article.wikidata { run.disambiguationItems.insert(id.uppercased()) }
             if late {
                 run.late.disambiguations.append(LateFinds.Disambiguation(
-                    title: article.title, wikidata: article.wikidata?.uppercased(), matched: article.matched, htmlBytes: article.htmlBytes))
+                    title: article.title, wikidata: article.wikidata?.uppercased(), matched: article.matched, htmlBytes: article.htmlBytes,
+                    copy: article.copy))
             }
+            notePageCopy(article, into: &run)
             run.skips.append(Finding(path: article.source, line: article.line, record: article.record, reason: "\"\(article.title)\" is a disambiguation page: skipped"))
             return
         case .article:
@@ -345,11 +356,35 @@ public struct WikiStage {
             return kept
         }
         if late, let entry = stored() { run.late.articles[article.title, default: []].append(entry) }
+        // Older than the page's redirect or disambiguation copy: the page is no longer this.
+        if let page = run.pageCopies[article.title], page.isNewer(than: article.copy) {
+            run.duplicates += 1
+            return
+        }
         if let existing = run.articles[article.title] {
             run.duplicates += 1
             if !isNewer(article, than: existing, in: &run) { return }
         }
         if let entry = stored() { run.articles[article.title] = entry }
+    }
+
+    /// Notes a redirect stub's or disambiguation page's copy of its title: the newest is kept,
+    /// and an article copy of the title older than it is dropped (a page turned into a redirect
+    /// or a disambiguation page since: the stale article shipped). Whatever order the copies
+    /// come in, an article is kept only when no such copy is newer (`WikiMerge` decides alike).
+    private func notePageCopy(_ page: Article, into run: inout Run) {
+        let copy = page.copy
+        if let newest = run.pageCopies[page.title], !copy.isNewer(than: newest) { return }
+        run.pageCopies[page.title] = copy
+        guard let kept = run.articles[page.title] else { return }
+        do {
+            guard copy.isNewer(than: try article(kept, in: run.spill).copy) else { return }
+        } catch {
+            if run.spillError == nil { run.spillError = error }
+            return
+        }
+        run.articles.removeValue(forKey: page.title)
+        run.duplicates += 1
     }
 
     /// The finding of a copy of a page the blurb rules leave no text of.
