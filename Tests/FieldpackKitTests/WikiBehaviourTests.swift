@@ -114,6 +114,21 @@ import Testing
         #expect(output.report["duplicate_pages"] as? Int == 0)
     }
 
+    /// A line that does not state its language (no `in_language`) is of the wiki its `url`
+    /// names: an English "Lion" was read into a German guide, and won on line order.
+    @Test(arguments: [("en", 9), ("de", 1)])
+    func aLineWithoutItsLanguageIsOfTheWikiItsURLNames(language: String, revision: Int) throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("dump.ndjson", [
+            line("Great tit", document(tit), ["url": "https://en.wikipedia.org/wiki/Great_tit", "version": ["identifier": 9]]),
+            line("Great tit", document(tit), ["url": "https://de.wikipedia.org/wiki/Great_tit", "version": ["identifier": 1]]),
+        ].joined(separator: "\n") + "\n")
+        let output = try run([dump], wants: wants(["Great tit"], language: language), in: directory)
+        #expect(output.lines.map { $0["revision"] as? Int } == [revision])
+        #expect(output.report["lines_skipped"] as? Int == 1)
+        #expect(output.report["duplicate_pages"] as? Int == 0)
+    }
+
     @Test(arguments: [false, true], [false, true])
     func ofAPageSeenTwiceTheHigherRevisionWinsElseTheLaterModificationDate(revisions: Bool, newerFirst: Bool) throws {
         let directory = try TemporaryDirectory()

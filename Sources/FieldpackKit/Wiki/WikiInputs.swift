@@ -344,7 +344,8 @@ extension WikiStage {
             return
         }
         let wanted = reading.wanted
-        if let language = fields.language, language != wanted.language {
+        // A line that does not state its language is of the wiki its address names.
+        if let language = fields.language ?? fields.url.flatMap(WikiTitle.fromURL)?.language, language != wanted.language {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
