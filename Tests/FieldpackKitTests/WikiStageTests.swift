@@ -270,6 +270,10 @@ import Testing
         ("iPhone", "IPhone"), ("élan", "Élan"), ("Lixus_(beetle)", "Lixus (beetle)"),
         // As MediaWiki: Georgian keeps its letter (not the Mtavruli capital), ß stays ß.
         ("დიდი_წივწივა", "დიდი წივწივა"), ("ßtest", "ßtest"),
+        // As MediaWiki's title codec: the spaces it folds (no-break, narrow no-break,
+        // ideographic) and the direction marks it strips.
+        ("Große\u{A0}Seen", "Große Seen"), ("Große%C2%A0Seen", "Große Seen"), ("Parc\u{202F}national", "Parc national"),
+        ("大山雀\u{3000}亚种", "大山雀 亚种"), ("\u{200E}Lion\u{200F}", "Lion"),
     ])
     func titlesMatchTheWayWikipediaMatchesThem(raw: String, normalized: String) {
         #expect(WikiTitle.normalize(raw) == normalized)

@@ -1,12 +1,14 @@
-/// Wikipedia titles compared the way Wikipedia does: percent-encoding decoded, underscores as
-/// spaces, runs of spaces collapsed and trimmed, the first letter upper case (the rest is
-/// case-sensitive).
+/// Wikipedia titles compared the way Wikipedia does: percent-encoding decoded, underscores and
+/// the other spaces MediaWiki folds (no-break, ideographic, the U+2000 block, …) as spaces,
+/// direction marks dropped, runs of spaces collapsed and trimmed, the first letter upper case
+/// (the rest is case-sensitive).
 public enum WikiTitle {
     /// The order of titles in `articles.jsonl`: by their UTF-8 bytes.
     static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
     public static func normalize(_ title: String) -> String {
-        let decoded = percentDecoded(title)
+        var decoded = percentDecoded(title)
+        if decoded.utf8.contains(where: { $0 >= 0x80 }) { decoded = foldingSpacesAndMarks(decoded) }
         var words: [Substring] = []
         for word in decoded.replacingOccurrences(of: "_", with: " ").split(separator: " ") { words.append(word) }
         var text = words.joined(separator: " ")
@@ -14,6 +16,20 @@ public enum WikiTitle {
             text = firstLetterUppercased(first) + text.dropFirst()
         }
         return text
+    }
+
+    /// The spaces MediaWiki's title codec folds into one (`Große\u{A0}Seen` is `Große Seen`) as
+    /// ` `, and the direction marks and overrides it strips, dropped.
+    private static func foldingSpacesAndMarks(_ title: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in title.unicodeScalars {
+            switch scalar.value {
+            case 0xA0, 0x1680, 0x180E, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: scalars.append(" ")
+            case 0x200E, 0x200F, 0x202A...0x202E: continue
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars)
     }
 
     /// The first letter as MediaWiki capitalizes it: Georgian keeps its letter (MediaWiki keeps
