@@ -115,6 +115,12 @@ import Testing
         #expect(BundleReport.explain(exclusion.key) == explanation)
     }
 
+    /// The selection's exclusions, the largest on a regional guide, read as their own keys.
+    @Test func theSelectionsExclusionsAreExplainedToo() {
+        #expect(BundleReport.explain("selection:not-selected") == "left out by the pipeline's select rules (places, taxa, grades, dates, min_photos, the observation cap)")
+        #expect(BundleReport.explain("selection:photo-cap") == "over the pipeline's photos_per_taxon cap")
+    }
+
     /// A wiki report whose counts are not counts is an error naming the field, not zeros.
     @Test(arguments: [
         (#"{"wanted": 12, "found": "eleven"}"#, #""found" is a string, expected a count"#),

@@ -235,6 +235,10 @@ public struct BundleReport {
         }
         // The URL's own reason: a URL naming another photo is an https URL too.
         if reason.hasPrefix("url:") { return "its URL cannot be shipped: \(reason.dropFirst(4))" }
+        if reason == "selection:not-selected" {
+            return "left out by the pipeline's select rules (places, taxa, grades, dates, min_photos, the observation cap)"
+        }
+        if reason == "selection:photo-cap" { return "over the pipeline's photos_per_taxon cap" }
         return reason
     }
 

@@ -50,7 +50,7 @@ public struct StageReport {
         var line = "fieldpack-\(stage): \(what) in \(format(seconds, 2)) s"
         if let records, seconds > 0 { line += ", \(format(Double(records) / seconds, 0)) records/s" }
         if let bytes, seconds > 0 { line += ", \(format(Double(bytes) / seconds / 1e6, 1)) MB/s" }
-        line += ", peak RSS \(peak >> 20) MB"
+        line += ", peak RSS \(peak >> 20) MiB"
         StandardError.write(line)
         if let folder = environment("FIELDPACK_TIMINGS"), !folder.isEmpty {
             let timing = StageTiming(stage: stage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
@@ -89,7 +89,7 @@ public final class PhaseTrace {
 
     public func mark(_ phase: String) {
         guard enabled else { return }
-        StandardError.write("fieldpack-\(stage): \(phase): \(format(clock.seconds, 2)) s, peak RSS \(StageReport.peakResidentBytes >> 20) MB")
+        StandardError.write("fieldpack-\(stage): \(phase): \(format(clock.seconds, 2)) s, peak RSS \(StageReport.peakResidentBytes >> 20) MiB")
         clock = StageClock()
     }
 }
