@@ -9,7 +9,8 @@ out, NUL-terminated JSON; the standard library is enough) and checks that:
   - it fetches nothing (every request is the page itself: it is self-contained) and has no script;
   - every chart (svg.chart) has a non-zero size, and its pixels in a screenshot of just that
     area are not blank (a PNG decoded here with zlib);
-  - no table is wider than its card, and the page does not scroll sideways;
+  - no table is wider than its card, no one-word table header or short value is broken mid-word, and the page
+    does not scroll sideways;
 then keeps a full-page screenshot at SCREENSHOT.png for people to look at.
 
 Without Chromium it says what was not judged and exits 0, or 1 when CI=true.
@@ -184,6 +185,15 @@ PAGE_FACTS = """JSON.stringify({
     return {section: heading ? heading.textContent : '?', width: Math.round(table.getBoundingClientRect().width),
             room: table.parentElement.clientWidth};
   }),
+  broken: Array.from(document.querySelectorAll('th, td')).filter(function (cell) {
+    // A header, or a short value, of one word drawn on more than one line was broken
+    // mid-word ("outc/ome", "rejec/ted"); a long one (a file's path) may wrap.
+    var text = cell.textContent.trim();
+    if (!text || /\s/.test(text) || (cell.tagName === 'TD' && text.length > 12)) { return false; }
+    var range = document.createRange();
+    range.selectNodeContents(cell);
+    return range.getClientRects().length > 1;
+  }).map(function (cell) { return cell.textContent.trim(); }),
   height: Math.ceil(document.documentElement.scrollHeight),
   charts: Array.from(document.querySelectorAll('svg.chart')).map(function (svg) {
     var box = svg.getBoundingClientRect();
@@ -254,6 +264,8 @@ def check(report, screenshot):
     # table's columns off its card and the page sideways.
     for table in facts["overflowing"]:
         problems.append(f"a table in \"{table['section']}\" is {table['width']} px wide in {table['room']} px: its columns run off the card")
+    for header in facts["broken"]:
+        problems.append(f"the table cell \"{header}\" is broken mid-word: its column was squeezed narrower than the word")
     if facts["width"] > facts["viewport"]:
         problems.append(f"the page is {facts['width']} px wide in a {facts['viewport']} px window: it scrolls sideways")
     return facts, problems

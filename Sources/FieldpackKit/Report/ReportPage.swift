@@ -40,14 +40,18 @@ struct ReportPage {
         html.raw("</figure>\n")
     }
 
-    /// A table; columns after the first are right-aligned when `numeric` says so.
-    mutating func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = []) {
+    /// A table; columns after the first are right-aligned when `numeric` says so. The cells of
+    /// the `wrapping` columns (paths, titles, free text) may break anywhere, so that a long
+    /// name wraps inside its card; the others break only between words, so that the table's
+    /// layout never squeezes a short word into pieces ("rejec/ted").
+    mutating func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], wrapping: Set<Int> = []) {
+        func kind(_ index: Int) -> String? { numeric.contains(index) ? "num" : wrapping.contains(index) ? "wrap" : nil }
         html.raw("<table>\n<thead><tr>")
         for (index, name) in header.enumerated() { html.element("th", name, class: numeric.contains(index) ? "num" : nil) }
         html.raw("</tr></thead>\n<tbody>\n")
         for row in rows {
             html.raw("<tr>")
-            for (index, cell) in row.enumerated() { html.element("td", cell, class: numeric.contains(index) ? "num" : nil) }
+            for (index, cell) in row.enumerated() { html.element("td", cell, class: kind(index)) }
             html.raw("</tr>\n")
         }
         html.raw("</tbody>\n</table>\n")
@@ -95,8 +99,9 @@ struct ReportPage {
         p { margin: 6px 0; }
         .note { color: var(--muted); font-size: 13px; }
         table { border-collapse: collapse; width: 100%; margin: 8px 0 4px; font-size: 13.5px; }
-        th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
-        th { color: var(--muted); font-weight: 600; }
+        th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+        td.wrap { overflow-wrap: anywhere; }
+        th { color: var(--muted); font-weight: 600; white-space: nowrap; overflow-wrap: normal; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         figure { margin: 8px 0; }
         figcaption { color: var(--muted); font-size: 12.5px; }
@@ -109,6 +114,7 @@ struct ReportPage {
         .tile .figure { display: block; font-size: 22px; font-weight: 650; color: var(--accent); }
         .tile .label { color: var(--muted); font-size: 12.5px; }
         ul { margin: 4px 0; padding-left: 20px; }
+        li { overflow-wrap: anywhere; }
         footer { max-width: 820px; margin: 0 auto; padding: 0 16px 24px; color: var(--muted); font-size: 12px; }
 
         """
