@@ -173,6 +173,17 @@ import Testing
         }
     }
 
+    /// A chart names every value it draws to screen readers (`role="img"` hides its texts):
+    /// the per-licence counts and the tier mix were shown in no table.
+    @Test func aChartNamesItsValuesToScreenReaders() {
+        let bars = SVGChart.bars("Photos shipped per licence", [("cc-by", 15, "15"), ("cc0", 1, "1")])
+        #expect(bars.contains(#"aria-label="Photos shipped per licence: cc-by 15; cc0 1""#), "\(bars)")
+        let stacked = SVGChart.stacked("Tiers per target", segments: ["square", "small"], [("list-cell", [20, 0]), ("detail", [3, 7])])
+        #expect(stacked.contains(#"aria-label="Tiers per target: list-cell: square 20; detail: square 3, small 7""#), "\(stacked)")
+        let histogram = SVGChart.histogram("Bytes", [("<10 KB", 4), ("<20 KB", 0)])
+        #expect(histogram.contains(#"aria-label="Bytes: &lt;10 KB: 4; &lt;20 KB: 0""#), "\(histogram)")
+    }
+
     /// Chart labels tell files apart: two exports' tables of one name, a dump's pages whose
     /// names differ only at their end; each fits the label column (20 characters).
     @Test func fileLabelsTellEveryFileApartAndFitTheChart() {

@@ -197,7 +197,7 @@ PAGE_FACTS = """JSON.stringify({
   height: Math.ceil(document.documentElement.scrollHeight),
   charts: Array.from(document.querySelectorAll('svg.chart')).map(function (svg) {
     var box = svg.getBoundingClientRect();
-    return {label: svg.getAttribute('aria-label'), x: box.left + window.scrollX, y: box.top + window.scrollY,
+    return {label: (svg.querySelector('title') || svg).textContent, x: box.left + window.scrollX, y: box.top + window.scrollY,
             width: box.width, height: box.height, marks: svg.querySelectorAll('rect').length};
   })
 })"""

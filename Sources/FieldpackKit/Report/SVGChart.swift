@@ -19,7 +19,7 @@ enum SVGChart {
         let barSpace = max(120, width - labelWidth - max(110, 6 + longestText * Self.valueCharacterWidth))
         let maximum = max(1, rows.map(\.value).max() ?? 1)
         let height = top * 2 + rowHeight * max(1, rows.count)
-        var svg = open(title, height: height)
+        var svg = open(title, height: height, values: rows.map { "\($0.label) \($0.text)" })
         for (index, row) in rows.enumerated() {
             let y = top + index * rowHeight
             let length = row.value <= 0 ? 0 : max(2, Int(Int64(barSpace) * row.value / maximum))
@@ -39,7 +39,10 @@ enum SVGChart {
         let labelWidth = 150, rowHeight = 28, top = 8, legendHeight = 26
         let barSpace = width - labelWidth - 70
         let height = top * 2 + rowHeight * max(1, rows.count) + legendHeight
-        var svg = open(title, height: height)
+        let values = rows.map { row in
+            "\(row.label): " + zip(segments, row.values).filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        }
+        var svg = open(title, height: height, values: values)
         for (index, row) in rows.enumerated() {
             let y = top + index * rowHeight
             let total = row.values.reduce(0, +)
@@ -76,7 +79,7 @@ enum SVGChart {
         let count = max(1, bins.count)
         let step = min(90, (width - left - 10) / count)
         let maximum = max(1, bins.map(\.count).max() ?? 1)
-        var svg = open(title, height: height)
+        var svg = open(title, height: height, values: bins.map { "\($0.label): \($0.count)" })
         svg += "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - 10)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + 4)\" text-anchor=\"end\" class=\"legend\">\(maximum)</text>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + plotHeight)\" text-anchor=\"end\" class=\"legend\">0</text>"
@@ -97,9 +100,13 @@ enum SVGChart {
 
     static func color(_ index: Int) -> String { palette[index % palette.count] }
 
-    private static func open(_ title: String, height: Int) -> String {
+    /// The chart's element, named for screen readers by its title and every value it draws
+    /// (`role="img"` hides the drawing's texts from them: the figures only charts show were
+    /// out of their reach).
+    private static func open(_ title: String, height: Int, values: [String]) -> String {
         let name = HTMLText.escaped(title)
-        return "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(name)\" "
+        let label = HTMLText.escaped(values.isEmpty ? "\(title): none" : "\(title): " + values.joined(separator: "; "))
+        return "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(label)\" "
             + "viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\"><title>\(name)</title>"
     }
 
