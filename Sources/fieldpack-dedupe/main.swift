@@ -55,7 +55,7 @@ command.main { arguments in
         var options = DedupeShard.Options(
             inat: arguments.positional[0], shard: shard, output: try arguments.required("output"),
             conflicts: try arguments.required("conflicts"))
-        if let examples = try arguments.int("examples") { options.examples = examples }
+        if let examples = try arguments.int("examples", atLeast: 0) { options.examples = examples }
         options.progress = arguments.progress(stage: "dedupe")
         options.selection = selection
         options.measuredPhotos = measuredPhotos
@@ -68,7 +68,7 @@ command.main { arguments in
     var options = Dedupe.Options(
         input: arguments.positional[0], output: try arguments.required("output"),
         conflicts: try arguments.required("conflicts"))
-    if let examples = try arguments.int("examples") { options.examples = examples }
+    if let examples = try arguments.int("examples", atLeast: 0) { options.examples = examples }
     options.progress = arguments.progress(stage: "dedupe")
     options.selection = selection
     options.measuredPhotos = measuredPhotos

@@ -126,7 +126,7 @@ command.main { arguments in
     }
     options.openDataDate = openDataDate
     options.selection = selection
-    if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
+    if let workers = try arguments.int("workers", atLeast: 1) { options.workers = workers }
     options.progress = arguments.progress(stage: "inat")
     let clock = StageClock()
     let summary = try INatIngest(options: options).run { first, count in

@@ -88,7 +88,7 @@ command.main { arguments in
     var options = SyntheticDump.Options(observations: observations, seed: seed, output: try arguments.required("output"))
     options.damage = arguments.flag("damage")
     if let perPage = try arguments.int("per-page") { options.perPage = perPage }
-    if let workers = try arguments.int("workers") { options.workers = max(1, workers) }
+    if let workers = try arguments.int("workers", atLeast: 1) { options.workers = workers }
     if let taxa = try arguments.int("taxa") {
         guard taxa > 0 else { throw UsageError("--taxa must be at least 1") }
         options.taxa = taxa

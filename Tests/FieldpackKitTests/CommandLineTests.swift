@@ -131,6 +131,10 @@ import Testing
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "many"], "--examples must be an integer, not \"many\""),
         Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--max-reject-rate", "2"], "--max-reject-rate must be between 0 and 1"),
         Case("sanitize", ["--max-bytes", "0"], "--max-bytes must be positive"),
+        // Numbers out of range ran as if they made sense (no examples, one worker).
+        Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "-1"], "--examples must be at least 0, not -1"),
+        Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--workers", "0"], "--workers must be at least 1, not 0"),
+        Case("synth", ["--observations", "10", "--seed", "1", "--output", "o", "--workers", "-3"], "--workers must be at least 1, not -3"),
         Case("pipeline", ["init", "mine"], "give the iNaturalist dumps with --inat (make: INAT=…)"),
         Case("pipeline", ["init", "my data", "--inat", "dumps"], "the pipeline name \"my data\" must be letters, digits, '.', '-' or '_' (it names build/<name>/)"),
     ]

@@ -84,6 +84,14 @@ public struct Arguments {
         guard let value = Int(text) else { throw UsageError("--\(name) must be an integer, not \"\(text)\"") }
         return value
     }
+
+    /// `int`, which must be at least `minimum` (`--workers 0` and `--examples -1` ran as if
+    /// they made sense).
+    public func int(_ name: String, atLeast minimum: Int) throws(UsageError) -> Int? {
+        guard let value = try int(name) else { return nil }
+        guard value >= minimum else { throw UsageError("--\(name) must be at least \(minimum), not \(value)") }
+        return value
+    }
 }
 
 /// The contract every `fieldpack-*` executable shares: `--help` (exit 0), success (0), failure
