@@ -115,6 +115,35 @@ import Testing
         #expect(BundleReport.explain(exclusion.key) == explanation)
     }
 
+    /// A guide built with `select` says what the selection kept and removed, per rule, as the
+    /// bundle recorded it (`selection` in bundle_info): the page showed only the rows kept.
+    @Test func aSelectedBundlesReportShowsWhatTheSelectionKeptAndRemoved() throws {
+        let directory = try TemporaryDirectory()
+        var selection = Selection()
+        selection.qualityGrades = ["research"]
+        try ingestAndDedupe(Self.sampleInputs, in: directory, selection: selection)
+        var options = BundleBuilder.Options(
+            input: directory.file("deduped.jsonl"), output: directory.file("content.sqlite"), pipelineName: "selected", policy: try samplePolicy())
+        options.selection = selection
+        try BundleBuilder(options: options).run()
+        let html = try report(directory)
+        let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
+        let kept = try #require(try database.int("SELECT count(*) FROM observations"))
+        let recorded = try #require(try database.scalar("SELECT value FROM bundle_info WHERE key = 'selection'"))
+        let facts = try JSONSerialization.jsonObject(with: Data(recorded.utf8)) as! [String: Any]
+        let observations = facts["observations"] as! [String: Any]
+        let considered = observations["considered"] as! Int
+        let removed = (observations["removed"] as! [String: Int])["quality_grades"]!
+        #expect(removed > 0 && considered == Int(kept) + removed)
+        #expect(html.contains("<section id=\"selection\">"))
+        #expect(html.contains("<span class=\"figure\">\(kept) of \(considered)</span><span class=\"label\">observations kept</span>"), "\(html)")
+        #expect(html.contains("<td>observations: quality_grades</td><td class=\"num\">\(removed)</td>"))
+        // Without a selection there is no such section.
+        let plain = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: plain)
+        #expect(!(try report(plain)).contains("<section id=\"selection\">"))
+    }
+
     /// The selection's exclusions, the largest on a regional guide, read as their own keys.
     @Test func theSelectionsExclusionsAreExplainedToo() {
         #expect(BundleReport.explain("selection:not-selected") == "left out by the pipeline's select rules (places, taxa, grades, dates, min_photos, the observation cap)")

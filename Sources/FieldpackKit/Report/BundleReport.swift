@@ -124,6 +124,26 @@ public struct BundleReport {
                 }, numeric: [1, 2, 3, 4])
         }
 
+        if let selection = facts.selection {
+            section("selection", "What the pipeline's selection kept") { page in
+                page.tiles([
+                    ("observations kept", "\(ReportNumber.count(selection.observationsKept)) of \(ReportNumber.count(selection.observationsConsidered))"),
+                    ("taxa kept", "\(ReportNumber.count(selection.taxaKept)) of \(ReportNumber.count(selection.taxaConsidered))"),
+                    ("photos kept", ReportNumber.count(selection.photosKept)),
+                ])
+                page.figure(SVGChart.bars(
+                    "Observations removed per rule", selection.removed.map { ($0.rule, $0.count, ReportNumber.count($0.count)) },
+                    color: SVGChart.palette[3]),
+                    caption: "Observations the pipeline's select rules removed, each counted under the first rule that removed it.")
+                page.table(["removed", "count"], selection.removed.map { ["observations: \($0.rule)", ReportNumber.count($0.count)] } + [
+                    ["photos: not selected", ReportNumber.count(selection.photosNotSelected)],
+                    ["photos: over the photos_per_taxon cap", ReportNumber.count(selection.photosCapped)],
+                    ["users", ReportNumber.count(selection.usersRemoved)],
+                    ["articles", ReportNumber.count(selection.articlesRemoved)],
+                ], numeric: [1])
+            }
+        }
+
         section("licences", "Licences shipped and excluded") { page in
             let considered = count("photos.considered")
             let shipped = count("photos.shipped")

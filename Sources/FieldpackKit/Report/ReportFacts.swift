@@ -39,6 +39,18 @@ struct ReportFacts {
     var targets: [TargetCosts] = []
     var shippedLicenses: [(String, Int64)] = []
     var excluded: [(String, Int64)] = []
+    /// What the pipeline's `select` kept and removed (`selection` in `bundle_info`), when it
+    /// has one.
+    var selection: SelectionFacts? = nil
+
+    struct SelectionFacts {
+        var observationsConsidered: Int64 = 0, observationsKept: Int64 = 0
+        /// Observations removed, per rule, in the order the bundle applies them.
+        var removed: [(rule: String, count: Int64)] = []
+        var photosKept: Int64 = 0, photosNotSelected: Int64 = 0, photosCapped: Int64 = 0
+        var taxaConsidered: Int64 = 0, taxaKept: Int64 = 0
+        var usersRemoved: Int64 = 0, articlesRemoved: Int64 = 0
+    }
     var blurbLengths: [Int] = []
     var articleLicenses: [(String, Int64)] = []
     var destinations: [(id: String, name: String, article: String?)] = []
@@ -133,6 +145,23 @@ struct ReportFacts {
             let root = try parser.parse(buffer)
             self.excluded = root.members.map { ($0.key.string, $0.value.int64 ?? 0) }
                 .sorted { ($1.1, $0.0) < ($0.1, $1.0) }
+        }
+        if let selected = info["selection"] {
+            let buffer = PaddedBuffer(copying: Array(selected.utf8))
+            let root = try parser.parse(buffer)
+            func number(_ value: JSONValue?) -> Int64 { value?.int64 ?? 0 }
+            var facts = SelectionFacts()
+            facts.observationsConsidered = number(root["observations"]?["considered"])
+            facts.observationsKept = number(root["observations"]?["kept"])
+            facts.removed = (root["observations"]?["removed"]?.members).map { $0.map { ($0.key.string, $0.value.int64 ?? 0) } } ?? []
+            facts.photosKept = number(root["photos"]?["kept"])
+            facts.photosNotSelected = number(root["photos"]?["not_selected"])
+            facts.photosCapped = number(root["photos"]?["photo_cap"])
+            facts.taxaConsidered = number(root["taxa"]?["considered"])
+            facts.taxaKept = number(root["taxa"]?["kept"])
+            facts.usersRemoved = number(root["users_removed"])
+            facts.articlesRemoved = number(root["articles_removed"])
+            selection = facts
         }
         for kind in BundleDelta.kinds.map(\.name) {
             guard let added = info["delta.\(kind).added"] else { continue }
