@@ -267,6 +267,26 @@ import Testing
         #expect((whole.articles["Still bird"]?["summary"] as? String)?.contains("newer still bird") == true)
     }
 
+    /// What was asked for and not found, once: a stub leading to a disambiguation page is
+    /// skipped (it was "missing"), a stub leading to a page in no dump is its alias's miss (its
+    /// target was listed too), and `wanted` counts what was asked for, not the stubs' targets
+    /// the later passes looked for.
+    @Test(arguments: [1, 3])
+    func theReportListsWhatWasAskedForAndNotFoundOnce(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("a.ndjson", [
+                H.line("Lixus genus", Self.stub(to: "Lixus")), H.line("Gone bird", Self.stub(to: "Nowhere_bird")),
+                H.line("Coal tit", H.parsoid(Self.sentence("coal tit"))),
+            ].joined(separator: "\n") + "\n"),
+            try directory.write("b.ndjson", H.line("Lixus", Self.disambiguation) + "\n"),
+        ]
+        let report = try expectSame(inputs, wants: H.wants(["Lixus genus", "Gone bird", "Coal tit"]), count: shards, in: directory)
+        #expect(report["missing"] as? [String] == ["Gone bird"])
+        #expect(report["wanted"] as? Int == 3)
+        #expect(report["disambiguation_pages_skipped"] as? [String] == ["Lixus"])
+    }
+
     @Test func aPartFromOtherInputsIsRefusedNamingBoth() throws {
         let directory = try TemporaryDirectory()
         let dump = try directory.write("a.ndjson", H.line("Great tit", H.parsoid()) + "\n")

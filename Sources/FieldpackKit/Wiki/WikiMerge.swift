@@ -152,10 +152,10 @@ public struct WikiMerge {
         }
         let resolved = WikiStage.requesters(
             of: kept, wikidata: { $0.wikidata }, hasText: { $0.hasText }, redirects: redirects, disambiguations: disambiguations,
-            disambiguationItems: disambiguationItems, wanted: wanted)
+            disambiguationItems: disambiguationItems, wanted: wanted, asked: reports[0].wants)
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(
-            wanted: wanted.count, found: kept.keys.count { resolved.isWanted($0) }, missing: resolved.missing,
+            wanted: reports[0].wants.count, found: kept.keys.count { resolved.isWanted($0) }, missing: resolved.missing,
             redirectsFollowed: redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
             disambiguations: disambiguations.sorted(), duplicates: duplicates, filesSkipped: sum(\.filesSkipped),
             lines: sum(\.lines), skipped: sum(\.skipped), rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),

@@ -417,7 +417,7 @@ public struct WikiStage {
                 }
             },
             redirects: run.redirects, disambiguations: run.disambiguations,
-            disambiguationItems: run.disambiguationItems, wanted: wanted)
+            disambiguationItems: run.disambiguationItems, wanted: wanted, asked: options.wants)
         if run.spillError == nil { run.spillError = readError }
         run.summary.missing = resolved.missing
         run.summary.articles = run.articles.count
@@ -450,9 +450,14 @@ public struct WikiStage {
     /// item, `hasText` whether the rules left it any text): the requesters of its title, of its
     /// QID and of the redirects to it; and what was wanted and not found (nor skipped as a
     /// disambiguation page). The whole run and the merge decide it here.
+    ///
+    /// `asked` is what the run was asked for, before the later passes added the targets of
+    /// redirect stubs to `wanted`: only it is listed as missing (a stub's target in no dump is
+    /// its alias's, listed once), and a title that resolves to a disambiguation page, itself or
+    /// through a redirect, is skipped, not missing.
     static func requesters<Kept>(
         of articles: [String: Kept], wikidata: (Kept) -> String?, hasText: (Kept) -> Bool, redirects: [String: String],
-        disambiguations: Set<String>, disambiguationItems: Set<String>, wanted: WikiWants
+        disambiguations: Set<String>, disambiguationItems: Set<String>, wanted: WikiWants, asked: WikiWants
     ) -> Requesters {
         var byWikidata: [String: String] = [:]
         // A QID two articles share goes to the first title with text, in title order (never the
@@ -479,7 +484,7 @@ public struct WikiStage {
             if articles[target] != nil {
                 // An article's own title's requesters are `wanted`'s: not copied.
                 if target != title { indirect[target, default: []].formUnion(requesters) }
-            } else if !disambiguations.contains(title) {
+            } else if asked.titles[title] != nil, !disambiguations.contains(title), !disambiguations.contains(target) {
                 missing.append(title)
             }
         }
@@ -625,7 +630,7 @@ public struct WikiStage {
 
     private func report(_ run: Run, wanted: WikiWants, requesters: Requesters) -> WikiReport {
         WikiReport(
-            wanted: wanted.count, found: run.articles.keys.count { requesters.isWanted($0) }, missing: run.summary.missing,
+            wanted: options.wants.count, found: run.articles.keys.count { requesters.isWanted($0) }, missing: run.summary.missing,
             redirectsFollowed: run.redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
             disambiguations: run.disambiguations.sorted(), duplicates: run.duplicates, filesSkipped: run.summary.filesSkipped,
             lines: run.summary.lines, skipped: run.summary.skipped, rejected: run.summary.rejected, passes: run.summary.passes,
