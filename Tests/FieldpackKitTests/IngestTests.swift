@@ -44,10 +44,19 @@ import Testing
         #expect(summary.rejected == 0)
         #expect(summary.accepted == 31)
         let taxa = try records(directory, kind: "taxon")
-        #expect(taxa.count == 31)
-        // 17 of the 30 search results have a default photo; the by-id taxon has one and 5 taxon photos.
+        // The 30 search results, the by-id taxon, and the 13 ancestors its response gives whole
+        // (Life, 48460, it gives by id only): each level's name and common name, for the tree.
+        #expect(taxa.count == 44)
+        let hexapoda = try #require(taxa.first { $0["id"] as? Int == 372_739 })
+        #expect(hexapoda["name"] as? String == "Hexapoda" && hexapoda["preferred_common_name"] as? String == "Hexapods")
+        #expect(hexapoda["rank"] as? String == "subphylum" && hexapoda["ancestry"] as? String == "48460/1/47120")
+        let byID = try #require(taxa.last { $0["id"] as? Int == 70118 })
+        let ancestry = (byID["ancestry"] as? String ?? "").split(separator: "/").compactMap { Int($0) }
+        #expect(Set(ancestry.dropFirst()).isSubset(of: Set(taxa.compactMap { $0["id"] as? Int })))
+        // 17 of the 30 search results have a default photo; the by-id taxon has one and 5 taxon
+        // photos; its ancestors have one each.
         let photos = try records(directory, kind: "photo")
-        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 18)
+        #expect(photos.filter { $0["ctx"] as? String == "default" }.count == 18 + 13)
         #expect(photos.filter { $0["ctx"] as? String == "taxon" }.count == 5)
         // 70118 is in both files: the search result has no list (null, not empty), the by-id
         // response has 5.

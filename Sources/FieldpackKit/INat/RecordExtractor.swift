@@ -36,7 +36,10 @@ struct RecordExtractor {
         }
         switch shape {
         case .observation: try observation(Fields(value, path: .record), source: source)
-        case .taxon: write(try taxon(Fields(value, path: .record), seen: nil, from: .taxa), source: source)
+        case .taxon:
+            let fields = Fields(value, path: .record)
+            write(try taxon(fields, seen: nil, from: .taxa), source: source)
+            ancestors(of: fields, source: source)
         case .speciesCount: try speciesCount(Fields(value, path: .record), source: source)
         case nil: throw RecordError(at: "", RecordShape.unrecognized)
         }
@@ -292,6 +295,24 @@ struct RecordExtractor {
         }
         record.seen = ownSeen
         return TaxonParts(record: record, defaultPhoto: defaultPhoto, photos: taxonPhotos)
+    }
+
+    /// The whole taxa a `/v1/taxa/{id}` response gives in `ancestors` (each level's name, rank
+    /// and common name, which the app's tree draws: a guide built from observation pages and
+    /// taxa by id had its species and no named family or order), written as copies of them
+    /// (undated, as the API gives them, so any dated copy outranks them); an unusable one is
+    /// dropped and noted.
+    private mutating func ancestors(of taxon: Fields, source: String) {
+        guard let list = field({ () throws(RecordError) in try taxon.array("ancestors") }) else { return }
+        for (index, element) in list.elements.enumerated() {
+            let path = taxon.path.element("ancestors", index)
+            do throws(RecordError) {
+                guard element.isObject else { throw .wrongType(path.text, element, expected: "an object") }
+                write(try self.taxon(Fields(element, path: path), seen: nil, from: .taxa), source: source)
+            } catch {
+                drop(error, path.text)
+            }
+        }
     }
 
     mutating func write(_ taxon: TaxonParts, source: String) {
