@@ -267,6 +267,34 @@ import Testing
         #expect((whole.articles["Still bird"]?["summary"] as? String)?.contains("newer still bird") == true)
     }
 
+    /// A wanted page read on the first pass and dropped as older than its disambiguation copy
+    /// is not looked for again through a stub pointing to it (the whole run read the dumps once
+    /// more, counted the stale copy twice, and disagreed with its shards); and a stub older than
+    /// an article of its own title is stale: its target is not followed and credited too.
+    @Test(arguments: [1, 2, 3])
+    func staleCopiesAreNeitherReadAgainNorFollowed(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("a.ndjson", [
+                H.line("Alpha", Self.stub(to: "Tee"), ["version": ["identifier": 5]]),
+                H.line("Tee", H.parsoid(Self.sentence("tee bird")), ["version": ["identifier": 1]]),
+                H.line("Still bird", H.parsoid(Self.sentence("still bird")), ["version": ["identifier": 30]]),
+            ].joined(separator: "\n") + "\n"),
+            try directory.write("b.ndjson", [
+                H.line("Tee", Self.disambiguation, ["version": ["identifier": 2]]),
+                H.line("Still bird", Self.stub(to: "Bar_bird"), ["version": ["identifier": 25]]),
+                H.line("Bar bird", H.parsoid(Self.sentence("bar bird")), ["version": ["identifier": 20]]),
+            ].joined(separator: "\n") + "\n"),
+        ]
+        let wants = H.wants(["Alpha", "Tee", "Still bird"])
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        #expect(report["duplicate_pages"] as? Int == 1)
+        #expect(report["passes"] as? Int == 1)
+        #expect(report["disambiguation_pages_skipped"] as? [String] == ["Tee"])
+        let whole = try H.run(inputs, wants: wants, in: try TemporaryDirectory())
+        #expect(whole.titles == ["Still bird"])
+    }
+
     /// What was asked for and not found, once: a stub leading to a disambiguation page is
     /// skipped (it was "missing"), a stub leading to a page in no dump is its alias's miss (its
     /// target was listed too), and `wanted` counts what was asked for, not the stubs' targets

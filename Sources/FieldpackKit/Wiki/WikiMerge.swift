@@ -156,8 +156,9 @@ public struct WikiMerge {
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(
             wanted: reports[0].wants.count, found: kept.keys.count { resolved.isWanted($0) }, missing: resolved.missing,
-            redirectsFollowed: redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
-            disambiguations: disambiguations.sorted(), duplicates: duplicates, filesSkipped: sum(\.filesSkipped),
+            redirectsFollowed: redirects.sorted(by: { $0.key < $1.key })
+                .filter { wanted.titles[$0.key] != nil && kept[$0.key] == nil }.map { ($0.key, $0.value) },
+            disambiguations: disambiguations.filter { kept[$0] == nil }.sorted(), duplicates: duplicates, filesSkipped: sum(\.filesSkipped),
             lines: sum(\.lines), skipped: sum(\.skipped), rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),
             htmlBytes: htmlBytes)
         return (kept.mapValues { ($0.part, $0.entry) }, resolved, report)

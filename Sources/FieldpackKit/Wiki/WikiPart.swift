@@ -8,7 +8,7 @@ public enum WikiPart {
     public static let reportFile = "wiki-report.json"
     public static let rejectsFile = "rejects.jsonl"
     /// The part report's `format`; a merge refuses any other.
-    static let format = "fieldpack-wiki-part-2"
+    static let format = "fieldpack-wiki-part-3"
 
     /// Which shard a part is and what it was made from: the merge refuses parts of another
     /// origin (`ShardOrigin`, as for ingest and dedupe parts) or shard count.

@@ -293,7 +293,11 @@ public struct WikiStage {
         redirects: [String: String], found: (String) -> Bool, followed: inout Set<String>, wanted: WikiWants
     ) -> WikiWants {
         var late = WikiWants(language: wanted.language)
-        for (alias, target) in redirects.sorted(by: { $0.key < $1.key }) where !found(target) && !followed.contains(target) {
+        // Not a target someone wanted already (every dump was read for it: an article of it
+        // dropped as older than its disambiguation copy was read again, and counted twice), nor
+        // the redirect of an alias that has an article (a stub older than it is stale).
+        for (alias, target) in redirects.sorted(by: { $0.key < $1.key })
+        where !found(target) && !followed.contains(target) && wanted.titles[target] == nil && !found(alias) {
             followed.insert(target)
             for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
         }
@@ -631,8 +635,10 @@ public struct WikiStage {
     private func report(_ run: Run, wanted: WikiWants, requesters: Requesters) -> WikiReport {
         WikiReport(
             wanted: options.wants.count, found: run.articles.keys.count { requesters.isWanted($0) }, missing: run.summary.missing,
-            redirectsFollowed: run.redirects.sorted(by: { $0.key < $1.key }).filter { wanted.titles[$0.key] != nil }.map { ($0.key, $0.value) },
-            disambiguations: run.disambiguations.sorted(), duplicates: run.duplicates, filesSkipped: run.summary.filesSkipped,
+            redirectsFollowed: run.redirects.sorted(by: { $0.key < $1.key })
+                .filter { wanted.titles[$0.key] != nil && run.articles[$0.key] == nil }.map { ($0.key, $0.value) },
+            disambiguations: run.disambiguations.filter { run.articles[$0] == nil }.sorted(), duplicates: run.duplicates,
+            filesSkipped: run.summary.filesSkipped,
             lines: run.summary.lines, skipped: run.summary.skipped, rejected: run.summary.rejected, passes: run.summary.passes,
             bytes: run.summary.bytes, htmlBytes: run.summary.htmlBytes)
     }
