@@ -144,6 +144,12 @@ import Testing
          "박새는 참새목 박샛과에 속하는 작은 새로 유럽에 널리 분포한다.", true),
         ("ينتشر القرقف الكبير في غابات أوروبا وآسيا كلها. 14 نويعا معروفا اليوم في نطاق انتشاره الواسع جدا.",
          "ينتشر القرقف الكبير في غابات أوروبا وآسيا كلها.", true),
+        // An elided word before a number is no abbreviation (only the listed ones are looked
+        // for after an apostrophe), and a listed one matches capitalised in any script.
+        ("Les larves vivent toujours dans l'eau. 12 espèces sont connues en Europe, surtout dans les marais. Elles sont rares.",
+         "Les larves vivent toujours dans l'eau.", true),
+        ("Длина крыла составляет Прибл. Четырнадцать сантиметров у взрослых самцов подвида. Вид широко распространён.",
+         "Длина крыла составляет Прибл.", false),
         // A count ending a sentence still ends it, with no article before it.
         ("Das Gelege umfasst meist 5 bis 7. Die Eier werden vom Weibchen allein etwa zwei Wochen bebrütet. Sie ist häufig.",
          "Das Gelege umfasst meist 5 bis 7.", true),

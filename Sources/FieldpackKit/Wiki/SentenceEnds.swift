@@ -148,24 +148,27 @@ enum SentenceEnds {
         "z", "aprox", "ок", "прибл",
     ].map { Array($0.utf8) })
 
-    /// Whether the `.` at `index` closes one of `neverFinal`, standing alone.
+    /// Whether the `.` at `index` closes one of `neverFinal`, standing alone or after an
+    /// elision (the `env` of `d'env.`).
     private static func closesNeverFinal(_ bytes: [UInt8], at index: Int) -> Bool {
-        let start = wordStart(before: index, in: bytes)
-        guard start < index, index - start <= 12 else { return false }
-        var word = Array(bytes[start..<index])
-        if word[0] >= 0x41 && word[0] <= 0x5A { word[0] |= 0x20 }
-        return neverFinal.contains(word)
+        let start = wordStart(before: index, in: bytes, afterApostrophes: true)
+        guard start < index, index - start <= 12, let first = scalar(in: bytes, at: start) else { return false }
+        let lowered = String(first).lowercased()
+        return neverFinal.contains(Array(lowered.utf8) + bytes[(start + first.utf8.count)..<index])
     }
 
-    /// Where the word ending at `index` starts: after the last space, opening bracket, quote or
-    /// apostrophe before it (`(`, `[`, `"`, `'`, `‘`, `’`, `“`, `„`, `«`: the `env` of `d'env.`),
-    /// or at the text's start.
-    private static func wordStart(before index: Int, in bytes: [UInt8]) -> Int {
+    /// Where the word ending at `index` starts: after the last space, opening bracket or quote
+    /// before it (`(`, `[`, `"`, `‘`, `“`, `„`, `«`), and with `afterApostrophes` after an
+    /// apostrophe (`'`, `’`), or at the text's start. (Only an abbreviation is looked for after
+    /// an elision: `l'eau. 12 espèces` ends a sentence.)
+    private static func wordStart(before index: Int, in bytes: [UInt8], afterApostrophes: Bool = false) -> Int {
         var start = index
         while start > 0 {
             let byte = bytes[start - 1]
-            if byte == 0x20 || byte == 0x28 || byte == 0x5B || byte == 0x22 || byte == 0x27 { break }
-            if start >= 3, bytes[start - 3] == 0xE2, bytes[start - 2] == 0x80, byte == 0x98 || byte == 0x99 || byte == 0x9C || byte == 0x9E {
+            if byte == 0x20 || byte == 0x28 || byte == 0x5B || byte == 0x22 || (afterApostrophes && byte == 0x27) { break }
+            if start >= 3, bytes[start - 3] == 0xE2, bytes[start - 2] == 0x80,
+                byte == 0x98 || byte == 0x9C || byte == 0x9E || (afterApostrophes && byte == 0x99)
+            {
                 break
             }
             if start >= 2, bytes[start - 2] == 0xC2, byte == 0xAB { break }

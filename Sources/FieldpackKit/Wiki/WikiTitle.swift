@@ -8,7 +8,7 @@ public enum WikiTitle {
 
     public static func normalize(_ title: String) -> String {
         var decoded = percentDecoded(title)
-        if decoded.utf8.contains(where: { $0 >= 0x80 }) { decoded = foldingSpacesAndMarks(decoded) }
+        if holdsFoldedScalar(decoded.utf8) { decoded = foldingSpacesAndMarks(decoded) }
         var words: [Substring] = []
         for word in decoded.replacingOccurrences(of: "_", with: " ").split(separator: " ") { words.append(word) }
         var text = words.joined(separator: " ")
@@ -16,6 +16,22 @@ public enum WikiTitle {
             text = firstLetterUppercased(first) + text.dropFirst()
         }
         return text
+    }
+
+    /// Whether the UTF-8 holds one of the scalars `foldingSpacesAndMarks` changes, told from its
+    /// lead bytes (every line of a dump has its title normalized; few titles hold one).
+    private static func holdsFoldedScalar(_ bytes: String.UTF8View) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            defer { previous = (previous.1, byte) }
+            guard byte >= 0x80 else { continue }
+            switch (previous.0, previous.1, byte) {
+            case (_, 0xC2, 0xA0), (0xE1, 0x9A, 0x80), (0xE1, 0xA0, 0x8E), (0xE2, 0x81, 0x9F), (0xE3, 0x80, 0x80): return true
+            case (0xE2, 0x80, let last) where last <= 0x8A || last == 0x8E || last == 0x8F || (0xA8...0xAF).contains(last): return true
+            default: continue
+            }
+        }
+        return false
     }
 
     /// The spaces MediaWiki's title codec folds into one (`Große\u{A0}Seen` is `Große Seen`) as
