@@ -47,6 +47,9 @@ import Testing
         let resolved = try Pipeline.resolve([directory.file("dumps/*/*/page.json")], pipelinePath: "p.json")
         #expect(resolved.files == [directory.file("dumps/2024/11/page.json")])
         #expect(resolved.folders == [directory.file("dumps"), directory.file("dumps/2024"), directory.file("dumps/2024/11")])
+        // A glob naming a build folder in its fixed part reads it, as the plain path would.
+        let named = try Pipeline.resolve([directory.file("dumps/build/inat/*.json")], pipelinePath: "p.json")
+        #expect(named.files == [directory.file("dumps/build/inat/page.json")])
     }
 
     /// A pipeline's build inside its input folder (BUILD=dumps/build) is not walked for inputs:

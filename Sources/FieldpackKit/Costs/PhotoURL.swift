@@ -88,7 +88,9 @@ public struct PhotoURL: Sendable, Equatable {
             start += 1
         }
         start += 3
-        while start < bytes.count, bytes[start] != UInt8(ascii: "/") { start += 1 }
+        while start < bytes.count, bytes[start] != UInt8(ascii: "/"), bytes[start] != UInt8(ascii: "?"), bytes[start] != UInt8(ascii: "#") {
+            start += 1
+        }
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
         guard start < end else { return nil }

@@ -206,11 +206,12 @@ public struct Pipeline: Sendable {
         FileSystem.isRegularFile("\(folder)/.pipeline")
     }
 
-    /// Whether `path` is a pipeline's build folder or inside one (`isBuildFolder` of it or of a
-    /// folder holding it).
-    static func isInBuildFolder(_ path: String) -> Bool {
+    /// Whether `path` is a pipeline's build folder or inside one, below `root` (`isBuildFolder`
+    /// of it or of a folder between it and `root`; `root` and above are not asked: a glob may
+    /// name a build folder in its fixed part on purpose, as a plain path may).
+    static func isInBuildFolder(_ path: String, below root: String) -> Bool {
         var folder = path
-        while !folder.isEmpty, folder != "/", folder != "." {
+        while folder.count > root.count, folder.hasPrefix(root) {
             if isBuildFolder(folder) { return true }
             guard let slash = folder.lastIndex(of: "/") else { return false }
             folder = String(folder[..<slash])
@@ -263,20 +264,21 @@ public struct Pipeline: Sendable {
             if entry.contains(where: { "*?[".contains($0) }) {
                 // Nothing under a pipeline's build folder (`dumps/*/*/page.json` with
                 // BUILD=dumps/build): read as inputs or watched, its outputs rebuilt everything.
-                let matches = FileSystem.glob(entry).filter { !isInBuildFolder($0) }
+                let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
+                let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) ?? parts.count
+                let fixed = parts[..<wild].joined(separator: "/")
+                let matches = FileSystem.glob(entry).filter { !isInBuildFolder($0, below: fixed) }
                 if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 // The folders whose listings decide what it matches, for the depfiles: its part
                 // before the first wildcard, every folder the parts after it match on the way
                 // down (`dumps/*` of `dumps/*/page.json`, also one that holds no page yet), and
                 // each matched file's folder, so that a file added there (or removed, or
                 // renamed) rebuilds what read the matches.
-                let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
-                if let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) {
-                    let fixed = parts[..<wild].joined(separator: "/")
+                if wild < parts.count {
                     folders.append(fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed)
                     for end in (wild + 1)..<parts.count {
                         let prefix = parts[..<end].joined(separator: "/")
-                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0) }
+                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
                     }
                 }
                 for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }

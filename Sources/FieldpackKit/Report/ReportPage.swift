@@ -101,7 +101,7 @@ struct ReportPage {
         table { border-collapse: collapse; width: 100%; margin: 8px 0 4px; font-size: 13.5px; }
         th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
         td.wrap { overflow-wrap: anywhere; }
-        th { color: var(--muted); font-weight: 600; white-space: nowrap; overflow-wrap: normal; }
+        th { color: var(--muted); font-weight: 600; overflow-wrap: normal; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         figure { margin: 8px 0; }
         figcaption { color: var(--muted); font-size: 12.5px; }

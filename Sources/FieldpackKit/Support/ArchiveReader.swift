@@ -232,8 +232,7 @@ private final class ArchiveFeed {
 
     /// Reads what libarchive left unread (a gzip trailer, tar padding), to check it: a stream
     /// cut there (only its trailer missing) is damage like any other, though the tar's members
-    /// were read whole (until 2026-12-06 it was passed over, and an export `.tar.gz` missing
-    /// its last bytes was read with exit 0).
+    /// were read whole: an export `.tar.gz` missing its last bytes is refused.
     func drain() throws {
         if let failure { throw failure }
         if damage != nil { return }

@@ -507,7 +507,7 @@ public enum FileSystem {
                 if descriptor >= 0 { return (path, descriptor) }
                 let temp = path.split(separator: "/").last.map(String.init) ?? path
                 // The temp file's own name past the limit (not the whole path past PATH_MAX).
-                if errno == ENAMETOOLONG, let output, temp.utf8.count > Int(NAME_MAX) {
+                if errno == ENAMETOOLONG, let output, temp.utf8.count > Self.longestName(in: directory) {
                     let name = output.split(separator: "/").last.map(String.init) ?? output
                     throw FieldpackError(
                         path: output,
@@ -518,6 +518,12 @@ public enum FileSystem {
             throw FieldpackError(path: "\(directory)/\(prefix)\(Leftovers.ownerTag())-*", "cannot create: every name tried exists")
         }
         return (made.path, made.value)
+    }
+
+    /// The longest file name the file system of `directory` takes (eCryptfs takes 143 bytes).
+    static func longestName(in directory: String) -> Int {
+        let limit = pathconf(directory, Int32(_PC_NAME_MAX))
+        return limit > 0 ? limit : Int(NAME_MAX)
     }
 
     /// `createExclusive`, closed: an empty file for a library that opens the path itself.
