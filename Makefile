@@ -543,8 +543,10 @@ bench: tools bench-deps
 man: $(MAN_PAGES)
 $(MAN_BUILD)/fieldpack-%.1: $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) | man-deps
 	@mkdir -p $(@D)
-	help2man --no-info --no-discard-stderr --section=1 --source=fieldpack \
-	  --name="$$($(BIN)/fieldpack-$* --help | awk 'found && NF { text = text (text ? " " : "") $$0; next } found && text { exit } !NF { found = 1 } END { sub(/[.:].*/, "", text); print text }')" \
+	@# NAME: the help's first paragraph up to its first bracket or sentence end ("report.html"
+	@# keeps its dot). A UTF-8 locale, or help2man writes every "…" of the help as "???".
+	LC_ALL=C.UTF-8 help2man --locale=C.UTF-8 --no-info --no-discard-stderr --section=1 --source=fieldpack \
+	  --name="$$($(BIN)/fieldpack-$* --help | awk 'found && NF { text = text (text ? " " : "") $$0; next } found && text { exit } !NF { found = 1 } END { sub(/ \(.*$$|[.:]( .*)?$$/, "", text); print text }')" \
 	  --output=$@.tmp $(BIN)/fieldpack-$* && mv $@.tmp $@
 
 .PHONY: man-deps

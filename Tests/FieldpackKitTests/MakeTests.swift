@@ -516,8 +516,14 @@ import Testing
             let page = try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-\(tool).1")
             #expect(page.contains(".TH FIELDPACK-\(tool.uppercased()) \"1\""), "\(page.prefix(300))")
         }
-        // The page is the tool's --help.
+        // The page is the tool's --help, its characters as the help writes them ("…" was "???"),
+        // named by its first sentence up to a bracket ("report.html" keeps its dot: the name
+        // was "Writes report").
         #expect(try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-verify.1").contains("BagIt"))
+        let inat = try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-inat.1")
+        #expect(inat.contains("fieldpack-inat \\- Ingests iNaturalist dumps\n") && !inat.contains("???") && inat.contains("…"), "\(inat.prefix(600))")
+        let report = try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-report.1")
+        #expect(report.contains("fieldpack-report \\- Writes report.html, one self-contained page\n"), "\(report.prefix(600))")
         let removed = try make(["uninstall"] + arguments)
         #expect(removed.status == 0)
         #expect(try FileManager.default.subpathsOfDirectory(atPath: stage).filter { $0.contains("fieldpack-") } == [])
