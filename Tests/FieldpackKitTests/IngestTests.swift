@@ -66,6 +66,26 @@ import Testing
         #expect(taxa.filter { $0["preferred_common_name"] is NSNull }.count >= 27)
     }
 
+    /// An ancestor embedded in another taxon's response is the lesser copy: a search result of
+    /// the same taxon (undated as well) wins dedupe over it, whichever file comes first, rather
+    /// than whichever copy's bytes hash higher.
+    @Test(arguments: [false, true])
+    func aTaxonsOwnCopyOutranksItsCopyAsAnotherTaxonsAncestor(reversed: Bool) throws {
+        let directory = try TemporaryDirectory()
+        // Eight taxa, each an ancestor in the by-id response and a search result: decided by
+        // their bytes, some ancestor copies would win.
+        let ids = (0..<8).map { 372_739 + $0 }
+        let ancestors = ids.map { #"{"id": \#($0), "name": "Taxon \#($0)", "rank": "order", "rank_level": 40, "ancestry": "48460/1", "preferred_common_name": "Old name \#($0)"}"# }
+        let byID = try directory.write("by-id.json", #"{"total_results": 1, "results": [{"id": 70118, "name": "Nicrophorus vespilloides", "rank": "species", "rank_level": 10, "ancestry": "48460/1", "ancestors": ["# + ancestors.joined(separator: ", ") + "]}]}")
+        let results = ids.map { #"{"id": \#($0), "name": "Taxon \#($0)", "rank": "order", "rank_level": 40, "ancestry": "48460/1", "preferred_common_name": "New name \#($0)"}"# }
+        let search = try directory.write("search.json", #"{"total_results": 8, "results": ["# + results.joined(separator: ", ") + "]}")
+        try ingestAndDedupe(reversed ? [search, byID] : [byID, search], in: directory)
+        let taxa = try recordLines(directory.file("deduped.jsonl"), deduped: true).filter { $0["k"] as? String == "taxon" }
+        for id in ids {
+            #expect(taxa.first { $0["id"] as? Int == id }?["preferred_common_name"] as? String == "New name \(id)")
+        }
+    }
+
     /// A taxon in a `/v1/taxa` search page and in its `/v1/taxa/{id}` response ships its five
     /// taxon photos linked, whichever input comes first: the search copy said it had an empty
     /// list, and won dedupe (neither copy is dated), so the bundle shipped the photos unlinked.

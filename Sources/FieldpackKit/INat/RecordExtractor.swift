@@ -195,6 +195,10 @@ struct RecordExtractor {
     enum TaxonOrigin {
         case taxa
         case observation(Int64)
+        /// An element of a taxon's `ancestors`: a copy embedded in another taxon's response, as
+        /// one in an observation is (not a taxa-endpoint copy of its own), so that a search
+        /// result or a by-id copy of the same date outranks it.
+        case ancestor
         /// A `/v1/observations/species_counts` element, with its count.
         case speciesCount(Int64)
     }
@@ -219,6 +223,7 @@ struct RecordExtractor {
         switch origin {
         case .taxa: ownSeen = field { () throws(RecordError) in try taxon.timestamp("updated_at") }?.millis
         case .observation(let obs): observationID = obs
+        case .ancestor: break
         case .speciesCount(let count):
             ownSeen = field { () throws(RecordError) in try taxon.timestamp("updated_at") }?.millis
             speciesCount = count
@@ -299,8 +304,9 @@ struct RecordExtractor {
 
     /// The whole taxa a `/v1/taxa/{id}` response gives in `ancestors` (each level's name, rank
     /// and common name, which the app's tree draws: a guide built from observation pages and
-    /// taxa by id had its species and no named family or order), written as copies of them
-    /// (undated, as the API gives them, so any dated copy outranks them); an unusable one is
+    /// taxa by id had its species and no named family or order), written as embedded copies of
+    /// them (undated, as the API gives them, and not taxa-endpoint copies: any dated copy, and a
+    /// search result or a by-id copy of the same date, outranks them); an unusable one is
     /// dropped and noted.
     private mutating func ancestors(of taxon: Fields, source: String) {
         guard let list = field({ () throws(RecordError) in try taxon.array("ancestors") }) else { return }
@@ -308,7 +314,7 @@ struct RecordExtractor {
             let path = taxon.path.element("ancestors", index)
             do throws(RecordError) {
                 guard element.isObject else { throw .wrongType(path.text, element, expected: "an object") }
-                write(try self.taxon(Fields(element, path: path), seen: nil, from: .taxa), source: source)
+                write(try self.taxon(Fields(element, path: path), seen: nil, from: .ancestor), source: source)
             } catch {
                 drop(error, path.text)
             }

@@ -17,7 +17,7 @@ extension TaxonRecord.Origin {
     init(_ origin: RecordExtractor.TaxonOrigin) {
         switch origin {
         case .taxa: self = .taxa
-        case .observation: self = .observation
+        case .observation, .ancestor: self = .observation
         case .speciesCount: self = .speciesCounts
         }
     }

@@ -126,7 +126,7 @@ public struct WikiMerge {
         var passes = 1
         var taken = (articles: Set<Int>(), redirects: Set<Int>(), pages: Set<Int>())
         while passes < WikiStage.maximumPasses {
-            let late = WikiStage.lateWants(redirects: redirects, found: { kept[$0] != nil }, followed: &followed, wanted: wanted)
+            let late = WikiStage.lateWants(redirects: redirects, found: { kept[$0] != nil }, followed: &followed, wanted: wanted, wholeState: true)
             if late.isEmpty { break }
             passes += 1
             func hit(_ matched: [String]) -> Bool { matched.contains { late.titles[$0] != nil } }

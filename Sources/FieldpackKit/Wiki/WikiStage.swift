@@ -253,7 +253,8 @@ public struct WikiStage {
         // (a shard reads every dump for its own stubs' targets: they may be in any share).
         var followed = Set<String>()
         while run.summary.passes < Self.maximumPasses {
-            let late = Self.lateWants(redirects: run.redirects, found: { run.articles[$0] != nil }, followed: &followed, wanted: wanted)
+            let late = Self.lateWants(
+                redirects: run.redirects, found: { run.articles[$0] != nil }, followed: &followed, wanted: wanted, wholeState: options.part == nil)
             if late.isEmpty { break }
             try pass(wanted: late, into: &run)
             wanted.add(late)
@@ -289,15 +290,20 @@ public struct WikiStage {
     /// The titles a run reads the dumps again for: the targets of redirect stubs (in alias
     /// order) that no article found so far has, each not followed before, wanted by the alias's
     /// requesters. The whole run and the merge of a sharded run decide them here.
+    ///
+    /// `wholeState` says whether `found` knows every copy read (a whole run, the merge): only
+    /// then is a stub of an alias that has an article stale. A shard follows every stub (its
+    /// article of the alias may lose in the merge to another shard's newer copy), and the merge
+    /// takes the later finds it wants.
     static func lateWants(
-        redirects: [String: String], found: (String) -> Bool, followed: inout Set<String>, wanted: WikiWants
+        redirects: [String: String], found: (String) -> Bool, followed: inout Set<String>, wanted: WikiWants, wholeState: Bool
     ) -> WikiWants {
         var late = WikiWants(language: wanted.language)
         // Not a target someone wanted already (every dump was read for it: an article of it
         // dropped as older than its disambiguation copy was read again, and counted twice), nor
         // the redirect of an alias that has an article (a stub older than it is stale).
         for (alias, target) in redirects.sorted(by: { $0.key < $1.key })
-        where !found(target) && !followed.contains(target) && wanted.titles[target] == nil && !found(alias) {
+        where !found(target) && !followed.contains(target) && wanted.titles[target] == nil && !(wholeState && found(alias)) {
             followed.insert(target)
             for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
         }
