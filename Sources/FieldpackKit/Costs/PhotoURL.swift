@@ -77,40 +77,45 @@ public struct PhotoURL: Sendable, Equatable {
         [origin, pathPrefix, "/photos/", String(id), "/", size, hasDot ? "." : "", fileExtension]
     }
 
-    /// The stand-in image a hosted photo URL names, if it names one, told from its bytes (the
-    /// markers `classify` looks for): dedupe asks it of every hosted photo copy, to settle a tie
-    /// on the safe side.
-    static func placeholder(in url: JSONText) -> PlaceholderKind? {
-        let bytes = UnsafeBufferPointer(start: url.start.assumingMemoryBound(to: UInt8.self), count: url.count)
-        // The path: after the host (past `://`), before a query or a fragment, as `classify` reads it.
-        var start = 0
-        while start + 2 < bytes.count, !(bytes[start] == UInt8(ascii: ":") && bytes[start + 1] == UInt8(ascii: "/") && bytes[start + 2] == UInt8(ascii: "/")) {
-            start += 1
+    /// Where a URL's host and path are in its bytes, told without a String: the host after the
+    /// scheme's `://` (a scheme of at most 6 bytes: `http`, `https`, in any case), up to `/`, `?`
+    /// or `#`; the path from there up to `?` or `#`. nil when there is no such scheme.
+    struct Address {
+        let host: Range<Int>
+        let path: Range<Int>
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            var colon = 0
+            while colon < min(bytes.count, 6), bytes[colon] != UInt8(ascii: ":") { colon += 1 }
+            guard colon < bytes.count - 2, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+                  bytes[colon + 2] == UInt8(ascii: "/") else { return nil }
+            var end = colon + 3
+            while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+            host = (colon + 3)..<end
+            var pathEnd = end
+            while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+            path = end..<pathEnd
         }
-        start += 3
-        while start < bytes.count, bytes[start] != UInt8(ascii: "/"), bytes[start] != UInt8(ascii: "?"), bytes[start] != UInt8(ascii: "#") {
-            start += 1
-        }
-        var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-        guard start < end else { return nil }
-        return PlaceholderKind.named(inPath: UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
-    /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), told from its bytes
-    /// without a String: dedupe asks it of every photo copy. A URL that is not http(s) counts
-    /// as not hosted.
+    /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), and the stand-in
+    /// image its path names if it is (the markers `classify` looks for), told from its bytes
+    /// without a String: dedupe asks it of every photo copy. A URL with no scheme counts as not
+    /// hosted.
+    static func hosting(_ url: JSONText) -> (hosted: Bool, placeholder: PlaceholderKind?) {
+        let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
+        guard let address = Address(bytes), isINaturalistHost(bytes: UnsafeRawBufferPointer(rebasing: bytes[address.host])) else {
+            return (false, nil)
+        }
+        let path = UnsafeBufferPointer(start: (url.start + address.path.lowerBound).assumingMemoryBound(to: UInt8.self), count: address.path.count)
+        return (true, PlaceholderKind.named(inPath: path))
+    }
+
+    /// Whether `url` is on one of iNaturalist's hosts (`hosting`).
     static func isHosted(_ url: JSONText) -> Bool {
         let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
-        // `http://` or `https://`, in any case: the host starts after the first `://`.
-        var colon = 0
-        while colon < min(bytes.count, 6), bytes[colon] != UInt8(ascii: ":") { colon += 1 }
-        guard colon < bytes.count - 2, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
-              bytes[colon + 2] == UInt8(ascii: "/") else { return false }
-        let start = colon + 3
-        var end = start
-        while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-        return isINaturalistHost(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+        guard let address = Address(bytes) else { return false }
+        return isINaturalistHost(bytes: UnsafeRawBufferPointer(rebasing: bytes[address.host]))
     }
 
     /// Hosts that belong to iNaturalist (an `http` URL on them is upgraded to `https`): the one

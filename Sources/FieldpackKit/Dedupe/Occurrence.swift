@@ -29,8 +29,9 @@ struct PhotoOccurrence {
     static func fields(license: JSONText?, attribution: JSONText?, url: JSONText?, urlWithoutQuery: JSONText?) -> UInt64 {
         var fields = licenseField(license) | fieldHash(attribution) << 21 | (fieldHash(urlWithoutQuery) & 0x7_FFFF) << 42
         guard let url else { return fields }
-        if !PhotoURL.isHosted(url) { return fields | remoteBit }
-        switch PhotoURL.placeholder(in: url) {
+        let hosting = PhotoURL.hosting(url)
+        if !hosting.hosted { return fields | remoteBit }
+        switch hosting.placeholder {
         case .stillProcessing?: fields |= processingBit
         case _?: fields |= takenDownBit
         case nil: break
