@@ -53,27 +53,7 @@ public struct BundleVerifier {
     ///   file fails its integrity check, naming it and the first problems.
     public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> String {
         guard FileSystem.isDirectory(path) else {
-            if checksFile {
-                guard FileSystem.exists(path) else { throw FieldpackError(path: path, "does not exist") }
-                guard FileSystem.isRegularFile(path) else {
-                    throw FieldpackError(path: path, "is neither a bundle folder nor a database file")
-                }
-                // Not SQLite at all (a JSON file named by mistake), empty, too short: say so.
-                if let header = try SQLiteHeader.headerProblem(of: path), !header.isSQLite {
-                    throw FieldpackError(path: path, header.message)
-                }
-                let lines: [String]
-                do {
-                    lines = try DatabaseChecks.integrityLines(path: path, depth: .full)
-                } catch {
-                    // A page so damaged that the check itself stops (`database disk image is malformed`).
-                    lines = ["\((error as? FieldpackError)?.message ?? "\(error)")"]
-                }
-                guard lines == ["ok"] else {
-                    throw FieldpackError(
-                        path: path, "the previous bundle's database fails integrity_check: \(lines.prefix(3).joined(separator: "; "))")
-                }
-            }
+            if checksFile { try checkDatabaseFile(path) }
             return path
         }
         let problems = BundleVerifier(directory: path).verify()
@@ -83,6 +63,24 @@ public struct BundleVerifier {
         }
         let bag = FileSystem.exists("\(path)/\(BagItLayout.declarationName)")
         return bag ? "\(path)/\(BagItLayout.payloadFolder)/\(Manifest.databaseName)" : "\(path)/\(Manifest.databaseName)"
+    }
+
+    /// A previous bundle's database named alone, which has no manifest to verify it by: there,
+    /// a SQLite file (not a JSON file named by mistake, nor empty), passing `integrity_check`.
+    private static func checkDatabaseFile(_ path: String) throws {
+        guard FileSystem.exists(path) else { throw FieldpackError(path: path, "does not exist") }
+        guard FileSystem.isRegularFile(path) else { throw FieldpackError(path: path, "is neither a bundle folder nor a database file") }
+        if let header = try SQLiteHeader.headerProblem(of: path), !header.isSQLite { throw FieldpackError(path: path, header.message) }
+        let lines: [String]
+        do {
+            lines = try DatabaseChecks.integrityLines(path: path, depth: .full)
+        } catch {
+            // A page so damaged that the check itself stops (`database disk image is malformed`).
+            lines = ["\((error as? FieldpackError)?.message ?? "\(error)")"]
+        }
+        guard lines == ["ok"] else {
+            throw FieldpackError(path: path, "the previous bundle's database fails integrity_check: \(lines.prefix(3).joined(separator: "; "))")
+        }
     }
 
     public init(directory: String, publicKey: Ed25519Key? = nil) {
