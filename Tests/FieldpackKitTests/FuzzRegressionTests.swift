@@ -16,6 +16,16 @@ import Testing
             .filter { !$0.hasSuffix(".md") && !$0.hasPrefix(".") }.sorted().map { "\(folder)/\($0)" }
     }
 
+    /// The sample export's four tables as the export-pruning target takes them: apart by `%%` lines.
+    static func sampleExport() throws -> [UInt8] {
+        var input: [UInt8] = []
+        for (index, name) in ["observations.csv", "photos.csv", "taxa.csv", "observers.tsv"].enumerated() {
+            if index > 0 { input += Array("%%\n".utf8) }
+            input += try ReadableFile.contents(of: "\(repositoryRoot)/sample-data/open-data/\(name)")
+        }
+        return input
+    }
+
     @Test(arguments: FuzzTarget.allCases)
     func everySavedCrashInputNowPasses(target: FuzzTarget) throws {
         for path in try Self.savedInputs(target) {
@@ -41,13 +51,7 @@ import Testing
     /// the Zwin, birds) are written with all their photo links. (With the plan's filter of kept
     /// observations made to hold nothing, this fails: their links were pruned.)
     @Test func theSampleExportPrunedKeepsItsFindingsAndItsKeptObservationsLinks() throws {
-        let folder = "\(repositoryRoot)/sample-data/open-data"
-        var input: [UInt8] = []
-        for (index, name) in ["observations.csv", "photos.csv", "taxa.csv", "observers.tsv"].enumerated() {
-            if index > 0 { input += Array("%%\n".utf8) }
-            input += try ReadableFile.contents(of: "\(folder)/\(name)")
-        }
-        #expect(FuzzTarget.exportPruning.run(input) == nil)
+        #expect(FuzzTarget.exportPruning.run(try Self.sampleExport()) == nil)
         // Not an export table: nothing to compare.
         #expect(FuzzTarget.exportPruning.run(Array("{\"results\": []}".utf8)) == nil)
     }
@@ -56,13 +60,7 @@ import Testing
     /// input beside the sample's check) each read their own tables: they shared one folder, and
     /// one read the other's half-written tables ("pruning changed the findings").
     @Test func exportPruningChecksAtOnceReadTheirOwnTables() throws {
-        let folder = "\(repositoryRoot)/sample-data/open-data"
-        var sample: [UInt8] = []
-        for (index, name) in ["observations.csv", "photos.csv", "taxa.csv", "observers.tsv"].enumerated() {
-            if index > 0 { sample += Array("%%\n".utf8) }
-            sample += try ReadableFile.contents(of: "\(folder)/\(name)")
-        }
-        let inputs = [sample] + (try Self.savedInputs(.exportPruning).map { try ReadableFile.contents(of: $0) })
+        let inputs = [try Self.sampleExport()] + (try Self.savedInputs(.exportPruning).map { try ReadableFile.contents(of: $0) })
         let violations = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 40) { round in
             if let violation = FuzzTarget.exportPruning.run(inputs[round % inputs.count]) {
