@@ -42,6 +42,10 @@ let command = StageCommand(
 command.main { arguments in
     if arguments.positional.first == "migrate" {
         guard arguments.positional.count == 2 else { throw UsageError("give exactly one previous bundle to migrate") }
+        for option in ["pipeline", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta", "inputs"]
+        where arguments.value(option) != nil {
+            throw UsageError("migrate takes only --output: --\(option) has nothing to do with it")
+        }
         let source = try BundleVerifier.previousDatabase(arguments.positional[1], checksFile: false, report: StandardError.write)
         let clock = StageClock()
         let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
@@ -54,7 +58,14 @@ command.main { arguments in
     guard !arguments.positional.isEmpty else {
         throw UsageError("give one deduped records file, or the parts of a sharded dedupe (shards 0…N-1)")
     }
+    if arguments.value("delta") != nil && arguments.value("previous") == nil {
+        throw UsageError("--delta compares with a previous bundle: give --previous FILE")
+    }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
+    // Not `previous`: a rebuild in place with a delta reads it before it is replaced.
+    try arguments.refuseOutputs(
+        ["output", "costs-report", "inputs", "delta", "depfile"],
+        overwriting: arguments.positional + arguments.all("articles") + pipeline.settingsFiles)
     var options = BundleBuilder.Options(
         input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
         policy: pipeline.shipping)

@@ -42,6 +42,7 @@ command.main { arguments in
     if arguments.value("depfile") != nil && arguments.value("pipeline") == nil {
         throw UsageError("--depfile lists the files of --pipeline's select: give --pipeline")
     }
+    try arguments.refuseOutputs(["output", "conflicts", "depfile"], overwriting: arguments.positional + (pipeline?.settingsFiles ?? []))
     /// Before the run (a run killed after its output must not leave that output without its
     /// depfile, which make would take as up to date whatever the places become).
     func writeDepfile() throws {

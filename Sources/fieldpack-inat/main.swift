@@ -68,6 +68,7 @@ command.main { arguments in
     var selection: Selection? = nil
     var measuredSizes: String? = nil
     var repeatFilterBytes: Int? = nil
+    var settingsFiles: [String] = []
     if let pipelinePath = arguments.value("pipeline") {
         let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
@@ -79,6 +80,7 @@ command.main { arguments in
         selection = pipeline.selection
         measuredSizes = selection == nil ? nil : pipeline.shipping.measuredSizes
         repeatFilterBytes = pipeline.repeatFilterBytes
+        settingsFiles = pipeline.settingsFiles
         let resolved = try pipeline.resolveINatInputs()
         // The Wikipedia inputs are read only by the wiki stage, after ingest and dedupe: one
         // that does not exist fails the build here, before them.
@@ -87,6 +89,7 @@ command.main { arguments in
         folders += resolved.folders + [pipelinePath]
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
+    try arguments.refuseOutputs(["output", "rejects", "depfile"], overwriting: inputs + settingsFiles)
     let folder = arguments.value("output-folder")
     var options = INatIngest.Options(
         inputs: inputs, output: folder == nil ? try arguments.required("output") : "",
@@ -107,8 +110,7 @@ command.main { arguments in
     if let repeatFilterBytes { options.repeatFilterBytes = repeatFilterBytes }
     if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     options.watchedFolders = folders
-    if let rate = try arguments.double("max-reject-rate") {
-        guard (0...1).contains(rate) else { throw UsageError("--max-reject-rate must be between 0 and 1") }
+    if let rate = try arguments.fraction("max-reject-rate") {
         options.maxRejectRate = rate
     } else if let pipelinePath = arguments.value("pipeline") {
         if let maxRejectRate { options.maxRejectRate = maxRejectRate }

@@ -22,12 +22,13 @@ command.main { arguments in
     guard arguments.positional.count == 2 else { throw UsageError("init takes one NAME") }
     let template = PipelineTemplate(
         name: arguments.positional[1], inat: arguments.all("inat"), wikipedia: arguments.all("wikipedia"),
-        maxRejectRate: try arguments.double("max-reject-rate"))
+        maxRejectRate: try arguments.fraction("max-reject-rate"))
     try template.check()
     guard let output = arguments.value("output") else {
         print(template.json, terminator: "")
         return
     }
+    try FileSystem.refuseOutputs([output], overwriting: template.inat + template.wikipedia)
     if try template.write(to: output) {
         StandardError.write("fieldpack-pipeline: \(output): written")
     }

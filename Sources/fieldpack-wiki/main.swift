@@ -44,13 +44,16 @@ let command = StageCommand(
 func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String]) {
     let records = arguments.all("records")
     guard !records.isEmpty else { throw UsageError("--records is required (once per deduped records file)") }
+    let maxRejectRate = try arguments.fraction("max-reject-rate")
     let loaded = try WikiWants.loading(pipeline: try arguments.required("pipeline"))
     let pipeline = loaded.pipeline
     var wants = loaded.wants
     for path in records { try wants.addTaxa(fromDeduped: path) }
     let inputs = try pipeline.resolveWikipediaInputs()
-    let shard = try Shard.resolve(option: arguments.value("shard"))
     let folder = arguments.value("output-folder")
+    // The array engine's variables only for a part (`--output-folder`): an unsharded run inside
+    // an array job (several pipelines built as one job's tasks) is whole, as ingest's and dedupe's are.
+    let shard = folder == nil && arguments.value("shard") == nil ? Shard.whole : try Shard.resolve(option: arguments.value("shard"))
     if !shard.isWhole && folder == nil { throw UsageError("shard \(shard) writes a part: give --output-folder DIR") }
     var options: WikiStage.Options
     if let folder {
@@ -69,7 +72,7 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     options.rules = pipeline.blurbRules
     options.keepsUnchangedOutputs = arguments.value("stamp") != nil
     options.progress = arguments.progress(stage: "wiki")
-    options.maxRejectRate = try arguments.double("max-reject-rate") ?? pipeline.maxRejectRate ?? 0.01
+    options.maxRejectRate = maxRejectRate ?? pipeline.maxRejectRate ?? 0.01
     options.freedMemoryRelease = FreedMemoryRelease { fp_wiki_release_freed_memory() }
     if folder != nil {
         options.shard = shard
@@ -78,6 +81,10 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
             origin: WikiPart.origin(
                 inputs: inputs.files, wants: wants, rules: options.rules, maxRejectRate: options.maxRejectRate, shards: shard.count))
     }
+    // Before anything is written: the depfile and the stamp are outputs too, and the records
+    // files and the pipeline's settings inputs.
+    try arguments.refuseOutputs(
+        ["depfile", "stamp"], extra: options.outputs, overwriting: options.inputs + records + pipeline.settingsFiles)
     return (options, inputs.folders)
 }
 

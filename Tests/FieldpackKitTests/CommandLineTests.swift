@@ -129,7 +129,13 @@ import Testing
         Case("dedupe", ["records.jsonl", "--output"], "--output needs a value"),
         Case("verify", ["--help=yes"], "--help takes no value"),
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "many"], "--examples must be an integer, not \"many\""),
-        Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--max-reject-rate", "2"], "--max-reject-rate must be between 0 and 1"),
+        Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--max-reject-rate", "2"], "--max-reject-rate must be between 0 and 1, not 2.0"),
+        // The wiki stage took -1 (a limit of -100%) and 5 as they came.
+        Case("wiki", ["--pipeline", "p.json", "--records", "r", "--output", "a", "--report", "w", "--rejects", "j", "--max-reject-rate", "5"],
+             "--max-reject-rate must be between 0 and 1, not 5.0"),
+        // --delta alone wrote no delta, with exit 0; migrate took and ignored the pipeline.
+        Case("bundle", ["d.jsonl", "--pipeline", "p.json", "--output", "c.sqlite", "--delta", "delta.json"], "--delta compares with a previous bundle: give --previous FILE"),
+        Case("bundle", ["migrate", "old.sqlite", "--output", "c.sqlite", "--pipeline", "p.json"], "migrate takes only --output: --pipeline has nothing to do with it"),
         Case("sanitize", ["--max-bytes", "0"], "--max-bytes must be positive"),
         // Numbers out of range ran as if they made sense (no examples, one worker).
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "-1"], "--examples must be at least 0, not -1"),
@@ -162,7 +168,7 @@ import Testing
         Case("manifest", ["--sha256", "/nonexistent/file"], "/nonexistent/file: error: cannot open: No such file or directory"),
         Case("sanitize", ["--article", "/nonexistent/a.html"], "/nonexistent/a.html: error: cannot open: No such file or directory"),
         Case("synth", ["--parse-only", "/nonexistent/in.json"], "/nonexistent/in.json: error: cannot open: No such file or directory"),
-        Case("verify", ["/nonexistent/bundle"], "/nonexistent/bundle: error: not a bundle folder"),
+        Case("verify", ["/nonexistent/bundle"], "/nonexistent/bundle: error: does not exist"),
         Case("pipeline", ["init", "mine", "--inat", "/nonexistent/dumps", "--output", "p.json"],
              "/nonexistent/dumps: error: given with --inat: no such file or folder, or a glob that matches nothing"),
         Case("report", ["/nonexistent/content.sqlite", "--output", "report.html"], "/nonexistent/content.sqlite: error: cannot open: No such file or directory"),

@@ -102,8 +102,8 @@ import Testing
         #expect(BundleVerifier(directory: bundle).verify() == [])
     }
 
-    @Test(arguments: ["content.sqlite", "manifest.json", "manifest-sha256.txt", "manifest.json.sig"])
-    func aFileNamedLikeTheBundlesOwnFilesIsRefusedAndThePublishedFolderStays(name: String) throws {
+    @Test(arguments: ["content.sqlite", "manifest.json", "manifest-sha256.txt", "manifest.json.sig", "bagit.txt", "data"])
+    func aFileNamedLikeTheBundlesOwnFilesOrABagsIsRefusedAndThePublishedFolderStays(name: String) throws {
         let directory = try TemporaryDirectory()
         let bundle = try SmallBundle.publish(in: directory)
         let before = try text("\(bundle)/manifest.json")
@@ -111,7 +111,7 @@ import Testing
         let publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: bundle, extraFiles: [impostor])
         let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
         #expect(error.path == impostor)
-        #expect(error.message == "cannot publish a file named like the bundle's own files")
+        #expect(error.message.hasPrefix("cannot publish a file named like the bundle's own files or a bag's ("))
         #expect(try text("\(bundle)/manifest.json") == before)
         #expect(BundleVerifier(directory: bundle).verify() == [])
         // No staging folder left beside it.

@@ -37,6 +37,7 @@ public struct BundlePublisher {
     public func publish() throws -> Manifest {
         try Self.checkDestination(destination)
         try Self.checkJournal(of: database)
+        try Self.checkNames(of: extraFiles)
         let parent = directory(of: destination)
         let name = destination.split(separator: "/").last.map(String.init) ?? destination
         Leftovers.removeStale(of: destination)
@@ -65,6 +66,34 @@ public struct BundlePublisher {
         }
     }
 
+    private static func fileName(of path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
+
+    /// Refuses, before anything is copied, files that cannot be published beside the database:
+    /// two under one name, one named like the bundle's own files or a bag's (a flat bundle with
+    /// a `bagit.txt` is read as a bag), a name SQLite takes for the database's journal, a name
+    /// that is not portable.
+    static func checkNames(of extraFiles: [String]) throws {
+        let ownNames = BagItLayout.topLevelNames.union([Manifest.databaseName])
+        var published: Set<[UInt8]> = []
+        for file in extraFiles {
+            let name = fileName(of: file)
+            guard published.insert(Array(name.utf8)).inserted else {
+                throw FieldpackError(path: file, "cannot publish two files named \(name)")
+            }
+            guard !ownNames.contains(name) else {
+                throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files or a bag's (\(ownNames.sorted().joined(separator: ", ")))")
+            }
+            // SQLite opens `content.sqlite-journal` (or `-wal`) beside the database as its own:
+            // a hot journal shipped there is played back, or the read-only open fails.
+            guard !name.hasPrefix("\(Manifest.databaseName)-") else {
+                throw FieldpackError(path: file, "cannot publish \"\(name)\": SQLite would take it for the database's journal")
+            }
+            guard Manifest.isPortableName(name) else {
+                throw FieldpackError(path: file, "cannot publish \"\(name)\": a bundle's file names are \(Manifest.portableNames)")
+            }
+        }
+    }
+
     /// Fills `staging` with the bundle, checks it and swaps it in; sets `keepStaging` when what
     /// `staging` then holds is the user's and could not be put back.
     private func assemble(in staging: String, trace: PhaseTrace, keepStaging: inout Bool) throws -> Manifest {
@@ -85,26 +114,8 @@ public struct BundlePublisher {
         integrity?.copyEnded(sha256: digest)
         try output.commit()
         trace.mark("copy the database, hashing it")
-        var published: Set<[UInt8]> = []
         for file in extraFiles {
-            let name = file.split(separator: "/").last.map(String.init) ?? file
-            guard published.insert(Array(name.utf8)).inserted else {
-                throw FieldpackError(path: file, "cannot publish two files named \(name)")
-            }
-            guard name != Manifest.databaseName, name != Manifest.jsonName, name != Manifest.checksumName,
-                  name != ManifestSignature.fileName
-            else {
-                throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files")
-            }
-            // SQLite opens `content.sqlite-journal` (or `-wal`) beside the database as its own:
-            // a hot journal shipped there is played back, or the read-only open fails.
-            guard !name.hasPrefix("\(Manifest.databaseName)-") else {
-                throw FieldpackError(path: file, "cannot publish \"\(name)\": SQLite would take it for the database's journal")
-            }
-            guard Manifest.isPortableName(name) else {
-                throw FieldpackError(path: file, "cannot publish \"\(name)\": a bundle's file names are \(Manifest.portableNames)")
-            }
-            let output = try AtomicOutput(path: "\(staging)/\(name)")
+            let output = try AtomicOutput(path: "\(staging)/\(Self.fileName(of: file))")
             try output.append(contentsOf: file)
             try output.commit()
         }

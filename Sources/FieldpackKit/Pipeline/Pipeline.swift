@@ -32,6 +32,11 @@ public struct Pipeline: Sendable {
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
 
+    /// The files this pipeline's settings are read from besides the pipeline file: its `select`
+    /// rules' GeoJSON files and its measured sizes. A stage's depfile lists them, and no output
+    /// may name one of them or the pipeline file (`Arguments.refuseOutputs`).
+    public var settingsFiles: [String] { (selection?.files ?? []) + (shipping.measuredSizes.map { [$0] } ?? []) }
+
     /// The pipeline file's keys (docs/pipeline.md).
     static let keys = [
         "name", "inat", "max_reject_rate", "licenses", "targets", "memory_budget_bytes", "costs", "wikipedia", "destinations",

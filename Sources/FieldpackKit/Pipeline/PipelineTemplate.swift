@@ -64,8 +64,9 @@ public struct PipelineTemplate: Sendable {
     /// The SHA-256 of what it wrote is kept beside it (`.NAME.written-sha256`): a file whose
     /// bytes are no longer those, that is one edited by hand since, is not written over, and the
     /// error says what to do instead (copy it under a name of its own). A file with no such
-    /// record (written before there were records) is written as before: whether it was edited
-    /// cannot be known.
+    /// record is written over only if it holds nothing but what this writes (`name`, `inat`,
+    /// `wikipedia`, `max_reject_rate`: one written before there were records); any other file
+    /// is refused, so `--output` never replaces a pipeline written by hand.
     ///
     /// - Returns: whether the file was written.
     @discardableResult
@@ -79,18 +80,32 @@ public struct PipelineTemplate: Sendable {
                 if !FileSystem.isRegularFile(record) { try AtomicOutput.write(SHA256.hex(of: bytes) + "\n", to: record) }
                 return false
             }
-            if let recorded = try? ReadableFile.contents(of: record),
-               recorded.prefix(64).elementsEqual(SHA256.hex(of: existing).utf8) == false {
+            if let recorded = try? ReadableFile.contents(of: record) {
+                if recorded.prefix(64).elementsEqual(SHA256.hex(of: existing).utf8) == false {
+                    throw FieldpackError(
+                        path: path,
+                        "was edited since it was written from INAT=… (and WIKIPEDIA=…), and writing it again would lose the edits: "
+                            + "copy it under another file name, give it another \"name\" and build it with make bundle PIPELINE=…, "
+                            + "or remove it to have it written again")
+                }
+            } else if !Self.holdsOnlyTemplateKeys(existing) {
                 throw FieldpackError(
                     path: path,
-                    "was edited since it was written from INAT=… (and WIKIPEDIA=…), and writing it again would lose the edits: "
-                        + "copy it under another file name, give it another \"name\" and build it with make bundle PIPELINE=…, "
-                        + "or remove it to have it written again")
+                    "is a pipeline file this command did not write, and writing it would lose it: give --output another file, or remove it first")
             }
         }
         try AtomicOutput.write(json, to: path)
         try AtomicOutput.write(SHA256.hex(of: bytes) + "\n", to: record)
         return true
+    }
+
+    /// Whether `bytes` are a JSON object with no other keys than those `json` writes.
+    static func holdsOnlyTemplateKeys(_ bytes: [UInt8]) -> Bool {
+        let parser = JSONParser()  // the value lives as long as its parser
+        return withExtendedLifetime(parser) {
+            guard let root = try? parser.parse(PaddedBuffer(copying: bytes)), root.isObject else { return false }
+            return root.members.allSatisfy { ["name", "inat", "wikipedia", "max_reject_rate"].contains($0.key.string) }
+        }
     }
 
     /// Whether the pipeline file at `path` was written by `write(to:)` (make's INAT=…).

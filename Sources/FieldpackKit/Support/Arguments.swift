@@ -79,6 +79,13 @@ public struct Arguments {
         return value
     }
 
+    /// A share from 0 to 1 (`--max-reject-rate`).
+    public func fraction(_ name: String) throws(UsageError) -> Double? {
+        guard let value = try double(name) else { return nil }
+        guard (0...1).contains(value) else { throw UsageError("--\(name) must be between 0 and 1, not \(value)") }
+        return value
+    }
+
     public func int(_ name: String) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
         guard let value = Int(text) else { throw UsageError("--\(name) must be an integer, not \"\(text)\"") }
@@ -91,6 +98,15 @@ public struct Arguments {
         guard let value = try int(name) else { return nil }
         guard value >= minimum else { throw UsageError("--\(name) must be at least \(minimum), not \(value)") }
         return value
+    }
+
+    /// Refuses, before anything is written, a run whose outputs (the values of the options
+    /// `names`, and `extra`) name one of its inputs or one file twice (`FileSystem.refuseOutputs`):
+    /// `inputs`, and the pipeline file when `--pipeline` gives one. A depfile or a stamp is an
+    /// output like the others: one named like an input replaced it before the input was read.
+    public func refuseOutputs(_ names: [String], extra: [String] = [], overwriting inputs: [String]) throws {
+        try FileSystem.refuseOutputs(
+            names.map { value($0) } + extra, overwriting: inputs + (value("pipeline").map { [$0] } ?? []))
     }
 }
 

@@ -125,14 +125,7 @@ public final class AtomicOutput {
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         try FileSystem.makeDirectories(directory)
-        // A device, a FIFO or a folder under the name would be replaced by the rename (as root,
-        // `--output /dev/null` replaced the device with a file).
-        var info = stat()
-        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
-            throw FieldpackError(
-                path: path,
-                "is not a regular file (a device, a FIFO or a folder): an output is written to a temp file and renamed over its name, which would replace it; name a file")
-        }
+        try FileSystem.refuseNonRegularOutput(path)
         // What a run killed while writing this output left (its process gone) goes first (the
         // folder is listed once per run, not once per output: see `Leftovers.removeStale(of:)`).
         Leftovers.removeStale(of: path)
@@ -416,12 +409,25 @@ public enum FileSystem {
         unlink(path)
     }
 
+    /// Refuses an output whose name holds a device, a FIFO or a folder: the rename that publishes
+    /// it would replace that (as root, `--output /dev/null` replaced the device with a file).
+    static func refuseNonRegularOutput(_ path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+            throw FieldpackError(
+                path: path,
+                "is not a regular file (a device, a FIFO or a folder): an output is written to a temp file and renamed over its name, which would replace it; name a file")
+        }
+    }
+
     /// Refuses outputs that would replace an input of the same run, or name one file twice: the
     /// rename that publishes an output lost the input for good (`fieldpack-inat a.jsonl --output
     /// a.jsonl`), and of two outputs under one name only the last was kept, silently. Names are
     /// compared as directory entries (the folder by its identity, however the path writes it,
     /// and the file name): an output that is a link to an input replaces only the link. Asked
     /// before a stage reads or writes anything.
+    /// Each output `refuseNonRegularOutput` refuses is refused here too, so a run never gets as
+    /// far as publishing its first outputs before it refuses a later one.
     public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {
         func entry(_ path: String) -> [String] {
             let folder = directory(of: path)
@@ -440,6 +446,7 @@ public enum FileSystem {
         }
         var seen: [[String]: String] = [:]
         for output in outputs.compactMap({ $0 }) {
+            try refuseNonRegularOutput(output)
             let place = entry(output)
             if inputEntries.contains(place) {
                 throw FieldpackError(path: output, "is also an input of this run: the output would replace it; name another output")
@@ -513,7 +520,11 @@ public enum FileSystem {
                         path: output,
                         "its name is \(name.utf8.count) bytes: the temp file written beside it first adds \(temp.utf8.count - name.utf8.count), past the file system's limit on a name (\(systemError())); give a shorter name")
                 }
-                if errno != EEXIST { throw FieldpackError(path: path, "cannot create: \(systemError())") }
+                if errno != EEXIST {
+                    // The output it is for, not its hidden temp file (a name the user never gave).
+                    if let output { throw FieldpackError(path: output, "cannot write it: its temp file cannot be created in \(directory) (\(systemError()))") }
+                    throw FieldpackError(path: directory, "cannot create a scratch file in this folder: \(systemError())")
+                }
             }
             throw FieldpackError(path: "\(directory)/\(prefix)\(Leftovers.ownerTag())-*", "cannot create: every name tried exists")
         }

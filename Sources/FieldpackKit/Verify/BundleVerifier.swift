@@ -91,6 +91,7 @@ public struct BundleVerifier {
     /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
     public func verify() -> [String] {
         var problems: [String] = []
+        guard FileSystem.exists(directory) else { return ["\(directory): error: does not exist"] }
         guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
         let bag = FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
         // A bag that lost its declaration would be checked as a flat bundle, each of its files a

@@ -1,0 +1,190 @@
+import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// A sample build's files in one folder: the pipeline (with measured sizes and a GeoJSON
+/// selection), ingest's records, dedupe's, the wiki stage's articles, the bundle database.
+struct SampleStageBuild {
+    let directory: TemporaryDirectory
+    var pipeline: String { directory.file("p.json") }
+    func file(_ name: String) -> String { directory.file(name) }
+
+    init(bin: String) throws {
+        directory = try TemporaryDirectory()
+        let sizes = try directory.write("sizes.csv", try String(contentsOfFile: "\(repositoryRoot)/sample-data/costs/measured-sizes.csv", encoding: .utf8))
+        let places = try directory.write("park.geojson", try String(contentsOfFile: "\(repositoryRoot)/sample-data/select/madeira.geojson", encoding: .utf8))
+        _ = try directory.write("p.json", """
+            {"name": "overlap", "inat": ["\(repositoryRoot)/sample-data/inat"], "max_reject_rate": 0.2,
+             "wikipedia": ["\(repositoryRoot)/sample-data/wiki"],
+             "destinations": [{"id": "serengeti", "name": "Serengeti National Park", "wikidata": "Q5094612"}],
+             "costs": {"measured_sizes": "\(sizes)"},
+             "select": {"bbox": [-180, -90, 180, 90], "geojson": "\(places)", "obscured": "point"}}
+            """)
+        let steps: [(String, [String])] = [
+            ("inat", ["--pipeline", pipeline, "--output", directory.file("records.jsonl"), "--rejects", directory.file("rejects.jsonl")]),
+            ("dedupe", [directory.file("records.jsonl"), "--pipeline", pipeline, "--output", directory.file("deduped.jsonl"),
+                        "--conflicts", directory.file("conflicts.json")]),
+            ("wiki", ["--pipeline", pipeline, "--records", directory.file("deduped.jsonl"), "--output", directory.file("articles.jsonl"),
+                      "--report", directory.file("wiki-report.json"), "--rejects", directory.file("wiki-rejects.jsonl")]),
+            ("bundle", [directory.file("deduped.jsonl"), "--pipeline", pipeline, "--articles", directory.file("articles.jsonl"),
+                        "--output", directory.file("content.sqlite")]),
+        ]
+        for (stage, arguments) in steps {
+            let result = try run("\(bin)/fieldpack-\(stage)", arguments)
+            try #require(result.status == 0, "fieldpack-\(stage): \(result.stderr)")
+        }
+    }
+
+    /// Every file's bytes, by name.
+    func contents() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !FileSystem.isDirectory(file(name)) {
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: file(name)))
+        }
+        return files
+    }
+}
+
+
+/// No executable writes over a file its run reads, whichever of its outputs names it: the
+/// depfile and the stamp are outputs like the others, and the pipeline file, its GeoJSON and
+/// measured sizes, the wiki stage's records and the report's database are inputs like the
+/// dumps. Each of these runs replaced the file and most exited 0 (the depfiles were written
+/// before any check). Runs the built executables (`FIELDPACK_BIN`).
+@Suite struct OutputOverlapCommandTests {
+    static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]
+
+    @Test(.enabled(if: binaries != nil))
+    func anOutputOrADepfileOrAStampNamingAnInputOfTheRunIsRefusedBeforeAnythingIsWritten() throws {
+        let bin = try #require(Self.binaries)
+        let build = try SampleStageBuild(bin: bin)
+        let f = build.file
+        let timings = build.file("timings")
+        try FileManager.default.createDirectory(atPath: timings, withIntermediateDirectories: true)
+        _ = try build.directory.write("timings/bundle.json", "{}\n")
+        let inat = ["--pipeline", build.pipeline]
+        let dedupe = [f("records.jsonl"), "--pipeline", build.pipeline]
+        let wiki = ["--pipeline", build.pipeline, "--records", f("deduped.jsonl")]
+        let wikiOutputs = ["--output", f("a2.jsonl"), "--report", f("w2.json"), "--rejects", f("r2.jsonl")]
+        let bundle = [f("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", f("articles.jsonl")]
+        let input = "is also an input of this run"
+        let cases: [(stage: String, arguments: [String], refused: String, reason: String)] = [
+            ("inat", inat + ["--output", build.pipeline, "--rejects", f("r.jsonl")], build.pipeline, input),
+            ("inat", inat + ["--output", f("o.jsonl"), "--rejects", f("r.jsonl"), "--depfile", f("sizes.csv")], f("sizes.csv"), input),
+            ("dedupe", dedupe + ["--output", f("d.jsonl"), "--conflicts", f("c.json"), "--depfile", f("records.jsonl")], f("records.jsonl"), input),
+            ("dedupe", dedupe + ["--output", f("d.jsonl"), "--conflicts", build.pipeline], build.pipeline, input),
+            ("dedupe", dedupe + ["--output", f("park.geojson"), "--conflicts", f("c.json")], f("park.geojson"), input),
+            ("wiki", wiki + ["--output", f("deduped.jsonl"), "--report", f("w2.json"), "--rejects", f("r2.jsonl")], f("deduped.jsonl"), input),
+            ("wiki", wiki + wikiOutputs + ["--depfile", f("deduped.jsonl")], f("deduped.jsonl"), input),
+            ("wiki", wiki + wikiOutputs + ["--stamp", build.pipeline], build.pipeline, input),
+            ("bundle", bundle + ["--output", f("c2.sqlite"), "--depfile", f("deduped.jsonl")], f("deduped.jsonl"), input),
+            ("bundle", bundle + ["--output", f("c2.sqlite"), "--costs-report", build.pipeline], build.pipeline, input),
+            ("bundle", bundle + ["--output", f("c2.sqlite"), "--inputs", f("sizes.csv")], f("sizes.csv"), input),
+            ("bundle", bundle + ["--output", f("c2.sqlite"), "--depfile", f("c2.sqlite")], f("c2.sqlite"), "is named by two outputs of this run"),
+            ("report", [f("content.sqlite"), "--output", f("content.sqlite")], f("content.sqlite"), input),
+            ("report", [f("content.sqlite"), "--output", f("rejects.jsonl"), "--rejects", f("rejects.jsonl")], f("rejects.jsonl"), input),
+            ("report", ["--timings", timings, "--output", "\(timings)/bundle.json"], "\(timings)/bundle.json", input),
+            ("pipeline", ["init", "mine", "--inat", f("records.jsonl"), "--output", f("records.jsonl")], f("records.jsonl"), input),
+        ]
+        let before = try build.contents()
+        let timing = try Data(contentsOf: URL(fileURLWithPath: "\(timings)/bundle.json"))
+        for test in cases {
+            let result = try run("\(bin)/fieldpack-\(test.stage)", test.arguments)
+            let command = "fieldpack-\(test.stage) \(test.arguments.joined(separator: " "))"
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("\(test.refused): error: \(test.reason)"), "\(command): \(result.stderr)")
+            #expect(try build.contents() == before, "\(command) changed the build's files")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: "\(timings)/bundle.json")) == timing)
+        }
+    }
+
+    /// A FIFO named by the wiki stage's stamp was refused only after its three outputs were
+    /// published.
+    @Test(.enabled(if: binaries != nil))
+    func aStampThatIsAFIFOIsRefusedBeforeTheOutputsArePublished() throws {
+        let bin = try #require(Self.binaries)
+        let build = try SampleStageBuild(bin: bin)
+        #expect(mkfifo(build.file("stamp"), 0o644) == 0)
+        let result = try run("\(bin)/fieldpack-wiki", [
+            "--pipeline", build.pipeline, "--records", build.file("deduped.jsonl"), "--output", build.file("a2.jsonl"),
+            "--report", build.file("w2.json"), "--rejects", build.file("r2.jsonl"), "--stamp", build.file("stamp"),
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(build.file("stamp")): error: is not a regular file"), "\(result.stderr)")
+        for name in ["a2.jsonl", "w2.json", "r2.jsonl"] { #expect(!FileSystem.exists(build.file(name)), "\(name) was published") }
+    }
+
+    /// `fieldpack-pipeline init --output` replaced any file there that had no record of being
+    /// written by it: a pipeline written by hand was lost. One holding only what init writes (a
+    /// file from before the records) is still written over.
+    @Test(.enabled(if: binaries != nil))
+    func pipelineInitDoesNotWriteOverAPipelineItDidNotWrite() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let handWritten = "{\"name\": \"mine\", \"inat\": [\"dumps\"], \"licenses\": [\"cc0\"]}\n"
+        let hand = try directory.write("hand.json", handWritten)
+        let old = try directory.write("old.json", "{\"name\": \"mine\", \"inat\": [\"old-dumps\"]}\n")
+        let dumps = "\(repositoryRoot)/sample-data/inat"
+        let refused = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", dumps, "--output", hand])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("\(hand): error: is a pipeline file this command did not write"), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: hand, encoding: .utf8) == handWritten)
+        let written = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", dumps, "--output", old])
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try String(contentsOfFile: old, encoding: .utf8).contains(dumps))
+    }
+}
+
+/// A write that cannot start names the output the user gave, not the hidden temp file it is
+/// written to first (`/out/.o.jsonl.tmp-22399@host-…: error: cannot create` named a file the user
+/// never heard of). Runs as nobody (as root, through setpriv: root writes anywhere).
+@Suite struct OutputCreateErrorTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func anOutputWhoseFolderCannotBeWrittenIsNamedNotItsTempFile() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        #expect(chmod(directory.path, 0o755) == 0)
+        let input = try directory.write("page.json", page([observationJSON(id: 1)]))
+        #expect(chmod(input, 0o644) == 0)
+        let locked = directory.file("locked")
+        #expect(mkdir(locked, 0o555) == 0)
+        let open = directory.file("open")
+        #expect(mkdir(open, 0o777) == 0)
+        #expect(chmod(open, 0o777) == 0)
+        let output = "\(locked)/o.jsonl"
+        let arguments = [input, "--output", output, "--rejects", "\(open)/r.jsonl"]
+        let inat = "\(bin)/fieldpack-inat"
+        let result = getuid() == 0
+            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", inat] + arguments)
+            : try run(inat, arguments)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(output): error: cannot write it: its temp file cannot be created in \(locked) (Permission denied)"), "\(result.stderr)")
+        #expect(!result.stderr.contains(".o.jsonl.tmp-"), "\(result.stderr)")
+    }
+}
+
+/// Several pipelines built as the tasks of one array job (`sbatch --array`, an Indexed Job) run
+/// unsharded inside the engine's variables: the wiki stage took them for its shard and refused
+/// ("shard 0/3 writes a part"), where ingest and dedupe read them only when sharded.
+@Suite struct ArrayJobEnvironmentTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func anUnshardedWikiStageInsideAnArrayJobIsWhole() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let build = try SampleStageBuild(bin: bin)
+        let engines = [
+            ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "3"],
+            ["JOB_COMPLETION_INDEX": "2", "FIELDPACK_SHARDS": "4"],
+            ["AWS_BATCH_JOB_ARRAY_INDEX": "1", "FIELDPACK_SHARDS": "2"],
+        ]
+        let whole = try Data(contentsOf: URL(fileURLWithPath: build.file("articles.jsonl")))
+        for environment in engines {
+            let result = try run("\(bin)/fieldpack-wiki", [
+                "--pipeline", build.pipeline, "--records", build.file("deduped.jsonl"), "--output", build.file("a2.jsonl"),
+                "--report", build.file("w2.json"), "--rejects", build.file("r2.jsonl"),
+            ], environment: environment)
+            #expect(result.status == 0, "\(environment): \(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: build.file("a2.jsonl"))) == whole, "\(environment)")
+        }
+    }
+}
