@@ -59,7 +59,7 @@ command.main { arguments in
             inputs += resolved.files
             folders += resolved.folders
         } else {
-            inputs.append(argument)
+            inputs.append(argument == StandardInput.argument ? argument : lexicallyNormal(argument))
         }
     }
     if inputs.filter({ $0 == StandardInput.argument }).count > 1 { throw UsageError("- (standard input) can be given only once") }

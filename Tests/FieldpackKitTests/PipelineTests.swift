@@ -36,6 +36,27 @@ import Testing
         ])
     }
 
+    /// The same input written another way (`./`, `//`, a trailing `/`) resolves to the same
+    /// paths: they are recorded in the manifest and the reports, and the wiki stage breaks a tie
+    /// between two copies of an article by them (`./sample-data/wiki` beside `sample-data/wiki-alt`
+    /// shipped the other copy than `sample-data/wiki` did).
+    @Test func anInputWrittenAnotherWayResolvesToTheSamePaths() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/sub/a.json", "{}")
+        try directory.write("dumps/b.json", "{}")
+        let plain = try Pipeline.resolve([directory.file("dumps")], pipelinePath: "p.json")
+        for spelling in [directory.file("./dumps"), directory.file("dumps/"), directory.path + "//dumps/./", directory.path + "/./dumps//"] {
+            let resolved = try Pipeline.resolve([spelling], pipelinePath: "p.json")
+            #expect(resolved.files == plain.files, "\(spelling)")
+            #expect(resolved.folders == plain.folders, "\(spelling)")
+        }
+        let globbed = try Pipeline.resolve([directory.path + "/./dumps//*.json"], pipelinePath: "p.json")
+        #expect(globbed.files == [directory.file("dumps/b.json")])
+        #expect(lexicallyNormal("./a//b/./c/") == "a/b/c")
+        #expect(lexicallyNormal("../a/./b") == "../a/b")
+        #expect(lexicallyNormal("./") == "." && lexicallyNormal("//") == "/" && lexicallyNormal("/./x") == "/x")
+    }
+
     /// A glob of several wildcard levels neither matches nor watches anything under a build
     /// folder inside the input folder: the depfile listed `dumps/build/inat`, which every build
     /// changes, so make re-ingested every time.

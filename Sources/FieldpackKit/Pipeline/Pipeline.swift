@@ -265,7 +265,7 @@ public struct Pipeline: Sendable {
                 }
             }
         }
-        for entry in entries {
+        for entry in entries.map(lexicallyNormal) {
             if entry.contains(where: { "*?[".contains($0) }) {
                 // Nothing under a pipeline's build folder (`dumps/*/*/page.json` with
                 // BUILD=dumps/build): read as inputs or watched, its outputs rebuilt everything.

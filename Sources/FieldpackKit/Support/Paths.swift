@@ -12,3 +12,15 @@ func directory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
+
+/// `path` written one way: no empty or `.` components (`./dumps//pages/` is `dumps/pages`), so
+/// the same file named two ways is recorded, ordered and compared as one (an input's path is in
+/// the manifest and the reports, and the wiki stage breaks a tie between two copies of an
+/// article by it). `..` stays: without the links it crosses, what it leads to is not known.
+package func lexicallyNormal(_ path: String) -> String {
+    let absolute = path.hasPrefix("/")
+    let parts = path.split(separator: "/").filter { $0 != "." }
+    let joined = parts.joined(separator: "/")
+    if absolute { return "/" + joined }
+    return joined.isEmpty ? "." : joined
+}
