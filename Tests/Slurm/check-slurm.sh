@@ -16,8 +16,11 @@
 #    publishes no bundle. The rerun submits only that shard (and the publish job), leaves the other
 #    shards' logs alone, and gives the same bundle; a third run submits nothing. With INAT=… (the
 #    pipeline file written by make) a second run submits nothing either.
-# 4. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
-# 5. Tears the cluster down, whatever happened (a trap).
+# 4. A build whose make was killed by SIGKILL leaves its jobs queued (held by --begin): a rerun
+#    refuses to submit beside them and submits nothing; an array cancelled before it started is
+#    named as never started, with no log; SLURM_POLL=abc is refused.
+# 5. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
+# 6. Tears the cluster down, whatever happened (a trap).
 #
 # --measure: the per-task overhead (arrays of 1, 4 and 16 tasks running `true` from submit to an
 # empty queue, against running them directly) and the sample pipeline's wall time under make and
@@ -249,6 +252,46 @@ if own && own; then
 else
   fail "make bundle INAT=… ENGINE=slurm failed:"; sed 's/^/    /' "$O.log" >&2
 fi
+
+# --- An earlier run's jobs still queued (its make killed by SIGKILL): a rerun refuses to submit
+# beside them; jobs cancelled before they started are named as never started, with no log ------
+E="$WORK/earlier"
+# --begin holds every job pending, so the jobs are surely still queued when the rerun looks.
+setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 \
+  SBATCH_OPTIONS=--begin=now+600 >"$E.first.log" 2>&1 &
+job=$!
+for _ in $(seq 1 100); do grep -q 'publish (bundle' "$E.first.log" 2>/dev/null && break; sleep 0.1; done
+kill -KILL -- "-$job" 2>/dev/null; wait "$job" 2>/dev/null
+queued=$(squeue -h -o %i | LC_ALL=C sort)
+if [ -z "$queued" ]; then
+  fail "no job of the killed build is queued: $(tail -n 3 "$E.first.log")"
+elif slurm_bundle "$E"; then
+  fail "a rerun beside an earlier run's queued jobs exited 0"
+else
+  says "$E.log" "jobs of an earlier run of this build are still pending or running" "a rerun beside an earlier run's queued jobs refuses, naming them"
+  if [ "$(squeue -h -o %i | LC_ALL=C sort)" = "$queued" ]; then pass "the refused rerun submitted nothing"; else fail "the refused rerun changed the queue: $queued / $(squeue -h -o %i)"; fi
+fi
+scancel $(squeue -h -o %A | sort -u) 2>/dev/null
+for _ in $(seq 1 50); do [ -z "$(squeue -h -o %i)" ] && break; sleep 0.2; done
+# The same, held, and the first array cancelled while pending: the waiting run reports it.
+setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E.2" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 \
+  SBATCH_OPTIONS=--begin=now+600 >"$E.2.log" 2>&1 &
+job=$!
+for _ in $(seq 1 100); do grep -q 'publish (bundle' "$E.2.log" 2>/dev/null && break; sleep 0.1; done
+first=$(sed -n 's/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p' "$E.2.log")
+scancel "$first" 2>/dev/null
+wait "$job"; status=$?
+if [ "$status" = 0 ]; then fail "a build whose first array was cancelled while pending exited 0"
+else
+  says "$E.2.log" "FAILED: inat shards 0-$((N - 1)) of $N: never started, state CANCELLED" "tasks cancelled before they started are named as never started"
+  if grep -q "log: .*inat-0-" "$E.2.log"; then fail "a log that does not exist is named: $(grep 'log: ' "$E.2.log")"; else pass "no log is named for tasks that never started"; fi
+fi
+scancel $(squeue -h -o %A | sort -u) 2>/dev/null
+# Bad SLURM_POLL is refused before anything is submitted (it was a loop of squeue calls).
+if bundle "$E.3" ENGINE=slurm SHARDS="$N" SLURM_POLL=abc; then fail "SLURM_POLL=abc was taken"
+else says "$E.3.log" "slurm: error: SLURM_POLL must be a number of seconds above 0, not 'abc'" "SLURM_POLL that is not a number of seconds is refused"
+fi
+if grep -q "not 'abc' 2" "$E.3.log"; then fail "the error ends with its exit status"; fi
 
 # --- A build stopped by SIGTERM cancels its jobs -------------------------------------------
 I="$WORK/interrupted"

@@ -34,7 +34,7 @@
 set -uo pipefail
 
 log() { printf 'slurm: %s\n' "$*" >&2; }
-die() { printf 'slurm: error: %s\n' "$*" >&2; exit "${2:-1}"; }
+die() { printf 'slurm: error: %s\n' "$1" >&2; exit "${2:-1}"; }   # die MESSAGE [STATUS]
 
 # The outer make's flags (a dry run, a jobserver's descriptors, its command-line variables) must
 # not reach the makes this script starts: each gets exactly the arguments given here.
@@ -124,6 +124,14 @@ on_signal() {
   exit 130
 }
 
+# earlier_jobs: the ids of this user's jobs still pending or running whose logs go to this build
+# folder: an earlier run's, whose make was killed (kill -9, a lost CI runner) before it could
+# cancel them. A run submitted beside them would build the same shards twice at once.
+earlier_jobs() {
+  squeue -h -u "$(id -un)" -O "JobID:30,StdOut:4096" 2>/dev/null \
+    | awk -v dir="$OUT/slurm/" '{ id = $1; sub(/^[^ ]+ +/, ""); if (index($0, dir) == 1) print id }' | sort -u | tr '\n' ' '
+}
+
 # still_queued ID: any task of job ID is pending or running. A job slurmctld no longer knows is done.
 still_queued() { [ -n "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
 
@@ -167,6 +175,12 @@ check_job() {
     seen=1
     [ "$state" = COMPLETED ] && [ "${code%%:*}" = 0 ] && continue
     failed=1
+    if [ "$index" != - ] && ! [[ "$index" =~ ^[0-9]+$ ]]; then
+      # Tasks that never started (cancelled while pending: an array's pending tasks are one
+      # record, ArrayTaskId=0-2 or [1,3%4]): no exit status, no log.
+      log "FAILED: $what shards ${index//[\[\]]/} of $SHARDS: never started, state $state (job ${id}_$index)"
+      continue
+    fi
     task=$id; [ "$index" != - ] && task=${id}_$index
     report_failure "$what" "$index" "$(describe "$code"), state $state (job $task)"
   done < <(job_states "$id")
@@ -210,7 +224,12 @@ cmd_run() {
   OUT=$(cd "$OUT" && pwd)
   sbatch_site_options
   trap on_signal INT TERM HUP
-  local poll=${SLURM_POLL:-2} stage i todo last="" t0=$SECONDS
+  local poll=${SLURM_POLL:-2} stage i todo last="" t0=$SECONDS earlier
+  # A word sleep cannot read, or 0, made the wait a loop of squeue calls without pause.
+  [[ "$poll" =~ ^[0-9]*[.]?[0-9]+$ ]] && awk -v p="$poll" 'BEGIN { exit !(p > 0) }' \
+    || die "SLURM_POLL must be a number of seconds above 0, not '$poll'" 2
+  earlier=$(earlier_jobs)
+  [ -z "$earlier" ] || die "jobs of an earlier run of this build are still pending or running (${earlier% }): wait for them to end, or scancel them, then run make again"
 
   # Submit every stage's out-of-date shards up front, each array after the one before it, so
   # Slurm starts a stage as soon as the last needs are met, whatever this script is doing.
