@@ -174,6 +174,32 @@ import Testing
         #expect(try hiddenLeftovers(directory.path) == [])
     }
 
+    /// A bundle whose manifest.json was removed by hand is published again (the docs say a
+    /// removed published file is): its checksum file, listing every file it holds, says it is a
+    /// bundle. Every later build refused it as "a folder without fieldpack's manifest.json". Its
+    /// checksum file not listing one of its files, it is still refused.
+    @Test(arguments: [false, true])
+    func aBundleWithoutItsManifestIsReplacedWhenItsChecksumFileListsEveryFile(bag: Bool) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        var publisher = BundlePublisher(database: directory.file("content.sqlite"), destination: target)
+        publisher.bagIt = bag
+        try publisher.publish()
+        let manifest = try bytes("\(target)/manifest.json")
+        #expect(unlink("\(target)/manifest.json") == 0)
+        try publisher.publish()
+        #expect(try bytes("\(target)/manifest.json") == manifest)
+        #expect(BundleVerifier(directory: target).verify() == [])
+        // A file the checksum file does not list: not surely a bundle.
+        #expect(unlink("\(target)/manifest.json") == 0)
+        let kept = bag ? "target/data/notes.txt" : "target/notes.txt"
+        try directory.write(kept, "a user's file\n")
+        let error = try #require(throws: FieldpackError.self) { try publisher.publish() }
+        #expect(error.message.hasSuffix("refusing to replace it"), "\(error.message)")
+        #expect(try text(directory.file(kept)) == "a user's file\n")
+    }
+
     /// A desktop's litter (`.DS_Store`, AppleDouble `._` files, KDE's `.directory`) is not the
     /// user's work: a bundle holding it is replaced.
     @Test(arguments: [".DS_Store", "._content.sqlite", ".directory"])

@@ -202,7 +202,12 @@ public struct BundlePublisher {
         }
         let entries = try FileSystem.list(destination)
         if entries.isEmpty { return }
-        guard let listed = try bundleFiles(listedIn: "\(destination)/\(Manifest.jsonName)") else {
+        // Without its manifest.json (removed by hand, as the docs say any published file may
+        // be, to have it published again), a folder whose checksum file lists every file it holds
+        // is a bundle too: no folder of the user's has such a file by chance.
+        guard let listed = try bundleFiles(listedIn: "\(destination)/\(Manifest.jsonName)")
+            ?? checksummedFiles(in: destination, entries: entries)
+        else {
             throw FieldpackError(
                 path: destination,
                 "is a folder without fieldpack's \(Manifest.jsonName) (one whose format is \"\(Manifest.formatName)\"), not a bundle: refusing to replace it")
@@ -231,6 +236,23 @@ public struct BundlePublisher {
 
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
     /// file, or not fieldpack's manifest.
+    /// The files the checksum file of the folder at `destination` lists (a bag's payload as
+    /// the bag's payload folder holds them), when it lists every file the folder holds but
+    /// its own and a desktop's litter; else nil.
+    private static func checksummedFiles(in destination: String, entries: [String]) -> Set<String>? {
+        var problems: [String] = []
+        guard let listed = ChecksumList.read("\(destination)/\(Manifest.checksumName)", problems: &problems), problems.isEmpty, !listed.isEmpty
+        else { return nil }
+        let payload = "\(BagItLayout.payloadFolder)/"
+        let bag = entries.contains(BagItLayout.declarationName)
+        let names = Set(listed.keys.map { bag && $0.hasPrefix(payload) ? String($0.dropFirst(payload.count)) : $0 })
+        let present = bag ? ((try? FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")) ?? []) : entries
+        let own = bag ? BagItLayout.topLevelNames : Manifest.ownFiles
+        let unlisted = present.filter { !isDesktopLitter($0) && !names.contains($0) && (bag || !own.contains($0)) }
+        let strangers = bag ? entries.filter { !isDesktopLitter($0) && !own.contains($0) } : []
+        return unlisted.isEmpty && strangers.isEmpty ? names : nil
+    }
+
     private static func bundleFiles(listedIn path: String) throws -> Set<String>? {
         guard let bytes = try ReadableFile.contents(ofRegular: path) else { return nil }
         // The parsed values live in the parser's document: it is kept to the end.
