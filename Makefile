@@ -15,6 +15,17 @@ BUILD ?= build
 ifneq ($(words $(BUILD)),1)
 $(error BUILD="$(BUILD)" must be one folder without spaces or be left out: make cannot name files with spaces)
 endif
+# Nor with characters make or the recipes' shell read as syntax: `%` made the grouped targets
+# pattern rules (make deleted the records and articles after every build), `'` broke the
+# recipes' quoting, `$` was expanded (the build went to another folder, silently).
+ifneq ($(value BUILD),$(BUILD))
+$(error BUILD=$(value BUILD) holds a '$$', which make expands: name a folder without one)
+endif
+hash_sign := \#
+BUILD_SYNTAX := $(strip $(foreach c,% ' " : ; $(hash_sign) * ? [ ] = ` & | < > \,$(if $(findstring $(c),$(BUILD)),$(c))))
+ifneq ($(BUILD_SYNTAX),)
+$(error BUILD="$(BUILD)" holds $(BUILD_SYNTAX), which make or the shell reads as syntax: name a folder of letters, digits, '/', '.', '-', '_' and the like)
+endif
 ifeq ($(words $(CURDIR)),1)
 BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 # `make clean` removes it whole: never this source folder or a folder holding it.

@@ -376,12 +376,22 @@ import Testing
     }
 
     /// A build folder make cannot name, or one that `make clean` would empty of this source
-    /// folder, is refused before anything runs or is removed.
-    @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", ""])
-    func aBuildFolderWithSpacesOrHoldingTheSourceIsRefused(build: String) throws {
+    /// folder, is refused before anything runs or is removed. So is one holding what make or
+    /// the recipes' shell reads as syntax: with `%` the grouped targets became pattern rules
+    /// (make deleted the records after every build), `'` broke the recipes, `$x` was expanded
+    /// to nothing and the build went to another folder.
+    @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", "", "/tmp/fp%build", "/tmp/fp'build", "/tmp/fp:build", "/tmp/fp#build", "/tmp/fp*build"])
+    func aBuildFolderWithSpacesOrSyntaxOrHoldingTheSourceIsRefused(build: String) throws {
         let result = try make(["-n", "clean", "BUILD=\(build)"], bin: nil)
         #expect(result.status != 0)
         #expect(result.stderr.contains("BUILD=\"\(build)\""), "\(result.stderr)")
+        #expect(!result.stdout.contains("rm -rf"), "\(result.stdout)")
+    }
+
+    @Test func aBuildFolderWithADollarIsRefusedNotExpanded() throws {
+        let result = try make(["-n", "clean", "BUILD=/tmp/fp$xbuild"], bin: nil)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("BUILD=/tmp/fp$xbuild holds a '$', which make expands"), "\(result.stderr)")
         #expect(!result.stdout.contains("rm -rf"), "\(result.stdout)")
     }
 
