@@ -265,6 +265,7 @@ else
 OUT := $(BUILD)/$(PIPELINE_NAME)
 RECORDS := $(OUT)/inat/records.jsonl
 DEDUPED := $(OUT)/dedupe/records.jsonl
+CONFLICTS := $(OUT)/dedupe/conflicts.json
 ARTICLES := $(OUT)/wiki/articles.jsonl
 COSTS_REPORT := $(OUT)/costs-report.json
 REPORT := $(OUT)/report.html
@@ -300,7 +301,7 @@ pipeline-bundle: $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
 	  pipelines/engines/slurm.sh run $(call shell-quote,$(OUT)) $(call shell-quote,$(SHARDS)) -- \
 	  $(foreach v,$(ENGINE_VARIABLES),$(if $($(v)),$(call shell-quote,$(v)=$($(v))))) SKIP_TOOLS=1 ENGINE= OWN_PIPELINE=
 else
-pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
+pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(CONFLICTS) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
 endif
 
 # INAT=… (and WIKIPEDIA=…): the pipeline file, written from them on every run but replaced only
@@ -324,8 +325,9 @@ $(RECORDS) $(UNSHARDED_REJECTS) &: $(PIPELINE) $(TOOL_DEPS)
 
 # Dedupe applies the pipeline's select rules that read one observation's own values;
 # records.d names the GeoJSON files they come from.
-$(DEDUPED): $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-dedupe $< --pipeline $(PIPELINE) --output $@ --conflicts $(OUT)/dedupe/conflicts.json --depfile $(OUT)/dedupe/records.d
+# conflicts.json is a target too: one removed is written again (with SHARDS, merged below).
+$(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe $< --pipeline $(PIPELINE) --output $(DEDUPED) --conflicts $(CONFLICTS) --depfile $(OUT)/dedupe/records.d
 
 -include $(OUT)/dedupe/records.d
 
@@ -364,6 +366,9 @@ $(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
 # The shards' rejects in input order, as an unsharded ingest writes them (for report.html).
 $(INAT_REJECTS): $(INAT_SUMMARIES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --merge-rejects $(OUT)/inat --shards $(SHARDS) --rejects $@
+# The dedupe shards' conflicts reports joined into the one an unsharded dedupe writes.
+$(CONFLICTS): $(DEDUPED_PARTS) $(TOOL_DEPS)
+	$(BIN)/fieldpack-dedupe --merge-conflicts $(DEDUPED_PARTS) --conflicts $@
 endif
 # What the wiki stage and the bundle read: the deduped records, or the N dedupe parts.
 DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))

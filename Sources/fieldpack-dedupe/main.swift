@@ -2,7 +2,10 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-dedupe",
-    usage: "fieldpack-dedupe (RECORDS.jsonl | INAT_SHARDS_DIR [--shard J/N]) --output DEDUPED.jsonl --conflicts CONFLICTS.json [--examples 20] [--pipeline FILE [--depfile FILE]]",
+    usage: """
+        fieldpack-dedupe (RECORDS.jsonl | INAT_SHARDS_DIR [--shard J/N]) --output DEDUPED.jsonl --conflicts CONFLICTS.json [--examples 20] [--pipeline FILE [--depfile FILE]]
+               fieldpack-dedupe --merge-conflicts PART.jsonl… --conflicts CONFLICTS.json [--examples 20]
+        """,
     help: """
         Keeps one record per observation, taxon, user and photo id: the newest updated_at wins,
         whatever file it came from. Photo identity is the photo id, never the URL. Writes the
@@ -29,10 +32,24 @@ let command = StageCommand(
         J of N (--shard J/N, else the engine's array index, see the README): it checks that the
         N ingest shards are one job's, judges the whole job's reject threshold, and dedupes
         partition J of every ingest shard. It writes a .made-from.json beside --output.
+
+        --merge-conflicts joins the conflicts reports beside the N parts of a sharded dedupe
+        (dedupe/shard-J-of-N/records.jsonl, one job's) into the report one unsharded dedupe
+        writes: the counts add up, the examples are the first by photo id.
         """,
-    options: ["output", "conflicts", "examples", "shard", "pipeline", "depfile"])
+    options: ["output", "conflicts", "examples", "shard", "pipeline", "depfile"],
+    flags: ["merge-conflicts"])
 
 command.main { arguments in
+    if arguments.flag("merge-conflicts") {
+        guard !arguments.positional.isEmpty else { throw UsageError("give the N parts of a sharded dedupe (their records files)") }
+        for option in ["output", "shard", "pipeline", "depfile"] where arguments.value(option) != nil {
+            throw UsageError("--merge-conflicts writes only --conflicts: --\(option) has nothing to do with it")
+        }
+        try ConflictMerge.merge(
+            parts: arguments.positional, examples: try arguments.int("examples", atLeast: 0) ?? Dedupe.defaultExamples, to: try arguments.required("conflicts"))
+        return
+    }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one records file") }
     let clock = StageClock()
     let pipeline = try arguments.value("pipeline").map { try Pipeline.load($0) }

@@ -108,6 +108,47 @@ enum ShardedInput {
         #expect(sharded.message.hasPrefix(reason) && sharded.message.hasSuffix("; to allow more, raise it"), "\(sharded)")
     }
 
+    /// The dedupe shards' conflicts reports merged (`fieldpack-dedupe --merge-conflicts`, what
+    /// `make bundle SHARDS=N` writes as dedupe/conflicts.json) are the unsharded report, byte for
+    /// byte, also when the examples shown are fewer than the photos in conflict: a sharded build
+    /// had no conflicts.json, only N reports of up to 20 examples each.
+    @Test(arguments: [1, 3, 5])
+    func theShardsConflictsReportsMergeIntoTheUnshardedOne(shards: Int) throws {
+        let inputs = try TemporaryDirectory()
+        func copies(hour: Int, license: String) -> String {
+            page((1...12).map { id in
+                observationJSON(
+                    id: id, updatedAt: String(format: "2024-05-01T%02d:00:00+00:00", hour), taxon: 48662, user: 7,
+                    photos: [(id: 500 + id, license: license, width: 1024)])
+            })
+        }
+        let files = [try inputs.write("a.json", copies(hour: 8, license: "cc-by")), try inputs.write("b.json", copies(hour: 9, license: "cc-by-nc"))]
+        let whole = try TemporaryDirectory()
+        try INatIngest(options: .init(inputs: files, output: whole.file("records.jsonl"), rejects: whole.file("rejects.jsonl"))).run()
+        var dedupe = Dedupe.Options(input: whole.file("records.jsonl"), output: whole.file("deduped.jsonl"), conflicts: whole.file("conflicts.json"))
+        dedupe.examples = 5
+        try Dedupe(options: dedupe).run()
+        let split = try TemporaryDirectory()
+        try ingestShards(count: shards, base: split.file("inat")) { _ in INatIngest.Options(inputs: files, output: "", rejects: "") }
+        var parts: [String] = []
+        for index in 0..<shards {
+            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: shards))
+            parts.append("\(folder)/records.jsonl")
+            var options = DedupeShard.Options(
+                inat: split.file("inat"), shard: try Shard(index: index, count: shards), output: parts.last!, conflicts: "\(folder)/conflicts.json")
+            options.examples = 5
+            try DedupeShard(options: options).run()
+        }
+        try ConflictMerge.merge(parts: parts, examples: 5, to: split.file("conflicts.json"))
+        let report = try text(whole.file("conflicts.json"))
+        #expect(report.contains("\"photos_with_conflicts\": 12"), "\(report)")
+        #expect(try text(split.file("conflicts.json")) == report)
+        // The parts of another job, or one shard's part twice, are refused.
+        if shards > 1 {
+            #expect(throws: FieldpackError.self) { try ConflictMerge.merge(parts: [parts[0], parts[0]] + parts.dropFirst(2), examples: 5, to: split.file("c2.json")) }
+        }
+    }
+
     @Test(arguments: [1, 4, 16])
     func aShardedBuildGivesTheUnshardedBundleByteForByte(shards: Int) throws {
         let inputsFolder = try TemporaryDirectory()

@@ -16,6 +16,14 @@ struct ConflictReport {
         self.sourceNames = sourceNames
     }
 
+    /// A report read back (`ConflictMerge`): its counts, and its examples in id order.
+    init(examples: Int, counts: Dedupe.ConflictCounts, shown: [(id: Int64, example: [UInt8])]) {
+        self.init(examples: examples, sourceNames: [:])
+        self.counts = counts
+        self.shownIDs = shown.map(\.id)
+        self.shown = shown.map(\.example)
+    }
+
     /// Appends a later part's findings (ids after this part's).
     mutating func merge(_ later: ConflictReport) {
         counts.ids += later.counts.ids

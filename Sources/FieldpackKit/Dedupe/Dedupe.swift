@@ -23,7 +23,7 @@ public struct Dedupe: Sendable {
         public var output: String
         public var conflicts: String
         /// How many example ids the conflicts report lists.
-        public var examples = 20
+        public var examples = Dedupe.defaultExamples
         /// Bytes read in the three scans of the input, and the records of the first.
         public var progress = StageProgress.silent("dedupe")
         /// The memory budget: the bytes of compact occurrences (`RecordOccurrence`,
@@ -65,6 +65,9 @@ public struct Dedupe: Sendable {
         /// The observations the selection's dedupe rules removed (nil: no such rules).
         public var selected: DedupedSelectionRecord? = nil
     }
+
+    /// How many conflicting photo ids the conflicts report shows in full, unless told.
+    public static let defaultExamples = 20
 
     public struct ConflictCounts: Sendable, Equatable {
         public var license = 0

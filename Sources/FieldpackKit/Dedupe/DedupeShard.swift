@@ -14,7 +14,7 @@ public struct DedupeShard: Sendable {
         public var shard: Shard
         public var output: String
         public var conflicts: String
-        public var examples = 20
+        public var examples = Dedupe.defaultExamples
         public var progress = StageProgress.silent("dedupe")
         /// The pipeline's `select` (see `Dedupe.Options.selection`).
         public var selection: Selection? = nil
