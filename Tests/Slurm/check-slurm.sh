@@ -209,6 +209,9 @@ if slurm_bundle "$B" SLURM_PARTITION=local SLURM_TIME=10 SBATCH_OPTIONS="--comme
   done
   [ -s "$B/sample/slurm/publish.log" ] || missing+=" publish.log"
   if [ -z "$missing" ]; then pass "every task submitted left its log at slurm/<stage>-<index>.log"; else fail "task logs missing:$missing"; fi
+  # A task's log names its job as the engine does (ARRAYJOB_INDEX), not by the task's own job id.
+  inat_job=$(sed -n "s/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p" "$B.log")
+  says "$B/sample/slurm/inat-1.log" "(job ${inat_job}_1)" "a task's log names its job as the engine does"
 else
   fail "make bundle ENGINE=slurm SHARDS=$N failed:"; sed 's/^/    /' "$B.log" >&2
 fi
@@ -242,6 +245,18 @@ if slurm_bundle "$F"; then
   says "$F.log" "the bundle is up to date" "a third run submits nothing"
 else
   fail "the third run failed:"; sed 's/^/    /' "$F.log" >&2
+fi
+# An up-to-date build asks nothing of Slurm (it failed on a machine without sbatch): the Slurm
+# tools shadowed by ones that note their call and fail.
+shadow="$WORK/shadow-slurm"
+mkdir -p "$shadow"
+for tool in sbatch squeue scontrol scancel; do
+  printf '#!/bin/sh\necho %s >>"%s/called"\nexit 1\n' "$tool" "$shadow" >"$shadow/$tool"; chmod +x "$shadow/$tool"
+done
+if PATH="$shadow:$PATH" slurm_bundle "$F" && [ ! -e "$shadow/called" ]; then
+  pass "an up-to-date build asks nothing of Slurm"
+else
+  fail "an up-to-date build called $(tr '\n' ' ' <"$shadow/called" 2>/dev/null): $(tail -n 2 "$F.log")"
 fi
 
 # --- Own inputs (INAT=…): the pipeline file written once, before the tasks ---------------------

@@ -54,7 +54,10 @@ cmd_task() {
     # not the shard, so no stage may read them.
     unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX SLURM_ARRAY_TASK_STEP
   fi
-  printf 'slurm: %s on %s (job %s), make %s\n' "$name" "$(hostname -s)" "${SLURM_JOB_ID:-?}" "$target" >&2
+  # The job as the engine names it (an array task as ARRAYJOB_INDEX, which sacct and scancel take).
+  local job=${SLURM_JOB_ID:-?}
+  [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && [ "$stage" != publish ] && job=${SLURM_ARRAY_JOB_ID}_$index
+  printf 'slurm: %s on %s (job %s), make %s\n' "$name" "$(hostname -s)" "$job" "$target" >&2
   if [ -n "${SLURM_KILL_TASK:-}" ] && [ "$SLURM_KILL_TASK" = "$name" ]; then
     printf 'slurm: %s: SLURM_KILL_TASK=%s: killing this task with SIGKILL\n' "$name" "$SLURM_KILL_TASK" >&2
     kill -KILL $$
@@ -105,7 +108,7 @@ submit() {
   [ -n "$dependency" ] && args+=(--dependency="afterok:$dependency")
   args+=("${SITE_OPTIONS[@]}")
   if ! JOB_ID=$(sbatch "${args[@]}" "$SCRIPT" task "$what" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.sbatch.err"); then
-    log "sbatch ${args[*]} failed: $(cat "$OUT/slurm/.sbatch.err")"
+    log "error: sbatch ${args[*]} failed: $(cat "$OUT/slurm/.sbatch.err")"
     cancel_all
     exit 1
   fi
@@ -214,10 +217,6 @@ cmd_run() {
   shift 2; [ "${1:-}" = -- ] && shift
   MAKE_ARGS=("$@")
   [[ "$SHARDS" =~ ^[1-9][0-9]*$ ]] || die "SHARDS must be a whole number ≥ 1, not '$SHARDS'" 2
-  local tool
-  for tool in sbatch squeue scontrol scancel; do
-    command -v "$tool" >/dev/null || die "ENGINE=slurm needs the Slurm client tools on PATH ($tool is missing; Debian: slurm-client)" 2
-  done
   SCRIPT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
   NAME=$(basename "$OUT")
   mkdir -p "$OUT/slurm" || die "cannot make $OUT/slurm"
@@ -228,25 +227,37 @@ cmd_run() {
   # A word sleep cannot read, or 0, made the wait a loop of squeue calls without pause.
   [[ "$poll" =~ ^[0-9]*[.]?[0-9]+$ ]] && awk -v p="$poll" 'BEGIN { exit !(p > 0) }' \
     || die "SLURM_POLL must be a number of seconds above 0, not '$poll'" 2
+
+  # What is out of date, stage by stage (make alone says: an up-to-date build needs no Slurm).
+  local stages=(${SLURM_STAGES:-inat dedupe wiki}) todos=() any=""
+  for stage in "${stages[@]}"; do
+    todo=""
+    for ((i = 0; i < SHARDS; i++)); do
+      up_to_date "shard-$stage-$i" || todo+="${todo:+ }$i"
+    done
+    todos+=("$todo") any+=$todo
+  done
+  if [ -z "$any" ] && up_to_date pipeline-bundle; then
+    for stage in "${stages[@]}"; do log "$stage: up to date ($SHARDS of $SHARDS shards), nothing submitted"; done
+    log "the bundle is up to date: $OUT/bundle"
+    return 0
+  fi
+  local tool
+  for tool in sbatch squeue scontrol scancel; do
+    command -v "$tool" >/dev/null || die "ENGINE=slurm needs the Slurm client tools on PATH ($tool is missing; Debian: slurm-client)" 2
+  done
   earlier=$(earlier_jobs)
   [ -z "$earlier" ] || die "jobs of an earlier run of this build are still pending or running (${earlier% }): wait for them to end, or scancel them, then run make again"
 
   # Submit every stage's out-of-date shards up front, each array after the one before it, so
   # Slurm starts a stage as soon as the last needs are met, whatever this script is doing.
-  for stage in ${SLURM_STAGES:-inat dedupe wiki}; do
-    todo=""
-    for ((i = 0; i < SHARDS; i++)); do
-      up_to_date "shard-$stage-$i" || todo+="${todo:+ }$i"
-    done
+  for i in "${!stages[@]}"; do
+    stage=${stages[$i]} todo=${todos[$i]}
     if [ -z "$todo" ]; then log "$stage: up to date ($SHARDS of $SHARDS shards), nothing submitted"; continue; fi
     submit "$stage" "$todo" "$last"
     log "$stage: shards ${todo// /,} of $SHARDS as array job $JOB_ID${last:+ (after $last)}; logs $OUT/slurm/$stage-<index>.log"
     last=$JOB_ID
   done
-  if [ -z "$last" ] && up_to_date pipeline-bundle; then
-    log "the bundle is up to date: $OUT/bundle"
-    return 0
-  fi
   submit publish "" "$last"
   log "publish (bundle, report, manifest, verify) as job $JOB_ID${last:+ (after $last)}; log $OUT/slurm/publish.log"
 
