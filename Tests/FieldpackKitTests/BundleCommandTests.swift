@@ -37,11 +37,12 @@ import Testing
         // Named as a path from where the tool runs (the repository root, as under make).
         let sizes = try directory.write("sizes.csv", "photo_id,tier,bytes\n10,small,18000\n")
         let (deduped, pipeline) = try inputs(directory, pipeline: #"{"name": "epoch", "inat": ["unused"], "costs": {"measured_sizes": "\#(sizes)"}}"#)
-        // A non-empty folder where the database goes: its rename fails.
+        // Records damaged at their end: the run fails while it loads them, after its checks.
+        let damaged = try directory.write("damaged.jsonl", try text(deduped) + "[\"obs\", \n")
         let output = directory.file("content.sqlite")
-        try directory.write("content.sqlite/blocker", "a folder, not a database")
-        let result = try bundle([deduped, "--pipeline", pipeline, "--output", output, "--depfile", directory.file("content.d")], sourceDateEpoch: "1700000000")
+        let result = try bundle([damaged, "--pipeline", pipeline, "--output", output, "--depfile", directory.file("content.d")], sourceDateEpoch: "1700000000")
         #expect(result.status != 0)
+        #expect(!FileSystem.exists(output))
         #expect(try text(directory.file("content.d")).contains("sizes.csv"))
     }
 

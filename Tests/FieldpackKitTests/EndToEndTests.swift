@@ -129,7 +129,8 @@ import Testing
             #expect(bad.status == 64, "fieldpack-\(stage) exits \(bad.status) on bad usage")
             #expect(bad.stderr.contains("usage: fieldpack-\(stage)"))
         }
-        let missing = try run("\(bin)/fieldpack-dedupe", ["/nonexistent/records.jsonl", "--output", "/tmp/x", "--conflicts", "/tmp/y"])
+        let directory = try TemporaryDirectory()
+        let missing = try run("\(bin)/fieldpack-dedupe", ["/nonexistent/records.jsonl", "--output", directory.file("x"), "--conflicts", directory.file("y")])
         #expect(missing.status == 1)
         #expect(missing.stderr.hasPrefix("/nonexistent/records.jsonl: error: cannot open"))
     }

@@ -21,12 +21,12 @@ import Testing
         return directory.file("republished")
     }
 
-    @Test func aPathThatIsNotAFolderIsNotABundle() throws {
+    @Test func aPathThatIsNotAFolderIsNotABundleAndOneThatIsNothingDoesNotExist() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("content.sqlite", "x")
         #expect(BundleVerifier(directory: file).verify() == ["\(file): error: not a bundle folder"])
         let missing = directory.file("nowhere")
-        #expect(BundleVerifier(directory: missing).verify() == ["\(missing): error: not a bundle folder"])
+        #expect(BundleVerifier(directory: missing).verify() == ["\(missing): error: does not exist"])
     }
 
     @Test func aChecksumLineNotInSha256sumFormatIsNamedByItsLineNumber() throws {
