@@ -38,12 +38,22 @@ command.main { arguments in
         progress.expect(bytes: arguments.positional.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         progress.start()
         var total = 0
+        var unreadable = 0
+        // Every file, as sha256sum does: one that cannot be read is named, and the others hashed.
         for path in arguments.positional {
-            let (digest, bytes) = try SHA256.hex(ofFile: path, progress: progress)
-            print("\(digest)  \(path)")
-            total += bytes
+            do {
+                let (digest, bytes) = try SHA256.hex(ofFile: path, progress: progress)
+                print("\(digest)  \(path)")
+                total += bytes
+            } catch let error as FieldpackError {
+                StandardError.write(error.description)
+                unreadable += 1
+            }
         }
         progress.finish()
+        if unreadable > 0 {
+            throw FieldpackError("\(unreadable) of \(arguments.positional.count) file(s) could not be hashed")
+        }
         StageReport(stage: "manifest", clock: clock).print("\(arguments.positional.count) file(s) hashed", records: arguments.positional.count, bytes: total)
         return
     }

@@ -188,6 +188,24 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
     }
 
+    /// `--sha256` goes on past a file it cannot read, as `sha256sum` does: it stopped at the
+    /// first, and the files after it were not hashed.
+    @Test(.enabled(if: binaries != nil))
+    func sha256HashesEveryReadableFileAndNamesTheOthers() throws {
+        let directory = try TemporaryDirectory()
+        let a = try directory.write("a.txt", "abc")
+        let b = try directory.write("b.txt", "")
+        let result = try run(try tool("manifest"), ["--sha256", a, "/nonexistent/file", b])
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  \(a)
+            e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  \(b)
+
+            """)
+        #expect(result.stderr.hasPrefix("/nonexistent/file: error: cannot open: No such file or directory\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("error: 1 of 3 file(s) could not be hashed"), "\(result.stderr)")
+    }
+
     @Test(.enabled(if: binaries != nil))
     func optionsMayBeSpelledWithEqualsTheLastValueWinsAndAfterTwoDashesAllArePositional() throws {
         let directory = try TemporaryDirectory()
