@@ -46,10 +46,14 @@ import Testing
         #expect(place.reason == reason)
     }
 
-    @Test func anUnclosedContainerIsReportedAtTheEndWithWhereItOpened() throws {
+    /// Where the unclosed container opened is named, at the end of the file and at the other
+    /// kind of closing bracket (which said only "found '}'").
+    @Test func anUnclosedContainerIsReportedWithWhereItOpened() throws {
         let place = try #require(Self.locate("{\n  \"targets\": [\n    {\"name\": \"a\"}\n}\n"))
         #expect(place.line == 4 && place.column == 1)
-        #expect(place.reason == "expected ',' or ']' after an array's element, found '}'")
+        #expect(place.reason == "expected ',' or ']' after an array's element, found '}' (the '[' opened at line 2, column 14 is not closed)")
+        let object = try #require(Self.locate("[{\"a\": 1]"))
+        #expect(object.reason == "expected ',' or '}' after an object's member, found ']' (the '{' opened at line 1, column 2 is not closed)")
         let cut = try #require(Self.locate("{\n  \"targets\": [\n    {\"name\": \"a\"}\n"))
         #expect(cut.line == 4 && cut.column == 1)
         #expect(cut.reason == "the file ends inside an array opened at line 2, column 14 (a missing ']'?)")

@@ -91,7 +91,12 @@ extension JSONSyntaxLocation {
                     guard byte == UInt8(ascii: ",") else {
                         let what = container == .object ? "expected ',' or '}' after an object's member"
                             : "expected ',' or ']' after an array's element"
-                        return (position, "\(what), found \(found())\(byte == UInt8(ascii: "\"") || isValueStart(byte) ? " (a missing comma?)" : "")")
+                        // The other kind of closing bracket: the one left open is where to look.
+                        let other = container == .object ? UInt8(ascii: "]") : UInt8(ascii: "}")
+                        let hint = byte == other
+                            ? " (the \(container == .object ? "'{'" : "'['") opened at \(JSONSyntaxLocation.place(of: stack.last!.opened, in: bytes)) is not closed)"
+                            : byte == UInt8(ascii: "\"") || isValueStart(byte) ? " (a missing comma?)" : ""
+                        return (position, "\(what), found \(found())\(hint)")
                     }
                     position += 1
                     expect = container == .object ? .key : .value
