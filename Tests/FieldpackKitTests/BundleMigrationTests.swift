@@ -265,6 +265,9 @@ import Testing
         // under the scratch copy's name.
         let dangling = try copy("dangling.sqlite", "PRAGMA foreign_keys = OFF; UPDATE observations SET user_id = 999999")
         #expect(try reason(dangling).hasPrefix("2 foreign key violation(s) in the bundle itself; first in observations row"))
+        // Not SQLite at all: said once (it named the file twice, through SQLite's own error).
+        let records = try directory.write("records.jsonl", "[\"obs\", 1, \"29199f66-0b7d-4d84\"]\n")
+        #expect(try reason(records) == "is not a SQLite database (its first 16 bytes are not \"SQLite format 3\" and a NUL)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("out.sqlite")))
     }
 }

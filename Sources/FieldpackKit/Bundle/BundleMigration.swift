@@ -107,6 +107,8 @@ public struct BundleMigration {
     /// Checks the source read-only; returns its schema version.
     static func checkSource(_ path: String) throws -> Int {
         guard FileSystem.exists(path) else { throw FieldpackError(path: path, "no such bundle") }
+        // Not SQLite at all (a records file given by mistake): said once, not through SQLite's error.
+        if let header = try SQLiteHeader.headerProblem(of: path), !header.isSQLite { throw FieldpackError(path: path, header.message) }
         let database: Database
         do {
             database = try Database(path: path, mode: .immutable)
