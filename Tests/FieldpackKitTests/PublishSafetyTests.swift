@@ -200,6 +200,42 @@ import Testing
         #expect(try text(directory.file(kept)) == "a user's file\n")
     }
 
+    /// A folder whose checksum file lists every file it holds is not a bundle for that alone: a
+    /// folder of the user's files with their `sha256sum` output, another tool's bag, a web app
+    /// with its own manifest.json and a checksum file were replaced (their files deleted).
+    @Test(arguments: ["checksummed files", "another tool's bag", "web app"])
+    func aFolderWithAChecksumFileThatIsNotFieldpacksIsNeverReplaced(kind: String) throws {
+        let directory = try TemporaryDirectory()
+        _ = try publishedBundle(in: directory)
+        let target = directory.file("target")
+        let kept: String
+        func checksums(_ names: [String], in folder: String, prefix: String = "") throws {
+            let lines = try names.map { "\(try SHA256.hex(ofFile: directory.file("\(folder)/\(prefix)\($0)")).0)  \(prefix)\($0)\n" }.joined()
+            try directory.write("\(folder)/manifest-sha256.txt", lines)
+        }
+        switch kind {
+        case "checksummed files":
+            kept = try directory.write("target/notes.txt", "a user's file\n")
+            try directory.write("target/photo.jpg", "jpeg")
+            try checksums(["notes.txt", "photo.jpg"], in: "target")
+        case "another tool's bag":
+            try directory.write("target/bagit.txt", "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")
+            try directory.write("target/bag-info.txt", "Bag-Software-Agent: bagit.py\n")
+            kept = try directory.write("target/data/thesis.csv", "a user's file\n")
+            try checksums(["thesis.csv"], in: "target", prefix: "data/")
+            try directory.write("target/tagmanifest-sha256.txt", "")
+        default:
+            try directory.write("target/manifest.json", #"{"name": "My app", "start_url": "index.html"}"# + "\n")
+            kept = try directory.write("target/index.html", "a user's file\n")
+            try checksums(["index.html"], in: "target")
+        }
+        let error = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
+        }
+        #expect(error.message.hasSuffix("refusing to replace it"), "\(error.message)")
+        #expect(try text(kept) == "a user's file\n")
+    }
+
     /// A desktop's litter (`.DS_Store`, AppleDouble `._` files, KDE's `.directory`) is not the
     /// user's work: a bundle holding it is replaced.
     @Test(arguments: [".DS_Store", "._content.sqlite", ".directory"])

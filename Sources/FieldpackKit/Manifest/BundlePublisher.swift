@@ -66,8 +66,6 @@ public struct BundlePublisher {
         }
     }
 
-    private static func fileName(of path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
-
     /// Refuses, before anything is copied, files that cannot be published beside the database:
     /// two under one name, one named like the bundle's own files or a bag's (a flat bundle with
     /// a `bagit.txt` is read as a bag), a name SQLite takes for the database's journal, a name
@@ -115,7 +113,7 @@ public struct BundlePublisher {
         try output.commit()
         trace.mark("copy the database, hashing it")
         for file in extraFiles {
-            let output = try AtomicOutput(path: "\(staging)/\(Self.fileName(of: file))")
+            let output = try AtomicOutput(path: "\(staging)/\(fileName(of: file))")
             try output.append(contentsOf: file)
             try output.commit()
         }
@@ -203,11 +201,11 @@ public struct BundlePublisher {
         let entries = try FileSystem.list(destination)
         if entries.isEmpty { return }
         // Without its manifest.json (removed by hand, as the docs say any published file may
-        // be, to have it published again), a folder whose checksum file lists every file it holds
-        // is a bundle too: no folder of the user's has such a file by chance.
-        guard let listed = try bundleFiles(listedIn: "\(destination)/\(Manifest.jsonName)")
-            ?? checksummedFiles(in: destination, entries: entries)
-        else {
+        // be, to have it published again), a folder whose checksum file lists every file it holds,
+        // fieldpack's database among them, is a bundle too (`checksummedFiles`).
+        let manifest = "\(destination)/\(Manifest.jsonName)"
+        let listed = FileSystem.exists(manifest) ? try bundleFiles(listedIn: manifest) : checksummedFiles(in: destination, entries: entries)
+        guard let listed else {
             throw FieldpackError(
                 path: destination,
                 "is a folder without fieldpack's \(Manifest.jsonName) (one whose format is \"\(Manifest.formatName)\"), not a bundle: refusing to replace it")
@@ -234,18 +232,20 @@ public struct BundlePublisher {
         name == ".DS_Store" || name == ".directory" || (name.hasPrefix("._") && name.count > 2)
     }
 
-    /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
-    /// file, or not fieldpack's manifest.
-    /// The files the checksum file of the folder at `destination` lists (a bag's payload as
-    /// the bag's payload folder holds them), when it lists every file the folder holds but
-    /// its own and a desktop's litter; else nil.
+    /// The files the checksum file of the folder at `destination` lists (a bag's payload as its
+    /// payload folder holds them), when that folder is a fieldpack bundle without its
+    /// `manifest.json`: the checksum file lists every file it holds but its own and a desktop's
+    /// litter, and the database among them, a SQLite file with fieldpack's application id. A
+    /// folder of checksums of the user's own files, or another tool's bag, is none. Else nil.
     private static func checksummedFiles(in destination: String, entries: [String]) -> Set<String>? {
         var problems: [String] = []
-        guard let listed = ChecksumList.read("\(destination)/\(Manifest.checksumName)", problems: &problems), problems.isEmpty, !listed.isEmpty
+        guard let listed = ChecksumList.read("\(destination)/\(Manifest.checksumName)", problems: &problems), problems.isEmpty
         else { return nil }
         let payload = "\(BagItLayout.payloadFolder)/"
         let bag = entries.contains(BagItLayout.declarationName)
         let names = Set(listed.keys.map { bag && $0.hasPrefix(payload) ? String($0.dropFirst(payload.count)) : $0 })
+        let database = bag ? "\(destination)/\(payload)\(Manifest.databaseName)" : "\(destination)/\(Manifest.databaseName)"
+        guard names.contains(Manifest.databaseName), SQLiteHeader.applicationID(of: database) == Migrations.applicationID else { return nil }
         let present = bag ? ((try? FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")) ?? []) : entries
         let own = bag ? BagItLayout.topLevelNames : Manifest.ownFiles
         let unlisted = present.filter { !isDesktopLitter($0) && !names.contains($0) && (bag || !own.contains($0)) }
@@ -253,6 +253,8 @@ public struct BundlePublisher {
         return unlisted.isEmpty && strangers.isEmpty ? names : nil
     }
 
+    /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
+    /// file, or not fieldpack's manifest.
     private static func bundleFiles(listedIn path: String) throws -> Set<String>? {
         guard let bytes = try ReadableFile.contents(ofRegular: path) else { return nil }
         // The parsed values live in the parser's document: it is kept to the end.

@@ -14,6 +14,18 @@ enum SQLiteHeader {
     /// speak of its application_id), not SQLite, or not in rollback-journal mode.
     ///
     /// - Throws: when the file cannot be read.
+    /// The application id in the header of the SQLite file at `path` (bytes 68–71, big-endian:
+    /// `PRAGMA application_id`), read without opening it as a database; nil when the file cannot
+    /// be read or is not SQLite.
+    static func applicationID(of path: String) -> Int32? {
+        guard let file = try? ReadableFile(path: path) else { return nil }
+        var header = [UInt8](repeating: 0, count: 72)
+        guard let got = try? header.withUnsafeMutableBytes({ try file.read(at: 0, count: 72, into: $0) }), got == 72,
+              header[0..<16].elementsEqual("SQLite format 3\u{0}".utf8)
+        else { return nil }
+        return header[68..<72].reduce(Int32(0)) { $0 << 8 | Int32($1) }
+    }
+
     static func headerProblem(of path: String) throws -> Problem? {
         var header = [UInt8](repeating: 0, count: 20)
         let file = try ReadableFile(path: path)
