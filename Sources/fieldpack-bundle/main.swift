@@ -62,10 +62,14 @@ command.main { arguments in
         throw UsageError("--delta compares with a previous bundle: give --previous FILE")
     }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
-    // Not `previous`: a rebuild in place with a delta reads it before it is replaced.
+    let outputs = ["output", "costs-report", "inputs", "delta", "depfile"]
     try arguments.refuseOutputs(
-        ["output", "costs-report", "inputs", "delta", "depfile"],
-        overwriting: arguments.positional + arguments.all("articles") + pipeline.settingsFiles)
+        outputs, overwriting: arguments.positional + FileSystem.withEverythingBelow(arguments.all("articles")) + pipeline.settingsFiles)
+    // The previous bundle (its database, or its folder's) is an input of every output but
+    // --output: a rebuild in place with a delta reads it before it is replaced.
+    if let previous = arguments.value("previous") {
+        try arguments.refuseOutputs(Array(outputs.dropFirst()), overwriting: [previous, "\(previous)/\(Manifest.databaseName)"])
+    }
     var options = BundleBuilder.Options(
         input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
         policy: pipeline.shipping)

@@ -59,7 +59,9 @@ command.main { arguments in
     if arguments.value("depfile") != nil && arguments.value("pipeline") == nil {
         throw UsageError("--depfile lists the files of --pipeline's select: give --pipeline")
     }
-    try arguments.refuseOutputs(["output", "conflicts", "depfile"], overwriting: arguments.positional + (pipeline?.settingsFiles ?? []))
+    // A sharded ingest's folder: its parts are the inputs.
+    try arguments.refuseOutputs(
+        ["output", "conflicts", "depfile"], overwriting: FileSystem.withEverythingBelow(arguments.positional) + (pipeline?.settingsFiles ?? []))
     /// Before the run (a run killed after its output must not leave that output without its
     /// depfile, which make would take as up to date whatever the places become).
     func writeDepfile() throws {

@@ -91,6 +91,11 @@ command.main { arguments in
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
     try arguments.refuseOutputs(["output", "rejects", "depfile"], overwriting: inputs + settingsFiles)
     let folder = arguments.value("output-folder")
+    // A shard writes its folder's files (parts, rejects, summary): no input may be among them.
+    if let folder, let inside = (inputs + settingsFiles + [arguments.value("pipeline")].compactMap { $0 })
+        .first(where: { FileSystem.isInside($0, folder: folder) }) {
+        throw FieldpackError(path: inside, "is inside --output-folder \(folder), which the shard writes: keep the inputs out of it")
+    }
     var options = INatIngest.Options(
         inputs: inputs, output: folder == nil ? try arguments.required("output") : "",
         rejects: folder == nil ? try arguments.required("rejects") : "")

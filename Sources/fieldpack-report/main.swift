@@ -24,13 +24,9 @@ let command = StageCommand(
 command.main { arguments in
     let output = try arguments.required("output")
     let clock = StageClock()
-    /// A folder's files as inputs too: an output named like one of them replaced it.
-    func withFiles(_ paths: [String]) throws -> [String] {
-        try paths.flatMap { path in FileSystem.isDirectory(path) ? try FileSystem.list(path).map { "\(path)/\($0)" } + [path] : [path] }
-    }
     if let timings = arguments.value("timings") {
         guard arguments.positional.isEmpty else { throw UsageError("--timings takes no database") }
-        try arguments.refuseOutputs(["output"], overwriting: try withFiles([timings]))
+        try arguments.refuseOutputs(["output"], overwriting: FileSystem.withEverythingBelow([timings]))
         let stages = try RunReport(timings: timings, output: output, pipeline: arguments.value("pipeline-name") ?? "pipeline").run()
         // Not a StageReport: its timing would overwrite the one of the report.html run.
         StandardError.write("fieldpack-report: \(output): \(stages) stage(s)")
@@ -38,7 +34,7 @@ command.main { arguments in
     }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one bundle database") }
     try arguments.refuseOutputs(
-        ["output"], overwriting: arguments.positional + arguments.all("rejects") + (try withFiles(arguments.all("wiki-report"))))
+        ["output"], overwriting: arguments.positional + arguments.all("rejects") + FileSystem.withEverythingBelow(arguments.all("wiki-report")))
     var options = BundleReport.Options(database: arguments.positional[0], output: output)
     options.ingestRejects = arguments.value("rejects")
     // The wiki stage's report, or the parts of a sharded wiki stage (repeated, or a folder).

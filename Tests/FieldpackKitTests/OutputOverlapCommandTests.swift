@@ -36,10 +36,10 @@ struct SampleStageBuild {
         }
     }
 
-    /// Every file's bytes, by name.
+    /// Every file's bytes, by its path in the folder (its subfolders' too).
     func contents() throws -> [String: Data] {
         var files: [String: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !FileSystem.isDirectory(file(name)) {
+        for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) where !FileSystem.isDirectory(file(name)) {
             files[name] = try Data(contentsOf: URL(fileURLWithPath: file(name)))
         }
         return files
@@ -86,7 +86,19 @@ struct SampleStageBuild {
             ("report", [f("content.sqlite"), "--output", f("rejects.jsonl"), "--rejects", f("rejects.jsonl")], f("rejects.jsonl"), input),
             ("report", ["--timings", timings, "--output", "\(timings)/bundle.json"], "\(timings)/bundle.json", input),
             ("pipeline", ["init", "mine", "--inat", f("records.jsonl"), "--output", f("records.jsonl")], f("records.jsonl"), input),
+            // The previous bundle is an input of every output but --output.
+            ("bundle", bundle + ["--output", f("c2.sqlite"), "--previous", f("content.sqlite"), "--delta", f("d.json"), "--depfile", f("content.sqlite")],
+             f("content.sqlite"), input),
+            // Files inside a folder input: a sharded ingest's parts, a folder of wiki parts.
+            ("dedupe", [f("shards"), "--shard", "0/1", "--output", f("d.jsonl"), "--conflicts", f("shards/shard-0-of-1/part-0.jsonl")],
+             f("shards/shard-0-of-1/part-0.jsonl"), input),
+            ("bundle", [f("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", f("wparts"), "--output", f("c2.sqlite"), "--depfile", f("wparts/articles.jsonl")],
+             f("wparts/articles.jsonl"), input),
         ]
+        try FileManager.default.createDirectory(atPath: f("wparts"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: f("articles.jsonl"), toPath: f("wparts/articles.jsonl"))
+        let sharded = try run("\(bin)/fieldpack-inat", ["--pipeline", build.pipeline, "--shard", "0/1", "--output-folder", f("shards/shard-0-of-1")])
+        try #require(sharded.status == 0, "\(sharded.stderr)")
         let before = try build.contents()
         let timing = try Data(contentsOf: URL(fileURLWithPath: "\(timings)/bundle.json"))
         for test in cases {
@@ -97,6 +109,24 @@ struct SampleStageBuild {
             #expect(try build.contents() == before, "\(command) changed the build's files")
             #expect(try Data(contentsOf: URL(fileURLWithPath: "\(timings)/bundle.json")) == timing)
         }
+    }
+
+    /// A shard's --output-folder holding one of its inputs: the shard would write over it. And
+    /// an output ending in '/' names a folder: it was made, then refused mid-run.
+    @Test(.enabled(if: binaries != nil))
+    func anInputInsideAShardsOutputFolderAndAnOutputEndingInASlashAreRefused() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let page = try directory.write("od/summary.json", "{\"results\": [], \"total_results\": 0, \"page\": 1, \"per_page\": 30}\n")
+        let before = try text(page)
+        let inside = try run("\(bin)/fieldpack-inat", [page, "--output-folder", directory.file("od"), "--shard", "0/1"])
+        #expect(inside.status == 1)
+        #expect(inside.stderr.hasPrefix("\(page): error: is inside --output-folder \(directory.file("od")), which the shard writes"), "\(inside.stderr)")
+        #expect(try text(page) == before)
+        let slash = try run("\(bin)/fieldpack-inat", [page, "--output", directory.file("newdir/"), "--rejects", directory.file("r.jsonl")])
+        #expect(slash.status == 1)
+        #expect(slash.stderr.hasPrefix("\(directory.file("newdir/")): error: names a folder (it ends in '/')"), "\(slash.stderr)")
+        #expect(!FileSystem.exists(directory.file("newdir")))
     }
 
     /// A FIFO named by the wiki stage's stamp was refused only after its three outputs were

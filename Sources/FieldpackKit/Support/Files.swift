@@ -409,9 +409,39 @@ public enum FileSystem {
         unlink(path)
     }
 
+    /// `paths`, and for each that is a folder every file and folder below it (links not
+    /// followed): a run reading a folder (a sharded stage's parts) reads the files in it, which
+    /// no output may name.
+    public static func withEverythingBelow(_ paths: [String]) -> [String] {
+        var all: [String] = []
+        func add(_ path: String) {
+            all.append(path)
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return }
+            for name in (try? list(path)) ?? [] { add("\(path)/\(name)") }
+        }
+        paths.forEach(add)
+        return all
+    }
+
+    /// Whether `path` is inside `folder` (below it, at any depth), by where their folders really
+    /// are (links resolved): false when either does not exist.
+    public static func isInside(_ path: String, folder: String) -> Bool {
+        func real(_ path: String) -> String? {
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        guard let inner = real(directory(of: path)), let outer = real(folder) else { return false }
+        return inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
+    }
+
     /// Refuses an output whose name holds a device, a FIFO or a folder: the rename that publishes
     /// it would replace that (as root, `--output /dev/null` replaced the device with a file).
     static func refuseNonRegularOutput(_ path: String) throws {
+        if path.hasSuffix("/") {
+            throw FieldpackError(path: path, "names a folder (it ends in '/'): an output is a file; name one")
+        }
         var info = stat()
         if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
             throw FieldpackError(
