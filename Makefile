@@ -356,8 +356,8 @@ shard-inat-$(1): $(call inat-shard,$(1))/summary.json
 $(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
 -include $(call inat-shard,$(1))/summary.d
-shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl
-$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS)
+shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
+$(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json &: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
 -include $(call dedupe-shard,$(1))/records.d
 endef
@@ -367,7 +367,7 @@ $(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
 $(INAT_REJECTS): $(INAT_SUMMARIES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --merge-rejects $(OUT)/inat --shards $(SHARDS) --rejects $@
 # The dedupe shards' conflicts reports joined into the one an unsharded dedupe writes.
-$(CONFLICTS): $(DEDUPED_PARTS) $(TOOL_DEPS)
+$(CONFLICTS): $(DEDUPED_PARTS) $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/conflicts.json) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe --merge-conflicts $(DEDUPED_PARTS) --conflicts $@
 endif
 # What the wiki stage and the bundle read: the deduped records, or the N dedupe parts.
