@@ -22,7 +22,10 @@ ifneq ($(value BUILD),$(BUILD))
 $(error BUILD=$(value BUILD) holds a '$$', which make expands: name a folder without one)
 endif
 hash_sign := \#
-BUILD_SYNTAX := $(strip $(foreach c,% ' " : ; $(hash_sign) * ? [ ] = ` & | < > \,$(if $(findstring $(c),$(BUILD)),$(c))))
+comma := ,
+open_paren := (
+close_paren := )
+BUILD_SYNTAX := $(strip $(foreach c,% ' " : ; $(hash_sign) * ? [ ] { } $(open_paren) $(close_paren) $(comma) ~ ! ^ = ` & | < > \,$(if $(findstring $(c),$(BUILD)),$(c))))
 ifneq ($(BUILD_SYNTAX),)
 $(error BUILD="$(BUILD)" holds $(BUILD_SYNTAX), which make or the shell reads as syntax: name a folder of letters, digits, '/', '.', '-', '_' and the like)
 endif

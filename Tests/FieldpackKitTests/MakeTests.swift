@@ -380,7 +380,7 @@ import Testing
     /// the recipes' shell reads as syntax: with `%` the grouped targets became pattern rules
     /// (make deleted the records after every build), `'` broke the recipes, `$x` was expanded
     /// to nothing and the build went to another folder.
-    @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", "", "/tmp/fp%build", "/tmp/fp'build", "/tmp/fp:build", "/tmp/fp#build", "/tmp/fp*build"])
+    @Test(arguments: ["/tmp/fieldpack data/build", ".", "..", "", "/tmp/fp%build", "/tmp/fp'build", "/tmp/fp:build", "/tmp/fp#build", "/tmp/fp*build", "/tmp/fp(1)", "/tmp/fp-{a,b}", "~"])
     func aBuildFolderWithSpacesOrSyntaxOrHoldingTheSourceIsRefused(build: String) throws {
         let result = try make(["-n", "clean", "BUILD=\(build)"], bin: nil)
         #expect(result.status != 0)
