@@ -55,6 +55,9 @@ import Testing
         #expect(lexicallyNormal("./a//b/./c/") == "a/b/c")
         #expect(lexicallyNormal("../a/./b") == "../a/b")
         #expect(lexicallyNormal("./") == "." && lexicallyNormal("//") == "/" && lexicallyNormal("/./x") == "/x")
+        // An empty entry names nothing (it walked the current folder).
+        #expect(lexicallyNormal("") == "")
+        #expect(throws: FieldpackError.self) { try Pipeline.resolve([""], key: "inat", pipelinePath: "p.json") }
     }
 
     /// A glob of several wildcard levels neither matches nor watches anything under a build

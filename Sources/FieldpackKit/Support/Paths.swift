@@ -18,6 +18,7 @@ func directory(of path: String) -> String {
 /// the manifest and the reports, and the wiki stage breaks a tie between two copies of an
 /// article by it). `..` stays: without the links it crosses, what it leads to is not known.
 package func lexicallyNormal(_ path: String) -> String {
+    guard !path.isEmpty else { return path }  // nothing, not "." (the current folder)
     let absolute = path.hasPrefix("/")
     let parts = path.split(separator: "/").filter { $0 != "." }
     let joined = parts.joined(separator: "/")
