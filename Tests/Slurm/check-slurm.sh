@@ -18,7 +18,8 @@
 #    pipeline file written by make) a second run submits nothing either.
 # 4. A build whose make was killed by SIGKILL leaves its jobs queued (held by --begin): a rerun
 #    refuses to submit beside them and submits nothing; an array cancelled before it started is
-#    named as never started, with no log; SLURM_POLL=abc is refused.
+#    named as never started, with no log (a one-task array too); SLURM_POLL=abc is refused; an
+#    up-to-date build needs no Slurm tools on PATH; a task's log names its job as the engine does.
 # 5. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
 # 6. Tears the cluster down, whatever happened (a trap).
 #
@@ -246,17 +247,21 @@ if slurm_bundle "$F"; then
 else
   fail "the third run failed:"; sed 's/^/    /' "$F.log" >&2
 fi
-# An up-to-date build asks nothing of Slurm (it failed on a machine without sbatch): the Slurm
-# tools shadowed by ones that note their call and fail.
-shadow="$WORK/shadow-slurm"
-mkdir -p "$shadow"
-for tool in sbatch squeue scontrol scancel; do
-  printf '#!/bin/sh\necho %s >>"%s/called"\nexit 1\n' "$tool" "$shadow" >"$shadow/$tool"; chmod +x "$shadow/$tool"
+# An up-to-date build needs no Slurm (it failed on a machine without sbatch): a PATH holding
+# every tool of this machine but Slurm's.
+plain="$WORK/no-slurm-path"
+mkdir -p "$plain"
+for dir in /usr/local/bin /usr/bin /bin; do
+  for tool in "$dir"/*; do
+    name=${tool##*/}
+    case $name in sbatch|squeue|scontrol|scancel|sacct|sinfo|srun|salloc|sbcast|sattach|sstat|sprio|sshare|sdiag|sreport|sacctmgr|strigger|sview|scrontab) continue ;; esac
+    [ -e "$plain/$name" ] || ln -s "$tool" "$plain/$name"
+  done
 done
-if PATH="$shadow:$PATH" slurm_bundle "$F" && [ ! -e "$shadow/called" ]; then
-  pass "an up-to-date build asks nothing of Slurm"
+if PATH="$plain" slurm_bundle "$F"; then
+  says "$F.log" "the bundle is up to date" "an up-to-date build needs no Slurm tools on PATH"
 else
-  fail "an up-to-date build called $(tr '\n' ' ' <"$shadow/called" 2>/dev/null): $(tail -n 2 "$F.log")"
+  fail "an up-to-date build without the Slurm tools on PATH failed: $(tail -n 2 "$F.log")"
 fi
 
 # --- Own inputs (INAT=…): the pipeline file written once, before the tasks ---------------------
@@ -301,6 +306,16 @@ else
   says "$E.2.log" "FAILED: inat shards 0-$((N - 1)) of $N: never started, state CANCELLED" "tasks cancelled before they started are named as never started"
   if grep -q "log: .*inat-0-" "$E.2.log"; then fail "a log that does not exist is named: $(grep 'log: ' "$E.2.log")"; else pass "no log is named for tasks that never started"; fi
 fi
+scancel $(squeue -h -o %A | sort -u) 2>/dev/null
+# The same with one shard: a one-task array's record carries its index, as a started task's does.
+setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E.1" ENGINE=slurm SHARDS=1 SLURM_POLL=0.2 \
+  SBATCH_OPTIONS=--begin=now+600 >"$E.1.log" 2>&1 &
+job=$!
+for _ in $(seq 1 100); do grep -q 'publish (bundle' "$E.1.log" 2>/dev/null && break; sleep 0.1; done
+scancel "$(sed -n 's/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p' "$E.1.log")" 2>/dev/null
+wait "$job"
+says "$E.1.log" "FAILED: inat shard 0 of 1: never started, state CANCELLED" "a one-task array cancelled before it started is named as never started"
+if grep -q "log: .*inat-0.log" "$E.1.log"; then fail "a log that does not exist is named for a one-task array: $(grep 'log: ' "$E.1.log")"; fi
 scancel $(squeue -h -o %A | sort -u) 2>/dev/null
 # Bad SLURM_POLL is refused before anything is submitted (it was a loop of squeue calls).
 if bundle "$E.3" ENGINE=slurm SHARDS="$N" SLURM_POLL=abc; then fail "SLURM_POLL=abc was taken"

@@ -184,6 +184,12 @@ check_job() {
       log "FAILED: $what shards ${index//[\[\]]/} of $SHARDS: never started, state $state (job ${id}_$index)"
       continue
     fi
+    if [ "$index" != - ] && [ ! -e "$OUT/slurm/$what-$index.log" ]; then
+      # One task that never started (a one-task array, as a rerun's --array=2): Slurm writes
+      # a task's log as the task starts.
+      log "FAILED: $what shard $index of $SHARDS: never started, state $state (job ${id}_$index)"
+      continue
+    fi
     task=$id; [ "$index" != - ] && task=${id}_$index
     report_failure "$what" "$index" "$(describe "$code"), state $state (job $task)"
   done < <(job_states "$id")
