@@ -146,20 +146,28 @@ struct SampleStageBuild {
     }
 
     /// `fieldpack-pipeline init --output` replaced any file there that had no record of being
-    /// written by it: a pipeline written by hand was lost. One holding only what init writes (a
-    /// file from before the records) is still written over.
+    /// written by it: a pipeline written by hand was lost, also one with only init's keys. One
+    /// that is exactly what init writes (a file from before the records) is still written over.
     @Test(.enabled(if: binaries != nil))
     func pipelineInitDoesNotWriteOverAPipelineItDidNotWrite() throws {
         let bin = try #require(Self.binaries)
         let directory = try TemporaryDirectory()
-        let handWritten = "{\"name\": \"mine\", \"inat\": [\"dumps\"], \"licenses\": [\"cc0\"]}\n"
-        let hand = try directory.write("hand.json", handWritten)
-        let old = try directory.write("old.json", "{\"name\": \"mine\", \"inat\": [\"old-dumps\"]}\n")
         let dumps = "\(repositoryRoot)/sample-data/inat"
-        let refused = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", dumps, "--output", hand])
-        #expect(refused.status == 1)
-        #expect(refused.stderr.hasPrefix("\(hand): error: is a pipeline file this command did not write"), "\(refused.stderr)")
-        #expect(try String(contentsOfFile: hand, encoding: .utf8) == handWritten)
+        // One with other keys, and one with only init's keys but written by hand.
+        for handWritten in [
+            "{\"name\": \"mine\", \"inat\": [\"dumps\"], \"licenses\": [\"cc0\"]}\n",
+            "{\"name\": \"mine\", \"inat\": [\"dumps\"], \"wikipedia\": [\"wiki\"]}\n",
+        ] {
+            let hand = try directory.write("hand.json", handWritten)
+            let refused = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", dumps, "--output", hand])
+            #expect(refused.status == 1)
+            #expect(refused.stderr.hasPrefix("\(hand): error: is a pipeline file this command did not write"), "\(refused.stderr)")
+            #expect(try String(contentsOfFile: hand, encoding: .utf8) == handWritten)
+        }
+        // What init wrote before it kept records (its own layout), without the record.
+        let printed = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", "\(repositoryRoot)/sample-data/open-data"])
+        try #require(printed.status == 0, "\(printed.stderr)")
+        let old = try directory.write("old.json", printed.stdout)
         let written = try run("\(bin)/fieldpack-pipeline", ["init", "mine", "--inat", dumps, "--output", old])
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: old, encoding: .utf8).contains(dumps))

@@ -88,7 +88,7 @@ public struct PipelineTemplate: Sendable {
                             + "copy it under another file name, give it another \"name\" and build it with make bundle PIPELINE=…, "
                             + "or remove it to have it written again")
                 }
-            } else if !Self.holdsOnlyTemplateKeys(existing) {
+            } else if !Self.isTemplateText(existing) {
                 throw FieldpackError(
                     path: path,
                     "is a pipeline file this command did not write, and writing it would lose it: give --output another file, or remove it first")
@@ -99,12 +99,23 @@ public struct PipelineTemplate: Sendable {
         return true
     }
 
-    /// Whether `bytes` are a JSON object with no other keys than those `json` writes.
-    static func holdsOnlyTemplateKeys(_ bytes: [UInt8]) -> Bool {
+    /// Whether `bytes` are exactly what `json` writes for the values they hold: a file this
+    /// command wrote before it kept records. One written or edited by hand, even with only these
+    /// keys, is not (its layout differs).
+    static func isTemplateText(_ bytes: [UInt8]) -> Bool {
         let parser = JSONParser()  // the value lives as long as its parser
         return withExtendedLifetime(parser) {
-            guard let root = try? parser.parse(PaddedBuffer(copying: bytes)), root.isObject else { return false }
-            return root.members.allSatisfy { ["name", "inat", "wikipedia", "max_reject_rate"].contains($0.key.string) }
+            guard let root = try? parser.parse(PaddedBuffer(copying: bytes)), root.isObject, let name = root["name"]?.string else { return false }
+            func strings(_ key: StaticString) -> [String]? {
+                guard let list = root[key] else { return [] }
+                guard list.isArray else { return nil }
+                let elements = Array(list.elements)
+                let values = elements.compactMap(\.string)
+                return values.count == elements.count ? values : nil
+            }
+            guard let inat = strings("inat"), let wikipedia = strings("wikipedia") else { return false }
+            let template = PipelineTemplate(name: name, inat: inat, wikipedia: wikipedia, maxRejectRate: root["max_reject_rate"]?.double)
+            return Array(template.json.utf8) == bytes
         }
     }
 
