@@ -101,8 +101,7 @@ command.main { arguments in
     // The depfile before the database: a run killed between the two must not leave a bundle that
     // make takes as up to date whatever the measured sizes or the places become.
     if let depfile = arguments.value("depfile") {
-        let prerequisites = (pipeline.shipping.measuredSizes.map { [$0] } ?? []) + (pipeline.selection?.files ?? [])
-        try Depfile.write(depfile, target: options.output, prerequisites: prerequisites)
+        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles)
     }
     let summary = try BundleBuilder(options: options).run()
     for finding in summary.findings { StandardError.write(finding.diagnostic) }

@@ -43,6 +43,12 @@ public enum ConflictMerge {
                 writer.value(example)
                 shown.append((id, writer.bytes))
             }
+            // A part written with fewer examples than asked for cannot say which come first.
+            guard shown.count >= min(examples, counts.ids) else {
+                throw FieldpackError(
+                    path: path,
+                    "shows \(shown.count) of its \(counts.ids) photos in conflict, fewer than the \(examples) examples asked for: give the --examples its dedupe was run with")
+            }
             return ConflictReport(examples: examples, counts: counts, shown: shown)
         }
     }
