@@ -131,7 +131,9 @@ on_signal() {
 # folder: an earlier run's, whose make was killed (kill -9, a lost CI runner) before it could
 # cancel them. A run submitted beside them would build the same shards twice at once.
 earlier_jobs() {
-  squeue -h -u "$(id -un)" -O "JobID:30,StdOut:4096" 2>/dev/null \
+  # Not those completing (CG): a run that failed cancels its jobs as it ends, and the rerun
+  # right after it must not wait for their clean-up.
+  squeue -h -u "$(id -un)" -t PENDING,RUNNING,CONFIGURING,SUSPENDED -O "JobID:30,StdOut:4096" 2>/dev/null \
     | awk -v dir="$OUT/slurm/" '{ id = $1; sub(/^[^ ]+ +/, ""); if (index($0, dir) == 1) print id }' | sort -u | tr '\n' ' '
 }
 
