@@ -64,9 +64,9 @@ public struct PipelineTemplate: Sendable {
     /// The SHA-256 of what it wrote is kept beside it (`.NAME.written-sha256`): a file whose
     /// bytes are no longer those, that is one edited by hand since, is not written over, and the
     /// error says what to do instead (copy it under a name of its own). A file with no such
-    /// record is written over only if it holds nothing but what this writes (`name`, `inat`,
-    /// `wikipedia`, `max_reject_rate`: one written before there were records); any other file
-    /// is refused, so `--output` never replaces a pipeline written by hand.
+    /// record is written over only if it is exactly the text this writes for the values it holds
+    /// (`isTemplateText`: one written before there were records); any other file is refused, so
+    /// `--output` never replaces a pipeline written by hand.
     ///
     /// - Returns: whether the file was written.
     @discardableResult

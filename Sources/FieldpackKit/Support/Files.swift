@@ -456,6 +456,7 @@ public enum FileSystem {
     /// compared as directory entries (the folder by its identity, however the path writes it,
     /// and the file name): an output that is a link to an input replaces only the link. Asked
     /// before a stage reads or writes anything.
+    ///
     /// Each output `refuseNonRegularOutput` refuses is refused here too, so a run never gets as
     /// far as publishing its first outputs before it refuses a later one.
     public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {

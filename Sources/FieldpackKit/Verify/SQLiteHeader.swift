@@ -9,11 +9,9 @@ enum SQLiteHeader {
         var isSQLite: Bool
     }
 
-    /// Why the database at `path` cannot ship for its header, nil if it can: too short for a
-    /// SQLite file (SQLite would open an empty file as an empty database, whose checks then
-    /// speak of its application_id), not SQLite, or not in rollback-journal mode.
-    ///
-    /// - Throws: when the file cannot be read.
+    /// The first 16 bytes of every SQLite database file.
+    static let magic = Array("SQLite format 3\u{0}".utf8)
+
     /// The application id in the header of the SQLite file at `path` (bytes 68–71, big-endian:
     /// `PRAGMA application_id`), read without opening it as a database; nil when the file cannot
     /// be read or is not SQLite.
@@ -21,11 +19,16 @@ enum SQLiteHeader {
         guard let file = try? ReadableFile(path: path) else { return nil }
         var header = [UInt8](repeating: 0, count: 72)
         guard let got = try? header.withUnsafeMutableBytes({ try file.read(at: 0, count: 72, into: $0) }), got == 72,
-              header[0..<16].elementsEqual("SQLite format 3\u{0}".utf8)
+              header[0..<16].elementsEqual(magic)
         else { return nil }
         return header[68..<72].reduce(Int32(0)) { $0 << 8 | Int32($1) }
     }
 
+    /// Why the database at `path` cannot ship for its header, nil if it can: too short for a
+    /// SQLite file (SQLite would open an empty file as an empty database, whose checks then
+    /// speak of its application_id), not SQLite, or not in rollback-journal mode.
+    ///
+    /// - Throws: when the file cannot be read.
     static func headerProblem(of path: String) throws -> Problem? {
         var header = [UInt8](repeating: 0, count: 20)
         let file = try ReadableFile(path: path)
@@ -36,7 +39,7 @@ enum SQLiteHeader {
                 isSQLite: false)
         }
         // Not a database at all (a records file given by mistake): say that, not its bytes 18–19.
-        guard header[0..<16].elementsEqual("SQLite format 3\u{0}".utf8) else {
+        guard header[0..<16].elementsEqual(magic) else {
             return Problem(message: "is not a SQLite database (its first 16 bytes are not \"SQLite format 3\" and a NUL)", isSQLite: false)
         }
         guard header[18] == 1, header[19] == 1 else {
