@@ -61,6 +61,58 @@ import Testing
         return result
     }
 
+    /// A previous bundle at an older schema: the app migrates it, then takes the rows the delta
+    /// lists from the new bundle. Every row it does not list must then be the new bundle's, column
+    /// for column. Here the previous bundle holds the very rows of the new one in schema 2's
+    /// columns, so what differs is only what the newer schema added (a photo's credit and tier
+    /// offsets, an observation's geoprivacy): compared on the columns both schemas have, the delta
+    /// was empty, and the app kept every photo without its credit.
+    @Test func aDeltaFromAnOlderSchemaListsWhatTheMigratedPreviousBundleHoldsOtherwise() throws {
+        let first = try TemporaryDirectory()
+        let inputs = ["observations-page-1.json", "taxa-page-1.json", "shipping-cases.jsonl"]
+        let current = try build(inputs, in: first)
+        // The same rows in a bundle of schema 2: the fixture's schema, its rows replaced.
+        let previous = first.file("previous-v2.sqlite")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles/v2.sqlite", toPath: previous)
+        let old = try Database(path: previous)
+        try old.execute("ATTACH DATABASE '\(current)' AS new")
+        let tables = ["taxon_photos", "observation_photos", "observations", "photos", "taxa", "users"]
+        try old.transaction {
+            for table in tables { try old.execute("DELETE FROM main.\(table)") }
+            for table in tables.reversed() {
+                let shared = try old.rows("SELECT name FROM pragma_table_info(?, 'main') WHERE name IN (SELECT name FROM pragma_table_info(?, 'new'))", [.text(table), .text(table)])
+                    .compactMap { $0[0] }.map { "\"\($0)\"" }.joined(separator: ", ")
+                try old.execute("INSERT INTO main.\(table) (\(shared)) SELECT \(shared) FROM new.\(table)")
+            }
+        }
+        try old.execute("DETACH DATABASE new")
+        let second = try TemporaryDirectory()
+        let rebuilt = try build(inputs, in: second, previous: previous)
+        let migrated = second.file("migrated.sqlite")
+        try BundleMigration(options: .init(source: previous, output: migrated)).run()
+        let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: second.file("delta.json")))) as! [String: Any]
+        #expect(delta["previous"].flatMap { ($0 as? [String: Any])?["schema_version"] as? Int } == 2, "\(delta["previous"] ?? "")")
+        let kinds: [(String, String, String?)] = [
+            ("photos", "photos", nil),
+            ("taxa", "taxa", "SELECT position, photo_id FROM taxon_photos WHERE taxon_id = ? ORDER BY position"),
+            ("observations", "observations", "SELECT photo_id, position FROM observation_photos WHERE observation_id = ? ORDER BY photo_id"),
+            ("users", "users", nil),
+        ]
+        var listed = 0
+        for (kind, table, links) in kinds {
+            let before = try snapshot(migrated, table, key: "id", links: links)
+            let after = try snapshot(rebuilt, table, key: "id", links: links)
+            let changes = try #require(delta[kind] as? [String: Any])
+            #expect((changes["added"] as? [Any])?.isEmpty == true && (changes["removed"] as? [Any])?.isEmpty == true, "\(kind)")
+            let changed = Set(((changes["changed"] as? [Any]) ?? []).map { "\($0)" })
+            listed += changed.count
+            for (key, row) in after where !changed.contains(key) {
+                #expect(before[key] == row, "\(kind) \(key) differs after the app migrated its bundle and applied the delta")
+            }
+        }
+        #expect(listed > 0)
+    }
+
     @Test func aDeltaListsExactlyWhatWasAddedChangedAndRemoved() throws {
         let first = try TemporaryDirectory()
         let second = try TemporaryDirectory()

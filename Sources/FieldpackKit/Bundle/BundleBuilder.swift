@@ -222,7 +222,7 @@ public struct BundleBuilder {
             }
             trace.mark("commit")
             if let previous = options.previous {
-                let delta = try BundleDelta.compute(scratch, previous: previous)
+                let delta = try BundleDelta.compute(scratch, previous: previous, output: options.output)
                 try scratch.transaction {
                     let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                     for (key, value) in delta.bundleInfo {

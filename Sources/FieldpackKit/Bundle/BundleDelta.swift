@@ -8,7 +8,12 @@
 /// titles, so a new article can shift others' ids: those articles, and the taxa and destinations
 /// that refer to them by id, are listed as changed.
 ///
-/// Compared in SQL with the previous bundle attached, on the columns both schemas have.
+/// Compared in SQL with the previous bundle attached, every column. A previous bundle at an
+/// older schema is compared as the migrations make it, as the app holds it when it applies the
+/// delta: a column only the newer schema has (what a migration fills in, NULL or computed) and
+/// the new bundle gives otherwise is a change, which comparing the columns both schemas have
+/// missed (the app applied an empty delta and kept taxa without their species counts, photos
+/// without their credits).
 struct BundleDelta {
     struct Kind: Sendable {
         var name: String
@@ -66,8 +71,10 @@ struct BundleDelta {
     var previousBuildDate: String?
     var changes: [(kind: String, changes: Changes)] = []
 
-    /// Compares `database` with the bundle at `previous` (its content.sqlite).
-    static func compute(_ database: Database, previous: String) throws -> BundleDelta {
+    /// Compares `database` with the bundle at `previous` (its content.sqlite); one at an older
+    /// schema is migrated first, into a scratch folder beside `output` (named after it, so a
+    /// run killed meanwhile leaves nothing the next run does not remove) and removed after.
+    static func compute(_ database: Database, previous: String, output: String) throws -> BundleDelta {
         let (digest, _) = try SHA256.hex(ofFile: previous)
         let old = try Database(path: previous, mode: .immutable)
         let version = Int(try old.int("PRAGMA user_version") ?? 0)
@@ -84,8 +91,22 @@ struct BundleDelta {
         var delta = BundleDelta(
             previousPath: previous, previousSHA256: digest, previousVersion: version,
             previousBuildDate: try old.scalar("SELECT value FROM bundle_info WHERE key = 'build_date'"))
+        var compared = previous
+        var migratedFolder: String? = nil
+        defer {
+            if let migratedFolder {
+                FileSystem.removeTree(migratedFolder)
+                Leftovers.forget(migratedFolder)
+            }
+        }
+        if version < Migrations.latestVersion {
+            let folder = try FileSystem.makeUniqueDirectory(in: directory(of: output), prefix: ".\(fileName(of: output)).scratch-")
+            migratedFolder = folder
+            compared = "\(folder)/\(Manifest.databaseName)"
+            try BundleMigration(options: .init(source: previous, output: compared)).run()
+        }
         let attach = try database.prepare("ATTACH DATABASE ? AS previous")
-        try attach.bind([.text(Database.uri(previous, mode: .immutable))])
+        try attach.bind([.text(Database.uri(compared, mode: .immutable))])
         try attach.run()
         defer { try? database.execute("DETACH DATABASE previous") }
         for kind in kinds {
