@@ -426,6 +426,10 @@ BUNDLE_SETTINGS := $(OUT)/.bundle-settings
 # with the bundle's settings: a release copied in with its own times kept (`cp -a`, `rsync -a`)
 # is older than the build, and its files' times would not rebuild the delta.
 PREVIOUS_MANIFEST_SHA256 := $(if $(PREVIOUS),$(firstword $(shell sha256sum '$(PREVIOUS)/manifest.json' 2>/dev/null)))
+# A previous bundle given as its database file has no manifest: it is known by the file itself
+# (inode, size, change time), so one put in its place with an older time (`cp -p`) rebuilds the
+# delta too. (Its digest would be read on every make, a no-op included.)
+PREVIOUS_FILE_IDENTITY := $(if $(PREVIOUS),$(shell [ -f '$(PREVIOUS)' ] && stat -L -c '%d:%i:%s:%Z' '$(PREVIOUS)' 2>/dev/null))
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
 # other's): the first to build it is recorded, by its path from here, and another is refused.
@@ -453,14 +457,15 @@ endif
 ifneq ($(CLAIMED_PIPELINE),$(THIS_PIPELINE))
 $(error $(OUT)/ was built from $(CLAIMED_PIPELINE), and $(THIS_PIPELINE) has the same name "$(PIPELINE_NAME)": give one of them another name, or remove $(OUT)/)
 endif
-$(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS PREVIOUS_MANIFEST_SHA256 SOURCE_DATE_EPOCH)
+$(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS PREVIOUS_MANIFEST_SHA256 PREVIOUS_FILE_IDENTITY SOURCE_DATE_EPOCH)
 $(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
 endif
 $(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
 # A previous bundle inside this build's folder (its own published bundle/) changes with every
 # build, so the build would never be up to date, and the delta would be taken against itself.
 ifneq ($(PREVIOUS),)
-ifneq ($(filter $(abspath $(OUT))/%,$(abspath $(PREVIOUS))/),)
+# Where they really are: a link to the build's bundle is the build's bundle.
+ifneq ($(filter $(or $(realpath $(OUT)),$(abspath $(OUT)))/%,$(or $(realpath $(PREVIOUS)),$(abspath $(PREVIOUS)))/),)
 $(error PREVIOUS=$(PREVIOUS) is inside this build's folder $(OUT)/, which every build rewrites: copy the previous bundle out of it first (cp -r $(PREVIOUS) previous-bundle) and give PREVIOUS=previous-bundle)
 endif
 endif

@@ -46,9 +46,16 @@ command.main { arguments in
         where arguments.value(option) != nil {
             throw UsageError("migrate takes only --output: --\(option) has nothing to do with it")
         }
+        let output = try arguments.required("output")
+        // A bundle's folder holds only what its manifest lists: one more file, and it no longer
+        // verifies (nor serves as --previous).
+        if FileSystem.isDirectory(arguments.positional[1]), FileSystem.isInside(output, folder: arguments.positional[1]) {
+            throw FieldpackError(
+                path: output, "is inside the bundle folder \(arguments.positional[1]) it migrates, which would then fail its check (a file its manifest does not list): write it elsewhere")
+        }
         let source = try BundleVerifier.previousDatabase(arguments.positional[1], checksFile: false, report: StandardError.write)
         let clock = StageClock()
-        let summary = try BundleMigration(options: .init(source: source, output: try arguments.required("output"))).run()
+        let summary = try BundleMigration(options: .init(source: source, output: output)).run()
         StageReport(stage: "bundle", clock: clock).print(
             summary.from == summary.to
                 ? "\(source) is already at schema v\(summary.to) (fingerprint \(summary.fingerprint)): published as it is"

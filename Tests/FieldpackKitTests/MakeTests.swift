@@ -144,6 +144,42 @@ import Testing
         }
         let elsewhere = try dryRun("\(build)/sample-previous")
         #expect(elsewhere.status == 0 && elsewhere.stdout.contains("--previous \(build)/sample-previous"), "\(elsewhere.stdout)\(elsewhere.stderr)")
+        // A link to the build's bundle is the build's bundle (it passed, and the build was never
+        // up to date, its delta taken against itself).
+        try FileManager.default.createDirectory(atPath: "\(build)/sample/bundle", withIntermediateDirectories: true)
+        let link = directory.file("link-to-bundle")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "\(build)/sample/bundle")
+        let linked = try dryRun(link)
+        #expect(linked.status != 0)
+        #expect(linked.stderr.contains("PREVIOUS=\(link) is inside this build's folder"), "\(linked.stderr)")
+    }
+
+    /// A previous bundle given as its database file, replaced by another with an older time
+    /// (`cp -p`): the delta is taken again, against it ("Nothing to be done" kept a delta from a
+    /// bundle that was no longer PREVIOUS).
+    @Test(.enabled(if: binaries != nil))
+    func aPreviousDatabaseFileReplacedByAnOlderOneRebuildsTheDelta() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "INAT=sample-data/inat", "NAME=prev", "MAX_REJECT_RATE=0.2"]
+        #expect(try make(arguments + ["BUILD=\(directory.file("one"))"]).status == 0)
+        #expect(try make(["bundle", "INAT=sample-data/inat/observations-page-1.json", "NAME=prev", "MAX_REJECT_RATE=0.2", "BUILD=\(directory.file("two"))"]).status == 0)
+        let previous = directory.file("previous.sqlite")
+        try FileManager.default.copyItem(atPath: directory.file("one/prev/bundle/content.sqlite"), toPath: previous)
+        let withDelta = arguments + ["BUILD=\(directory.file("three"))", "PREVIOUS=\(previous)"]
+        let first = try make(withDelta)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        func deltaBase() throws -> String? {
+            let delta = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("three/prev/bundle/delta.json")))) as? [String: Any]
+            return (delta?["previous"] as? [String: Any])?["sha256"] as? String
+        }
+        #expect(try deltaBase() == SHA256.hex(ofFile: previous).0)
+        // Another bundle put in its place, its time older than the build's.
+        try FileManager.default.removeItem(atPath: previous)
+        try FileManager.default.copyItem(atPath: directory.file("two/prev/bundle/content.sqlite"), toPath: previous)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: previous)
+        let second = try make(withDelta)
+        #expect(second.status == 0 && second.stdout.contains("fieldpack-bundle"), "\(second.stdout)\(second.stderr)")
+        #expect(try deltaBase() == SHA256.hex(ofFile: previous).0)
     }
 
     /// `make bundle INAT=… WIKIPEDIA=…`: no JSON to write; the pipeline file is made in the build

@@ -129,6 +129,25 @@ struct SampleStageBuild {
         #expect(!FileSystem.exists(directory.file("newdir")))
     }
 
+    /// `migrate --output` inside the bundle folder it migrates: the folder then held a file its
+    /// manifest does not list, failed its check, and was refused as --previous from then on.
+    @Test(.enabled(if: binaries != nil))
+    func migratingIntoTheSourceBundlesFolderIsRefused() throws {
+        let bin = try #require(Self.binaries)
+        let build = try SampleStageBuild(bin: bin)
+        let bundle = build.file("bundle")
+        let published = try run("\(bin)/fieldpack-manifest", [build.file("content.sqlite"), "--output", bundle])
+        try #require(published.status == 0, "\(published.stderr)")
+        for output in ["\(bundle)/migrated.sqlite", "\(bundle)/new/migrated.sqlite"] {
+            let result = try run("\(bin)/fieldpack-bundle", ["migrate", bundle, "--output", output])
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("\(output): error: is inside the bundle folder \(bundle) it migrates"), "\(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted() == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
+        #expect(try run("\(bin)/fieldpack-verify", [bundle]).status == 0)
+        #expect(try run("\(bin)/fieldpack-bundle", ["migrate", bundle, "--output", build.file("migrated.sqlite")]).status == 0)
+    }
+
     /// A FIFO named by the wiki stage's stamp was refused only after its three outputs were
     /// published.
     @Test(.enabled(if: binaries != nil))

@@ -425,14 +425,22 @@ public enum FileSystem {
     }
 
     /// Whether `path` is inside `folder` (below it, at any depth), by where their folders really
-    /// are (links resolved): false when either does not exist.
+    /// are (links resolved; of folders not made yet, the nearest that exists): false when
+    /// `folder` does not exist.
     public static func isInside(_ path: String, folder: String) -> Bool {
         func real(_ path: String) -> String? {
             guard let resolved = realpath(path, nil) else { return nil }
             defer { free(resolved) }
             return String(cString: resolved)
         }
-        guard let inner = real(directory(of: path)), let outer = real(folder) else { return false }
+        guard let outer = real(folder) else { return false }
+        var nearest = directory(of: path)
+        while real(nearest) == nil {
+            let up = directory(of: nearest)
+            if up == nearest { return false }
+            nearest = up
+        }
+        guard let inner = real(nearest) else { return false }
         return inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
     }
 
