@@ -11,8 +11,8 @@
 # `run` is started by the Makefile's pipeline-bundle rule (the tools are built by then), in the
 # repository, with the make arguments every task gets (PIPELINE_NAME=…, SHARDS=N, SKIP_TOOLS=1,
 # ENGINE= so that the publish job's make runs the steps itself…).
-# For each stage it asks `make -q shard-<stage>-<i>` which shards are out of date and submits only
-# those (`--array=` a list; a stage with nothing to do submits nothing); a shard whose inputs an
+# For each stage it asks `make -n shard-<stage>-0 … shard-<stage>-<N-1>` which shards are out of
+# date and submits only those (`--array=` a list; a stage with nothing to do submits nothing); a shard whose inputs an
 # earlier stage will rebuild counts as out of date, so make's own rules decide. It waits, stage by
 # stage, and exits 0 only when the bundle is published and verified (`make -q pipeline-bundle`
 # holds afterwards). A failed task fails the run naming its stage, shard, exit status and log,
@@ -82,6 +82,18 @@ up_to_date() {
     1) return 1 ;;
     *) die "make -q $1 failed (status $status): $(head -c 600 "$OUT/slurm/.make-q.err")" ;;
   esac
+}
+
+# stale_shards STAGE: the shards of STAGE that make would build, as "0 2 3": one `make -n` of
+# the N shard targets at once, whose command lines for the stage name their shard (--shard I/N).
+# One make reads the N shards' rules and depfiles once; a `make -q` per shard read them N times
+# (0.66 s a check at 1000 shards, 3 × N checks before anything was submitted).
+stale_shards() {
+  local stage=$1 i targets=() plan
+  for ((i = 0; i < SHARDS; i++)); do targets+=("shard-$stage-$i"); done
+  plan=$(make --no-print-directory -n "${targets[@]}" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.make-n.err") \
+    || die "make -n shard-$stage-0…$((SHARDS - 1)) failed: $(head -c 600 "$OUT/slurm/.make-n.err")"
+  sed -n "s|.*fieldpack-$stage .* --shard \([0-9][0-9]*\)/$SHARDS\( .*\)\{0,1\}\$|\1|p" <<<"$plan" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
 }
 
 # sbatch_site_options: the site's options from the make variables, one word each.
@@ -239,10 +251,7 @@ cmd_run() {
   # What is out of date, stage by stage (make alone says: an up-to-date build needs no Slurm).
   local stages=(${SLURM_STAGES:-inat dedupe wiki}) todos=() any=""
   for stage in "${stages[@]}"; do
-    todo=""
-    for ((i = 0; i < SHARDS; i++)); do
-      up_to_date "shard-$stage-$i" || todo+="${todo:+ }$i"
-    done
+    todo=$(stale_shards "$stage") || exit $?
     todos+=("$todo") any+=$todo
   done
   if [ -z "$any" ] && up_to_date pipeline-bundle; then
