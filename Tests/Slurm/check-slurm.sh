@@ -19,7 +19,9 @@
 # 4. A build whose make was killed by SIGKILL leaves its jobs queued (held by --begin): a rerun
 #    refuses to submit beside them and submits nothing; an array cancelled before it started is
 #    named as never started, with no log (a one-task array too); SLURM_POLL=abc is refused; an
-#    up-to-date build needs no Slurm tools on PATH; a task's log names its job as the engine does.
+#    up-to-date build needs no Slurm tools on PATH; a task's log names its job as the engine does;
+#    a task failing while another of its array runs is reported then, the jobs after it cancelled,
+#    the running one left to finish (the rerun submits only the failed shard).
 # 5. A build stopped by SIGTERM (as make is when its terminal goes) cancels every job it submitted.
 # 6. Tears the cluster down, whatever happened (a trap).
 #
@@ -262,6 +264,24 @@ if PATH="$plain" slurm_bundle "$F"; then
   says "$F.log" "the bundle is up to date" "an up-to-date build needs no Slurm tools on PATH"
 else
   fail "an up-to-date build without the Slurm tools on PATH failed: $(tail -n 2 "$F.log")"
+fi
+
+# --- A task failing while another of its array still runs is reported then; the jobs after it
+# are cancelled at once, the running one finishes (its work kept), and the rerun submits only the
+# failed shard (the failure was reported only when the whole array had ended) -----------------
+S="$WORK/slow"
+if slurm_bundle "$S" SLURM_KILL_TASK=inat-1 SLURM_SLOW_TASK=inat-0:15; then
+  fail "the build with inat-1 killed exited 0"
+else
+  says "$S.log" "FAILED: inat shard 1 of $N: killed by signal 9 (KILL)" "a task that fails beside a running one fails the build"
+  says "$S.log" "inat: waiting for its other tasks still running to end" "the failure is reported while its stage's other task still runs"
+  if [ "$(grep -c 'FAILED: inat shard 1 of' "$S.log")" = 1 ]; then pass "the failed task is reported once"; else fail "inat-1 reported $(grep -c 'FAILED: inat shard 1 of' "$S.log") times"; fi
+  [ -z "$(squeue -h -o %i)" ] && pass "the run leaves no job behind" || fail "jobs left behind: $(squeue -h -o %i | tr '\n' ' ')"
+  if slurm_bundle "$S"; then
+    says "$S.log" "inat: shards 1 of $N as array job" "the rerun submits only the failed shard (the running one's work kept)"
+  else
+    fail "the rerun after a failed task failed:"; sed 's/^/    /' "$S.log" >&2
+  fi
 fi
 
 # --- Own inputs (INAT=…): the pipeline file written once, before the tasks ---------------------

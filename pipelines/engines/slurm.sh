@@ -28,6 +28,7 @@
 #   SLURM_POLL        seconds between squeue polls            (default 2)
 #   SLURM_KILL_TASK   a test hook: the task STAGE-INDEX (as wiki-1) kills itself with SIGKILL
 #                     before it starts, as a node lost mid-run would
+#   SLURM_SLOW_TASK   a test hook: STAGE-INDEX:SECONDS, that task waits so long before it starts
 #
 # The repository (tools, Makefile, pipeline inputs) and OUT must be on a filesystem every node
 # shares, at the same path: tasks run `make -C <repository>` there.
@@ -58,6 +59,10 @@ cmd_task() {
   local job=${SLURM_JOB_ID:-?}
   [ -n "${SLURM_ARRAY_JOB_ID:-}" ] && [ "$stage" != publish ] && job=${SLURM_ARRAY_JOB_ID}_$index
   printf 'slurm: %s on %s (job %s), make %s\n' "$name" "$(hostname -s)" "$job" "$target" >&2
+  if [ -n "${SLURM_SLOW_TASK:-}" ] && [ "${SLURM_SLOW_TASK%%:*}" = "$name" ]; then
+    printf 'slurm: %s: SLURM_SLOW_TASK=%s: waiting %s s first\n' "$name" "$SLURM_SLOW_TASK" "${SLURM_SLOW_TASK#*:}" >&2
+    sleep "${SLURM_SLOW_TASK#*:}"
+  fi
   if [ -n "${SLURM_KILL_TASK:-}" ] && [ "$SLURM_KILL_TASK" = "$name" ]; then
     printf 'slurm: %s: SLURM_KILL_TASK=%s: killing this task with SIGKILL\n' "$name" "$SLURM_KILL_TASK" >&2
     kill -KILL $$
@@ -71,6 +76,7 @@ MAKE_ARGS=()
 SUBMITTED=()        # job ids, in submission order
 SUBMITTED_WHAT=()   # the stage (or publish) of each
 SUBMITTED_INDEXES=()  # the shards each array runs, "0 2 3"; empty for the publish job
+declare -A REPORTED   # the failed tasks already reported, by JOB_INDEX
 
 # up_to_date TARGET: make -q says TARGET and all it needs are up to date (0), or not (1).
 up_to_date() {
@@ -133,6 +139,13 @@ cancel_all() {
   scancel "${SUBMITTED[@]}" 2>/dev/null || true
 }
 
+# cancel_after K: the jobs submitted after job K (the stages after it, the publish job).
+cancel_after() {
+  local later=("${SUBMITTED[@]:$(($1 + 1))}")
+  [ ${#later[@]} -gt 0 ] || return 0
+  scancel "${later[@]}" 2>/dev/null || true
+}
+
 on_signal() {
   log "interrupted: cancelling jobs ${SUBMITTED[*]:-(none)}"
   cancel_all
@@ -147,6 +160,15 @@ earlier_jobs() {
   # right after it must not wait for their clean-up.
   squeue -h -u "$(id -un)" -t PENDING,RUNNING,CONFIGURING,SUSPENDED -O "JobID:30,StdOut:4096" 2>/dev/null \
     | awk -v dir="$OUT/slurm/" '{ id = $1; sub(/^[^ ]+ +/, ""); if (index($0, dir) == 1) print id }' | sort -u | tr '\n' ' '
+}
+
+# Task states that are not an end: a task in one is neither done nor failed yet.
+UNFINISHED='^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT)'
+
+# has_failed_task ID: a task of job ID has ended otherwise than COMPLETED with exit code 0, while
+# others may still run: the failure is reported then, not when the whole array has ended.
+has_failed_task() {
+  job_states "$1" | awk -v unfinished="$UNFINISHED" '$2 !~ unfinished && !($2 == "COMPLETED" && $3 ~ /^0(:|$)/) { failed = 1 } END { exit !failed }'
 }
 
 # still_queued ID: any task of job ID is pending or running. A job slurmctld no longer knows is done.
@@ -191,7 +213,12 @@ check_job() {
   while read -r index state code; do
     seen=1
     [ "$state" = COMPLETED ] && [ "${code%%:*}" = 0 ] && continue
+    # Still running or pending when another task failed: not a failure (yet).
+    [[ "$state" =~ $UNFINISHED ]] && continue
     failed=1
+    # Each failed task is reported once (the job is looked at again after its other tasks end).
+    [ -n "${REPORTED[${id}_$index]:-}" ] && continue
+    REPORTED[${id}_$index]=1
     if [ "$index" != - ] && ! [[ "$index" =~ ^[0-9]+$ ]]; then
       # Tasks that never started (cancelled while pending: an array's pending tasks are one
       # record, ArrayTaskId=0-2 or [1,3%4]): no exit status, no log.
@@ -281,9 +308,17 @@ cmd_run() {
   # Wait for each job in order; the first that failed fails the run and cancels the rest.
   local k
   for ((k = 0; k < ${#SUBMITTED[@]}; k++)); do
-    while still_queued "${SUBMITTED[$k]}"; do sleep "$poll"; done
+    while still_queued "${SUBMITTED[$k]}" && ! has_failed_task "${SUBMITTED[$k]}"; do sleep "$poll"; done
     if ! check_job "$k"; then
-      cancel_all
+      # Reported as soon as seen; what comes after can never run, and goes now. The stage's
+      # other tasks still running finish (their outputs are kept for the rerun), then the run
+      # ends: it leaves no job behind for the rerun to find.
+      cancel_after "$k"
+      if still_queued "${SUBMITTED[$k]}"; then
+        log "${SUBMITTED_WHAT[$k]}: waiting for its other tasks still running to end, so that a rerun keeps their work (Ctrl-C cancels them)"
+        while still_queued "${SUBMITTED[$k]}"; do sleep "$poll"; done
+        check_job "$k"   # a failure among them too, reported
+      fi
       die "${SUBMITTED_WHAT[$k]} failed after $((SECONDS - t0)) s; the jobs after it are cancelled. Rerun the same make command: it resubmits only what is missing."
     fi
   done
