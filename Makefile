@@ -429,7 +429,9 @@ PREVIOUS_MANIFEST_SHA256 := $(if $(PREVIOUS),$(firstword $(shell sha256sum '$(PR
 # A previous bundle given as its database file has no manifest: it is known by the file itself
 # (inode, size, change time), so one put in its place with an older time (`cp -p`) rebuilds the
 # delta too. (Its digest would be read on every make, a no-op included.)
-PREVIOUS_FILE_IDENTITY := $(if $(PREVIOUS),$(shell [ -f '$(PREVIOUS)' ] && stat -L -c '%d:%i:%s:%Z' '$(PREVIOUS)' 2>/dev/null))
+# (Not its device number: on NFS or Lustre it differs from node to node, and each Slurm task's
+# make would record it otherwise.)
+PREVIOUS_FILE_IDENTITY := $(if $(PREVIOUS),$(shell [ -f '$(PREVIOUS)' ] && stat -L -c '%i:%s:%.9Y:%.9Z' '$(PREVIOUS)' 2>/dev/null))
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
 # other's): the first to build it is recorded, by its path from here, and another is refused.

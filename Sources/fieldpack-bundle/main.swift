@@ -48,10 +48,11 @@ command.main { arguments in
         }
         let output = try arguments.required("output")
         // A bundle's folder holds only what its manifest lists: one more file, and it no longer
-        // verifies (nor serves as --previous).
-        if FileSystem.isDirectory(arguments.positional[1]), FileSystem.isInside(output, folder: arguments.positional[1]) {
+        // verifies (nor serves as --previous). The folder named, or the one holding the database
+        // named (a flat bundle's, or a bag's around its data/).
+        if let folder = BundleVerifier.bundleFolder(of: arguments.positional[1]), FileSystem.isInside(output, folder: folder) {
             throw FieldpackError(
-                path: output, "is inside the bundle folder \(arguments.positional[1]) it migrates, which would then fail its check (a file its manifest does not list): write it elsewhere")
+                path: output, "is inside the bundle folder \(folder) it migrates, which would then fail its check (a file its manifest does not list): write it elsewhere")
         }
         let source = try BundleVerifier.previousDatabase(arguments.positional[1], checksFile: false, report: StandardError.write)
         let clock = StageClock()
@@ -71,12 +72,7 @@ command.main { arguments in
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     let outputs = ["output", "costs-report", "inputs", "delta", "depfile"]
     try arguments.refuseOutputs(
-        outputs, overwriting: arguments.positional + FileSystem.withEverythingBelow(arguments.all("articles")) + pipeline.settingsFiles)
-    // The previous bundle (its database, or its folder's) is an input of every output but
-    // --output: a rebuild in place with a delta reads it before it is replaced.
-    if let previous = arguments.value("previous") {
-        try arguments.refuseOutputs(Array(outputs.dropFirst()), overwriting: [previous, "\(previous)/\(Manifest.databaseName)"])
-    }
+        outputs, overwriting: arguments.positional + arguments.all("articles") + pipeline.settingsFiles, insideFolders: arguments.all("articles"))
     var options = BundleBuilder.Options(
         input: arguments.positional[0], output: try arguments.required("output"), pipelineName: pipeline.name,
         policy: pipeline.shipping)
@@ -95,7 +91,12 @@ command.main { arguments in
     options.selectionSource = pipeline.path
     options.progress = arguments.progress(stage: "bundle")
     if let previous = arguments.value("previous") {
-        options.previous = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
+        let database = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
+        // The previous bundle (its database, the folder or bag holding it) is an input of every
+        // output but --output: a rebuild in place with a delta reads it before it is replaced.
+        try arguments.refuseOutputs(
+            Array(outputs.dropFirst()), overwriting: [previous, database], insideFolders: FileSystem.isDirectory(previous) ? [previous] : [])
+        options.previous = database
         options.delta = try arguments.required("delta")
     }
     if let epoch = try arguments.int("source-date-epoch") {

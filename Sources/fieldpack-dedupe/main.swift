@@ -61,7 +61,7 @@ command.main { arguments in
     }
     // A sharded ingest's folder: its parts are the inputs.
     try arguments.refuseOutputs(
-        ["output", "conflicts", "depfile"], overwriting: FileSystem.withEverythingBelow(arguments.positional) + (pipeline?.settingsFiles ?? []))
+        ["output", "conflicts", "depfile"], overwriting: arguments.positional + (pipeline?.settingsFiles ?? []), insideFolders: arguments.positional)
     /// Before the run (a run killed after its output must not leave that output without its
     /// depfile, which make would take as up to date whatever the places become).
     func writeDepfile() throws {

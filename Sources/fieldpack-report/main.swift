@@ -26,7 +26,7 @@ command.main { arguments in
     let clock = StageClock()
     if let timings = arguments.value("timings") {
         guard arguments.positional.isEmpty else { throw UsageError("--timings takes no database") }
-        try arguments.refuseOutputs(["output"], overwriting: FileSystem.withEverythingBelow([timings]))
+        try arguments.refuseOutputs(["output"], overwriting: [timings], insideFolders: [timings])
         let stages = try RunReport(timings: timings, output: output, pipeline: arguments.value("pipeline-name") ?? "pipeline").run()
         // Not a StageReport: its timing would overwrite the one of the report.html run.
         StandardError.write("fieldpack-report: \(output): \(stages) stage(s)")
@@ -34,7 +34,7 @@ command.main { arguments in
     }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one bundle database") }
     try arguments.refuseOutputs(
-        ["output"], overwriting: arguments.positional + arguments.all("rejects") + FileSystem.withEverythingBelow(arguments.all("wiki-report")))
+        ["output"], overwriting: arguments.positional + arguments.all("rejects") + arguments.all("wiki-report"), insideFolders: arguments.all("wiki-report"))
     var options = BundleReport.Options(database: arguments.positional[0], output: output)
     options.ingestRejects = arguments.value("rejects")
     // The wiki stage's report, or the parts of a sharded wiki stage (repeated, or a folder).

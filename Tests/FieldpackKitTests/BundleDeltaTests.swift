@@ -111,6 +111,8 @@ import Testing
             }
         }
         #expect(listed > 0)
+        // The migrated copy compared with is gone.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: second.path).filter { $0.contains("scratch") || $0.contains("migrated-") } == [])
     }
 
     @Test func aDeltaListsExactlyWhatWasAddedChangedAndRemoved() throws {

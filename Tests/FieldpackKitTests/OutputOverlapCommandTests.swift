@@ -84,17 +84,21 @@ struct SampleStageBuild {
             ("bundle", bundle + ["--output", f("c2.sqlite"), "--depfile", f("c2.sqlite")], f("c2.sqlite"), "is named by two outputs of this run"),
             ("report", [f("content.sqlite"), "--output", f("content.sqlite")], f("content.sqlite"), input),
             ("report", [f("content.sqlite"), "--output", f("rejects.jsonl"), "--rejects", f("rejects.jsonl")], f("rejects.jsonl"), input),
-            ("report", ["--timings", timings, "--output", "\(timings)/bundle.json"], "\(timings)/bundle.json", input),
+            ("report", ["--timings", timings, "--output", "\(timings)/bundle.json"], "\(timings)/bundle.json", "is inside \(timings), which this run reads"),
             ("pipeline", ["init", "mine", "--inat", f("records.jsonl"), "--output", f("records.jsonl")], f("records.jsonl"), input),
             // The previous bundle is an input of every output but --output.
             ("bundle", bundle + ["--output", f("c2.sqlite"), "--previous", f("content.sqlite"), "--delta", f("d.json"), "--depfile", f("content.sqlite")],
              f("content.sqlite"), input),
-            // Files inside a folder input: a sharded ingest's parts, a folder of wiki parts.
+            // Files inside a folder input: a sharded ingest's parts (also through a link to the
+            // folder), a folder of wiki parts.
             ("dedupe", [f("shards"), "--shard", "0/1", "--output", f("d.jsonl"), "--conflicts", f("shards/shard-0-of-1/part-0.jsonl")],
-             f("shards/shard-0-of-1/part-0.jsonl"), input),
+             f("shards/shard-0-of-1/part-0.jsonl"), "is inside \(f("shards")), which this run reads"),
+            ("dedupe", [f("shards-link"), "--shard", "0/1", "--output", f("d.jsonl"), "--conflicts", f("shards/shard-0-of-1/part-0.jsonl")],
+             f("shards/shard-0-of-1/part-0.jsonl"), "is inside \(f("shards-link")), which this run reads"),
             ("bundle", [f("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", f("wparts"), "--output", f("c2.sqlite"), "--depfile", f("wparts/articles.jsonl")],
-             f("wparts/articles.jsonl"), input),
+             f("wparts/articles.jsonl"), "is inside \(f("wparts")), which this run reads"),
         ]
+        try FileManager.default.createSymbolicLink(atPath: f("shards-link"), withDestinationPath: f("shards"))
         try FileManager.default.createDirectory(atPath: f("wparts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: f("articles.jsonl"), toPath: f("wparts/articles.jsonl"))
         let sharded = try run("\(bin)/fieldpack-inat", ["--pipeline", build.pipeline, "--shard", "0/1", "--output-folder", f("shards/shard-0-of-1")])
@@ -138,14 +142,31 @@ struct SampleStageBuild {
         let bundle = build.file("bundle")
         let published = try run("\(bin)/fieldpack-manifest", [build.file("content.sqlite"), "--output", bundle])
         try #require(published.status == 0, "\(published.stderr)")
-        for output in ["\(bundle)/migrated.sqlite", "\(bundle)/new/migrated.sqlite"] {
-            let result = try run("\(bin)/fieldpack-bundle", ["migrate", bundle, "--output", output])
+        for (source, output) in [
+            (bundle, "\(bundle)/migrated.sqlite"), (bundle, "\(bundle)/new/migrated.sqlite"),
+            ("\(bundle)/content.sqlite", "\(bundle)/migrated.sqlite"),  // the database named, in its bundle's folder
+        ] {
+            let result = try run("\(bin)/fieldpack-bundle", ["migrate", source, "--output", output])
             #expect(result.status == 1)
             #expect(result.stderr.hasPrefix("\(output): error: is inside the bundle folder \(bundle) it migrates"), "\(result.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted() == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
         #expect(try run("\(bin)/fieldpack-verify", [bundle]).status == 0)
         #expect(try run("\(bin)/fieldpack-bundle", ["migrate", bundle, "--output", build.file("migrated.sqlite")]).status == 0)
+        // A link to a previous bundle's database is read as the database (make follows it too).
+        try FileManager.default.createSymbolicLink(atPath: build.file("previous-link.sqlite"), withDestinationPath: "\(bundle)/content.sqlite")
+        let linked = try run("\(bin)/fieldpack-bundle", [
+            build.file("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", build.file("articles.jsonl"),
+            "--output", build.file("c3.sqlite"), "--previous", build.file("previous-link.sqlite"), "--delta", build.file("d3.json"),
+        ])
+        #expect(linked.status == 0, "\(linked.stderr)")
+        // An output inside the previous bundle's folder (every output but --output) is refused.
+        let inside = try run("\(bin)/fieldpack-bundle", [
+            build.file("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", build.file("articles.jsonl"),
+            "--output", build.file("c4.sqlite"), "--previous", bundle, "--delta", "\(bundle)/delta.json",
+        ])
+        #expect(inside.status == 1)
+        #expect(inside.stderr.hasPrefix("\(bundle)/delta.json: error: is inside \(bundle), which this run reads"), "\(inside.stderr)")
     }
 
     /// A FIFO named by the wiki stage's stamp was refused only after its three outputs were

@@ -72,8 +72,9 @@ struct BundleDelta {
     var changes: [(kind: String, changes: Changes)] = []
 
     /// Compares `database` with the bundle at `previous` (its content.sqlite); one at an older
-    /// schema is migrated first, into a scratch folder beside `output` (named after it, so a
-    /// run killed meanwhile leaves nothing the next run does not remove) and removed after.
+    /// schema is migrated first (`BundleMigration.migratedForComparison`: a copy of its size),
+    /// into a scratch folder beside `output`, named after it so that the next run on this host
+    /// removes what a run killed meanwhile left, and removed after.
     static func compute(_ database: Database, previous: String, output: String) throws -> BundleDelta {
         let (digest, _) = try SHA256.hex(ofFile: previous)
         let old = try Database(path: previous, mode: .immutable)
@@ -102,8 +103,8 @@ struct BundleDelta {
         if version < Migrations.latestVersion {
             let folder = try FileSystem.makeUniqueDirectory(in: directory(of: output), prefix: ".\(fileName(of: output)).scratch-")
             migratedFolder = folder
-            compared = "\(folder)/\(Manifest.databaseName)"
-            try BundleMigration(options: .init(source: previous, output: compared)).run()
+            compared = try FileSystem.createEmptyExclusive(in: folder, prefix: "previous-migrated-")
+            try BundleMigration.migratedForComparison(previous, into: compared)
         }
         let attach = try database.prepare("ATTACH DATABASE ? AS previous")
         try attach.bind([.text(Database.uri(compared, mode: .immutable))])

@@ -104,6 +104,18 @@ public struct BundleMigration {
         return summary
     }
 
+    /// The bundle at `source` as its pending migrations make it, at `path` (an empty file), for a
+    /// delta to compare with (`BundleDelta`): a copy of its bytes and the migrations' SQL on it,
+    /// nothing more. Not the checks (the previous bundle was checked when it was named: verified,
+    /// or its integrity checked), not the search index (a delta takes it whole), not compacted,
+    /// not made durable: the copy is thrown away after the comparison.
+    static func migratedForComparison(_ source: String, into path: String) throws {
+        try FileSystem.copyContents(of: source, into: path)
+        let copy = try Database(path: path)
+        try copy.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF")
+        try Migrator().migrate(copy)
+    }
+
     /// Checks the source read-only; returns its schema version.
     static func checkSource(_ path: String) throws -> Int {
         guard FileSystem.exists(path) else { throw FieldpackError(path: path, "no such bundle") }

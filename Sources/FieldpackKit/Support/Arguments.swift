@@ -104,9 +104,9 @@ public struct Arguments {
     /// `names`, and `extra`) name one of its inputs or one file twice (`FileSystem.refuseOutputs`):
     /// `inputs`, and the pipeline file when `--pipeline` gives one. A depfile or a stamp is an
     /// output like the others: one named like an input replaced it before the input was read.
-    public func refuseOutputs(_ names: [String], extra: [String] = [], overwriting inputs: [String]) throws {
+    public func refuseOutputs(_ names: [String], extra: [String] = [], overwriting inputs: [String], insideFolders folders: [String] = []) throws {
         try FileSystem.refuseOutputs(
-            names.map { value($0) } + extra, overwriting: inputs + (value("pipeline").map { [$0] } ?? []))
+            names.map { value($0) } + extra, overwriting: inputs + (value("pipeline").map { [$0] } ?? []), insideFolders: folders)
     }
 }
 

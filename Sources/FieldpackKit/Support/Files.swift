@@ -409,21 +409,6 @@ public enum FileSystem {
         unlink(path)
     }
 
-    /// `paths`, and for each that is a folder every file and folder below it (links not
-    /// followed): a run reading a folder (a sharded stage's parts) reads the files in it, which
-    /// no output may name.
-    public static func withEverythingBelow(_ paths: [String]) -> [String] {
-        var all: [String] = []
-        func add(_ path: String) {
-            all.append(path)
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return }
-            for name in (try? list(path)) ?? [] { add("\(path)/\(name)") }
-        }
-        paths.forEach(add)
-        return all
-    }
-
     /// Whether `path` is inside `folder` (below it, at any depth), by where their folders really
     /// are (links resolved; of folders not made yet, the nearest that exists): false when
     /// `folder` does not exist.
@@ -467,7 +452,16 @@ public enum FileSystem {
     ///
     /// Each output `refuseNonRegularOutput` refuses is refused here too, so a run never gets as
     /// far as publishing its first outputs before it refuses a later one.
-    public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String]) throws {
+    ///
+    /// An output inside one of `folders` (a folder the run reads: a sharded ingest's parts, a
+    /// folder of wiki parts, the timings) is refused too, by where the folders really are: one
+    /// look per output, not one per file in them (a million part files at 1000 shards).
+    public static func refuseOutputs(_ outputs: [String?], overwriting inputs: [String], insideFolders folders: [String] = []) throws {
+        for output in outputs.compactMap({ $0 }) {
+            if let folder = folders.first(where: { isDirectory($0) && isInside(output, folder: $0) }) {
+                throw FieldpackError(path: output, "is inside \(folder), which this run reads: the output could replace one of its files; name another output")
+            }
+        }
         func entry(_ path: String) -> [String] {
             let folder = directory(of: path)
             return FileIdentity(path: folder).map { [String($0.device), String($0.inode), fileName(of: path)] } ?? [folder, fileName(of: path)]
@@ -514,6 +508,12 @@ public enum FileSystem {
             position += count
         }
         return line
+    }
+
+    /// Whether `path` is a regular file, or a link to one.
+    public static func isRegularFileFollowingLinks(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Whether `path` is itself a regular file (a link to one is not).

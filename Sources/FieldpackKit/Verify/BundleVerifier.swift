@@ -65,11 +65,22 @@ public struct BundleVerifier {
         return bag ? "\(path)/\(BagItLayout.payloadFolder)/\(Manifest.databaseName)" : "\(path)/\(Manifest.databaseName)"
     }
 
+    /// The bundle folder `path` names, or the one holding the database it names (a flat bundle's
+    /// beside its manifest, or a bag's around its `data/`); nil for a database file outside any.
+    public static func bundleFolder(of path: String) -> String? {
+        if FileSystem.isDirectory(path) { return path }
+        let holder = FieldpackKit.directory(of: path)
+        if FileSystem.exists("\(holder)/\(Manifest.jsonName)") { return holder }
+        let bag = FieldpackKit.directory(of: holder)
+        return fileName(of: holder) == BagItLayout.payloadFolder && FileSystem.exists("\(bag)/\(BagItLayout.declarationName)") ? bag : nil
+    }
+
     /// A previous bundle's database named alone, which has no manifest to verify it by: there,
     /// a SQLite file (not a JSON file named by mistake, nor empty), passing `integrity_check`.
     private static func checkDatabaseFile(_ path: String) throws {
         guard FileSystem.exists(path) else { throw FieldpackError(path: path, "does not exist") }
-        guard FileSystem.isRegularFile(path) else { throw FieldpackError(path: path, "is neither a bundle folder nor a database file") }
+        // A link to the database file is read as the file (make records what it points at).
+        guard FileSystem.isRegularFileFollowingLinks(path) else { throw FieldpackError(path: path, "is neither a bundle folder nor a database file") }
         if let header = try SQLiteHeader.headerProblem(of: path), !header.isSQLite { throw FieldpackError(path: path, header.message) }
         let lines: [String]
         do {
