@@ -327,7 +327,9 @@ else
   if grep -q "log: .*inat-0-" "$E.2.log"; then fail "a log that does not exist is named: $(grep 'log: ' "$E.2.log")"; else pass "no log is named for tasks that never started"; fi
 fi
 scancel $(squeue -h -o %A | sort -u) 2>/dev/null
-# The same with one shard: a one-task array's record carries its index, as a started task's does.
+# The same with one shard: a one-task array's record carries its index, as a started task's does;
+# an earlier run's log of that task (a rerun's) is not taken for its.
+mkdir -p "$E.1/sample/slurm" && echo "slurm: an earlier run's log" >"$E.1/sample/slurm/inat-0.log"
 setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E.1" ENGINE=slurm SHARDS=1 SLURM_POLL=0.2 \
   SBATCH_OPTIONS=--begin=now+600 >"$E.1.log" 2>&1 &
 job=$!

@@ -95,11 +95,13 @@ up_to_date() {
 # One make reads the N shards' rules and depfiles once; a `make -q` per shard read them N times
 # (0.66 s a check at 1000 shards, 3 × N checks before anything was submitted).
 stale_shards() {
-  local stage=$1 i targets=() plan
+  local stage=$1 i targets=() shards
   for ((i = 0; i < SHARDS; i++)); do targets+=("shard-$stage-$i"); done
-  plan=$(make --no-print-directory -n "${targets[@]}" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.make-n.err") \
+  # Streamed: the wiki shards' command lines carry every dedupe part (tens of MB at 1000 shards).
+  shards=$(make --no-print-directory -n "${targets[@]}" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.make-n.err" \
+    | sed -n "s|.*fieldpack-$stage .* --shard \([0-9][0-9]*\)/$SHARDS\( .*\)\{0,1\}\$|\1|p" | sort -n -u) \
     || die "make -n shard-$stage-0…$((SHARDS - 1)) failed: $(head -c 600 "$OUT/slurm/.make-n.err")"
-  sed -n "s|.*fieldpack-$stage .* --shard \([0-9][0-9]*\)/$SHARDS\( .*\)\{0,1\}\$|\1|p" <<<"$plan" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
+  echo $shards
 }
 
 # sbatch_site_options: the site's options from the make variables, one word each.
@@ -117,7 +119,11 @@ sbatch_site_options() {
 # is empty), after job DEPENDENCY if given; sets JOB_ID and records the job.
 submit() {
   local what=$1 indexes=$2 dependency=$3
-  local args=(--parsable --job-name="fieldpack-$NAME-$what" --chdir="$PWD" --kill-on-invalid-dep=yes)
+  local args=(--parsable --job-name="fieldpack-$NAME-$what" --chdir="$PWD" --kill-on-invalid-dep=yes) index
+  # An earlier run's logs of these tasks go: a task that never starts writes none, and an old
+  # one would be taken for its (a task cancelled while pending is told by its missing log).
+  if [ -n "$indexes" ]; then for index in $indexes; do rm -f "$OUT/slurm/$what-$index.log"; done
+  else rm -f "$OUT/slurm/$what.log"; fi
   if [ -n "$indexes" ]; then
     args+=(--array="${indexes// /,}" --output="$OUT/slurm/$what-%a.log")
   else
@@ -156,10 +162,15 @@ on_signal() {
 # folder: an earlier run's, whose make was killed (kill -9, a lost CI runner) before it could
 # cancel them. A run submitted beside them would build the same shards twice at once.
 earlier_jobs() {
-  # Not those completing (CG): a run that failed cancels its jobs as it ends, and the rerun
-  # right after it must not wait for their clean-up.
-  squeue -h -u "$(id -un)" -t PENDING,RUNNING,CONFIGURING,SUSPENDED -O "JobID:30,StdOut:4096" 2>/dev/null \
-    | awk -v dir="$OUT/slurm/" '{ id = $1; sub(/^[^ ]+ +/, ""); if (index($0, dir) == 1) print id }' | sort -u | tr '\n' ' '
+  # Every state a job may still run from (a requeued or held one too); not one that ended, nor
+  # one completing (a run that failed cancels its jobs as it ends, and the rerun right after it
+  # need not wait for their clean-up).
+  squeue -h -u "$(id -un)" -t all -O "JobID:30,State:20,StdOut:4096" 2>/dev/null \
+    | awk -v dir="$OUT/slurm/" '
+        { id = $1; state = $2; sub(/^[^ ]+ +[^ ]+ +/, "") }
+        state ~ /^(COMPLETED|COMPLETING|CANCELLED|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|REVOKED)$/ { next }
+        index($0, dir) == 1 { print id }' \
+    | sort -u | tr '\n' ' '
 }
 
 # Task states that are not an end: a task in one is neither done nor failed yet.
