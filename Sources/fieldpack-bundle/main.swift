@@ -91,12 +91,12 @@ command.main { arguments in
     options.selectionSource = pipeline.path
     options.progress = arguments.progress(stage: "bundle")
     if let previous = arguments.value("previous") {
-        let database = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
         // The previous bundle (its database, the folder or bag holding it) is an input of every
         // output but --output: a rebuild in place with a delta reads it before it is replaced.
+        // Told from its path, before the bundle is verified (minutes for a large one).
         try arguments.refuseOutputs(
-            Array(outputs.dropFirst()), overwriting: [previous, database], insideFolders: FileSystem.isDirectory(previous) ? [previous] : [])
-        options.previous = database
+            Array(outputs.dropFirst()), overwriting: [previous], insideFolders: BundleVerifier.bundleFolder(of: previous).map { [$0] } ?? [])
+        options.previous = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
         options.delta = try arguments.required("delta")
     }
     if let epoch = try arguments.int("source-date-epoch") {

@@ -142,9 +142,12 @@ struct SampleStageBuild {
         let bundle = build.file("bundle")
         let published = try run("\(bin)/fieldpack-manifest", [build.file("content.sqlite"), "--output", bundle])
         try #require(published.status == 0, "\(published.stderr)")
+        try FileManager.default.createSymbolicLink(atPath: build.file("to-database.sqlite"), withDestinationPath: "\(bundle)/content.sqlite")
         for (source, output) in [
             (bundle, "\(bundle)/migrated.sqlite"), (bundle, "\(bundle)/new/migrated.sqlite"),
             ("\(bundle)/content.sqlite", "\(bundle)/migrated.sqlite"),  // the database named, in its bundle's folder
+            (build.file("to-database.sqlite"), "\(bundle)/migrated.sqlite"),  // through a link to it
+            (bundle, "\(build.file("new"))/../bundle/migrated.sqlite"),  // through a folder not made yet
         ] {
             let result = try run("\(bin)/fieldpack-bundle", ["migrate", source, "--output", output])
             #expect(result.status == 1)
@@ -167,6 +170,14 @@ struct SampleStageBuild {
         ])
         #expect(inside.status == 1)
         #expect(inside.stderr.hasPrefix("\(bundle)/delta.json: error: is inside \(bundle), which this run reads"), "\(inside.stderr)")
+        // The same with the previous bundle named by its database.
+        let byDatabase = try run("\(bin)/fieldpack-bundle", [
+            build.file("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", build.file("articles.jsonl"),
+            "--output", build.file("c4.sqlite"), "--previous", "\(bundle)/content.sqlite", "--delta", "\(bundle)/delta.json",
+        ])
+        #expect(byDatabase.status == 1)
+        #expect(byDatabase.stderr.hasPrefix("\(bundle)/delta.json: error: is inside \(bundle), which this run reads"), "\(byDatabase.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted() == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
     }
 
     /// A FIFO named by the wiki stage's stamp was refused only after its three outputs were

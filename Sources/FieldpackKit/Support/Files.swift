@@ -413,20 +413,30 @@ public enum FileSystem {
     /// are (links resolved; of folders not made yet, the nearest that exists): false when
     /// `folder` does not exist.
     public static func isInside(_ path: String, folder: String) -> Bool {
-        func real(_ path: String) -> String? {
-            guard let resolved = realpath(path, nil) else { return nil }
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        guard let outer = real(folder) else { return false }
+        guard let outer = resolvedPath(folder) else { return false }
         var nearest = directory(of: path)
-        while real(nearest) == nil {
+        var rest: [Substring] = []  // the folders below `nearest` not made yet, outermost first
+        while resolvedPath(nearest) == nil {
             let up = directory(of: nearest)
             if up == nearest { return false }
+            rest.insert(Substring(fileName(of: nearest)), at: 0)
             nearest = up
         }
-        guard let inner = real(nearest) else { return false }
-        return inner == outer || inner.hasPrefix(outer == "/" ? "/" : outer + "/")
+        guard let real = resolvedPath(nearest) else { return false }
+        // Folders not made yet are no links: their `..` is read as written (`new/../../prev`).
+        var inner = real.split(separator: "/")
+        for part in rest where part != "." {
+            if part == ".." { _ = inner.popLast() } else { inner.append(part) }
+        }
+        let resolved = "/" + inner.joined(separator: "/")
+        return resolved == outer || resolved.hasPrefix(outer == "/" ? "/" : outer + "/")
+    }
+
+    /// Where `path` really is (links resolved, `realpath`); nil when it does not exist.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Refuses an output whose name holds a device, a FIFO or a folder: the rename that publishes

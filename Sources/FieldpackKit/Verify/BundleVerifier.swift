@@ -69,7 +69,9 @@ public struct BundleVerifier {
     /// beside its manifest, or a bag's around its `data/`); nil for a database file outside any.
     public static func bundleFolder(of path: String) -> String? {
         if FileSystem.isDirectory(path) { return path }
-        let holder = FieldpackKit.directory(of: path)
+        // A link to the database: the folder of the file it points at.
+        let file = FileSystem.resolvedPath(path) ?? path
+        let holder = FieldpackKit.directory(of: file)
         if FileSystem.exists("\(holder)/\(Manifest.jsonName)") { return holder }
         let bag = FieldpackKit.directory(of: holder)
         return fileName(of: holder) == BagItLayout.payloadFolder && FileSystem.exists("\(bag)/\(BagItLayout.declarationName)") ? bag : nil
