@@ -228,17 +228,25 @@ else
   says "$F.log" "log: $F/sample/slurm/$KILL.log" "the failure names the task's log"
   if [ -e "$F/sample/bundle" ]; then fail "a bundle was published although $KILL was killed"; else pass "no bundle published after a killed task"; fi
 fi
-# Logs of the shards that succeeded, to see that the rerun leaves them alone.
+# Logs of the shards that succeeded, to see that the rerun leaves them alone (those not started
+# when the kill was seen were cancelled: they have none).
 before=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$KILL.log" ] || stat -c '%n %Y %s' "$f"; done)
+finished=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$KILL.log" ] || { f=${f#"$KILL_STAGE"-}; echo "${f%.log}"; }; done)
 sleep 1   # a rewritten log would show a newer whole-second mtime
 if slurm_bundle "$F"; then
   pass "the rerun exits 0"
-  says "$F.log" "$KILL_STAGE: shards $KILL_INDEX of $N as array job" "the rerun submits only the killed shard of $KILL_STAGE"
+  resubmitted=",$(sed -n "s/^slurm: $KILL_STAGE: shards \([0-9,]*\) of $N as array job.*/\1/p" "$F.log"),"
+  again=""; for i in $finished; do [[ "$resubmitted" == *",$i,"* ]] && again+=" $i"; done
+  if [[ "$resubmitted" == *",$KILL_INDEX,"* ]] && [ -z "$again" ]; then
+    pass "the rerun submits the killed shard of $KILL_STAGE and those never started, none that finished"
+  else
+    fail "the rerun submitted $KILL_STAGE shards '$resubmitted' (finished before:$(echo $finished))"
+  fi
   for stage in inat dedupe wiki; do
     [ "$stage" = "$KILL_STAGE" ] && break
     says "$F.log" "$stage: up to date ($N of $N shards), nothing submitted" "the rerun submits nothing for $stage"
   done
-  after=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$KILL.log" ] || stat -c '%n %Y %s' "$f"; done)
+  after=$(cd "$F/sample/slurm" && for i in $finished; do stat -c '%n %Y %s' "$KILL_STAGE-$i.log"; done)
   if [ "$before" = "$after" ]; then pass "the rerun left the other $KILL_STAGE shards' logs alone"; else fail "the rerun rewrote other $KILL_STAGE logs: $before / $after"; fi
   same_bundle "$F" "the rerun after a killed task"
 else
@@ -277,8 +285,12 @@ else
   says "$S.log" "inat: waiting for its other tasks still running to end" "the failure is reported while its stage's other task still runs"
   if [ "$(grep -c 'FAILED: inat shard 1 of' "$S.log")" = 1 ]; then pass "the failed task is reported once"; else fail "inat-1 reported $(grep -c 'FAILED: inat shard 1 of' "$S.log") times"; fi
   [ -z "$(squeue -h -o %i)" ] && pass "the run leaves no job behind" || fail "jobs left behind: $(squeue -h -o %i | tr '\n' ' ')"
+  says "$S/sample/slurm/inat-0.log" "SLURM_SLOW_TASK=inat-0:15: waiting" "the task left running had started"
   if slurm_bundle "$S"; then
-    says "$S.log" "inat: shards 1 of $N as array job" "the rerun submits only the failed shard (the running one's work kept)"
+    # The failed shard again, and any not started then (cancelled); never the one left running.
+    rerun=",$(sed -n "s/^slurm: inat: shards \([0-9,]*\) of $N as array job.*/\1/p" "$S.log"),"
+    if [[ "$rerun" == *,1,* && "$rerun" != *,0,* ]]; then pass "the rerun submits the failed shard, not the one left running (its work kept)"
+    else fail "the rerun submitted inat shards '$rerun'"; fi
   else
     fail "the rerun after a failed task failed:"; sed 's/^/    /' "$S.log" >&2
   fi

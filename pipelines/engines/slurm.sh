@@ -101,6 +101,11 @@ stale_shards() {
   shards=$(make --no-print-directory -n "${targets[@]}" "${MAKE_ARGS[@]}" 2>"$OUT/slurm/.make-n.err" \
     | sed -n "s|.*fieldpack-$stage .* --shard \([0-9][0-9]*\)/$SHARDS\( .*\)\{0,1\}\$|\1|p" | sort -n -u) \
     || die "make -n shard-$stage-0…$((SHARDS - 1)) failed: $(head -c 600 "$OUT/slurm/.make-n.err")"
+  # Nothing found to build: make itself must agree (a command line the pattern does not read —
+  # another tool name, a recipe split over lines — would be taken for up to date).
+  if [ -z "$shards" ] && ! make --no-print-directory -q "${targets[@]}" "${MAKE_ARGS[@]}" >/dev/null 2>&1; then
+    die "make says shards of $stage are out of date, but its plan (make -n) names none of their command lines (fieldpack-$stage … --shard I/$SHARDS)"
+  fi
   echo $shards
 }
 
@@ -158,6 +163,10 @@ on_signal() {
   exit 130
 }
 
+# The states in which a job or task has ended, for good (any other: it may still run, held,
+# requeued or stopped as it may be).
+ENDED='^(COMPLETED|CANCELLED|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|REVOKED)$'
+
 # earlier_jobs: the ids of this user's jobs still pending or running whose logs go to this build
 # folder: an earlier run's, whose make was killed (kill -9, a lost CI runner) before it could
 # cancel them. A run submitted beside them would build the same shards twice at once.
@@ -165,21 +174,18 @@ earlier_jobs() {
   # Every state a job may still run from (a requeued or held one too); not one that ended, nor
   # one completing (a run that failed cancels its jobs as it ends, and the rerun right after it
   # need not wait for their clean-up).
-  squeue -h -u "$(id -un)" -t all -O "JobID:30,State:20,StdOut:4096" 2>/dev/null \
-    | awk -v dir="$OUT/slurm/" '
+  squeue -h -r -u "$(id -un)" -t all -O "JobID:30,State:20,StdOut:4096" 2>/dev/null \
+    | awk -v dir="$OUT/slurm/" -v ended="$ENDED" '
         { id = $1; state = $2; sub(/^[^ ]+ +[^ ]+ +/, "") }
-        state ~ /^(COMPLETED|COMPLETING|CANCELLED|FAILED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|REVOKED)$/ { next }
-        index($0, dir) == 1 { print id }' \
+        state ~ ended || state == "COMPLETING" { next }
+        index($0, dir) == 1 { sub(/_.*/, "", id); print id }' \
     | sort -u | tr '\n' ' '
 }
-
-# Task states that are not an end: a task in one is neither done nor failed yet.
-UNFINISHED='^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT)'
 
 # has_failed_task ID: a task of job ID has ended otherwise than COMPLETED with exit code 0, while
 # others may still run: the failure is reported then, not when the whole array has ended.
 has_failed_task() {
-  job_states "$1" | awk -v unfinished="$UNFINISHED" '$2 !~ unfinished && !($2 == "COMPLETED" && $3 ~ /^0(:|$)/) { failed = 1 } END { exit !failed }'
+  job_states "$1" | awk -v ended="$ENDED" '$2 ~ ended && !($2 == "COMPLETED" && $3 ~ /^0(:|$)/) { failed = 1 } END { exit !failed }'
 }
 
 # still_queued ID: any task of job ID is pending or running. A job slurmctld no longer knows is done.
@@ -193,12 +199,14 @@ job_states() {
   local lines
   lines=$(scontrol -o show job "$id" 2>/dev/null) || lines=""
   if [ -n "$lines" ]; then
-    while read -r line; do
-      index=$(grep -o ' ArrayTaskId=[^ ]*' <<<"$line" | cut -d= -f2)
-      state=$(grep -o ' JobState=[^ ]*' <<<"$line" | cut -d= -f2)
-      code=$(grep -o ' ExitCode=[^ ]*' <<<"$line" | cut -d= -f2)
-      echo "${index:--} ${state:-UNKNOWN} ${code:-?}"
-    done <<<"$lines"
+    # One awk for every task's line (a process or three per task was thousands a poll).
+    awk '{ index_ = "-"; state = "UNKNOWN"; code = "?"
+           for (i = 1; i <= NF; i++) {
+             if ($i ~ /^ArrayTaskId=/) index_ = substr($i, 13)
+             else if ($i ~ /^JobState=/) state = substr($i, 10)
+             else if ($i ~ /^ExitCode=/) code = substr($i, 10)
+           }
+           print index_, state, code }' <<<"$lines"
     return
   fi
   sacct -n -X -P -j "$id" -o JobID,State,ExitCode 2>/dev/null | while IFS='|' read -r line state code; do
@@ -216,16 +224,17 @@ describe() {
   fi
 }
 
-# check_job K: job K (SUBMITTED[K]) has left the queue; every task must have COMPLETED with exit
-# code 0. Prints each failed task: stage, shard, exit status, log.
+# check_job K [running]: every task of job K (SUBMITTED[K]) must have COMPLETED with exit code 0.
+# Prints each failed task once: stage, shard, exit status, log. With "running" (asked while the
+# job is still queued, a task of it having failed), tasks not ended yet are passed over.
 check_job() {
-  local id=${SUBMITTED[$1]} what=${SUBMITTED_WHAT[$1]} indexes=${SUBMITTED_INDEXES[$1]}
+  local id=${SUBMITTED[$1]} what=${SUBMITTED_WHAT[$1]} indexes=${SUBMITTED_INDEXES[$1]} running=${2:-}
   local failed=0 seen=0 index state code task
   while read -r index state code; do
     seen=1
     [ "$state" = COMPLETED ] && [ "${code%%:*}" = 0 ] && continue
-    # Still running or pending when another task failed: not a failure (yet).
-    [[ "$state" =~ $UNFINISHED ]] && continue
+    # Asked while the job still runs (a task of it failed): one not ended is no failure yet.
+    [ -n "$running" ] && ! [[ "$state" =~ $ENDED ]] && continue
     failed=1
     # Each failed task is reported once (the job is looked at again after its other tasks end).
     [ -n "${REPORTED[${id}_$index]:-}" ] && continue
@@ -320,16 +329,17 @@ cmd_run() {
   local k
   for ((k = 0; k < ${#SUBMITTED[@]}; k++)); do
     while still_queued "${SUBMITTED[$k]}" && ! has_failed_task "${SUBMITTED[$k]}"; do sleep "$poll"; done
-    if ! check_job "$k"; then
-      # Reported as soon as seen; what comes after can never run, and goes now. The stage's
-      # other tasks still running finish (their outputs are kept for the rerun), then the run
-      # ends: it leaves no job behind for the rerun to find.
+    if ! check_job "$k" "$(still_queued "${SUBMITTED[$k]}" && echo running)"; then
+      # Reported as soon as seen; what comes after can never run, and goes now, and so do the
+      # stage's tasks not started yet. Those still running finish (their outputs are kept for
+      # the rerun), then the run ends: it leaves no job behind for the rerun to find.
       cancel_after "$k"
+      scancel -t PENDING "${SUBMITTED[$k]}" 2>/dev/null || true
       if still_queued "${SUBMITTED[$k]}"; then
         log "${SUBMITTED_WHAT[$k]}: waiting for its other tasks still running to end, so that a rerun keeps their work (Ctrl-C cancels them)"
         while still_queued "${SUBMITTED[$k]}"; do sleep "$poll"; done
-        check_job "$k"   # a failure among them too, reported
       fi
+      check_job "$k"   # a failure among them too, and the tasks cancelled before they started, reported
       die "${SUBMITTED_WHAT[$k]} failed after $((SECONDS - t0)) s; the jobs after it are cancelled. Rerun the same make command: it resubmits only what is missing."
     fi
   done
