@@ -177,15 +177,9 @@ import Testing
             if let tableRangeBytes { ingest.tableRangeBytes = tableRangeBytes }
             return ingest
         }
-        var parts: [String] = []
-        for index in 0..<count {
-            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: count))
-            parts.append("\(folder)/records.jsonl")
-            var dedupe = DedupeShard.Options(
-                inat: split.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!, conflicts: "\(folder)/conflicts.json")
+        let parts = try dedupeShards(count: count, inat: split.file("inat"), base: split.file("dedupe")) { dedupe in
             dedupe.selection = selection
             dedupe.measuredPhotos = measured
-            try DedupeShard(options: dedupe).run()
         }
         var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: policy)
         bundle.inputs = parts

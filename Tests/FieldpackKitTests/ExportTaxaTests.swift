@@ -109,20 +109,12 @@ import Testing
         #expect(try Dedupe(options: spilling).run().spillPartitions > 1)
         #expect(try text(pruning.file("spilled.jsonl")) == (try text(built.deduped)))
         let split = try TemporaryDirectory()
-        var parts: [String] = []
         try ingestShards(count: 2, base: split.file("inat")) { _ in
             var ingest = INatIngest.Options(inputs: inputs, output: "", rejects: "")
             ingest.selection = selection
             return ingest
         }
-        for index in 0..<2 {
-            let shard = try Shard(index: index, count: 2)
-            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: shard)
-            parts.append("\(folder)/records.jsonl")
-            var dedupe = DedupeShard.Options(inat: split.file("inat"), shard: shard, output: parts.last!, conflicts: "\(folder)/conflicts.json")
-            dedupe.selection = selection
-            try DedupeShard(options: dedupe).run()
-        }
+        let parts = try dedupeShards(count: 2, inat: split.file("inat"), base: split.file("dedupe")) { $0.selection = selection }
         var bundle = BundleBuilder.Options(input: parts[0], output: split.file("content.sqlite"), pipelineName: "select", policy: ShippingPolicy())
         bundle.inputs = parts
         bundle.selection = selection

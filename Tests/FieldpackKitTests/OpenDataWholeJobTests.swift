@@ -94,14 +94,7 @@ import Testing
             ingest.rangeBytes = 400
             return ingest
         }
-        var parts: [String] = []
-        for index in 0..<count {
-            let shard = try Shard(index: index, count: count)
-            let folder = IngestShardSummary.folder(base: directory.file("dedupe"), shard: shard)
-            parts.append("\(folder)/records.jsonl")
-            try DedupeShard(options: .init(
-                inat: directory.file("inat"), shard: shard, output: parts.last!, conflicts: "\(folder)/conflicts.json")).run()
-        }
+        let parts = try dedupeShards(count: count, inat: directory.file("inat"), base: directory.file("dedupe"))
         return try bundle(parts, in: directory)
     }
 

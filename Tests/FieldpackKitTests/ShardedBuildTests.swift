@@ -54,14 +54,7 @@ enum ShardedInput {
             ingest.rangeBytes = rangeBytes
             return ingest
         }
-        var parts: [String] = []
-        for index in 0..<count {
-            let folder = IngestShardSummary.folder(base: directory.file("dedupe"), shard: try Shard(index: index, count: count))
-            parts.append("\(folder)/records.jsonl")
-            try DedupeShard(options: .init(
-                inat: directory.file("inat"), shard: try Shard(index: index, count: count), output: parts.last!,
-                conflicts: "\(folder)/conflicts.json")).run()
-        }
+        let parts = try dedupeShards(count: count, inat: directory.file("inat"), base: directory.file("dedupe"))
         try IngestShards(base: directory.file("inat"), count: count).mergeRejects(to: directory.file("rejects.jsonl"))
         return try bundle(parts, in: directory)
     }
@@ -130,15 +123,7 @@ enum ShardedInput {
         try Dedupe(options: dedupe).run()
         let split = try TemporaryDirectory()
         try ingestShards(count: shards, base: split.file("inat")) { _ in INatIngest.Options(inputs: files, output: "", rejects: "") }
-        var parts: [String] = []
-        for index in 0..<shards {
-            let folder = IngestShardSummary.folder(base: split.file("dedupe"), shard: try Shard(index: index, count: shards))
-            parts.append("\(folder)/records.jsonl")
-            var options = DedupeShard.Options(
-                inat: split.file("inat"), shard: try Shard(index: index, count: shards), output: parts.last!, conflicts: "\(folder)/conflicts.json")
-            options.examples = 5
-            try DedupeShard(options: options).run()
-        }
+        let parts = try dedupeShards(count: shards, inat: split.file("inat"), base: split.file("dedupe")) { $0.examples = 5 }
         try ConflictMerge.merge(parts: parts, examples: 5, to: split.file("conflicts.json"))
         let report = try text(whole.file("conflicts.json"))
         #expect(report.contains("\"photos_with_conflicts\": 12"), "\(report)")

@@ -164,6 +164,25 @@ package func ingestShards(count: Int, base: String, _ options: (Int) -> INatInge
     }
 }
 
+/// Every dedupe shard of `count` (`fieldpack-dedupe INAT_DIR --shard J/N`) over the ingest shards
+/// under `inat`, each writing `<base>/shard-J-of-N/records.jsonl` and its conflicts report, with
+/// the settings `configure` adds; returns the parts' records files, in shard order.
+@discardableResult
+package func dedupeShards(
+    count: Int, inat: String, base: String, _ configure: (inout DedupeShard.Options) -> Void = { _ in }
+) throws -> [String] {
+    var parts: [String] = []
+    for index in 0..<count {
+        let shard = try Shard(index: index, count: count)
+        let folder = IngestShardSummary.folder(base: base, shard: shard)
+        parts.append("\(folder)/records.jsonl")
+        var options = DedupeShard.Options(inat: inat, shard: shard, output: parts.last!, conflicts: "\(folder)/conflicts.json")
+        configure(&options)
+        try DedupeShard(options: options).run()
+    }
+    return parts
+}
+
 /// The sample pipeline's shipping policy: the commercial licences, three display targets, the
 /// measured sizes file (its path, relative to the repository root, made absolute).
 package func samplePolicy() throws -> ShippingPolicy {
