@@ -42,8 +42,7 @@ let command = StageCommand(
 command.main { arguments in
     if arguments.positional.first == "migrate" {
         guard arguments.positional.count == 2 else { throw UsageError("give exactly one previous bundle to migrate") }
-        for option in ["pipeline", "articles", "costs-report", "depfile", "source-date-epoch", "previous", "delta", "inputs"]
-        where arguments.value(option) != nil {
+        if let option = arguments.givenOptions(except: ["output"]).first {
             throw UsageError("migrate takes only --output: --\(option) has nothing to do with it")
         }
         let output = try arguments.required("output")

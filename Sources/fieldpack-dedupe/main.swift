@@ -43,7 +43,7 @@ let command = StageCommand(
 command.main { arguments in
     if arguments.flag("merge-conflicts") {
         guard !arguments.positional.isEmpty else { throw UsageError("give the N parts of a sharded dedupe (their records files)") }
-        for option in ["output", "shard", "pipeline", "depfile"] where arguments.value(option) != nil {
+        if let option = arguments.givenOptions(except: ["conflicts", "examples"]).first {
             throw UsageError("--merge-conflicts writes only --conflicts: --\(option) has nothing to do with it")
         }
         try ConflictMerge.merge(

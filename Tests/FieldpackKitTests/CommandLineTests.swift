@@ -136,6 +136,7 @@ import Testing
         // --delta alone wrote no delta, with exit 0; migrate took and ignored the pipeline.
         Case("bundle", ["d.jsonl", "--pipeline", "p.json", "--output", "c.sqlite", "--delta", "delta.json"], "--delta compares with a previous bundle: give --previous FILE"),
         Case("bundle", ["migrate", "old.sqlite", "--output", "c.sqlite", "--pipeline", "p.json"], "migrate takes only --output: --pipeline has nothing to do with it"),
+        Case("dedupe", ["--merge-conflicts", "part.jsonl", "--conflicts", "c.json", "--shard", "0/2"], "--merge-conflicts writes only --conflicts: --shard has nothing to do with it"),
         Case("sanitize", ["--max-bytes", "0"], "--max-bytes must be positive"),
         // Numbers out of range ran as if they made sense (no examples, one worker).
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "-1"], "--examples must be at least 0, not -1"),

@@ -66,6 +66,10 @@ public struct Arguments {
     /// The last value given for an option.
     public func value(_ name: String) -> String? { values[name]?.last }
 
+    /// The options given a value, by name, sorted: a mode taking only some of a command's
+    /// options names the first other one given (`migrate takes only --output`).
+    public func givenOptions(except allowed: Set<String>) -> [String] { values.keys.filter { !allowed.contains($0) }.sorted() }
+
     public func all(_ name: String) -> [String] { values[name] ?? [] }
 
     public func required(_ name: String) throws(UsageError) -> String {

@@ -482,10 +482,7 @@ public enum FileSystem {
         var inputEntries = Set<[String]>()
         for input in inputs where FileSystem.exists(input) {
             inputEntries.insert(entry(input))
-            if let resolved = realpath(input, nil) {
-                inputEntries.insert(entry(String(cString: resolved)))
-                free(resolved)
-            }
+            if let resolved = resolvedPath(input) { inputEntries.insert(entry(resolved)) }
         }
         var seen: [[String]: String] = [:]
         for output in outputs.compactMap({ $0 }) {
