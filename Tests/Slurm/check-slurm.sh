@@ -113,6 +113,10 @@ same_bundle() {
   problem=$(bundle_difference "$REF/sample/bundle" "$1/sample/bundle")
   if [ -n "$problem" ]; then fail "$2: $problem"; else pass "$2: byte-identical to the unsharded bundle ($(files "$1/sample/bundle" | wc -l) files)"; fi
 }
+# array_job LOG STAGE: the job id the engine reported for STAGE's array ("<stage>: shards … as
+# array job <id>"); submitted LOG STAGE: the shards it submitted, as ",0,2,3,".
+array_job() { sed -n "s/^slurm: $2: shards .* as array job \([0-9]*\).*/\1/p" "$1"; }
+submitted() { echo ",$(sed -n "s/^slurm: $2: shards \([0-9,]*\) of $N as array job.*/\1/p" "$1"),"; }
 # says LOG TEXT WHAT: the make output LOG contains TEXT.
 says() { if grep -qF -- "$2" "$1"; then pass "$3"; else fail "$3: no '$2' in its output:"; sed 's/^/    /' "$1" >&2; fi; }
 
@@ -206,14 +210,14 @@ if slurm_bundle "$B" SLURM_PARTITION=local SLURM_TIME=10 SBATCH_OPTIONS="--comme
   # left its log; from an empty folder, ingest and dedupe submit all N shards.
   missing="" all=$(seq -s, 0 $((N - 1)))
   for stage in inat dedupe wiki; do
-    submitted=$(sed -n "s/^slurm: $stage: shards \([0-9,]*\) of $N as array job.*/\1/p" "$B.log")
-    case $stage in inat|dedupe) [ "$submitted" = "$all" ] || fail "$stage submitted shards '$submitted', not $all" ;; esac
-    for i in ${submitted//,/ }; do [ -s "$B/sample/slurm/$stage-$i.log" ] || missing+=" $stage-$i.log"; done
+    shards=$(submitted "$B.log" "$stage")
+    case $stage in inat|dedupe) [ "$shards" = ",$all," ] || fail "$stage submitted shards '$shards', not $all" ;; esac
+    for i in ${shards//,/ }; do [ -s "$B/sample/slurm/$stage-$i.log" ] || missing+=" $stage-$i.log"; done
   done
   [ -s "$B/sample/slurm/publish.log" ] || missing+=" publish.log"
   if [ -z "$missing" ]; then pass "every task submitted left its log at slurm/<stage>-<index>.log"; else fail "task logs missing:$missing"; fi
   # A task's log names its job as the engine does (ARRAYJOB_INDEX), not by the task's own job id.
-  inat_job=$(sed -n "s/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p" "$B.log")
+  inat_job=$(array_job "$B.log" inat)
   says "$B/sample/slurm/inat-1.log" "(job ${inat_job}_1)" "a task's log names its job as the engine does"
 else
   fail "make bundle ENGINE=slurm SHARDS=$N failed:"; sed 's/^/    /' "$B.log" >&2
@@ -235,7 +239,7 @@ finished=$(cd "$F/sample/slurm" && for f in "$KILL_STAGE"-*.log; do [ "$f" = "$K
 sleep 1   # a rewritten log would show a newer whole-second mtime
 if slurm_bundle "$F"; then
   pass "the rerun exits 0"
-  resubmitted=",$(sed -n "s/^slurm: $KILL_STAGE: shards \([0-9,]*\) of $N as array job.*/\1/p" "$F.log"),"
+  resubmitted=$(submitted "$F.log" "$KILL_STAGE")
   again=""; for i in $finished; do [[ "$resubmitted" == *",$i,"* ]] && again+=" $i"; done
   if [[ "$resubmitted" == *",$KILL_INDEX,"* ]] && [ -z "$again" ]; then
     pass "the rerun submits the killed shard of $KILL_STAGE and those never started, none that finished"
@@ -288,7 +292,7 @@ else
   says "$S/sample/slurm/inat-0.log" "SLURM_SLOW_TASK=inat-0:15: waiting" "the task left running had started"
   if slurm_bundle "$S"; then
     # The failed shard again, and any not started then (cancelled); never the one left running.
-    rerun=",$(sed -n "s/^slurm: inat: shards \([0-9,]*\) of $N as array job.*/\1/p" "$S.log"),"
+    rerun=$(submitted "$S.log" inat)
     if [[ "$rerun" == *,1,* && "$rerun" != *,0,* ]]; then pass "the rerun submits the failed shard, not the one left running (its work kept)"
     else fail "the rerun submitted inat shards '$rerun'"; fi
   else
@@ -330,7 +334,7 @@ setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E.2" ENG
   SBATCH_OPTIONS=--begin=now+600 >"$E.2.log" 2>&1 &
 job=$!
 for _ in $(seq 1 100); do grep -q 'publish (bundle' "$E.2.log" 2>/dev/null && break; sleep 0.1; done
-first=$(sed -n 's/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p' "$E.2.log")
+first=$(array_job "$E.2.log" inat)
 scancel "$first" 2>/dev/null
 wait "$job"; status=$?
 if [ "$status" = 0 ]; then fail "a build whose first array was cancelled while pending exited 0"
@@ -346,7 +350,7 @@ setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$E.1" ENG
   SBATCH_OPTIONS=--begin=now+600 >"$E.1.log" 2>&1 &
 job=$!
 for _ in $(seq 1 100); do grep -q 'publish (bundle' "$E.1.log" 2>/dev/null && break; sleep 0.1; done
-scancel "$(sed -n 's/^slurm: inat: shards .* as array job \([0-9]*\).*/\1/p' "$E.1.log")" 2>/dev/null
+scancel "$(array_job "$E.1.log" inat)" 2>/dev/null
 wait "$job"
 says "$E.1.log" "FAILED: inat shard 0 of 1: never started, state CANCELLED" "a one-task array cancelled before it started is named as never started"
 if grep -q "log: .*inat-0.log" "$E.1.log"; then fail "a log that does not exist is named for a one-task array: $(grep 'log: ' "$E.1.log")"; fi
