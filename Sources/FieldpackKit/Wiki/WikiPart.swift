@@ -106,17 +106,30 @@ public enum WikiPart {
 }
 
 extension WikiPart {
-    /// A redirect stub's or disambiguation page's copy, as `"copy"` (null for none): what the
-    /// newest-copy rule compares (`WikiStage.Copy`).
-    static func write(_ copy: WikiStage.Copy?, into report: inout JSONWriter) {
-        report.key("copy")
-        guard let copy else { return report.null() }
-        report.beginObject()
+    /// A copy's fields, what the newest-copy rule compares (`WikiStage.Copy`), as members of the
+    /// object being written: an article's, or a page's `"copy"`.
+    static func writeFields(of copy: WikiStage.Copy, into report: inout JSONWriter) {
         report.key("revision"); report.int(copy.revision)
         report.key("modified"); report.string(copy.modified)
         report.key("source"); report.string(copy.source)
         report.key("line"); report.int(copy.line.map(Int64.init))
         report.key("record"); report.string(copy.record)
+    }
+
+    /// The copy `writeFields` wrote into `object`; nil without its source.
+    static func copy(fieldsOf object: JSONValue) -> WikiStage.Copy? {
+        guard let source = object["source"]?.string else { return nil }
+        return WikiStage.Copy(
+            revision: object["revision"]?.int64, modified: object["modified"]?.string, source: source,
+            line: object["line"]?.int64.map(Int.init), record: object["record"]?.string)
+    }
+
+    /// A redirect stub's or disambiguation page's copy, as `"copy"` (null for none).
+    static func write(_ copy: WikiStage.Copy?, into report: inout JSONWriter) {
+        report.key("copy")
+        guard let copy else { return report.null() }
+        report.beginObject()
+        writeFields(of: copy, into: &report)
         report.endObject()
     }
 
@@ -179,11 +192,8 @@ extension WikiPart.Report {
         }
         func matched(_ value: JSONValue) -> [String] { value["matched"]?.elements.compactMap(\.string) ?? [] }
         for article in elements(root["articles"]) {
-            guard let title = article["title"]?.string, let source = article["source"]?.string else { throw bad("an article without a title or source") }
+            guard let title = article["title"]?.string, let copy = WikiPart.copy(fieldsOf: article) else { throw bad("an article without a title or source") }
             guard let hasText = article["has_text"]?.bool else { throw bad("an article without has_text") }
-            let copy = WikiStage.Copy(
-                revision: article["revision"]?.int64, modified: article["modified"]?.string, source: source,
-                line: article["line"]?.int64.map(Int.init), record: article["record"]?.string)
             articles.append(WikiPart.Entry(
                 title: title, wikidata: article["wikidata"]?.string, copy: copy, late: article["late"]?.bool ?? false,
                 hasText: hasText, matched: matched(article), htmlBytes: Int(article["html_bytes"]?.int64 ?? 0)))
@@ -195,10 +205,8 @@ extension WikiPart.Report {
         /// A redirect stub's or disambiguation page's copy, written by `WikiPart.write(_:into:)`.
         func copy(_ value: JSONValue) throws -> WikiStage.Copy? {
             guard let copy = value["copy"], !copy.isNull else { return nil }
-            guard let source = copy["source"]?.string else { throw bad("a page copy without a source") }
-            return WikiStage.Copy(
-                revision: copy["revision"]?.int64, modified: copy["modified"]?.string, source: source,
-                line: copy["line"]?.int64.map(Int.init), record: copy["record"]?.string)
+            guard let found = WikiPart.copy(fieldsOf: copy) else { throw bad("a page copy without a source") }
+            return found
         }
         for page in elements(root["page_copies"]) {
             guard let title = page["title"]?.string, let found = try copy(page) else { throw bad("a page copy without a title or copy") }
@@ -334,11 +342,7 @@ extension WikiStage {
             report.beginObject()
             report.key("title"); report.string(article.title)
             report.key("wikidata"); report.string(article.wikidata)
-            report.key("revision"); report.int(article.revision)
-            report.key("modified"); report.string(article.modified)
-            report.key("source"); report.string(article.source)
-            report.key("line"); report.int(article.line.map(Int64.init))
-            report.key("record"); report.string(article.record)
+            WikiPart.writeFields(of: article.copy, into: &report)
             report.key("late"); report.bool(entry.late)
             report.key("has_text"); report.bool(article.hasText)
             matched(article.matched)
