@@ -201,8 +201,8 @@ public struct BundlePublisher {
         let entries = try FileSystem.list(destination)
         if entries.isEmpty { return }
         // Without its manifest.json (removed by hand, as the docs say any published file may
-        // be, to have it published again), a folder whose checksum file lists every file it holds,
-        // fieldpack's database among them, is a bundle too (`checksummedFiles`).
+        // be, to have it published again), a folder whose checksum file lists fieldpack's
+        // database is a bundle too (`checksummedFiles`), if it lists every file there (below).
         let manifest = "\(destination)/\(Manifest.jsonName)"
         let listed = FileSystem.exists(manifest) ? try bundleFiles(listedIn: manifest) : checksummedFiles(in: destination, entries: entries)
         guard let listed else {
@@ -234,9 +234,10 @@ public struct BundlePublisher {
 
     /// The files the checksum file of the folder at `destination` lists (a bag's payload as its
     /// payload folder holds them), when that folder is a fieldpack bundle without its
-    /// `manifest.json`: the checksum file lists every file it holds but its own and a desktop's
-    /// litter, and the database among them, a SQLite file with fieldpack's application id. A
-    /// folder of checksums of the user's own files, or another tool's bag, is none. Else nil.
+    /// `manifest.json`: the checksum file reads as one and lists the database, a SQLite file
+    /// with fieldpack's application id (a folder of checksums of the user's own files, or another
+    /// tool's bag, is none); else nil. That it lists every file the folder holds is
+    /// `checkDestination`'s check, as for a bundle with its manifest.
     private static func checksummedFiles(in destination: String, entries: [String]) -> Set<String>? {
         var problems: [String] = []
         guard let listed = ChecksumList.read("\(destination)/\(Manifest.checksumName)", problems: &problems), problems.isEmpty
@@ -246,11 +247,7 @@ public struct BundlePublisher {
         let names = Set(listed.keys.map { bag && $0.hasPrefix(payload) ? String($0.dropFirst(payload.count)) : $0 })
         let database = bag ? "\(destination)/\(payload)\(Manifest.databaseName)" : "\(destination)/\(Manifest.databaseName)"
         guard names.contains(Manifest.databaseName), SQLiteHeader.applicationID(of: database) == Migrations.applicationID else { return nil }
-        let present = bag ? ((try? FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")) ?? []) : entries
-        let own = bag ? BagItLayout.topLevelNames : Manifest.ownFiles
-        let unlisted = present.filter { !isDesktopLitter($0) && !names.contains($0) && (bag || !own.contains($0)) }
-        let strangers = bag ? entries.filter { !isDesktopLitter($0) && !own.contains($0) } : []
-        return unlisted.isEmpty && strangers.isEmpty ? names : nil
+        return names
     }
 
     /// The files a fieldpack `manifest.json` lists; nil when the file is missing, not a regular
