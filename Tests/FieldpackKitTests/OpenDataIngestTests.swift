@@ -329,6 +329,61 @@ import Testing
             + "give the .csv.gz files themselves, or a tar of the tables uncompressed")
     }
 
+    /// A plain table cut mid-row, as a download that stopped: its last line has no line end. It
+    /// was read as it was, the cut name shipped as a photo's credit, with exit 0.
+    @Test(arguments: [9, 30])
+    func aPlainTableCutMidRowIsRefusedNamingItsLastLine(cut: Int) throws {
+        let directory = try TemporaryDirectory()
+        let whole = "observer_id\tlogin\tname\n10\tkim\tKim Ito\n11\tana\tAna Maria Lopez\n"
+        let path = try directory.write("observers.csv", String(whole.dropLast(cut)))
+        let error = try refusal(of: [path], in: directory)
+        #expect(error.path == path && error.line == (cut == 9 ? 3 : 2), "\(error)")
+        #expect(error.message.hasPrefix("cut short: the table's last line has no line end"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("records.jsonl")))
+    }
+
+    /// A table's `.gz` cut before its header line ends, or corrupt in its first bytes, is refused
+    /// as damaged: the cut one was a rejected file under the threshold (the guide shipped without
+    /// the table), the corrupt one "not iNaturalist JSON: binary data", the user sent the wrong way.
+    @Test(arguments: [30, 60, -1])
+    func aTableGzipDamagedInItsFirstBytesIsRefusedAsDamaged(cut: Int) throws {
+        let directory = try TemporaryDirectory()
+        var rows = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        for id in 1...200 { rows += "bbbbbbbb-0000-4000-8000-\(String(format: "%012d", id))\t\(1000 + id)\t11111111-1111-4111-8111-111111111111\t10\tjpg\tCC-BY\t2048\t1536\t0\n" }
+        let path = try directory.writeGzip("photos.csv.gz", rows)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        if cut > 0 { bytes = bytes.prefix(cut) } else { for index in 20..<40 { bytes[index] ^= 0x55 } }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(try run("/bin/gzip", ["-t", path]).status != 0)
+        let good = try directory.write("observers.csv", "observer_id\tlogin\tname\n10\tkim\tKim Ito\n")
+        let error = try refusal(of: [good, path], in: directory)
+        #expect(error.path == path)
+        #expect(error.message.hasPrefix("damaged (") && error.message.hasSuffix("refused; download it again"), "\(error)")
+    }
+
+    /// One of the export's tables gzipped inside its tar was passed over as "not a table", and
+    /// the guide shipped without it; a tar without one of the four tables is said.
+    @Test func aTableGzippedInsideTheTarIsRefusedAndAMissingTableIsSaid() throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        _ = try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n1\tkim\tKim\n")
+        _ = try directory.write("\(folder)/taxa.csv", "taxon_id\tancestry\trank_level\trank\tname\tactive\n1\t48460\t70\tkingdom\tAnimalia\ttrue\n")
+        let missing = directory.file("missing/\(folder).tar.gz")
+        try FileManager.default.createDirectory(atPath: directory.file("missing"), withIntermediateDirectories: true)
+        #expect(try run("/bin/tar", ["-czf", missing, "-C", directory.path, folder]).status == 0)
+        let (_, summary) = try ingest([missing], in: directory)
+        let notices = summary.findings.filter { $0.outcome == .notice && $0.path == missing }.map(\.reason)
+        #expect(notices.filter { $0.hasPrefix("holds no ") }.count == 2, "\(notices)")
+        #expect(notices.contains { $0.hasPrefix("holds no observations table") } && notices.contains { $0.hasPrefix("holds no photos table") })
+
+        _ = try directory.writeGzip("\(folder)/observations.csv.gz", "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n")
+        let gzipped = directory.file("\(folder).tar.gz")
+        #expect(try run("/bin/tar", ["-czf", gzipped, "-C", directory.path, folder]).status == 0)
+        let error = try refusal(of: [gzipped], in: directory)
+        #expect(error.path == "\(gzipped)#\(folder)/observations.csv.gz", "\(error)")
+        #expect(error.message.hasPrefix("the export's observations table gzip-compressed inside the tar"), "\(error)")
+    }
+
     @Test func aHeaderMissingAColumnSaysWhichOne() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\n526ababd\t505\t38.6\t-122.7\n")

@@ -185,7 +185,21 @@ final class FileIngest {
             try ingestOpenDataArchive(reader, path: path, output: output, result: &result)
             return finish(result)
         }
-        if let header = try Self.openDataHeader(head, path: path) {
+        // Damage before the first line ends (a table's or the archive's gzip cut or corrupt in
+        // its first bytes): what the file is cannot be told from what came out, so it is
+        // refused, never read as another kind of file or as a file that holds nothing (a
+        // table's .gz cut before its header was one rejection, and the guide shipped without
+        // the table). A JSON input (by its head, or by its name) keeps its rule: a damaged page
+        // is a rejected file, which counts against the threshold.
+        if let damage = reader.damage, Self.headIsUntellable(head), !Self.isNamedLikeJSON(path) { throw Self.damagedHead(damage, path: path) }
+        let header: OpenDataTable.Header?
+        do {
+            header = try Self.openDataHeader(head, path: path)
+        } catch let error as FieldpackError {
+            if let damage = reader.damage { throw Self.damagedHead(damage, path: path) }
+            throw error
+        }
+        if let header {
             result.format = (gzip ? "gzip+" : "") + header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
@@ -199,6 +213,7 @@ final class FileIngest {
             return finish(result)
         }
         if let kind = ForeignInput.describe(head) {
+            if let damage = reader.damage { throw Self.damagedHead(damage, path: path) }
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
         }
         try reader.detectLineEnd()
@@ -232,6 +247,30 @@ final class FileIngest {
                     + "an observation or a taxon): \(result.firstUnrecognized ?? "no record")")
         }
         return finish(result)
+    }
+
+    /// Whether the bytes a damaged stream gave before its damage tell nothing: no line ends in
+    /// them, and they do not start as JSON does.
+    static func headIsUntellable(_ head: UnsafeRawBufferPointer) -> Bool {
+        guard !head.isEmpty else { return true }
+        if head.contains(0x0A) { return false }
+        let first = head.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+        return first != UInt8(ascii: "{") && first != UInt8(ascii: "[")
+    }
+
+    /// Whether a file's name (without `.gz`) is a JSON input's: `.json`, `.jsonl`, `.ndjson`.
+    static func isNamedLikeJSON(_ path: String) -> Bool {
+        var name = Substring(path.split(separator: "/").last ?? "").lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        return [".json", ".jsonl", ".ndjson"].contains { name.hasSuffix($0) }
+    }
+
+    /// The error of an input damaged before what it holds could be told.
+    static func damagedHead(_ damage: StreamDamage, path: String) -> FieldpackError {
+        FieldpackError(
+            path: path,
+            "damaged (\(damage.message)) within its first bytes, before what it holds could be told: what came out before "
+                + "the damage is not taken for another kind of file, nor for one that holds nothing; refused; download it again")
     }
 
     private func finish(_ result: Result) -> Result {

@@ -66,6 +66,27 @@ extension FileIngest {
             }
             try Self.refuseDamage(damage, path: path)
         }
+        // One of the export's tables gzipped inside the tar is the table itself, not another
+        // file: passed over, the guide shipped without it (0 observations, with exit 0).
+        let compressedTables = compressedMembers.filter { name in
+            OpenDataTable.allCases.contains { "\($0.rawValue).csv.gz" == name.split(separator: "/").last.map(String.init) }
+        }
+        if tables > 0, let member = compressedTables.first {
+            throw FieldpackError(
+                path: "\(path)#\(member)",
+                "the export's \(member.split(separator: "/").last!.dropLast(7)) table gzip-compressed inside the tar, which a tar "
+                    + "does not unpack: give a tar of the tables uncompressed (as iNaturalist publishes it), or the tables themselves")
+        }
+        // An export's archive without one of its tables (iNaturalist's holds all four): said, as
+        // its guide has none of that table's rows.
+        if tables > 0 {
+            for table in OpenDataTable.allCases where !read.contains(table) {
+                note(&result, Finding(
+                    path: path, outcome: .notice,
+                    reason: "holds no \(table.rawValue) table (the export's archive holds observations, photos, taxa and observers): "
+                        + "the guide has none of its rows from this archive"))
+            }
+        }
         if tables == 0 {
             // A tar of the bucket's gzipped tables: the members are compressed, not missing.
             let compressed = compressedMembers.isEmpty ? "" : "; its members are gzip-compressed (\(compressedMembers.prefix(4).joined(separator: ", "))), "
@@ -87,6 +108,15 @@ extension FileIngest {
         throw FieldpackError(
             path: path,
             "damaged (\(damage.message)): the rows after the damage are lost, and an open-data export cut short is refused whole; download it again")
+    }
+
+    /// A table whose last line has no line end, which every table of the export ends with
+    /// (INAT.md §4): cut short, as a download that stopped, and refused whole.
+    static func cutShort(path: String, line: Int) -> FieldpackError {
+        FieldpackError(
+            path: path, line: line,
+            "cut short: the table's last line has no line end (every table of the export ends in one), so its last row may be "
+                + "cut anywhere; an open-data export cut short is refused whole; download it again")
     }
 
     /// An export whose gzip fails its check is refused whole: its rows are not told apart by
@@ -141,6 +171,10 @@ extension FileIngest {
                 reject(&result, finding(.rejected, nil, "incomplete row at the end of a damaged stream (\(damage.message))"))
                 continue
             }
+            // An intact stream whose last row has no line end: the table itself was cut (a
+            // plain .csv whose download stopped mid-row). Its last row may be cut anywhere, a
+            // name or a number short, and look whole: the table is refused, never read as it is.
+            if line.unterminated { throw Self.cutShort(path: path, line: line.number) }
             let mark = extractor.out.count
             let counts = extractor.counts
             do throws(RecordError) {
