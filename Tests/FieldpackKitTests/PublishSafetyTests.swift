@@ -142,6 +142,7 @@ import Testing
     @Test(arguments: [
         "web app", "bundle with a user's file", "bag with a user's file in data", "bundle with a user's hidden file",
         "bundle with a user's .git", "bag with a user's hidden file in data",
+        "bundle with a user's folder under a listed name", "bundle with a user's folder under a litter name",
     ])
     func aFolderWithAManifestThatIsNotOnlyABundleIsRefusedAndKept(kind: String) throws {
         let directory = try TemporaryDirectory()
@@ -154,7 +155,11 @@ import Testing
             kept = "target/index.html"
         } else if kind.hasPrefix("bundle") {
             try BundlePublisher(database: directory.file("content.sqlite"), destination: target).publish()
-            kept = "target/" + (kind.hasSuffix(".git") ? ".git/HEAD" : kind.hasSuffix("hidden file") ? ".notes" : "notes.txt")
+            // A folder under a name the bundle lists, or under a desktop's litter name: the
+            // user's, deleted with the bundle it was swapped out with.
+            if kind.hasSuffix("listed name") { try FileManager.default.removeItem(atPath: "\(target)/content.sqlite") }
+            kept = "target/" + (kind.hasSuffix(".git") ? ".git/HEAD" : kind.hasSuffix("hidden file") ? ".notes"
+                : kind.hasSuffix("listed name") ? "content.sqlite/thesis.txt" : kind.hasSuffix("litter name") ? "._drafts/chapter1.txt" : "notes.txt")
             try directory.write(kept, "a user's file\n")
         } else {
             var bag = BundlePublisher(database: directory.file("content.sqlite"), destination: target)

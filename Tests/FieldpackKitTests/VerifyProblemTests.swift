@@ -146,6 +146,70 @@ import Testing
         ])
     }
 
+    /// A bundle this fieldpack built always says which licences it allowed: with that one row
+    /// deleted, every photo check was skipped, and photos without https or a credit verified.
+    @Test func aBundleBuiltHereWithoutItsAllowedLicencesIsRefusedAndItsPhotosStillChecked() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try republished(directory, after: """
+            DELETE FROM bundle_info WHERE key = 'photos.licenses_allowed';
+            UPDATE photos SET url = replace(url, 'https://', 'http://'), credit = NULL
+            """)
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains("\(bundle)/content.sqlite: error: bundle_info gives no photos.licenses_allowed, which a bundle built at schema \(Migrations.latestVersion) always gives"), "\(problems)")
+        #expect(problems.contains { $0.contains("photo(s) without an https URL") } && problems.contains { $0.contains("photo(s) without a credit") }, "\(problems)")
+    }
+
+    /// SQLite makes `sqlite_stat1` and `sqlite_stat4`; any other `sqlite_stat…` table is one
+    /// the migrations do not make (a table of anything under that name passed every check).
+    @Test func aTableNamedLikeSQLitesStatisticsIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try republished(directory, after: """
+            CREATE TABLE zz(payload); INSERT INTO zz VALUES (randomblob(1000));
+            PRAGMA writable_schema = ON;
+            UPDATE sqlite_schema SET name = 'sqlite_stat9', tbl_name = 'sqlite_stat9', sql = 'CREATE TABLE sqlite_stat9(payload)' WHERE name = 'zz';
+            PRAGMA writable_schema = OFF;
+            """)
+        #expect(BundleVerifier(directory: bundle).verify().contains("\(bundle)/content.sqlite: error: table sqlite_stat9 is not in schema version \(Migrations.latestVersion)"))
+    }
+
+    /// A key given twice in manifest.json is read one way here and another by the app's reader
+    /// (the first schema_version here, the last in most readers): refused.
+    @Test func aManifestGivingAKeyTwiceIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let manifest = "\(bundle)/manifest.json"
+        let edited = try text(manifest).replacingOccurrences(
+            of: "\"schema_version\": \(Migrations.latestVersion),", with: "\"schema_version\": \(Migrations.latestVersion),\n  \"schema_version\": 8,")
+        #expect(edited != (try text(manifest)))
+        try edited.write(toFile: manifest, atomically: true, encoding: .utf8)
+        let checksums = "\(bundle)/manifest-sha256.txt"
+        let digest = try SmallBundle.sha256sum(manifest)
+        try (try lines(checksums).map { $0.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : $0 }.map { $0 + "\n" }.joined())
+            .write(toFile: checksums, atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify() == ["\(manifest): error: an object gives a key twice, which readers take differently"])
+    }
+
+    /// Two names one in another case are one file on a volume that ignores case (macOS's
+    /// default): publishing refuses them, and verify refuses a bundle holding them.
+    @Test func namesThatDifferOnlyInCaseAreNeitherPublishedNorVerified() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try SmallBundle.publish(in: directory)
+        let upper = try directory.write("extra/Manifest.json", "{}\n")
+        let error = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("other"), extraFiles: [upper]).publish()
+        }
+        #expect(error.path == upper && error.message.hasPrefix("cannot publish a file named like the bundle's own files"), "\(error)")
+        let pair = [try directory.write("a/notes.txt", "a\n"), try directory.write("b/NOTES.txt", "b\n")]
+        let both = try #require(throws: FieldpackError.self) {
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("other"), extraFiles: pair).publish()
+        }
+        #expect(both.path == pair[1] && both.message == "cannot publish both notes.txt and NOTES.txt: a volume that ignores case holds one")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("other")))
+        // A file beside the database under its name in another case.
+        try "x\n".write(toFile: "\(bundle)/CONTENT.SQLITE", atomically: true, encoding: .utf8)
+        #expect(BundleVerifier(directory: bundle).verify().contains("\(bundle)/content.sqlite: error: differs from CONTENT.SQLITE only in case: a volume that ignores case holds one of them"))
+    }
+
     @Test func aForeignKeyViolationIsRefusedNamingTheTableAndRow() throws {
         let directory = try TemporaryDirectory()
         // Observation 2's observer removed, and the row count made to agree.

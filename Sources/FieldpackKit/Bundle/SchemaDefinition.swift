@@ -4,12 +4,13 @@
 /// see a generated column's expression, a CHECK, a COLLATE or an FTS5 option. This check can:
 /// every table, index, view, trigger and virtual table of the bundle must be one the migrations
 /// of its version create, with the same SQL (whitespace collapsed), and nothing else may exist.
-/// SQLite's own statistics tables (`sqlite_stat*`, written by ANALYZE) are not schema.
+/// SQLite's own statistics tables (`sqlite_stat1` and `sqlite_stat4`, written by ANALYZE) are not
+/// schema; any other `sqlite_stat…` name is (SQLite makes no other: one was a table of anything).
 public enum SchemaDefinition {
     /// `"<type> <name>"` → the object's SQL, whitespace collapsed (nil SQL for automatic indexes).
     public static func objects(_ database: Database) throws -> [String: String] {
         var objects: [String: String] = [:]
-        for row in try database.rows("SELECT type, name, sql FROM sqlite_schema WHERE name NOT GLOB 'sqlite_stat*'") {
+        for row in try database.rows("SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('sqlite_stat1', 'sqlite_stat4')") {
             objects["\(row[0] ?? "?") \(row[1] ?? "?")"] = row[2].map(SchemaFingerprint.collapseWhitespace) ?? ""
         }
         return objects

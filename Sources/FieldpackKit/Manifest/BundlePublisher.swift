@@ -71,19 +71,21 @@ public struct BundlePublisher {
     /// a `bagit.txt` is read as a bag), a name SQLite takes for the database's journal, a name
     /// that is not portable.
     static func checkNames(of extraFiles: [String]) throws {
-        let ownNames = BagItLayout.topLevelNames.union([Manifest.databaseName])
-        var published: Set<[UInt8]> = []
+        // Names compare without their case (they are ASCII): on a volume that ignores it (macOS's
+        // default) `Manifest.json` would be the manifest and `CONTENT.SQLITE` the database.
+        let ownNames = BagItLayout.topLevelNames.union([Manifest.databaseName]).union(Manifest.ownFiles)
+        var published: [String: String] = [:]
         for file in extraFiles {
             let name = fileName(of: file)
-            guard published.insert(Array(name.utf8)).inserted else {
-                throw FieldpackError(path: file, "cannot publish two files named \(name)")
+            if let earlier = published.updateValue(name, forKey: name.lowercased()) {
+                throw FieldpackError(path: file, earlier == name ? "cannot publish two files named \(name)" : "cannot publish both \(earlier) and \(name): a volume that ignores case holds one")
             }
-            guard !ownNames.contains(name) else {
+            guard !ownNames.contains(where: { $0.lowercased() == name.lowercased() }) else {
                 throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files or a bag's (\(ownNames.sorted().joined(separator: ", ")))")
             }
             // SQLite opens `content.sqlite-journal` (or `-wal`) beside the database as its own:
             // a hot journal shipped there is played back, or the read-only open fails.
-            guard !name.hasPrefix("\(Manifest.databaseName)-") else {
+            guard !name.lowercased().hasPrefix("\(Manifest.databaseName)-") else {
                 throw FieldpackError(path: file, "cannot publish \"\(name)\": SQLite would take it for the database's journal")
             }
             guard Manifest.isPortableName(name) else {
@@ -212,13 +214,20 @@ public struct BundlePublisher {
         }
         // A desktop's litter is not the user's work; a bag's payload folder must hold only what
         // the manifest lists too.
+        // A folder under a listed or a litter name is the user's (a bundle holds files only, and
+        // its bag's payload folder): it was deleted with the bundle it was swapped out with.
         let bag = entries.contains(BagItLayout.declarationName)
+        func isFolder(_ name: String) -> Bool { FileSystem.isDirectoryItself("\(destination)/\(name)") }
         var strangers = entries.filter {
-            !isDesktopLitter($0) && !listed.contains($0) && !Manifest.ownFiles.contains($0) && !(bag && BagItLayout.topLevelNames.contains($0))
+            let known = isDesktopLitter($0) || listed.contains($0) || Manifest.ownFiles.contains($0) || (bag && BagItLayout.topLevelNames.contains($0))
+            return !known || (isFolder($0) && !(bag && $0 == BagItLayout.payloadFolder))
         }
-        if bag, FileSystem.isDirectory("\(destination)/\(BagItLayout.payloadFolder)") {
-            strangers += try FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)")
-                .filter { !isDesktopLitter($0) && !listed.contains($0) }.map { "\(BagItLayout.payloadFolder)/\($0)" }
+        if bag, FileSystem.isDirectoryItself("\(destination)/\(BagItLayout.payloadFolder)") {
+            strangers += try FileSystem.list("\(destination)/\(BagItLayout.payloadFolder)").map { "\(BagItLayout.payloadFolder)/\($0)" }
+                .filter { name in
+                    let file = String(name.dropFirst(BagItLayout.payloadFolder.count + 1))
+                    return !(isDesktopLitter(file) || listed.contains(file)) || isFolder(name)
+                }
         }
         if let stranger = strangers.sorted().first {
             throw FieldpackError(

@@ -346,6 +346,12 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` is itself a directory (a link to one is not).
+    public static func isDirectoryItself(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// Whether `path` (followed if a link) is a named pipe, a socket or a device: a reader
     /// opening one waits for a writer, or reads without end.
     public static func isSpecialFile(_ path: String) -> Bool {

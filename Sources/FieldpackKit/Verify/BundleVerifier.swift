@@ -157,6 +157,9 @@ public struct BundleVerifier {
             let buffer = PaddedBuffer(copying: bytes)
             let parser = JSONParser()
             if let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName {
+                // A key given twice is read one way here and another by the app's JSON reader (the
+                // first schema_version here, the last elsewhere): fieldpack never writes one.
+                if root.hasDuplicateKeys { problem(Manifest.jsonName, "an object gives a key twice, which readers take differently") }
                 for file in root["files"].map({ Array($0.elements) }) ?? [] {
                     guard let path = file["path"]?.string, let size = file["bytes"]?.int64, let digest = file["sha256"]?.string else {
                         problem(Manifest.jsonName, "a files entry lacks path, bytes or sha256")
@@ -221,6 +224,14 @@ public struct BundleVerifier {
                 problem(name, "unexpected file: not a bundle file name (\(Manifest.portableNames))")
             } else if !expected.contains(name) {
                 problem(name, "unexpected file: not listed in the manifest")
+            }
+        }
+        // Two names one in another case are one file where the app unpacks it (a volume that
+        // ignores case, macOS's default): the bundle holds one of them, not both.
+        var byCase: [String: String] = [:]
+        for name in (listing + manifestFiles.keys).sorted() where Manifest.isPortableName(name) {
+            if let other = byCase.updateValue(name, forKey: name.lowercased()), other != name {
+                problem(name, "differs from \(other) only in case: a volume that ignores case holds one of them")
             }
         }
         for name in listing where expected.contains(name) && !FileSystem.isRegularFile(path(name)) {

@@ -176,9 +176,18 @@ package struct DatabaseChecks {
             // CHECK, COLLATE, FTS5 options), and no object the migrations do not make (triggers).
             for difference in try SchemaDefinition.differences(database, version: userVersion) { problem(difference) }
             // Bundles built under the shipping rules (a bundle migrated from before schema 3 keeps
-            // its photos as they were, and says nothing about licences).
-            if userVersion >= 3, try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") != nil {
-                problems += try shippingProblems(database)
+            // its photos as they were, and says nothing about licences). A bundle this fieldpack
+            // built (at the latest schema, not migrated) always says which licences were allowed:
+            // without that row it is refused and checked all the same (a deleted row spared photos
+            // without https or credit the checks, and they were signed and published).
+            if userVersion >= 3 {
+                let allowed = try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'")
+                let migrated = try database.scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") != nil
+                let builtHere = userVersion == Migrations.latestVersion && !migrated
+                if allowed == nil && builtHere {
+                    problem("bundle_info gives no photos.licenses_allowed, which a bundle built at schema \(userVersion) always gives")
+                }
+                if allowed != nil || builtHere { problems += try shippingProblems(database) }
             }
             if userVersion >= 4 {
                 if blurbs { problems += try blurbProblems(database) } else { found.blurbsAt = problems.count }
