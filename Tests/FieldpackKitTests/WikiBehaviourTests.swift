@@ -129,6 +129,24 @@ import Testing
         #expect(output.report["duplicate_pages"] as? Int == 0)
     }
 
+    /// A line of another wiki in the wanted language (an On-demand answer lists every
+    /// project's copy: Wiktionary's "dog", Simple English Wikipedia's "Dog") is skipped, by its
+    /// `is_part_of` or else by its address: its higher revision won, and a dictionary entry
+    /// shipped as the article, without a word.
+    @Test(arguments: [("enwiktionary", "en.wiktionary.org"), ("simplewiki", "simple.wikipedia.org"), (nil, "en.wiktionary.org")])
+    func aLineOfAnotherWikiInTheWantedLanguageIsSkipped(project: String?, host: String) throws {
+        let directory = try TemporaryDirectory()
+        var fields: [String: Any] = ["in_language": ["identifier": "en"], "url": "https://\(host)/wiki/Great_tit", "version": ["identifier": 9]]
+        if let project { fields["is_part_of"] = ["identifier": project] }
+        let dump = try directory.write("dump.ndjson", [
+            line("Great tit", document("A great tit is a word for a bird of the woods."), fields),
+            line("Great tit", document(tit), ["is_part_of": ["identifier": "enwiki"], "in_language": ["identifier": "en"], "version": ["identifier": 1]]),
+        ].joined(separator: "\n") + "\n")
+        let output = try run([dump], wants: wants(["Great tit"]), in: directory)
+        #expect(output.lines.map { $0["revision"] as? Int } == [1])
+        #expect(output.report["lines_skipped"] as? Int == 1)
+    }
+
     @Test(arguments: [false, true], [false, true])
     func ofAPageSeenTwiceTheHigherRevisionWinsElseTheLaterModificationDate(revisions: Bool, newerFirst: Bool) throws {
         let directory = try TemporaryDirectory()

@@ -9,6 +9,8 @@ struct EnterpriseLine {
     var revision: Int64?
     var wikidata: String?
     var language: String?
+    /// The wiki the line is of (`is_part_of.identifier`: `enwiki`, `enwiktionary`, …).
+    var project: String?
     var license: String?
     var redirects: [String]
     var html: JSONText?
@@ -28,6 +30,7 @@ struct EnterpriseLine {
         revision = value["version"]?["identifier"]?.int64
         wikidata = value["main_entity"]?["identifier"]?.string
         language = value["in_language"]?["identifier"]?.string
+        project = value["is_part_of"]?["identifier"]?.string
         license = value["license"]?.elements.first(where: { _ in true })?["identifier"]?.string
         redirects = value["redirects"]?.elements.compactMap { $0["name"]?.string } ?? []
         guard let body = value["article_body"]?["html"], !body.isNull else { throw Problem("no \"article_body.html\"") }
@@ -58,6 +61,21 @@ struct EnterpriseLine {
         isStructuredContents(value)
             ? "Enterprise Structured Contents (parsed sections, no \"article_body\" HTML to make a blurb from: take the articles from the On-demand or Snapshot article endpoints)"
             : otherwise
+    }
+
+    /// Whether the line is of another wiki than `language`'s Wikipedia: its `is_part_of` names
+    /// another (`enwiktionary`, `simplewiki`), or its address is on another site
+    /// (`en.wiktionary.org`). Such a line carries the language of the Wikipedia wanted, so the
+    /// language alone let a Wiktionary entry replace the article of the same title.
+    func isOfAnotherWiki(than language: String) -> Bool {
+        if let project {
+            // A wiki's database name is its language code with `_` for `-` (`zh_yuewiki`); the
+            // Belarusian (Taraškievica) Wikipedia keeps its older name.
+            let own = language.lowercased() == "be-tarask" ? "be_x_oldwiki" : language.lowercased().replacingOccurrences(of: "-", with: "_") + "wiki"
+            return project.lowercased() != own
+        }
+        if let host = url.flatMap(WikiTitle.host) { return !host.hasSuffix(".wikipedia.org") }
+        return false
     }
 
     struct Problem: Error {

@@ -349,6 +349,12 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
+        // A line of another wiki in that language (Wiktionary, Simple English Wikipedia) is
+        // skipped too: its title matches a wanted one, with another text.
+        if fields.isOfAnotherWiki(than: wanted.language) {
+            if reading.counting { run.summary.skipped += 1 }
+            return
+        }
         var title = WikiTitle.normalize(fields.name)
         // The wanted title's own string, so that the run's table shares its storage with the wants.
         if let index = wanted.titles.index(forKey: title) { title = wanted.titles[index].key }

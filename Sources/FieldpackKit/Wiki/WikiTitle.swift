@@ -60,6 +60,15 @@ public enum WikiTitle {
 
     /// The title of a Wikipedia article URL (`http://en.wikipedia.org/wiki/Great_tit` → `Great tit`),
     /// with its language (`en`); nil if it is not one.
+    /// The host of an absolute (or scheme-relative) address, lower-cased; nil for another address.
+    static func host(_ url: String) -> String? {
+        var rest = Substring(url)
+        guard let scheme = ["https://", "http://", "//"].first(where: { rest.hasPrefix($0) }) else { return nil }
+        rest = rest.dropFirst(scheme.count)
+        let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return host.isEmpty ? nil : host.lowercased()
+    }
+
     public static func fromURL(_ url: String) -> (language: String, title: String)? {
         var rest = Substring(url)
         for scheme in ["https://", "http://", "//"] where rest.hasPrefix(scheme) {
