@@ -147,6 +147,43 @@ import Testing
         #expect(output.report["lines_skipped"] as? Int == 1)
     }
 
+    /// Copies without a revision are ranked by the instant of their date, not its text: 12:00 at
+    /// +02:00 is before 11:00 UTC, 11:00:00.500Z after 11:00:00Z; a date that is not one counts as
+    /// none, with a finding (it won over every real date as the greater string, and shipped).
+    @Test(arguments: [
+        ("2024-03-01T11:00:00Z", "2024-03-01T12:00:00+02:00"), ("2024-03-01T11:00:00.500Z", "2024-03-01T11:00:00Z"),
+        ("2024-03-01T11:00:00Z", "unknown"),
+    ])
+    func copiesWithoutARevisionAreRankedByTheInstantOfTheirDate(newer: String, older: String) throws {
+        let directory = try TemporaryDirectory()
+        let newerText = "The great tit is a passerine bird that lives in every kind of woodland in Europe."
+        for order in [false, true] {
+            let lines = [line("Great tit", document(newerText), ["date_modified": newer]), line("Great tit", document(tit), ["date_modified": older])]
+            let dump = try directory.write("dump.ndjson", (order ? lines.reversed() : lines).joined(separator: "\n") + "\n")
+            let output = try run([dump], wants: wants(["Great tit"]), in: directory)
+            #expect(output.lines.map { $0["html"] as? String } == ["<p>\(newerText)</p>"], "\(newer) against \(older)")
+            #expect(output.lines.map { $0["modified"] as? String } == [newer])
+            let dropped = output.rejects.filter { ($0["reason"] as? String)?.hasPrefix("date_modified \"unknown\" is not a date") == true }
+            #expect(dropped.count == (older == "unknown" ? 1 : 0), "\(output.rejects)")
+        }
+    }
+
+    /// A part of the wrong type is dropped with a finding, the line kept; a revision given as a
+    /// string of digits is read as its number (the newer copy lost to an older one, silently).
+    @Test func aPartOfTheWrongTypeIsDroppedWithAFindingAndAQuotedRevisionRead() throws {
+        let directory = try TemporaryDirectory()
+        let newerText = "The great tit is a passerine bird that lives in every kind of woodland in Europe."
+        let dump = try directory.write("dump.ndjson", [
+            line("Great tit", document(newerText), ["version": ["identifier": "200"], "main_entity": ["identifier": 7], "identifier": "12"]),
+            line("Great tit", document(tit), ["version": ["identifier": 100]]),
+        ].joined(separator: "\n") + "\n")
+        let output = try run([dump], wants: wants(["Great tit"]), in: directory)
+        #expect(output.lines.map { $0["revision"] as? Int } == [200])
+        #expect(output.lines.map { $0["page_id"] as? Int } == [12])
+        let fields = output.rejects.filter { $0["kind"] as? String == "salvaged" }.compactMap { ($0["reason"] as? String)?.split(separator: " ").first.map(String.init) }.sorted()
+        #expect(fields == ["identifier", "main_entity.identifier", "version.identifier"], "\(output.rejects)")
+    }
+
     @Test(arguments: [false, true], [false, true])
     func ofAPageSeenTwiceTheHigherRevisionWinsElseTheLaterModificationDate(revisions: Bool, newerFirst: Bool) throws {
         let directory = try TemporaryDirectory()

@@ -14,6 +14,8 @@ struct EnterpriseLine {
     var license: String?
     var redirects: [String]
     var html: JSONText?
+    /// The parts dropped (or read from a string), each a salvaged finding once the line is wanted.
+    var dropped: [(field: String, reason: String)] = []
 
     /// Reads a parsed line.
     ///
@@ -24,13 +26,37 @@ struct EnterpriseLine {
         guard let name = given.string else { throw Problem("\"name\" is \(RecordError.describe(given.kind)), expected the page's title") }
         guard !name.isEmpty else { throw Problem("\"name\" is empty, expected the page's title") }
         self.name = name
-        pageID = value["identifier"]?.int64
-        url = value["url"]?.string
-        modified = value["date_modified"]?.string
-        revision = value["version"]?["identifier"]?.int64
-        wikidata = value["main_entity"]?["identifier"]?.string
-        language = value["in_language"]?["identifier"]?.string
-        project = value["is_part_of"]?["identifier"]?.string
+        var dropped: [(field: String, reason: String)] = []
+        // A part of the wrong type is dropped with a finding (the line keeps the rest); an id
+        // given as a string of digits is read as its number, with a finding.
+        func number(_ value: JSONValue?, _ field: String) -> Int64? {
+            guard let value, !value.isNull else { return nil }
+            if let number = value.int64 { return number }
+            if let text = value.string, let number = Int64(text), number > 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                dropped.append((field, "\(field) is the string \"\(text)\", read as the number"))
+                return number
+            }
+            dropped.append((field, "\(field) is \(RecordError.describe(value.kind)), expected a whole number: dropped"))
+            return nil
+        }
+        func text(_ value: JSONValue?, _ field: String) -> String? {
+            guard let value, !value.isNull else { return nil }
+            if let text = value.string { return text }
+            dropped.append((field, "\(field) is \(RecordError.describe(value.kind)), expected a string: dropped"))
+            return nil
+        }
+        pageID = number(value["identifier"], "identifier")
+        url = text(value["url"], "url")
+        modified = text(value["date_modified"], "date_modified")
+        if let given = modified, Timestamp.parse(given) == nil {
+            dropped.append(("date_modified", "date_modified \"\(given.prefix(40))\" is not a date and time (RFC 3339): dropped"))
+            modified = nil
+        }
+        revision = number(value["version"]?["identifier"], "version.identifier")
+        wikidata = text(value["main_entity"]?["identifier"], "main_entity.identifier")
+        language = text(value["in_language"]?["identifier"], "in_language.identifier")
+        project = text(value["is_part_of"]?["identifier"], "is_part_of.identifier")
+        self.dropped = dropped
         license = value["license"]?.elements.first(where: { _ in true })?["identifier"]?.string
         redirects = value["redirects"]?.elements.compactMap { $0["name"]?.string } ?? []
         guard let body = value["article_body"]?["html"], !body.isNull else { throw Problem("no \"article_body.html\"") }

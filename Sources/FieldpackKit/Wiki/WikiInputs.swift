@@ -367,6 +367,11 @@ extension WikiStage {
         if repaired && reading.counting {
             run.salvaged.append(Finding(path: source, line: line, record: record, outcome: .salvaged, reason: Self.repairedText))
         }
+        if reading.counting {
+            for part in fields.dropped {
+                run.salvaged.append(Finding(path: source, line: line, record: record, field: part.field, outcome: .salvaged, reason: part.reason))
+            }
+        }
         run.summary.htmlBytes += html.count
         var article = Article(
             title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,

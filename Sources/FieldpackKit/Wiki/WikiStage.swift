@@ -104,7 +104,7 @@ public struct WikiStage {
         var record: String?
 
         /// Whether `self` is a newer copy of the page than `other`: the higher revision; a copy
-        /// with a revision is newer than one without; else the later modification time; else the
+        /// with a revision is newer than one without; else the later modification instant; else the
         /// first input (in byte order of its name, then line), so that the order of the inputs
         /// does not matter.
         func isNewer(than other: Copy) -> Bool {
@@ -114,8 +114,11 @@ public struct WikiStage {
             case (nil, .some): return false
             default: break
             }
-            if let a = modified, let b = other.modified, a != b { return a > b }
-            if (modified == nil) != (other.modified == nil) { return modified != nil }
+            // Instants, not text: `…12:00:00+02:00` is before `…11:00:00Z`, `…11:00:00.500Z`
+            // after `…11:00:00Z`; a date that is not one counts as none.
+            let (a, b) = (modified.flatMap(Timestamp.parse), other.modified.flatMap(Timestamp.parse))
+            if let a, let b, a != b { return a > b }
+            if (a == nil) != (b == nil) { return a != nil }
             return (source, line ?? 0, record ?? "") < (other.source, other.line ?? 0, other.record ?? "")
         }
     }
