@@ -51,6 +51,34 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(whole.report.utf8)) as! [String: Any]
     }
 
+    /// A page found through an alias its copy lists, or through its Wikidata item, is read
+    /// again by its title: the newest copy wins, whichever copy named the alias or the item (an
+    /// Enterprise base dump refreshed with REST pages shipped the base's old revision, the newer
+    /// copies never read), and the item's requesters keep the page when the newest copy does
+    /// not name the item. The same bytes whole and sharded; the re-read copy counts once.
+    @Test(arguments: [1, 2, 3])
+    func aPageFoundByAnAliasOrItsItemShipsItsNewestCopy(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("a-base.ndjson", H.line("Dog", H.parsoid(Self.sentence("old dog")), [
+                "version": ["identifier": 100], "main_entity": ["identifier": "Q144"], "redirects": [["name": "Domestic dog"]],
+            ]) + "\n"),
+            try directory.write("b-update.ndjson", H.line("Dog", H.parsoid(Self.sentence("newer dog")), ["version": ["identifier": 200]]) + "\n"),
+            try directory.write("c-page.html", H.parsoid(Self.sentence("newest dog"), revision: 300, isVersionOf: "//en.wikipedia.org/wiki/Dog")),
+        ]
+        var wants = WikiWants(language: "en")
+        wants.want(title: "Domestic dog", by: .destination("d1"))
+        wants.want(wikidata: "Q144", by: .destination("d2"))
+        let report = try expectSame(inputs, wants: wants, count: shards, in: directory)
+        let whole = try TemporaryDirectory()
+        let output = try H.run(inputs, wants: wants, in: whole)
+        #expect(output.titles == ["Dog"])
+        #expect(output.articles["Dog"]?["revision"] as? Int == 300)
+        #expect(output.articles["Dog"]?["destinations"] as? [String] == ["d1", "d2"])
+        #expect(report["missing"] as? [String] == [])
+        #expect(report["duplicate_pages"] as? Int == 2)
+    }
+
     @Test(arguments: [1, 4, 16])
     func severalDumpsMergeToTheWholeRunsBytes(shards: Int) throws {
         let directory = try TemporaryDirectory()

@@ -13,10 +13,22 @@ extension WikiStage {
         var counting: Bool
         /// What this shard reads on this pass (later passes read everything).
         var share: WikiShare
+        /// What the earlier passes wanted: a copy they wanted was read by them (in a sharded
+        /// run, by the shard whose share holds it), and is not read again as another copy.
+        var earlier: WikiWants?
+
+        /// Whether the earlier passes wanted a copy of `title`, with item `wikidata` and
+        /// `redirects` (the aliases it lists).
+        func wantedEarlier(title: String, wikidata: String?, redirects: [String] = []) -> Bool {
+            guard let earlier else { return false }
+            return earlier.titles[title] != nil || wikidata.map { earlier.wikidata[$0.uppercased()] != nil } ?? false
+                || redirects.contains { earlier.titles[WikiTitle.normalize($0)] != nil }
+        }
     }
 
-    /// Reads every input once, keeping the wanted articles.
-    func pass(wanted: WikiWants, into run: inout Run) throws {
+    /// Reads every input once, keeping the wanted articles (`earlier`: what the passes before
+    /// this one wanted).
+    func pass(wanted: WikiWants, earlier: WikiWants? = nil, into run: inout Run) throws {
         run.summary.passes += 1
         let maker = BlurbMaker(rules: options.rules)
         let pool = BlurbPool(
@@ -25,7 +37,8 @@ extension WikiStage {
         options.progress.expect(bytes: run.summary.passes * options.inputs.reduce(0) { $0 + (FileSystem.size($1) ?? 0) })
         defer { for (article, result) in pool.drain() { finish(article, result, into: &run) } }
         let share = run.summary.passes == 1 ? WikiShare(shard: options.shard, files: options.inputs.count) : .everything
-        let reading = Reading(wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1, share: share)
+        let reading = Reading(
+            wanted: wanted, maker: maker, pool: pool, parser: JSONParser(), counting: run.summary.passes == 1, share: share, earlier: earlier)
         for (position, input) in options.inputs.enumerated() where share.reads(file: position) {
             let whole = share.ownsWhole(file: position)
             // libarchive cannot open an empty file: it holds nothing to read.
@@ -364,6 +377,7 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
+        if reading.wantedEarlier(title: title, wikidata: fields.wikidata, redirects: fields.redirects) { return }
         if repaired && reading.counting {
             run.salvaged.append(Finding(path: source, line: line, record: record, outcome: .salvaged, reason: Self.repairedText))
         }
@@ -449,6 +463,7 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
+        if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata) { return }
         run.summary.htmlBytes += bytes.count
         var article = Article(
             title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),

@@ -123,10 +123,13 @@ public struct WikiMerge {
         // The passes a whole run makes for redirect stubs' targets, with what the shards found.
         var wanted = reports[0].wants
         var followed = Set<String>()
+        var itemTitles: [String: String] = [:]
         var passes = 1
         var taken = (articles: Set<Int>(), redirects: Set<Int>(), pages: Set<Int>())
         while passes < WikiStage.maximumPasses {
-            let late = WikiStage.lateWants(redirects: redirects, found: { kept[$0] != nil }, followed: &followed, wanted: wanted, wholeState: true)
+            let late = WikiStage.lateWants(
+                redirects: redirects, found: { kept[$0] != nil }, items: WikiStage.items(of: kept, wikidata: { $0.wikidata }), followed: &followed,
+                itemTitles: &itemTitles, wanted: wanted, wholeState: true)
             if late.isEmpty { break }
             passes += 1
             func hit(_ matched: [String]) -> Bool { matched.contains { late.titles[$0] != nil } }
@@ -151,7 +154,7 @@ public struct WikiMerge {
             wanted.add(late)
         }
         let resolved = WikiStage.requesters(
-            of: kept, wikidata: { $0.wikidata }, hasText: { $0.hasText }, redirects: redirects, disambiguations: disambiguations,
+            of: kept, wikidata: { $0.wikidata }, hasText: { $0.hasText }, redirects: redirects, itemTitles: itemTitles, disambiguations: disambiguations,
             disambiguationItems: disambiguationItems, wanted: wanted, asked: reports[0].wants)
         func sum(_ value: (WikiPart.Report) -> Int) -> Int { reports.reduce(0) { $0 + value($1) } }
         let report = WikiReport(

@@ -164,6 +164,8 @@ public struct WikiStage {
         /// are written).
         var spillError: Error?
         /// Wanted title → the title its redirect stub points to.
+        /// The title each wanted Wikidata item was followed to (`lateWants`).
+        var itemTitles: [String: String] = [:]
         var redirects: [String: String] = [:]
         /// The newest copy of each title read as a redirect stub or a disambiguation page: an
         /// article copy older than it is stale (the page was turned into one since), never kept.
@@ -257,9 +259,10 @@ public struct WikiStage {
         var followed = Set<String>()
         while run.summary.passes < Self.maximumPasses {
             let late = Self.lateWants(
-                redirects: run.redirects, found: { run.articles[$0] != nil }, followed: &followed, wanted: wanted, wholeState: options.part == nil)
+                redirects: run.redirects, found: { run.articles[$0] != nil }, items: Self.items(of: run.articles, wikidata: \.wikidata),
+                followed: &followed, itemTitles: &run.itemTitles, wanted: wanted, wholeState: options.part == nil)
             if late.isEmpty { break }
-            try pass(wanted: late, into: &run)
+            try pass(wanted: late, earlier: wanted, into: &run)
             wanted.add(late)
             clock.mark("pass \(run.summary.passes)")
         }
@@ -290,27 +293,47 @@ public struct WikiStage {
     /// The most passes over the dumps a run makes: the first, and two for redirect stubs' targets.
     static let maximumPasses = 3
 
-    /// The titles a run reads the dumps again for: the targets of redirect stubs (in alias
-    /// order) that no article found so far has, each not followed before, wanted by the alias's
-    /// requesters. The whole run and the merge of a sharded run decide them here.
+    /// The titles a run reads the dumps again for, each not followed before and not wanted by
+    /// its own title so far, wanted by the requesters of what led to it: the target of a redirect
+    /// (a redirect stub, or an alias a page lists in its `redirects`), in alias order; and the
+    /// title of an article found by its Wikidata item (`items`: each kept title and its item),
+    /// in item order. An article found through an alias or its item was read only in the copies
+    /// that named the alias or the item: read again by its title, every copy of it is seen, and
+    /// the newest wins (an older copy listing the alias shipped; the newer copies were never
+    /// read). `itemTitles` notes the title followed for each item, so that the item's requesters
+    /// keep the article when its newest copy does not name the item (`requesters`). The whole
+    /// run and the merge of a sharded run decide them here.
     ///
     /// `wholeState` says whether `found` knows every copy read (a whole run, the merge): only
     /// then is a stub of an alias that has an article stale. A shard follows every stub (its
     /// article of the alias may lose in the merge to another shard's newer copy), and the merge
     /// takes the later finds it wants.
     static func lateWants(
-        redirects: [String: String], found: (String) -> Bool, followed: inout Set<String>, wanted: WikiWants, wholeState: Bool
+        redirects: [String: String], found: (String) -> Bool, items: [(id: String, title: String)], followed: inout Set<String>,
+        itemTitles: inout [String: String], wanted: WikiWants, wholeState: Bool
     ) -> WikiWants {
         var late = WikiWants(language: wanted.language)
         // Not a target someone wanted already (every dump was read for it: an article of it
         // dropped as older than its disambiguation copy was read again, and counted twice), nor
         // the redirect of an alias that has an article (a stub older than it is stale).
         for (alias, target) in redirects.sorted(by: { $0.key < $1.key })
-        where !found(target) && !followed.contains(target) && wanted.titles[target] == nil && !(wholeState && found(alias)) {
+        where !followed.contains(target) && wanted.titles[target] == nil && !(wholeState && found(alias)) {
             followed.insert(target)
             for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
         }
+        for (id, title) in items.sorted(by: { ($0.id, $0.title) < ($1.id, $1.title) }) {
+            guard let requesters = wanted.wikidata[id], wanted.titles[title] == nil else { continue }
+            if itemTitles[id] == nil { itemTitles[id] = title }
+            guard !followed.contains(title) else { continue }
+            followed.insert(title)
+            for requester in requesters { late.want(title: title, by: requester) }
+        }
         return late
+    }
+
+    /// Each kept article's title with its Wikidata item (upper-cased), for `lateWants`.
+    static func items<Kept>(of articles: [String: Kept], wikidata: (Kept) -> String?) -> [(id: String, title: String)] {
+        articles.compactMap { title, kept in wikidata(kept).map { ($0.uppercased(), title) } }
     }
 
     /// Notes that `alias` redirects to `target`. Two pages may claim one alias (a redirect
@@ -429,7 +452,7 @@ public struct WikiStage {
                     return true
                 }
             },
-            redirects: run.redirects, disambiguations: run.disambiguations,
+            redirects: run.redirects, itemTitles: run.itemTitles, disambiguations: run.disambiguations,
             disambiguationItems: run.disambiguationItems, wanted: wanted, asked: options.wants)
         if run.spillError == nil { run.spillError = readError }
         run.summary.missing = resolved.missing
@@ -470,7 +493,7 @@ public struct WikiStage {
     /// through a redirect, is skipped, not missing.
     static func requesters<Kept>(
         of articles: [String: Kept], wikidata: (Kept) -> String?, hasText: (Kept) -> Bool, redirects: [String: String],
-        disambiguations: Set<String>, disambiguationItems: Set<String>, wanted: WikiWants, asked: WikiWants
+        itemTitles: [String: String] = [:], disambiguations: Set<String>, disambiguationItems: Set<String>, wanted: WikiWants, asked: WikiWants
     ) -> Requesters {
         var byWikidata: [String: String] = [:]
         // A QID two articles share goes to the first title with text, in title order (never the
@@ -502,7 +525,9 @@ public struct WikiStage {
             }
         }
         for (id, requesters) in wanted.wikidata {
-            if let title = byWikidata[id] {
+            // The title followed for the item (`lateWants`) when no kept copy names it: the
+            // page's newest copy need not (a REST page carries no item).
+            if let title = byWikidata[id] ?? itemTitles[id].flatMap({ articles[$0] == nil ? nil : $0 }) {
                 indirect[title, default: []].formUnion(requesters)
             } else if !disambiguationItems.contains(id) {
                 missing.append(id)
