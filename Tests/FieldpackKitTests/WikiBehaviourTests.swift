@@ -281,6 +281,36 @@ import Testing
         #expect(output.lines.allSatisfy { $0["html"] as? String == "<p>\(tit)</p>" && $0["license"] as? String == "CC-BY-SA" })
     }
 
+    /// A plain page cut short (a download that stopped) is rejected: its blurb stopped
+    /// mid-sentence and shipped without a word. A fragment (no `<html>`) is not judged.
+    @Test func anHTMLPageCutShortIsRejectedAndAFragmentIsNot() throws {
+        let directory = try TemporaryDirectory()
+        let whole = document("The great tit is a small bird. It lives in woods, parks and gardens of Europe and Asia.")
+        let cut = try directory.write("pages/Great_tit.html", String(whole.prefix(whole.count - 40)))
+        let fragment = try directory.write("pages/Blue_tit.html", "<p>The blue tit is a small bird of woods and gardens.</p>")
+        let output = try run([cut, fragment], wants: wants(["Great tit", "Blue tit"]), in: directory)
+        #expect(output.lines.map { $0["title"] as? String } == ["Blue tit"])
+        #expect(output.rejects.map { $0["file"] as? String } == [cut], "\(output.rejects)")
+        #expect((output.rejects.first?["reason"] as? String)?.hasPrefix("the page starts as a whole HTML document but ends before its </html>") == true)
+        #expect(output.report["lines_rejected"] as? Int == 1)
+    }
+
+    /// A page whose bytes are not UTF-8 (saved in its declared ISO-8859-1) is read repaired, as
+    /// a dump line is, and said with a salvaged finding: it was silent.
+    @Test func anHTMLPageThatIsNotUTF8IsReadRepairedWithAFinding() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = Array(document("La for\u{EA}t de Soignes est une for\u{EA}t situ\u{E9}e au sud-est de Bruxelles.").utf8)
+        // ISO-8859-1: ê and é as one byte each, not UTF-8.
+        bytes = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars.map { UInt8(truncatingIfNeeded: $0.value) })
+        let path = directory.file("pages/Forêt_de_Soignes.html")
+        try FileSystem.makeDirectories(directory.file("pages"))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let output = try run([path], wants: wants(["Forêt de Soignes"]), in: directory)
+        #expect(output.lines.count == 1)
+        #expect((output.lines.first?["html"] as? String)?.contains("\u{FFFD}") == true)
+        #expect(output.rejects.map { "\($0["kind"] as? String ?? ""):\($0["file"] as? String ?? "")" } == ["salvaged:\(path)"], "\(output.rejects)")
+    }
+
     // MARK: The report
 
     @Test func theReportGivesWhatWasWantedFoundMissingAndHowMuchWasRead() throws {

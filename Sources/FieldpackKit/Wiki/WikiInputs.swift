@@ -289,6 +289,27 @@ extension WikiStage {
     }
 
     /// The finding of a line or document whose text was repaired (`TextRepair`).
+    /// The finding of a page cut short (`isCutDocument`).
+    static let cutDocument = "the page starts as a whole HTML document but ends before its </html>: cut short (a download or a copy that stopped); rejected, not shipped with the text the cut left"
+
+    /// Whether `bytes` start as a whole HTML document (`<!DOCTYPE html` or `<html`, after a byte
+    /// order mark and white space) and hold no `</html>` in their last 4 KiB. Parsoid's pages and
+    /// saved page views end with it; a fragment (a section's HTML) is not judged.
+    static func isCutDocument(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+        func matches(_ word: String, at start: Int) -> Bool {
+            let word = Array(word.utf8)
+            guard start + word.count <= bytes.count else { return false }
+            return word.indices.allSatisfy { lower(bytes[start + $0]) == word[$0] }
+        }
+        var start = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+        while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+        guard matches("<!doctype html", at: start) || matches("<html", at: start) else { return false }
+        let tail = max(start, bytes.count - 4096)
+        return !(tail..<bytes.count).contains { bytes[$0] == UInt8(ascii: "<") && matches("</html", at: $0) }
+    }
+
     static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was read from the repaired text"
 
     /// A line longer than this gives back what it grew the reader's buffers to.
@@ -428,10 +449,19 @@ extension WikiStage {
         if let damage = reader.damage {
             return reject(Finding(path: source, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
+        // A whole document that stops before its end (a plain page whose download or copy
+        // stopped): its blurb stopped mid-sentence, shipped without a word.
+        if Self.isCutDocument(bytes) {
+            if reading.counting { run.summary.lines += 1 }
+            return reject(Finding(path: source, reason: Self.cutDocument), counting: reading.counting, into: &run)
+        }
         if reading.counting {
             run.summary.lines += 1
             run.summary.bytes += bytes.count
         }
+        // Bytes that are not UTF-8 (a page saved in its declared ISO-8859-1) are read repaired
+        // (`HTMLDocument`), and said, as a dump line's are.
+        let repaired = !isWellFormedUTF8(bytes) || bytes.contains(0)
         let blurb: Blurb
         do {
             blurb = try reading.maker.blurb(html: bytes)
@@ -464,6 +494,9 @@ extension WikiStage {
             return
         }
         if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata) { return }
+        if repaired && reading.counting {
+            run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText))
+        }
         run.summary.htmlBytes += bytes.count
         var article = Article(
             title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),
