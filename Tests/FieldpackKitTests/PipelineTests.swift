@@ -174,6 +174,20 @@ import Testing
          "costs.assumed_original must be at most 100000 (is 1000000000)"),
         (#"{"name": "ok", "inat": ["x"], "costs": {"download_bytes_per_pixel": {"small": 1e100}}}"#,
          "costs.download_bytes_per_pixel.small must be at most 16 (is 1e+100)"),
+        // A key of the wrong type is refused, never taken for an absent one ("scale": "3" gave a
+        // scale of 1, and the app fetched the 75-px square for a 180-px cell).
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "scale": "3"}]}"#,
+         "targets[0].scale is a string, expected a positive number"),
+        (#"{"name": "ok", "inat": ["x"], "targets": [{"name": "a", "width": 60, "height": 60, "mode": 0}]}"#,
+         #"targets[0].mode must be "fill" or "fit""#),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"bytes_per_pixel": "8"}}"#,
+         "costs.bytes_per_pixel is a string, expected a whole number"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"row_alignment": 64.5}}"#,
+         "costs.row_alignment is a non-integer number, expected a whole number"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"assumed_original": ["4032", 3024, 2000]}}"#,
+         "costs.assumed_original must be [width, height]"),
+        (#"{"name": "ok", "inat": ["x"], "costs": {"download_bytes_per_pixel": 0.5}}"#,
+         #"costs.download_bytes_per_pixel is a non-integer number, expected an object of tiers and bytes per pixel ({"small": 0.3})"#),
         // A misspelt key is an error, never a setting silently left out (a comment starts with _).
         (#"{"name": "ok", "inat": ["x"], "wikipdia": ["dumps"]}"#,
          #""wikipdia" is not a pipeline key (name, inat, max_reject_rate, licenses, targets, memory_budget_bytes, costs, wikipedia, destinations, wikipedia_language, wikipedia_skip_sections, wikipedia_summary_length, open_data_date, repeat_filter_bytes, select); a key starting with _ is a comment"#),

@@ -50,10 +50,16 @@ public struct ShippingPolicy: Sendable, Equatable {
                 else { throw FieldpackError(path: path, "\(place) needs a name and a positive width and height in points") }
                 try Self.check(width, "\(place).width", atMost: Self.maximumPoints, path: path)
                 try Self.check(height, "\(place).height", atMost: Self.maximumPoints, path: path)
-                let scale = element["scale"]?.double ?? 1
+                // A key given with the wrong type is refused, never taken for an absent one (a
+                // "scale": "3" was a scale of 1, and the app fetched the 75-px square).
+                let givenScale = element["scale"].flatMap { $0.isNull ? nil : $0 }
+                guard let scale = givenScale.map({ $0.double }) ?? 1 else {
+                    throw FieldpackError(path: path, "\(place).scale is \(RecordError.describe(givenScale!.kind)), expected a positive number")
+                }
                 guard scale > 0 else { throw FieldpackError(path: path, "\(place).scale must be positive") }
                 try Self.check(scale, "\(place).scale", atMost: Self.maximumScale, path: path)
-                guard let mode = DisplayTarget.Mode(rawValue: element["mode"]?.string ?? "fill") else {
+                let givenMode = element["mode"].flatMap { $0.isNull ? nil : $0 }
+                guard let mode = DisplayTarget.Mode(rawValue: givenMode.map { $0.string ?? "" } ?? "fill") else {
                     throw FieldpackError(path: path, "\(place).mode must be \"fill\" or \"fit\"")
                 }
                 if policy.targets.contains(where: { $0.name == name }) {
@@ -80,25 +86,29 @@ public struct ShippingPolicy: Sendable, Equatable {
             guard costs.isObject else { throw FieldpackError(path: path, "\"costs\" must be an object") }
             let keys = ["bytes_per_pixel", "row_alignment", "assumed_original", "download_bytes_per_pixel", "measured_sizes"]
             try PipelineKeys.refuseUnknown(in: costs, known: keys, place: "costs", kind: "a costs setting", path: path)
-            if let value = costs["bytes_per_pixel"]?.int64 {
+            if let value = try Self.integer(costs["bytes_per_pixel"], "costs.bytes_per_pixel", path: path) {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.bytes_per_pixel must be positive") }
                 try Self.check(value, "costs.bytes_per_pixel", atMost: 16, path: path)
                 policy.model.bytesPerPixel = Int(value)
             }
-            if let value = costs["row_alignment"]?.int64 {
+            if let value = try Self.integer(costs["row_alignment"], "costs.row_alignment", path: path) {
                 guard value > 0 else { throw FieldpackError(path: path, "costs.row_alignment must be positive") }
                 try Self.check(value, "costs.row_alignment", atMost: 4096, path: path)
                 policy.model.rowAlignment = Int(value)
             }
-            if let size = costs["assumed_original"] {
-                let values = size.elements.compactMap(\.int64)
-                guard values.count == 2, values.allSatisfy({ $0 > 0 }) else {
+            if let size = costs["assumed_original"], !size.isNull {
+                let elements = size.isArray ? Array(size.elements) : []
+                let values = elements.compactMap(\.int64)
+                guard values.count == 2, elements.count == 2, values.allSatisfy({ $0 > 0 }) else {
                     throw FieldpackError(path: path, "costs.assumed_original must be [width, height]")
                 }
                 for value in values { try Self.check(value, "costs.assumed_original", atMost: Self.maximumPixels, path: path) }
                 policy.model.assumedOriginal = PixelSize(width: Int(values[0]), height: Int(values[1]))
             }
-            if let rates = costs["download_bytes_per_pixel"] {
+            if let rates = costs["download_bytes_per_pixel"], !rates.isNull {
+                guard rates.isObject else {
+                    throw FieldpackError(path: path, "costs.download_bytes_per_pixel is \(RecordError.describe(rates.kind)), expected an object of tiers and bytes per pixel ({\"small\": 0.3})")
+                }
                 try PipelineKeys.refuseUnknown(
                     in: rates, known: PhotoTier.allCases.map(\.rawValue), place: "costs.download_bytes_per_pixel", kind: "a tier", path: path)
                 for member in rates.members where !PipelineKeys.isComment(member.key.string) {
@@ -121,6 +131,17 @@ public struct ShippingPolicy: Sendable, Equatable {
             }
         }
         return policy
+    }
+
+    /// A setting that is a whole number, nil when absent or null.
+    ///
+    /// - Throws: when it is given with another type (`"8"`), which was taken for an absent one.
+    private static func integer(_ value: JSONValue?, _ place: String, path: String) throws -> Int64? {
+        guard let value, !value.isNull else { return nil }
+        guard let number = value.int64 else {
+            throw FieldpackError(path: path, "\(place) is \(RecordError.describe(value.kind)), expected a whole number")
+        }
+        return number
     }
 
     /// The largest values the pipeline's numbers may take: far past any screen or photo, and
