@@ -279,6 +279,30 @@ import Testing
         }
     }
 
+    /// A control character from the data (a NUL in a title, an escape sequence in a file name)
+    /// is shown as U+FFFD: written raw, the browser dropped it and the page was not text.
+    @Test func controlCharactersFromTheDataAreShownReplaced() {
+        #expect(HTMLText.escaped("Nul\u{0}x Esc\u{1B}[31m\tok\n") == "Nul\u{FFFD}x Esc\u{FFFD}[31m\tok\n")
+    }
+
+    /// Bytes in the unit that keeps the figure under 1000 once rounded.
+    @Test(arguments: [
+        (999, "999 B"), (1000, "1.0 KB"), (99_940, "99.9 KB"), (99_960, "100 KB"), (999_400, "999 KB"), (999_600, "1.0 MB"),
+        (999_999_999, "1.0 GB"), (1_500_000_000, "1.5 GB"),
+    ] as [(Int64, String)])
+    func bytesArePrintedInTheUnitThatKeepsThemUnderAThousand(value: Int64, text: String) {
+        #expect(ReportNumber.bytes(value) == text)
+    }
+
+    /// A timing out of range names its file (1e300 seconds crashed the run report).
+    @Test(arguments: ["1e300", "-5"])
+    func aTimingOutOfRangeIsRefusedNamingItsFile(seconds: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("timings/inat.json", #"{"stage":"inat","seconds":"# + seconds + #","records":5,"bytes":10,"peak_rss_bytes":1000}"#)
+        let error = try #require(throws: FieldpackError.self) { try StageTiming.read(folder: directory.file("timings")) }
+        #expect(error.path == path && error.message.hasPrefix("not a stage timing: seconds must be from 0"), "\(error)")
+    }
+
     @Test func namesFromTheDataAreEscaped() throws {
         let directory = try TemporaryDirectory()
         let observation = """

@@ -36,6 +36,9 @@ public struct HTMLText {
             case UInt8(ascii: ">"): out += "&gt;".utf8
             case UInt8(ascii: "\""): out += "&quot;".utf8
             case UInt8(ascii: "'"): out += "&#39;".utf8
+            // A control character (a NUL, an escape sequence from a file name) is no text a
+            // page may hold: the browser drops or hides it, altering the name. Shown as U+FFFD.
+            case 0x00...0x08, 0x0B, 0x0C, 0x0E...0x1F, 0x7F: out += "\u{FFFD}".utf8
             default: out.append(byte)
             }
         }
@@ -56,10 +59,16 @@ enum ReportNumber {
 
     static func count(_ value: Int) -> String { count(Int64(value)) }
 
+    /// Bytes in the unit that keeps the figure under 1000 once rounded (999,600 bytes are
+    /// "1.0 MB", not "1000 KB"): one decimal under 100, none from 100.
     static func bytes(_ value: Int64) -> String {
-        let units: [(Double, String)] = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
-        for (scale, unit) in units where Double(value) >= scale {
-            return "\(format(Double(value) / scale, Double(value) / scale >= 100 ? 0 : 1)) \(unit)"
+        if value < 1000 { return "\(value) B" }
+        let units: [(Double, String)] = [(1e3, "KB"), (1e6, "MB"), (1e9, "GB"), (1e12, "TB")]
+        for (index, (scale, unit)) in units.enumerated() {
+            let scaled = Double(value) / scale
+            let decimals = (scaled * 10).rounded() / 10 >= 100 ? 0 : 1
+            let rounded = decimals == 0 ? scaled.rounded() : (scaled * 10).rounded() / 10
+            if rounded < 1000 || index == units.count - 1 { return "\(format(scaled, decimals)) \(unit)" }
         }
         return "\(value) B"
     }

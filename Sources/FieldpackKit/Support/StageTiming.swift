@@ -77,6 +77,13 @@ public struct StageTiming: Sendable, Equatable {
                   let peak = root["peak_rss_bytes"]?.int64 else {
                 throw FieldpackError(path: path, "not a stage timing (stage, seconds, peak_rss_bytes)")
             }
+            // A run's figures, in range: 1e300 seconds crashed the run report, -5 was added up.
+            let yearOfSeconds = 366.0 * 86_400
+            guard seconds.isFinite, seconds >= 0, seconds <= yearOfSeconds, peak >= 0,
+                  (root["records"]?.int64 ?? 0) >= 0, (root["bytes"]?.int64 ?? 0) >= 0 else {
+                throw FieldpackError(
+                    path: path, "not a stage timing: seconds must be from 0 to a year (\(yearOfSeconds)), and records, bytes and peak_rss_bytes at least 0")
+            }
             var shard: Shard?
             if let text = root["shard"]?.string {
                 do { shard = try Shard(parsing: text) } catch {
