@@ -544,10 +544,11 @@ test: tools test-deps
 fuzz: deps
 	Tests/Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# The sample bundle's report.html rendered in headless Chromium: loads without errors, fetches
-# nothing, every chart drawn, nothing wider than the window; the screenshot stays at
-# $(BUILD)/report.png. Then the same bundle's report with its findings' files named as real dumps
-# are (long, dated, with underscores), which must wrap too ($(BUILD)/report-long-names.png).
+# The sample bundle's report.html rendered in headless Chromium, at a desktop's width and at a
+# phone's (390 px): loads without errors, fetches nothing, every chart drawn, nothing wider than
+# the window; the screenshots stay at $(BUILD)/report.png and report-phone.png. Then the same
+# bundle's report with its findings' files named as real dumps are (long, dated, with
+# underscores), which must wrap too ($(BUILD)/report-long-names.png), and the run's report.
 report-check: bundle
 	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" && \
 	Tests/Report/check-report.py "$(BUILD)/$$name/bundle/report.html" "$(BUILD)/report.png" && \
@@ -555,7 +556,8 @@ report-check: bundle
 	  "$(BUILD)/$$name/inat/rejects.jsonl" >"$(BUILD)/long-names-rejects.jsonl" && \
 	$(BIN)/fieldpack-report "$(BUILD)/$$name/content.sqlite" --rejects "$(BUILD)/long-names-rejects.jsonl" \
 	  --output "$(BUILD)/report-long-names.html" --quiet && \
-	Tests/Report/check-report.py "$(BUILD)/report-long-names.html" "$(BUILD)/report-long-names.png"
+	Tests/Report/check-report.py "$(BUILD)/report-long-names.html" "$(BUILD)/report-long-names.png" && \
+	Tests/Report/check-report.py "$(BUILD)/$$name/run-report.html" "$(BUILD)/run-report.png"
 
 check: test
 

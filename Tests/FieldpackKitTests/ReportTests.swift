@@ -37,13 +37,13 @@ import Testing
         let observations = try #require(try database.int("SELECT count(*) FROM observations"))
         #expect(html.contains("<span class=\"figure\">\(observations)</span><span class=\"label\">observations</span>"))
         #expect(html.contains("license:cc-by-nc"))
-        #expect(html.contains("<td>salvaged</td><td>photos[].id</td>"))
+        #expect(html.contains("<td class=\"wrap\">salvaged</td><td class=\"wrap\">photos[].id</td>"))
         #expect(html.contains("No previous bundle was given"))
         // One row per iconic taxon (the sample has six insect taxa), with its taxa and observations.
         let insects = try #require(try database.int("SELECT count(*) FROM taxa WHERE iconic_taxon_name = 'Insecta'"))
         #expect(insects > 1)
-        #expect(html.components(separatedBy: "<tr><td>Insecta</td>").count - 1 == 1)
-        #expect(html.contains("<tr><td>Insecta</td><td class=\"num\">\(insects)</td>"))
+        #expect(html.components(separatedBy: "<tr><td class=\"wrap\">Insecta</td>").count - 1 == 1)
+        #expect(html.contains("<tr><td class=\"wrap\">Insecta</td><td class=\"num\">\(insects)</td>"))
     }
 
     @Test func theSameBundleGivesTheSameReportBytes() throws {
@@ -137,7 +137,7 @@ import Testing
         #expect(removed > 0 && considered == Int(kept) + removed)
         #expect(html.contains("<section id=\"selection\">"))
         #expect(html.contains("<span class=\"figure\">\(kept) of \(considered)</span><span class=\"label\">observations kept</span>"), "\(html)")
-        #expect(html.contains("<td>observations: quality_grades</td><td class=\"num\">\(removed)</td>"))
+        #expect(html.contains("<td class=\"wrap\">observations: quality_grades</td><td class=\"num\">\(removed)</td>"))
         // Without a selection there is no such section.
         let plain = try TemporaryDirectory()
         try buildBundle(inputs: Self.sampleInputs, in: plain)
@@ -335,7 +335,7 @@ import Testing
         try BundleBuilder(options: bundle).run()
         let html = try report(second)
         #expect(!html.contains("No previous bundle was given"))
-        #expect(html.contains("<tr><td>observations</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">1</td></tr>"),
+        #expect(html.contains("<tr><td class=\"wrap\">observations</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">1</td></tr>"),
                 "\(html)")
     }
 
@@ -357,7 +357,7 @@ import Testing
         }
         try RunReport(timings: timings, output: directory.file("run.html"), pipeline: "sample").run()
         let html = try text(directory.file("run.html"))
-        let order = ["fieldpack-inat", "fieldpack-bundle", "fieldpack-verify"].map { html.range(of: "<td>\($0)</td>")?.lowerBound }
+        let order = ["fieldpack-inat", "fieldpack-bundle", "fieldpack-verify"].map { html.range(of: "<td class=\"wrap\">\($0)</td>")?.lowerBound }
         #expect(order.allSatisfy { $0 != nil })
         #expect(order.compactMap { $0 } == order.compactMap { $0 }.sorted())
         #expect(html.contains("<td class=\"num\">2.25</td>"))

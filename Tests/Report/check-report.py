@@ -11,7 +11,9 @@ out, NUL-terminated JSON; the standard library is enough) and checks that:
     area are not blank (a PNG decoded here with zlib);
   - no table is wider than its card, no one-word table header or short value is broken mid-word, and the page
     does not scroll sideways;
-then keeps a full-page screenshot at SCREENSHOT.png for people to look at.
+at a desktop's width (1000 px), then at a phone's (390 px, the app's), where a table may be wider
+than its card and scroll inside it but the page still never scrolls sideways; then keeps a
+full-page screenshot of each at SCREENSHOT.png and SCREENSHOT-phone.png for people to look at.
 
 Without Chromium it says what was not judged and exits 0, or 1 when CI=true.
 """
@@ -25,6 +27,7 @@ import tempfile
 import zlib
 
 VIEWPORT_WIDTH = 1000
+PHONE_WIDTH = 390
 
 
 def find_chromium():
@@ -203,7 +206,7 @@ PAGE_FACTS = """JSON.stringify({
 })"""
 
 
-def check(report, screenshot):
+def check(report, screenshot, width=VIEWPORT_WIDTH, phone=False):
     page_url = "file://" + os.path.abspath(report)
     problems = []
     with tempfile.TemporaryDirectory(prefix="fieldpack-chromium-") as profile:
@@ -214,7 +217,7 @@ def check(report, screenshot):
             for domain in ("Page", "Runtime", "Log", "Network"):
                 browser.send(f"{domain}.enable", session=session)
             browser.send("Emulation.setDeviceMetricsOverride",
-                         {"width": VIEWPORT_WIDTH, "height": 800, "deviceScaleFactor": 1, "mobile": False}, session=session)
+                         {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": phone}, session=session)
             navigated = browser.send("Page.navigate", {"url": page_url}, session=session)
             if navigated.get("errorText"):
                 problems.append(f"the page did not load: {navigated['errorText']}")
@@ -262,7 +265,7 @@ def check(report, screenshot):
         problems.append("the page has no chart (svg.chart)")
     # Long names (dump files named by their date, with underscores) must wrap, not push a
     # table's columns off its card and the page sideways.
-    for table in facts["overflowing"]:
+    for table in ([] if phone else facts["overflowing"]):
         problems.append(f"a table in \"{table['section']}\" is {table['width']} px wide in {table['room']} px: its columns run off the card")
     for header in facts["broken"]:
         problems.append(f"the table cell \"{header}\" is broken mid-word: its column was squeezed narrower than the word")
@@ -283,14 +286,18 @@ def main():
         return
     if not os.path.isfile(report):
         sys.exit(f"{report}: error: no such report (run make bundle)")
+    root, extension = os.path.splitext(screenshot)
     facts, problems = check(report, screenshot)
+    phone_screenshot = f"{root}-phone{extension}"
+    phone, phone_problems = check(report, phone_screenshot, PHONE_WIDTH, phone=True)
+    problems += [f"at {PHONE_WIDTH} px: {problem}" for problem in phone_problems]
     for problem in problems:
         print(f"{report}: error: {problem}", file=sys.stderr)
     if problems:
         sys.exit(1)
     print(f"{report}: renders in Chromium without errors: {facts['sections']} sections, "
           f"{len(facts['charts'])} charts drawn, nothing fetched; screenshot {screenshot} "
-          f"({facts['width']} x {facts['height']} px)")
+          f"({facts['width']} x {facts['height']} px), and at {PHONE_WIDTH} px {phone_screenshot} ({phone['width']} x {phone['height']} px)")
 
 
 if __name__ == "__main__":

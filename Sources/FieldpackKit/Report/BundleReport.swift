@@ -156,7 +156,7 @@ public struct BundleReport {
                         caption: "Photos shipped, per licence.")
             page.figure(SVGChart.bars("Photos excluded per reason", facts.excluded.map { ($0.0, $0.1, ReportNumber.count($0.1)) }, color: SVGChart.palette[3]),
                         caption: "Photos left out, per reason.")
-            page.table(["reason", "photos", "why"], facts.excluded.map { [$0.0, ReportNumber.count($0.1), Self.explain($0.0)] }, numeric: [1], wrapping: [2])
+            page.table(["reason", "photos", "why"], facts.excluded.map { [$0.0, ReportNumber.count($0.1), Self.explain($0.0)] }, numeric: [1])
         }
 
         section("ingest", "Records rejected or salvaged at ingest") { page in
@@ -176,8 +176,7 @@ public struct BundleReport {
                 caption: "Rejected: the record was dropped (no usable id). Salvaged: a part was dropped, the record kept."
                     + " At most \(Self.chartedFileLimit) files are drawn, those with the most findings; the table below lists every file.")
             page.table(["file", "outcome", "part", "count", "example"],
-                       groups.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3],
-                       wrapping: [0, 4])
+                       groups.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3])
         }
 
         section("articles", "Wikipedia articles") { page in
@@ -194,7 +193,7 @@ public struct BundleReport {
                 }
                 if !wiki.redirects.isEmpty {
                     page.html.element("h3", "Redirects followed")
-                    page.table(["wanted", "article"], wiki.redirects.map { [$0.0, $0.1] }, wrapping: [0, 1])
+                    page.table(["wanted", "article"], wiki.redirects.map { [$0.0, $0.1] })
                 }
                 if !wiki.disambiguations.isEmpty {
                     page.html.element("h3", "Disambiguation pages skipped")
@@ -206,7 +205,7 @@ public struct BundleReport {
             page.html.element("h3", "Licences of the articles")
             page.table(["licence", "articles"], facts.articleLicenses.map { [$0.0, ReportNumber.count($0.1)] }, numeric: [1])
             page.html.element("h3", "Destinations")
-            page.table(["destination", "name", "article"], facts.destinations.map { [$0.id, $0.name, $0.article ?? "none"] }, wrapping: [0, 1, 2])
+            page.table(["destination", "name", "article"], facts.destinations.map { [$0.id, $0.name, $0.article ?? "none"] })
         }
 
         section("blurbs", "Blurb length") { page in

@@ -40,13 +40,15 @@ struct ReportPage {
         html.raw("</figure>\n")
     }
 
-    /// A table; columns after the first are right-aligned when `numeric` says so. The cells of
-    /// the `wrapping` columns (paths, titles, free text) may break anywhere, so that a long
-    /// name wraps inside its card; the others break only between words, so that the table's
-    /// layout never squeezes a short word into pieces ("rejec/ted").
-    mutating func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], wrapping: Set<Int> = []) {
-        func kind(_ index: Int) -> String? { numeric.contains(index) ? "num" : wrapping.contains(index) ? "wrap" : nil }
-        html.raw("<table>\n<thead><tr>")
+    /// A table; columns after the first are right-aligned when `numeric` says so. Every other
+    /// column's cells may break anywhere (a file's path, a name from the data, a 300-letter
+    /// licence code), but no narrower than a short word (`td` keeps a minimum width), so that
+    /// neither a long name pushes the table off its card nor the layout squeezes a short word
+    /// into pieces ("rejec/ted"). On a phone a table wider than its card scrolls inside it; the
+    /// page never scrolls sideways.
+    mutating func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = []) {
+        func kind(_ index: Int) -> String { numeric.contains(index) ? "num" : "wrap" }
+        html.raw("<div class=\"table\"><table>\n<thead><tr>")
         for (index, name) in header.enumerated() { html.element("th", name, class: numeric.contains(index) ? "num" : nil) }
         html.raw("</tr></thead>\n<tbody>\n")
         for row in rows {
@@ -54,7 +56,7 @@ struct ReportPage {
             for (index, cell) in row.enumerated() { html.element("td", cell, class: kind(index)) }
             html.raw("</tr>\n")
         }
-        html.raw("</tbody>\n</table>\n")
+        html.raw("</tbody>\n</table></div>\n")
     }
 
     /// Key figures as large numbers in a row of tiles.
@@ -96,16 +98,18 @@ struct ReportPage {
         section { background: var(--card); border: 1px solid var(--line); border-radius: 8px; margin: 16px 0; padding: 14px 20px 16px; }
         h2 { font-size: 18px; margin: 0 0 10px; color: var(--accent); }
         h3 { font-size: 15px; margin: 14px 0 6px; }
-        p { margin: 6px 0; }
+        p { margin: 6px 0; overflow-wrap: anywhere; }
         .note { color: var(--muted); font-size: 13px; }
+        div.table { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; margin: 8px 0 4px; font-size: 13.5px; }
         th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
-        td.wrap { overflow-wrap: anywhere; }
+        td.wrap { overflow-wrap: anywhere; min-width: 8.5em; }
         th { color: var(--muted); font-weight: 600; overflow-wrap: normal; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-        figure { margin: 8px 0; }
+        th.num { white-space: normal; }
+        figure { margin: 8px 0; overflow-x: auto; }
         figcaption { color: var(--muted); font-size: 12.5px; }
-        svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; fill: var(--ink); }
+        svg.chart { display: block; max-width: 100%; min-width: 540px; height: auto; font-size: 12px; fill: var(--ink); }
         svg.chart text.value, svg.chart text.legend { fill: var(--muted); font-size: 11.5px; }
         svg.chart text.inside { fill: #fff; font-size: 11px; }
         svg.chart .axis { stroke: var(--line); stroke-width: 1; }
@@ -115,7 +119,8 @@ struct ReportPage {
         .tile .label { color: var(--muted); font-size: 12.5px; }
         ul { margin: 4px 0; padding-left: 20px; }
         li { overflow-wrap: anywhere; }
-        footer { max-width: 820px; margin: 0 auto; padding: 0 16px 24px; color: var(--muted); font-size: 12px; }
+        footer { max-width: 820px; margin: 0 auto; padding: 0 16px 24px; color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+        @media (max-width: 480px) { header { padding: 16px 16px 14px; } main { padding: 4px 8px 16px; } section { padding: 12px 12px 14px; } }
 
         """
 }
