@@ -185,6 +185,24 @@ import Testing
         #expect(BundleReport.chartedFiles(few).map(\.values) == few.map(\.counts))
     }
 
+    /// The findings table of a dump with thousands of damaged files lists the rows with the most
+    /// findings and counts the rest (the shipped page grew to 23 MB with 50,000 files).
+    @Test func theFindingsTableListsTheRowsWithTheMostFindingsAndCountsTheRest() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let lines = (0..<(BundleReport.listedRowLimit + 50)).map { index in
+            // File 7 has three findings; every other file one.
+            String(repeating: #"{"file":"dumps/page-\#(String(format: "%05d", index)).json","line":1,"offset":0,"record":null,"path":"photos[0].id","outcome":"salvaged","reason":"r"}"# + "\n", count: index == 7 ? 3 : 1)
+        }
+        let rejects = try directory.write("many-rejects.jsonl", lines.joined())
+        let html = try report(directory, rejects: rejects)
+        let rows = html.components(separatedBy: "<td class=\"wrap\">dumps/page-").count - 1
+        #expect(rows == BundleReport.listedRowLimit)
+        #expect(html.contains("dumps/page-00007.json") && html.contains("dumps/page-00199.json") && !html.contains("dumps/page-00200.json"))
+        #expect(html.contains("50 more rows (50 findings) are not listed"), "\(html)")
+        #expect(BundleReport.largest([1, 5, 2, 5, 3], limit: 3, count: { Int64($0) }) == [5, 5, 3])
+    }
+
     /// A bar's value text ends inside the chart, however long it is: the longest bar leaves it
     /// room ("1 234 576 obs · 12 351 taxa" ran past the edge at realistic counts).
     @Test func aBarsValueTextEndsInsideTheChart() throws {

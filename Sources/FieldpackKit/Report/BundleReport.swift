@@ -174,9 +174,19 @@ public struct BundleReport {
                 colors: [SVGChart.palette[3], SVGChart.palette[1], SVGChart.palette[7]],
                 Self.chartedFiles(Self.findingsPerFile(groups, outcomes: outcomes))),
                 caption: "Rejected: the record was dropped (no usable id). Salvaged: a part was dropped, the record kept."
-                    + " At most \(Self.chartedFileLimit) files are drawn, those with the most findings; the table below lists every file.")
+                    + " At most \(Self.chartedFileLimit) files are drawn, those with the most findings.")
+            // The page ships in the bundle: a dump of 50,000 damaged pages made it 23 MB. The
+            // rows with the most findings, in file order; the rest counted in one line.
+            let listed = Self.largest(groups, limit: Self.listedRowLimit, count: \.count)
             page.table(["file", "outcome", "part", "count", "example"],
-                       groups.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3])
+                       listed.map { [$0.file, $0.outcome, $0.part, ReportNumber.count($0.count), $0.example] }, numeric: [3])
+            if listed.count < groups.count {
+                let left = groups.count - listed.count
+                let findings = groups.reduce(Int64(0)) { $0 + $1.count } - listed.reduce(Int64(0)) { $0 + $1.count }
+                page.paragraph(
+                    "\(ReportNumber.count(left)) more rows (\(ReportNumber.count(findings)) findings) are not listed: the \(Self.listedRowLimit) "
+                        + "with the most findings are. The rejects file lists every finding.", class: "note")
+            }
         }
 
         section("articles", "Wikipedia articles") { page in
@@ -189,7 +199,12 @@ public struct BundleReport {
                 page.paragraph("\(ReportNumber.count(wiki.lines)) dump lines read, \(ReportNumber.count(wiki.skipped)) skipped, \(ReportNumber.count(wiki.rejected)) rejected; \(ReportNumber.count(wiki.duplicates)) pages seen more than once (the newest kept).")
                 if !wiki.missing.isEmpty {
                     page.html.element("h3", "Missing")
-                    page.list(wiki.missing)
+                    page.list(Array(wiki.missing.prefix(Self.listedRowLimit)))
+                    if wiki.missing.count > Self.listedRowLimit {
+                        page.paragraph(
+                            "\(ReportNumber.count(wiki.missing.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            class: "note")
+                    }
                 }
                 if !wiki.redirects.isEmpty {
                     page.html.element("h3", "Redirects followed")
@@ -197,7 +212,12 @@ public struct BundleReport {
                 }
                 if !wiki.disambiguations.isEmpty {
                     page.html.element("h3", "Disambiguation pages skipped")
-                    page.list(wiki.disambiguations)
+                    page.list(Array(wiki.disambiguations.prefix(Self.listedRowLimit)))
+                    if wiki.disambiguations.count > Self.listedRowLimit {
+                        page.paragraph(
+                            "\(ReportNumber.count(wiki.disambiguations.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            class: "note")
+                    }
                 }
             } else {
                 page.paragraph("No wiki report was given (--wiki-report).", class: "note")
@@ -291,6 +311,18 @@ public struct BundleReport {
             }
         }
         return labels
+    }
+
+    /// How many rows the findings table, and items the lists of missing and disambiguation
+    /// pages, hold at most: the page is shipped in the bundle, and must stay small whatever the
+    /// dumps' damage.
+    static let listedRowLimit = 200
+
+    /// The `limit` elements with the largest `count` (ties in their order), in their order.
+    static func largest<Element>(_ elements: [Element], limit: Int, count: (Element) -> Int64) -> [Element] {
+        guard elements.count > limit else { return elements }
+        let chosen = elements.indices.sorted { (count(elements[$1]), $0) < (count(elements[$0]), $1) }.prefix(limit).sorted()
+        return chosen.map { elements[$0] }
     }
 
     /// How many files the findings chart draws: a dump of thousands of pages with findings in
