@@ -12,6 +12,10 @@ import Testing
         ("http://static.inaturalist.org/photos/7/square.JPG", "https://static.inaturalist.org/photos/7/large.JPG"),
         ("https://static.inaturalist.org/photos/1205428/square.?1413275622", "https://static.inaturalist.org/photos/1205428/large."),
         ("https://static.inaturalist.org/photos/9/medium.png", "https://static.inaturalist.org/photos/9/large.png"),
+        // The scheme's own port names the same server: with it, the photo was taken for a remote
+        // one, its 75-px square its only URL while its costs said 2048 px.
+        ("https://static.inaturalist.org:443/photos/525/square.jpg", "https://static.inaturalist.org/photos/525/large.jpg"),
+        ("http://inaturalist-open-data.s3.amazonaws.com:80/photos/5/square.jpg", "https://inaturalist-open-data.s3.amazonaws.com/photos/5/large.jpg"),
     ])
     func everyTierIsDerivedByReplacingOnlyTheSizeToken(url: String, large: String) throws {
         guard case .inaturalist(let parsed) = PhotoURL.classify(url) else {
@@ -30,6 +34,13 @@ import Testing
     ])
     func placeholdersAreNotPhotos(url: String, kind: PlaceholderKind) {
         #expect(PhotoURL.classify(url) == .placeholder(kind))
+    }
+
+    /// A user name, or a port other than the scheme's own, is no URL to ship (the scheme's own
+    /// port names the same server: see `everyTierIsDerivedByReplacingOnlyTheSizeToken`).
+    @Test func aUserNameOrAnotherPortIsUnusable() {
+        #expect(PhotoURL.classify("https://static.inaturalist.org:8443/photos/525/square.jpg") == .unusable("URL names the port 8443"))
+        #expect(PhotoURL.classify("https://user@static.inaturalist.org/photos/525/square.jpg") == .unusable("URL names a user before its host"))
     }
 
     @Test func remotePhotosKeepTheirURLAndOnlyHttpsShips() {

@@ -216,7 +216,18 @@ public final class PhotoURLParser {
         var hostEnd = index
         while hostEnd < end && bytes[hostEnd] != UInt8(ascii: "/") { hostEnd += 1 }
         guard hostEnd > index else { return .unusable("URL has no host") }
-        let hostBytes = UnsafeBufferPointer(rebasing: bytes[index..<hostEnd])
+        // The host without the scheme's own port (`:443`, `:80`, which name the same server):
+        // with it, iNaturalist's host was taken for another, and its photo for a remote one
+        // with a 75-px square as its only URL. A user name, or another port, is no URL to ship.
+        let authority = UnsafeBufferPointer(rebasing: bytes[index..<hostEnd])
+        if authority.contains(UInt8(ascii: "@")) { return .unusable("URL names a user before its host") }
+        var nameEnd = hostEnd
+        if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
+            let port = String(decoding: UnsafeBufferPointer(rebasing: authority[(colon + 1)...]), as: UTF8.self)
+            guard port == (secure ? "443" : "80") else { return .unusable("URL names the port \(port)") }
+            nameEnd = index + colon
+        }
+        let hostBytes = UnsafeBufferPointer(rebasing: bytes[index..<nameEnd])
         let slot: Int
         if let seen = hosts.firstIndex(where: { $0.bytes.count == hostBytes.count && zip(hostBytes, $0.bytes).allSatisfy { lower($0) == $1 } }) {
             slot = seen
