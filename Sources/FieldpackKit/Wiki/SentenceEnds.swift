@@ -148,13 +148,29 @@ enum SentenceEnds {
         "z", "aprox", "ок", "прибл",
     ].map { Array($0.utf8) })
 
+    /// German abbreviations of two words, after whose second a sentence practically never ends:
+    /// `u. a.` (unter anderem), `v. a.` (vor allem), `v. Chr.` and `n. Chr.`, `d. h.`, `u. ä.`,
+    /// `s. o.` and `s. u.`: the first word → the second words it goes with.
+    private static let neverFinalPairs: [[UInt8]: Set<[UInt8]>] = [
+        "u": ["a", "ä"], "v": ["a", "chr"], "n": ["chr"], "d": ["h"], "s": ["o", "u"],
+    ].reduce(into: [:]) { pairs, pair in pairs[Array(pair.key.utf8)] = Set(pair.value.map { Array($0.utf8) }) }
+
     /// Whether the `.` at `index` closes one of `neverFinal`, standing alone or after an
-    /// elision (the `env` of `d'env.`).
+    /// elision (the `env` of `d'env.`), or the second word of one of `neverFinalPairs`.
     private static func closesNeverFinal(_ bytes: [UInt8], at index: Int) -> Bool {
         let start = wordStart(before: index, in: bytes, afterApostrophes: true)
         guard start < index, index - start <= 12, let first = scalar(in: bytes, at: start) else { return false }
         let lowered = String(first).lowercased()
-        return neverFinal.contains(Array(lowered.utf8) + bytes[(start + first.utf8.count)..<index])
+        let word = Array(lowered.utf8) + bytes[(start + first.utf8.count)..<index]
+        if neverFinal.contains(word) { return true }
+        // The word before: one space and its own `.` before this one (`u. a.`).
+        guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: "."),
+              let second = neverFinalPairs.values.first(where: { $0.contains(word) }) != nil ? word : nil
+        else { return false }
+        let before = wordStart(before: start - 2, in: bytes)
+        guard before < start - 2, let letter = scalar(in: bytes, at: before) else { return false }
+        let previous = Array(String(letter).lowercased().utf8) + bytes[(before + letter.utf8.count)..<(start - 2)]
+        return neverFinalPairs[previous]?.contains(second) ?? false
     }
 
     /// Where the word ending at `index` starts: after the last space, opening bracket or quote
