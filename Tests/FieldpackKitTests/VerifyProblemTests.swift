@@ -66,6 +66,12 @@ import Testing
         let original = try text(path)
         try FileManager.default.removeItem(atPath: path)
         #expect(BundleVerifier(directory: bundle).verify() == ["\(path): error: missing"])
+        // A link in its place is said to be one, not also "missing".
+        let elsewhere = try directory.write("elsewhere-sha256.txt", original)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: elsewhere)
+        let linked = BundleVerifier(directory: bundle).verify()
+        #expect(linked.contains { $0.hasPrefix("\(path): error: not a regular file") } && !linked.contains("\(path): error: missing"), "\(linked)")
+        try FileManager.default.removeItem(atPath: path)
         try original.write(toFile: path, atomically: true, encoding: .utf8)
         #expect(BundleVerifier(directory: bundle).verify() == [])
         let kept = try lines(path).filter { $0.hasSuffix("  manifest.json") }

@@ -87,8 +87,12 @@ public enum ManifestSignature {
 
     /// Nil if the folder's signature verifies with `key`, else why not.
     public static func problem(bundle directory: String, key: Ed25519Key) -> String? {
-        guard let text = try? ReadableFile.contents(of: "\(directory)/\(fileName)") else {
-            return "missing: the bundle is not signed"
+        let path = "\(directory)/\(fileName)"
+        guard FileSystem.existsItself(path) else { return "missing: the bundle is not signed" }
+        let text: [UInt8]
+        do { text = try ReadableFile.contents(of: path) } catch {
+            // There, and not readable: not "not signed".
+            return BundleVerifier.unreadable(error)
         }
         guard let signature = Base64.decode(text), signature.count == 64 else { return "not a base64 Ed25519 signature" }
         // Only a regular manifest.json is read (a FIFO would block the open; verify refuses it).

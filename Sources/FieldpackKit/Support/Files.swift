@@ -341,6 +341,12 @@ public enum FileSystem {
         return stat(path, &info) == 0
     }
 
+    /// Whether there is anything at `path` itself (a link counts, whatever it points to).
+    public static func existsItself(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     public static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -127,7 +127,10 @@ public struct BundleVerifier {
         let manifestPath = "\(directory)/\(Manifest.jsonName)"
         let checksumPath = "\(directory)/\(Manifest.checksumName)"
         let payloadFolder = bag ? "\(directory)/\(BagItLayout.payloadFolder)" : directory
-        guard var listing = try? FileSystem.list(payloadFolder) else { return ["\(payloadFolder): error: cannot list the folder"] }
+        var listing: [String]
+        do { listing = try FileSystem.list(payloadFolder) } catch {
+            return ["\(payloadFolder): error: cannot list the folder: \((error as? FieldpackError)?.message ?? "\(error)")"]
+        }
         if bag {
             // The bag's top level is checked by BagItCheck; manifest.json and its signature are
             // there, and only there: a file of their names in data/ is not the bag's.
@@ -144,8 +147,12 @@ public struct BundleVerifier {
             checksumListed = BagItCheck(directory: directory).run(problems: &problems) ?? [:]
         } else if let listed = ChecksumList.read(checksumPath, problems: &problems) {
             checksumListed = listed
-        } else {
+        } else if !FileSystem.existsItself(checksumPath) {
             problem(Manifest.checksumName, "missing")
+        } else if FileSystem.isRegularFile(checksumPath) {
+            // There, and not readable: said so, not "missing" (a link or a folder in its place
+            // is the file set's "not a regular file" below).
+            do { _ = try ReadableFile.contents(ofRegular: checksumPath) } catch { problem(Manifest.checksumName, Self.unreadable(error)) }
         }
 
         // 2. manifest.json: parse it.
