@@ -37,6 +37,34 @@ import Testing
         #expect(try findings(directory).contains { $0.contains("original_dimensions.width is 4000000000, expected 1 to 65535 pixels") })
     }
 
+    /// One side without the other is no size: both are dropped with a finding (a width alone
+    /// shipped as 2048 × NULL, without a word).
+    @Test func aWidthWithoutAHeightIsNoSize() throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 13, photos: [(504, "cc-by", 2048)])
+            .replacingOccurrences(of: #","height":1536"#, with: "")
+        #expect(!observation.contains("\"height\""))
+        let bundle = try buildBundle(inputs: [try directory.write("a.json", page([observation]))], in: directory)
+        let row = try database(bundle).rows("SELECT width, height FROM photos WHERE id = 504")
+        #expect(row.count == 1 && row[0].allSatisfy { $0 == nil })
+        let found = try findings(directory)
+        #expect(found.contains { $0.contains("original_dimensions has a width and no height") }, "\(found)")
+    }
+
+    /// A hidden flag that is not a boolean is taken as hidden, with a finding: the photo does
+    /// not ship (`"hidden": "true"` shipped).
+    @Test func aHiddenFlagOfTheWrongTypeIsTakenAsHidden() throws {
+        let directory = try TemporaryDirectory()
+        let observation = observationJSON(id: 14, photos: [(505, "cc-by", 1024), (506, "cc-by", 1024)])
+            .replacingOccurrences(of: #""url":"https://inaturalist-open-data.s3.amazonaws.com/photos/505/"#,
+                                  with: #""hidden":"true","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/505/"#)
+        #expect(observation.contains(#""hidden":"true""#))
+        let bundle = try buildBundle(inputs: [try directory.write("a.json", page([observation]))], in: directory)
+        #expect(try database(bundle).rows("SELECT id FROM photos ORDER BY id").map { $0[0] } == ["506"])
+        let found = try findings(directory)
+        #expect(found.contains { $0.contains("taken as hidden") }, "\(found)")
+    }
+
     /// A position of -2^31 ranked below zero without overflowing dedupe's rank (it crashed).
     @Test func aPhotoPositionFarBelowZeroIsRankedNotACrash() throws {
         let directory = try TemporaryDirectory()

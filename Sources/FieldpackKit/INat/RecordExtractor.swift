@@ -358,6 +358,11 @@ struct RecordExtractor {
                 }
                 try check(width, "width")
                 try check(height, "height")
+                // One side without the other is no size (the export's reader says so too).
+                if (width == nil) != (height == nil) {
+                    let (given, missing): (StaticString, StaticString) = width == nil ? ("height", "width") : ("width", "height")
+                    throw RecordError(at: dimensions.name(missing), "\(dimensions.path.text) has a \(given) and no \(missing)")
+                }
                 record.width = width
                 record.height = height
             } catch {
@@ -369,7 +374,16 @@ struct RecordExtractor {
         record.license = field { () throws(RecordError) in try photo.text("license_code") }
         record.attribution = field { () throws(RecordError) in try photo.text("attribution") }
         record.type = field { () throws(RecordError) in try photo.text("type") }
-        record.hidden = field { () throws(RecordError) in try photo.bool("hidden") }
+        // A hidden flag that is not a boolean is taken as hidden: a photo its owner may have
+        // hidden never ships for a type its writer got wrong (`"hidden": "true"` shipped).
+        do throws(RecordError) {
+            record.hidden = try photo.bool("hidden")
+        } catch {
+            var taken = error
+            taken.reason += "; taken as hidden (true), so that the photo does not ship"
+            dropped.append(taken)
+            record.hidden = true
+        }
         record.attributionName = field { () throws(RecordError) in try photo.text("attribution_name") }
         record.seen = seen
         record.observation = observation
