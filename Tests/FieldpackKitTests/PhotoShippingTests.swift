@@ -245,6 +245,19 @@ import Testing
         #expect(try database.int("SELECT download_bytes FROM photo_costs WHERE photo_id = 10 AND target = 'list-cell'") == 16_416)
     }
 
+    /// A photo's tier given twice (a contradicting typo) is refused naming both lines: both
+    /// were fitted, and the tier's figure came out six times the default. A spreadsheet's byte
+    /// order mark before the header is passed over.
+    @Test func aPhotosTierMeasuredTwiceIsRefusedAndAByteOrderMarkPassedOver() throws {
+        let directory = try TemporaryDirectory()
+        let twice = try directory.write("twice.csv", "photo_id,tier,bytes\n10,small,13890\n11,small,14000\n10,small,138900\n")
+        let error = try #require(throws: FieldpackError.self) { try MeasuredSizes(path: twice) }
+        #expect(error.path == twice && error.line == 4)
+        #expect(error.message == "photo 10's small is given twice (line 2 and here): one line per photo and tier")
+        let marked = try directory.write("marked.csv", "\u{FEFF}photo_id,tier,bytes\n10,small,13890\n")
+        #expect(try MeasuredSizes(path: marked).entries.count == 1)
+    }
+
     @Test func aBadMeasuredSizesLineIsNamed() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("sizes.csv", "photo_id,tier,bytes\n10,huge,100\n")

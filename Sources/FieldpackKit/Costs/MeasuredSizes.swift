@@ -10,8 +10,14 @@ public struct MeasuredSizes: Sendable {
         self.path = path
         let reader = LineReader(source: try RawFileSource(path: path))
         var header = true
+        // Where each (photo, tier) was given: a second line for one was fitted as another sample
+        // (a typo'd duplicate set a tier's figure at six times the default, without a word).
+        var lines: [PhotoKey: Int] = [:]
         while let line = try reader.next() {
-            let text = String(Substring(String(decoding: line.bytes, as: UTF8.self)).trimmingSpaces)
+            var bytes = line.bytes
+            // A spreadsheet's byte order mark before the header.
+            if header, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3)) }
+            let text = String(Substring(String(decoding: bytes, as: UTF8.self)).trimmingSpaces)
             if text.isEmpty || text.hasPrefix("#") { continue }
             if header {
                 guard text == "photo_id,tier,bytes" else {
@@ -35,10 +41,19 @@ public struct MeasuredSizes: Sendable {
             guard let bytes = Int(fields[2]), bytes > 0 else {
                 throw FieldpackError(path: path, line: line.number, "bytes \"\(fields[2])\" is not a positive integer")
             }
+            if let first = lines.updateValue(line.number, forKey: PhotoKey(photo: photo, tier: tier)) {
+                throw FieldpackError(
+                    path: path, line: line.number, "photo \(photo)'s \(tier.rawValue) is given twice (line \(first) and here): one line per photo and tier")
+            }
             entries.append((photo, tier, bytes))
         }
         if header { throw FieldpackError(path: path, "empty: expected the header photo_id,tier,bytes") }
         entries.sort { $0.photo != $1.photo ? $0.photo < $1.photo : $0.tier < $1.tier }
+    }
+
+    private struct PhotoKey: Hashable {
+        var photo: Int64
+        var tier: PhotoTier
     }
 
     /// The measured tiers of `photo`.
