@@ -57,6 +57,7 @@ import Testing
         (PixelSize(width: 233, height: 233), .small, PixelSize(width: 233, height: 233)),
         (PixelSize(width: 512, height: 384), .original, PixelSize(width: 512, height: 384)),
         (PixelSize(width: 300, height: 200), .square, PixelSize(width: 75, height: 75)),
+        (PixelSize(width: 2048, height: 3), .thumb, PixelSize(width: 100, height: 1)),       // 0.15 → 1, never 0 px
     ])
     func tiersFitInsideTheirBoundWithTheShortEdgeRoundedHalfUp(original: PixelSize, tier: PhotoTier, served: PixelSize) {
         #expect(tier.servedSize(original: original) == served)

@@ -48,8 +48,10 @@ public enum PhotoTier: String, CaseIterable, Sendable, Comparable {
         if self == .square { return PixelSize(width: 75, height: 75) }
         let long = max(original.width, original.height)
         guard long > bound else { return original }
+        // Half up, and never below one pixel: an image is never 0 px on a side (2048 × 3 was a
+        // thumb of 100 × 0, costing nothing).
         func scaled(_ edge: Int) -> Int {
-            edge == long ? bound : (2 * edge * bound + long) / (2 * long)
+            edge == long ? bound : max(1, (2 * edge * bound + long) / (2 * long))
         }
         return PixelSize(width: scaled(original.width), height: scaled(original.height))
     }
