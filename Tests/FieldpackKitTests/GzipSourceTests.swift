@@ -82,6 +82,23 @@ import Testing
         }
     }
 
+    /// Zero bytes after the last member (a tape's or disk image's padding) end the stream, as
+    /// `gzip -t` takes them: refused as "damaged … rows lost", nothing was lost. Anything after
+    /// the padding is damage.
+    @Test(arguments: [512, 300_000])
+    func zeroPaddingAfterTheLastMemberEndsTheStream(padding: Int) throws {
+        let directory = try TemporaryDirectory()
+        let members = try members(seed: 4, count: 2, in: directory)
+        let padded = try write(members.flatMap(\.gzip) + [UInt8](repeating: 0, count: padding), "padded.gz", in: directory)
+        #expect(try run("/bin/gzip", ["-t", padded]).status == 0)
+        let reading = try read(padded)
+        #expect(reading.damages.isEmpty, "\(reading.damages.map(\.message))")
+        let same = reading.bytes == members.flatMap(\.plain)
+        #expect(same)
+        let trailing = try write(members.flatMap(\.gzip) + [UInt8](repeating: 0, count: padding) + [0x41], "trailing.gz", in: directory)
+        #expect(try read(trailing).damages.map(\.message).first?.contains("bytes after the zero padding") == true)
+    }
+
     @Test(arguments: [(8, "CRC-32"), (3, "length")])
     func aMemberWhoseCheckFailsIsNamedAndTheNextMemberIsRead(fromEnd: Int, check: String) throws {
         let directory = try TemporaryDirectory()
@@ -209,7 +226,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["\n", "\u{0}\u{0}\u{0}\u{0}", "this is not a gzip member"])
+    @Test(arguments: ["\n", "\u{0}\u{0}\u{0}\u{0}x", "this is not a gzip member"])
     func bytesAfterTheLastMemberThatAreNotGzipAreCorrupt(trailing: String) throws {
         let directory = try TemporaryDirectory()
         let members = try members(seed: 23, count: 1, in: directory)

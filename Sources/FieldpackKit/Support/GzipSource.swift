@@ -16,6 +16,8 @@ public final class GzipSource: ByteSource {
     private let state: UnsafeMutablePointer<inflate_state>
     private let header: UnsafeMutablePointer<isal_gzip_header>
     private var input: [UInt8]
+    /// Zero bytes after the last member: only more of them may follow.
+    private var inPadding = false
     private var inputStart = 0
     private var inputEnd = 0
     private var ended = false
@@ -70,6 +72,17 @@ public final class GzipSource: ByteSource {
                 if inputStart == inputEnd && sawInputEnd {
                     ended = true
                     return 0
+                }
+                // Zero bytes to the end (a tape's or a disk image's padding) are what `gzip -t`
+                // ignores too: the stream ends with its last member, and nothing is lost.
+                if input[inputStart] == 0 || inPadding {
+                    inPadding = true
+                    while inputStart < inputEnd && input[inputStart] == 0 { inputStart += 1 }
+                    if inputStart < inputEnd {
+                        ended = true
+                        throw corrupt("incorrect header check (bytes after the zero padding that ends the last member)")
+                    }
+                    continue
                 }
                 if input[inputStart] != 0x1F {
                     ended = true
