@@ -220,6 +220,21 @@ import Testing
         }
     }
 
+    /// Charts with nothing to draw say so (an empty row was "map-pin: ", an empty histogram an
+    /// axis of 1 and no word); a value is drawn inside its segment only when it fits there, and
+    /// grouped as the tables group it; a label that may be drawn wider than its room is squeezed
+    /// into it (twenty capitals spilled off the chart's left edge).
+    @Test func emptyChartsSayNoneValuesFitTheirSegmentsAndLabelsTheirRoom() {
+        let stacked = SVGChart.stacked("Tiers per target", segments: ["square", "small"], [("map-pin", [0, 0]), ("detail", [60_000, 880_000])])
+        #expect(stacked.contains(#"aria-label="Tiers per target: map-pin: none; detail: square 60000, small 880000""#), "\(stacked)")
+        #expect(!stacked.contains(">60\u{202F}000</text>") && stacked.contains(">880\u{202F}000</text>") && stacked.contains(">940\u{202F}000</text>"), "\(stacked)")
+        #expect(SVGChart.histogram("Bytes", [("<10 KB", 0), ("<20 KB", 0)]).contains(">none</text>"))
+        #expect(!SVGChart.histogram("Bytes", [("<10 KB", 1)]).contains(">none</text>"))
+        let capitals = SVGChart.stacked("Findings", segments: ["rejected"], [("OBSERVATIONS_PAGE_0001", [3]), ("page-1.json", [2])])
+        #expect(capitals.contains(#"text-anchor="end" textLength="140" lengthAdjust="spacingAndGlyphs">OBSERVATIONS_PAGE_0001</text>"#), "\(capitals)")
+        #expect(capitals.contains(#"text-anchor="end">page-1.json</text>"#))
+    }
+
     /// A chart names every value it draws to screen readers (`role="img"` hides its texts):
     /// the per-licence counts and the tier mix were shown in no table.
     @Test func aChartNamesItsValuesToScreenReaders() {

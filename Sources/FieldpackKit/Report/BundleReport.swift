@@ -101,7 +101,11 @@ public struct BundleReport {
                 page.table(
                     ["bytes"] + keys,
                     [("decoded", target.decoded), ("download", target.download)].map { name, values in
-                        [name] + keys.map { key in values.first { $0.0 == key }.map { ReportNumber.bytes($0.1) } ?? "–" }
+                        // Of no photo there is no percentile: "–", not "0 B" (the total is 0 B).
+                        let shipped = target.sizes.reduce(Int64(0)) { $0 + Int64($1.photos) }
+                        return [name] + keys.map { key in
+                            shipped == 0 && key != "total" ? "–" : values.first { $0.0 == key }.map { ReportNumber.bytes($0.1) } ?? "–"
+                        }
                     }, numeric: [1, 2, 3, 4, 5])
             }
         }

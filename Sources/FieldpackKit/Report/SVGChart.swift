@@ -23,7 +23,7 @@ enum SVGChart {
         for (index, row) in rows.enumerated() {
             let y = top + index * rowHeight
             let length = row.value <= 0 ? 0 : max(2, Int(Int64(barSpace) * row.value / maximum))
-            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(clip(row.label, 34))</text>"
+            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 16)\" text-anchor=\"end\"\(label(row.label, 34, room: labelWidth - 10))</text>"
             svg += "<rect x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(length)\" height=\"\(rowHeight - 8)\" rx=\"2\" fill=\"\(color)\"/>"
             svg += "<text x=\"\(labelWidth + length + 6)\" y=\"\(y + 16)\" class=\"value\">\(HTMLText.escaped(row.text))</text>"
         }
@@ -40,13 +40,14 @@ enum SVGChart {
         let barSpace = width - labelWidth - 70
         let height = top * 2 + rowHeight * max(1, rows.count) + legendHeight
         let values = rows.map { row in
-            "\(row.label): " + zip(segments, row.values).filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            let parts = zip(segments, row.values).filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }
+            return "\(row.label): " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
         }
         var svg = open(title, height: height, values: values)
         for (index, row) in rows.enumerated() {
             let y = top + index * rowHeight
             let total = row.values.reduce(0, +)
-            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 18)\" text-anchor=\"end\">\(clip(row.label, 22))</text>"
+            svg += "<text x=\"\(labelWidth - 8)\" y=\"\(y + 18)\" text-anchor=\"end\"\(label(row.label, 22, room: labelWidth - 10))</text>"
             var x = labelWidth
             var done: Int64 = 0
             for (part, value) in row.values.enumerated() where value > 0 {
@@ -55,12 +56,15 @@ enum SVGChart {
                 let end = labelWidth + Int(Int64(barSpace) * done / max(1, total))
                 svg += "<rect x=\"\(x)\" y=\"\(y + 4)\" width=\"\(max(1, end - x))\" height=\"\(rowHeight - 8)\" fill=\"\(color(part))\">"
                 svg += "<title>\(HTMLText.escaped(segments[part])): \(value)</title></rect>"
-                if end - x >= 26 {
-                    svg += "<text x=\"\((x + end) / 2)\" y=\"\(y + 18)\" text-anchor=\"middle\" class=\"inside\">\(value)</text>"
+                // Drawn inside only when it fits there (a 30-px segment's "60 000" ran onto the
+                // white page, white on white).
+                let text = ReportNumber.count(value)
+                if end - x >= 8 + text.unicodeScalars.count * Self.valueCharacterWidth {
+                    svg += "<text x=\"\((x + end) / 2)\" y=\"\(y + 18)\" text-anchor=\"middle\" class=\"inside\">\(text)</text>"
                 }
                 x = end
             }
-            svg += "<text x=\"\(labelWidth + barSpace + 6)\" y=\"\(y + 18)\" class=\"value\">\(total)</text>"
+            svg += "<text x=\"\(labelWidth + barSpace + 6)\" y=\"\(y + 18)\" class=\"value\">\(ReportNumber.count(total))</text>"
         }
         var x = labelWidth
         let legendY = top + rowHeight * max(1, rows.count) + 8
@@ -83,6 +87,9 @@ enum SVGChart {
         svg += "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - 10)\" y2=\"\(top + plotHeight)\" class=\"axis\"/>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + 4)\" text-anchor=\"end\" class=\"legend\">\(maximum)</text>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + plotHeight)\" text-anchor=\"end\" class=\"legend\">0</text>"
+        if bins.allSatisfy({ $0.count <= 0 }) {
+            svg += "<text x=\"\(left + 8)\" y=\"\(top + plotHeight / 2)\" class=\"value\">none</text>"
+        }
         for (index, bin) in bins.enumerated() {
             let x = left + index * step
             let barHeight = bin.count <= 0 ? 0 : max(2, Int(Int64(plotHeight) * bin.count / maximum))
@@ -108,6 +115,23 @@ enum SVGChart {
         let label = HTMLText.escaped(values.isEmpty ? "\(title): none" : "\(title): " + values.joined(separator: "; "))
         return "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" aria-label=\"\(label)\" "
             + "viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\"><title>\(name)</title>"
+    }
+
+    /// A label's `>` and text: at most `limit` characters (`clip`), and when they may be drawn
+    /// wider than `room` px (capitals, wide scripts), squeezed into it (`textLength`): cut by
+    /// characters alone, a label of capitals spilled off the chart's left edge, its "…" unseen.
+    private static func label(_ text: String, _ limit: Int, room: Int) -> String {
+        let shown = text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+        // Generous widths at the chart's 12 px: a capital or `m`/`w` 9 px, other ASCII 7, any other 12.
+        let estimate = shown.unicodeScalars.reduce(0) { width, scalar in
+            switch scalar.value {
+            case 0x41...0x5A, 0x6D, 0x77: width + 9
+            case 0...0x7F: width + 7
+            default: width + 12
+            }
+        }
+        let fit = estimate > room ? " textLength=\"\(room)\" lengthAdjust=\"spacingAndGlyphs\"" : ""
+        return fit + ">" + HTMLText.escaped(shown)
     }
 
     /// At most `limit` characters (an ellipsis marks a cut), escaped.
