@@ -345,14 +345,16 @@ import Testing
     /// A table's `.gz` cut before its header line ends, or corrupt in its first bytes, is refused
     /// as damaged: the cut one was a rejected file under the threshold (the guide shipped without
     /// the table), the corrupt one "not iNaturalist JSON: binary data", the user sent the wrong way.
-    @Test(arguments: [30, 60, -1])
+    @Test(arguments: [30, 60, -1, -2])
     func aTableGzipDamagedInItsFirstBytesIsRefusedAsDamaged(cut: Int) throws {
         let directory = try TemporaryDirectory()
         var rows = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
-        for id in 1...200 { rows += "bbbbbbbb-0000-4000-8000-\(String(format: "%012d", id))\t\(1000 + id)\t11111111-1111-4111-8111-111111111111\t10\tjpg\tCC-BY\t2048\t1536\t0\n" }
+        // -2: a table of one row whose one member fails its CRC-32 (it was "not iNaturalist
+        // JSON: gzip-compressed plain text").
+        for id in 1...(cut == -2 ? 1 : 200) { rows += "bbbbbbbb-0000-4000-8000-\(String(format: "%012d", id))\t\(1000 + id)\t11111111-1111-4111-8111-111111111111\t10\tjpg\tCC-BY\t2048\t1536\t0\n" }
         let path = try directory.writeGzip("photos.csv.gz", rows)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        if cut > 0 { bytes = bytes.prefix(cut) } else { for index in 20..<40 { bytes[index] ^= 0x55 } }
+        if cut > 0 { bytes = bytes.prefix(cut) } else if cut == -1 { for index in 20..<40 { bytes[index] ^= 0x55 } } else { bytes[60] = 0x55 }
         try bytes.write(to: URL(fileURLWithPath: path))
         #expect(try run("/bin/gzip", ["-t", path]).status != 0)
         let good = try directory.write("observers.csv", "observer_id\tlogin\tname\n10\tkim\tKim Ito\n")

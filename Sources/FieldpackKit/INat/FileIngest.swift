@@ -191,12 +191,14 @@ final class FileIngest {
         // table's .gz cut before its header was one rejection, and the guide shipped without
         // the table). A JSON input (by its head, or by its name) keeps its rule: a damaged page
         // is a rejected file, which counts against the threshold.
-        if let damage = reader.damage, Self.headIsUntellable(head), !Self.isNamedLikeJSON(path) { throw Self.damagedHead(damage, path: path) }
+        // (A member whose check failed in the head is damage too: its bytes are not the file's.)
+        let headDamage = reader.damage ?? reader.failedMembers.first
+        if let damage = headDamage, Self.headIsUntellable(head), !Self.isNamedLikeJSON(path) { throw Self.damagedHead(damage, path: path) }
         let header: OpenDataTable.Header?
         do {
             header = try Self.openDataHeader(head, path: path)
         } catch let error as FieldpackError {
-            if let damage = reader.damage { throw Self.damagedHead(damage, path: path) }
+            if let damage = headDamage { throw Self.damagedHead(damage, path: path) }
             throw error
         }
         if let header {
@@ -213,7 +215,7 @@ final class FileIngest {
             return finish(result)
         }
         if let kind = ForeignInput.describe(head) {
-            if let damage = reader.damage { throw Self.damagedHead(damage, path: path) }
+            if let damage = headDamage { throw Self.damagedHead(damage, path: path) }
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
         }
         try reader.detectLineEnd()
