@@ -126,13 +126,14 @@ import Testing
         ("Sie frisst vor allem Insekten, z. B. Raupen und Käfer, im Winter auch Samen und Nüsse. Sie ist häufig.",
          "Sie frisst vor allem Insekten, z.", false),
         // German abbreviations of two words, before a capitalised noun (summaries stopped at
-        // "…Sie frisst u. a.", "…lebten 500 v. Chr.").
+        // "…Sie frisst u. a.").
         ("Sie frisst u. a. Insekten und Spinnen, im Winter auch Samen und Nüsse an Futterstellen. Sie ist häufig.",
          "Sie frisst u. a.", false),
         ("Sie frisst v. a. Raupen und Käfer, die sie im Laub der Bäume und Sträucher sucht. Sie ist häufig.",
          "Sie frisst v. a.", false),
+        // `v. Chr.` ends one when the sentence ends there (German writes one full stop).
         ("Ihre Vorfahren lebten 500 v. Chr. Griechische Autoren beschrieben sie schon in ihren Werken. Sie ist häufig.",
-         "Ihre Vorfahren lebten 500 v. Chr.", false),
+         "Ihre Vorfahren lebten 500 v. Chr.", true),
         ("Die Art ist weit verbreitet, d. h. Vögel finden sich fast überall in Europa und Asien. Sie ist häufig.",
          "Die Art ist weit verbreitet, d. h.", false),
         ("It is found in open areas around St. Helena, mostly on pasture and on the island's dry plains. It is small.",

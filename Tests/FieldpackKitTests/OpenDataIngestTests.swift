@@ -378,6 +378,14 @@ import Testing
         #expect(notices.filter { $0.hasPrefix("holds no ") }.count == 2, "\(notices)")
         #expect(notices.contains { $0.hasPrefix("holds no observations table") } && notices.contains { $0.hasPrefix("holds no photos table") })
 
+        // A gzipped spare beside a table read plain is passed over.
+        let header = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        _ = try directory.write("\(folder)/photos.csv", header)
+        _ = try directory.writeGzip("\(folder)/backup/photos.csv.gz", header)
+        let spare = directory.file("spare/\(folder).tar.gz")
+        try FileManager.default.createDirectory(atPath: directory.file("spare"), withIntermediateDirectories: true)
+        #expect(try run("/bin/tar", ["-czf", spare, "-C", directory.path, folder]).status == 0)
+        _ = try ingest([spare], in: directory)
         _ = try directory.writeGzip("\(folder)/observations.csv.gz", "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n")
         let gzipped = directory.file("\(folder).tar.gz")
         #expect(try run("/bin/tar", ["-czf", gzipped, "-C", directory.path, folder]).status == 0)

@@ -154,6 +154,17 @@ import Testing
         ])
     }
 
+    /// A hosted URL naming its scheme's own port ships without it, its template at the right
+    /// place (stored as given, the template's size token fell inside the port's text).
+    @Test func aHostedURLWithItsSchemesPortShipsWithoutIt() throws {
+        let directory = try TemporaryDirectory()
+        let photo = photoJSON(525, license: "cc-by", url: "https://static.inaturalist.org:443/photos/525/square.jpg")
+        let (database, _) = try bundle([page([observation(1, photos: [photo])])], in: directory)
+        #expect(try database.rows("SELECT remote, url, url_template FROM photos") == [
+            ["0", "https://static.inaturalist.org/photos/525/square.jpg", "https://static.inaturalist.org/photos/525/{size}.jpg"],
+        ])
+    }
+
     @Test func remotePhotosKeepTheirURLAndSayTheirSizeIsAssumed() throws {
         let directory = try TemporaryDirectory()
         let flickr = photoJSON(10, license: "cc-by-sa", url: "https://live.staticflickr.com/65535/10_abc_b.jpg", width: nil)

@@ -293,6 +293,7 @@ import Testing
         #expect(output.rejects.map { $0["file"] as? String } == [cut], "\(output.rejects)")
         #expect((output.rejects.first?["reason"] as? String)?.hasPrefix("the page starts as a whole HTML document but ends before its </html>") == true)
         #expect(output.report["lines_rejected"] as? Int == 1)
+        #expect(output.report["lines"] as? Int == 2)
     }
 
     /// A page whose bytes are not UTF-8 (saved in its declared ISO-8859-1) is read repaired, as

@@ -157,7 +157,9 @@ import Testing
         }
         let linked = try directory.write("a/saved.html", page("Kohlmeise – Wikipedia", canonical: "https://de.wikipedia.org/wiki/Kohlmeise"))
         let unlinked = try directory.write("b/saved.html", page("Blaumeise – Wikipedia", canonical: nil))
-        let output = try H.run([linked, unlinked], wants: H.wants(["Kohlmeise", "Blaumeise"], language: "de"), in: directory)
+        // A saved page of another wiki (Wikibooks, whose name has the stem "wiki") is not the article of its title.
+        let wiktionary = try directory.write("c/saved.html", page("Tannenmeise – Wikibooks", canonical: "https://de.wikibooks.org/wiki/Tannenmeise"))
+        let output = try H.run([linked, unlinked, wiktionary], wants: H.wants(["Kohlmeise", "Blaumeise", "Tannenmeise"], language: "de"), in: directory)
         #expect(output.titles == ["Blaumeise", "Kohlmeise"])
         #expect(WikiTitle.withoutSiteName("Большая синица — Википедия") == "Большая синица")
         #expect(WikiTitle.withoutSiteName("大山雀 - 维基百科，自由的百科全书") == "大山雀")

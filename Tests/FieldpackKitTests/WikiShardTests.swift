@@ -79,6 +79,45 @@ import Testing
         #expect(report["duplicate_pages"] as? Int == 2)
     }
 
+    /// A shard's later passes want more than the merge's (it follows every stub): it must not
+    /// skip, as read before, a copy it read for a title the merge does not follow at that
+    /// pass. Stub P → X is stale (P has a newer article); A → B → Y reaches X through the alias
+    /// Y that X lists: X ships for A, whole and sharded alike.
+    @Test(arguments: [1, 2, 3])
+    func aCopyAShardReadForAStaleStubIsStillFoundThroughAnAlias(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("a.ndjson", [
+                H.line("P", Self.stub(to: "X"), ["version": ["identifier": 1]]),
+                H.line("A", Self.stub(to: "B"), ["version": ["identifier": 1]]),
+            ].joined(separator: "\n") + "\n"),
+            try directory.write("b.ndjson", [
+                H.line("P", H.parsoid(Self.sentence("p")), ["version": ["identifier": 5]]),
+                H.line("B", Self.stub(to: "Y"), ["version": ["identifier": 1]]),
+                H.line("X", H.parsoid(Self.sentence("x")), ["version": ["identifier": 1], "redirects": [["name": "Y"]]]),
+            ].joined(separator: "\n") + "\n"),
+        ]
+        let report = try expectSame(inputs, wants: H.wants(["A", "P"]), count: shards, in: directory)
+        #expect(report["missing"] as? [String] == [])
+        let whole = try TemporaryDirectory()
+        #expect(try H.run(inputs, wants: H.wants(["A", "P"]), in: whole).titles == ["P", "X"])
+    }
+
+    /// A Wikidata item two pages name goes to one of them, the first with text by title,
+    /// when the dumps are read again for their other copies: both shipped, with the item's
+    /// requesters, and the destination took the last.
+    @Test(arguments: [1, 2])
+    func anItemTwoPagesNameShipsOneOfThemWhenTheirCopiesAreReadAgain(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let inputs = [
+            try directory.write("a.ndjson", H.line("Lixus", H.parsoid(Self.sentence("site")), ["main_entity": ["identifier": "Q1"]]) + "\n"),
+            try directory.write("b.ndjson", H.line("Lixus (genus)", H.parsoid(Self.sentence("genus")), ["main_entity": ["identifier": "Q1"]]) + "\n"),
+        ]
+        _ = try expectSame(inputs, wants: H.wants([], wikidata: ["Q1"]), count: shards, in: directory)
+        let whole = try TemporaryDirectory()
+        #expect(try H.run(inputs, wants: H.wants([], wikidata: ["Q1"]), in: whole).titles == ["Lixus"])
+    }
+
     @Test(arguments: [1, 4, 16])
     func severalDumpsMergeToTheWholeRunsBytes(shards: Int) throws {
         let directory = try TemporaryDirectory()

@@ -91,7 +91,16 @@ public struct PhotoURL: Sendable, Equatable {
                   bytes[colon + 2] == UInt8(ascii: "/") else { return nil }
             var end = colon + 3
             while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-            host = (colon + 3)..<end
+            // The host without the scheme's own port (`PhotoURLParser.classify` reads it so too).
+            var hostEnd = end
+            var portStart = end
+            while portStart > colon + 3, bytes[portStart - 1] >= 0x30, bytes[portStart - 1] <= 0x39 { portStart -= 1 }
+            if portStart > colon + 4, portStart < end, bytes[portStart - 1] == UInt8(ascii: ":") {
+                let port = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[portStart..<end]), as: UTF8.self)
+                let secure = colon == 5
+                if port == (secure ? "443" : "80") { hostEnd = portStart - 1 }
+            }
+            host = (colon + 3)..<hostEnd
             var pathEnd = end
             while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
             path = end..<pathEnd
@@ -301,7 +310,8 @@ public final class PhotoURLParser {
         }
         var characters = 0
         for byte in path[0..<fileStart] where byte & 0xC0 != 0x80 { characters += 1 }
-        let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0
+        // Not when a port was dropped: the text given is not the URL rebuilt.
+        let alreadyNormal = secure && end == bytes.count && memcmp(bytes.baseAddress!, "https://", 8) == 0 && nameEnd == hostEnd
             && zip(hostBytes, host.bytes).allSatisfy { $0 == $1 }
         return .inaturalist(PhotoURL(
             origin: host.origin, pathPrefix: photosStart > 1 ? String(decoding: path[0..<(photosStart - 1)], as: UTF8.self) : "",

@@ -68,8 +68,9 @@ extension FileIngest {
         }
         // One of the export's tables gzipped inside the tar is the table itself, not another
         // file: passed over, the guide shipped without it (0 observations, with exit 0).
+        // (A gzipped copy beside the table read plain, a spare, is passed over as before.)
         let compressedTables = compressedMembers.filter { name in
-            OpenDataTable.allCases.contains { "\($0.rawValue).csv.gz" == name.split(separator: "/").last.map(String.init) }
+            OpenDataTable.allCases.contains { !read.contains($0) && "\($0.rawValue).csv.gz" == name.split(separator: "/").last.map(String.init) }
         }
         if tables > 0, let member = compressedTables.first {
             throw FieldpackError(

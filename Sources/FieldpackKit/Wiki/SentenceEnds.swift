@@ -149,10 +149,11 @@ enum SentenceEnds {
     ].map { Array($0.utf8) })
 
     /// German abbreviations of two words, after whose second a sentence practically never ends:
-    /// `u. a.` (unter anderem), `v. a.` (vor allem), `v. Chr.` and `n. Chr.`, `d. h.`, `u. ä.`,
-    /// `s. o.` and `s. u.`: the first word → the second words it goes with.
+    /// `u. a.` (unter anderem), `v. a.` (vor allem), `d. h.`, `u. ä.`, `s. o.` and `s. u.`: the
+    /// first word → the second words it goes with. Not `v. Chr.` or `n. Chr.`, which often end
+    /// one ("… 44 v. Chr. Danach …": German writes one full stop for both).
     private static let neverFinalPairs: [[UInt8]: Set<[UInt8]>] = [
-        "u": ["a", "ä"], "v": ["a", "chr"], "n": ["chr"], "d": ["h"], "s": ["o", "u"],
+        "u": ["a", "ä"], "v": ["a"], "d": ["h"], "s": ["o", "u"],
     ].reduce(into: [:]) { pairs, pair in pairs[Array(pair.key.utf8)] = Set(pair.value.map { Array($0.utf8) }) }
 
     /// Whether the `.` at `index` closes one of `neverFinal`, standing alone or after an

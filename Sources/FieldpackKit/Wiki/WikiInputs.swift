@@ -288,7 +288,6 @@ extension WikiStage {
         }
     }
 
-    /// The finding of a line or document whose text was repaired (`TextRepair`).
     /// The finding of a page cut short (`isCutDocument`).
     static let cutDocument = "the page starts as a whole HTML document but ends before its </html>: cut short (a download or a copy that stopped); rejected, not shipped with the text the cut left"
 
@@ -310,6 +309,7 @@ extension WikiStage {
         return !(tail..<bytes.count).contains { bytes[$0] == UInt8(ascii: "<") && matches("</html", at: $0) }
     }
 
+    /// The finding of a line or document whose text was repaired (`TextRepair`).
     static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was read from the repaired text"
 
     /// A line longer than this gives back what it grew the reader's buffers to.
@@ -452,7 +452,6 @@ extension WikiStage {
         // A whole document that stops before its end (a plain page whose download or copy
         // stopped): its blurb stopped mid-sentence, shipped without a word.
         if Self.isCutDocument(bytes) {
-            if reading.counting { run.summary.lines += 1 }
             return reject(Finding(path: source, reason: Self.cutDocument), counting: reading.counting, into: &run)
         }
         if reading.counting {
@@ -477,6 +476,11 @@ extension WikiStage {
         let wanted = reading.wanted
         var name = String(fileName.split(separator: "/").last ?? "")
         if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
+        // A saved page of another wiki (Wiktionary's "dog - Wiktionary") is not the article.
+        if let host = blurb.page.url.flatMap(WikiTitle.host), !host.hasSuffix(".wikipedia.org") {
+            if reading.counting { run.summary.skipped += 1 }
+            return
+        }
         if let fromURL = blurb.page.url.flatMap(WikiTitle.fromURL) {
             // A page of another language's Wikipedia is skipped, as a dump line of one is: its
             // title would match a wanted title of the same spelling ("Lion") with another text.

@@ -129,7 +129,7 @@ public struct WikiMerge {
         while passes < WikiStage.maximumPasses {
             let late = WikiStage.lateWants(
                 redirects: redirects, found: { kept[$0] != nil }, items: WikiStage.items(of: kept, wikidata: { $0.wikidata }), followed: &followed,
-                itemTitles: &itemTitles, wanted: wanted, wholeState: true)
+                itemTitles: &itemTitles, wanted: wanted, wholeState: true, followsFound: WikiStage.followsFound(inputs: reports[0].inputCount))
             if late.isEmpty { break }
             passes += 1
             func hit(_ matched: [String]) -> Bool { matched.contains { late.titles[$0] != nil } }

@@ -65,6 +65,8 @@ public enum WikiPart {
         var identity: Identity
         var language: String
         var maxRejectRate: Double
+        /// How many inputs the run read (`WikiStage.followsFound`).
+        var inputCount = 1
         var wants: WikiWants
         var lines = 0, skipped = 0, rejected = 0, bytes = 0, filesSkipped = 0, duplicates = 0, htmlBytes = 0
         var rejectedByInput: [(input: String, count: Int)] = []
@@ -175,6 +177,8 @@ extension WikiPart.Report {
             for requester in requesters(want) { wants.want(wikidata: id, by: requester) }
         }
         self.init(folder: folder, identity: identity, language: language, maxRejectRate: rate, wants: wants)
+        guard let inputs = root["input_count"]?.int64, inputs >= 0 else { throw bad("no input_count") }
+        inputCount = Int(inputs)
         guard let summary = root["summary"] else { throw bad("no summary") }
         func number(_ key: StaticString) throws -> Int {
             guard let value = summary[key]?.int64 else { throw bad("no summary.\(key)") }
@@ -280,6 +284,7 @@ extension WikiStage {
         report.endObject()
         report.key("language"); report.string(options.wants.language)
         report.key("max_reject_rate"); report.double(options.maxRejectRate)
+        report.key("input_count"); report.int(Int64(options.inputs.count))
         func requesters(_ set: WikiWants.RequesterSet) {
             var record = ArticleRecord(title: "", url: "", summary: "", html: "")
             record.setRequesters(set)

@@ -163,9 +163,9 @@ public struct WikiStage {
         /// The first failure to write or read back the spill file (reported when the articles
         /// are written).
         var spillError: Error?
-        /// Wanted title → the title its redirect stub points to.
         /// The title each wanted Wikidata item was followed to (`lateWants`).
         var itemTitles: [String: String] = [:]
+        /// Wanted title → the title its redirect stub points to.
         var redirects: [String: String] = [:]
         /// The newest copy of each title read as a redirect stub or a disambiguation page: an
         /// article copy older than it is stale (the page was turned into one since), never kept.
@@ -260,9 +260,14 @@ public struct WikiStage {
         while run.summary.passes < Self.maximumPasses {
             let late = Self.lateWants(
                 redirects: run.redirects, found: { run.articles[$0] != nil }, items: Self.items(of: run.articles, wikidata: \.wikidata),
-                followed: &followed, itemTitles: &run.itemTitles, wanted: wanted, wholeState: options.part == nil)
+                followed: &followed, itemTitles: &run.itemTitles, wanted: wanted, wholeState: options.part == nil,
+                followsFound: Self.followsFound(inputs: options.inputs.count))
             if late.isEmpty { break }
-            try pass(wanted: late, earlier: wanted, into: &run)
+            // What the earlier passes read is not read again as another copy. A shard's later
+            // passes want more than the merge's (it follows every stub): it skips only what the
+            // first pass, which every shard and the merge share, wanted, and the merge's
+            // dedupe of the later finds does the rest.
+            try pass(wanted: late, earlier: options.part == nil ? wanted : options.wants, into: &run)
             wanted.add(late)
             clock.mark("pass \(run.summary.passes)")
         }
@@ -310,26 +315,37 @@ public struct WikiStage {
     /// takes the later finds it wants.
     static func lateWants(
         redirects: [String: String], found: (String) -> Bool, items: [(id: String, title: String)], followed: inout Set<String>,
-        itemTitles: inout [String: String], wanted: WikiWants, wholeState: Bool
+        itemTitles: inout [String: String], wanted: WikiWants, wholeState: Bool, followsFound: Bool
     ) -> WikiWants {
         var late = WikiWants(language: wanted.language)
         // Not a target someone wanted already (every dump was read for it: an article of it
         // dropped as older than its disambiguation copy was read again, and counted twice), nor
-        // the redirect of an alias that has an article (a stub older than it is stale).
+        // the redirect of an alias that has an article (a stub older than it is stale); a found
+        // one only when `followsFound`.
         for (alias, target) in redirects.sorted(by: { $0.key < $1.key })
-        where !followed.contains(target) && wanted.titles[target] == nil && !(wholeState && found(alias)) {
+        where (followsFound || !found(target)) && !followed.contains(target) && wanted.titles[target] == nil
+            && !(wholeState && found(alias))
+        {
             followed.insert(target)
             for requester in wanted.titles[alias] ?? [] { late.want(title: target, by: requester) }
         }
         for (id, title) in items.sorted(by: { ($0.id, $0.title) < ($1.id, $1.title) }) {
-            guard let requesters = wanted.wikidata[id], wanted.titles[title] == nil else { continue }
+            guard wanted.wikidata[id] != nil, wanted.titles[title] == nil else { continue }
             if itemTitles[id] == nil { itemTitles[id] = title }
-            guard !followed.contains(title) else { continue }
+            guard followsFound, !followed.contains(title) else { continue }
             followed.insert(title)
-            for requester in requesters { late.want(title: title, by: requester) }
+            // Read, for no requester of its own: the item's requesters go to one of its pages,
+            // the first with text by title (`requesters`), not to every page that names it.
+            late.want(title: title)
         }
         return late
     }
+
+    /// Whether a run reads the dumps again for the other copies of a page it found through an
+    /// alias or its item (`lateWants`): only when there are several inputs, where another copy
+    /// may be. One snapshot holds one copy of each page, and a second reading of a dump of
+    /// millions of pages for nothing would double the stage's time.
+    static func followsFound(inputs: Int) -> Bool { inputs > 1 }
 
     /// Each kept article's title with its Wikidata item (upper-cased), for `lateWants`.
     static func items<Kept>(of articles: [String: Kept], wikidata: (Kept) -> String?) -> [(id: String, title: String)] {

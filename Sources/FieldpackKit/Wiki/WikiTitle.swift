@@ -58,8 +58,6 @@ public enum WikiTitle {
         return upper.unicodeScalars.count > scalars.count ? String(first) : upper
     }
 
-    /// The title of a Wikipedia article URL (`http://en.wikipedia.org/wiki/Great_tit` → `Great tit`),
-    /// with its language (`en`); nil if it is not one.
     /// The host of an absolute (or scheme-relative) address, lower-cased; nil for another address.
     static func host(_ url: String) -> String? {
         var rest = Substring(url)
@@ -69,6 +67,8 @@ public enum WikiTitle {
         return host.isEmpty ? nil : host.lowercased()
     }
 
+    /// The title of a Wikipedia article URL (`http://en.wikipedia.org/wiki/Great_tit` → `Great tit`),
+    /// with its language (`en`); nil if it is not one.
     public static func fromURL(_ url: String) -> (language: String, title: String)? {
         var rest = Substring(url)
         for scheme in ["https://", "http://", "//"] where rest.hasPrefix(scheme) {

@@ -19,6 +19,12 @@ public struct WikiWants: Sendable {
         titles[WikiTitle.normalize(title), default: []].insert(requester)
     }
 
+    /// Wants `title` read, for no requester of its own (an article found by its Wikidata item,
+    /// read again for its other copies: its requesters are the item's, whichever title wins).
+    mutating func want(title: String) {
+        if titles[WikiTitle.normalize(title)] == nil { titles[WikiTitle.normalize(title)] = [] }
+    }
+
     public mutating func want(wikidata id: String, by requester: Requester) {
         wikidata[id.uppercased(), default: []].insert(requester)
     }
