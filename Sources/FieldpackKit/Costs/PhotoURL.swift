@@ -91,20 +91,23 @@ public struct PhotoURL: Sendable, Equatable {
                   bytes[colon + 2] == UInt8(ascii: "/") else { return nil }
             var end = colon + 3
             while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-            // The host without the scheme's own port (`PhotoURLParser.classify` reads it so too).
-            var hostEnd = end
-            var portStart = end
-            while portStart > colon + 3, bytes[portStart - 1] >= 0x30, bytes[portStart - 1] <= 0x39 { portStart -= 1 }
-            if portStart > colon + 4, portStart < end, bytes[portStart - 1] == UInt8(ascii: ":") {
-                let port = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[portStart..<end]), as: UTF8.self)
-                let secure = colon == 5
-                if port == (secure ? "443" : "80") { hostEnd = portStart - 1 }
-            }
-            host = (colon + 3)..<hostEnd
+            // The host without the scheme's own port (`hostName`, as `PhotoURLParser.classify` reads it).
+            let name = PhotoURL.hostName(in: UnsafeRawBufferPointer(rebasing: bytes[(colon + 3)..<end]), secure: colon == 5)
+            host = (colon + 3)..<(colon + 3 + name.end)
             var pathEnd = end
             while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
             path = end..<pathEnd
         }
+    }
+
+    /// Where the host's name ends in a URL's authority (the bytes between `://` and the path):
+    /// before the scheme's own port (`:443` for https, `:80` for http), which names the same
+    /// server (with it, iNaturalist's host was taken for another); at the authority's end
+    /// otherwise, with any other port given as `otherPort`.
+    static func hostName(in authority: UnsafeRawBufferPointer, secure: Bool) -> (end: Int, otherPort: String?) {
+        guard let colon = authority.lastIndex(of: UInt8(ascii: ":")) else { return (authority.count, nil) }
+        let port = String(decoding: UnsafeRawBufferPointer(rebasing: authority[(colon + 1)...]), as: UTF8.self)
+        return port == (secure ? "443" : "80") ? (colon, nil) : (authority.count, port)
     }
 
     /// Whether `url` is on one of iNaturalist's hosts (`isINaturalistHost`), and the stand-in
@@ -225,17 +228,14 @@ public final class PhotoURLParser {
         var hostEnd = index
         while hostEnd < end && bytes[hostEnd] != UInt8(ascii: "/") { hostEnd += 1 }
         guard hostEnd > index else { return .unusable("URL has no host") }
-        // The host without the scheme's own port (`:443`, `:80`, which name the same server):
-        // with it, iNaturalist's host was taken for another, and its photo for a remote one
-        // with a 75-px square as its only URL. A user name, or another port, is no URL to ship.
-        let authority = UnsafeBufferPointer(rebasing: bytes[index..<hostEnd])
+        // The host without the scheme's own port (`PhotoURL.hostName`): with it, its photo was
+        // taken for a remote one with a 75-px square as its only URL. A user name, or another
+        // port, is no URL to ship.
+        let authority = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[index..<hostEnd]))
         if authority.contains(UInt8(ascii: "@")) { return .unusable("URL names a user before its host") }
-        var nameEnd = hostEnd
-        if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
-            let port = String(decoding: UnsafeBufferPointer(rebasing: authority[(colon + 1)...]), as: UTF8.self)
-            guard port == (secure ? "443" : "80") else { return .unusable("URL names the port \(port)") }
-            nameEnd = index + colon
-        }
+        let name = PhotoURL.hostName(in: authority, secure: secure)
+        if let port = name.otherPort { return .unusable("URL names the port \(port)") }
+        let nameEnd = index + name.end
         let hostBytes = UnsafeBufferPointer(rebasing: bytes[index..<nameEnd])
         let slot: Int
         if let seen = hosts.firstIndex(where: { $0.bytes.count == hostBytes.count && zip(hostBytes, $0.bytes).allSatisfy { lower($0) == $1 } }) {
