@@ -54,7 +54,7 @@ public struct ShippingPolicy: Sendable, Equatable {
                 // "scale": "3" was a scale of 1, and the app fetched the 75-px square).
                 let givenScale = element["scale"].flatMap { $0.isNull ? nil : $0 }
                 guard let scale = givenScale.map({ $0.double }) ?? 1 else {
-                    throw FieldpackError(path: path, "\(place).scale is \(RecordError.describe(givenScale!.kind)), expected a positive number")
+                    throw FieldpackError(path: path, RecordError.wrongType("\(place).scale", givenScale!, expected: "a positive number").reason)
                 }
                 guard scale > 0 else { throw FieldpackError(path: path, "\(place).scale must be positive") }
                 try Self.check(scale, "\(place).scale", atMost: Self.maximumScale, path: path)
@@ -107,7 +107,9 @@ public struct ShippingPolicy: Sendable, Equatable {
             }
             if let rates = costs["download_bytes_per_pixel"], !rates.isNull {
                 guard rates.isObject else {
-                    throw FieldpackError(path: path, "costs.download_bytes_per_pixel is \(RecordError.describe(rates.kind)), expected an object of tiers and bytes per pixel ({\"small\": 0.3})")
+                    throw FieldpackError(
+                        path: path,
+                        RecordError.wrongType("costs.download_bytes_per_pixel", rates, expected: "an object of tiers and bytes per pixel ({\"small\": 0.3})").reason)
                 }
                 try PipelineKeys.refuseUnknown(
                     in: rates, known: PhotoTier.allCases.map(\.rawValue), place: "costs.download_bytes_per_pixel", kind: "a tier", path: path)
@@ -139,7 +141,7 @@ public struct ShippingPolicy: Sendable, Equatable {
     private static func integer(_ value: JSONValue?, _ place: String, path: String) throws -> Int64? {
         guard let value, !value.isNull else { return nil }
         guard let number = value.int64 else {
-            throw FieldpackError(path: path, "\(place) is \(RecordError.describe(value.kind)), expected a whole number")
+            throw FieldpackError(path: path, RecordError.wrongType(place, value, expected: "a whole number").reason)
         }
         return number
     }

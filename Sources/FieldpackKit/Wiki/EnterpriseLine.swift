@@ -15,7 +15,7 @@ struct EnterpriseLine {
     var redirects: [String]
     var html: JSONText?
     /// The parts dropped (or read from a string), each a salvaged finding once the line is wanted.
-    var dropped: [(field: String, reason: String)] = []
+    var dropped: [RecordError] = []
 
     /// Reads a parsed line.
     ///
@@ -26,30 +26,30 @@ struct EnterpriseLine {
         guard let name = given.string else { throw Problem("\"name\" is \(RecordError.describe(given.kind)), expected the page's title") }
         guard !name.isEmpty else { throw Problem("\"name\" is empty, expected the page's title") }
         self.name = name
-        var dropped: [(field: String, reason: String)] = []
+        var dropped: [RecordError] = []
         // A part of the wrong type is dropped with a finding (the line keeps the rest); an id
         // given as a string of digits is read as its number, with a finding.
         func number(_ value: JSONValue?, _ field: String) -> Int64? {
             guard let value, !value.isNull else { return nil }
             if let number = value.int64 { return number }
             if let text = value.string, let number = Int64(text), number > 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                dropped.append((field, "\(field) is the string \"\(text)\", read as the number"))
+                dropped.append(RecordError(at: field, "\(field) is the string \"\(text)\", read as the number"))
                 return number
             }
-            dropped.append((field, "\(field) is \(RecordError.describe(value.kind)), expected a whole number: dropped"))
+            dropped.append(Self.dropping(RecordError.wrongType(field, value, expected: "a whole number")))
             return nil
         }
         func text(_ value: JSONValue?, _ field: String) -> String? {
             guard let value, !value.isNull else { return nil }
             if let text = value.string { return text }
-            dropped.append((field, "\(field) is \(RecordError.describe(value.kind)), expected a string: dropped"))
+            dropped.append(Self.dropping(RecordError.wrongType(field, value, expected: "a string")))
             return nil
         }
         pageID = number(value["identifier"], "identifier")
         url = text(value["url"], "url")
         modified = text(value["date_modified"], "date_modified")
         if let given = modified, Timestamp.parse(given) == nil {
-            dropped.append(("date_modified", "date_modified \"\(given.prefix(40))\" is not a date and time (RFC 3339): dropped"))
+            dropped.append(RecordError(at: "date_modified", "date_modified \"\(given.prefix(40))\" is not a date and time (RFC 3339): dropped"))
             modified = nil
         }
         revision = number(value["version"]?["identifier"], "version.identifier")
@@ -87,6 +87,11 @@ struct EnterpriseLine {
         isStructuredContents(value)
             ? "Enterprise Structured Contents (parsed sections, no \"article_body\" HTML to make a blurb from: take the articles from the On-demand or Snapshot article endpoints)"
             : otherwise
+    }
+
+    /// A part's error as the finding of the part dropped.
+    private static func dropping(_ error: RecordError) -> RecordError {
+        RecordError(at: error.field, error.reason + ": dropped")
     }
 
     /// Whether the line is of another wiki than `language`'s Wikipedia: its `is_part_of` names
