@@ -165,13 +165,11 @@ enum SentenceEnds {
         let word = Array(lowered.utf8) + bytes[(start + first.utf8.count)..<index]
         if neverFinal.contains(word) { return true }
         // The word before: one space and its own `.` before this one (`u. a.`).
-        guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: "."),
-              let second = neverFinalPairs.values.first(where: { $0.contains(word) }) != nil ? word : nil
-        else { return false }
+        guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: ".") else { return false }
         let before = wordStart(before: start - 2, in: bytes)
         guard before < start - 2, let letter = scalar(in: bytes, at: before) else { return false }
         let previous = Array(String(letter).lowercased().utf8) + bytes[(before + letter.utf8.count)..<(start - 2)]
-        return neverFinalPairs[previous]?.contains(second) ?? false
+        return neverFinalPairs[previous]?.contains(word) ?? false
     }
 
     /// Where the word ending at `index` starts: after the last space, opening bracket or quote
