@@ -100,8 +100,13 @@ final class HTMLDocument {
     /// already are, else one repaired copy made in one pass (`repairedUTF8WithoutNUL`).
     private static func withCleanUTF8<T>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
         let raw = bytes.bindMemory(to: UInt8.self)
-        if raw.isEmpty || (memchr(bytes.baseAddress!, 0, bytes.count) == nil && isValidUTF8(raw)) { return body(raw) }
+        if !needsRepair(bytes) { return body(raw) }
         return repairedUTF8WithoutNUL(bytes).withUnsafeBufferPointer(body)
+    }
+
+    /// Whether `bytes` are read repaired (`withCleanUTF8`): they hold a NUL or are not UTF-8.
+    static func needsRepair(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        !bytes.isEmpty && (memchr(bytes.baseAddress!, 0, bytes.count) != nil || !isValidUTF8(bytes.bindMemory(to: UInt8.self)))
     }
 
     /// Gives libxml2 the document through its I/O callbacks, a window at a time, as it reads a

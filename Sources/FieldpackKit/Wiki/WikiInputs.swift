@@ -460,7 +460,7 @@ extension WikiStage {
         }
         // Bytes that are not UTF-8 (a page saved in its declared ISO-8859-1) are read repaired
         // (`HTMLDocument`), and said, as a dump line's are.
-        let repaired = !isWellFormedUTF8(bytes) || bytes.contains(0)
+        let repaired = HTMLDocument.needsRepair(bytes)
         let blurb: Blurb
         do {
             blurb = try reading.maker.blurb(html: bytes)
