@@ -324,9 +324,13 @@ public struct BundleReport {
 
     /// The `limit` elements with the largest `count` (ties in their order), in their order.
     static func largest<Element>(_ elements: [Element], limit: Int, count: (Element) -> Int64) -> [Element] {
-        guard elements.count > limit else { return elements }
-        let chosen = elements.indices.sorted { (count(elements[$1]), $0) < (count(elements[$0]), $1) }.prefix(limit).sorted()
-        return chosen.map { elements[$0] }
+        largestIndices(elements.count, limit: limit) { count(elements[$0]) }.map { elements[$0] }
+    }
+
+    /// The indices, of `0..<total`, of the `limit` with the largest `value` (ties: the earlier), in order.
+    static func largestIndices(_ total: Int, limit: Int, value: (Int) -> Int64) -> [Int] {
+        guard total > limit else { return Array(0..<total) }
+        return (0..<total).sorted { (value($1), $0) < (value($0), $1) }.prefix(limit).sorted()
     }
 
     /// How many files the findings chart draws: a dump of thousands of pages with findings in
@@ -338,8 +342,8 @@ public struct BundleReport {
     static func chartedFiles(_ rows: [(file: String, counts: [Int64])]) -> [(label: String, values: [Int64])] {
         guard rows.count > chartedFileLimit else { return zip(fileLabels(rows.map(\.file)), rows).map { ($0, $1.counts) } }
         let totals = rows.map { $0.counts.reduce(0, +) }
-        let kept = Set(rows.indices.sorted { (totals[$1], $0) < (totals[$0], $1) }.prefix(chartedFileLimit))
-        let keptRows = rows.indices.filter(kept.contains)
+        let keptRows = largestIndices(rows.count, limit: chartedFileLimit) { totals[$0] }
+        let kept = Set(keptRows)
         var bars = zip(fileLabels(keptRows.map { rows[$0].file }), keptRows).map { (label: $0, values: rows[$1].counts) }
         var rest = Array(repeating: Int64(0), count: rows[0].counts.count)
         for row in rows.indices where !kept.contains(row) {
