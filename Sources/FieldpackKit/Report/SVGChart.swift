@@ -121,7 +121,7 @@ enum SVGChart {
     /// wider than `room` px (capitals, wide scripts), squeezed into it (`textLength`): cut by
     /// characters alone, a label of capitals spilled off the chart's left edge, its "…" unseen.
     private static func label(_ text: String, _ limit: Int, room: Int) -> String {
-        let shown = text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+        let shown = cut(text, limit)
         // Generous widths at the chart's 12 px: a capital or `m`/`w` 9 px, other ASCII 7, any other 12.
         let estimate = shown.unicodeScalars.reduce(0) { width, scalar in
             switch scalar.value {
@@ -135,7 +135,10 @@ enum SVGChart {
     }
 
     /// At most `limit` characters (an ellipsis marks a cut), escaped.
-    private static func clip(_ text: String, _ limit: Int) -> String {
-        HTMLText.escaped(text.count > limit ? String(text.prefix(limit - 1)) + "…" : text)
+    private static func clip(_ text: String, _ limit: Int) -> String { HTMLText.escaped(cut(text, limit)) }
+
+    /// At most `limit` characters: an ellipsis marks a cut.
+    private static func cut(_ text: String, _ limit: Int) -> String {
+        text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
     }
 }
