@@ -299,10 +299,10 @@ public struct WikiStage {
     static let maximumPasses = 3
 
     /// The titles a run reads the dumps again for, each not followed before and not wanted by
-    /// its own title so far, wanted by the requesters of what led to it: the target of a redirect
-    /// (a redirect stub, or an alias a page lists in its `redirects`), in alias order; and the
-    /// title of an article found by its Wikidata item (`items`: each kept title and its item),
-    /// in item order. An article found through an alias or its item was read only in the copies
+    /// its own title so far: the target of a redirect (a redirect stub, or with `followsFound`
+    /// an alias a page lists in its `redirects`), in alias order, wanted by the alias's
+    /// requesters; and with `followsFound` the title of an article found by its Wikidata item
+    /// (`items`: each kept title and its item), in item order, for no requester of its own. An article found through an alias or its item was read only in the copies
     /// that named the alias or the item: read again by its title, every copy of it is seen, and
     /// the newest wins (an older copy listing the alias shipped; the newer copies were never
     /// read). `itemTitles` notes the title followed for each item, so that the item's requesters
