@@ -12,5 +12,12 @@ static inline int fp_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int index, 
 static inline int fp_sqlite3_bind_text_static(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_STATIC);
 }
+/// SQLITE_CONFIG_MEMSTATUS through sqlite3_config, a variadic function Swift cannot call: off,
+/// SQLite takes no global mutex around each of its allocations to count them (fieldpack reads no
+/// memory statistic of SQLite's). Only before the library is initialized (before the first
+/// connection opens); SQLITE_MISUSE after.
+static inline int fp_sqlite3_config_memstatus_off(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 
 #endif

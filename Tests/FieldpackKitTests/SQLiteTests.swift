@@ -1,3 +1,4 @@
+import CSQLite3
 import FieldpackKit
 import FieldpackTestSupport
 import Foundation
@@ -21,6 +22,24 @@ import Testing
     /// The error `body` throws, which must be an `SQLiteError`.
     private func sqliteError(_ body: () throws -> Void) throws -> SQLiteError {
         try #require(throws: SQLiteError.self) { try body() }
+    }
+
+    // MARK: The library's settings
+
+    /// SQLite's memory statistics are off from the first connection on: no global mutex around
+    /// each allocation, which the bundle's load paid for. With them on, a table's thousand rows
+    /// make `sqlite3_memory_used` count their pages.
+    @Test func sqliteCountsNoMemoryOnceAConnectionOpened() throws {
+        let database = try database()
+        try database.transaction {
+            let insert = try database.prepare("INSERT INTO t (a, b) VALUES (?, ?)")
+            for row in 0..<1000 {
+                try insert.bind([.integer(Int64(row)), .text(String(repeating: "x", count: 200))])
+                try insert.run()
+            }
+        }
+        #expect(try database.int("SELECT count(*) FROM t") == 1000)
+        #expect(sqlite3_memory_used() == 0)
     }
 
     // MARK: Binding and reading
