@@ -55,11 +55,13 @@ command.main { arguments in
         }
         let source = try BundleVerifier.previousDatabase(arguments.positional[1], checksFile: false, report: StandardError.write)
         let clock = StageClock()
-        let summary = try BundleMigration(options: .init(source: source, output: output)).run()
+        var migration = BundleMigration.Options(source: source.path, output: output)
+        migration.vouched = source
+        let summary = try BundleMigration(options: migration).run()
         StageReport(stage: "bundle", clock: clock).print(
             summary.from == summary.to
-                ? "\(source) is already at schema v\(summary.to) (fingerprint \(summary.fingerprint)): published as it is"
-                : "migrated \(source) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
+                ? "\(source.path) is already at schema v\(summary.to) (fingerprint \(summary.fingerprint)): published as it is"
+                : "migrated \(source.path) from schema v\(summary.from) to v\(summary.to), fingerprint \(summary.fingerprint)")
         return
     }
     guard !arguments.positional.isEmpty else {
@@ -95,7 +97,9 @@ command.main { arguments in
         // Told from its path, before the bundle is verified (minutes for a large one).
         try arguments.refuseOutputs(
             Array(outputs.dropFirst()), overwriting: [previous], insideFolders: BundleVerifier.bundleFolder(of: previous).map { [$0] } ?? [])
-        options.previous = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
+        let vouched = try BundleVerifier.previousDatabase(previous, report: StandardError.write)
+        options.previous = vouched.path
+        options.previousVouched = vouched
         options.delta = try arguments.required("delta")
     }
     if let epoch = try arguments.int("source-date-epoch") {

@@ -1,6 +1,7 @@
 @testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct VerifyTests {
@@ -19,6 +20,57 @@ import Testing
         let hex = Array("0123456789abcdef".utf8)
         if let digit = hex.firstIndex(of: data[index]) { data[index] = hex[digit ^ 1] } else { data[index] ^= 0x01 }
         try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Renames a copy of the bundle's database, the same bytes, over it: another file at its path.
+    private func replaceDatabaseByACopy(in bundle: String) throws {
+        let database = "\(bundle)/content.sqlite"
+        try FileManager.default.copyItem(atPath: database, toPath: "\(database).copy")
+        #expect(rename("\(database).copy", database) == 0)
+    }
+
+    /// The checksum reads the database by its path and the checks open it by its path again:
+    /// another file renamed over it meanwhile (here, a copy of the same bytes, so that only the
+    /// file's identity tells) is refused, not taken as the file the checksum vouched for.
+    @Test func aDatabaseReplacedWhileItIsVerifiedIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+        // The progress starts its clock as the hashing begins: the copy is renamed over the
+        // database then, after the verifier looked at the file.
+        final class Once: Sendable { let done = Atomic<Bool>(false) }
+        let swapped = Once()
+        let sink = open("/dev/null", O_WRONLY)
+        defer { close(sink) }
+        var verifier = BundleVerifier(directory: bundle)
+        verifier.progress = StageProgress(
+            stage: "verify",
+            display: .init(descriptor: sink, isTerminal: false) {
+                if !swapped.done.exchange(true, ordering: .relaxed) { try? replaceDatabaseByACopy(in: bundle) }
+                return 0
+            })
+        let problems = verifier.verify()
+        let didSwap = swapped.done.load(ordering: .relaxed)
+        #expect(didSwap)
+        #expect(problems == ["\(bundle)/content.sqlite: error: \(BundleVerifier.VouchedDatabase.changed)"])
+        // Verified again, the copy is the file: its bytes are the manifest's.
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+    }
+
+    /// `migrate` copies the previous bundle's database after verifying it: another file renamed
+    /// over it between the two is refused, and nothing is published.
+    @Test func aPreviousDatabaseReplacedAfterItsChecksIsNotMigrated() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try freshBundle(directory)
+        let vouched = try BundleVerifier.previousDatabase(bundle) { Issue.record("a problem: \($0)") }
+        #expect(vouched.path == "\(bundle)/content.sqlite")
+        try vouched.checkUnchanged()
+        try replaceDatabaseByACopy(in: bundle)
+        var options = BundleMigration.Options(source: vouched.path, output: directory.file("migrated.sqlite"))
+        options.vouched = vouched
+        let error = try #require(throws: FieldpackError.self) { try BundleMigration(options: options).run() }
+        #expect(error.message == BundleVerifier.VouchedDatabase.changed)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("migrated.sqlite")))
     }
 
     @Test func aFreshBundlePassesAndItsChecksumFilePassesSha256sum() throws {

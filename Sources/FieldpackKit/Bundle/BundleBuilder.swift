@@ -39,6 +39,9 @@ public struct BundleBuilder {
         /// The previously shipped bundle's database: what changed is counted in `bundle_info`
         /// and written to `delta` (`delta.json`).
         public var previous: String? = nil
+        /// `previous` as its checks found it (`BundleVerifier.previousDatabase`): the delta is
+        /// refused when the file is another by the time it was read.
+        public var previousVouched: BundleVerifier.VouchedDatabase? = nil
         public var delta: String? = nil
         /// Build date (Unix seconds; the executable passes `SOURCE_DATE_EPOCH`); nil takes the
         /// newest record's `updated_at`. Never the clock.
@@ -223,6 +226,7 @@ public struct BundleBuilder {
             trace.mark("commit")
             if let previous = options.previous {
                 let delta = try BundleDelta.compute(scratch, previous: previous, output: options.output)
+                try options.previousVouched?.checkUnchanged()
                 try scratch.transaction {
                     let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                     for (key, value) in delta.bundleInfo {

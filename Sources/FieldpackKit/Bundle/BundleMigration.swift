@@ -23,6 +23,9 @@ public struct BundleMigration {
     public struct Options: Sendable {
         public var source: String
         public var output: String
+        /// `source` as the previous bundle's checks found it (`BundleVerifier.previousDatabase`):
+        /// nothing is published when the file is another by the time it was copied.
+        public var vouched: BundleVerifier.VouchedDatabase? = nil
         /// The schema history to migrate with: the shipped one. (Tests pass one with a failing
         /// step, to show that a failure mid-migration leaves the source alone and publishes nothing.)
         package var migrations: [Migration] = Migrations.all
@@ -59,6 +62,7 @@ public struct BundleMigration {
             // it was migrated from, if anything, kept), so a second pass gives the same bytes.
             // Its bytes, not a VACUUM INTO, which counts up the schema cookie every pass.
             try FileSystem.copyContents(of: source, into: files.publish)
+            try options.vouched?.checkUnchanged()
             try files.publishCopy()
             summary.to = summary.from
             // `checkSource` proved the source's fingerprint is its version's golden one.
@@ -70,6 +74,7 @@ public struct BundleMigration {
             let original = try Database(path: source, mode: .immutable)
             try original.execute("VACUUM INTO '\(scratch.replacingOccurrences(of: "'", with: "''"))'")
         }
+        try options.vouched?.checkUnchanged()
         do {
             let copy = try Database(path: scratch)
             try copy.execute("PRAGMA journal_mode = DELETE")

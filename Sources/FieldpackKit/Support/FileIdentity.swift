@@ -43,4 +43,20 @@ struct FileIdentity: Hashable, Sendable {
 
     /// How long ago a file must have last changed to be settled (`isSettled`), in nanoseconds.
     static let settling = 100_000_000
+
+    /// The identity of the file at `path` once it has settled (`isSettled`): a file changed too
+    /// lately is waited for, the rest of the margin (at most 100 ms, or 2 s on a file system of
+    /// whole seconds), up to three times. Nil when it cannot be looked at, or kept changing.
+    static func settled(path: String) -> FileIdentity? {
+        for _ in 0..<3 {
+            guard let identity = FileIdentity(path: path) else { return nil }
+            if identity.isSettled { return identity }
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let margin = identity.changed % 1_000_000_000 == 0 ? 2_000_000_000 : settling
+            let left = identity.changed + margin - (Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec))
+            if left > 0 { usleep(useconds_t(min(left / 1000 + 1000, 2_001_000))) }
+        }
+        return FileIdentity(path: path).flatMap { $0.isSettled ? $0 : nil }
+    }
 }

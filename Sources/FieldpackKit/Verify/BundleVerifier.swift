@@ -51,18 +51,43 @@ public struct BundleVerifier {
     ///
     /// - Throws: when the folder does not verify, naming it and the count of problems; when the
     ///   file fails its integrity check, naming it and the first problems.
-    public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> String {
+    public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> VouchedDatabase {
         guard FileSystem.isDirectory(path) else {
+            let identity = FileIdentity.settled(path: path)
             if checksFile { try checkDatabaseFile(path) }
-            return path
+            let vouched = VouchedDatabase(path: path, identity: identity)
+            try vouched.checkUnchanged()
+            return vouched
         }
-        let problems = BundleVerifier(directory: path).verify()
+        var identity: FileIdentity? = nil
+        let problems = BundleVerifier(directory: path).verify(databaseIdentity: &identity)
         guard problems.isEmpty else {
             for problem in problems { report(problem) }
             throw FieldpackError(path: path, "the previous bundle does not verify: \(problems.count) problem(s)")
         }
         let bag = FileSystem.exists("\(path)/\(BagItLayout.declarationName)")
-        return bag ? "\(path)/\(BagItLayout.payloadFolder)/\(Manifest.databaseName)" : "\(path)/\(Manifest.databaseName)"
+        let database = bag ? "\(path)/\(BagItLayout.payloadFolder)/\(Manifest.databaseName)" : "\(path)/\(Manifest.databaseName)"
+        return VouchedDatabase(path: database, identity: identity)
+    }
+
+    /// A previous bundle's database as its checks found it (`previousDatabase`): its path, and
+    /// its file's identity when they began (`FileIdentity`: device, inode, size, times). What is
+    /// read from it next (a copy, a delta) stands for the checked bytes only while the file at
+    /// the path is that file, unchanged: renamed over, or written to, it is refused.
+    public struct VouchedDatabase: Sendable {
+        public let path: String
+        let identity: FileIdentity?
+
+        /// Throws, naming the file, when it is no longer the file its checks read.
+        public func checkUnchanged() throws {
+            guard let identity, FileIdentity(path: path) == identity else {
+                throw FieldpackError(path: path, Self.changed)
+            }
+        }
+
+        /// Why a database that changed while it was checked or used is refused.
+        static let changed =
+            "changed while it was checked or read (written to, or another file renamed over it, or still being written): what was checked may not be what is read; run again once nothing writes it"
     }
 
     /// The bundle folder `path` names, or the one holding the database it names (a flat bundle's
@@ -103,6 +128,14 @@ public struct BundleVerifier {
 
     /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
     public func verify() -> [String] {
+        var identity: FileIdentity? = nil
+        return verify(databaseIdentity: &identity)
+    }
+
+    /// `verify()`, giving the database file's identity as its checksum and checks began
+    /// (`FileIdentity`): they vouch for those bytes, and are refused when the file was another
+    /// by the time they ended (another renamed over it, or a write).
+    func verify(databaseIdentity: inout FileIdentity?) -> [String] {
         var problems: [String] = []
         guard FileSystem.exists(directory) else { return ["\(directory): error: does not exist"] }
         guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
@@ -258,8 +291,14 @@ public struct BundleVerifier {
             }
         }
 
-        // 5, begun early (`checksDatabaseWhileHashing`): waited for, and kept or not, below.
+        // The database is hashed, then opened by its path: both must read one file, unchanged
+        // (a file written in its clock's last tick could be written again unseen: waited for).
         let databaseName = Manifest.databaseName
+        let identity = FileIdentity.settled(path: path(databaseName))
+        databaseIdentity = identity
+        func databaseChanged() -> Bool { identity == nil || FileIdentity(path: path(databaseName)) != identity }
+
+        // 5, begun early (`checksDatabaseWhileHashing`): waited for, and kept or not, below.
         let early = DispatchGroup()
         let earlyProblems = Results<[String]>(count: 1)
         // The integrity check run while the database was copied, only for the bytes the manifest
@@ -324,6 +363,7 @@ public struct BundleVerifier {
         } else {
             problems += databaseChecks.run()
         }
+        if databaseChanged() { problem(databaseName, VouchedDatabase.changed) }
         return problems
     }
 
