@@ -61,6 +61,34 @@ import Testing
         #expect(try findings(directory).map { $0["reason"] as? String } == ["observed_on \"\(observed)\" is not a date YYYY-MM-DD; dropped observed_on"])
     }
 
+    /// An `updated_at` on a day that does not exist is dropped with a finding, as text that is
+    /// no timestamp is: read as the day it rolls over to (the 31st of February as the 2nd of
+    /// March), such a copy outranked a real, later one in dedupe.
+    @Test(arguments: ["2024-02-31T00:00:00Z", "2023-02-29T12:00:00Z", "2024-04-31T00:00:00+02:00", "1900-02-29T00:00:00Z"])
+    func anUpdatedAtOnADayThatDoesNotExistIsDroppedAndTheObservationKept(updated: String) throws {
+        let directory = try TemporaryDirectory()
+        let json = observationJSON(id: 1)
+        let given = try #require(json.range(of: #""updated_at":"[^"]*""#, options: .regularExpression))
+        let summary = try ingest(page([json.replacingCharacters(in: given, with: "\"updated_at\":\"\(updated)\"")]), in: directory)
+        #expect(summary.accepted == 1 && summary.salvaged == 1)
+        let observation = try #require(try records(directory, kind: "obs").first)
+        #expect(observation["updated_at"] is NSNull)
+        #expect(try findings(directory).map { $0["reason"] as? String } == ["updated_at \"\(updated)\" is not an ISO 8601 timestamp; dropped updated_at"])
+    }
+
+    /// The last day of each month, and the 29th of February of leap years (2000, not 1900), are
+    /// read; the day after is not.
+    @Test func aTimestampIsReadOnlyOnADayThatExists() {
+        for (text, real) in [
+            ("2024-02-29", true), ("2000-02-29T10:00:00Z", true), ("2023-02-28", true), ("2024-04-30", true), ("2024-12-31", true),
+            ("2024-01-31", true), ("2024-02-30", false), ("2100-02-29", false), ("2024-06-31", false), ("2024-09-31", false),
+            ("2024-11-31T00:00Z", false), ("2024-01-32", false), ("2024-01-00", false),
+        ] {
+            #expect((Timestamp.parse(text) != nil) == real, "\(text)")
+        }
+        #expect(Timestamp.parse("2024-03-01") == Timestamp.parse("2024-02-29")! + 86_400_000)
+    }
+
     @Test func photosGivenAsTextAreDroppedAndTheObservationKept() throws {
         let directory = try TemporaryDirectory()
         let summary = try ingest(observationJSON(id: 1).replacingOccurrences(of: #""photos":[]"#, with: #""photos":"n/a""#), in: directory)

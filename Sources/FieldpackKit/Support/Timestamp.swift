@@ -1,13 +1,20 @@
 /// ISO 8601 timestamps as the iNaturalist API writes them, to and from Unix milliseconds.
 public enum Timestamp {
     /// Parses `YYYY-MM-DD`, optionally followed by `THH:MM[:SS[.fff]]` (or a space) and `Z` or
-    /// `±HH[:MM]`. A missing offset means UTC. Returns Unix milliseconds, or nil if malformed.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+    /// `±HH[:MM]`. A missing offset means UTC. Returns Unix milliseconds, or nil if malformed or
+    /// the day does not exist (`2024-02-31`, `2023-02-29`: read as some other day, such a copy
+    /// outranked a real one in dedupe).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> Int64? { parse(bytes, anyDayUpTo31: false) }
+
+    /// `parse`, taking any day of a month up to the 31st when `anyDayUpTo31` (to tell a day that
+    /// does not exist from text that is not a date, `dayProblem`).
+    private static func parse(_ bytes: UnsafeRawBufferPointer, anyDayUpTo31: Bool) -> Int64? {
         // A value, not closures over a captured `var`: those pay a run-time exclusivity check
         // on every byte (measured with callgrind: 2% of ingest).
         var cursor = Cursor(bytes: bytes)
         guard let year = cursor.number(4), cursor.expect("-"), let month = cursor.number(2), cursor.expect("-"),
-              let day = cursor.number(2), (1...12).contains(month), (1...31).contains(day)
+              let day = cursor.number(2), (1...12).contains(month), day >= 1,
+              day <= (anyDayUpTo31 ? 31 : daysIn(month: month, year: year))
         else { return nil }
         var millis = daysFromCivil(year: year, month: month, day: day) * 86_400_000
         if cursor.atEnd { return millis }
@@ -80,32 +87,33 @@ public enum Timestamp {
         }
     }
 
-    /// Whether `bytes` is a date (`YYYY-MM-DD`, or a timestamp `parse` reads) that exists:
-    /// `parse` takes 31 days in any month, so `2023-02-29` is read back as the date it is.
+    /// Whether `bytes` is a date (`YYYY-MM-DD`, or a timestamp `parse` reads), which exists.
     public static func isRealDate(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count >= 10, parse(bytes) != nil,
-              // The day the date part stands for, by itself (a time of day and a zone do not move it).
-              let millis = parse(UnsafeRawBufferPointer(rebasing: bytes[0..<10]))
-        else { return false }
-        // Read back without a string (every observations row asks): the civil date of that day.
-        let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
-        let (year, month, day) = civilFromDays(days)
-        func number(_ range: Range<Int>) -> Int64 { bytes[range].reduce(0) { $0 &* 10 &+ Int64($1 &- 0x30) } }
-        return number(0..<4) == year && number(5..<7) == month && number(8..<10) == day
+        bytes.count >= 10 && parse(bytes) != nil
+    }
+
+    /// The days of `month` (1–12) in `year`, by the proleptic Gregorian calendar.
+    @inline(__always)
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// A day written `YYYY-MM-DD` that exists: Unix ms at 00:00 UTC; nil otherwise.
     public static func day(_ text: String) -> Int64? {
-        guard text.utf8.count == 10, let millis = parse(text) else { return nil }
-        var copy = text
-        return copy.withUTF8 { isRealDate(UnsafeRawBufferPointer($0)) } ? millis : nil
+        guard text.utf8.count == 10 else { return nil }
+        return parse(text)
     }
 
     /// Why `text` is not a day `day(_:)` reads, for an error after the setting's name:
     /// `is "2023-02-30", a day that does not exist` or `must be a date YYYY-MM-DD (is "May 1")`.
     public static func dayProblem(_ text: String) -> String {
-        text.utf8.count == 10 && parse(text) != nil
-            ? "is \"\(text)\", a day that does not exist" : "must be a date YYYY-MM-DD (is \"\(text)\")"
+        var copy = text
+        let shaped = text.utf8.count == 10 && copy.withUTF8 { parse(UnsafeRawBufferPointer($0), anyDayUpTo31: true) } != nil
+        return shaped ? "is \"\(text)\", a day that does not exist" : "must be a date YYYY-MM-DD (is \"\(text)\")"
     }
 
     public static func parse(_ text: String) -> Int64? {
