@@ -135,6 +135,9 @@ import Testing
         (#"{"id":"12","quality_grade":"research"}"#, "id is a string, expected an integer id"),
         (#"{"quality_grade":"research"}"#, "id is missing"),
         (#"{"id":1.5,"quality_grade":"research"}"#, "id is a non-integer number"),
+        // A taxa-endpoint taxon named nothing the app could show, as the export's taxa rows.
+        (#"{"id":7,"name":"None","rank":"species"}"#, #"name "None" is no usable name (empty, blank or None)"#),
+        (#"{"id":7,"name":" ","rank":"species"}"#, #"name " " is no usable name (empty, blank or None)"#),
     ])
     func aRecordWithoutAUsableIdIsRejectedWithItsLineAndReasonAndTheRestGoesOn(record: String, reason: String) throws {
         let directory = try TemporaryDirectory()
@@ -160,6 +163,13 @@ import Testing
         (#"{"id":5,"quality_grade":"research","user":{"id":3,"login":7}}"#, "user.login",
          "user.login is an integer, expected a string; dropped user.login"),
         (#"{"id":5,"quality_grade":"research","taxon":{"id":3}}"#, "taxon.name", "taxon.name is missing; dropped taxon"),
+        // Newest, such a copy blanked a species' name in the bundle and its search entry.
+        (#"{"id":5,"quality_grade":"research","taxon":{"id":3,"name":""}}"#, "taxon.name",
+         #"taxon.name "" is no usable name (empty, blank or None); dropped taxon"#),
+        (#"{"id":5,"quality_grade":"research","taxon":{"id":3,"name":"None"}}"#, "taxon.name",
+         #"taxon.name "None" is no usable name (empty, blank or None); dropped taxon"#),
+        (#"{"id":5,"quality_grade":"research","taxon":{"id":3,"name":"  "}}"#, "taxon.name",
+         "taxon.name \"\u{a0} \" is no usable name (empty, blank or None); dropped taxon"),
         (#"{"id":5,"user":{"id":3},"photos":[{"id":9,"url":"u","original_dimensions":{"width":"big"}}]}"#,
          "photos[0].original_dimensions.width",
          "photos[0].original_dimensions.width is a string, expected an integer; dropped photos[0].original_dimensions"),

@@ -216,7 +216,12 @@ struct RecordExtractor {
     ///   it is the record).
     mutating func taxon(_ taxon: Fields, seen: Int64?, from origin: TaxonOrigin) throws(RecordError) -> TaxonParts {
         let id = try taxon.requiredID()
-        guard let name = try taxon.text("name") else { throw .missing(taxon.name("name")) }
+        guard let given = try taxon.text("name") else { throw .missing(taxon.name("name")) }
+        // The export's rule (`OpenDataRow`): a name that shows nothing cannot be a taxon's, and a
+        // newer copy of it would blank a species' name in the app.
+        guard let name = UserRecord.usableName(given) else {
+            throw RecordError(at: taxon.name("name"), "\(taxon.name("name")) \"\(given.string)\" is no usable name (empty, blank or None)")
+        }
         var ownSeen = seen
         var observationID: Int64? = nil
         var speciesCount: Int64? = nil
