@@ -43,6 +43,23 @@ import Testing
         #expect(PhotoURL.classify("https://user@static.inaturalist.org/photos/525/square.jpg") == .unusable("URL names a user before its host"))
     }
 
+    /// Ingest takes every photo id to 2^63 − 1, so the URL does too: a 19-digit id was
+    /// excluded as "not …/photos/{id}/{size}.{ext}". One past it is said to be.
+    @Test func aPhotoIdOfNineteenDigitsIsReadAndOnePastTheLargestIsUnusable() throws {
+        for id in ["1000000000000000000", "4611686018427387904", "9223372036854775807"] {
+            guard case .inaturalist(let parsed) = PhotoURL.classify("https://static.inaturalist.org/photos/\(id)/square.jpg") else {
+                Issue.record("photo \(id) is not an iNaturalist photo URL")
+                continue
+            }
+            #expect(String(parsed.id) == id)
+            #expect(parsed.url(.large) == "https://static.inaturalist.org/photos/\(id)/large.jpg")
+        }
+        #expect(PhotoURL.classify("https://static.inaturalist.org/photos/9223372036854775808/square.jpg")
+            == .unusable("iNaturalist URL's photo id is past 2^63 - 1"))
+        #expect(PhotoURL.classify("https://static.inaturalist.org/photos/12345678901234567890/square.jpg")
+            == .unusable("iNaturalist URL is not …/photos/{id}/{size}.{ext}"))
+    }
+
     @Test func remotePhotosKeepTheirURLAndOnlyHttpsShips() {
         let flickr = "https://live.staticflickr.com/65535/52000000001_abcdef1234_s.jpg"
         #expect(PhotoURL.classify(flickr) == .remote(url: flickr))

@@ -290,13 +290,17 @@ public final class PhotoURLParser {
         guard idStart - 1 - photosStart == 6, Self.contains(UnsafeBufferPointer(rebasing: path[photosStart..<(idStart - 1)]), "photos")
         else { return malformed }
         var id: Int64 = 0
-        guard fileStart - 1 > idStart, fileStart - 1 - idStart <= 18 else { return malformed }
+        // Up to 19 digits: every id to 2^63 − 1, which ingest takes (a larger one overflows below).
+        guard fileStart - 1 > idStart, fileStart - 1 - idStart <= 19 else { return malformed }
         // `…/photos/00706/…`: the URL rebuilt from the id (`706`) would not be the one given,
         // and the size token's place, counted in the given one, fell inside the extension.
         guard path[idStart] != UInt8(ascii: "0") else { return .unusable("iNaturalist URL's photo id starts with 0") }
         for byte in path[idStart..<(fileStart - 1)] {
             guard byte >= 0x30 && byte <= 0x39 else { return malformed }
-            id = id * 10 + Int64(byte - 0x30)
+            let (tens, over) = id.multipliedReportingOverflow(by: 10)
+            let (sum, past) = tens.addingReportingOverflow(Int64(byte - 0x30))
+            guard !over && !past else { return .unusable("iNaturalist URL's photo id is past 2^63 - 1") }
+            id = sum
         }
         var dot = fileStart
         while dot < path.count && path[dot] != UInt8(ascii: ".") { dot += 1 }
