@@ -18,8 +18,11 @@ enum RecordShape {
             return .observation
         }
         if value["rank"] != nil || value["rank_level"] != nil || value["taxon_photos"] != nil { return .taxon }
-        // A species count has no id of its own: its identity is its taxon's.
-        if value["id"] == nil, value["count"] != nil, value["taxon"] != nil { return .speciesCount }
+        // A species count has no id of its own: its identity is its taxon's. One without its
+        // count is still one (and is refused for its count, not as "neither").
+        if value["id"] == nil, let taxon = value["taxon"], value["count"] != nil || (taxon.isObject && taxon["id"] != nil) {
+            return .speciesCount
+        }
         return nil
     }
 
