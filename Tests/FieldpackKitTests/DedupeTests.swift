@@ -23,6 +23,35 @@ import Testing
         #expect(observations[0]["quality_grade"] as? String == "research")
     }
 
+    /// One observation listing a photo twice with other values (a remote copy, then the hosted
+    /// one): both are occurrences, ranked by dedupe's rules whatever their order in the record
+    /// (a hosted copy over a remote one) and reported as a conflict; the photo is linked once, at
+    /// its first place. The first listed won unsaid. The same copy listed again (the API's
+    /// `observation_photos` and `photos`) is one occurrence.
+    @Test(arguments: [false, true])
+    func aPhotoListedTwiceInOneObservationIsRankedByTheRulesNotByItsPlace(remoteFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let hosted = #"{"id":2401,"license_code":"cc-by","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/2401/square.jpg","original_dimensions":{"width":2048,"height":1536}}"#
+        let remote = #"{"id":2401,"license_code":"cc-by","url":"https://live.staticflickr.com/65535/2401_abc_s.jpg","original_dimensions":{"width":500,"height":375}}"#
+        let other = #"{"id":2402,"license_code":"cc-by","url":"https://inaturalist-open-data.s3.amazonaws.com/photos/2402/square.jpg"}"#
+        let listed = (remoteFirst ? [remote, other, hosted] : [hosted, other, remote]).joined(separator: ",")
+        let observation = observationJSON(id: 9).replacingOccurrences(of: #""photos":[],"observation_photos":[]"#, with: "\"photos\":[\(listed)]")
+        let records = try dedupe([page([observation])], in: directory)
+        let photos = try #require(records["photo"])
+        #expect(photos.map { $0["id"] as? Int } == [2401, 2402])
+        #expect(photos[0]["url"] as? String == "https://inaturalist-open-data.s3.amazonaws.com/photos/2401/square.jpg")
+        #expect(photos[0]["width"] as? Int == 2048)
+        #expect(try #require(records["obs"]).map { $0["photos"] as? [[Int]] } == [[[2401, 0], [2402, 1]]])
+        let conflicts = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.file("conflicts.json")))) as! [String: Any]
+        #expect(conflicts["photos_with_conflicts"] as? Int == 1)
+        #expect(conflicts["url"] as? Int == 1)
+
+        // The same copy in `observation_photos` and `photos`: one occurrence, no conflict.
+        let again = try TemporaryDirectory()
+        try ingestAndDedupe([try again.write("page.json", page([observationJSON(id: 9, photos: [(77, "cc-by", 1000)])]))], in: again)
+        #expect(try recordLines(again.file("records.jsonl")).filter { $0["k"] as? String == "photo" }.count == 1)
+    }
+
     @Test func photoIdentityIsTheIdNotTheURL() throws {
         let directory = try TemporaryDirectory()
         let first = observationJSON(id: 1, photos: [(77, "cc-by", 1000)])

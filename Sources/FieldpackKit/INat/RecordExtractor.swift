@@ -84,6 +84,30 @@ struct RecordExtractor {
 
         // Photos: observation_photos carry positions; photos[] may list the same photos again.
         var photos: [PhotoRecord] = []
+        // A photo listed again with other values (another URL, licence or size): an occurrence
+        // of its own, which dedupe ranks against the first by its rules (a hosted copy over a
+        // remote one, the more restrictive licence) and reports as a conflict, where the first
+        // listed won unsaid. The observation links the photo once, at its first position.
+        // A copy listed again says its findings once: those of a copy not kept as a variant
+        // (the same values, or unusable) are taken back.
+        var variants: [PhotoRecord] = []
+        func add(_ record: PhotoRecord?, id: Int64, findingsBefore: Int) {
+            guard let record else {
+                if photos.contains(where: { $0.id == id }) { dropped.removeSubrange(findingsBefore...) }
+                return
+            }
+            guard let first = photos.first(where: { $0.id == record.id }) else {
+                photos.append(record)
+                return
+            }
+            if !first.sameCopy(as: record), !variants.contains(where: { $0.sameCopy(as: record) }) {
+                var variant = record
+                variant.position = first.position
+                variants.append(variant)
+            } else {
+                dropped.removeSubrange(findingsBefore...)
+            }
+        }
         if let observationPhotos = field({ () throws(RecordError) in try obs.array("observation_photos") }) {
             for (index, element) in observationPhotos.elements.enumerated() {
                 let path = FieldPath.record.element("observation_photos", index)
@@ -99,13 +123,12 @@ struct RecordExtractor {
                     drop(error, path.text)
                     continue
                 }
-                if photos.contains(where: { $0.id == photoID }) { continue }
+                let findings = dropped.count
                 let position = field { () throws(RecordError) in try Fields(element, path: path).int("position") } ?? Int64(index)
-                guard var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
-                                         context: .observation, position: position)
-                else { continue }
-                record.observer = user?.id
-                photos.append(record)
+                var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                                   context: .observation, position: position)
+                record?.observer = user?.id
+                add(record, id: photoID, findingsBefore: findings)
             }
         }
         if let list = field({ () throws(RecordError) in try obs.array("photos") }) {
@@ -120,13 +143,12 @@ struct RecordExtractor {
                     drop(error, path.text)
                     continue
                 }
-                if photos.contains(where: { $0.id == photoID }) { continue }
+                let findings = dropped.count
                 let position = (photos.compactMap(\.position).max() ?? -1) + 1
-                guard var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
-                                         context: .observation, position: position)
-                else { continue }
-                record.observer = user?.id
-                photos.append(record)
+                var record = photo(fields, id: photoID, path: path, seen: seen, observation: id, taxon: nil,
+                                   context: .observation, position: position)
+                record?.observer = user?.id
+                add(record, id: photoID, findingsBefore: findings)
             }
         }
 
@@ -188,7 +210,7 @@ struct RecordExtractor {
                 source: source)
             counts.users += 1
         }
-        for photo in photos { write(photo, source: source) }
+        for photo in photos + variants { write(photo, source: source) }
         if let taxon { write(taxon, source: source) }
     }
 

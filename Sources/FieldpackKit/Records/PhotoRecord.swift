@@ -87,6 +87,20 @@ public struct PhotoRecord {
         self.url = url
     }
 
+    /// Whether `other` is this copy of the photo again, as a record lists it twice (an API
+    /// observation's `observation_photos` and `photos`): the same values but for its place in
+    /// the record.
+    func sameCopy(as other: PhotoRecord) -> Bool {
+        func same(_ a: JSONText?, _ b: JSONText?) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return a.bytes.elementsEqual(b.bytes)
+        }
+        return id == other.id && context == other.context && same(url, other.url) && same(license, other.license)
+            && same(attribution, other.attribution) && width == other.width && height == other.height && same(type, other.type)
+            && hidden == other.hidden && same(attributionName, other.attributionName) && seen == other.seen
+            && observation == other.observation && observer == other.observer && taxon == other.taxon
+    }
+
     /// Whether a record's `context` column says it appeared in an observation.
     public static func isObservationPhoto(_ record: JSONColumns) -> Bool {
         record.text(Column.context)?.equals(Context.observation.tag) ?? false
