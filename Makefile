@@ -339,6 +339,9 @@ $(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
 # N dedupe parts by key into the bundle an unsharded build makes, byte for byte. Ingest shard I
 # writes $(OUT)/inat/shard-I-of-N/ (part-J.jsonl by dedupe key, rejects.jsonl, summary.json
 # last); dedupe shard J reads part J of every ingest shard into $(OUT)/dedupe/shard-J-of-N/.
+# Every file a shard writes that a later step reads is a target of its rule (a part, a sidecar,
+# a report): one removed, or missing after a shard killed between its last writes, runs the
+# shard again, where make took the shard as done and every later run failed on the file.
 # Without SHARDS, the rules above run and these do not exist.
 ifneq ($(SHARDS),)
 # Written plainly (1, 4, 16; not 04 or +4): the shard folders are named by it, and the tools
@@ -351,26 +354,31 @@ inat-shard = $(OUT)/inat/shard-$(1)-of-$(SHARDS)
 dedupe-shard = $(OUT)/dedupe/shard-$(1)-of-$(SHARDS)
 INAT_SUMMARIES := $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/summary.json)
 DEDUPED_PARTS := $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/records.jsonl)
+# What each part was made from, which the bundle and the conflicts' merge check.
+DEDUPED_SIDECARS := $(DEDUPED_PARTS:%=%.made-from.json)
 INAT_REJECTS := $(OUT)/inat/rejects.jsonl
 
 define shard-rules
 .PHONY: shard-inat-$(1) shard-dedupe-$(1)
 shard-inat-$(1): $(call inat-shard,$(1))/summary.json
-$(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS)
+$(call inat-shard,$(1))/summary.json $(foreach j,$(SHARD_INDEXES),$(call inat-shard,$(1))/part-$(j).jsonl) \
+  $(call inat-shard,$(1))/rejects.jsonl &: $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
-$(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json &: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS)
+$(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json \
+  $(call dedupe-shard,$(1))/records.jsonl.made-from.json &: $(INAT_SUMMARIES) \
+  $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/part-$(1).jsonl) $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
 -include $(call dedupe-shard,$(1))/records.d
 endef
 $(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
 
 # The shards' rejects in input order, as an unsharded ingest writes them (for report.html).
-$(INAT_REJECTS): $(INAT_SUMMARIES) $(TOOL_DEPS)
+$(INAT_REJECTS): $(INAT_SUMMARIES) $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/rejects.jsonl) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --merge-rejects $(OUT)/inat --shards $(SHARDS) --rejects $@
 # The dedupe shards' conflicts reports joined into the one an unsharded dedupe writes.
-$(CONFLICTS): $(DEDUPED_PARTS) $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/conflicts.json) $(TOOL_DEPS)
+$(CONFLICTS): $(DEDUPED_PARTS) $(DEDUPED_SIDECARS) $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/conflicts.json) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe --merge-conflicts $(DEDUPED_PARTS) --conflicts $@
 endif
 # What the wiki stage and the bundle read: the deduped records, or the N dedupe parts.
@@ -399,12 +407,15 @@ $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
 # bundle and the report merge the N wiki parts into what one whole run gives, byte for byte.
 ifneq ($(SHARDS),)
 WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(SHARDS))
-$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl $(OUT)/wiki/shard-%-of-$(SHARDS)/wiki-report.json \
+  $(OUT)/wiki/shard-%-of-$(SHARDS)/rejects.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
 
 $(foreach index,$(SHARD_INDEXES),$(eval .PHONY: shard-wiki-$(index))$(eval shard-wiki-$(index): $(OUT)/wiki/shard-$(index)-of-$(SHARDS)/articles.jsonl))
 -include $(addsuffix /articles.d,$(WIKI_PARTS))
 ARTICLES_INPUT := $(addsuffix /articles.jsonl,$(WIKI_PARTS))
+# The parts' reports: the bundle checks the parts are of one build by them, the report merges them.
+WIKI_REPORT_INPUT := $(addsuffix /wiki-report.json,$(WIKI_PARTS))
 ARTICLES_OPTION := $(addprefix --articles ,$(WIKI_PARTS))
 WIKI_REPORT_OPTION := $(addprefix --wiki-report ,$(WIKI_PARTS))
 else
@@ -478,7 +489,7 @@ endif
 # not only its folder: another release copied over the folder's files leaves the folder's time
 # (and its manifest's digest, in the bundle's settings, when the copy kept the files' times).
 PREVIOUS_FILES = $(wildcard $(PREVIOUS) $(addprefix $(PREVIOUS)/,manifest.json content.sqlite data/content.sqlite))
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(ARTICLES_INPUT) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $(ARTICLES_INPUT) $(if $(SHARDS),$(WIKI_REPORT_INPUT)) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS)
 	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d

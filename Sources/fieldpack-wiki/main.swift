@@ -92,11 +92,14 @@ command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
     let (options, folders) = try stageOptions(arguments)
     let clock = StageClock()
-    let summary = try WikiStage(options: options).run()
     let stamp = arguments.value("stamp")
+    // Before the outputs: a run killed after its articles were written (a shard's target) must
+    // not leave them without the depfile that ties them to the dumps, which make then never
+    // reran them for. Written first, a run that fails leaves it beside outputs make redoes.
     if let depfile = arguments.value("depfile") {
         try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders)
     }
+    let summary = try WikiStage(options: options).run()
     if let stamp {
         for path in summary.unchanged { StandardError.write("fieldpack-wiki: \(path): the same bytes as before, left as it was") }
         // What the stamp says: the outputs this run wrote and those it left as they were.

@@ -338,6 +338,33 @@ import Testing
         #expect(!sharded.stderr.contains("overriding recipe"), "\(sharded.stderr)")
     }
 
+    /// Every file of a shard that a later step reads is a target of the shard's rule: an ingest
+    /// shard's part, a dedupe shard's sidecar (what a shard killed between its last two writes
+    /// left missing), a wiki shard's report. Each removed runs its shard again and the build
+    /// ends with the same bundle, where make took the shard as done and every later run failed.
+    @Test(.enabled(if: binaries != nil))
+    func aShardFileGoneMissingRunsItsShardAgain() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)", "SHARDS=2"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let database = directory.file("sample/bundle/content.sqlite")
+        let built = try Data(contentsOf: URL(fileURLWithPath: database))
+        for (file, stage) in [
+            ("inat/shard-0-of-2/part-1.jsonl", "fieldpack-inat "), ("dedupe/shard-1-of-2/records.jsonl.made-from.json", "fieldpack-dedupe "),
+            ("wiki/shard-1-of-2/wiki-report.json", "fieldpack-wiki "),
+        ] {
+            try FileManager.default.removeItem(atPath: directory.file("sample/\(file)"))
+            let again = try make(arguments)
+            #expect(again.status == 0, "\(file): \(again.stdout)\(again.stderr)")
+            #expect(again.stdout.contains(stage), "\(file): \(again.stdout)")
+            #expect(FileManager.default.fileExists(atPath: directory.file("sample/\(file)")), "\(file)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == built, "\(file)")
+            let after = try make(arguments)
+            #expect(after.status == 0 && !after.stdout.contains("fieldpack-"), "\(file): \(after.stdout)")
+        }
+    }
+
     /// Two pipeline files of one name started together on a fresh build folder: one claims the
     /// folder, the other is refused, and what is published is the claimer's. A look then a write
     /// let both through now and then (3 races of 8), and the loser's next run was "up to date"
