@@ -32,4 +32,25 @@ import Testing
         let afterDeletion = try make()
         #expect(afterDeletion.status == 0, "\(afterDeletion.stderr)")
     }
+
+    /// A tab or a line break in an input's path cannot be named in a rule: refused, naming the
+    /// path, before ingest reads anything, where a line break stopped every later make on
+    /// "missing separator" and a tab made every make run every stage again.
+    @Test(arguments: ["d\tx", "d\nx", "d\rx"])
+    func anInputPathMakeCannotNameIsRefusedBeforeIngestReadsIt(folder: String) throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("\(folder)/page.json", page([observationJSON(id: 1)]))
+        var options = INatIngest.Options(inputs: [input], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
+        options.depfile = directory.file("records.d")
+        let error = try #require(throws: FieldpackError.self) { try INatIngest(options: options).run() }
+        #expect(error.path == input.debugDescription)
+        #expect(error.message.contains("holds a tab or a line break"))
+        for output in ["records.jsonl", "rejects.jsonl", "records.d"] {
+            #expect(!FileManager.default.fileExists(atPath: directory.file(output)), "\(output)")
+        }
+        #expect(throws: FieldpackError.self) { try Depfile.write(directory.file("x.d"), target: directory.file("x"), prerequisites: [input]) }
+        // Without a depfile, ingest reads it.
+        options.depfile = nil
+        #expect(try INatIngest(options: options).run().accepted == 1)
+    }
 }

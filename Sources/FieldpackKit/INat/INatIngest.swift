@@ -136,6 +136,7 @@ public struct INatIngest {
         let folder = options.outputFolder
         try FileSystem.refuseOutputs(
             [folder == nil ? options.output : nil, folder == nil ? options.rejects : nil, options.depfile], overwriting: inputs)
+        if options.depfile != nil { try Depfile.check(inputs + options.watchedFolders + Self.selectionFiles(options)) }
         // Large tables (and in a sharded run, JSON Lines files) in byte ranges (see `IngestUnits`);
         // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(

@@ -1,7 +1,22 @@
 /// A make depfile (`-include`d by the Makefile): `target` depends on every prerequisite, each also
 /// listed as a target of its own so that make does not fail when one is deleted.
 public enum Depfile {
+    /// Refuses a path make cannot read in a rule: a tab, a line feed or a carriage return, which
+    /// no escape carries (a line break ended the rule and every later make stopped on "missing
+    /// separator"; a tab split the name in two, so every make ran every stage again). A stage
+    /// that writes a depfile asks before it reads anything.
+    ///
+    /// - Throws: naming the first such path.
+    public static func check(_ paths: [String]) throws {
+        for path in paths where path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            throw FieldpackError(
+                path: path.debugDescription,
+                "holds a tab or a line break, which make cannot name in a rule (its depfile): rename it, or leave it out of the inputs")
+        }
+    }
+
     public static func write(_ path: String, target: String, prerequisites: [String]) throws {
+        try check([target] + prerequisites)
         // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
         // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
