@@ -448,6 +448,17 @@ PUBLISH_SETTINGS := $(OUT)/.publish-settings
 # other's): the first to build it is recorded, by its path from here, and another is refused.
 PIPELINE_RECORD := $(OUT)/.pipeline
 THIS_PIPELINE := $(patsubst $(CURDIR)/%,%,$(abspath $(PIPELINE)))
+# The folder is the pipeline's own name: PIPELINE_NAME given by hand (an engine's job, a
+# container running pipeline-bundle) must be it, or the bundle lands in another pipeline's
+# folder under this one's name. (A pipeline file that does not load is left to the stages.)
+ifneq ($(OWN_PIPELINE),1)
+PIPELINE_FILE_NAME := $(if $(wildcard $(BIN)/fieldpack-inat),$(shell '$(BIN)/fieldpack-inat' --pipeline '$(PIPELINE)' --print-name 2>/dev/null))
+ifneq ($(PIPELINE_FILE_NAME),)
+ifneq ($(PIPELINE_FILE_NAME),$(PIPELINE_NAME))
+$(error PIPELINE_NAME="$(PIPELINE_NAME)", but $(PIPELINE) names its pipeline "$(PIPELINE_FILE_NAME)": its build folder is $(BUILD)/$(PIPELINE_FILE_NAME)/; give PIPELINE_NAME=$(PIPELINE_FILE_NAME), or run make bundle, which reads it)
+endif
+endif
+endif
 RECORDED_PIPELINE := $(shell cat '$(PIPELINE_RECORD)' 2>/dev/null)
 ifneq ($(RECORDED_PIPELINE),)
 ifneq ($(RECORDED_PIPELINE),$(THIS_PIPELINE))

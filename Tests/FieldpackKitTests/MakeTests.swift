@@ -338,6 +338,21 @@ import Testing
         #expect(!sharded.stderr.contains("overriding recipe"), "\(sharded.stderr)")
     }
 
+    /// `make pipeline-bundle` (what an engine's job or a container runs) with a PIPELINE_NAME
+    /// other than the pipeline's own name is refused before anything is written: it published
+    /// the pipeline "sample" in `BUILD/other/`, its run report titled "other".
+    @Test(.enabled(if: binaries != nil))
+    func pipelineBundleWithAnotherPipelinesNameIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let refused = try make(["pipeline-bundle", "BUILD=\(directory.path)", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=other"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains(#"PIPELINE_NAME="other", but pipelines/sample.json names its pipeline "sample""#), "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        let named = try make(["pipeline-bundle", "BUILD=\(directory.path)", "PIPELINE=pipelines/sample.json", "PIPELINE_NAME=sample"])
+        #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
+        #expect(BundleVerifier(directory: directory.file("sample/bundle")).verify() == [])
+    }
+
     /// Every file of a shard that a later step reads is a target of the shard's rule: an ingest
     /// shard's part, a dedupe shard's sidecar (what a shard killed between its last two writes
     /// left missing), a wiki shard's report. Each removed runs its shard again and the build
