@@ -194,6 +194,21 @@ import Testing
         #expect(error.message.contains("the file holds no polygon"), "\(error.description)")
     }
 
+    /// A GeoJSON file whose shape is wrong is told as the pipeline's key (which entry of a list
+    /// of places), the file and where in it: it was told by the file alone, which of three
+    /// places of the pipeline unsaid.
+    @Test func aWrongShapeInAGeoJSONFileNamesThePipelineItsKeyAndTheFile() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("places/good.geojson", #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}"#)
+        _ = try directory.write("places/open.geojson", #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}"#)
+        let path = try directory.write(
+            "pipelines/p.json",
+            #"{"name": "p", "inat": ["x"], "select": {"geojson": ["../places/good.geojson", {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 0]]]}, "../places/open.geojson"]}}"#)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.load(path) }
+        #expect(error.path == path)
+        #expect(error.message.hasPrefix(#"select.geojson[2]: GeoJSON file "\#(directory.file("pipelines/../places/open.geojson"))": the file's root.coordinates[0] is not closed"#), "\(error.description)")
+    }
+
     /// Two triangles that share a slanted edge, in decimals as a file gives them: its points
     /// (decimal midpoints, and points along it) are on the edge of both, so in both, and points
     /// just either side are in one each: none falls between two places that share a border.

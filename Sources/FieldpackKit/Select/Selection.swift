@@ -172,7 +172,13 @@ public struct Selection: Sendable, Equatable {
         } catch {
             throw FieldpackError.notJSON(resolved, buffer.bytes, "not valid JSON", error)
         }
-        return try withExtendedLifetime(parser) { try GeoJSON.polygons(root, place: "the file's root", path: resolved) }
+        // A shape the file gets wrong is told as the pipeline's key (which of a list of places),
+        // then the file and where in it, as an inline one is.
+        do {
+            return try withExtendedLifetime(parser) { try GeoJSON.polygons(root, place: "the file's root", path: resolved) }
+        } catch let error as FieldpackError {
+            throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\": \(error.message)")
+        }
     }
 
     private static func taxa(_ value: JSONValue, _ path: String) throws -> TaxonRule {
