@@ -44,7 +44,11 @@ command.main { arguments in
     if let base = arguments.value("merge-rejects") {
         guard let count = try arguments.int("shards") else { throw UsageError("--merge-rejects needs --shards N") }
         let shards = try IngestShards(base: base, count: try Shard(index: 0, count: count).count)
-        try shards.mergeRejects(to: try arguments.required("rejects"))
+        // The shards' folders are what it reads: its output in one would replace a shard's file.
+        let rejects = try arguments.required("rejects")
+        try FileSystem.refuseOutputs(
+            [rejects], overwriting: [], insideFolders: try (0..<count).map { IngestShardSummary.folder(base: base, shard: try Shard(index: $0, count: count)) })
+        try shards.mergeRejects(to: rejects)
         return
     }
     var inputs: [String] = []
@@ -90,6 +94,7 @@ command.main { arguments in
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
     try arguments.refuseOutputs(["output", "rejects", "depfile"], overwriting: inputs + settingsFiles)
+    try Pipeline.refuseOutputsInWalkedFolders(["output", "rejects", "depfile"].map { arguments.value($0) }, folders: folders)
     let folder = arguments.value("output-folder")
     // A shard writes its folder's files (parts, rejects, summary): no input may be among them.
     if let folder, let inside = (inputs + settingsFiles + [arguments.value("pipeline")].compactMap { $0 })

@@ -85,6 +85,7 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     // files and the pipeline's settings inputs.
     try arguments.refuseOutputs(
         ["depfile", "stamp"], extra: options.outputs, overwriting: options.inputs + records + pipeline.settingsFiles)
+    try Pipeline.refuseOutputsInWalkedFolders(options.outputs + [arguments.value("depfile"), arguments.value("stamp")], folders: inputs.folders)
     return (options, inputs.folders)
 }
 

@@ -97,7 +97,24 @@ struct SampleStageBuild {
              f("shards/shard-0-of-1/part-0.jsonl"), "is inside \(f("shards-link")), which this run reads"),
             ("bundle", [f("deduped.jsonl"), "--pipeline", build.pipeline, "--articles", f("wparts"), "--output", f("c2.sqlite"), "--depfile", f("wparts/articles.jsonl")],
              f("wparts/articles.jsonl"), "is inside \(f("wparts")), which this run reads"),
+            // Through a folder not made yet: `new/../x` is `./x` (it was compared by its spelling,
+            // and the input was replaced, exit 0).
+            ("dedupe", dedupe + ["--output", "\(f("nosuch"))/../records.jsonl", "--conflicts", f("c.json")], "\(f("nosuch"))/../records.jsonl", input),
+            ("report", [f("content.sqlite"), "--output", "\(f("q"))/../content.sqlite"], "\(f("q"))/../content.sqlite", input),
+            ("dedupe", dedupe + ["--output", f("x.jsonl"), "--conflicts", "\(f("n"))/../x.jsonl"], "\(f("n"))/../x.jsonl", "is named by two outputs of this run"),
+            // The merged rejects of a sharded ingest: not into the shards' folders it reads.
+            ("inat", ["--merge-rejects", f("shards"), "--shards", "1", "--rejects", f("shards/shard-0-of-1/summary.json")],
+             f("shards/shard-0-of-1/summary.json"), "is inside \(f("shards/shard-0-of-1")), which this run reads"),
+            // Inside an input folder the run walks (the next run read it as a dump, or refused).
+            ("inat", [f("pages"), "--output", f("pages/records.jsonl"), "--rejects", f("r.jsonl")], f("pages/records.jsonl"),
+             "is inside the input folder \(f("pages")), which this run reads"),
+            ("inat", [f("pages"), "--output", f("o.jsonl"), "--rejects", f("pages/new/rejects.jsonl")], f("pages/new/rejects.jsonl"),
+             "is inside the input folder \(f("pages")), which this run reads"),
+            ("pipeline", ["init", "mine", "--inat", f("pages"), "--output", f("pages/p.json")], f("pages/p.json"),
+             "is inside the input folder \(f("pages")), which this run reads"),
         ]
+        try FileManager.default.createDirectory(atPath: f("pages"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat/observations-page-1.json", toPath: f("pages/page-1.json"))
         try FileManager.default.createSymbolicLink(atPath: f("shards-link"), withDestinationPath: f("shards"))
         try FileManager.default.createDirectory(atPath: f("wparts"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: f("articles.jsonl"), toPath: f("wparts/articles.jsonl"))

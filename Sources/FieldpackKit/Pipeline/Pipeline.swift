@@ -224,6 +224,36 @@ public struct Pipeline: Sendable {
         return false
     }
 
+    /// Refuses an output that a walk of `folders` (the input folders a run walked, its
+    /// subfolders included: `resolve`'s `folders`) would read as an input next time: a file
+    /// not hidden, nor `*.md` or `*.txt`, in one of them or in a folder a stage will make below
+    /// one. The first run wrote it and passed; the next read it as a dump, or refused to write
+    /// over its own input. (A pipeline's build folder inside an input folder is never walked.)
+    ///
+    /// - Throws: naming the output and the folder.
+    public static func refuseOutputsInWalkedFolders(_ outputs: [String?], folders: [String]) throws {
+        let walked = folders.compactMap { folder in FileSystem.resolvedPath(folder).map { (folder, $0) } }
+        for output in outputs.compactMap({ $0 }) {
+            let name = fileName(of: output)
+            if name.hasPrefix(".") || name.hasSuffix(".md") || name.hasSuffix(".txt") { continue }
+            guard let place = FileSystem.placeOfFolder(directory(of: output)) else { continue }
+            for (folder, real) in walked {
+                var read = place == real
+                if !read, place.hasPrefix(real == "/" ? "/" : real + "/") {
+                    // Below it, in folders not made yet (an existing one would be walked, and
+                    // then among `folders`, unless hidden or a build folder): read unless hidden.
+                    let below = place.dropFirst(real == "/" ? 1 : real.count + 1).split(separator: "/")
+                    read = !FileSystem.exists("\(real == "/" ? "" : real)/\(below[0])") && !below.contains { $0.hasPrefix(".") }
+                }
+                if read {
+                    throw FieldpackError(
+                        path: output,
+                        "is inside the input folder \(folder), which this run reads: the next run would read it as an input; name an output outside it")
+                }
+            }
+        }
+    }
+
     /// Folders are walked for inputs without entering a pipeline's build folder
     /// (`isBuildFolder`).
     /// - Parameter key: the pipeline key the entries come from, which an error names first.

@@ -425,23 +425,28 @@ public enum FileSystem {
     /// are (links resolved; of folders not made yet, the nearest that exists): false when
     /// `folder` does not exist.
     public static func isInside(_ path: String, folder: String) -> Bool {
-        guard let outer = resolvedPath(folder) else { return false }
-        var nearest = directory(of: path)
+        guard let outer = resolvedPath(folder), let resolved = placeOfFolder(directory(of: path)) else { return false }
+        return resolved == outer || resolved.hasPrefix(outer == "/" ? "/" : outer + "/")
+    }
+
+    /// Where `folder` is, or will be once a stage makes it: its nearest part that exists with
+    /// its links resolved, then the folders not made yet as written (they are no links, so
+    /// their `..` is read as written: `new/../../prev`). Nil when no part of it exists.
+    static func placeOfFolder(_ folder: String) -> String? {
+        var nearest = folder
         var rest: [Substring] = []  // the folders below `nearest` not made yet, outermost first
         while resolvedPath(nearest) == nil {
             let up = directory(of: nearest)
-            if up == nearest { return false }
+            if up == nearest { return nil }
             rest.insert(Substring(fileName(of: nearest)), at: 0)
             nearest = up
         }
-        guard let real = resolvedPath(nearest) else { return false }
-        // Folders not made yet are no links: their `..` is read as written (`new/../../prev`).
+        guard let real = resolvedPath(nearest) else { return nil }
         var inner = real.split(separator: "/")
         for part in rest where part != "." {
             if part == ".." { _ = inner.popLast() } else { inner.append(part) }
         }
-        let resolved = "/" + inner.joined(separator: "/")
-        return resolved == outer || resolved.hasPrefix(outer == "/" ? "/" : outer + "/")
+        return "/" + inner.joined(separator: "/")
     }
 
     /// Where `path` really is (links resolved, `realpath`); nil when it does not exist.
@@ -485,8 +490,14 @@ public enum FileSystem {
             }
         }
         func entry(_ path: String) -> [String] {
+            let name = fileName(of: path)
             let folder = directory(of: path)
-            return FileIdentity(path: folder).map { [String($0.device), String($0.inode), fileName(of: path)] } ?? [folder, fileName(of: path)]
+            if let identity = FileIdentity(path: folder) { return [String(identity.device), String(identity.inode), name] }
+            // A folder not made yet: where it will be (`new/../a.json` is `./a.json`, which an
+            // output so named replaced, its input included), by that folder's identity if it is
+            // there; by its path if it is not (no input can be in it).
+            guard let place = placeOfFolder(folder) else { return [folder, name] }
+            return FileIdentity(path: place).map { [String($0.device), String($0.inode), name] } ?? [place, name]
         }
         // An input's entry as written and the one its links resolve to: an output named like the
         // file a linked input points at replaced the input's data (`link.jsonl → real.jsonl`,
