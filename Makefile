@@ -339,10 +339,16 @@ $(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
 # N dedupe parts by key into the bundle an unsharded build makes, byte for byte. Ingest shard I
 # writes $(OUT)/inat/shard-I-of-N/ (part-J.jsonl by dedupe key, rejects.jsonl, summary.json
 # last); dedupe shard J reads part J of every ingest shard into $(OUT)/dedupe/shard-J-of-N/.
-# Every file a shard writes that a later step reads is a target of its rule (a part, a sidecar,
-# a report): one removed, or missing after a shard killed between its last writes, runs the
-# shard again, where make took the shard as done and every later run failed on the file.
+# A shard's rule has one target, the file it writes last (ingest's summary.json, dedupe's
+# records.jsonl, the wiki's articles.jsonl); its other files that a later step reads (a part, a
+# sidecar, a report) come after it (order only: written before it, they are older, and `make -q`
+# took them as out of date) with no recipe of their own, and what reads one reads the rule's
+# target too. One of them missing (removed, or a shard killed between its last writes) makes
+# its rule run (`missing-any`, when make reads this file). One target per rule, not a group (`&:`): make 4.3's dry run, which the Slurm engine
+# plans by, does not take a group as remade, and planned no later stage after one.
 # Without SHARDS, the rules above run and these do not exist.
+# FORCE when any of the files named is missing: a rule with it as a prerequisite runs.
+missing-any = $(if $(strip $(foreach file,$(1),$(if $(wildcard $(file)),,$(file)))),FORCE)
 ifneq ($(SHARDS),)
 # Written plainly (1, 4, 16; not 04 or +4): the shard folders are named by it, and the tools
 # name them by the number.
@@ -358,18 +364,22 @@ DEDUPED_PARTS := $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/records.
 DEDUPED_SIDECARS := $(DEDUPED_PARTS:%=%.made-from.json)
 INAT_REJECTS := $(OUT)/inat/rejects.jsonl
 
+# The other files of ingest shard I and of dedupe shard J (see above).
+inat-shard-files = $(foreach j,$(SHARD_INDEXES),$(call inat-shard,$(1))/part-$(j).jsonl) $(call inat-shard,$(1))/rejects.jsonl
+dedupe-shard-files = $(call dedupe-shard,$(1))/conflicts.json $(call dedupe-shard,$(1))/records.jsonl.made-from.json
+
 define shard-rules
 .PHONY: shard-inat-$(1) shard-dedupe-$(1)
 shard-inat-$(1): $(call inat-shard,$(1))/summary.json
-$(call inat-shard,$(1))/summary.json $(foreach j,$(SHARD_INDEXES),$(call inat-shard,$(1))/part-$(j).jsonl) \
-  $(call inat-shard,$(1))/rejects.jsonl &: $(PIPELINE) $(TOOL_DEPS)
+$(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call inat-shard-files,$(1)))
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
+$(call inat-shard-files,$(1)): | $(call inat-shard,$(1))/summary.json ;
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
-$(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json \
-  $(call dedupe-shard,$(1))/records.jsonl.made-from.json &: $(INAT_SUMMARIES) \
-  $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/part-$(1).jsonl) $(PIPELINE) $(TOOL_DEPS)
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/part-$(1).jsonl) \
+  $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
+$(call dedupe-shard-files,$(1)): | $(call dedupe-shard,$(1))/records.jsonl ;
 -include $(call dedupe-shard,$(1))/records.d
 endef
 $(foreach i,$(SHARD_INDEXES),$(eval $(call shard-rules,$(i))))
@@ -407,11 +417,17 @@ $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
 # bundle and the report merge the N wiki parts into what one whole run gives, byte for byte.
 ifneq ($(SHARDS),)
 WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(SHARDS))
-$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl $(OUT)/wiki/shard-%-of-$(SHARDS)/wiki-report.json \
-  $(OUT)/wiki/shard-%-of-$(SHARDS)/rejects.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
-	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
-
-$(foreach index,$(SHARD_INDEXES),$(eval .PHONY: shard-wiki-$(index))$(eval shard-wiki-$(index): $(OUT)/wiki/shard-$(index)-of-$(SHARDS)/articles.jsonl))
+# Wiki shard K's folder, and its files besides its articles (one rule, one target, as above).
+wiki-shard = $(OUT)/wiki/shard-$(1)-of-$(SHARDS)
+wiki-shard-files = $(call wiki-shard,$(1))/wiki-report.json $(call wiki-shard,$(1))/rejects.jsonl
+define wiki-shard-rules
+.PHONY: shard-wiki-$(1)
+shard-wiki-$(1): $(call wiki-shard,$(1))/articles.jsonl
+$(call wiki-shard,$(1))/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call wiki-shard-files,$(1)))
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $(1)/$(SHARDS) --output-folder $(call wiki-shard,$(1)) --depfile $(call wiki-shard,$(1))/articles.d
+$(call wiki-shard-files,$(1)): | $(call wiki-shard,$(1))/articles.jsonl ;
+endef
+$(foreach index,$(SHARD_INDEXES),$(eval $(call wiki-shard-rules,$(index))))
 -include $(addsuffix /articles.d,$(WIKI_PARTS))
 ARTICLES_INPUT := $(addsuffix /articles.jsonl,$(WIKI_PARTS))
 # The parts' reports: the bundle checks the parts are of one build by them, the report merges them.

@@ -380,6 +380,53 @@ import Testing
         }
     }
 
+    /// What the Slurm engine plans by: `make -n` of a stage's shard targets names the stage's
+    /// command once an earlier stage will rebuild, after a newer dump and after an earlier
+    /// shard's file gone missing (a group of targets, `&:`, is not taken as remade in make 4.3's
+    /// dry run: the engine stopped on "its plan names none of their command lines" and never
+    /// built again). And one make after an ingest shard's rejects went missing leaves the build
+    /// up to date: it published from the old dedupe parts, then rebuilt them.
+    @Test(.enabled(if: binaries != nil))
+    func aDryRunOfAShardedStageNamesItsShardsWhenAnEarlierStageRebuilds() throws {
+        let directory = try TemporaryDirectory()
+        let data = directory.file("data")
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        for folder in ["inat", "wiki", "costs"] {
+            try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/\(folder)", toPath: "\(data)/\(folder)")
+        }
+        let pipeline = try directory.write(
+            "p.json", try text("\(repositoryRoot)/pipelines/sample.json").replacingOccurrences(of: "\"sample-data/", with: "\"\(data)/"))
+        let common = ["BUILD=\(directory.file("build"))", "PIPELINE=\(pipeline)", "SHARDS=2"]
+        let first = try make(["bundle"] + common)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        func planned(_ stage: String) throws -> String {
+            let plan = try make(["-n", "PIPELINE_NAME=sample", "shard-\(stage)-0", "shard-\(stage)-1"] + common)
+            #expect(plan.status == 0, "\(plan.stderr)")
+            return plan.stdout
+        }
+        let settled = try planned("wiki")
+        #expect(!settled.contains("fieldpack-"), "\(settled)")
+        // Newer than every output (written before now), not in the future (make would rebuild until then).
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: "\(data)/inat/observations-page-1.json")
+        for stage in ["inat", "dedupe", "wiki"] {
+            let plan = try planned(stage)
+            for shard in ["0/2", "1/2"] {
+                #expect(plan.contains("fieldpack-\(stage) ") && plan.contains("--shard \(shard)"), "\(stage) \(shard): \(plan)")
+            }
+        }
+        let rebuilt = try make(["bundle"] + common)
+        #expect(rebuilt.status == 0, "\(rebuilt.stdout)\(rebuilt.stderr)")
+        try FileManager.default.removeItem(atPath: directory.file("build/sample/inat/shard-1-of-2/part-0.jsonl"))
+        #expect(try planned("wiki").contains("fieldpack-wiki "))
+        let repaired = try make(["bundle"] + common)
+        #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
+        try FileManager.default.removeItem(atPath: directory.file("build/sample/inat/shard-1-of-2/rejects.jsonl"))
+        let once = try make(["bundle"] + common)
+        #expect(once.status == 0, "\(once.stdout)\(once.stderr)")
+        let question = try make(["-q", "pipeline-bundle", "PIPELINE_NAME=sample"] + common)
+        #expect(question.status == 0, "not up to date after one make: \(once.stdout)")
+    }
+
     /// Two pipeline files of one name started together on a fresh build folder: one claims the
     /// folder, the other is refused, and what is published is the claimer's. A look then a write
     /// let both through now and then (3 races of 8), and the loser's next run was "up to date"
