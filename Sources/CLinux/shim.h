@@ -2,6 +2,7 @@
 #define FIELDPACK_CLINUX_SHIM_H
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /// Linux's renameat2(2) (glibc 2.28+), which Swift's Glibc module does not declare: it needs
@@ -32,4 +33,11 @@ static inline int fp_fix_mmap_threshold(int bytes) {
     if (getenv("MALLOC_MMAP_THRESHOLD_") != NULL) return 1;
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
+/// Flushes standard output: 0 once everything printed was written, -1 when a write failed (a
+/// full disk, a closed descriptor; errno says why). Swift 6 cannot name C's `stdout` (a global
+/// it takes for shared mutable state).
+static inline int fp_flush_standard_output(void) {
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+}
+
 #endif

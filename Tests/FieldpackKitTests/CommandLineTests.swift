@@ -229,4 +229,18 @@ import Testing
         #expect(hashed.status == 0, "\(hashed.stderr)")
         #expect(hashed.stdout == (try run("/usr/bin/sha256sum", ["--", "--help"], directory: directory.path).stdout))
     }
+
+    /// What a run prints that cannot be written (a full disk, here /dev/full) is an error, exit
+    /// 1 naming standard output: `fieldpack-pipeline init > p.json` on a full disk, and
+    /// `--print-name`, which the Makefile names the build folder by, exited 0 with nothing
+    /// written.
+    @Test(.enabled(if: binaries != nil), arguments: [
+        ["pipeline", "init", "x", "--inat", "sample-data/inat"], ["inat", "--pipeline", "pipelines/sample.json", "--print-name"],
+        ["manifest", "--help"], ["verify", "--version"],
+    ])
+    func aRunWhoseStandardOutputCannotBeWrittenFails(command: [String]) throws {
+        let result = try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", try tool(command[0])] + command.dropFirst(), directory: repositoryRoot)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("fieldpack-\(command[0]): error: cannot write to standard output: No space left on device"), "\(result.stderr)")
+    }
 }

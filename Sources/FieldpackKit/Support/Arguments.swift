@@ -145,14 +145,14 @@ public struct StageCommand {
             let arguments = try Arguments(raw, options: options, flags: flags)
             if arguments.flag("help") {
                 print("usage: \(usage)\n\n\(help)\n\n-h, --help prints this help; --version prints the version and the libraries it runs on; --quiet draws no progress line.")
-                exit(0)
+                exitOnceWritten()
             }
             if arguments.flag("version") {
                 print("\(name) \(ToolVersion.description)")
-                exit(0)
+                exitOnceWritten()
             }
             try body(arguments)
-            exit(0)
+            exitOnceWritten()
         } catch let error as UsageError {
             StandardError.write("\(name): error: \(error.message)\nusage: \(usage)")
             exit(64)
@@ -166,5 +166,17 @@ public struct StageCommand {
             StandardError.write("\(name): error: \(error)")
             exit(1)
         }
+    }
+
+    /// Exits 0 once what the run printed has reached standard output: a write there that failed
+    /// (a full disk, a closed descriptor) is an error, exit 1, where `fieldpack-pipeline init >
+    /// p.json` on a full disk and `--print-name`, which the Makefile names the build folder by,
+    /// said success with nothing written.
+    private func exitOnceWritten() -> Never {
+        if fp_flush_standard_output() != 0 {
+            StandardError.write("\(name): error: cannot write to standard output: \(systemError())")
+            exit(1)
+        }
+        exit(0)
     }
 }
