@@ -70,6 +70,21 @@ command.main { arguments in
     if arguments.value("delta") != nil && arguments.value("previous") == nil {
         throw UsageError("--delta compares with a previous bundle: give --previous FILE")
     }
+    // A date the manifest writes and the app reads as YYYY-MM-DDTHH:MM:SSZ: from 1970 to 9999
+    // (a later one was published as "3170843-11-07…", which the manifest stage then refused).
+    func buildDate(_ epoch: Int64, _ name: String) throws -> Int64 {
+        guard (0...253_402_300_799).contains(epoch) else {
+            throw UsageError("\(name) must be Unix seconds from 0 (1970-01-01) to 253402300799 (9999-12-31), not \(epoch)")
+        }
+        return epoch
+    }
+    var sourceDateEpoch: Int64? = nil
+    if let epoch = try arguments.int("source-date-epoch") {
+        sourceDateEpoch = try buildDate(Int64(epoch), "--source-date-epoch")
+    } else if let text = environment("SOURCE_DATE_EPOCH"), !text.isEmpty {
+        guard let epoch = Int64(text) else { throw UsageError("SOURCE_DATE_EPOCH must be Unix seconds, not \"\(text)\"") }
+        sourceDateEpoch = try buildDate(epoch, "SOURCE_DATE_EPOCH")
+    }
     let pipeline = try Pipeline.load(try arguments.required("pipeline"))
     let outputs = ["output", "costs-report", "inputs", "delta", "depfile"]
     try arguments.refuseOutputs(
@@ -102,12 +117,7 @@ command.main { arguments in
         options.previousVouched = vouched
         options.delta = try arguments.required("delta")
     }
-    if let epoch = try arguments.int("source-date-epoch") {
-        options.sourceDateEpoch = Int64(epoch)
-    } else if let text = environment("SOURCE_DATE_EPOCH"), !text.isEmpty {
-        guard let epoch = Int64(text) else { throw UsageError("SOURCE_DATE_EPOCH must be Unix seconds, not \"\(text)\"") }
-        options.sourceDateEpoch = epoch
-    }
+    options.sourceDateEpoch = sourceDateEpoch
     let clock = StageClock()
     // The depfile before the database: a run killed between the two must not leave a bundle that
     // make takes as up to date whatever the measured sizes or the places become.

@@ -142,6 +142,14 @@ import Testing
         Case("dedupe", ["records.jsonl", "--output", "o", "--conflicts", "c", "--examples", "-1"], "--examples must be at least 0, not -1"),
         Case("inat", ["in.json", "--output", "o", "--rejects", "r", "--workers", "0"], "--workers must be at least 1, not 0"),
         Case("synth", ["--observations", "10", "--seed", "1", "--output", "o", "--workers", "-3"], "--workers must be at least 1, not -3"),
+        // A build date past 9999 was published ("3170843-11-07…"), one before 1970 too; a shard
+        // count past the Makefile's crashed allocating its shards.
+        Case("bundle", ["d.jsonl", "--pipeline", "p.json", "--output", "c.sqlite", "--source-date-epoch", "99999999999999"],
+             "--source-date-epoch must be Unix seconds from 0 (1970-01-01) to 253402300799 (9999-12-31), not 99999999999999"),
+        Case("bundle", ["d.jsonl", "--pipeline", "p.json", "--output", "c.sqlite", "--source-date-epoch", "-5"],
+             "--source-date-epoch must be Unix seconds from 0 (1970-01-01) to 253402300799 (9999-12-31), not -5"),
+        Case("inat", ["in.json", "--output-folder", "o", "--shard", "1/99999999999"],
+             "a shard count must be at most 999999 (the Makefile's SHARDS too), not 99999999999"),
         Case("pipeline", ["init", "mine"], "give the iNaturalist dumps with --inat (make: INAT=…)"),
         Case("pipeline", ["init", "my data", "--inat", "dumps"], "the pipeline name \"my data\" must be letters, digits, '.', '-' or '_' (it names build/<name>/)"),
     ]

@@ -13,8 +13,16 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// The whole job, unsharded.
     public static let whole = Shard(uncheckedIndex: 0, count: 1)
 
+    /// The most shards a job has.
+    public static let maximumCount = 999_999
+
     public init(index: Int, count: Int) throws(UsageError) {
         guard count >= 1 else { throw UsageError("a shard count must be at least 1, not \(count)") }
+        // As the Makefile's SHARDS: a stage keeps a little per shard (a part file, a slot), and
+        // 99999999999 crashed the process allocating them, where it should say so.
+        guard count <= Self.maximumCount else {
+            throw UsageError("a shard count must be at most \(Self.maximumCount) (the Makefile's SHARDS too), not \(count)")
+        }
         guard index >= 0 && index < count else {
             throw UsageError("shard \(index) is not one of 0…\(count - 1) (of \(count))")
         }
