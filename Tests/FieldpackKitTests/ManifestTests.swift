@@ -173,6 +173,14 @@ import Testing
         let rsaError = try #require(throws: FieldpackError.self) { try Ed25519Key.privateKey(at: rsa) }
         #expect(rsaError.path == rsa)
         #expect(rsaError.message == "not an Ed25519 key (make one with: openssl genpkey -algorithm ed25519)")
+        // Encrypted: libcrypto's own callback asked for its pass phrase on the terminal (a batch
+        // run waited), or printed its prompt twice and the key was "not a PEM private key".
+        let encrypted = directory.file("encrypted.pem")
+        let made = try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-aes-256-cbc", "-pass", "pass:secret", "-out", encrypted])
+        #expect(made.status == 0, "\(made.stderr)")
+        let encryptedError = try #require(throws: FieldpackError.self) { try Ed25519Key.privateKey(at: encrypted) }
+        #expect(encryptedError.path == encrypted)
+        #expect(encryptedError.message.hasPrefix("is an encrypted private key, and a batch run has no one to type its pass phrase"))
     }
 
     @Test(.enabled(if: binaries != nil))

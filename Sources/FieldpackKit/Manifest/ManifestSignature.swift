@@ -27,9 +27,17 @@ public final class Ed25519Key {
         let loaded: OpaquePointer? = text.withUnsafeBytes { bytes in
             guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
             defer { BIO_free(bio) }
-            return publicHalf ? PEM_read_bio_PUBKEY(bio, nil, nil, nil) : PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            // A pass phrase callback that gives none: libcrypto's own asked for one on the
+            // terminal, and a batch run waited for it.
+            let noPassPhrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = { _, _, _, _ in 0 }
+            return publicHalf ? PEM_read_bio_PUBKEY(bio, nil, noPassPhrase, nil) : PEM_read_bio_PrivateKey(bio, nil, noPassPhrase, nil)
         }
         ERR_clear_error()
+        if loaded == nil, !publicHalf, text.withUnsafeBytes({ firstOffset(of: "-----BEGIN ENCRYPTED PRIVATE KEY-----", in: $0) != nil }) {
+            throw FieldpackError(
+                path: path,
+                "is an encrypted private key, and a batch run has no one to type its pass phrase: give it unencrypted (openssl pkey -in KEY -out PLAIN.pem), kept private")
+        }
         guard let loaded else {
             throw FieldpackError(path: path, "not a PEM \(publicHalf ? "public" : "private") key")
         }
