@@ -102,6 +102,8 @@ struct SampleStageBuild {
             ("dedupe", dedupe + ["--output", "\(f("nosuch"))/../records.jsonl", "--conflicts", f("c.json")], "\(f("nosuch"))/../records.jsonl", input),
             ("report", [f("content.sqlite"), "--output", "\(f("q"))/../content.sqlite"], "\(f("q"))/../content.sqlite", input),
             ("dedupe", dedupe + ["--output", f("x.jsonl"), "--conflicts", "\(f("n"))/../x.jsonl"], "\(f("n"))/../x.jsonl", "is named by two outputs of this run"),
+            // `-` as an output made a file named `-` in the working folder.
+            ("report", [f("content.sqlite"), "--output", "-"], "-", "names standard input or output, and an output is a file"),
             // The merged rejects of a sharded ingest: not into the shards' folders it reads.
             ("inat", ["--merge-rejects", f("shards"), "--shards", "1", "--rejects", f("shards/shard-0-of-1/summary.json")],
              f("shards/shard-0-of-1/summary.json"), "is inside \(f("shards/shard-0-of-1")), which this run reads"),

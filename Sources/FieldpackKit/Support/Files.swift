@@ -459,6 +459,10 @@ public enum FileSystem {
     /// Refuses an output whose name holds a device, a FIFO or a folder: the rename that publishes
     /// it would replace that (as root, `--output /dev/null` replaced the device with a file).
     static func refuseNonRegularOutput(_ path: String) throws {
+        // `-` is standard input where an input is named: as an output it made a file named `-`.
+        if path == StandardInput.argument {
+            throw FieldpackError(path: path, "names standard input or output, and an output is a file: name one (./- for a file named -)")
+        }
         if path.hasSuffix("/") {
             throw FieldpackError(path: path, "names a folder (it ends in '/'): an output is a file; name one")
         }
