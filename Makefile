@@ -339,12 +339,13 @@ $(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
 # N dedupe parts by key into the bundle an unsharded build makes, byte for byte. Ingest shard I
 # writes $(OUT)/inat/shard-I-of-N/ (part-J.jsonl by dedupe key, rejects.jsonl, summary.json
 # last); dedupe shard J reads part J of every ingest shard into $(OUT)/dedupe/shard-J-of-N/.
-# A shard's rule has one target, the file it writes last (ingest's summary.json, dedupe's
-# records.jsonl, the wiki's articles.jsonl); its other files that a later step reads (a part, a
-# sidecar, a report) come after it (order only: written before it, they are older, and `make -q`
-# took them as out of date) with no recipe of their own, and what reads one reads the rule's
-# target too. One of them missing (removed, or a shard killed between its last writes) makes
-# its rule run (`missing-any`, when make reads this file). One target per rule, not a group (`&:`): make 4.3's dry run, which the Slurm engine
+# A shard's rule has one target, its main file (ingest's summary.json and the wiki's
+# articles.jsonl, written last; dedupe's records.jsonl, whose sidecar follows it and is removed
+# before the run starts); its other files that a later step reads (rejects, the sidecar, the
+# conflicts, a report) come after it (order only: most are written before it, older, and
+# `make -q` took them as out of date) with no recipe of their own, and what reads one reads the
+# rule's target too. One of them missing (removed, or a shard killed between its last writes)
+# makes its rule run (`missing-any`, when make reads this file). One target per rule, not a group (`&:`): make 4.3's dry run, which the Slurm engine
 # plans by, does not take a group as remade, and planned no later stage after one.
 # Without SHARDS, the rules above run and these do not exist.
 # FORCE when any of the files named is missing: a rule with it as a prerequisite runs.
@@ -364,8 +365,10 @@ DEDUPED_PARTS := $(foreach j,$(SHARD_INDEXES),$(call dedupe-shard,$(j))/records.
 DEDUPED_SIDECARS := $(DEDUPED_PARTS:%=%.made-from.json)
 INAT_REJECTS := $(OUT)/inat/rejects.jsonl
 
-# The other files of ingest shard I and of dedupe shard J (see above).
-inat-shard-files = $(foreach j,$(SHARD_INDEXES),$(call inat-shard,$(1))/part-$(j).jsonl) $(call inat-shard,$(1))/rejects.jsonl
+# The other files of ingest shard I and of dedupe shard J (see above). Not ingest's N parts:
+# written before its summary, a killed shard never leaves them missing, and N per shard made
+# every parse of this file N² (12.7 s and 376 MB at SHARDS=1000, for every Slurm task).
+inat-shard-files = $(call inat-shard,$(1))/rejects.jsonl
 dedupe-shard-files = $(call dedupe-shard,$(1))/conflicts.json $(call dedupe-shard,$(1))/records.jsonl.made-from.json
 
 define shard-rules
@@ -376,8 +379,7 @@ $(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS) $(call missing-an
 $(call inat-shard-files,$(1)): | $(call inat-shard,$(1))/summary.json ;
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
-$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/part-$(1).jsonl) \
-  $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
 $(call dedupe-shard-files,$(1)): | $(call dedupe-shard,$(1))/records.jsonl ;
 -include $(call dedupe-shard,$(1))/records.d
@@ -418,13 +420,16 @@ $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
 ifneq ($(SHARDS),)
 WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(SHARDS))
 # Wiki shard K's folder, and its files besides its articles (one rule, one target, as above).
+# A pattern rule, so that the N dedupe parts are listed once, not once per shard (N² as make
+# reads this); a shard with one of its other files missing gets FORCE as well.
 wiki-shard = $(OUT)/wiki/shard-$(1)-of-$(SHARDS)
 wiki-shard-files = $(call wiki-shard,$(1))/wiki-report.json $(call wiki-shard,$(1))/rejects.jsonl
+$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
 define wiki-shard-rules
 .PHONY: shard-wiki-$(1)
 shard-wiki-$(1): $(call wiki-shard,$(1))/articles.jsonl
-$(call wiki-shard,$(1))/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call wiki-shard-files,$(1)))
-	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $(1)/$(SHARDS) --output-folder $(call wiki-shard,$(1)) --depfile $(call wiki-shard,$(1))/articles.d
+$(if $(call missing-any,$(call wiki-shard-files,$(1))),$(call wiki-shard,$(1))/articles.jsonl: FORCE)
 $(call wiki-shard-files,$(1)): | $(call wiki-shard,$(1))/articles.jsonl ;
 endef
 $(foreach index,$(SHARD_INDEXES),$(eval $(call wiki-shard-rules,$(index))))

@@ -53,6 +53,8 @@ command.main { arguments in
     }
     var inputs: [String] = []
     var folders: [String] = []
+    // The folders whose every file is read (not a glob's, only watched): no output goes there.
+    var walked: [String] = []
     // A folder is walked like a pipeline's; `-` is standard input.
     for argument in arguments.positional {
         if argument != StandardInput.argument && FileSystem.isDirectory(argument) {
@@ -62,6 +64,7 @@ command.main { arguments in
             }
             inputs += resolved.files
             folders += resolved.folders
+            walked += resolved.walked
         } else {
             inputs.append(argument == StandardInput.argument ? argument : lexicallyNormal(argument))
         }
@@ -74,11 +77,11 @@ command.main { arguments in
     var repeatFilterBytes: Int? = nil
     var settingsFiles: [String] = []
     if let pipelinePath = arguments.value("pipeline") {
-        let pipeline = try Pipeline.load(pipelinePath)
         if arguments.flag("print-name") {
-            print(pipeline.name)
+            print(try Pipeline.name(at: pipelinePath))
             return
         }
+        let pipeline = try Pipeline.load(pipelinePath)
         maxRejectRate = pipeline.maxRejectRate
         openDataDate = pipeline.openDataDate
         selection = pipeline.selection
@@ -91,10 +94,13 @@ command.main { arguments in
         _ = try pipeline.resolveWikipediaInputs()
         inputs += resolved.files
         folders += resolved.folders + [pipelinePath]
+        walked += resolved.walked
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
     try arguments.refuseOutputs(["output", "rejects", "depfile"], overwriting: inputs + settingsFiles)
-    try Pipeline.refuseOutputsInWalkedFolders(["output", "rejects", "depfile"].map { arguments.value($0) }, folders: folders)
+    try Pipeline.refuseOutputsInWalkedFolders(
+        ["output", "rejects", "depfile"].map { arguments.value($0) } + [arguments.value("output-folder").map { IngestShardSummary.path(folder: $0) }],
+        folders: walked)
     let folder = arguments.value("output-folder")
     // A shard writes its folder's files (parts, rejects, summary): no input may be among them.
     if let folder, let inside = (inputs + settingsFiles + [arguments.value("pipeline")].compactMap { $0 })

@@ -29,7 +29,7 @@ command.main { arguments in
         return
     }
     try FileSystem.refuseOutputs([output], overwriting: template.inat + template.wikipedia)
-    try Pipeline.refuseOutputsInWalkedFolders([output], folders: try Pipeline.resolve(template.inat + template.wikipedia, pipelinePath: output).folders)
+    try Pipeline.refuseOutputsInWalkedFolders([output], folders: try Pipeline.resolve(template.inat + template.wikipedia, pipelinePath: output).walked)
     if try template.write(to: output) {
         StandardError.write("fieldpack-pipeline: \(output): written")
     }

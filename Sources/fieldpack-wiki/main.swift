@@ -56,6 +56,11 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     let shard = folder == nil && arguments.value("shard") == nil ? Shard.whole : try Shard.resolve(option: arguments.value("shard"))
     if !shard.isWhole && folder == nil { throw UsageError("shard \(shard) writes a part: give --output-folder DIR") }
     var options: WikiStage.Options
+    // Before the part's folder is made: made inside an input folder, it was no longer refused.
+    try Pipeline.refuseOutputsInWalkedFolders(
+        ["output", "report", "rejects", "depfile", "stamp"].map { arguments.value($0) }
+            + [folder.map { "\($0)/\(WikiPart.articlesFile)" }],
+        folders: inputs.walked)
     if let folder {
         for option in ["output", "report", "rejects"] where arguments.value(option) != nil {
             throw UsageError("--output-folder names the part's files: give it without --\(option)")
@@ -85,7 +90,6 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     // files and the pipeline's settings inputs.
     try arguments.refuseOutputs(
         ["depfile", "stamp"], extra: options.outputs, overwriting: options.inputs + records + pipeline.settingsFiles)
-    try Pipeline.refuseOutputsInWalkedFolders(options.outputs + [arguments.value("depfile"), arguments.value("stamp")], folders: inputs.folders)
     return (options, inputs.folders)
 }
 

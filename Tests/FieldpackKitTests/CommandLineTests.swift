@@ -249,6 +249,6 @@ import Testing
     func aRunWhoseStandardOutputCannotBeWrittenFails(command: [String]) throws {
         let result = try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" > /dev/full", try tool(command[0])] + command.dropFirst(), directory: repositoryRoot)
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("fieldpack-\(command[0]): error: cannot write to standard output: No space left on device"), "\(result.stderr)")
+        #expect(result.stderr.contains("fieldpack-\(command[0]): error: cannot write to standard output: "), "\(result.stderr)")
     }
 }

@@ -46,6 +46,16 @@ import Testing
         #expect(conflicts["photos_with_conflicts"] as? Int == 1)
         #expect(conflicts["url"] as? Int == 1)
 
+        // A second listing that leaves the licence out (a sparse `fields=` page) is the first
+        // copy, not an unlicensed one: as "none", the most restrictive, it won and the photo
+        // did not ship.
+        let sparse = try TemporaryDirectory()
+        let unlicensed = #"{"id":2401,"url":"https://inaturalist-open-data.s3.amazonaws.com/photos/2401/square.jpg"}"#
+        let listedTwice = observationJSON(id: 9).replacingOccurrences(of: #""photos":[],"observation_photos":[]"#, with: "\"photos\":[\(hosted),\(unlicensed)]")
+        let kept = try dedupe([page([listedTwice])], in: sparse)
+        #expect(try #require(kept["photo"]).map { $0["license"] as? String } == ["cc-by"])
+        #expect(try recordLines(sparse.file("records.jsonl")).filter { $0["k"] as? String == "photo" }.count == 1)
+
         // The same copy in `observation_photos` and `photos`: one occurrence, no conflict.
         let again = try TemporaryDirectory()
         try ingestAndDedupe([try again.write("page.json", page([observationJSON(id: 9, photos: [(77, "cc-by", 1000)])]))], in: again)

@@ -137,8 +137,9 @@ import Testing
         (#"{"count":-2,"taxon":{"id":1,"name":"A"}}"#, "count is -2, expected a count of 0 or more"),
         (#"{"count":4,"taxon":null}"#, "taxon is missing"),
         (#"{"count":4,"taxon":{"name":"A"}}"#, "taxon.id is missing"),
-        // Without its count, a species count still: its reason was "neither an observation nor a taxon".
-        (#"{"taxon":{"id":1,"name":"A","rank":"species"}}"#, "count is missing"),
+        // Without its count: its reason was "neither an observation nor a taxon".
+        (#"{"taxon":{"id":1,"name":"A","rank":"species"}}"#,
+         "record has a taxon and no id of its own, as a species count has, but no count: rejected as a species count without its count"),
         (#"{"count":null,"taxon":{"id":1,"name":"A"}}"#, "count is missing"),
     ])
     func aSpeciesCountWithoutAUsableCountOrTaxonIsRejected(element: String, reason: String) throws {

@@ -353,10 +353,11 @@ import Testing
         #expect(BundleVerifier(directory: directory.file("sample/bundle")).verify() == [])
     }
 
-    /// Every file of a shard that a later step reads is a target of the shard's rule: an ingest
-    /// shard's part, a dedupe shard's sidecar (what a shard killed between its last two writes
-    /// left missing), a wiki shard's report. Each removed runs its shard again and the build
-    /// ends with the same bundle, where make took the shard as done and every later run failed.
+    /// Every file of a shard that a later step reads, besides the rule's own target, is checked
+    /// for: an ingest shard's rejects, a dedupe shard's sidecar (what a shard killed between its
+    /// last two writes left missing) and conflicts, a wiki shard's report. Each removed runs its
+    /// shard again and the build ends with the same bundle, where make took the shard as done
+    /// and every later run failed.
     @Test(.enabled(if: binaries != nil))
     func aShardFileGoneMissingRunsItsShardAgain() throws {
         let directory = try TemporaryDirectory()
@@ -366,7 +367,8 @@ import Testing
         let database = directory.file("sample/bundle/content.sqlite")
         let built = try Data(contentsOf: URL(fileURLWithPath: database))
         for (file, stage) in [
-            ("inat/shard-0-of-2/part-1.jsonl", "fieldpack-inat "), ("dedupe/shard-1-of-2/records.jsonl.made-from.json", "fieldpack-dedupe "),
+            ("inat/shard-0-of-2/rejects.jsonl", "fieldpack-inat "), ("dedupe/shard-1-of-2/records.jsonl.made-from.json", "fieldpack-dedupe "),
+            ("dedupe/shard-0-of-2/conflicts.json", "fieldpack-dedupe "),
             ("wiki/shard-1-of-2/wiki-report.json", "fieldpack-wiki "),
         ] {
             try FileManager.default.removeItem(atPath: directory.file("sample/\(file)"))
@@ -416,7 +418,7 @@ import Testing
         }
         let rebuilt = try make(["bundle"] + common)
         #expect(rebuilt.status == 0, "\(rebuilt.stdout)\(rebuilt.stderr)")
-        try FileManager.default.removeItem(atPath: directory.file("build/sample/inat/shard-1-of-2/part-0.jsonl"))
+        try FileManager.default.removeItem(atPath: directory.file("build/sample/dedupe/shard-1-of-2/records.jsonl.made-from.json"))
         #expect(try planned("wiki").contains("fieldpack-wiki "))
         let repaired = try make(["bundle"] + common)
         #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")

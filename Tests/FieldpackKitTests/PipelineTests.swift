@@ -311,4 +311,37 @@ import Testing
         #expect(summary.files.first?.format == "gzip+json-lines")
         #expect(summary.files.first?.sha256 == (try SHA256.hex(ofFile: joined).digest))
     }
+
+    /// `--print-name` (make reads it as it reads the Makefile, once per Slurm task too) reads the
+    /// pipeline's name alone, not the files its settings name: a large GeoJSON was read each time.
+    @Test func aPipelinesNameIsReadWithoutItsSettingsFiles() throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = try directory.write("p.json", #"{"name": "guide", "inat": ["x"], "select": {"geojson": "missing.geojson"}}"#)
+        #expect(try Pipeline.name(at: pipeline) == "guide")
+        #expect(throws: FieldpackError.self) { try Pipeline.load(pipeline) }
+        let badName = try directory.write("q.json", #"{"name": "../guide", "inat": ["x"]}"#)
+        #expect(throws: FieldpackError.self) { try Pipeline.name(at: badName) }
+    }
+
+    /// An output a walk of an input folder would read next time is refused; one beside a glob's
+    /// matches is not (a glob's folders are watched, never walked: `"inat": ["dumps/obs-*.json"]`
+    /// refused `dumps/records.jsonl`), nor one in a pipeline's build folder, nor a hidden one.
+    @Test func onlyAnOutputAWalkWouldReadIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("dumps/obs-1.json", "{}")
+        _ = try directory.write("walked/page.json", "{}")
+        _ = try directory.write("walked/build/guide/.pipeline", "p.json\n")
+        let globbed = try Pipeline.resolve([directory.file("dumps/obs-*.json")], pipelinePath: directory.file("p.json"))
+        #expect(globbed.walked.isEmpty)
+        try Pipeline.refuseOutputsInWalkedFolders([directory.file("dumps/records.jsonl")], folders: globbed.walked)
+        let folder = try Pipeline.resolve([directory.file("walked")], pipelinePath: directory.file("p.json"))
+        for refused in ["walked/records.jsonl", "walked/new/part/rejects.jsonl", "walked/build/records.jsonl"] {
+            #expect(throws: FieldpackError.self, "\(refused)") {
+                try Pipeline.refuseOutputsInWalkedFolders([directory.file(refused)], folders: folder.walked)
+            }
+        }
+        for allowed in ["walked/build/guide/inat/records.jsonl", "walked/.cache/records.jsonl", "walked/notes.md", "out/records.jsonl"] {
+            try Pipeline.refuseOutputsInWalkedFolders([directory.file(allowed)], folders: folder.walked)
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import CSQLite3
-import FieldpackKit
+@testable import FieldpackKit
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -39,6 +39,9 @@ import Testing
             }
         }
         #expect(try database.int("SELECT count(*) FROM t") == 1000)
+        // Made, not refused as too late (SQLite used before the first connection)…
+        #expect(Database.configured == SQLITE_OK)
+        // …and in effect (a SQLite built with no statistics would pass this alone).
         #expect(sqlite3_memory_used() == 0)
     }
 

@@ -71,6 +71,11 @@ import Testing
         let error = try #require(throws: FieldpackError.self) { try BundleMigration(options: options).run() }
         #expect(error.message == BundleVerifier.VouchedDatabase.changed)
         #expect(!FileManager.default.fileExists(atPath: directory.file("migrated.sqlite")))
+        // A name that is nothing is said to be missing, not to have changed.
+        let missing = try #require(throws: FieldpackError.self) {
+            try BundleVerifier.previousDatabase(directory.file("typo.sqlite"), checksFile: false) { _ in }
+        }
+        #expect(missing.message == "does not exist: name a bundle folder or its database")
     }
 
     @Test func aFreshBundlePassesAndItsChecksumFilePassesSha256sum() throws {

@@ -41,7 +41,7 @@ struct RecordExtractor {
             write(try taxon(fields, seen: nil, from: .taxa), source: source)
             ancestors(of: fields, source: source)
         case .speciesCount: try speciesCount(Fields(value, path: .record), source: source)
-        case nil: throw RecordError(at: "", RecordShape.unrecognized)
+        case nil: throw RecordError(at: "", RecordShape.unrecognized(value))
         }
     }
 
@@ -84,8 +84,8 @@ struct RecordExtractor {
 
         // Photos: observation_photos carry positions; photos[] may list the same photos again.
         var photos: [PhotoRecord] = []
-        // A photo listed again with other values (another URL, licence or size): an occurrence
-        // of its own, which dedupe ranks against the first by its rules (a hosted copy over a
+        // A photo listed again with another URL or licence (and then any other value that
+        // differs, a field it leaves out taken from the first): an occurrence of its own, which dedupe ranks against the first by its rules (a hosted copy over a
         // remote one, the more restrictive licence) and reports as a conflict, where the first
         // listed won unsaid. The observation links the photo once, at its first position.
         var variants: [PhotoRecord] = []
@@ -114,9 +114,17 @@ struct RecordExtractor {
                 photos.append(record)
                 return
             }
-            if !first.sameCopy(as: record), !variants.contains(where: { $0.sameCopy(as: record) }) {
-                var variant = record
-                variant.position = first.position
+            var variant = record
+            variant.position = first.position
+            // What this listing leaves out is no other value: the first copy's (a sparse listing
+            // without its licence was the more restrictive "none", and the photo did not ship).
+            if variant.license == nil { variant.license = first.license }
+            if variant.attribution == nil { variant.attribution = first.attribution }
+            if variant.width == nil && variant.height == nil { (variant.width, variant.height) = (first.width, first.height) }
+            if variant.type == nil { variant.type = first.type }
+            if variant.hidden == nil { variant.hidden = first.hidden }
+            if variant.attributionName == nil { variant.attributionName = first.attributionName }
+            if !first.sameCopy(as: variant), !variants.contains(where: { $0.sameCopy(as: variant) }) {
                 variants.append(variant)
             } else {
                 dropped.removeSubrange(findingsBefore...)

@@ -18,11 +18,8 @@ enum RecordShape {
             return .observation
         }
         if value["rank"] != nil || value["rank_level"] != nil || value["taxon_photos"] != nil { return .taxon }
-        // A species count has no id of its own: its identity is its taxon's. One without its
-        // count is still one (and is refused for its count, not as "neither").
-        if value["id"] == nil, let taxon = value["taxon"], value["count"] != nil || (taxon.isObject && taxon["id"] != nil) {
-            return .speciesCount
-        }
+        // A species count has no id of its own: its identity is its taxon's.
+        if value["id"] == nil, value["count"] != nil, value["taxon"] != nil { return .speciesCount }
         return nil
     }
 
@@ -56,4 +53,15 @@ enum RecordShape {
 
     /// Why a value of no shape is refused.
     static let unrecognized = "record is neither an observation nor a taxon (no quality_grade, user, photos or rank)"
+
+    /// Why `value`, of no shape, is refused: a species count's element that lost its count is
+    /// said to be one (it was "neither an observation nor a taxon", although its taxon has a
+    /// rank). Still of no shape, so a file of such objects is refused as not iNaturalist's (an
+    /// object with a `taxon` and no `count` is also, say, a computer-vision result).
+    static func unrecognized(_ value: JSONValue) -> String {
+        if value.isObject, value["id"] == nil, let taxon = value["taxon"], taxon.isObject, taxon["id"] != nil {
+            return "record has a taxon and no id of its own, as a species count has, but no count: rejected as a species count without its count"
+        }
+        return unrecognized
+    }
 }

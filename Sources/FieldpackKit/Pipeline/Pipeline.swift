@@ -48,6 +48,25 @@ public struct Pipeline: Sendable {
     /// - Parameter destinations: given, each destination goes to it as it is read, and the
     ///   pipeline's `destinations` stay empty (a large bundle has 100,000 of them, and a stage
     ///   that only needs what they want from Wikipedia need not hold them as a list).
+    /// The pipeline's name alone (`fieldpack-inat --print-name`, which make runs as it reads the
+    /// Makefile, once per Slurm task too): its file parsed, not its settings' files (a large
+    /// `select` GeoJSON was read on every one). What else is wrong with it the stages say.
+    public static func name(at path: String) throws -> String {
+        let parser = JSONParser()
+        let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
+        let root: JSONValue
+        do {
+            root = try parser.parse(buffer)
+        } catch {
+            throw FieldpackError.notJSON(path, buffer.bytes, "pipeline is not valid JSON", error)
+        }
+        return try withExtendedLifetime(parser) {
+            guard root.isObject, let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
+            guard isValidName(name) else { throw FieldpackError(path: path, "pipeline name \"\(name)\" \(nameRule)") }
+            return name
+        }
+    }
+
     public static func load(_ path: String, destinations visit: ((Destination) -> Void)? = nil) throws -> Pipeline {
         let parser = JSONParser()
         // The file's bytes and their padded copy go as soon as they are parsed: the parser's
@@ -196,12 +215,12 @@ public struct Pipeline: Sendable {
     ///
     /// Folders are walked recursively in sorted (byte) order; hidden files and notes
     /// (`*.md`, `*.txt`) are skipped. A pattern or path that matches nothing is an error.
-    public func resolveINatInputs() throws -> (files: [String], folders: [String]) {
+    public func resolveINatInputs() throws -> (files: [String], folders: [String], walked: [String]) {
         try Self.resolve(inat, key: "inat", pipelinePath: path)
     }
 
     /// The Wikipedia input files and the folders they were found in, like `resolveINatInputs`.
-    public func resolveWikipediaInputs() throws -> (files: [String], folders: [String]) {
+    public func resolveWikipediaInputs() throws -> (files: [String], folders: [String], walked: [String]) {
         try Self.resolve(wikipedia, key: "wikipedia", pipelinePath: path)
     }
 
@@ -225,7 +244,7 @@ public struct Pipeline: Sendable {
     }
 
     /// Refuses an output that a walk of `folders` (the input folders a run walked, its
-    /// subfolders included: `resolve`'s `folders`) would read as an input next time: a file
+    /// subfolders included: `resolve`'s `walked`, not a glob's folders, which are only watched) would read as an input next time: a file
     /// not hidden, nor `*.md` or `*.txt`, in one of them or in a folder a stage will make below
     /// one. The first run wrote it and passed; the next read it as a dump, or refused to write
     /// over its own input. (A pipeline's build folder inside an input folder is never walked.)
@@ -257,10 +276,14 @@ public struct Pipeline: Sendable {
     /// Folders are walked for inputs without entering a pipeline's build folder
     /// (`isBuildFolder`).
     /// - Parameter key: the pipeline key the entries come from, which an error names first.
-    public static func resolve(_ entries: [String], key: String? = nil, pipelinePath: String) throws -> (files: [String], folders: [String]) {
+    ///
+    /// - Returns: the files; the folders a depfile names (those walked, a glob's fixed part and
+    ///   its matches' folders); and the folders walked alone, whose every file is read.
+    public static func resolve(_ entries: [String], key: String? = nil, pipelinePath: String) throws -> (files: [String], folders: [String], walked: [String]) {
         let place = key.map { "\($0): " } ?? ""
         var files: [String] = []
         var folders: [String] = []
+        var walked: [String] = []
         // The folders being walked, by device and inode: a link back to one of them is a loop,
         // which was walked 40 levels deep (every level the whole tree again) before ELOOP.
         var walking: [(device: UInt64, inode: UInt64, path: String)] = []
@@ -277,6 +300,7 @@ public struct Pipeline: Sendable {
             }
             defer { if entered { walking.removeLast() } }
             folders.append(folder)
+            walked.append(folder)
             for name in try FileSystem.list(folder) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
                 if FileSystem.isDirectory(child) {
@@ -332,6 +356,6 @@ public struct Pipeline: Sendable {
         files = files.filter { seen.insert($0).inserted }
         var seenFolders = Set<String>()
         folders = folders.filter { seenFolders.insert($0).inserted }
-        return (files, folders)
+        return (files, folders, walked)
     }
 }

@@ -46,7 +46,9 @@ struct FileIdentity: Hashable, Sendable {
 
     /// The identity of the file at `path` once it has settled (`isSettled`): a file changed too
     /// lately is waited for, the rest of the margin (at most 100 ms, or 2 s on a file system of
-    /// whole seconds), up to three times. Nil when it cannot be looked at, or kept changing.
+    /// whole seconds), up to three times; then its identity as it is (a change time ahead of
+    /// this clock, as on a file server whose clock runs ahead, never settles, and a file that
+    /// keeps changing is told by the later comparison). Nil only when it cannot be looked at.
     static func settled(path: String) -> FileIdentity? {
         for _ in 0..<3 {
             guard let identity = FileIdentity(path: path) else { return nil }
@@ -57,6 +59,6 @@ struct FileIdentity: Hashable, Sendable {
             let left = identity.changed + margin - (Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec))
             if left > 0 { usleep(useconds_t(min(left / 1000 + 1000, 2_001_000))) }
         }
-        return FileIdentity(path: path).flatMap { $0.isSettled ? $0 : nil }
+        return FileIdentity(path: path)
     }
 }

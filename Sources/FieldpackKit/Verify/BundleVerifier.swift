@@ -53,6 +53,8 @@ public struct BundleVerifier {
     ///   file fails its integrity check, naming it and the first problems.
     public static func previousDatabase(_ path: String, checksFile: Bool = true, report: (String) -> Void) throws -> VouchedDatabase {
         guard FileSystem.isDirectory(path) else {
+            // Said as missing, not as changed (its identity is nil).
+            guard FileSystem.exists(path) else { throw FieldpackError(path: path, "does not exist: name a bundle folder or its database") }
             let identity = FileIdentity.settled(path: path)
             if checksFile { try checkDatabaseFile(path) }
             let vouched = VouchedDatabase(path: path, identity: identity)
