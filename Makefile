@@ -345,9 +345,11 @@ $(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
 # conflicts, a report) come after it (order only: most are written before it, older, and
 # `make -q` took them as out of date) with no recipe of their own, and what reads one reads the
 # rule's target too. One of them missing (removed, or a shard killed between its last writes)
-# makes its rule run (`missing-any`, when make reads this file). One target per rule, not a group (`&:`): make 4.3's dry run, which the Slurm engine
-# plans by, does not take a group as remade, and planned no later stage after one.
+# makes its rule run (`missing-any`, when make reads this file). One target per rule, not a
+# group (`&:`): make 4.3's dry run, which the Slurm engine plans by, does not take a group as
+# remade, and planned no later stage after one.
 # Without SHARDS, the rules above run and these do not exist.
+
 # FORCE when any of the files named is missing: a rule with it as a prerequisite runs.
 missing-any = $(if $(strip $(foreach file,$(1),$(if $(wildcard $(file)),,$(file)))),FORCE)
 ifneq ($(SHARDS),)
@@ -367,7 +369,8 @@ INAT_REJECTS := $(OUT)/inat/rejects.jsonl
 
 # The other files of ingest shard I and of dedupe shard J (see above). Not ingest's N parts:
 # written before its summary, a killed shard never leaves them missing, and N per shard made
-# every parse of this file N² (12.7 s and 376 MB at SHARDS=1000, for every Slurm task).
+# every parse of this file grow with N² (1.5–1.8 s against 0.74 s at SHARDS=1000, by hand; a
+# parse per Slurm task and per plan).
 inat-shard-files = $(call inat-shard,$(1))/rejects.jsonl
 dedupe-shard-files = $(call dedupe-shard,$(1))/conflicts.json $(call dedupe-shard,$(1))/records.jsonl.made-from.json
 
