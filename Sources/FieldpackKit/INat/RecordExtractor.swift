@@ -85,9 +85,10 @@ struct RecordExtractor {
         // Photos: observation_photos carry positions; photos[] may list the same photos again.
         var photos: [PhotoRecord] = []
         // A photo listed again with another URL or licence (and then any other value that
-        // differs, a field it leaves out taken from the first): an occurrence of its own, which dedupe ranks against the first by its rules (a hosted copy over a
-        // remote one, the more restrictive licence) and reports as a conflict, where the first
-        // listed won unsaid. The observation links the photo once, at its first position.
+        // differs, a field it leaves out taken from the first): an occurrence of its own, which
+        // dedupe ranks against the first by its rules (a hosted copy over a remote one, the more
+        // restrictive licence) and reports as a conflict, where the first listed won unsaid. The
+        // observation links the photo once, at its first position.
         var variants: [PhotoRecord] = []
         // The API's second listing of a photo, its URL and licence as the first copy's, is that
         // copy: not read again (most photos of a page: reading them all cost ingest about 9%

@@ -43,23 +43,12 @@ public struct Pipeline: Sendable {
         "wikipedia_language", "wikipedia_skip_sections", "wikipedia_summary_length", "open_data_date", "repeat_filter_bytes", "select",
     ]
 
-    /// Reads and validates a pipeline file.
-    ///
-    /// - Parameter destinations: given, each destination goes to it as it is read, and the
-    ///   pipeline's `destinations` stay empty (a large bundle has 100,000 of them, and a stage
-    ///   that only needs what they want from Wikipedia need not hold them as a list).
     /// The pipeline's name alone (`fieldpack-inat --print-name`, which make runs as it reads the
     /// Makefile, once per Slurm task too): its file parsed, not its settings' files (a large
     /// `select` GeoJSON was read on every one). What else is wrong with it the stages say.
     public static func name(at path: String) throws -> String {
         let parser = JSONParser()
-        let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
-        let root: JSONValue
-        do {
-            root = try parser.parse(buffer)
-        } catch {
-            throw FieldpackError.notJSON(path, buffer.bytes, "pipeline is not valid JSON", error)
-        }
+        let root = try parsed(path, by: parser)
         return try withExtendedLifetime(parser) {
             guard root.isObject, let name = root["name"]?.string else { throw FieldpackError(path: path, "pipeline needs a string \"name\"") }
             guard isValidName(name) else { throw FieldpackError(path: path, "pipeline name \"\(name)\" \(nameRule)") }
@@ -67,20 +56,27 @@ public struct Pipeline: Sendable {
         }
     }
 
+    /// The pipeline file parsed by `parser`. Its bytes and their padded copy go as soon as they
+    /// are parsed: the parser's document holds its own copy of every string (the three at once
+    /// were 40 MB for a pipeline of 160,000 destinations). A byte order mark (Notepad writes
+    /// one) is passed over, as in every input.
+    private static func parsed(_ path: String, by parser: JSONParser) throws -> JSONValue {
+        let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
+        do {
+            return try parser.parse(buffer)
+        } catch {
+            throw FieldpackError.notJSON(path, buffer.bytes, "pipeline is not valid JSON", error)
+        }
+    }
+
+    /// Reads and validates a pipeline file.
+    ///
+    /// - Parameter destinations: given, each destination goes to it as it is read, and the
+    ///   pipeline's `destinations` stay empty (a large bundle has 100,000 of them, and a stage
+    ///   that only needs what they want from Wikipedia need not hold them as a list).
     public static func load(_ path: String, destinations visit: ((Destination) -> Void)? = nil) throws -> Pipeline {
         let parser = JSONParser()
-        // The file's bytes and their padded copy go as soon as they are parsed: the parser's
-        // document holds its own copy of every string (the three at once were 40 MB for a
-        // pipeline of 160,000 destinations).
-        let root: JSONValue = try {
-            // A byte order mark (Notepad writes one) is passed over, as in every input.
-            let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
-            do {
-                return try parser.parse(buffer)
-            } catch {
-                throw FieldpackError.notJSON(path, buffer.bytes, "pipeline is not valid JSON", error)
-            }
-        }()
+        let root = try parsed(path, by: parser)
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }
         // A key given twice (an edit that added a setting the file already had): which value
         // counts is not something to guess, and simdjson would have taken the first silently.
@@ -244,9 +240,9 @@ public struct Pipeline: Sendable {
     }
 
     /// Refuses an output that a walk of `folders` (the input folders a run walked, its
-    /// subfolders included: `resolve`'s `walked`, not a glob's folders, which are only watched) would read as an input next time: a file
-    /// not hidden, nor `*.md` or `*.txt`, in one of them or in a folder a stage will make below
-    /// one. The first run wrote it and passed; the next read it as a dump, or refused to write
+    /// subfolders included: `resolve`'s `walked`, not a glob's folders, which are only watched)
+    /// would read as an input next time: a file not hidden, nor `*.md` or `*.txt`, in one of
+    /// them or in a folder a stage will make below one. The first run wrote it and passed; the next read it as a dump, or refused to write
     /// over its own input. (A pipeline's build folder inside an input folder is never walked.)
     ///
     /// - Throws: naming the output and the folder.

@@ -38,9 +38,9 @@ public final class Database {
 
     /// SQLite's process-wide settings, made once before the first connection opens: no memory
     /// statistics (a global mutex taken around every allocation of every connection; the bundle
-    /// stage's load spent about 3% of its samples in it).
-    /// SQLite's answer: `SQLITE_OK`, or `SQLITE_MISUSE` had SQLite been used before (then the
-    /// setting is not made; the tests check it was).
+    /// stage's load spent about 3% of its samples in it). SQLite's answer: `SQLITE_OK`, or
+    /// `SQLITE_MISUSE` had SQLite been used before (then the setting is not made; the tests check
+    /// it was).
     package static let configured: Int32 = fp_sqlite3_config_memstatus_off()
 
     /// The `file:` URI SQLite opens `path` by in `mode`: the only place a path becomes a URI
