@@ -615,7 +615,9 @@ bench: tools bench-deps
 # The manual pages, made by help2man from each executable's --help and --version; the NAME
 # line is the first sentence of the help's description.
 man: $(MAN_PAGES)
-$(MAN_BUILD)/fieldpack-%.1: $(if $(filter 1,$(SKIP_TOOLS)),,$(TOOLS_STAMP)) | man-deps
+# Made again when its tool is newer: the build's stamp, or with tools built elsewhere
+# (SKIP_TOOLS=1 BIN=…) the executable itself (a page older than its tool was installed as it was).
+$(MAN_BUILD)/fieldpack-%.1: $(if $(filter 1,$(SKIP_TOOLS)),$(BIN)/fieldpack-%,$(TOOLS_STAMP)) | man-deps
 	@mkdir -p $(@D)
 	@# NAME: the help's first paragraph up to its first bracket or sentence end ("report.html"
 	@# keeps its dot). A UTF-8 locale, or help2man writes every "…" of the help as "???".

@@ -661,6 +661,14 @@ import Testing
         #expect(inat.contains("fieldpack-inat \\- Ingests iNaturalist dumps\n") && !inat.contains("???") && inat.contains("…"), "\(inat.prefix(600))")
         let report = try text("\(stage)/opt/fieldpack/share/man/man1/fieldpack-report.1")
         #expect(report.contains("fieldpack-report \\- Writes report.html, one self-contained page\n"), "\(report.prefix(600))")
+        // A tool newer than its page (tools built elsewhere, SKIP_TOOLS=1 as here): made again,
+        // where the old page was installed as it was.
+        let tools = directory.file("tools")
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(try #require(Self.binaries))/fieldpack-verify", toPath: "\(tools)/fieldpack-verify")
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: "\(tools)/fieldpack-verify")
+        let again = try make(["-n", "\(directory.file("man"))/fieldpack-verify.1", "MAN_BUILD=\(directory.file("man"))"], bin: tools)
+        #expect(again.stdout.contains("help2man --locale=C.UTF-8"), "\(again.stdout)\(again.stderr)")
         let removed = try make(["uninstall"] + arguments)
         #expect(removed.status == 0)
         #expect(try FileManager.default.subpathsOfDirectory(atPath: stage).filter { $0.contains("fieldpack-") } == [])
