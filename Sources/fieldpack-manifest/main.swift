@@ -43,7 +43,7 @@ command.main { arguments in
         for path in arguments.positional {
             do {
                 let (digest, bytes) = try SHA256.hex(ofFile: path, progress: progress)
-                print("\(digest)  \(path)")
+                print(ChecksumList.line(digest: digest, name: path))
                 total += bytes
             } catch let error as FieldpackError {
                 StandardError.write(error.description)

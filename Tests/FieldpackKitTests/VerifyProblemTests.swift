@@ -94,11 +94,9 @@ import Testing
         let digest = try SmallBundle.sha256sum(manifest)
         try (try lines(checksums).map { $0.hasSuffix("  manifest.json") ? "\(digest)  manifest.json" : $0 }.map { $0 + "\n" }.joined())
             .write(toFile: checksums, atomically: true, encoding: .utf8)
+        // One problem: which files the folder should hold is not known, and each would be one more.
         #expect(BundleVerifier(directory: bundle).verify() == [
-            "\(manifest): error: not a fieldpack manifest (invalid JSON or wrong format)",
-            "\(bundle)/content.sqlite: error: unexpected file: not listed in the manifest",
-            "\(checksums): error: lists content.sqlite, which the manifest does not",
-            "\(manifest): error: does not list content.sqlite",
+            "\(manifest): error: not a fieldpack manifest (a JSON object whose format is \"fieldpack-bundle\")",
         ])
     }
 

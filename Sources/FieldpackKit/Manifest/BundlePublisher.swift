@@ -73,7 +73,7 @@ public struct BundlePublisher {
     static func checkNames(of extraFiles: [String]) throws {
         // Names compare without their case (they are ASCII): on a volume that ignores it (macOS's
         // default) `Manifest.json` would be the manifest and `CONTENT.SQLITE` the database.
-        let ownNames = BagItLayout.topLevelNames.union([Manifest.databaseName]).union(Manifest.ownFiles)
+        let ownNames = Manifest.reservedNames.union([Manifest.databaseName])
         var published: [String: String] = [:]
         for file in extraFiles {
             let name = fileName(of: file)

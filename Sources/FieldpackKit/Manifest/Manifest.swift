@@ -9,8 +9,12 @@ public struct Manifest: Sendable, Equatable {
     /// every file system, and none is another in another Unicode normalisation or case-folding
     /// (APFS) or a path.
     public static func isPortableName(_ name: String) -> Bool {
-        !name.hasPrefix(".") && !name.isEmpty
-            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D }
+        !name.hasPrefix(".") && !name.isEmpty && name.utf8.allSatisfy(isPortableByte)
+    }
+
+    /// A byte a portable name may hold (`isPortableName`).
+    static func isPortableByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2E || byte == 0x5F || byte == 0x2D
     }
 
     /// `isPortableName`'s rule, as the errors say it.
@@ -111,6 +115,14 @@ public struct Manifest: Sendable, Equatable {
 
     /// The manifest files themselves: what a bundle folder holds besides the files they list.
     static let ownFiles: Set<String> = [jsonName, checksumName, ManifestSignature.fileName]
+
+    /// The names no file the manifest lists may take, in any case: the manifest files and what
+    /// a bag's top level holds. fieldpack-manifest refuses to publish such a file, and verify a
+    /// manifest that lists one (it would stand for a file the folder holds as its own).
+    static let reservedNames: Set<String> = BagItLayout.topLevelNames.union(ownFiles)
+
+    /// Whether `name` is one of `reservedNames`, in any case.
+    static func isReserved(_ name: String) -> Bool { reservedNames.contains { $0.lowercased() == name.lowercased() } }
 
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
     public static func payloadFiles(in directory: String) throws -> [String] {

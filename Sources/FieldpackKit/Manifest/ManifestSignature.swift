@@ -93,8 +93,10 @@ public enum ManifestSignature {
         try AtomicOutput.write(Base64.encode(signature) + "\n", to: "\(directory)/\(fileName)")
     }
 
-    /// Nil if the folder's signature verifies with `key`, else why not.
-    public static func problem(bundle directory: String, key: Ed25519Key) -> String? {
+    /// Nil if the folder's signature verifies with `key` over `manifest`, the manifest.json
+    /// bytes the caller read (once: the bytes whose signature is checked are the ones it then
+    /// trusts), else why not. Nil `manifest`: the folder has no readable manifest.json.
+    public static func problem(bundle directory: String, manifest: [UInt8]?, key: Ed25519Key) -> String? {
         let path = "\(directory)/\(fileName)"
         guard FileSystem.existsItself(path) else { return "missing: the bundle is not signed" }
         let text: [UInt8]
@@ -103,10 +105,7 @@ public enum ManifestSignature {
             return BundleVerifier.unreadable(error)
         }
         guard let signature = Base64.decode(text), signature.count == 64 else { return "not a base64 Ed25519 signature" }
-        // Only a regular manifest.json is read (a FIFO would block the open; verify refuses it).
-        guard let manifest = try? ReadableFile.contents(ofRegular: "\(directory)/\(Manifest.jsonName)") else {
-            return "no manifest.json to check it against"
-        }
+        guard let manifest else { return "no manifest.json to check it against" }
         return key.verifies(signature, of: manifest) ? nil : "does not verify: manifest.json is not the one signed with this key"
     }
 }

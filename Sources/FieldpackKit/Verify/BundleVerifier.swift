@@ -190,25 +190,48 @@ public struct BundleVerifier {
             do { _ = try ReadableFile.contents(ofRegular: checksumPath) } catch { problem(Manifest.checksumName, Self.unreadable(error)) }
         }
 
-        // 2. manifest.json: parse it.
+        // 2. manifest.json: parse it. Read once: the bytes whose signature is checked (0) are the
+        // ones whose list of files is trusted and whose checksum is compared (4); read again for
+        // each, a file renamed over it between the readings passed unsigned.
         var manifestFiles: [String: (bytes: Int, sha256: String)] = [:]
         var manifestRows: [String: Int64] = [:]
         var manifestVersion: Int? = nil
         var manifestFingerprint: String? = nil
-        if let bytes = try? ReadableFile.contents(ofRegular: manifestPath) {
+        var manifestBytes: [UInt8]? = nil
+        if FileSystem.isRegularFile(manifestPath) {
+            do { manifestBytes = try ReadableFile.contents(ofRegular: manifestPath) } catch { problem(Manifest.jsonName, Self.unreadable(error)) }
+        } else if FileSystem.existsItself(manifestPath) {
+            problem(Manifest.jsonName, "not a regular file: a bundle holds regular files only, never links or folders")
+        }
+        // Whether manifest.json says which files the bundle holds: without it, every file would
+        // be a problem of its own ("not listed"), burying the one that matters.
+        var manifestRead = false
+        if let bytes = manifestBytes {
             let buffer = PaddedBuffer(copying: bytes)
             let parser = JSONParser()
-            if let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName {
+            var parsed: JSONValue? = nil
+            do { parsed = try parser.parse(buffer) } catch {
+                problems.append(bytes.withUnsafeBytes { FieldpackError.notJSON(manifestPath, $0, "not a fieldpack manifest, not JSON", error) }.description)
+            }
+            if let root = parsed, root.isObject, root["format"]?.string == Manifest.formatName {
+                manifestRead = true
                 // A key given twice is read one way here and another by the app's JSON reader (the
                 // first schema_version here, the last elsewhere): fieldpack never writes one.
                 if root.hasDuplicateKeys { problem(Manifest.jsonName, "an object gives a key twice, which readers take differently") }
-                for file in root["files"].map({ Array($0.elements) }) ?? [] {
+                let entries = root["files"].map({ Array($0.elements) }) ?? []
+                for index in entries.indices {
+                    let file = entries[index]
                     guard let path = file["path"]?.string, let size = file["bytes"]?.int64, let digest = file["sha256"]?.string else {
-                        problem(Manifest.jsonName, "a files entry lacks path, bytes or sha256")
+                        problem(Manifest.jsonName, "files[\(index)]: \(Self.entryProblem(file))")
                         continue
                     }
                     if manifestFiles[path] != nil { problem(Manifest.jsonName, "lists \(path) twice") }
-                    if !Manifest.isPortableName(path) { problem(Manifest.jsonName, "lists \"\(path)\", not a bundle file name (\(Manifest.portableNames))") }
+                    if !Manifest.isPortableName(path) {
+                        problem(Manifest.jsonName, "lists \"\(path)\", not a bundle file name (\(Manifest.portableNames))")
+                    } else if Manifest.isReserved(path) {
+                        // Skipped by the checks below as the folder's own file, it would pass unread.
+                        problem(Manifest.jsonName, "lists \(path), a name of the bundle's own files, which no manifest lists")
+                    }
                     manifestFiles[path] = (Int(size), digest)
                 }
                 if let counts = root["rows"] {
@@ -242,8 +265,8 @@ public struct BundleVerifier {
                 if root["build_date"]?.string.flatMap(Timestamp.parse) == nil {
                     problem(Manifest.jsonName, "build_date is \(shown("build_date")), not a date (fieldpack writes YYYY-MM-DDTHH:MM:SSZ)")
                 }
-            } else {
-                problem(Manifest.jsonName, "not a fieldpack manifest (invalid JSON or wrong format)")
+            } else if parsed != nil {
+                problem(Manifest.jsonName, "not a fieldpack manifest (a JSON object whose format is \"\(Manifest.formatName)\")")
             }
         } else if !FileSystem.exists(manifestPath) {
             problem(Manifest.jsonName, "missing")
@@ -252,8 +275,17 @@ public struct BundleVerifier {
         // 0. The signature, when the app holds a key: a manifest anyone could have edited is refused.
         let signaturePath = "\(directory)/\(ManifestSignature.fileName)"
         if let publicKey, !FileSystem.exists(signaturePath) || FileSystem.isRegularFile(signaturePath),
-           let reason = ManifestSignature.problem(bundle: directory, key: publicKey) {
+           let reason = ManifestSignature.problem(bundle: directory, manifest: manifestBytes, key: publicKey) {
             problem(ManifestSignature.fileName, reason)
+        }
+        // What is wrong with manifest.json is said above; whether the folder holds what it lists
+        // cannot be said.
+        guard manifestRead else {
+            // Damaged on its way (a flipped byte breaks its JSON): the checksum file says so.
+            if let manifestBytes, let listed = checksumListed[Manifest.jsonName], listed != SHA256.hex(of: manifestBytes) {
+                problem(Manifest.jsonName, "SHA-256 \(SHA256.hex(of: manifestBytes)) does not match \(checksumFile(Manifest.jsonName)) (\(listed))")
+            }
+            return problems
         }
 
         // 3. The file set: exactly the manifest's files plus the manifest files (and signature).
@@ -338,7 +370,13 @@ public struct BundleVerifier {
         for name in hashed {
             let digest: String, size: Int
             do {
-                (digest, size) = try SHA256.hex(ofFile: path(name), progress: progress)
+                // manifest.json: the bytes read in 2, not the file again.
+                if name == Manifest.jsonName, let manifestBytes {
+                    (digest, size) = (SHA256.hex(of: manifestBytes), manifestBytes.count)
+                    progress.add(bytes: size)
+                } else {
+                    (digest, size) = try SHA256.hex(ofFile: path(name), progress: progress)
+                }
             } catch {
                 problem(name, Self.unreadable(error))
                 continue
@@ -367,6 +405,22 @@ public struct BundleVerifier {
         }
         if databaseChanged() { problem(databaseName, VouchedDatabase.changed) }
         return problems
+    }
+
+    /// What is wrong with an entry of manifest.json's `files`: each of its keys missing or of
+    /// another type, by name.
+    static func entryProblem(_ file: JSONValue) -> String {
+        guard file.isObject else { return "is \(RecordError.describe(file.kind)), not an object with path, bytes and sha256" }
+        var wrong: [String] = []
+        func check(_ key: StaticString, _ value: JSONValue?, fits: Bool, _ expected: String) {
+            guard !fits else { return }
+            wrong.append(value.map { "\(key) is \(RecordError.describe($0.kind)), expected \(expected)" } ?? "no \(key)")
+        }
+        check("path", file["path"], fits: file["path"]?.string != nil, "a string")
+        check("bytes", file["bytes"], fits: file["bytes"]?.int64 != nil, "a whole number")
+        check("sha256", file["sha256"], fits: file["sha256"]?.string != nil, "a string")
+        let named = file["path"]?.string.map { " (\($0))" } ?? ""
+        return "an entry\(named) with \(wrong.joined(separator: ", "))"
     }
 
     /// A bundle file that cannot be read, and the system's reason.

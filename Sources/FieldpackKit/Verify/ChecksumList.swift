@@ -1,7 +1,7 @@
 /// A checksum file in `sha256sum` format (`<64 hex digits>  <path>` per line, as fieldpack writes
 /// it), read as RFC 8493 allows a bag's: the flat bundle's `manifest-sha256.txt`, and a bag's
 /// payload and tag manifests.
-enum ChecksumList {
+public enum ChecksumList {
     /// The digest listed for each path, or nil when the file is missing or unreadable. A line
     /// that is not a checksum line is a problem naming the file and line.
     static func read(_ path: String, problems: inout [String]) -> [String: String]? {
@@ -26,9 +26,33 @@ enum ChecksumList {
                 continue
             }
             let name = String(decoding: rest, as: UTF8.self)
+            // The bytes of bundle names only (and `/`: a bag's `data/NAME`, whose shape the bag's
+            // check judges): as Swift strings, a name only canonically equivalent to another (a
+            // KELVIN SIGN for a K) would be taken for it, where `sha256sum -c` opens another file.
+            guard rest.allSatisfy({ Manifest.isPortableByte($0) || $0 == UInt8(ascii: "/") }) else {
+                problems.append("\(path):\(number + 1): error: lists \"\(name)\", not a bundle file name (\(Manifest.portableNames))")
+                continue
+            }
             if listed[name] != nil { problems.append("\(path):\(number + 1): error: lists \(name) twice") }
             listed[name] = String(decoding: digest, as: UTF8.self).lowercased()
         }
         return listed
+    }
+
+    /// A line of `sha256sum`'s output for the file `name`: a name holding a backslash, a line
+    /// feed or a carriage return is written escaped (`\\`, `\n`, `\r`) after a leading
+    /// backslash, as GNU sha256sum writes it, so that `sha256sum -c` reads the line back.
+    public static func line(digest: String, name: String) -> String {
+        guard name.utf8.contains(where: { $0 == 0x5C || $0 == 0x0A || $0 == 0x0D }) else { return "\(digest)  \(name)" }
+        var escaped = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return "\\\(digest)  \(escaped)"
     }
 }
