@@ -418,6 +418,30 @@ import Testing
         #expect(error.message == message)
     }
 
+    /// An observers or taxa header missing a column was no table at all: loose, "not iNaturalist
+    /// JSON" without the column; inside the export's archive, a member passed over with a notice,
+    /// and a guide built without its credits or its taxa, exit 0.
+    @Test(arguments: [
+        ("observers.csv", "observer_id\tlogin\tname \n505\tkestrel_k\tKim\n",
+         "an open-data observers table without the column(s) name (the header has \"name \", with spaces around the name)"),
+        ("taxa.csv", "taxon_id\tparent_ids\trank_level\trank\tname\tactive\n1\t48460\t70\tkingdom\tAnimalia\ttrue\n",
+         "an open-data taxa table without the column(s) ancestry"),
+    ])
+    func anObserversOrTaxaHeaderMissingAColumnIsRefusedLooseOrInTheArchive(name: String, table: String, message: String) throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        let loose = try directory.write("\(folder)/\(name)", table)
+        let error = try refusal(of: [loose], in: directory)
+        #expect(error.path == loose && error.line == 1, "\(error)")
+        #expect(error.message == message)
+        _ = try directory.write("\(folder)/observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n")
+        let archive = directory.file("\(folder).tar.gz")
+        #expect(try run("/bin/tar", ["-czf", archive, "-C", directory.path, folder]).status == 0)
+        let inArchive = try refusal(of: [archive], in: directory)
+        #expect(inArchive.path == "\(archive)#\(folder)/\(name)" && inArchive.line == 1, "\(inArchive)")
+        #expect(inArchive.message == message)
+    }
+
     @Test func theExportsTarGzIsReadMemberByMemberAndDatedByItsName() throws {
         let directory = try TemporaryDirectory()
         var options = SyntheticOpenData.Options(observations: 200, seed: 7, output: directory.file("export"))

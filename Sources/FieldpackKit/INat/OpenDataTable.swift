@@ -103,20 +103,26 @@ enum OpenDataTable: String, CaseIterable, Sendable {
                 return Header(table: table, fieldCount: names.count, positions: positions.filter { known.contains($0.key) })
             }
         }
-        // An export header that lacks a column: say which, rather than "not iNaturalist".
-        if positions["observation_uuid"] != nil || positions["photo_uuid"] != nil
-            || (positions["taxon_id"] != nil && positions["ancestry"] != nil)
-        {
+        // A name with a space or tab around it is not the column: said so, or it looks absent.
+        func trimmed(_ name: String) -> String {
+            String(decoding: name.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed(), as: UTF8.self)
+        }
+        // An export header that lacks a column: say which, rather than "not iNaturalist" (or,
+        // in the export's archive, a member passed over as a table fieldpack does not read,
+        // and a guide built without its taxa or credits). A table's header when it has the
+        // table's key column (its first) and another of its columns, spaces around them aside:
+        // an observers table whose `name ` a spreadsheet saved with a space, a taxa table
+        // whose `ancestry` is named otherwise.
+        let bare = Set(names.map(trimmed))
+        if [OpenDataTable.photos, .observations, .taxa, .observers].contains(where: { table in
+            bare.contains(table.required[0].description) && table.required.filter { bare.contains($0.description) }.count >= 2
+        }) {
             // The table that has the most of its columns here (the first on a tie).
             let closest = [OpenDataTable.photos, .observations, .taxa, .observers].reduce(nil as (OpenDataTable, Int)?) { best, table in
                 let present = table.required.filter { positions[$0.description] != nil }.count
                 return present > (best?.1 ?? 0) ? (table, present) : best
             }!.0
             let missing = closest.required.filter { positions[$0.description] == nil }.map(\.description)
-            // A name with a space or tab around it is not the column: say so, or it looks absent.
-            func trimmed(_ name: String) -> String {
-                String(decoding: name.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed(), as: UTF8.self)
-            }
             let spaced = names.filter { trimmed($0) != $0 && missing.contains(trimmed($0)) }
             let hint = spaced.isEmpty ? "" : " (the header has \(spaced.map { "\"\($0)\"" }.joined(separator: ", ")), with spaces around the name)"
             throw FieldpackError("an open-data \(closest.rawValue) table without the column(s) \(missing.joined(separator: ", "))\(hint)")
