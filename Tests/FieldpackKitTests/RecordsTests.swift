@@ -194,6 +194,24 @@ struct Layout: Sendable, CustomTestStringConvertible {
         ], source: "3#4")
     }
 
+    /// The app addresses an observation without an API id by its uuid, a case-sensitive text:
+    /// stored as the winning copy spelt it, one observation's address changed between builds.
+    @Test func anObservationsUUIDIsWrittenInLowerCaseAndOtherTextAsItCame() throws {
+        let strings = try ParsedStrings(["C41E8B07-9D3A-4F12-B6E8-0A7C5D2F9B34", "uuid-ABC", "c41e8b07-9d3a-4f12-b6e8-0a7c5d2f9b34"])
+        for (given, written) in [
+            ("C41E8B07-9D3A-4F12-B6E8-0A7C5D2F9B34", "c41e8b07-9d3a-4f12-b6e8-0a7c5d2f9b34"),
+            ("c41e8b07-9d3a-4f12-b6e8-0a7c5d2f9b34", "c41e8b07-9d3a-4f12-b6e8-0a7c5d2f9b34"),
+            ("uuid-ABC", "uuid-ABC"),
+        ] {
+            var observation = ObservationRecord(id: 7)
+            observation.uuid = strings[given]
+            var writer = JSONWriter()
+            observation.encode(into: &writer, source: "0:1")
+            let line = String(decoding: writer.bytes, as: UTF8.self)
+            #expect(line.hasPrefix("[\"obs\",7,\"\(written)\","), "\(line)")
+        }
+    }
+
     @Test func anObservationWithOnlyAnIdHasNullsAndAnEmptyPhotoList() throws {
         var writer = JSONWriter()
         ObservationRecord(id: 5).encode(into: &writer, source: "0:1")

@@ -106,12 +106,27 @@ public struct ObservationRecord {
         self.id = id
     }
 
+    /// Writes `uuid` as the records (and so the bundle) hold it: a uuid with upper-case hex
+    /// digits in lower case, its canonical form (RFC 9562 §4: output in lower case, read in
+    /// either), so that the app addresses an observation by one text whichever copy won, and in
+    /// every build; any other text as it came.
+    private static func encode(uuid: JSONText?, into out: inout JSONWriter) {
+        guard let uuid, uuid.bytes.contains(where: { $0 >= 0x41 && $0 <= 0x46 }), ObservationUUID(uuid) != nil else {
+            out.string(uuid)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: uuid.count) { lowered in
+            for (index, byte) in uuid.bytes.enumerated() { lowered[index] = byte >= 0x41 && byte <= 0x46 ? byte | 0x20 : byte }
+            out.string(JSONText(start: UnsafeRawPointer(lowered.baseAddress!), count: uuid.count))
+        }
+    }
+
     /// Writes the record as one ingest line ending with `source`.
     public func encode(into out: inout JSONWriter, source: String) {
         Column.encode(into: &out, source: source) { column, out in
             switch column {
             case .id: out.int(id)
-            case .uuid: out.string(uuid)
+            case .uuid: Self.encode(uuid: uuid, into: &out)
             case .user: out.int(user)
             case .taxon: out.int(taxon)
             case .qualityGrade: out.string(qualityGrade)
