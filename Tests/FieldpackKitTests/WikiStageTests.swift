@@ -288,4 +288,30 @@ import Testing
         #expect(WikiTitle.fromURL("https://zh.wikipedia.org/zh-tw/大山雀")! == ("zh", "大山雀"))
         #expect(WikiTitle.fromURL("https://en.wikipedia.org/zh-hans/Great_tit") == nil)
     }
+
+    /// The article's url is the credit link the app opens: a `javascript:` URL, a relative
+    /// `/wiki/…` or a protocol-relative one reached the bundle as stated.
+    @Test func anArticleURLThatIsNotAnHTTPSAddressIsBuiltFromItsTitleWithAFinding() throws {
+        let directory = try TemporaryDirectory()
+        let html = WikiHarness.parsoid()
+        let stated = [
+            "Epsilon": "javascript:alert(1)", "Gamma": "//en.wikipedia.org/wiki/Gamma", "Zeta": "/wiki/Zeta",
+            "Eta": "http://en.wikipedia.org/wiki/Eta", "Theta": "https://en.wikipedia.org/wiki/Theta",
+            "Iota": "https://en.wikipedia.org/wiki/Io ta", "Kappa": "data:text/html,<b>x</b>",
+        ]
+        let dump = try directory.write("dump.ndjson", stated.keys.sorted().map { WikiHarness.line($0, html, ["url": stated[$0]!]) }.joined(separator: "\n") + "\n")
+        let output = try WikiHarness.run([dump], wants: WikiHarness.wants(Array(stated.keys)), in: directory)
+        let urls = output.articles.mapValues { $0["url"] as? String }
+        #expect(urls == [
+            "Epsilon": "https://en.wikipedia.org/wiki/Epsilon", "Gamma": "https://en.wikipedia.org/wiki/Gamma",
+            "Zeta": "https://en.wikipedia.org/wiki/Zeta", "Eta": "https://en.wikipedia.org/wiki/Eta",
+            "Theta": "https://en.wikipedia.org/wiki/Theta", "Iota": "https://en.wikipedia.org/wiki/Iota",
+            "Kappa": "https://en.wikipedia.org/wiki/Kappa",
+        ])
+        let findings = output.rejects.filter { $0["field"] as? String == "url" }
+        #expect(findings.map { $0["kind"] as? String } == Array(repeating: "salvaged", count: 4))
+        #expect(findings.map { $0["line"] as? Int } == [1, 4, 5, 7], "\(findings)")  // Epsilon, Iota, Kappa, Zeta
+        #expect(findings.first?["reason"] as? String
+                == "url \"javascript:alert(1)\" is not an https address of the article: its address is built from its title")
+    }
 }

@@ -407,10 +407,13 @@ extension WikiStage {
                 run.salvaged.append(Finding(path: source, line: line, record: record, field: part.field, outcome: .salvaged, reason: part.reason))
             }
         }
+        let url = Self.creditURL(fields.url, title: title, language: wanted.language) { reason in
+            if reading.counting { run.salvaged.append(Finding(path: source, line: line, record: record, field: "url", outcome: .salvaged, reason: reason)) }
+        }
         run.summary.htmlBytes += html.count
         var article = Article(
             title: title, pageID: fields.pageID, revision: fields.revision, modified: fields.modified,
-            url: fields.url ?? Self.url(of: title, language: wanted.language), wikidata: fields.wikidata,
+            url: url, wikidata: fields.wikidata,
             statedLicense: fields.license, source: source, line: line, record: record,
             blurb: Blurb(kind: .article, html: "", summary: "", title: nil, sections: 0))
         article.htmlBytes = html.count
@@ -501,13 +504,27 @@ extension WikiStage {
         if repaired && reading.counting {
             run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText))
         }
+        let url = Self.creditURL(blurb.page.url, title: title, language: wanted.language) { reason in
+            if reading.counting { run.salvaged.append(Finding(path: source, field: "url", outcome: .salvaged, reason: reason)) }
+        }
         run.summary.htmlBytes += bytes.count
         var article = Article(
-            title: title, pageID: nil, revision: nil, modified: nil, url: blurb.page.url ?? Self.url(of: title, language: wanted.language),
+            title: title, pageID: nil, revision: nil, modified: nil, url: url,
             wikidata: nil, statedLicense: nil, source: source, line: nil, record: nil, blurb: blurb)
         article.complete(with: blurb.page)
         article.htmlBytes = bytes.count
         if wanted.titles[title] != nil { article.matched = [title] }
         keep(article, into: &run)
+    }
+
+    /// The article's credit link, which the app opens: its stated address when that is an https
+    /// one (`WikiTitle.shippedURL`), else the address built from its title, and `unusable` told
+    /// why the stated one was not shipped.
+    static func creditURL(_ stated: String?, title: String, language: String, unusable: (String) -> Void) -> String {
+        if let stated {
+            if let shipped = WikiTitle.shippedURL(stated) { return shipped }
+            unusable("url \"\(stated)\" is not an https address of the article: its address is built from its title")
+        }
+        return url(of: title, language: language)
     }
 }

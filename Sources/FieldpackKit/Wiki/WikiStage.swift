@@ -653,6 +653,8 @@ public struct WikiStage {
             rejects.key("file"); rejects.string(finding.path)
             rejects.key("line"); rejects.int(finding.line.map(Int64.init))
             if let record = finding.record { rejects.key("record"); rejects.string(record) }
+            // The part of a kept article that was not (its url), as ingest's findings name it.
+            if let field = finding.field { rejects.key("field"); rejects.string(field) }
             rejects.key("reason"); rejects.string(finding.reason)
             rejects.endObject()
             rejects.newline()
