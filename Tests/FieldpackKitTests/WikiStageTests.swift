@@ -314,4 +314,22 @@ import Testing
         #expect(findings.first?["reason"] as? String
                 == "url \"javascript:alert(1)\" is not an https address of the article: its address is built from its title")
     }
+
+    /// Two pages claim one alias: the loser is not written, and the summary's count of articles
+    /// (the stage's last line on stderr) said 2 where the file held 1.
+    @Test func theSummaryCountsTheArticlesWrittenNotALosingClaimant() throws {
+        let directory = try TemporaryDirectory()
+        let html = WikiHarness.parsoid()
+        let dump = try directory.write("dump.ndjson", [
+            WikiHarness.line("Wolf", html, ["identifier": 1, "version": ["identifier": 10], "redirects": [["name": "Canis lupus"]]]),
+            WikiHarness.line("Tigress", html, ["identifier": 2, "version": ["identifier": 20], "redirects": [["name": "Canis lupus"]]]),
+        ].joined(separator: "\n") + "\n")
+        let options = WikiStage.Options(
+            inputs: [dump], wants: WikiHarness.wants(["Canis lupus"]), output: directory.file("articles.jsonl"),
+            report: directory.file("report.json"), rejects: directory.file("rejects.jsonl"))
+        let summary = try WikiStage(options: options).run()
+        let written = try jsonLines(directory.file("articles.jsonl"))
+        #expect(written.count == 1)
+        #expect(summary.articles == written.count)
+    }
 }

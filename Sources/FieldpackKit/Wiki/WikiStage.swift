@@ -472,7 +472,9 @@ public struct WikiStage {
             disambiguationItems: run.disambiguationItems, wanted: wanted, asked: options.wants)
         if run.spillError == nil { run.spillError = readError }
         run.summary.missing = resolved.missing
-        run.summary.articles = run.articles.count
+        // What the stage writes: a page no one asks for any more (a losing claimant of an alias or
+        // of a Wikidata item) is not, nor counted (as the report's `found`).
+        run.summary.articles = run.articles.keys.count { resolved.isWanted($0) }
         return resolved
     }
 
