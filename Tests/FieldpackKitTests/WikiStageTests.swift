@@ -332,4 +332,15 @@ import Testing
         #expect(written.count == 1)
         #expect(summary.articles == written.count)
     }
+
+    /// Thai has no sentence ends: its summary is cut at a character, which was a scalar, and a
+    /// syllable's vowel and tone marks were cut off its consonant.
+    @Test func aSummaryCutInTextWithoutSpacesKeepsTheLastCharacterWhole() throws {
+        let directory = try TemporaryDirectory()
+        let thai = String(repeating: "ก", count: 299) + "ที่" + String(repeating: "ก", count: 50)
+        let dump = try directory.write("dump.ndjson", WikiHarness.line("Thai", WikiHarness.parsoid(thai)) + "\n")
+        let output = try WikiHarness.run([dump], wants: WikiHarness.wants(["Thai"]), in: directory)
+        let summary = try #require(output.articles["Thai"]?["summary"] as? String)
+        #expect(summary == String(repeating: "ก", count: 299) + "ที่…", "\(summary.unicodeScalars.suffix(6).map { String($0.value, radix: 16) })")
+    }
 }

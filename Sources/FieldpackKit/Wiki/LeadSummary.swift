@@ -67,9 +67,27 @@ enum LeadSummary {
         // Back to a space only when that keeps at least half the target: text written without
         // spaces (Chinese, Japanese, Thai) with a Latin name early in it was cut back to the name.
         let scalarsBefore = bytes[0..<space].reduce(0) { $1 & 0xC0 != 0x80 ? $0 + 1 : $0 }
-        if space > 0 && scalarsBefore * 2 >= length { offset = space }
+        if space > 0 && scalarsBefore * 2 >= length {
+            offset = space
+        } else if offset < bytes.count {
+            // At a character, never inside one: a Thai syllable's vowel and tone marks, a letter's
+            // combining accents, an emoji's joined parts are scalars of their own (Thai is cut
+            // this way, having no sentence ends); the cut moves on to the end of the character.
+            offset = Self.characterEnd(in: bytes, atOrAfter: offset)
+        }
         while offset > 0 && bytes[offset - 1] == 0x20 { offset -= 1 }
         return String(decoding: bytes[0..<offset], as: UTF8.self) + "…"
+    }
+
+    /// The byte offset of the end of the character (extended grapheme cluster) that holds the
+    /// byte at `offset`, or `offset` when a character starts there.
+    static func characterEnd(in bytes: [UInt8], atOrAfter offset: Int) -> Int {
+        var end = 0
+        for character in String(decoding: bytes, as: UTF8.self) {
+            guard end < offset else { break }
+            end += character.utf8.count
+        }
+        return end
     }
 
     /// Whether the text ends with a CJK character or mark (U+2E80 and up, 3 bytes or more).
