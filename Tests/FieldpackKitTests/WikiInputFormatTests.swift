@@ -200,4 +200,35 @@ import Testing
         #expect(found.contains { $0.hasPrefix("rejected cut.json: not JSON") }, "\(found)")
         #expect(found.contains("skipped files.json: a JSON array whose first element is not a Wikipedia article (no \"article_body\"): skipped"))
     }
+
+    /// One bad byte in an On-demand export's array rejected every article of the file, with no
+    /// line or record named. Its complete records are read; the damage is named by its place.
+    @Test func anArrayOfArticlesWithOneBrokenRecordOrCutShortKeepsItsCompleteRecords() throws {
+        let directory = try TemporaryDirectory()
+        let array = H.json([
+            H.article("Alpha", H.parsoid()), H.article("Beta", H.parsoid()), H.article("Gamma", H.parsoid()),
+        ], pretty: true)
+        let gamma = try #require(array.range(of: "\"name\" : \"Gamma\""))
+        // Record [2] loses the colon after "name".
+        let broken = try directory.write("broken.json", array.replacingCharacters(in: gamma, with: "\"name\" \"Gamma\""))
+        let brokenLine = array[..<gamma.lowerBound].filter { $0 == "\n" }.count + 1
+        let output = try H.run([broken], wants: H.wants(["Alpha", "Beta", "Gamma"]), in: directory)
+        #expect(output.titles == ["Alpha", "Beta"])
+        #expect(output.rejects.count == 1)
+        let rejected = try #require(output.rejects.first)
+        #expect(rejected["kind"] as? String == "rejected" && rejected["record"] as? String == "[2]")
+        #expect((rejected["line"] as? Int).map { $0 < brokenLine && $0 > brokenLine - 40 } == true, "\(rejected), line \(brokenLine)")
+        #expect((rejected["reason"] as? String)?.hasPrefix("not JSON: ") == true, "\(rejected)")
+
+        // Cut inside record [2]: the two before it are read, and the cut is named after [1].
+        let second = try TemporaryDirectory()
+        let cut = try second.write("cut.json", String(array[..<gamma.upperBound]))
+        let cutOutput = try H.run([cut], wants: H.wants(["Alpha", "Beta", "Gamma"]), in: second)
+        #expect(cutOutput.titles == ["Alpha", "Beta"])
+        #expect(cutOutput.rejects.count == 1)
+        let cutFinding = try #require(cutOutput.rejects.first)
+        #expect(cutFinding["record"] as? String == "[2]" && (cutFinding["line"] as? Int ?? 0) > 1, "\(cutFinding)")
+        #expect((cutFinding["reason"] as? String).map { $0.hasPrefix("the array cannot be read after its record [1] (not JSON: ") && $0.hasSuffix("); kept the 2 complete records before it") } == true, "\(cutFinding)")
+        #expect(cutOutput.report["missing"] as? [String] == ["Gamma"])
+    }
 }

@@ -328,14 +328,17 @@ extension WikiStage {
         if checks.rejects(0..<max(1, bytes.count)) {
             return reject(Finding(path: source, reason: "\(checks.reason): rejected"), counting: reading.counting, into: &run)
         }
+        let document = withoutByteOrderMark(bytes)
         if let damage = reader.damage {
+            if Self.isArray(document) { return try salvage(document, source: source, reason: "truncated: \(damage.message)", reading, into: &run) }
             return reject(Finding(path: source, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
         let root: JSONValue
         let repaired: Bool
         do {
-            (root, repaired) = try reading.parser.parseRepairingText(withoutByteOrderMark(bytes), quotingNonFinite: false)
+            (root, repaired) = try reading.parser.parseRepairingText(document, quotingNonFinite: false)
         } catch let error as JSONSyntaxError {
+            if Self.isArray(document) { return try salvage(document, source: source, reason: "not JSON: \(error.message)", reading, into: &run) }
             return reject(Finding(path: source, reason: "not JSON: \(error.message)"), counting: reading.counting, into: &run)
         }
         if reading.counting { run.summary.bytes += bytes.count }
@@ -357,6 +360,55 @@ extension WikiStage {
         } else {
             skipFile(source, EnterpriseLine.notArticles(root, "JSON that is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
         }
+    }
+
+    /// Whether a document is a JSON array (its first byte past blanks a `[`): an On-demand
+    /// export of articles.
+    private static func isArray(_ document: UnsafeRawBufferPointer) -> Bool {
+        document.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 } == UInt8(ascii: "[")
+    }
+
+    /// A JSON array of articles that does not parse whole (one record broken, or the file cut
+    /// short): one bad byte rejected every article of the file, with no place named. Its
+    /// complete records (`JSONScanner.scanArray`) are read one by one, each named by its line
+    /// and place (`[2]`), a record that does not parse on its own rejected alone; where the
+    /// array stops being readable is a finding of its own, unless that record was the damage.
+    private func salvage(_ document: UnsafeRawBufferPointer, source: String, reason: String, _ reading: Reading, into run: inout Run) throws {
+        let scan = JSONScanner.scanArray(named: nil, in: document)
+        var lines = LineLocator(document)
+        var anElementFailed = false
+        var kept = 0
+        if reading.counting { run.summary.bytes += document.count }
+        for (index, range) in scan.elements.enumerated() {
+            let line = lines.line(of: range.lowerBound)
+            let value: JSONValue
+            let repaired: Bool
+            do {
+                (value, repaired) = try reading.parser.parseRepairingText(UnsafeRawBufferPointer(rebasing: document[range]), quotingNonFinite: false)
+            } catch {
+                anElementFailed = true
+                reject(Finding(path: source, line: line, record: "[\(index)]", reason: "not JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")"),
+                       counting: reading.counting, into: &run)
+                continue
+            }
+            if index == 0 && !EnterpriseLine.isArticle(value) {
+                return skipFile(source, EnterpriseLine.notArticles(value, "a JSON array whose first element is not a Wikipedia article (no \"article_body\")"), reading, into: &run)
+            }
+            kept += 1
+            if reading.counting { run.summary.lines += 1 }
+            try record(value, source: source, line: line, record: "[\(index)]", repaired: repaired, reading, into: &run)
+            for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
+        }
+        // The array whole and a record refused on its own: that record was the damage, named.
+        if scan.closed && anElementFailed && scan.partialStart == nil { return }
+        let complete = scan.elements.count
+        let damage = scan.partialStart ?? scan.elements.last?.upperBound ?? (scan.arrayStart ?? 0)
+        let what = complete == 0 ? "before its first record" : "after its record [\(complete - 1)]"
+        let before = complete == 0 ? "no complete record before it"
+            : kept == complete ? "kept the \(complete) complete record\(complete == 1 ? "" : "s") before it"
+            : "of the \(complete) complete record\(complete == 1 ? "" : "s") before it \(kept) read, \(complete - kept) rejected"
+        reject(Finding(path: source, line: lines.line(of: damage), record: "[\(complete)]", reason: "the array cannot be read \(what) (\(reason)); \(before)"),
+               counting: reading.counting, into: &run)
     }
 
     /// One article object, from a line or a document: kept for a blurb if it is wanted. One
