@@ -343,4 +343,29 @@ import Testing
         let summary = try #require(output.articles["Thai"]?["summary"] as? String)
         #expect(summary == String(repeating: "ก", count: 299) + "ที่…", "\(summary.unicodeScalars.suffix(6).map { String($0.value, radix: 16) })")
     }
+
+    /// A citation label in plain brackets was removed bare: `north . It`, `south ,`, and a double
+    /// space where two stood (`mountains  of`), in the blurb and its plain-text summary.
+    @Test func aPlainCitationLabelIsRemovedWithTheSpaceBeforeIt() throws {
+        let directory = try TemporaryDirectory()
+        let text = "The bird is common in the north [12]. It is rare in the south [citation needed], where it breeds only in the mountains [a][b] of the region."
+        let dump = try directory.write("dump.ndjson", WikiHarness.line("Bird", WikiHarness.parsoid(text)) + "\n")
+        let output = try WikiHarness.run([dump], wants: WikiHarness.wants(["Bird"]), in: directory)
+        let clean = "The bird is common in the north. It is rare in the south, where it breeds only in the mountains of the region."
+        #expect(output.articles["Bird"]?["summary"] as? String == clean)
+        #expect(output.articles["Bird"]?["html"] as? String == "<p>\(clean)</p>")
+    }
+
+    /// Right-to-left wikis write `&rlm;` after Latin text; between a removed transcription and the
+    /// separator or bracket beside it, it stopped the tidying: `(\u{200F}، Panthera` and `Lion\u{200F} \u{200F})`.
+    @Test func aDirectionMarkBesideARemovedTranscriptionIsTidiedAsASpaceWouldBe() throws {
+        let directory = try TemporaryDirectory()
+        let lead = "<b>النمر</b> (<span class=\"IPA\">[nimr]</span>&rlm;، <i>Panthera tigris</i>) هو حيوان مفترس كبير من فصيلة السنوريات يعيش في آسيا."
+            + "</p><p id=\"mwAw\"><b>الأسد</b> (بالإنجليزية: Lion&rlm; <span class=\"IPA\">[ˈlaɪən]</span>&rlm;) هو حيوان مفترس كبير يعيش في أفريقيا."
+        let dump = try directory.write("dump.ndjson", WikiHarness.line("Tiger", WikiHarness.parsoid(lead)) + "\n")
+        let output = try WikiHarness.run([dump], wants: WikiHarness.wants(["Tiger"]), in: directory)
+        let html = try #require(output.articles["Tiger"]?["html"] as? String)
+        #expect(html.contains("<b>النمر</b> (<i>Panthera tigris</i>) هو"), "\(html.unicodeScalars.map { $0.value < 128 ? String($0) : String(format: "<%04X>", $0.value) }.joined())")
+        #expect(html.contains("(بالإنجليزية: Lion) هو"), "\(html)")
+    }
 }

@@ -45,8 +45,8 @@ struct ArticleText {
                 position += byte == 0xC2 ? 2 : 1
                 continue
             }
-            // The byte that marks removals never comes from the page.
-            if byte == Self.removalMark {
+            // The bytes that mark removals never come from the page.
+            if byte == Self.removalMark || byte == Self.citationMark {
                 position += 1
                 continue
             }
@@ -55,7 +55,7 @@ struct ArticleText {
             while end < count {
                 let next = bytes[end]
                 if next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D || next == 0x0C || next == 0xC2
-                    || next == Self.removalMark
+                    || next == Self.removalMark || next == Self.citationMark
                 {
                     break
                 }
@@ -82,6 +82,10 @@ struct ArticleText {
     /// The byte that stands where an element with text was removed, until `normalize`.
     static let removalMark: UInt8 = 0x01
 
+    /// The byte that stands where a citation leftover (`[12]`) was removed, until `normalize`:
+    /// tidied around as a removal, but a paragraph ending at one is not cut by a removed element.
+    static let citationMark: UInt8 = 0x02
+
     /// Notes that an element with text was removed here, for `normalize` to tidy around.
     mutating func markRemoval() {
         if runs.isEmpty { runs.append(Run(bytes: [], bold: boldDepth > 0, italic: italicDepth > 0)) }
@@ -99,7 +103,7 @@ struct ArticleText {
     mutating func normalize() {
         if mayHaveCitation || hasRemovals {
             var flat = FlatText(runs)
-            if mayHaveCitation { flat.removeCitationLeftovers() }
+            if mayHaveCitation && flat.removeCitationLeftovers() { hasRemovals = true }
             if hasRemovals { endsAtRemoval = flat.tidyRemovals() }
             runs = flat.runs()
             mayHaveCitation = false

@@ -34,9 +34,14 @@ struct FlatText {
 
     // MARK: Citation leftovers
 
-    /// Removes `[…]` groups whose content is a citation label (`CitationLabel`), unless the
-    /// bracket indexes a one-letter name (`a[0]`, `x[1]`).
-    mutating func removeCitationLeftovers() {
+    /// Replaces `[…]` groups whose content is a citation label (`CitationLabel`) with a
+    /// citation mark (`ArticleText.citationMark`), for `tidyRemovals` to tidy around (a label
+    /// removed bare left `north . It` and double spaces), unless the bracket indexes a
+    /// one-letter name (`a[0]`, `x[1]`).
+    ///
+    /// - Returns: whether any was removed.
+    mutating func removeCitationLeftovers() -> Bool {
+        var removed = false
         var index = bytes.count - 1
         while index >= 0 {
             defer { index -= 1 }
@@ -44,8 +49,11 @@ struct FlatText {
             guard let close = bytes[(index + 1)...].prefix(40).firstIndex(of: UInt8(ascii: "]")),
                   CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index)
             else { continue }
-            remove(index..<(close + 1))
+            remove((index + 1)..<(close + 1))
+            bytes[index] = ArticleText.citationMark
+            removed = true
         }
+        return removed
     }
 
     /// Whether the byte before `index` ends a name of one letter (`a[0]`): a letter with a space,
@@ -66,16 +74,18 @@ struct FlatText {
     /// without what it introduced (`(pronounced ; often` → `(often`; `(IPA: )` → nothing). Full-width
     /// brackets and the Arabic and CJK separators (`（）`, `，；、`, `،؛`) count as their ASCII kin.
     ///
-    /// - Returns: whether the text ended at a removal.
+    /// - Returns: whether the text ended at a removed element (not a citation leftover).
     mutating func tidyRemovals() -> Bool {
         var out = FlatText()
         out.bytes.reserveCapacity(bytes.count)
         out.formats.reserveCapacity(bytes.count)
         var holes: [Int] = []
+        var lastElementHole: Int? = nil
         for index in bytes.indices {
             let byte = bytes[index]
-            if byte == ArticleText.removalMark {
+            if byte == ArticleText.removalMark || byte == ArticleText.citationMark {
                 if holes.last != out.bytes.count { holes.append(out.bytes.count) }
+                if byte == ArticleText.removalMark { lastElementHole = out.bytes.count }
                 continue
             }
             if byte == 0x20 && (out.bytes.isEmpty || out.bytes.last == 0x20) { continue }
@@ -83,7 +93,7 @@ struct FlatText {
             out.formats.append(formats[index])
         }
         var endsAtRemoval = false
-        if let last = holes.last { endsAtRemoval = !out.bytes[last...].contains(where: { $0 != 0x20 }) }
+        if let last = lastElementHole { endsAtRemoval = !out.bytes[last...].contains(where: { $0 != 0x20 }) }
         // Last first; an edit reaching back past an earlier hole moves that hole to the edit.
         var edited = Int.max
         for hole in holes.reversed() { edited = min(edited, out.tidy(at: min(hole, edited))) }
@@ -97,6 +107,21 @@ struct FlatText {
         }
         self = out
         return endsAtRemoval
+    }
+
+    /// The length of the direction mark (U+200E, U+200F, U+061C) whose encoding starts at
+    /// `index`, if one does.
+    private func directionMark(at index: Int) -> Int? {
+        if index + 2 < bytes.count, bytes[index] == 0xE2, bytes[index + 1] == 0x80, bytes[index + 2] == 0x8E || bytes[index + 2] == 0x8F { return 3 }
+        if index + 1 < bytes.count, bytes[index] == 0xD8, bytes[index + 1] == 0x9C { return 2 }
+        return nil
+    }
+
+    /// Where the direction mark whose encoding ends at `index` starts, if one does.
+    private func directionMark(endingAt index: Int) -> Int? {
+        if index >= 2, directionMark(at: index - 2) == 3 { return index - 2 }
+        if index >= 1, directionMark(at: index - 1) == 2 { return index - 1 }
+        return nil
     }
 
     /// What a punctuation mark is to the tidying rules.
@@ -146,14 +171,20 @@ struct FlatText {
             remove(range)
             if range.upperBound <= hole { hole -= range.count } else if range.lowerBound < hole { hole = range.lowerBound }
         }
+        /// Past spaces and direction marks (`&rlm;`, which right-to-left wikis write after Latin
+        /// text, stood between a hole and the bracket or separator to tidy).
         func skipSpaces(from index: Int) -> Int {
             var end = index
-            while end < bytes.count && bytes[end] == 0x20 { end += 1 }
+            while end < bytes.count {
+                if bytes[end] == 0x20 { end += 1 } else if let length = directionMark(at: end) { end += length } else { break }
+            }
             return end
         }
         for _ in 0..<16 {
             var left = hole - 1
-            while left >= 0 && bytes[left] == 0x20 { left -= 1 }
+            while left >= 0 {
+                if bytes[left] == 0x20 { left -= 1 } else if let start = directionMark(endingAt: left) { left = start - 1 } else { break }
+            }
             let right = skipSpaces(from: hole)
             guard left >= 0 || right < bytes.count else { return lowest }
             let (before, beforeStart) = left >= 0 ? mark(endingAt: left) : (.other, 0)
