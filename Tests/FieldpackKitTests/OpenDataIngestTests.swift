@@ -442,6 +442,24 @@ import Testing
         #expect(inArchive.message == message)
     }
 
+    /// The export's tar cut exactly after a member (its taxa and observers tables missing) was
+    /// read as a whole export: a guide without taxa or credits, exit 0.
+    @Test func theExportsTarCutAtAMembersEndIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        let observations = try directory.write("\(folder)/observations.csv", "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n")
+        _ = try directory.write("\(folder)/taxa.csv", "taxon_id\tancestry\trank_level\trank\tname\tactive\n1\t48460\t70\tkingdom\tAnimalia\ttrue\n")
+        let full = directory.file("full.tar")
+        #expect(try run("/bin/tar", ["-cf", full, "-C", directory.path, "\(folder)/observations.csv", "\(folder)/taxa.csv"]).status == 0)
+        let size = try #require(FileSystem.size(observations))
+        let archive = directory.file("\(folder).tar.gz")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: full)).prefix(512 + (size + 511) / 512 * 512)).write(to: URL(fileURLWithPath: directory.file("cut.tar")))
+        #expect(try run("/bin/sh", ["-c", "gzip -c '\(directory.file("cut.tar"))' > '\(archive)'"]).status == 0)
+        let error = try refusal(of: [archive], in: directory)
+        #expect(error.path == archive, "\(error)")
+        #expect(error.message.contains("the tar archive ends after its member \(folder)/observations.csv without the block of zeros"), "\(error)")
+    }
+
     @Test func theExportsTarGzIsReadMemberByMemberAndDatedByItsName() throws {
         let directory = try TemporaryDirectory()
         var options = SyntheticOpenData.Options(observations: 200, seed: 7, output: directory.file("export"))

@@ -231,4 +231,28 @@ import Testing
         #expect((cutFinding["reason"] as? String).map { $0.hasPrefix("the array cannot be read after its record [1] (not JSON: ") && $0.hasSuffix("); kept the 2 complete records before it") } == true, "\(cutFinding)")
         #expect(cutOutput.report["missing"] as? [String] == ["Gamma"])
     }
+
+    /// A tar cut exactly at a member's end (no end-of-archive blocks) read as a whole dump: the
+    /// later members' articles were reported missing, with no finding of the cut.
+    @Test(arguments: [false, true])
+    func aTarCutAtAMembersEndIsAFindingNotAWholeDump(gzipped: Bool) throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("tar/enwiki_namespace_0_0.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        try directory.write("tar/enwiki_namespace_0_1.ndjson", H.line("European robin", H.parsoid()) + "\n")
+        let full = directory.file("full.tar")
+        #expect(try run("/bin/tar", ["-cf", full, "-C", directory.file("tar"), "enwiki_namespace_0_0.ndjson", "enwiki_namespace_0_1.ndjson"]).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: full))
+        // The first member: its header and its data, padded to 512 bytes.
+        let firstSize = try #require(FileSystem.size(directory.file("tar/enwiki_namespace_0_0.ndjson")))
+        let cut = bytes.prefix(512 + (firstSize + 511) / 512 * 512)
+        let dump = directory.file(gzipped ? "dump.tar.gz" : "dump.tar")
+        try cut.write(to: URL(fileURLWithPath: directory.file("dump.tar")))
+        if gzipped { #expect(try run("/bin/gzip", ["-k", directory.file("dump.tar")]).status == 0) }
+        let output = try H.run([dump], wants: H.wants(["Great tit", "European robin"]), in: directory)
+        #expect(output.titles == ["Great tit"])
+        #expect(output.rejects.contains { ($0["reason"] as? String)?.contains("the tar archive ends after its member enwiki_namespace_0_0.ndjson without the block of zeros") == true }, "\(output.rejects)")
+        // The whole archive reads both, with no finding.
+        let whole = try H.run([full], wants: H.wants(["Great tit", "European robin"]), in: try TemporaryDirectory())
+        #expect(whole.titles == ["European robin", "Great tit"] && whole.rejects.isEmpty)
+    }
 }

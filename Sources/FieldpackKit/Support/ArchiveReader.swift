@@ -22,6 +22,9 @@ final class ArchiveReader {
     private(set) var memberRange: Range<Int> = 0..<0
     /// The current member's size in bytes, as its header gives it (0 when it gives none).
     private(set) var memberBytes = 0
+    /// Where the last member's data ends, padded to its 512-byte block, in the inflated stream,
+    /// and its name: a tar writer closes the archive with a block of zeros after it (two).
+    private var lastMemberEnd: (offset: Int, name: String)? = nil
     /// The file's raw bytes as read, when opened by path (progress counts them as they go).
     private let raw: RawFileSource?
     private let progress: StageProgress?
@@ -102,6 +105,11 @@ final class ArchiveReader {
             switch status {
             case ARCHIVE_OK, ARCHIVE_WARN:
                 guard let entry else { return "data" }
+                // libarchive has read the member's header blocks: its data starts here.
+                lastMemberEnd = archive_entry_size_is_set(entry) != 0
+                    ? (Int(archive_filter_bytes(handle, 0)) + (Int(archive_entry_size(entry)) + 511) / 512 * 512,
+                       archive_entry_pathname(entry).map { String(cString: $0) } ?? "?")
+                    : nil
                 // S_IFDIR: libarchive's AE_IFDIR is a cast macro Swift does not import.
                 if archive_entry_filetype(entry) & 0o170000 == 0o040000 { continue }
                 let start = Int(archive_read_header_position(handle))
@@ -113,6 +121,14 @@ final class ArchiveReader {
                 if feed.endAtDamage, !feed.reported, let damage = feed.damage {
                     feed.reported = true
                     throw damage
+                }
+                // libarchive ends a tar quietly where the stream ends at a member's end, as
+                // one cut there does (a download or copy that stopped, a full disk): its next
+                // members, whole tables of an export, were missing without a word.
+                if isTar, let last = lastMemberEnd, Int(archive_filter_bytes(handle, 0)) < last.offset + 512 {
+                    throw StreamDamage(FieldpackError(
+                        path: path,
+                        "the tar archive ends after its member \(last.name) without the block of zeros a tar writer closes it with: cut short at a member's end, its later members missing"))
                 }
                 try feed.drain()
                 return nil
