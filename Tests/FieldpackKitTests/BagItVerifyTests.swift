@@ -36,14 +36,12 @@ import Testing
 
     @Test func aBagOfAGoodBundleVerifiesWithAndWithoutItsSignature() throws {
         let directory = try TemporaryDirectory()
-        let keyPath = directory.file("key.pem"), publicPath = directory.file("key.pub.pem")
-        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", keyPath]).status == 0)
-        #expect(try run("/usr/bin/openssl", ["pkey", "-in", keyPath, "-pubout", "-out", publicPath]).status == 0)
-        let bag = try bag(directory, signedWith: try Ed25519Key.privateKey(at: keyPath))
+        let keys = try ed25519KeyPair(in: directory)
+        let bag = try bag(directory, signedWith: keys.privateKey)
         #expect(FileManager.default.fileExists(atPath: "\(bag)/bagit.txt"))
         #expect(FileManager.default.fileExists(atPath: "\(bag)/manifest.json.sig"))
         #expect(BundleVerifier(directory: bag).verify() == [])
-        #expect(BundleVerifier(directory: bag, publicKey: try Ed25519Key.publicKey(at: publicPath)).verify() == [])
+        #expect(BundleVerifier(directory: bag, publicKey: keys.publicKey).verify() == [])
     }
 
     @Test func aChangedPayloadByteIsNamedByItsPathInTheBag() throws {

@@ -37,11 +37,9 @@ import Testing
 
     @Test func theSignatureIsCheckedOverTheManifestBytesReadNotTheFileReadAgain() throws {
         let directory = try TemporaryDirectory()
-        let keyPath = directory.file("key.pem"), publicPath = directory.file("key.pub.pem")
-        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", keyPath]).status == 0)
-        #expect(try run("/usr/bin/openssl", ["pkey", "-in", keyPath, "-pubout", "-out", publicPath]).status == 0)
-        let bundle = try bundle(directory, signedWith: try Ed25519Key.privateKey(at: keyPath))
-        let key = try Ed25519Key.publicKey(at: publicPath)
+        let keys = try ed25519KeyPair(in: directory)
+        let bundle = try bundle(directory, signedWith: keys.privateKey)
+        let key = keys.publicKey
         let signed = Array(try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/manifest.json")))
         #expect(ManifestSignature.problem(bundle: bundle, manifest: signed, key: key) == nil)
         // Another manifest.json renamed in after verify read the signed one: the check is of the

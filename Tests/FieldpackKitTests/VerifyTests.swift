@@ -245,11 +245,8 @@ import Testing
 
     /// An Ed25519 key pair made by the openssl command line, as a publisher would.
     private func keyPair(_ directory: TemporaryDirectory, _ name: String) throws -> (Ed25519Key, Ed25519Key) {
-        let privatePath = directory.file("\(name).pem")
-        let publicPath = directory.file("\(name).pub.pem")
-        #expect(try run("/usr/bin/openssl", ["genpkey", "-algorithm", "ed25519", "-out", privatePath]).status == 0)
-        #expect(try run("/usr/bin/openssl", ["pkey", "-in", privatePath, "-pubout", "-out", publicPath]).status == 0)
-        return (try Ed25519Key.privateKey(at: privatePath), try Ed25519Key.publicKey(at: publicPath))
+        let pair = try ed25519KeyPair(in: directory, name)
+        return (pair.privateKey, pair.publicKey)
     }
 
     @Test func aSignedManifestVerifiesAndAnyTamperingIsRefused() throws {

@@ -63,6 +63,19 @@ package let realWikiPages = [
     "zh-Red-crowned_crane-parsoid.html", "ar-Cheetah-parsoid.html", "mobile-html-Common_kingfisher.html", "redirect-stub.html",
 ]
 
+/// An Ed25519 key pair made by the openssl command line, as a publisher would:
+/// `directory/name.pem` and `directory/name.pub.pem`.
+package func ed25519KeyPair(in directory: TemporaryDirectory, _ name: String = "key") throws
+    -> (privateKey: Ed25519Key, publicKey: Ed25519Key, privatePath: String, publicPath: String)
+{
+    let privatePath = directory.file("\(name).pem"), publicPath = directory.file("\(name).pub.pem")
+    for arguments in [["genpkey", "-algorithm", "ed25519", "-out", privatePath], ["pkey", "-in", privatePath, "-pubout", "-out", publicPath]] {
+        let made = try run("/usr/bin/openssl", arguments)
+        guard made.status == 0 else { throw FieldpackError("openssl \(arguments[0]) failed: \(made.stderr)") }
+    }
+    return (try Ed25519Key.privateKey(at: privatePath), try Ed25519Key.publicKey(at: publicPath), privatePath, publicPath)
+}
+
 package func text(_ path: String) throws -> String {
     try String(contentsOfFile: path, encoding: .utf8)
 }
