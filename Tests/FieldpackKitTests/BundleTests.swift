@@ -84,7 +84,8 @@ import Testing
         #expect(try database.int("PRAGMA page_size") == Int64(BundleBuilder.pageSize))
         #expect(try database.int("SELECT count(*) FROM sqlite_stat1")! > 0)
         #expect(try database.int("SELECT count(*) FROM observations") == 19)
-        #expect(try database.int("SELECT count(*) FROM photos") == 36)
+        // 81000003 and 46213 are credited by the name their taxa-page copies give (`Winners.writePhoto`).
+        #expect(try database.int("SELECT count(*) FROM photos") == 38)
         #expect(try database.int("SELECT count(*) FROM observation_photos") == 35)
         #expect(try database.scalar("SELECT value FROM bundle_info WHERE key = 'pipeline'") == "sample")
         // The newest observation copy won, and a photo shared by two observations has two links.
@@ -95,10 +96,10 @@ import Testing
         // No journal or WAL files beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted()
                 == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
-        // The commercial allow-list of the sample pipeline keeps 21 of them.
+        // The commercial allow-list of the sample pipeline keeps 22 of them.
         let commercial = try TemporaryDirectory()
         let shipped = try Database(path: "\(try buildBundle(inputs: try sampleInputs(), in: commercial))/content.sqlite", mode: .immutable)
-        #expect(try shipped.int("SELECT count(*) FROM photos") == 21)
+        #expect(try shipped.int("SELECT count(*) FROM photos") == 22)
         #expect(try shipped.int("SELECT count(*) FROM photos WHERE license NOT IN ('cc0', 'pd', 'cc-by', 'cc-by-sa')") == 0)
     }
 

@@ -55,6 +55,25 @@ import Testing
         #expect(taxa[0]["photos"] as? [Int] == [501, 502])
     }
 
+    /// A taxon's default photo embedded in an observation carries no `attribution_name` and
+    /// outranks the taxa page's copy, which names who took it: the winner was written with none,
+    /// and the bundle excluded the photo with nobody to credit once the observations were read.
+    @Test(arguments: [false, true])
+    func aPhotosCreditNameComesFromACopyThatGivesOneWhenTheWinnerHasNone(taxaFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let photo = "\"id\":555,\"license_code\":\"cc0\",\"url\":\"https://inaturalist-open-data.s3.amazonaws.com/photos/555/square.jpg\","
+            + "\"original_dimensions\":{\"width\":1600,\"height\":1200}"
+        let taxa = page(["""
+            {"id":48662,"name":"Danaus plexippus","rank":"species","rank_level":10,"default_photo":{\(photo)},\
+            "taxon_photos":[{"taxon_id":48662,"photo":{\(photo),"type":"LocalPhoto","attribution_name":"Tom Achterberg"}}]}
+            """])
+        let observation = observationJSON(id: 1001).replacingOccurrences(of: "\"rank_level\":10}", with: "\"rank_level\":10,\"default_photo\":{\(photo)}}")
+        let files = [("taxa.json", taxa), ("obs.json", page([observation]))]
+        let records = try dedupe(taxaFirst ? files : Array(files.reversed()), in: directory)
+        let deduped = try #require(records["photo"]?.first { $0["id"] as? Int == 555 })
+        #expect(deduped["attribution_name"] as? String == "Tom Achterberg", "\(deduped)")
+    }
+
     @Test(arguments: [false, true])
     func onATieOfTimeObservationAndContextTheLowerPositionWins(reversed: Bool) throws {
         let directory = try TemporaryDirectory()

@@ -330,7 +330,7 @@ import Testing
         #expect(files.map { $0["path"] as? String } == ["content.sqlite"])
         let database = try Data(contentsOf: URL(fileURLWithPath: "\(bundle)/content.sqlite"))
         #expect(files[0]["bytes"] as? Int == database.count)
-        #expect((manifest["rows"] as? [String: Int])?["photos"] == 21)
+        #expect((manifest["rows"] as? [String: Int])?["photos"] == 22)
         let inputs = try #require(manifest["inputs"] as? [[String: Any]])
         #expect(inputs.count == 8)
         let (digest, _) = try SHA256.hex(ofFile: "\(repositoryRoot)/sample-data/inat/updates.jsonl.gz")
@@ -408,9 +408,9 @@ import Testing
         // but the database disagrees with the manifest.
         let directory = try TemporaryDirectory()
         let bundle = try freshBundle(directory)
-        try tamper(bundle, manifest: { $0.replacingOccurrences(of: "\"photos\": 21", with: "\"photos\": 22") })
+        try tamper(bundle, manifest: { $0.replacingOccurrences(of: "\"photos\": 22", with: "\"photos\": 23") })
         let problems = BundleVerifier(directory: bundle).verify()
-        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 21 rows, the manifest says 22"])
+        #expect(problems == ["\(bundle)/content.sqlite: error: table photos has 22 rows, the manifest says 23"])
     }
 
     /// A database whose file does not hold all it says is never published: one with a -journal

@@ -48,7 +48,8 @@ struct Winners {
     }
 
     /// Writes a photo's winner (the first), filling what it lacks from the other occurrences:
-    /// its dimensions from the first that has both and is as remote or hosted as it is, and, when it is a taxon's photo (no
+    /// its dimensions from the first that has both and is as remote or hosted as it is, its
+    /// `attribution_name` from the first that has a usable one, and, when it is a taxon's photo (no
     /// observer), its observer from the first observation's copy that names one (the best
     /// ranked: see `PhotoOccurrence.outranks`), so that the photo is credited to
     /// who took it whatever the selection keeps (`PhotoRecord.Column.observer`).
@@ -62,6 +63,20 @@ struct Winners {
             replacing[PhotoRecord.Column.width.rawValue] = Array(String(donor.width).utf8)
             replacing[PhotoRecord.Column.height.rawValue] = Array(String(donor.height).utf8)
             filled += 1
+        }
+        // The name its credit gives first (`attribution_name`), from the best ranked copy that
+        // has a usable one when the winner has none: an observation's embedded copy of a taxon's
+        // default photo carries none and outranks the taxa page's copy that names who took it,
+        // which left the photo with no one to credit (excluded as `no-credit`).
+        if group.count > 1, UserRecord.usableName(try load(offset: winner.offset, length: winner.length)[PhotoRecord.Column.attributionName]?.string) == nil {
+            for occurrence in group.dropFirst() {
+                let columns = try load(offset: occurrence.offset, length: occurrence.length)
+                guard let name = columns[PhotoRecord.Column.attributionName], UserRecord.usableName(name.string) != nil else { continue }
+                var text = JSONWriter()
+                text.value(name)
+                replacing[PhotoRecord.Column.attributionName.rawValue] = text.bytes
+                break
+            }
         }
         if !winner.isObservationPhoto {
             for occurrence in group.dropFirst() where occurrence.isObservationPhoto {
