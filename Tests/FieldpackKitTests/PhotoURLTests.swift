@@ -16,6 +16,12 @@ import Testing
         // one, its 75-px square its only URL while its costs said 2048 px.
         ("https://static.inaturalist.org:443/photos/525/square.jpg", "https://static.inaturalist.org/photos/525/large.jpg"),
         ("http://inaturalist-open-data.s3.amazonaws.com:80/photos/5/square.jpg", "https://inaturalist-open-data.s3.amazonaws.com/photos/5/large.jpg"),
+        // The same buckets at a regional S3 endpoint, and a host's final dot: taken for remote
+        // photos, they shipped their 75-px square for every target.
+        ("https://inaturalist-open-data.s3.us-east-1.amazonaws.com/photos/1023/square.jpg",
+         "https://inaturalist-open-data.s3.us-east-1.amazonaws.com/photos/1023/large.jpg"),
+        ("https://inaturalist.s3-us-west-2.amazonaws.com/photos/8/square.jpg", "https://inaturalist.s3-us-west-2.amazonaws.com/photos/8/large.jpg"),
+        ("https://static.inaturalist.org./photos/9/square.jpg", "https://static.inaturalist.org./photos/9/large.jpg"),
     ])
     func everyTierIsDerivedByReplacingOnlyTheSizeToken(url: String, large: String) throws {
         guard case .inaturalist(let parsed) = PhotoURL.classify(url) else {
@@ -63,6 +69,13 @@ import Testing
     @Test func remotePhotosKeepTheirURLAndOnlyHttpsShips() {
         let flickr = "https://live.staticflickr.com/65535/52000000001_abcdef1234_s.jpg"
         #expect(PhotoURL.classify(flickr) == .remote(url: flickr))
+        // Another's bucket, or another name around iNaturalist's, is not iNaturalist's.
+        for other in ["https://inaturalist-open-data.s3.evil.example.com/photos/1/square.jpg",
+                      "https://my-inaturalist-open-data.s3.us-east-1.amazonaws.com/photos/1/square.jpg",
+                      "https://inaturalist-open-data.s3.us_east.amazonaws.com/photos/1/square.jpg",
+                      "https://inaturalist.org../photos/1/square.jpg"] {
+            #expect(PhotoURL.classify(other) == .remote(url: other), "\(other)")
+        }
         #expect(PhotoURL.classify("http://farm1.staticflickr.com/1/2_s.jpg") == .unusable("remote photo URL is not https"))
         #expect(PhotoURL.classify("ftp://x/photos/1/square.jpg") == .unusable("not an http(s) URL"))
     }

@@ -143,8 +143,26 @@ public struct PhotoURL: Sendable, Equatable {
             }
             return true
         }
-        return equals("inaturalist-open-data.s3.amazonaws.com") || equals("inaturalist.s3.amazonaws.com")
+        if equals("inaturalist-open-data.s3.amazonaws.com") || equals("inaturalist.s3.amazonaws.com")
             || equals("inaturalist.org") || equals(".inaturalist.org", atEnd: true)
+        {
+            return true
+        }
+        // The same hosts spelt otherwise: a fully qualified name's final dot, and the buckets at
+        // a regional S3 endpoint (`inaturalist-open-data.s3.us-east-1.amazonaws.com`,
+        // `….s3-us-west-2.…`), where a photo was taken for a remote one and shipped at 75 px for
+        // every target.
+        guard host.last == UInt8(ascii: ".") || equals(".amazonaws.com", atEnd: true) else { return false }
+        var name = String(decoding: host, as: UTF8.self).lowercased()
+        if name.hasSuffix(".") {
+            name.removeLast()
+            return !name.hasSuffix(".") && isINaturalistHost(name)
+        }
+        for bucket in ["inaturalist-open-data.s3", "inaturalist.s3"] where name.hasPrefix(bucket + ".") || name.hasPrefix(bucket + "-") {
+            let region = name.dropFirst(bucket.count + 1).dropLast(".amazonaws.com".count)
+            if !region.isEmpty, region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) { return true }
+        }
+        return false
     }
 
     static func isINaturalistHost(_ host: String) -> Bool {
