@@ -3,14 +3,15 @@ import FieldpackKit
 let command = StageCommand(
     name: "fieldpack-report",
     usage: """
-        fieldpack-report content.sqlite --output report.html [--rejects inat/rejects.jsonl] [--wiki-report wiki-report.json | --wiki-report PART…]
+        fieldpack-report content.sqlite --output report.html [--rejects inat/rejects.jsonl …] [--wiki-report wiki-report.json | --wiki-report PART…]
                fieldpack-report --timings DIR --output run-report.html [--pipeline-name NAME]
         """,
     help: """
         Writes report.html, one self-contained page (inline CSS and SVG charts, no script, nothing
         fetched) that explains a bundle: rows per table and per iconic taxon, the photo tier per
         display target, decoded and download bytes, the memory budget simulation, licences shipped
-        and excluded, the records ingest rejected or salvaged (--rejects), the articles wanted,
+        and excluded, the records ingest rejected or salvaged (--rejects, once per file: a
+        sharded ingest's rejects files are counted together), the articles wanted,
         found and missing (--wiki-report), blurb lengths and the delta against the previous
         bundle. Its bytes follow from its inputs only, so the manifest lists it.
 
@@ -36,7 +37,7 @@ command.main { arguments in
     try arguments.refuseOutputs(
         ["output"], overwriting: arguments.positional + arguments.all("rejects") + arguments.all("wiki-report"), insideFolders: arguments.all("wiki-report"))
     var options = BundleReport.Options(database: arguments.positional[0], output: output)
-    options.ingestRejects = arguments.value("rejects")
+    options.ingestRejects = arguments.all("rejects")
     // The wiki stage's report, or the parts of a sharded wiki stage (repeated, or a folder).
     let wiki = arguments.all("wiki-report")
     if wiki.count == 1 && !FileSystem.isDirectory(wiki[0]) {

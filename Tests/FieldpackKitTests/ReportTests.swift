@@ -13,11 +13,26 @@ import Testing
             .filter { !$0.hasSuffix(".md") }.sorted().map { "\(folder)/\($0)" }
     }
 
-    private func report(_ directory: TemporaryDirectory, name: String = "report.html", rejects: String? = nil) throws -> String {
+    private func report(_ directory: TemporaryDirectory, name: String = "report.html", rejects: [String]? = nil) throws -> String {
         var options = BundleReport.Options(database: directory.file("content.sqlite"), output: directory.file(name))
-        options.ingestRejects = rejects ?? directory.file("rejects.jsonl")
+        options.ingestRejects = rejects ?? [directory.file("rejects.jsonl")]
         try BundleReport(options: options).run()
         return try text(directory.file(name))
+    }
+
+    /// A sharded ingest's rejects files, one `--rejects` each: every file but the last was
+    /// dropped without a word, and the page looked whole.
+    @Test func theFindingsOfSeveralRejectsFilesAreCountedTogether() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let all = try lines(directory.file("rejects.jsonl"))
+        try #require(all.count >= 2)
+        let first = try directory.write("first.jsonl", all.prefix(1).map { $0 + "\n" }.joined())
+        let rest = try directory.write("rest.jsonl", all.dropFirst().map { $0 + "\n" }.joined())
+        let whole = try report(directory, name: "whole.html")
+        let split = try report(directory, name: "split.html", rejects: [first, rest])
+        #expect(split == whole)
+        #expect(split != (try report(directory, name: "last.html", rejects: [rest])))
     }
 
     @Test func theSampleBundlesReportShowsEveryPartWithChartsAndNoScript() throws {
@@ -57,7 +72,7 @@ import Testing
     @Test func eachTargetsSizeClassesCountItsPhotosAsTheCostsViewGroupsThem() throws {
         let directory = try TemporaryDirectory()
         try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
-        let facts = try ReportFacts.read(database: directory.file("content.sqlite"), ingestRejects: nil, wikiReport: nil)
+        let facts = try ReportFacts.read(database: directory.file("content.sqlite"), ingestRejects: [], wikiReport: nil)
         let database = try Database(path: directory.file("content.sqlite"), mode: .immutable)
         let targets = try database.rows("SELECT id, name FROM display_targets ORDER BY id")
         #expect(targets.count >= 2 && facts.targets.map(\.name) == targets.map { $0[1] ?? "" })
@@ -95,7 +110,7 @@ import Testing
         let rejects = try directory.write("rejects.jsonl", [composed, decomposed, decomposed].map {
             #"{"file":"\#($0)","outcome":"rejected","path":"results[0].id","reason":"no id"}"#
         }.joined(separator: "\n") + "\n")
-        let groups = try ReportFacts.findingGroups(rejects, parser: JSONParser())
+        let groups = try ReportFacts.findingGroups([rejects], parser: JSONParser())
         #expect(groups.map { Array($0.file.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
         #expect(groups.map(\.count).sorted() == [1, 2])
         let rows = BundleReport.findingsPerFile(groups, outcomes: ["rejected"])
@@ -195,7 +210,7 @@ import Testing
             String(repeating: #"{"file":"dumps/page-\#(String(format: "%05d", index)).json","line":1,"offset":0,"record":null,"path":"photos[0].id","outcome":"salvaged","reason":"r"}"# + "\n", count: index == 7 ? 3 : 1)
         }
         let rejects = try directory.write("many-rejects.jsonl", lines.joined())
-        let html = try report(directory, rejects: rejects)
+        let html = try report(directory, rejects: [rejects])
         let rows = html.components(separatedBy: "<td class=\"wrap\">dumps/page-").count - 1
         #expect(rows == BundleReport.listedRowLimit)
         #expect(html.contains("dumps/page-00007.json") && html.contains("dumps/page-00199.json") && !html.contains("dumps/page-00200.json"))
@@ -349,7 +364,7 @@ import Testing
         let rejects = try directory.write(
             "rejects.jsonl",
             #"{"file":"dumps/<b>bold</b>&'x'.json","line":1,"offset":0,"record":null,"path":"photos[0].id","outcome":"salvaged","reason":"photos[0].id is \"<img src=x>\""}"# + "\n")
-        let html = try report(directory, rejects: rejects)
+        let html = try report(directory, rejects: [rejects])
         #expect(!html.contains("<script>alert(1)</script>"))
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Insecta&quot;"))
         #expect(!html.contains("<b>bold</b>") && html.contains("dumps/&lt;b&gt;bold&lt;/b&gt;&amp;&#39;x&#39;.json"))

@@ -8,7 +8,8 @@ public struct BundleReport {
         public var database: String
         public var output: String
         /// Ingest's `rejects.jsonl`: the observations and photos rejected or salvaged.
-        public var ingestRejects: String? = nil
+        /// Ingest's rejects files: one, or a sharded run's (each shard's), counted together.
+        public var ingestRejects: [String] = []
         /// The wiki stage's `wiki-report.json`: articles wanted, found and missing.
         public var wikiReport: String? = nil
         /// Instead, the parts of a sharded wiki stage, whose reports merge into it (`WikiMerge`).

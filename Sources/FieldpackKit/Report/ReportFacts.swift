@@ -70,7 +70,7 @@ struct ReportFacts {
         var rejected: Int64 = 0
     }
 
-    static func read(database path: String, ingestRejects: String?, wikiReport: String?, wikiParts: [String] = []) throws -> ReportFacts {
+    static func read(database path: String, ingestRejects: [String], wikiReport: String?, wikiParts: [String] = []) throws -> ReportFacts {
         _ = try ReadableFile(path: path)  // fail here, naming the path, if it cannot be read
         let database = try Database(path: path, mode: .immutable)
         guard try database.int("PRAGMA application_id") == Int64(Migrations.applicationID) else {
@@ -125,7 +125,7 @@ struct ReportFacts {
 
     /// The facts besides the costs and the blurbs' lengths, from `database`, `info` (read
     /// first) and the other files.
-    private mutating func readTheRest(_ database: Database, ingestRejects: String?, wikiReport: String?, wikiParts: [String]) throws {
+    private mutating func readTheRest(_ database: Database, ingestRejects: [String], wikiReport: String?, wikiParts: [String]) throws {
         iconic = try database.rows("""
             SELECT coalesce(nullif(t.iconic_taxon_name, ''), '(none)') AS iconic, count(*),
                    (SELECT count(*) FROM observations AS o JOIN taxa AS u ON u.id = o.taxon_id
@@ -168,7 +168,7 @@ struct ReportFacts {
             delta.append((kind, Int64(added) ?? 0, Int64(info["delta.\(kind).changed"] ?? "") ?? 0,
                           Int64(info["delta.\(kind).removed"] ?? "") ?? 0))
         }
-        if let ingestRejects { ingestFindings = try Self.findingGroups(ingestRejects, parser: parser) }
+        if !ingestRejects.isEmpty { ingestFindings = try Self.findingGroups(ingestRejects, parser: parser) }
         if let wikiReport {
             wiki = try Self.wikiFacts(wikiReport, bytes: try ReadableFile.contents(of: wikiReport), parser: parser)
         } else if !wikiParts.isEmpty {
@@ -288,11 +288,17 @@ struct ReportFacts {
     }
 
     /// The ingest rejects grouped by file, outcome and part (`photos[].id`: indexes dropped).
-    static func findingGroups(_ path: String, parser: JSONParser) throws -> [FindingGroup] {
-        let reader = LineReader(source: try RawFileSource(path: path))
+    static func findingGroups(_ paths: [String], parser: JSONParser) throws -> [FindingGroup] {
         // Keyed and ordered by bytes: Swift's String equality would merge two files whose names
         // are canonically equivalent (a composed and a decomposed "é"), which Linux keeps apart.
         var groups: [[UInt8]: FindingGroup] = [:]
+        for path in paths { try addFindingGroups(path, parser: parser, into: &groups) }
+        return groups.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+    }
+
+    /// Adds the findings of one ingest rejects file to `groups` (see `findingGroups`).
+    private static func addFindingGroups(_ path: String, parser: JSONParser, into groups: inout [[UInt8]: FindingGroup]) throws {
+        let reader = LineReader(source: try RawFileSource(path: path))
         while let line = try reader.next() {
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             let value: JSONValue
@@ -309,7 +315,6 @@ struct ReportFacts {
             }
             groups[key]!.count += 1
         }
-        return groups.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
     }
 
     /// `results[2].photos[0].id` → `results[].photos[].id`.
