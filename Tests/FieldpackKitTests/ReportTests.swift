@@ -218,6 +218,28 @@ import Testing
         #expect(BundleReport.largest([1, 5, 2, 5, 3], limit: 3, count: { Int64($0) }) == [5, 5, 3])
     }
 
+    /// The wiki stage's files skipped whole were in wiki-report.json and nowhere on the page (a
+    /// dump of the wrong kind read as "0 dump lines read"); and the redirects followed, one row
+    /// each, were listed without the limit the other lists keep.
+    @Test func theArticlesSectionNamesFilesSkippedAndListsAtMostTheLimitOfRedirects() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let extra = 30
+        let redirects = (0..<(BundleReport.listedRowLimit + extra)).map { "\"R\(String(format: "%04d", $0))\": \"T\(String(format: "%04d", $0))\"" }
+        let wiki = try directory.write("wiki-report.json", """
+            {"wanted": 600, "found": 100, "missing": [], "redirects_followed": {\(redirects.joined(separator: ", "))},
+             "disambiguation_pages_skipped": [], "lines": 5, "files_skipped": 2}
+            """)
+        var options = BundleReport.Options(database: directory.file("content.sqlite"), output: directory.file("report.html"))
+        options.wikiReport = wiki
+        try BundleReport(options: options).run()
+        let html = try text(directory.file("report.html"))
+        #expect(html.contains("2 files skipped whole, holding no Wikipedia articles"), "\(html)")
+        #expect(html.components(separatedBy: "<td class=\"wrap\">R0").count - 1 == BundleReport.listedRowLimit)
+        #expect(html.contains("R0199") && !html.contains("R0200"))
+        #expect(html.contains("\(extra) more are not listed here: wiki-report.json lists every one."))
+    }
+
     /// A bar's value text ends inside the chart, however long it is: the longest bar leaves it
     /// room ("1 234 576 obs · 12 351 taxa" ran past the edge at realistic counts).
     @Test func aBarsValueTextEndsInsideTheChart() throws {

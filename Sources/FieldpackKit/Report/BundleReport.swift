@@ -202,6 +202,13 @@ public struct BundleReport {
                     ("disambiguation pages", ReportNumber.count(Int64(wiki.disambiguations.count))),
                 ])
                 page.paragraph("\(ReportNumber.count(wiki.lines)) dump lines read, \(ReportNumber.count(wiki.skipped)) skipped, \(ReportNumber.count(wiki.rejected)) rejected; \(ReportNumber.count(wiki.duplicates)) pages seen more than once (the newest kept).")
+                // A file that held no articles (a snapshot's metadata, a dump of another kind):
+                // when every file is one, the page said "0 dump lines read" and no more.
+                if wiki.filesSkipped > 0 {
+                    page.paragraph(
+                        "\(ReportNumber.count(wiki.filesSkipped)) \(wiki.filesSkipped == 1 ? "file" : "files") skipped whole, holding no Wikipedia articles: the wiki stage's rejects file names \(wiki.filesSkipped == 1 ? "it" : "each") and says why.",
+                        class: "note")
+                }
                 if !wiki.missing.isEmpty {
                     page.html.element("h3", "Missing")
                     page.list(Array(wiki.missing.prefix(Self.listedRowLimit)))
@@ -213,7 +220,12 @@ public struct BundleReport {
                 }
                 if !wiki.redirects.isEmpty {
                     page.html.element("h3", "Redirects followed")
-                    page.table(["wanted", "article"], wiki.redirects.map { [$0.0, $0.1] })
+                    page.table(["wanted", "article"], wiki.redirects.prefix(Self.listedRowLimit).map { [$0.0, $0.1] })
+                    if wiki.redirects.count > Self.listedRowLimit {
+                        page.paragraph(
+                            "\(ReportNumber.count(wiki.redirects.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            class: "note")
+                    }
                 }
                 if !wiki.disambiguations.isEmpty {
                     page.html.element("h3", "Disambiguation pages skipped")

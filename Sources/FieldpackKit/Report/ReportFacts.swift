@@ -68,6 +68,8 @@ struct ReportFacts {
         var lines: Int64 = 0
         var skipped: Int64 = 0
         var rejected: Int64 = 0
+        /// Files (or archive members) that held no articles, passed over whole.
+        var filesSkipped: Int64 = 0
     }
 
     static func read(database path: String, ingestRejects: [String], wikiReport: String?, wikiParts: [String] = []) throws -> ReportFacts {
@@ -370,6 +372,7 @@ struct ReportFacts {
         wiki.lines = try count("lines", root["lines"])
         wiki.skipped = try count("lines_skipped", root["lines_skipped"])
         wiki.rejected = try count("lines_rejected", root["lines_rejected"])
+        wiki.filesSkipped = try count("files_skipped", root["files_skipped"])
         return wiki
     }
 }
