@@ -84,6 +84,6 @@ command.main { arguments in
             "not published: the assembled bundle fails the app's check (\(problems.count) problem(s)); the previous bundle is untouched")
     }
     let manifest = try publisher.publish()
-    StageReport(stage: "manifest", clock: clock).print(
+    StageReport(stage: "manifest", clock: clock, timingStage: publisher.bagIt ? "manifest-bag" : nil).print(
         "\(manifest.files.count) file(s) hashed", records: manifest.files.count, bytes: manifest.files.reduce(0) { $0 + $1.bytes })
 }

@@ -33,7 +33,7 @@ command.main { arguments in
     if !problems.isEmpty {
         throw FieldpackError(path: arguments.positional[0], "bundle refused: \(problems.count) problem(s)")
     }
-    StageReport(stage: "verify", clock: clock).print(
+    StageReport(stage: "verify", clock: clock, timingStage: BundleVerifier.isBag(arguments.positional[0]) ? "verify-bag" : nil).print(
         "\(arguments.positional[0]): ok, \(verifier.progress.recordCount) file(s) checked",
         records: verifier.progress.recordCount, bytes: verifier.progress.byteCount)
 }

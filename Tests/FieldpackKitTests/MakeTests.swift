@@ -633,6 +633,12 @@ import Testing
         #expect(BundleVerifier(directory: directory.file("sample/bundle")).verify() == [])
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(bag)/data/content.sqlite"))
                 == Data(contentsOf: URL(fileURLWithPath: directory.file("sample/bundle/content.sqlite"))))
+        // Each run of a stage keeps its figures: the bag's publishing and check wrote theirs
+        // over the bundle's, and the run report showed one row of each, from two runs.
+        let timings = try FileManager.default.contentsOfDirectory(atPath: directory.file("sample/timings"))
+        #expect(["manifest.json", "manifest-bag.json", "verify.json", "verify-bag.json"].allSatisfy(timings.contains), "\(timings)")
+        let runReport = try text(directory.file("sample/run-report.html"))
+        #expect(runReport.contains("manifest-bag") && runReport.contains("verify-bag"))
         let python = ["PYTHONPATH": "\(repositoryRoot)/.build/python"]
         try #require(
             try run("/bin/sh", ["-c", "python3 -c 'import bagit'"], environment: python).status == 0,

@@ -23,10 +23,15 @@ public struct StageClock {
 public struct StageReport {
     public let stage: String
     public let clock: StageClock
+    /// The name its timing is written under (`StageTiming.stage`): the stage's, or one of its
+    /// own for a second run of the stage in one build (the bag's publishing and check, beside
+    /// the bundle's: `manifest-bag`, `verify-bag`), which would replace the first's.
+    public var timingStage: String
 
-    public init(stage: String, clock: StageClock) {
+    public init(stage: String, clock: StageClock, timingStage: String? = nil) {
         self.stage = stage
         self.clock = clock
+        self.timingStage = timingStage ?? stage
     }
 
     /// Peak resident set size of this process, in bytes.
@@ -37,7 +42,7 @@ public struct StageReport {
     }
 
     /// Prints the summary line; with `FIELDPACK_TIMINGS=DIR` (as `make bundle` sets it) also
-    /// writes the figures to `DIR/<stage>.json` (a shard's to `DIR/<stage>.shard-I-of-N.json`)
+    /// writes the figures to `DIR/<timingStage>.json` (a shard's to `DIR/<timingStage>.shard-I-of-N.json`)
     /// for the run report (never part of a bundle).
     ///
     /// - Parameters:
@@ -53,7 +58,7 @@ public struct StageReport {
         line += ", peak RSS \(peak >> 20) MiB"
         StandardError.write(line)
         if let folder = environment("FIELDPACK_TIMINGS"), !folder.isEmpty {
-            let timing = StageTiming(stage: stage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
+            let timing = StageTiming(stage: timingStage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
             do {
                 try timing.write(into: folder)
             } catch {

@@ -62,7 +62,7 @@ public struct StageTiming: Sendable, Equatable {
 
     /// Every timing file in `folder`, in pipeline order, then by shard (then by name).
     public static func read(folder: String) throws -> [StageTiming] {
-        let order = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify"]
+        let order = ["inat", "dedupe", "wiki", "bundle", "report", "manifest", "verify", "manifest-bag", "verify-bag"]
         let names = try FileSystem.list(folder).filter { $0.hasSuffix(".json") }
         var timings: [StageTiming] = []
         let parser = JSONParser()

@@ -129,6 +129,11 @@ public struct BundleVerifier {
     }
 
     /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
+    /// Whether the folder is a BagIt bag (its declaration is there), not a flat bundle.
+    public static func isBag(_ directory: String) -> Bool {
+        FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
+    }
+
     public func verify() -> [String] {
         var identity: FileIdentity? = nil
         return verify(databaseIdentity: &identity)
