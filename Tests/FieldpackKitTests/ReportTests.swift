@@ -467,5 +467,32 @@ import Testing
         let stages = try StageTiming.read(folder: timings)
         #expect(stages.map(\.stage) == ["inat", "dedupe"])
         #expect(stages.allSatisfy { $0.peakResidentBytes > 0 && ($0.records ?? 0) > 0 && ($0.bytes ?? 0) > 0 })
+        // Dated, within the test's run.
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(stages.allSatisfy { ($0.finishedAt ?? 0) > now - 600 && ($0.finishedAt ?? 0) <= now + 1 }, "\(stages)")
+    }
+
+    /// After a failed build the last run's page stays as it was, with nothing to date it: a team
+    /// opening it the next morning took it for the night's run. Each row says when its stage
+    /// finished, and the subtitle when the last one did.
+    @Test func theRunReportDatesEachStagesFiguresAndTheLastStage() throws {
+        let directory = try TemporaryDirectory()
+        let timings = directory.file("timings")
+        try StageTiming(stage: "inat", seconds: 2, records: 10, bytes: 100, peakResidentBytes: 1 << 20, finishedAt: 1_796_600_000).write(into: timings)
+        for index in 0..<2 {
+            try StageTiming(stage: "dedupe", shard: try Shard(index: index, count: 2), seconds: 1, records: 10, bytes: 100,
+                            peakResidentBytes: 1 << 20, finishedAt: 1_796_600_100 + Int64(index) * 7).write(into: timings)
+        }
+        // A timing from before timings were dated.
+        try StageTiming(stage: "bundle", seconds: 1, records: 10, bytes: 100, peakResidentBytes: 1 << 20).write(into: timings)
+        #expect(try StageTiming.read(folder: timings).map(\.finishedAt) == [1_796_600_000, 1_796_600_100, 1_796_600_107, nil])
+        try RunReport(timings: timings, output: directory.file("run.html"), pipeline: "sample").run()
+        let html = try text(directory.file("run.html"))
+        #expect(html.contains("<th>finished (UTC)</th>"), "\(html)")
+        #expect(html.contains("2026-12-06 23:33:20</td>") && html.contains("2026-12-06 23:35:07</td>") && html.contains("–</td></tr>"), "\(html)")
+        #expect(html.contains("the last stage finished at 2026-12-06 23:35:07. A build that failed leaves this page as it was"))
+        let bad = try directory.write("bad/inat.json", #"{"stage": "inat", "seconds": 1, "peak_rss_bytes": 1, "finished_at": "yesterday"}"# + "\n")
+        let error = try #require(throws: FieldpackError.self) { try StageTiming.read(folder: directory.file("bad")) }
+        #expect(error.path == bad && error.message.contains("finished_at is not a time"))
     }
 }

@@ -33,7 +33,10 @@ public struct RunReport {
             // make reruns only the stages whose inputs changed: each stage's figures are from the
             // last time it ran, which for some may be an earlier build than the others'.
             subtitle: "time and peak memory of each stage's last run (a build reruns only the stages whose inputs changed), "
-                + "\(format(total, 2)) s added up")
+                + "\(format(total, 2)) s added up" + (stages.compactMap(\.finishedAt).max().map {
+                    "; the last stage finished at \(Self.shown($0)). A build that failed leaves this page as it was: "
+                        + "a time before that build's is an earlier run's"
+                } ?? ""))
         page.section("time", "Time per stage") { page in
             page.figure(SVGChart.bars(
                 "Seconds per stage",
@@ -54,6 +57,13 @@ public struct RunReport {
                         + Self.figures(seconds: stage.seconds, records: stage.records, bytes: stage.bytes, peak: stage.peakResidentBytes)
                 }, numeric: [1, 2, 3, 4, 5, 6, 7, 8])
         }
+        // When each stage's figures were made: a stage make did not rerun, or a build that
+        // failed before this page was made again, shows as an earlier time.
+        page.section("when", "When each stage finished") { page in
+            page.table(
+                ["stage", "finished (UTC)"],
+                stages.map { ["fieldpack-\($0.stage)", $0.finishedAt.map(Self.shown) ?? "–"] })
+        }
         let sharded = stages.filter { !$0.shards.isEmpty }
         if !sharded.isEmpty {
             let shards = sharded.flatMap(\.shards)
@@ -72,6 +82,12 @@ public struct RunReport {
             }
         }
         return page.finished(footer: "Not part of the bundle: these figures differ from run to run.")
+    }
+
+    /// A time as the page shows it: `2026-12-07 01:05:00` (UTC).
+    static func shown(_ seconds: Int64) -> String {
+        let text = Timestamp.iso8601(seconds: seconds)
+        return "\(text.prefix(10)) \(text.dropFirst(11).dropLast())"
     }
 
     /// The records, records/s, MB read, MB/s and peak RSS cells of a row.
@@ -100,6 +116,8 @@ struct StageTotal: Equatable {
     var records: Int?
     var bytes: Int?
     var peakResidentBytes: Int
+    /// When its run (its last shard) ended, if its timings say.
+    var finishedAt: Int64? = nil
 
     var shardCount: Int { shards.first?.shard?.count ?? 1 }
 
@@ -121,7 +139,7 @@ struct StageTotal: Equatable {
                 totals.append(StageTotal(
                     stage: timing.stage, shards: timing.shard == nil ? [] : [timing], seconds: timing.seconds,
                     longest: timing.seconds, records: timing.records, bytes: timing.bytes,
-                    peakResidentBytes: timing.peakResidentBytes))
+                    peakResidentBytes: timing.peakResidentBytes, finishedAt: timing.finishedAt))
             }
         }
         return totals
@@ -134,6 +152,7 @@ struct StageTotal: Equatable {
         records = Self.sum(records, shard.records)
         bytes = Self.sum(bytes, shard.bytes)
         peakResidentBytes = max(peakResidentBytes, shard.peakResidentBytes)
+        if let end = shard.finishedAt { finishedAt = max(finishedAt ?? end, end) }
     }
 
     private static func sum(_ a: Int?, _ b: Int?) -> Int? {

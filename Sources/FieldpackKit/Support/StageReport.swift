@@ -58,7 +58,9 @@ public struct StageReport {
         line += ", peak RSS \(peak >> 20) MiB"
         StandardError.write(line)
         if let folder = environment("FIELDPACK_TIMINGS"), !folder.isEmpty {
-            let timing = StageTiming(stage: timingStage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak)
+            let timing = StageTiming(
+                stage: timingStage, shard: shard, seconds: seconds, records: records, bytes: bytes, peakResidentBytes: peak,
+                finishedAt: Int64(time(nil)))
             do {
                 try timing.write(into: folder)
             } catch {

@@ -10,9 +10,15 @@ public struct StageTiming: Sendable, Equatable {
     public var records: Int?
     public var bytes: Int?
     public var peakResidentBytes: Int
+    /// When the run ended (Unix seconds, UTC), for the run report to date its figures; nil in a
+    /// timing written before 2026-12-07.
+    public var finishedAt: Int64?
 
-    public init(stage: String, shard: Shard? = nil, seconds: Double, records: Int?, bytes: Int?, peakResidentBytes: Int) {
+    public init(
+        stage: String, shard: Shard? = nil, seconds: Double, records: Int?, bytes: Int?, peakResidentBytes: Int, finishedAt: Int64? = nil
+    ) {
         self.stage = stage
+        self.finishedAt = finishedAt
         self.shard = shard.flatMap { $0.isWhole ? nil : $0 }
         self.seconds = seconds
         self.records = records
@@ -34,6 +40,7 @@ public struct StageTiming: Sendable, Equatable {
         writer.key("records"); writer.int(records.map(Int64.init))
         writer.key("bytes"); writer.int(bytes.map(Int64.init))
         writer.key("peak_rss_bytes"); writer.int(peakResidentBytes)
+        if let finishedAt { writer.key("finished_at"); writer.string(Timestamp.iso8601(seconds: finishedAt)) }
         writer.endObject()
         writer.newline()
         return String(decoding: writer.bytes, as: UTF8.self)
@@ -84,6 +91,13 @@ public struct StageTiming: Sendable, Equatable {
                 throw FieldpackError(
                     path: path, "not a stage timing: seconds must be from 0 to a year (\(yearOfSeconds)), and records, bytes and peak_rss_bytes at least 0")
             }
+            var finishedAt: Int64? = nil
+            if let value = root["finished_at"] {
+                guard let text = value.string, let millis = Timestamp.parse(text) else {
+                    throw FieldpackError(path: path, "not a stage timing: finished_at is not a time (YYYY-MM-DDTHH:MM:SSZ)")
+                }
+                finishedAt = millis / 1000
+            }
             var shard: Shard?
             if let text = root["shard"]?.string {
                 do { shard = try Shard(parsing: text) } catch {
@@ -92,7 +106,7 @@ public struct StageTiming: Sendable, Equatable {
             }
             timings.append(StageTiming(
                 stage: stage, shard: shard, seconds: seconds, records: root["records"]?.int64.map { Int($0) },
-                bytes: root["bytes"]?.int64.map { Int($0) }, peakResidentBytes: Int(peak)))
+                bytes: root["bytes"]?.int64.map { Int($0) }, peakResidentBytes: Int(peak), finishedAt: finishedAt))
         }
         func rank(_ stage: String) -> Int { order.firstIndex(of: stage) ?? order.count }
         func key(_ timing: StageTiming) -> (Int, String, Int, Int) {
