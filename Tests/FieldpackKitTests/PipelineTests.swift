@@ -100,6 +100,18 @@ import Testing
         #expect(unmatched.message == "\"\(directory.file("*.none"))\" matches no files")
     }
 
+    /// A file whose name is not UTF-8 (a Latin-1 name from an old archive) was listed with its
+    /// bytes lost, then could not be opened: "cannot open: No such file or directory", for a
+    /// file that is there.
+    @Test func aFileWhoseNameIsNotUTF8InAnInputFolderIsNamedByItsBytes() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/page.json", "{}")
+        #expect(try run("/usr/bin/python3", ["-c", "open(b'\(directory.file("dumps"))/caf\\xe9.json', 'wb').close()"]).status == 0)
+        let error = try #require(throws: FieldpackError.self) { try Pipeline.resolve([directory.file("dumps")], key: "inat", pipelinePath: "p.json") }
+        #expect(error.path == directory.file("dumps"), "\(error)")
+        #expect(error.message.hasPrefix("holds a file whose name is not UTF-8 (\"caf\\xE9.json\")"), "\(error)")
+    }
+
     /// A link back to a folder being walked was followed 40 levels deep, every level the whole
     /// tree again, and then named as a path 40 folders long.
     @Test func aLinkBackToAFolderBeingWalkedIsALoopNamedWhereItIs() throws {

@@ -297,7 +297,7 @@ public struct Pipeline: Sendable {
             defer { if entered { walking.removeLast() } }
             folders.append(folder)
             walked.append(folder)
-            for name in try FileSystem.list(folder) where !name.hasPrefix(".") {
+            for name in try FileSystem.list(folder, refusingUndecodable: true) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
                 if FileSystem.isDirectory(child) {
                     // A build of a pipeline inside an input folder (BUILD=dumps/build) holds

@@ -373,7 +373,11 @@ public enum FileSystem {
     }
 
     /// Entries of a directory (not `.`/`..`), sorted by their UTF-8 bytes.
-    public static func list(_ path: String) throws -> [String] {
+    ///
+    /// - Parameter refusingUndecodable: a name that is not UTF-8 (a Latin-1 name from an old
+    ///   archive) is an error naming it, byte by byte: as a Swift string its bytes are lost
+    ///   (U+FFFD), and the file it names cannot be opened by that name ("No such file").
+    public static func list(_ path: String, refusingUndecodable: Bool = false) throws -> [String] {
         guard let directory = opendir(path) else {
             throw FieldpackError(path: path, "cannot list directory: \(systemError())")
         }
@@ -390,6 +394,15 @@ public enum FileSystem {
             }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if refusingUndecodable && !name.hasPrefix(".") {
+                let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                if String(validating: raw, as: UTF8.self) == nil {
+                    let shown = raw.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }.joined()
+                    throw FieldpackError(
+                        path: path,
+                        "holds a file whose name is not UTF-8 (\"\(shown)\"), which cannot be opened by its name here: rename it (convmv -f latin1 -t utf8)")
+                }
             }
             if name != "." && name != ".." { names.append(name) }
         }
