@@ -128,12 +128,12 @@ public struct BundleVerifier {
         self.publicKey = publicKey
     }
 
-    /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
     /// Whether the folder is a BagIt bag (its declaration is there), not a flat bundle.
     public static func isBag(_ directory: String) -> Bool {
         FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
     }
 
+    /// The problems found, each naming the file and what is wrong; empty means the bundle is good.
     public func verify() -> [String] {
         var identity: FileIdentity? = nil
         return verify(databaseIdentity: &identity)
@@ -146,7 +146,7 @@ public struct BundleVerifier {
         var problems: [String] = []
         guard FileSystem.exists(directory) else { return ["\(directory): error: does not exist"] }
         guard FileSystem.isDirectory(directory) else { return ["\(directory): error: not a bundle folder"] }
-        let bag = FileSystem.exists("\(directory)/\(BagItLayout.declarationName)")
+        let bag = Self.isBag(directory)
         // A bag that lost its declaration would be checked as a flat bundle, each of its files a
         // problem of its own: one problem says what it is.
         if !bag, FileSystem.isDirectory("\(directory)/\(BagItLayout.payloadFolder)"),
