@@ -280,7 +280,8 @@ public struct Dedupe: Sendable {
                     license: record.text(C.license), attribution: record.text(C.attribution), url: url, urlWithoutQuery: url.map(Self.withoutQuery))
                 return PhotoOccurrence(
                     id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
-                    content: RecordSource.contentHash(line),
+                    content: PhotoOccurrence.content(
+                        hash: RecordSource.contentHash(line), namesCredit: UserRecord.usableName(record.text(C.attributionName)) != nil),
                     offset: Int64(offset), rank: (observationPhoto ? 1 << 30 : 0) - max(-(1 << 29), min(position, 1 << 29)),
                     length: Int32(line.count), width: Int32(clamping: record.int64(C.width) ?? -1),
                     height: Int32(clamping: record.int64(C.height) ?? -1), fields: fields)

@@ -7,7 +7,9 @@ struct PhotoOccurrence {
     var seen: Int64
     /// The observation it came in (0 if none): on a tie the higher id wins.
     var observation: Int64
-    /// Hash of the record's content (without its source), the last deterministic tie-break.
+    /// Hash of the record's content (without its source), the last deterministic tie-break; its
+    /// lowest bit is whether the copy names a usable `attribution_name` (`namesCredit`), a
+    /// function of the content too, held here rather than in 8 bytes more per occurrence.
     var content: UInt64
     var offset: Int64
     /// Observation photos beat taxon photos, then the lower position wins: higher is better.
@@ -74,6 +76,13 @@ struct PhotoOccurrence {
 
     /// It came in an observation (`rank` is positive), not as a taxon's photo.
     var isObservationPhoto: Bool { rank > 0 }
+
+    /// Whether the copy names a usable `attribution_name` (`UserRecord.usableName`): a winner
+    /// without one takes the best-ranked copy's that has one (`Winners.writePhoto`).
+    var namesCredit: Bool { content & 1 != 0 }
+
+    /// `content`, a content hash with its lowest bit standing for `namesCredit`.
+    static func content(hash: UInt64, namesCredit: Bool) -> UInt64 { hash & ~1 | (namesCredit ? 1 : 0) }
 
     var license: UInt64 { fields & 0x1F_FFFF }
     var attribution: UInt64 { (fields >> 21) & 0x1F_FFFF }

@@ -68,15 +68,11 @@ struct Winners {
         // has a usable one when the winner has none: an observation's embedded copy of a taxon's
         // default photo carries none and outranks the taxa page's copy that names who took it,
         // which left the photo with no one to credit (excluded as `no-credit`).
-        if group.count > 1, UserRecord.usableName(try load(offset: winner.offset, length: winner.length)[PhotoRecord.Column.attributionName]?.string) == nil {
-            for occurrence in group.dropFirst() {
-                let columns = try load(offset: occurrence.offset, length: occurrence.length)
-                guard let name = columns[PhotoRecord.Column.attributionName], UserRecord.usableName(name.string) != nil else { continue }
-                var text = JSONWriter()
-                text.value(name)
-                replacing[PhotoRecord.Column.attributionName.rawValue] = text.bytes
-                break
-            }
+        if !winner.namesCredit, let donor = group.dropFirst().first(where: \.namesCredit),
+           let name = try load(offset: donor.offset, length: donor.length)[PhotoRecord.Column.attributionName] {
+            var text = JSONWriter()
+            text.value(name)
+            replacing[PhotoRecord.Column.attributionName.rawValue] = text.bytes
         }
         if !winner.isObservationPhoto {
             for occurrence in group.dropFirst() where occurrence.isObservationPhoto {
