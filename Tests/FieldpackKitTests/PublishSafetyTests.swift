@@ -44,6 +44,35 @@ import Testing
     /// An ingest that fails leaves nothing behind: the part another worker spilled to disk while
     /// an earlier chunk failed (a whole file's records, gigabytes for an export) goes with the
     /// run's temp files, not at the next run on this host.
+    /// A stage whose writing fails at its last output (a file-size limit stands for a full
+    /// disk: EFBIG where it would be ENOSPC) leaves every output as it was: dedupe had put its
+    /// new conflicts report beside the previous records, and the wiki stage its new rejects and
+    /// report beside the previous articles.
+    @Test(.enabled(if: binaries != nil))
+    func aStageThatFailsWritingAnOutputLeavesEveryOutputAsItWas() throws {
+        let bin = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        func limited(_ tool: String, _ arguments: [String]) throws -> ProcessResult {
+            // SIGXFSZ ignored (and so in the tool): a write past the limit fails, as on a full disk.
+            let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
+            return try run("/bin/sh", ["-c", "trap '' XFSZ; ulimit -f 20; exec '\(bin)/\(tool)' \(quoted)"], directory: repositoryRoot)
+        }
+        let records = directory.file("records.jsonl"), deduped = directory.file("deduped.jsonl")
+        let ingest = try run("\(bin)/fieldpack-inat", ["--pipeline", "pipelines/sample.json", "--output", records, "--rejects", directory.file("rejects.jsonl")],
+                             directory: repositoryRoot)
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        #expect(try run("\(bin)/fieldpack-dedupe", [records, "--output", deduped, "--conflicts", directory.file("c.json")]).status == 0)
+        let outputs = ["d.jsonl", "conflicts.json", "articles.jsonl", "wiki-report.json", "wiki-rejects.jsonl"].map(directory.file)
+        for path in outputs { try "previous\n".write(toFile: path, atomically: true, encoding: .utf8) }
+        let dedupe = try limited("fieldpack-dedupe", [records, "--output", outputs[0], "--conflicts", outputs[1]])
+        #expect(dedupe.status == 1 && dedupe.stderr.contains("File too large"), "\(dedupe.stderr)")
+        let wiki = try limited(
+            "fieldpack-wiki", ["--pipeline", "pipelines/sample.json", "--records", deduped, "--output", outputs[2], "--report", outputs[3], "--rejects", outputs[4]])
+        #expect(wiki.status == 1 && wiki.stderr.contains("File too large"), "\(wiki.stderr)")
+        for path in outputs { #expect(try text(path) == "previous\n", "\(path) was replaced by a run that failed") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }.isEmpty)
+    }
+
     @Test func aFailedIngestLeavesNoSpilledPartBehind() throws {
         let directory = try TemporaryDirectory()
         let options = try failingIngest(in: directory)

@@ -125,6 +125,11 @@ struct ConflictReport {
     }
 
     func write(to path: String) throws {
+        try AtomicOutput.write(text, to: path)
+    }
+
+    /// The report as `conflicts.json` holds it.
+    var text: String {
         var examplesJSON = JSONWriter()
         examplesJSON.beginArray()
         for example in shown { examplesJSON.raw(example) }
@@ -137,6 +142,6 @@ struct ConflictReport {
         report.key("url"); report.int(counts.url)
         report.key("examples"); report.raw(examplesJSON.bytes)
         report.endObject()
-        try AtomicOutput.write(PrettyJSON.format(report.bytes), to: path)
+        return PrettyJSON.format(report.bytes)
     }
 }

@@ -100,8 +100,10 @@ public struct Dedupe: Sendable {
             spilled.spillPartitions = partitions
             summary = spilled
         }
-        try report.write(to: options.conflicts)
-        try output.commit()
+        // Both written out before either is put in place: a failure leaves both as they were.
+        let conflicts = try AtomicOutput(path: options.conflicts)
+        try conflicts.write(report.text)
+        try AtomicOutput.commitAll([output, conflicts])
         return summary
     }
 

@@ -85,7 +85,7 @@ struct ExportTableFile: Sendable {
                 return damage
             }
             guard let name else { return nil }
-            let reader = LineReader(source: archive.memberSource(), maxLineBytes: maxLineBytes)
+            let reader = LineReader(source: archive.memberSource(named: "\(archive.path)#\(name)"), maxLineBytes: maxLineBytes)
             // The head is a view into the reader's buffer: the reader must outlive every use of it.
             let header = try withExtendedLifetime(reader) { () throws -> OpenDataTable.Header?? in
                 let head = try reader.peek(atLeast: 1 << 16)

@@ -141,8 +141,9 @@ final class ArchiveReader {
         }
     }
 
-    /// The current member's bytes, as a source for a `LineReader`.
-    func memberSource() -> ByteSource { MemberSource(reader: self) }
+    /// The current member's bytes, as a source for a `LineReader`, named `name` in its errors
+    /// (`archive#member`): a line over the limit was an error naming no file.
+    func memberSource(named name: String? = nil) -> ByteSource { MemberSource(reader: self, name: name) }
 
     /// The next block of the current member: libarchive's own buffer, valid until the next call;
     /// empty at the member's end.
@@ -280,11 +281,13 @@ private let feedRead: @convention(c) (
 /// one is never lost (`archive_read_data` drops a partly filled buffer when the stream breaks).
 private final class MemberSource: ByteSource {
     let reader: ArchiveReader
+    let name: String?
     private var block = UnsafeRawBufferPointer(start: nil, count: 0)
     private var used = 0
 
-    init(reader: ArchiveReader) {
+    init(reader: ArchiveReader, name: String?) {
         self.reader = reader
+        self.name = name
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -238,6 +238,24 @@ public final class AtomicOutput {
         committed = true
     }
 
+    /// Flushes and fsyncs the temp file, without putting it in place: what can fail in writing
+    /// it (a full disk, an I/O error) fails here.
+    public func prepare() throws {
+        try flush()
+        if fsync(descriptor) != 0 { throw FieldpackError(path: path, "fsync failed: \(systemError())") }
+    }
+
+    /// Commits a stage's outputs together, as far as files allow: every one is written out
+    /// first (`prepare`), so that a full disk or a failing write fails the stage with every
+    /// output as it was, and only then is each renamed into place. (Committed one after the
+    /// other, a run that failed on the last output had already replaced the others: a new
+    /// conflicts report beside the previous records.) A process killed between the renames may
+    /// still leave some replaced.
+    public static func commitAll(_ outputs: [AtomicOutput]) throws {
+        for output in outputs { try output.prepare() }
+        for output in outputs { try output.commit() }
+    }
+
     /// Writes a whole small file atomically; returns false when `keepsIdenticalFile` left the
     /// file as it was.
     @discardableResult

@@ -127,7 +127,7 @@ extension WikiStage {
             let name = archive.isTar ? "\(input)#\(member)" : input
             var checks = checks
             checks.wholeMember = archive.isTar && checks.failed.contains { $0.overlaps(archive.memberRange) }
-            let reader = LineReader(source: archive.memberSource())
+            let reader = LineReader(source: archive.memberSource(named: name))
             try reader.detectLineEnd()
             let head = try reader.peek(atLeast: 1 << 16)
             switch DumpContent.detect(head, name: archive.isTar ? member : input) {

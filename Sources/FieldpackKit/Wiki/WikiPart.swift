@@ -235,11 +235,12 @@ extension WikiPart.Report {
 extension WikiStage {
     /// Writes a part (see `WikiPart`): the rejects, every article kept on the first pass and
     /// every one a later pass found, and the part report. The reject limit is the merge's to
-    /// check (a shard sees only its share of the lines); the articles file comes last. Returns
-    /// the outputs left as they were (`Options.keepsUnchangedOutputs`).
+    /// check (a shard sees only its share of the lines). The three are written out before any
+    /// is put in place (`AtomicOutput.commitAll`): a part that fails leaves all three as they
+    /// were. Returns the outputs left as they were (`Options.keepsUnchangedOutputs`).
     func writePart(_ run: Run, identity: WikiPart.Identity) throws -> [String] {
-        let rejectsReplaced = try writeRejects(run)
         if let error = run.spillError { throw error }
+        let rejects = try rejectsOutput(run)
         guard let first = run.firstPass else { preconditionFailure("a part is written after its first pass") }
         /// Where a later pass's copy is, and why it was read: what orders the copies of a title.
         typealias Place = (source: String, line: Int, record: String, matched: String)
@@ -414,10 +415,12 @@ extension WikiStage {
         }
         report.endArray()
         report.endObject()
-        let reportReplaced = try AtomicOutput.write(
-            PrettyJSON.format(report.bytes), to: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
-        try output.commit()
-        let articlesReplaced = !output.keptIdenticalFile
-        return Self.unchanged([(options.rejects, rejectsReplaced), (options.report, reportReplaced), (options.output, articlesReplaced)])
+        let reportOutput = try AtomicOutput(path: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
+        try reportOutput.write(PrettyJSON.format(report.bytes))
+        try AtomicOutput.commitAll([rejects, reportOutput, output])
+        return Self.unchanged([
+            (options.rejects, !rejects.keptIdenticalFile), (options.report, !reportOutput.keptIdenticalFile),
+            (options.output, !output.keptIdenticalFile),
+        ])
     }
 }

@@ -562,21 +562,31 @@ public struct WikiStage {
     /// lines are over the limit or reading stopped early.
     @discardableResult
     private func writeRejectsAndCheckLimit(_ run: Run) throws -> Bool {
-        let replaced = try writeRejects(run)
+        try checkLimit(run)
+        return try writeRejects(run)
+    }
+
+    /// Fails, with the rejects written, when the rejected lines are over the limit or reading
+    /// stopped early.
+    private func checkLimit(_ run: Run) throws {
         let rate = run.summary.lines == 0 ? 0 : Double(run.summary.rejected) / Double(run.summary.lines)
         if rate > options.maxRejectRate || run.stoppedAt != nil {
+            try writeRejects(run)
             throw Self.overLimit(
                 rejected: run.summary.rejected, lines: run.summary.lines, maxRejectRate: options.maxRejectRate, stoppedAt: run.stoppedAt,
                 path: mostRejected(run.findings) ?? options.output, rejects: options.rejects)
         }
-        return replaced
     }
 
     /// Writes the rejects, the articles someone asked for (read back from the spill file one at
     /// a time, in title order) and the report; returns the outputs left as they were.
+    /// The three are written out before any is put in place (`AtomicOutput.commitAll`): a run
+    /// that fails (a full disk, a scratch file that cannot be read back) leaves all three as they
+    /// were, where it had replaced the rejects and the report beside the previous articles.
     private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws -> [String] {
-        let rejectsReplaced = try writeRejectsAndCheckLimit(run)
         if let error = run.spillError { throw error }
+        try checkLimit(run)
+        let rejects = try rejectsOutput(run)
         let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)
         for title in run.articles.keys.sorted(by: WikiTitle.byteOrder) {
@@ -594,11 +604,12 @@ public struct WikiStage {
             }
         }
         try output.write(writer.bytes)
-        let reportReplaced = try AtomicOutput.write(
-            report(run, wanted: wanted, requesters: requesters).json(), to: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
-        try output.commit()
-        let articlesReplaced = !output.keptIdenticalFile
-        return Self.unchanged([(options.rejects, rejectsReplaced), (options.report, reportReplaced), (options.output, articlesReplaced)])
+        let report = try AtomicOutput(path: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
+        try report.write(self.report(run, wanted: wanted, requesters: requesters).json())
+        try AtomicOutput.commitAll([rejects, report, output])
+        return Self.unchanged([
+            (options.rejects, !rejects.keptIdenticalFile), (options.report, !report.keptIdenticalFile), (options.output, !output.keptIdenticalFile),
+        ])
     }
 
     /// The paths of the outputs that were not replaced, in the order given.
@@ -642,6 +653,13 @@ public struct WikiStage {
     /// stderr too. Returns false when the file was left as it was (`keepsUnchangedOutputs`).
     @discardableResult
     func writeRejects(_ run: Run) throws -> Bool {
+        let output = try rejectsOutput(run)
+        try output.commit()
+        return !output.keptIdenticalFile
+    }
+
+    /// The rejects file written out but not yet in place (see `writeRejects`).
+    func rejectsOutput(_ run: Run) throws -> AtomicOutput {
         var rejects = JSONWriter()
         func ordered(_ findings: [Finding]) -> [Finding] {
             findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
@@ -665,8 +683,9 @@ public struct WikiStage {
             told += 1
         }
         if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
-        return try AtomicOutput.write(
-            String(decoding: rejects.bytes, as: UTF8.self), to: options.rejects, keepsIdenticalFile: options.keepsUnchangedOutputs)
+        let output = try AtomicOutput(path: options.rejects, keepsIdenticalFile: options.keepsUnchangedOutputs)
+        try output.write(rejects.bytes)
+        return output
     }
 
     /// The input most findings are about (the first of them in input order), or nil if none is.
