@@ -164,6 +164,7 @@ extension WikiStage {
     /// of the inputs hold (see `rejectLimit`), so findings never grow past what the input's size
     /// allows under the limit.
     private func stopIfOverLimit(at place: String, into run: inout Run) throws {
+        try spillFindings(&run)
         guard let limit = run.rejectLimit, run.summary.rejected > limit else { return }
         run.stoppedAt = place
         throw StopReading()

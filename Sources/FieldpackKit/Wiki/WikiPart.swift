@@ -328,7 +328,7 @@ extension WikiStage {
         report.endObject()
         report.key("rejected_by_input")
         report.beginArray()
-        for (input, count) in rejectedByInput(run.findings) {
+        for (input, count) in rejectedByInput(run) {
             report.beginObject()
             report.key("input"); report.string(input)
             report.key("count"); report.int(count)

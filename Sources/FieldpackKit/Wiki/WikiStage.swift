@@ -39,6 +39,9 @@ public struct WikiStage {
         /// its time included (`AtomicOutput.keepsIdenticalFile`), so make does not rebuild what
         /// depends on it; the outputs left so are in `Summary.unchanged`.
         public var keepsUnchangedOutputs = false
+        /// Findings held in memory past which they are spilled to a scratch file
+        /// (`FindingRuns`); smaller in tests, to spill a few.
+        public var findingsHeld = FindingRuns.defaultLimit
 
         public init(inputs: [String], wants: WikiWants, output: String, report: String, rejects: String) {
             self.inputs = inputs
@@ -183,6 +186,8 @@ public struct WikiStage {
         var skips: [Finding] = []
         /// Lines kept with their text repaired (`WikiStage.repairedText`).
         var salvaged: [Finding] = []
+        /// The findings spilled past what memory holds (`FindingRuns`).
+        var findingRuns = FindingRuns()
         var summary = Summary()
         /// What the first pass found, and what later passes found, kept apart for a part.
         var firstPass: FirstPass? = nil
@@ -237,6 +242,7 @@ public struct WikiStage {
         try FileSystem.refuseOutputs(options.outputs, overwriting: options.inputs)
         let clock = PhaseTrace(stage: "wiki")
         var run = Run(spill: try SpillFile(in: directory(of: options.output)))
+        run.findingRuns.limit = options.findingsHeld
         run.rejectLimit = Self.rejectLimit(inputs: options.inputs, maxRejectRate: options.maxRejectRate)
         run.recordsLate = options.part != nil
         var wanted = options.wants
@@ -574,7 +580,7 @@ public struct WikiStage {
             try writeRejects(run)
             throw Self.overLimit(
                 rejected: run.summary.rejected, lines: run.summary.lines, maxRejectRate: options.maxRejectRate, stoppedAt: run.stoppedAt,
-                path: mostRejected(run.findings) ?? options.output, rejects: options.rejects)
+                path: mostRejected(run) ?? options.output, rejects: options.rejects)
         }
     }
 
@@ -660,42 +666,47 @@ public struct WikiStage {
 
     /// The rejects file written out but not yet in place (see `writeRejects`).
     func rejectsOutput(_ run: Run) throws -> AtomicOutput {
-        var rejects = JSONWriter()
-        func ordered(_ findings: [Finding]) -> [Finding] {
-            findings.sorted { ($0.path, $0.line ?? 0, $0.record ?? "", $0.reason) < ($1.path, $1.line ?? 0, $1.record ?? "", $1.reason) }
-        }
+        let output = try AtomicOutput(path: options.rejects, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var told = 0
-        let kinds = ordered(run.findings).map { ("rejected", $0) } + ordered(run.skips).map { ("skipped", $0) }
-            + ordered(run.salvaged).map { ("salvaged", $0) }
-        for (kind, finding) in kinds {
-            rejects.beginObject()
-            rejects.key("kind"); rejects.string(kind)
-            rejects.key("file"); rejects.string(finding.path)
-            rejects.key("line"); rejects.int(finding.line.map(Int64.init))
-            if let record = finding.record { rejects.key("record"); rejects.string(record) }
-            // The part of a kept article that was not (its url), as ingest's findings name it.
-            if let field = finding.field { rejects.key("field"); rejects.string(field) }
-            rejects.key("reason"); rejects.string(finding.reason)
-            rejects.endObject()
-            rejects.newline()
+        var pending: [UInt8] = []
+        try run.findingRuns.forEachLine(held: [run.findings, run.skips, run.salvaged]) { line, finding in
+            pending += line
+            pending.append(0x0A)
+            if pending.count >= 1 << 20 {
+                try output.write(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
             // The first 20 on stderr, as ingest does; all of them in the rejects file.
             if told < 20 { StandardError.write(finding.diagnostic) }
             told += 1
         }
+        try output.write(pending)
         if told > 20 { StandardError.write("fieldpack-wiki: … \(told - 20) more in \(options.rejects)") }
-        let output = try AtomicOutput(path: options.rejects, keepsIdenticalFile: options.keepsUnchangedOutputs)
-        try output.write(rejects.bytes)
         return output
     }
 
     /// The input most findings are about (the first of them in input order), or nil if none is.
-    private func mostRejected(_ findings: [Finding]) -> String? {
-        Self.mostRejected(rejectedByInput(findings))
+    private func mostRejected(_ run: Run) -> String? {
+        Self.mostRejected(rejectedByInput(run))
     }
 
-    /// How many findings are about each input (`options.inputs`, in order).
-    func rejectedByInput(_ findings: [Finding]) -> [(input: String, count: Int)] {
-        options.inputs.map { input in (input, findings.count { $0.path == input || $0.path.hasPrefix(input + "#") }) }
+    /// How many rejected lines are about each input (`options.inputs`, in order): those held
+    /// and those spilled (`FindingRuns.rejectedByPath`).
+    func rejectedByInput(_ run: Run) -> [(input: String, count: Int)] {
+        func isOf(_ input: String, _ path: String) -> Bool { path == input || path.hasPrefix(input + "#") }
+        return options.inputs.map { input in
+            (input, run.findings.count { isOf(input, $0.path) } + run.findingRuns.rejectedByPath.reduce(0) { $0 + (isOf(input, $1.key) ? $1.value : 0) })
+        }
+    }
+
+    /// Spills the findings held to a scratch file when they are more than memory holds
+    /// (`FindingRuns`): after every line read.
+    func spillFindings(_ run: inout Run) throws {
+        guard run.findings.count + run.skips.count + run.salvaged.count > run.findingRuns.limit else { return }
+        var held = [run.findings, run.skips, run.salvaged]
+        (run.findings, run.skips, run.salvaged) = ([], [], [])
+        try run.findingRuns.spillIfOver(&held, folder: directory(of: options.output))
+        (run.findings, run.skips, run.salvaged) = (held[0], held[1], held[2])
     }
 
     /// The input with the most findings (the first of them in input order), or nil if none has.

@@ -1,0 +1,182 @@
+/// The wiki stage's findings held to a bounded number in memory: past `limit` (rejected,
+/// skipped and salvaged together), those held are sorted and written to a scratch file as a
+/// sorted run, and the rejects file is a merge of the runs and what is still held. A dump of
+/// millions of bad lines (a 500 KB gzip of one repeated word) held every finding, about 800
+/// bytes each, and took the machine's 24 GB; the reject limit allows millions on such a file.
+///
+/// The rejects file is the same bytes whether or not a run was spilled: the runs hold the very
+/// lines it is made of, ordered as `WikiStage.ordered` orders the findings held, and merged in
+/// that order. At most `fanIn` runs are kept: past that, they are merged into one run (on the
+/// same scratch file), so the merge reads at most `fanIn` blocks at a time however many
+/// findings there are.
+struct FindingRuns {
+    static let defaultLimit = 1 << 16
+    static let fanIn = 32
+    /// Bytes of a run read or written at a time.
+    static let blockBytes = 1 << 18
+
+    /// Findings held past which they are spilled.
+    var limit = defaultLimit
+    /// The scratch file, made at the first spill in the output's folder.
+    private var file: SpillFile? = nil
+    /// Each run's blocks, in order.
+    private(set) var runs: [[SpillFile.Location]] = []
+    /// The rejected findings spilled, by file: what names the input most lines were rejected
+    /// from, with those still held.
+    private(set) var rejectedByPath: [String: Int] = [:]
+
+    /// The kinds of finding, in the order the rejects file lists them.
+    static let kinds = ["rejected", "skipped", "salvaged"]
+
+    /// A finding as a line of the rejects file (without its line end).
+    static func line(_ kind: String, _ finding: Finding) -> [UInt8] {
+        var rejects = JSONWriter()
+        rejects.beginObject()
+        rejects.key("kind"); rejects.string(kind)
+        rejects.key("file"); rejects.string(finding.path)
+        rejects.key("line"); rejects.int(finding.line.map(Int64.init))
+        if let record = finding.record { rejects.key("record"); rejects.string(record) }
+        // The part of a kept article that was not (its url), as ingest's findings name it.
+        if let field = finding.field { rejects.key("field"); rejects.string(field) }
+        rejects.key("reason"); rejects.string(finding.reason)
+        rejects.endObject()
+        return rejects.bytes
+    }
+
+    /// Whether `a` comes before `b` in the rejects file, within one kind.
+    static func precedes(_ a: Finding, _ b: Finding) -> Bool {
+        (a.path, a.line ?? 0, a.record ?? "", a.reason) < (b.path, b.line ?? 0, b.record ?? "", b.reason)
+    }
+
+    /// The held findings, kind by kind, each sorted: the order of the rejects file.
+    static func ordered(_ held: [[Finding]]) -> [(kind: String, finding: Finding)] {
+        zip(kinds, held).flatMap { kind, findings in findings.sorted(by: precedes).map { (kind, $0) } }
+    }
+
+    /// Spills the held findings (rejected, skipped, salvaged) as a sorted run when there are
+    /// more than `limit`, emptying them; `folder` is where the scratch file is made.
+    mutating func spillIfOver(_ held: inout [[Finding]], folder: String) throws {
+        guard held.reduce(0, { $0 + $1.count }) > limit else { return }
+        for finding in held[0] { rejectedByPath[finding.path, default: 0] += 1 }
+        let file = try self.file ?? SpillFile(in: folder)
+        self.file = file
+        var blocks: [SpillFile.Location] = []
+        var block: [UInt8] = []
+        for (kind, finding) in Self.ordered(held) {
+            block += Self.line(kind, finding)
+            block.append(0x0A)
+            if block.count >= Self.blockBytes {
+                blocks.append(try block.withUnsafeBytes { try file.append($0) })
+                block.removeAll(keepingCapacity: true)
+            }
+        }
+        if !block.isEmpty { blocks.append(try block.withUnsafeBytes { try file.append($0) }) }
+        runs.append(blocks)
+        for index in held.indices { held[index] = [] }
+        if runs.count >= Self.fanIn {
+            var merged: [SpillFile.Location] = []
+            var pending: [UInt8] = []
+            try merge(runs) { line, _ in
+                pending += line
+                pending.append(0x0A)
+                if pending.count >= Self.blockBytes {
+                    merged.append(try pending.withUnsafeBytes { try file.append($0) })
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            if !pending.isEmpty { merged.append(try pending.withUnsafeBytes { try file.append($0) }) }
+            runs = [merged]
+        }
+    }
+
+    /// Calls `body` with every line of the rejects file, in order, and its finding: the runs and
+    /// `held` merged.
+    func forEachLine(held: [[Finding]], _ body: (_ line: [UInt8], _ finding: Finding) throws -> Void) throws {
+        guard !runs.isEmpty else {
+            for (kind, finding) in Self.ordered(held) { try body(Self.line(kind, finding), finding) }
+            return
+        }
+        var lastRun: [SpillFile.Location] = []
+        var lastBlock: [UInt8] = []
+        guard let file else { preconditionFailure("runs were spilled to no file") }
+        // What is held, as one more run (at most `limit` findings: bounded).
+        for (kind, finding) in Self.ordered(held) {
+            lastBlock += Self.line(kind, finding)
+            lastBlock.append(0x0A)
+        }
+        if !lastBlock.isEmpty { lastRun.append(try lastBlock.withUnsafeBytes { try file.append($0) }) }
+        try merge(runs + [lastRun], body)
+    }
+
+    /// Merges sorted runs, calling `body` with each line in order.
+    private func merge(_ runs: [[SpillFile.Location]], _ body: (_ line: [UInt8], _ finding: Finding) throws -> Void) throws {
+        guard let file else { return }
+        var readers = try runs.map { try RunReader(file: file, blocks: $0) }
+        // A binary heap of the readers with a line left, the first line's at the top.
+        var heap = readers.indices.filter { readers[$0].head != nil }
+        func before(_ a: Int, _ b: Int) -> Bool { readers[heap[a]].precedes(readers[heap[b]]) }
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var first = parent
+                if left < heap.count && before(left, first) { first = left }
+                if right < heap.count && before(right, first) { first = right }
+                if first == parent { return }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+        }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        while let top = heap.first, let head = readers[top].head {
+            try body(head.line, head.finding)
+            try readers[top].advance()
+            if readers[top].head == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+        }
+    }
+
+    /// One run read a block at a time, its head line parsed back into the finding it was.
+    private struct RunReader {
+        let file: SpillFile
+        var blocks: ArraySlice<SpillFile.Location>
+        var lines: [[UInt8]] = []
+        var next = 0
+        var head: (kind: Int, line: [UInt8], finding: Finding)? = nil
+        let parser = JSONParser()
+
+        init(file: SpillFile, blocks: [SpillFile.Location]) throws {
+            self.file = file
+            self.blocks = blocks[...]
+            try advance()
+        }
+
+        func precedes(_ other: RunReader) -> Bool {
+            guard let a = head, let b = other.head else { return head != nil }
+            return a.kind != b.kind ? a.kind < b.kind : FindingRuns.precedes(a.finding, b.finding)
+        }
+
+        mutating func advance() throws {
+            while next == lines.count {
+                guard let block = blocks.popFirst() else {
+                    head = nil
+                    return
+                }
+                lines = try file.withBytes(at: block) { bytes in bytes.split(separator: 0x0A).map(Array.init) }
+                next = 0
+            }
+            let line = lines[next]
+            next += 1
+            let value = try line.withUnsafeBytes { try parser.parse($0) }
+            guard let kind = value["kind"]?.string.flatMap({ FindingRuns.kinds.firstIndex(of: $0) }), let path = value["file"]?.string,
+                  let reason = value["reason"]?.string
+            else { throw FieldpackError(path: file.folder, "a spilled finding could not be read back") }
+            var finding = Finding(path: path, line: value["line"]?.int64.map { Int($0) }, record: value["record"]?.string, reason: reason)
+            finding.field = value["field"]?.string
+            head = (kind, line, finding)
+        }
+    }
+}
