@@ -73,6 +73,8 @@ import Testing
         for other in ["https://inaturalist-open-data.s3.evil.example.com/photos/1/square.jpg",
                       "https://my-inaturalist-open-data.s3.us-east-1.amazonaws.com/photos/1/square.jpg",
                       "https://inaturalist-open-data.s3.us_east.amazonaws.com/photos/1/square.jpg",
+                      // Someone's bucket named "inaturalist.s3", at a real region.
+                      "https://inaturalist.s3.s3-us-west-2.amazonaws.com/photos/1/square.jpg",
                       "https://inaturalist.org../photos/1/square.jpg"] {
             #expect(PhotoURL.classify(other) == .remote(url: other), "\(other)")
         }

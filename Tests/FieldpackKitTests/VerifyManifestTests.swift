@@ -97,6 +97,16 @@ import Testing
                 == ["\(bundle)/manifest.json: error: not a fieldpack manifest (a JSON object whose format is \"fieldpack-bundle\")"])
     }
 
+    /// A link to nothing in its place is one problem, not also "missing".
+    @Test func aManifestThatIsALinkToNothingIsOneProblem() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try bundle(directory)
+        try FileManager.default.removeItem(atPath: "\(bundle)/manifest.json")
+        try FileManager.default.createSymbolicLink(atPath: "\(bundle)/manifest.json", withDestinationPath: directory.file("nowhere.json"))
+        #expect(BundleVerifier(directory: bundle).verify()
+                == ["\(bundle)/manifest.json: error: not a regular file: a bundle holds regular files only, never links or folders"])
+    }
+
     @Test func aFilesEntryOfTheWrongShapeIsNamedByItsIndexAndKeys() throws {
         let directory = try TemporaryDirectory()
         let bundle = try bundle(directory)

@@ -298,21 +298,28 @@ import Testing
             "Epsilon": "javascript:alert(1)", "Gamma": "//en.wikipedia.org/wiki/Gamma", "Zeta": "/wiki/Zeta",
             "Eta": "http://en.wikipedia.org/wiki/Eta", "Theta": "https://en.wikipedia.org/wiki/Theta",
             "Iota": "https://en.wikipedia.org/wiki/Io ta", "Kappa": "data:text/html,<b>x</b>",
+            // Another site: the app would open it as the article's credit.
+            "Lambda": "https://evil.example/wiki/Lambda", "Mu": "https://de.wikipedia.org/wiki/Mu",
         ]
-        let dump = try directory.write("dump.ndjson", stated.keys.sorted().map { WikiHarness.line($0, html, ["url": stated[$0]!]) }.joined(separator: "\n") + "\n")
+        // Of the English Wikipedia by what the lines say of themselves, whatever their url.
+        let own: [String: Any] = ["in_language": ["identifier": "en"], "is_part_of": ["identifier": "enwiki"]]
+        let dump = try directory.write(
+            "dump.ndjson", stated.keys.sorted().map { WikiHarness.line($0, html, own.merging(["url": stated[$0]!]) { $1 }) }.joined(separator: "\n") + "\n")
         let output = try WikiHarness.run([dump], wants: WikiHarness.wants(Array(stated.keys)), in: directory)
         let urls = output.articles.mapValues { $0["url"] as? String }
         #expect(urls == [
             "Epsilon": "https://en.wikipedia.org/wiki/Epsilon", "Gamma": "https://en.wikipedia.org/wiki/Gamma",
             "Zeta": "https://en.wikipedia.org/wiki/Zeta", "Eta": "https://en.wikipedia.org/wiki/Eta",
             "Theta": "https://en.wikipedia.org/wiki/Theta", "Iota": "https://en.wikipedia.org/wiki/Iota",
-            "Kappa": "https://en.wikipedia.org/wiki/Kappa",
+            "Kappa": "https://en.wikipedia.org/wiki/Kappa", "Lambda": "https://en.wikipedia.org/wiki/Lambda",
+            "Mu": "https://en.wikipedia.org/wiki/Mu",
         ])
         let findings = output.rejects.filter { $0["field"] as? String == "url" }
-        #expect(findings.map { $0["kind"] as? String } == Array(repeating: "salvaged", count: 4))
-        #expect(findings.map { $0["line"] as? Int } == [1, 4, 5, 7], "\(findings)")  // Epsilon, Iota, Kappa, Zeta
+        #expect(findings.map { $0["kind"] as? String } == Array(repeating: "salvaged", count: 6))
+        // Epsilon, Iota, Kappa, Lambda, Mu, Zeta.
+        #expect(findings.map { $0["line"] as? Int } == [1, 4, 5, 6, 7, 9], "\(findings)")
         #expect(findings.first?["reason"] as? String
-                == "url \"javascript:alert(1)\" is not an https address of the article: its address is built from its title")
+                == "url \"javascript:alert(1)\" is not an https address on en.wikipedia.org: the article's address is built from its title")
     }
 
     /// Two pages claim one alias: the loser is not written, and the summary's count of articles
@@ -323,9 +330,11 @@ import Testing
         let dump = try directory.write("dump.ndjson", [
             WikiHarness.line("Wolf", html, ["identifier": 1, "version": ["identifier": 10], "redirects": [["name": "Canis lupus"]]]),
             WikiHarness.line("Tigress", html, ["identifier": 2, "version": ["identifier": 20], "redirects": [["name": "Canis lupus"]]]),
+            // Wanted and found, with no text left: not written, not counted.
+            WikiHarness.line("Empty", "<p></p>", ["identifier": 3, "version": ["identifier": 30]]),
         ].joined(separator: "\n") + "\n")
         let options = WikiStage.Options(
-            inputs: [dump], wants: WikiHarness.wants(["Canis lupus"]), output: directory.file("articles.jsonl"),
+            inputs: [dump], wants: WikiHarness.wants(["Canis lupus", "Empty"]), output: directory.file("articles.jsonl"),
             report: directory.file("report.json"), rejects: directory.file("rejects.jsonl"))
         let summary = try WikiStage(options: options).run()
         let written = try jsonLines(directory.file("articles.jsonl"))

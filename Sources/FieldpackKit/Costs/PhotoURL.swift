@@ -159,10 +159,21 @@ public struct PhotoURL: Sendable, Equatable {
             return !name.hasSuffix(".") && isINaturalistHost(name)
         }
         for bucket in ["inaturalist-open-data.s3", "inaturalist.s3"] where name.hasPrefix(bucket + ".") || name.hasPrefix(bucket + "-") {
-            let region = name.dropFirst(bucket.count + 1).dropLast(".amazonaws.com".count)
-            if !region.isEmpty, region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) { return true }
+            if isAWSRegion(name.dropFirst(bucket.count + 1).dropLast(".amazonaws.com".count)) { return true }
         }
         return false
+    }
+
+    /// An AWS region's name (`us-east-1`, `eu-west-2`, `us-gov-west-1`, `external-1`): letters
+    /// in two or more words, then a number. Only such a name, not any word (a bucket named
+    /// `inaturalist.s3` of someone else's is `inaturalist.s3.s3-us-west-2.amazonaws.com`).
+    static func isAWSRegion(_ region: Substring) -> Bool {
+        if region == "external-1" { return true }
+        let words = region.split(separator: "-", omittingEmptySubsequences: false)
+        guard words.count >= 3, words[0].count == 2, let number = words.last, !number.isEmpty, number.allSatisfy(\.isASCII), Int(number) != nil else {
+            return false
+        }
+        return words.dropLast().allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A } }
     }
 
     static func isINaturalistHost(_ host: String) -> Bool {

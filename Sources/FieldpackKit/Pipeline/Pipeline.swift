@@ -297,7 +297,9 @@ public struct Pipeline: Sendable {
             defer { if entered { walking.removeLast() } }
             folders.append(folder)
             walked.append(folder)
-            for name in try FileSystem.list(folder, refusingUndecodable: true) where !name.hasPrefix(".") {
+            // A name that is not UTF-8 only matters when it is read: not a hidden file, nor a note.
+            func isRead(_ name: String) -> Bool { !name.hasPrefix(".") && !name.hasSuffix(".md") && !name.hasSuffix(".txt") }
+            for name in try FileSystem.list(folder, refusingUndecodable: isRead) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
                 if FileSystem.isDirectory(child) {
                     // A build of a pipeline inside an input folder (BUILD=dumps/build) holds

@@ -105,8 +105,10 @@ final class ArchiveReader {
             switch status {
             case ARCHIVE_OK, ARCHIVE_WARN:
                 guard let entry else { return "data" }
-                // libarchive has read the member's header blocks: its data starts here.
-                lastMemberEnd = archive_entry_size_is_set(entry) != 0
+                // libarchive has read the member's header blocks: its data starts here. A sparse
+                // member stores fewer bytes than its size: its end is not known so (a sparse file
+                // last in an intact archive was taken for a cut).
+                lastMemberEnd = archive_entry_size_is_set(entry) != 0 && archive_entry_sparse_count(entry) == 0
                     ? (Int(archive_filter_bytes(handle, 0)) + (Int(archive_entry_size(entry)) + 511) / 512 * 512,
                        archive_entry_pathname(entry).map { String(cString: $0) } ?? "?")
                     : nil

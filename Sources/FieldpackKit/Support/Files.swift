@@ -392,10 +392,11 @@ public enum FileSystem {
 
     /// Entries of a directory (not `.`/`..`), sorted by their UTF-8 bytes.
     ///
-    /// - Parameter refusingUndecodable: a name that is not UTF-8 (a Latin-1 name from an old
-    ///   archive) is an error naming it, byte by byte: as a Swift string its bytes are lost
-    ///   (U+FFFD), and the file it names cannot be opened by that name ("No such file").
-    public static func list(_ path: String, refusingUndecodable: Bool = false) throws -> [String] {
+    /// - Parameter refusingUndecodable: whether a name that is not UTF-8 (a Latin-1 name from an
+    ///   old archive) is one the caller reads (given the name decoded, U+FFFD for the bytes
+    ///   that are not UTF-8): if so it is an error naming it, byte by byte, since as a Swift
+    ///   string its bytes are lost and the file cannot be opened by that name ("No such file").
+    public static func list(_ path: String, refusingUndecodable: (String) -> Bool = { _ in false }) throws -> [String] {
         guard let directory = opendir(path) else {
             throw FieldpackError(path: path, "cannot list directory: \(systemError())")
         }
@@ -413,7 +414,7 @@ public enum FileSystem {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }
-            if refusingUndecodable && !name.hasPrefix(".") {
+            if refusingUndecodable(name) {
                 let raw = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
                 if String(validating: raw, as: UTF8.self) == nil {
                     let shown = raw.map { $0 < 0x80 && $0 >= 0x20 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }.joined()

@@ -273,7 +273,7 @@ public struct BundleVerifier {
             } else if parsed != nil {
                 problem(Manifest.jsonName, "not a fieldpack manifest (a JSON object whose format is \"\(Manifest.formatName)\")")
             }
-        } else if !FileSystem.exists(manifestPath) {
+        } else if !FileSystem.existsItself(manifestPath) {
             problem(Manifest.jsonName, "missing")
         }
 

@@ -43,9 +43,19 @@ struct FindingRuns {
         return rejects.bytes
     }
 
-    /// Whether `a` comes before `b` in the rejects file, within one kind.
+    /// Whether `a` comes before `b` in the rejects file, within one kind: by file, line, record,
+    /// reason and field, the texts compared as bytes, a total order (as Swift strings, a
+    /// composed and a decomposed "é" are equal, and which came first would be the order held
+    /// findings were met in, or runs merged in).
     static func precedes(_ a: Finding, _ b: Finding) -> Bool {
-        (a.path, a.line ?? 0, a.record ?? "", a.reason) < (b.path, b.line ?? 0, b.record ?? "", b.reason)
+        func order(_ x: String, _ y: String) -> Int {
+            x.utf8.elementsEqual(y.utf8) ? 0 : x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+        }
+        if case let path = order(a.path, b.path), path != 0 { return path < 0 }
+        if a.line ?? 0 != b.line ?? 0 { return a.line ?? 0 < b.line ?? 0 }
+        if case let record = order(a.record ?? "", b.record ?? ""), record != 0 { return record < 0 }
+        if case let reason = order(a.reason, b.reason), reason != 0 { return reason < 0 }
+        return order(a.field ?? "", b.field ?? "") < 0
     }
 
     /// The held findings, kind by kind, each sorted: the order of the rejects file.
@@ -170,7 +180,8 @@ struct FindingRuns {
             }
             let line = lines[next]
             next += 1
-            let value = try line.withUnsafeBytes { try parser.parse($0) }
+            // simdjson reads past a value's end: the line in a padded buffer, never bare.
+            let value = try parser.parse(PaddedBuffer(copying: line))
             guard let kind = value["kind"]?.string.flatMap({ FindingRuns.kinds.firstIndex(of: $0) }), let path = value["file"]?.string,
                   let reason = value["reason"]?.string
             else { throw FieldpackError(path: file.folder, "a spilled finding could not be read back") }

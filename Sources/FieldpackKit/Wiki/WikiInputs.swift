@@ -153,6 +153,8 @@ extension WikiStage {
             case .jsonDocument, .html, .other:
                 break  // another shard's
             }
+            // A dump of many small documents or pages holds its findings within bounds too.
+            try stopIfOverLimit(at: name, into: &run)
         }
         if members == 0 && whole {
             reject(Finding(path: input, reason: "nothing to read: libarchive finds an archive with no members (a file of NUL bytes reads so)"),
@@ -352,6 +354,7 @@ extension WikiStage {
                 if reading.counting { run.summary.lines += 1 }
                 try record(element, source: source, line: nil, record: "[\(index)]", repaired: repaired, reading, into: &run)
                 for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
+                try stopIfOverLimit(at: "\(source) [\(index)]", into: &run)
                 index += 1
             }
             if index == 0 { skipFile(source, "an empty JSON array", reading, into: &run) }
@@ -390,6 +393,7 @@ extension WikiStage {
                 anElementFailed = true
                 reject(Finding(path: source, line: line, record: "[\(index)]", reason: "not JSON: \((error as? JSONSyntaxError)?.message ?? "\(error)")"),
                        counting: reading.counting, into: &run)
+                try stopIfOverLimit(at: "\(source):\(line) [\(index)]", into: &run)
                 continue
             }
             if index == 0 && !EnterpriseLine.isArticle(value) {
@@ -399,6 +403,7 @@ extension WikiStage {
             if reading.counting { run.summary.lines += 1 }
             try record(value, source: source, line: line, record: "[\(index)]", repaired: repaired, reading, into: &run)
             for (article, result) in reading.pool.collect() { finish(article, result, into: &run) }
+            try stopIfOverLimit(at: "\(source):\(line) [\(index)]", into: &run)
         }
         // The array whole and a record refused on its own: that record was the damage, named.
         if scan.closed && anElementFailed && scan.partialStart == nil { return }
@@ -575,8 +580,8 @@ extension WikiStage {
     /// why the stated one was not shipped.
     static func creditURL(_ stated: String?, title: String, language: String, unusable: (String) -> Void) -> String {
         if let stated {
-            if let shipped = WikiTitle.shippedURL(stated) { return shipped }
-            unusable("url \"\(stated)\" is not an https address of the article: its address is built from its title")
+            if let shipped = WikiTitle.shippedURL(stated, language: language) { return shipped }
+            unusable("url \"\(stated)\" is not an https address on \(language).wikipedia.org: the article's address is built from its title")
         }
         return url(of: title, language: language)
     }

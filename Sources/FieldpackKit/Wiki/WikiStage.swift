@@ -282,7 +282,7 @@ public struct WikiStage {
             return run.summary
         }
         let requesters = resolveRequesters(wanted, &run)
-        run.summary.unchanged = try write(run, wanted: wanted, requesters: requesters)
+        (run.summary.unchanged, run.summary.articles) = try write(run, wanted: wanted, requesters: requesters)
         return run.summary
     }
 
@@ -478,8 +478,9 @@ public struct WikiStage {
             disambiguationItems: run.disambiguationItems, wanted: wanted, asked: options.wants)
         if run.spillError == nil { run.spillError = readError }
         run.summary.missing = resolved.missing
-        // What the stage writes: a page no one asks for any more (a losing claimant of an alias or
-        // of a Wikidata item) is not, nor counted (as the report's `found`).
+        // Those someone asks for (a losing claimant of an alias or of a Wikidata item is not
+        // written, as the report's `found` does not count it); a whole run counts again what it
+        // writes (`write`), leaving out too a page whose newest copy has no text.
         run.summary.articles = run.articles.keys.count { resolved.isWanted($0) }
         return resolved
     }
@@ -589,12 +590,14 @@ public struct WikiStage {
     /// The three are written out before any is put in place (`AtomicOutput.commitAll`): a run
     /// that fails (a full disk, a scratch file that cannot be read back) leaves all three as they
     /// were, where it had replaced the rejects and the report beside the previous articles.
-    private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws -> [String] {
+    /// Returns the outputs left as they were, and how many articles were written.
+    private func write(_ run: Run, wanted: WikiWants, requesters: Requesters) throws -> (unchanged: [String], articles: Int) {
         if let error = run.spillError { throw error }
         try checkLimit(run)
         let rejects = try rejectsOutput(run)
         let output = try AtomicOutput(path: options.output, keepsIdenticalFile: options.keepsUnchangedOutputs)
         var writer = JSONWriter(capacity: 1 << 16)
+        var written = 0
         for title in run.articles.keys.sorted(by: WikiTitle.byteOrder) {
             let asked = requesters.of(title)
             guard !asked.isEmpty else { continue }
@@ -602,6 +605,7 @@ public struct WikiStage {
             var record = try self.record(of: article, spill: run.spill, language: wanted.language)
             // The newest copy has no text: the page ships none (its finding says so).
             if record.html.isEmpty { continue }
+            written += 1
             record.setRequesters(asked)
             record.encode(into: &writer)
             if writer.count > 1 << 20 {
@@ -613,9 +617,10 @@ public struct WikiStage {
         let report = try AtomicOutput(path: options.report, keepsIdenticalFile: options.keepsUnchangedOutputs)
         try report.write(self.report(run, wanted: wanted, requesters: requesters).json())
         try AtomicOutput.commitAll([rejects, report, output])
-        return Self.unchanged([
+        let unchanged = Self.unchanged([
             (options.rejects, !rejects.keptIdenticalFile), (options.report, !report.keptIdenticalFile), (options.output, !output.keptIdenticalFile),
         ])
+        return (unchanged, written)
     }
 
     /// The paths of the outputs that were not replaced, in the order given.

@@ -69,17 +69,16 @@ public enum WikiTitle {
 
     /// A stated article address as the bundle ships it, the credit link the app opens: an
     /// absolute `https://` URL (`http://` and a protocol-relative `//` taken as https, as
-    /// Wikipedia serves every page), its host a host name; nil for anything else, which the
-    /// stage replaces with the address built from the title (a relative `/wiki/…`, a
+    /// Wikipedia serves every page) on the wiki's own host (`<language>.wikipedia.org`, or its
+    /// mobile `<language>.m.wikipedia.org`); nil for anything else, which the stage replaces
+    /// with the address built from the title (another site, a relative `/wiki/…`, a
     /// `javascript:` or `data:` URL, a space or control character inside it).
-    static func shippedURL(_ stated: String) -> String? {
+    static func shippedURL(_ stated: String, language: String) -> String? {
         guard let scheme = ["https://", "http://", "//"].first(where: { stated.hasPrefix($0) }) else { return nil }
         let rest = stated.utf8.dropFirst(scheme.utf8.count)
         let host = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
-        func isHostByte(_ byte: UInt8) -> Bool {
-            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-        }
-        guard host.contains(UInt8(ascii: ".")), host.allSatisfy(isHostByte), host.first != UInt8(ascii: "."),
+        let hostName = String(decoding: host, as: UTF8.self).lowercased()
+        guard hostName == "\(language.lowercased()).wikipedia.org" || hostName == "\(language.lowercased()).m.wikipedia.org",
               !rest.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\\") })
         else { return nil }
         return "https://" + String(decoding: rest, as: UTF8.self)
