@@ -5,8 +5,8 @@
 /// bytes each, and took the machine's 24 GB; the reject limit allows millions on such a file.
 ///
 /// The rejects file is the same bytes whether or not a run was spilled: the runs hold the very
-/// lines it is made of, ordered as `WikiStage.ordered` orders the findings held, and merged in
-/// that order. At most `fanIn` runs are kept: past that, they are merged into one run (on the
+/// lines it is made of, ordered as `ordered` orders the findings held, and merged in that
+/// order. At most `fanIn` runs are kept: past that, they are merged into one run (on the
 /// same scratch file), so the merge reads at most `fanIn` blocks at a time however many
 /// findings there are.
 struct FindingRuns {
@@ -70,32 +70,44 @@ struct FindingRuns {
         for finding in held[0] { rejectedByPath[finding.path, default: 0] += 1 }
         let file = try self.file ?? SpillFile(in: folder)
         self.file = file
-        var blocks: [SpillFile.Location] = []
-        var block: [UInt8] = []
-        for (kind, finding) in Self.ordered(held) {
-            block += Self.line(kind, finding)
-            block.append(0x0A)
-            if block.count >= Self.blockBytes {
-                blocks.append(try block.withUnsafeBytes { try file.append($0) })
-                block.removeAll(keepingCapacity: true)
-            }
-        }
-        if !block.isEmpty { blocks.append(try block.withUnsafeBytes { try file.append($0) }) }
-        runs.append(blocks)
+        runs.append(try Self.run(of: held, to: file))
         for index in held.indices { held[index] = [] }
         if runs.count >= Self.fanIn {
-            var merged: [SpillFile.Location] = []
-            var pending: [UInt8] = []
-            try merge(runs) { line, _ in
-                pending += line
-                pending.append(0x0A)
-                if pending.count >= Self.blockBytes {
-                    merged.append(try pending.withUnsafeBytes { try file.append($0) })
-                    pending.removeAll(keepingCapacity: true)
-                }
-            }
-            if !pending.isEmpty { merged.append(try pending.withUnsafeBytes { try file.append($0) }) }
-            runs = [merged]
+            var merged = RunWriter(file: file)
+            try merge(runs) { line, _ in try merged.add(line) }
+            runs = [try merged.finished()]
+        }
+    }
+
+    /// `held`, ordered, written to `file` as a run.
+    private static func run(of held: [[Finding]], to file: SpillFile) throws -> [SpillFile.Location] {
+        var writer = RunWriter(file: file)
+        for (kind, finding) in ordered(held) { try writer.add(line(kind, finding)) }
+        return try writer.finished()
+    }
+
+    /// A run written to the scratch file in blocks of about `blockBytes`, each of whole lines.
+    private struct RunWriter {
+        let file: SpillFile
+        var blocks: [SpillFile.Location] = []
+        var pending: [UInt8] = []
+
+        mutating func add(_ line: [UInt8]) throws {
+            pending += line
+            pending.append(0x0A)
+            if pending.count >= FindingRuns.blockBytes { try flush() }
+        }
+
+        mutating func finished() throws -> [SpillFile.Location] {
+            try flush()
+            return blocks
+        }
+
+        private mutating func flush() throws {
+            guard !pending.isEmpty else { return }
+            let file = self.file
+            blocks.append(try pending.withUnsafeBytes { try file.append($0) })
+            pending.removeAll(keepingCapacity: true)
         }
     }
 
@@ -106,16 +118,9 @@ struct FindingRuns {
             for (kind, finding) in Self.ordered(held) { try body(Self.line(kind, finding), finding) }
             return
         }
-        var lastRun: [SpillFile.Location] = []
-        var lastBlock: [UInt8] = []
         guard let file else { preconditionFailure("runs were spilled to no file") }
         // What is held, as one more run (at most `limit` findings: bounded).
-        for (kind, finding) in Self.ordered(held) {
-            lastBlock += Self.line(kind, finding)
-            lastBlock.append(0x0A)
-        }
-        if !lastBlock.isEmpty { lastRun.append(try lastBlock.withUnsafeBytes { try file.append($0) }) }
-        try merge(runs + [lastRun], body)
+        try merge(runs + [try Self.run(of: held, to: file)], body)
     }
 
     /// Merges sorted runs, calling `body` with each line in order.
