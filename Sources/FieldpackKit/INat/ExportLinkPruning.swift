@@ -62,6 +62,12 @@ import Synchronization
 /// (`RemovedObservationLine`), unless their uuid has no other row (`Singles`): then they are only
 /// counted.
 ///
+/// The plan reads each row of the plain tables whole, so it also finds which rows ingest's own
+/// reading has nothing to say of and writes only when their key repeats (`ExportRowFates`): it
+/// reads them in ingest's units, and ingest then leaves such a row out by its key alone, without
+/// splitting and parsing it again. The same records and findings either way; on the benchmark's
+/// 1M export, by hand, ingest's CPU fell by about 15% and its wall time by about 12%.
+///
 /// Dedupe is told: the export tables' `input` records name the rules' digest
 /// (`InputRecord.pruned`); dedupe takes the rules with the taxon rule from that digest, and
 /// refuses records pruned under rules other than its pipeline's.
@@ -117,6 +123,9 @@ public final class ExportLinkPruning: Sendable {
     let singles: Singles?
     /// With `singles`: the taxa and users ingest writes (`ExportParents`).
     let parents: ExportParents?
+    /// With `singles`, when the plan read the plain tables in ingest's units: each row's fate,
+    /// which lets ingest leave out a quiet row by its key alone (`ExportRowFates`).
+    let fates: ExportRowFates?
     /// The digest of the photos with measured sizes, which ingest's counts name
     /// (`DedupedSelectionRecord.Column.measured`).
     let measuredDigest: String
@@ -194,9 +203,10 @@ public final class ExportLinkPruning: Sendable {
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
     /// - Throws: when a table cannot be read (never an early end).
-    public static func plan(
+    static func plan(
         inputs: [String], selection: Selection, openDataDate: Int64?, measuredPhotos: [Int64] = [],
-        filterBytes: Int = defaultFilterBytes, scratch: String, workers: Int, notice: (String) -> Void = { _ in }
+        filterBytes: Int = defaultFilterBytes, scratch: String, workers: Int, units: [IngestUnit]? = nil,
+        notice: (String) -> Void = { _ in }
     ) throws -> ExportLinkPruning? {
         guard !selection.dedupeRules(taxaKnown: true).isEmpty else { return nil }
         // The observations and photos tables, their date as ingest dates their rows, and their
@@ -342,16 +352,35 @@ public final class ExportLinkPruning: Sendable {
         }
         pending = []
         trace.mark("plan: the tables listed\(judged.isEmpty ? "" : ", \(judged.count) table\(judged.count == 1 ? "" : "s") judged as listed")")
+        // The rows' fates (`ExportRowFates`), when ingest's units are known and rows may be left
+        // out (`Singles`): its tables that are files, not an archive's members, are read in those
+        // units.
+        let fates = units != nil && collectors != nil ? try ExportRowFates(in: scratch, ruleNames: rules.rules) : nil
         // Each plain table in `workers` byte ranges, read side by side; a compressed one, or an
-        // archive's, whole (unless judged as it was listed).
-        var jobs: [(table: Int, range: Range<Int>?)] = []
+        // archive's, whole (unless judged as it was listed). With fates, a table that is a file
+        // is cut where ingest's units are (`workers` runs of them; a unit read whole, whole).
+        var jobs: [(table: Int, range: Range<Int>?, units: [ExportRowFates.Unit]?)] = []
         for (index, table) in tables.enumerated() {
             if let member = table.file.member, judged.contains([table.input, member.position]) { continue }
+            let itsUnits = fates == nil || table.file.member != nil ? [] : (units ?? []).filter { $0.file == table.input }
+            if let first = itsUnits.first {
+                let mine = itsUnits.map { ExportRowFates.Unit(file: table.input, range: $0.range) }
+                guard first.range != nil, mine.allSatisfy({ $0.range != nil }) else {
+                    jobs.append((index, nil, mine))
+                    continue
+                }
+                let runs = max(1, min(workers, mine.count))
+                for run in 0..<runs {
+                    let part = mine[(mine.count * run / runs)..<(mine.count * (run + 1) / runs)]
+                    jobs.append((index, part.first!.range!.lowerBound..<part.last!.range!.upperBound, Array(part)))
+                }
+                continue
+            }
             let size = table.bytes
             if table.gzip || table.file.member != nil || size < 8 << 20 || workers < 2 {
-                jobs.append((index, nil))
+                jobs.append((index, nil, nil))
             } else {
-                for range in ByteRangeLines.cuts(size: size, count: workers) { jobs.append((index, range)) }
+                for range in ByteRangeLines.cuts(size: size, count: workers) { jobs.append((index, range, nil)) }
             }
         }
         // The observations tables first, then the photos tables, which read what the first kept.
@@ -364,20 +393,32 @@ public final class ExportLinkPruning: Sendable {
             // once the taxa were known): the kept filter is folded to the rows it holds.
             if number == 1 { found.withLock { found in found.kept?.fold(toHold: found.rows) } }
             let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
-            DispatchQueue.concurrentPerform(iterations: readJobs.count) { job in
-                let (index, range) = readJobs[job]
-                let table = readTables[index]
-                do {
-                    let photos = table.file.header.table == .photos
-                    let mine = try Self.judge(
-                        photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
-                        keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
-                        measured: measured, waiting: nil
-                    ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
-                    found.withLock { $0.add(mine) }
-                } catch {
-                    found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
+            // Each worker takes the next job until none is left, and adds up what it found in
+            // one `Found` (an observations job's own held a kept filter of 4 MiB, made, cleared
+            // and added again for each of the tables' units).
+            let claimed = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, readJobs.count))) { _ in
+                var mine = Found()
+                while let job = claimed.withLock({ next -> Int? in
+                    guard next < readJobs.count else { return nil }
+                    next += 1
+                    return next - 1
+                }) {
+                    let (index, range, units) = readJobs[job]
+                    let table = readTables[index]
+                    do {
+                        let photos = table.file.header.table == .photos
+                        mine = try Self.judge(
+                            photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
+                            keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
+                            measured: measured, waiting: nil, fates: units.flatMap { units in fates.map { ($0, units) } }, adding: mine
+                        ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
+                    } catch {
+                        found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
+                        claimed.withLock { $0 = readJobs.count }
+                    }
                 }
+                found.withLock { $0.add(mine) }
             }
             if let failure = found.withLock({ $0.failure }) { throw failure }
             trace.mark("plan: the \(number == 0 ? "observations" : "photos") tables")
@@ -432,7 +473,8 @@ public final class ExportLinkPruning: Sendable {
         none.fold(toHold: 0)
         return ExportLinkPruning(
             rules: rules, kept: kept ?? none, keptRows: rows, singles: singles, parents: parents,
-            measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos), judgedWhileListed: judged.count)
+            measuredDigest: DedupedSelectionRecord.measuredDigest(measuredPhotos), judgedWhileListed: judged.count,
+            fates: singles == nil ? nil : fates)
     }
 
     /// The keys of every row of the observations tables and of the photos tables (`Singles`).
@@ -457,11 +499,14 @@ public final class ExportLinkPruning: Sendable {
     /// photos table's for the kept observations; what they find is then left empty.
     private static func judge(
         photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
-        measured: Set<Int64>, waiting: Waiting?,
+        measured: Set<Int64>, waiting: Waiting?, fates: (ExportRowFates, [ExportRowFates.Unit])? = nil, adding found: Found = Found(),
         rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws -> Found {
-        var mine = Found()
-        if !photos && waiting == nil { mine.kept = Kept() }
+        precondition(fates == nil || waiting == nil, "the rows set aside are not ingest's units")
+        var mine = found
+        // Each row's fate, with fates (`ExportRowFates`): its values read whole.
+        let recorder = fates.map { ExportRowFates.Recorder($0.0, units: $0.1) }
+        if !photos && waiting == nil && mine.kept == nil { mine.kept = Kept() }
         var waitingObservations: PendingObservations.Batch? = nil, waitingPhotos: PendingPhotos.Batch? = nil
         switch waiting {
         case .observations(let rows)?: waitingObservations = PendingObservations.Batch(rows)
@@ -472,10 +517,12 @@ public final class ExportLinkPruning: Sendable {
         func read(_ add: (UInt64, UInt64) throws -> Void) throws {
             try forEachRow { row, bytes in
                 if photos {
-                    guard let (id, observation, observer) = row.photoParents(bytes) else {
+                    let planned = recorder == nil ? (parents: row.photoParents(bytes), quiet: false) : row.photoPlan(bytes)
+                    guard let (id, observation, observer) = planned.parents else {
                         // Rejected by `write`, but keyed as `photoID` reads it (at worst
                         // another row of the id is kept).
                         if let id = row.photoID(bytes) { try add(Singles.key(photo: id), 0) }
+                        try recorder?.add(0, offset: row.lineOffset)
                         return true
                     }
                     try add(Singles.key(photo: id), UInt64(bitPattern: observer ?? 0))
@@ -483,7 +530,10 @@ public final class ExportLinkPruning: Sendable {
                     if waitingPhotos != nil {
                         try waitingPhotos!.add(photo: id, observation: key, observer: observer)
                     } else {
-                        judgePhoto(id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine)
+                        let linked = judgePhoto(
+                            id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine)
+                        // Quiet, linking no kept row, no measured size: written only if its id repeats.
+                        try recorder?.add(planned.quiet && !linked && !measured.contains(id) ? 1 : 0, offset: row.lineOffset)
                     }
                 } else if waitingObservations != nil {
                     guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
@@ -492,7 +542,7 @@ public final class ExportLinkPruning: Sendable {
                         let (user, taxon) = row.observationParents()
                         try waitingObservations!.add(key: Singles.key(uuid), taxon: taxon, user: user, othersKeep: verdict == .keptIfTaxonKept)
                     }
-                } else if let (uuid, keeps) = row.observationKey(bytes, by: rules) {
+                } else if let (uuid, keeps) = try judgeObservation(row, bytes) {
                     try add(Singles.key(uuid), 0)
                     if keeps {
                         mine.kept!.insert(uuid, date: date)
@@ -507,9 +557,22 @@ public final class ExportLinkPruning: Sendable {
                 return true
             }
         }
+        /// An observations row's uuid and whether the rules keep it; with fates, its fate recorded.
+        func judgeObservation(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) throws -> (ObservationUUID, keeps: Bool)? {
+            guard let recorder else { return row.observationKey(bytes, by: rules) }
+            guard let (uuid, rule, quiet) = row.observationPlan(bytes, by: rules) else {
+                try recorder.add(0, offset: row.lineOffset)
+                return nil
+            }
+            // Quiet and removed: written only if its uuid repeats, else counted by its rule (most
+            // removed rows by the same rule as the row before).
+            try recorder.add(quiet ? rule.map(recorder.fate(removedBy:)) ?? 0 : 0, offset: row.lineOffset)
+            return (uuid, rule == nil)
+        }
         if let keys { try keys.adding { batch in try read { try batch.add($0, value: $1) } } } else { try read { _, _ in } }
         try waitingObservations?.flush()
         try waitingPhotos?.flush()
+        try recorder?.finish()
         return mine
     }
 
@@ -526,14 +589,14 @@ public final class ExportLinkPruning: Sendable {
     }
 
     /// Judges one photos row (its photo id, its observation's uuid key, `Singles.key`, and its
-    /// observer): whether it links a kept row (`keptSoFar`), and what its users need
+    /// observer): whether it links a kept row (`keptSoFar`; returned), and what its users need
     /// (`ExportParents`). The observer of a row that links no kept row is needed only when
     /// another row of its photo does: it rides beside the photo's key (`RepeatedKeys`).
-    @inline(__always)
+    @inline(__always) @discardableResult
     private static func judgePhoto(
         _ id: Int64, observation key: UInt64?, observer: Int64?, date: Int64?, keptSoFar: Kept?, measured: Set<Int64>,
         into mine: inout Found
-    ) {
+    ) -> Bool {
         let linked = key.map { keptSoFar?.mayContain(key: $0, date: date) ?? false } ?? false
         if linked {
             // Made at the first linked row: most ranges of a guide's export have one.
@@ -541,6 +604,7 @@ public final class ExportLinkPruning: Sendable {
             mine.linked!.insert(photo: Singles.key(photo: id))
         }
         if let observer, linked || measured.contains(id) { mine.users.insert(observer) }
+        return linked
     }
 
     /// Whether a photos row's link to `uuid` at `date` is written: the rules may keep that row.
@@ -579,8 +643,9 @@ public final class ExportLinkPruning: Sendable {
 
     private init(
         rules: ExportRules, kept: Kept, keptRows: Int, singles: Singles?, parents: ExportParents?, measuredDigest: String,
-        judgedWhileListed: Int
+        judgedWhileListed: Int, fates: ExportRowFates?
     ) {
+        self.fates = fates
         self.judgedWhileListed = judgedWhileListed
         self.parents = parents
         self.rules = rules

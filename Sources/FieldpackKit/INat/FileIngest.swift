@@ -148,7 +148,7 @@ final class FileIngest {
             result.format = header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
-                result: &result, first: range.lowerBound == 0)
+                result: &result, first: range.lowerBound == 0, unit: ExportRowFates.Unit(file: index, range: range))
         } else {
             result.format = InputFormat.jsonLines.rawValue
             try ingestLines(reader, path: path, output: output, failed: nil, result: &result)
@@ -205,7 +205,7 @@ final class FileIngest {
             result.format = (gzip ? "gzip+" : "") + header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
-                result: &result)
+                result: &result, unit: ExportRowFates.Unit(file: index, range: nil))
             try Self.refuseFailedMembers(reader.failedMembers.first?.message, path: path)
             return finish(result)
         }

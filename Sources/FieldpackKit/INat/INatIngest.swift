@@ -52,6 +52,9 @@ public struct INatIngest {
         /// The most memory the keys that repeat may take (the pipeline's `repeat_filter_bytes`;
         /// `ExportLinkPruning.Singles`).
         public var repeatFilterBytes = ExportLinkPruning.defaultFilterBytes
+        /// Whether the plan finds each export row's fate, which lets ingest leave out a quiet row by
+        /// its key alone (`ExportRowFates`); off, every row is read whole, as tests compare.
+        var readsRowFates = true
 
         public init(inputs: [String], output: String, rejects: String) {
             self.inputs = inputs
@@ -168,7 +171,7 @@ public struct INatIngest {
         let openDataDate = options.openDataDate
         let trace = PhaseTrace(stage: "inat")
         var notices: [String] = []
-        let linkPruning = try Self.linkPruning(options) { notices.append($0) }
+        let linkPruning = try Self.linkPruning(options, units: options.readsRowFates ? allUnits : nil) { notices.append($0) }
         if linkPruning != nil { trace.mark("the export's pruning plan") }
         // An unsharded run writes a cut table's input record last: the whole file's digest, which
         // its first range owes, is taken once that range's part is handed in, so that the other
@@ -369,12 +372,14 @@ public struct INatIngest {
     }
 
     /// The export links this run prunes (`ExportLinkPruning`), planned before any record is read.
-    static func linkPruning(_ options: Options, notice: (String) -> Void) throws -> ExportLinkPruning? {
+    /// With `units` (ingest's, `IngestUnits`), the plan reads the plain tables in them and finds
+    /// each row's fate (`ExportRowFates`).
+    static func linkPruning(_ options: Options, units: [IngestUnit]? = nil, notice: (String) -> Void) throws -> ExportLinkPruning? {
         guard let selection = options.selection else { return nil }
         return try ExportLinkPruning.plan(
             inputs: options.inputs, selection: selection, openDataDate: options.openDataDate,
             measuredPhotos: options.measuredPhotos, filterBytes: options.repeatFilterBytes,
-            scratch: options.outputFolder ?? directory(of: options.output), workers: options.workers,
+            scratch: options.outputFolder ?? directory(of: options.output), workers: options.workers, units: units,
             notice: notice)
     }
 

@@ -139,9 +139,12 @@ extension FileIngest {
     ///     (`ExportParents.countingInput`): of an archive's members, the first table only.
     ///   - refusesDamage: whether damage to the stream fails the file here (`refuseDamage`); an
     ///     archive's member leaves it to the archive, which names the tables it cut off.
+    ///   - unit: the unit of ingest's reading this is (a file, or its byte range), whose rows'
+    ///     fates the plan may have found (`ExportRowFates`); nil for an archive's member.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
-        output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true, refusesDamage: Bool = true
+        output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true, refusesDamage: Bool = true,
+        unit: ExportRowFates.Unit? = nil
     ) throws {
         let seen = date ?? openDataDate
         if seen == nil && first {
@@ -163,7 +166,14 @@ extension FileIngest {
             result.prunedLinks += row.prunedLinks
             result.leftOutRows += row.leftOutParentRows
         }
+        // The plan's fates of this unit's rows: a quiet row whose key has no other row is counted
+        // by its key alone, not split and parsed again.
+        let fates = row.pruning?.fates
+        let cursor = try unit.flatMap { unit in try fates?.cursor(for: unit, path: path) }
+        let ruleNames = fates?.ruleNames ?? []
+        var lastLine = 0
         while let line = try reader.next() {
+            lastLine = line.number
             guard let bytes = OpenDataRow.rowBytes(line) else { continue }
             func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
                 Finding(path: path, line: line.number, offset: line.offset, field: field, outcome: outcome, reason: reason)
@@ -176,6 +186,13 @@ extension FileIngest {
             // plain .csv whose download stopped mid-row). Its last row may be cut anywhere, a
             // name or a number short, and look whole: the table is refused, never read as it is.
             if line.unterminated { throw Self.cutShort(path: path, line: line.number) }
+            if let cursor {
+                let fate = try cursor.next(line: line.number)
+                if fate != 0, row.leavesOut(bytes, fate: fate, ruleNames: ruleNames, counts: &extractor.counts) {
+                    result.accepted += 1
+                    continue
+                }
+            }
             let mark = extractor.out.count
             let counts = extractor.counts
             do throws(RecordError) {
@@ -195,6 +212,7 @@ extension FileIngest {
             if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
         }
         if refusesDamage, let damage = reader.damage { try Self.refuseDamage(damage, path: path) }
+        try cursor?.finish(line: lastLine)
         // What was counted instead of written, for dedupe to add to its counts.
         if let leftOut = row.leftOut {
             extractor.out.buffer.append(leftOut.encoded())

@@ -190,6 +190,7 @@ extension OpenDataRow {
         let row = OpenDataRow(header: header, seen: seen)
         while let line = try reader.next() {
             guard line.number > 1, let bytes = rowBytes(line, of: reader) else { continue }
+            row.lineOffset = line.offset
             if try !body(row, bytes) { return false }
         }
         return true

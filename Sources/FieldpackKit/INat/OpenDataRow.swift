@@ -65,6 +65,10 @@ final class OpenDataRow {
     @exclusivity(unchecked) private var leftOutObservations: [(rule: String, count: Int)] = []
     @exclusivity(unchecked) private var leftOutSeen: Int64? = nil
     @exclusivity(unchecked) private var leftOutPhotos = 0
+    /// Where in its table (or, for a compressed one, in its inflated bytes) the row the readers
+    /// before ingest last gave starts (`rows(of:header:seen:_:)`): which unit of ingest's reading
+    /// it is in (`ExportRowFates`).
+    @exclusivity(unchecked) var lineOffset = 0
     /// Whether this row reader's table range counts the taxa and users ingest leaves out
     /// (`ExportParents.countingInput`): one range of the whole job does.
     var countsParents = false
@@ -206,6 +210,96 @@ final class OpenDataRow {
         return (id, ObservationUUID(text(c.observationUUID, "observation_uuid")), positiveID(c.observerID, "observer_id"))
     }
 
+    /// What the plan (`ExportLinkPruning`) reads of an observations row when it records fates
+    /// (`ExportRowFates`): as `observationKey`, its uuid and the rule that removes it (nil: the
+    /// rules keep it), with its record read whole as `write` reads it, and whether that reading
+    /// has nothing to say (no part dropped, no NUL byte, every field in its place); nil for a row
+    /// `write` rejects.
+    func observationPlan(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (uuid: ObservationUUID, rule: String?, quiet: Bool)? {
+        precondition(header.table == .observations)
+        var uuid = ObservationUUID(high: 0, low: 0)
+        let record: ObservationRecord
+        do {
+            try split(line)
+            record = try observationRecord(full: true, uuid: &uuid)
+        } catch {
+            return nil
+        }
+        return (uuid, rules.removingRule(record), !keyOnly && dropped.isEmpty && !Self.holdsNUL(line))
+    }
+
+    /// What the plan reads of a photos row when it records fates (`ExportRowFates`): as
+    /// `photoParents`, its photo id, observation and observer (nil for a row `write` rejects for
+    /// its field count or its id), with its values read whole as `write` reads them, and whether
+    /// that reading has nothing to say (the row written, no part dropped, no NUL byte).
+    func photoPlan(_ line: UnsafeRawBufferPointer) -> (parents: (id: Int64, observation: ObservationUUID?, observer: Int64?)?, quiet: Bool) {
+        precondition(header.table == .photos)
+        do {
+            try split(line)
+        } catch {
+            return (photoParents(line), false)
+        }
+        let c = columns
+        guard let id = id(c.photoID) else { return (nil, false) }
+        guard let values = try? photoValues() else {
+            // Rejected for its extension: its parents as `photoParents` reads them.
+            return ((id, ObservationUUID(text(c.observationUUID, "observation_uuid")), positiveID(c.observerID, "observer_id")), false)
+        }
+        return ((id, values.observation, values.observer), dropped.isEmpty && !Self.holdsNUL(line))
+    }
+
+    @inline(__always)
+    private static func holdsNUL(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard let base = line.baseAddress else { return false }
+        return memchr(base, 0, line.count) != nil
+    }
+
+    /// Whether ingest leaves out the row `line` whose plan found it quiet (`ExportRowFates`,
+    /// `fate` not 0), read by its key alone: when no other row has its key (`ExportLinkPruning.Singles`).
+    /// Then it is counted as `write` counts it (in `counts`, and as left out); otherwise nothing
+    /// is done and the caller writes it.
+    @inline(__always)
+    func leavesOut(_ line: UnsafeRawBufferPointer, fate: ExportRowFates.Fate, ruleNames: [String], counts: inout RecordCounts) -> Bool {
+        guard let pruning else { return false }
+        switch header.table {
+        case .observations:
+            guard let key = Self.field(columns.observationUUID, of: line), let uuid = ObservationUUID(UnsafeRawBufferPointer(rebasing: line[key])),
+                  pruning.leavesOut(observation: uuid), Int(fate) <= ruleNames.count
+            else { return false }
+            counts.observations += 1
+            leaveOut(removedBy: ruleNames[Int(fate) - 1])
+        case .photos:
+            guard let id = photoID(line), pruning.leavesOut(photo: id) else { return false }
+            counts.photos += 1
+            prunedLinks += 1
+            leftOutPhotos += 1
+        case .taxa, .observers:
+            return false
+        }
+        return true
+    }
+
+    /// Where field `index` of `line` is, found without splitting the fields after it; nil when
+    /// the line has fewer fields.
+    @inline(__always)
+    static func field(_ index: Int, of line: UnsafeRawBufferPointer) -> Range<Int>? {
+        guard index >= 0 else { return nil }
+        var field = 0
+        var start = 0
+        var end = line.count
+        forEachTab(in: line) { tab in
+            guard field == index else {
+                field += 1
+                start = tab + 1
+                return true
+            }
+            end = tab
+            return false
+        }
+        guard field == index else { return nil }
+        return start..<end
+    }
+
     /// Splits the first `count` fields of `line` (false when it has fewer), for the readers
     /// before ingest that need a few leading columns of every row.
     private func splitPrefix(_ line: UnsafeRawBufferPointer, fields count: Int) -> Bool {
@@ -268,20 +362,8 @@ final class OpenDataRow {
     /// give one, which at worst keeps another row of that id (see `ExportLinkPruning.Singles`).
     func photoID(_ line: UnsafeRawBufferPointer) -> Int64? {
         precondition(header.table == .photos)
-        var field = 0
-        var start = 0
-        var end = line.count
-        Self.forEachTab(in: line) { tab in
-            guard field == columns.photoID else {
-                field += 1
-                start = tab + 1
-                return true
-            }
-            end = tab
-            return false
-        }
-        guard field == columns.photoID else { return nil }
-        return Self.positiveID(in: line, from: start, to: end)
+        guard let id = Self.field(columns.photoID, of: line) else { return nil }
+        return Self.positiveID(in: line, from: id.lowerBound, to: id.upperBound)
     }
 
     /// Splits `line` on tabs into the fields the columns read, and notes whether it is ASCII.
@@ -426,7 +508,22 @@ final class OpenDataRow {
         return record
     }
 
-    private func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+    /// A photos row's values as `write` reads them (the split row's, valid while its line is),
+    /// every unusable one dropped (noted).
+    private struct PhotoValues {
+        var id: Int64
+        var fileExtension: UnsafeRawBufferPointer
+        var width: Int64?, height: Int64?, position: Int64?
+        var link: JSONText?
+        var observation: ObservationUUID?
+        var license: JSONText?
+        var observer: Int64?
+    }
+
+    /// The values of the split photos row.
+    ///
+    /// - Throws: when the row has no identity, or no photo URL (`extension`).
+    private func photoValues() throws(RecordError) -> PhotoValues {
         let c = columns
         guard let id = id(c.photoID) else { throw keyError(c.photoID, "photo_id", expected: "a positive integer id") }
         let fileExtension = field(c.fileExtension)
@@ -434,16 +531,27 @@ final class OpenDataRow {
         guard fileExtension.allSatisfy(PhotoURL.isExtensionByte) else {
             throw RecordError(at: "extension", "extension \"\(String(decoding: fileExtension, as: UTF8.self))\" is not a file extension: no photo URL")
         }
-        let seen = self.seen
         let width = photoSide(c.width, "width")
         let height = photoSide(c.height, "height")
-        var position = nonNegative(c.position, "position")
+        let position = nonNegative(c.position, "position")
         let link = text(c.observationUUID, "observation_uuid")
         let observation = ObservationUUID(link)
         if observation == nil { drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation") }
         let license = text(c.license, "license")
         let observer = positiveID(c.observerID, "observer_id")
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }
+        return PhotoValues(
+            id: id, fileExtension: fileExtension, width: width, height: height, position: position, link: link, observation: observation,
+            license: license, observer: observer)
+    }
+
+    private func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
+        let values = try photoValues()
+        let (id, fileExtension, width, height, link, observation, license, observer) = (
+            values.id, values.fileExtension, values.width, values.height, values.link, values.observation, values.license, values.observer
+        )
+        var position = values.position
+        let seen = self.seen
         extractor.counts.photos += 1
         let linked = observation.map { pruning?.keepsLink(to: $0, date: seen) ?? true }
         if linked == false, pruning?.leavesOut(photo: id) ?? false {

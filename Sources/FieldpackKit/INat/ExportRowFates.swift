@@ -1,0 +1,212 @@
+import Synchronization
+
+/// What the pruning plan (`ExportLinkPruning.plan`) found of each row of the export's plain
+/// observations and photos tables, for ingest's own reading of the same rows: whether the row
+/// must be read whole there, or may be left out on its key alone (`ExportLinkPruning.Singles`),
+/// without splitting and parsing it a second time.
+///
+/// The plan parses every row whole anyway (its checks, and the rules' values), so it knows the
+/// rows whose reading finds nothing to say (no part dropped, no NUL, nothing rejected) and whose
+/// record ingest writes only when another row has the same key: an observation the rules remove
+/// (and by which rule, for its count) and a photo that links no kept observation and has no
+/// measured size. Which keys repeat is known only once every row is in, so the plan cannot leave
+/// them out itself; ingest's reading asks `Singles` of such a row's key, read from its key
+/// column alone, and counts the row as its full reading would have (the same records, counts
+/// and findings: a row with anything to say is read whole).
+///
+/// One byte a row (`Fate`), run-length coded, per unit of ingest's reading (`IngestUnit`: the
+/// plan reads the plain tables in the very units ingest does, so a unit's rows come in the same
+/// order in both), kept in one scratch file of the build folder (`SpillFile`: unnamed, gone with
+/// this object), so memory does not grow with the export; about 2 bytes a kept row on the
+/// benchmark's 1M export. Ingest checks that a unit's rows and its fates end together: a table
+/// that changed between the plan and the reading is an error, never a row judged by another's
+/// fate.
+final class ExportRowFates: Sendable {
+    /// One row's fate. 0: ingest reads it whole. For an observations row, `1 + i`: removed by the
+    /// rule `ruleNames[i]`, with nothing to say. For a photos row, 1: links no kept observation,
+    /// has no measured size, nothing to say.
+    typealias Fate = UInt8
+
+    /// A unit of ingest's reading: the input's index and its byte range (nil: the whole file).
+    struct Unit: Hashable, Sendable {
+        let file: Int
+        let range: Range<Int>?
+    }
+
+    /// The rules' names, by the fate that says them (`ExportRules.rules`).
+    let ruleNames: [String]
+    private let store: Mutex<Store>
+
+    private struct Store {
+        var file: SpillFile
+        var units: [Unit: (location: SpillFile.Location, rows: Int)] = [:]
+    }
+
+    init(in folder: String, ruleNames: [String]) throws {
+        precondition(ruleNames.count < Int(Fate.max), "a rule's fate is one byte")
+        self.ruleNames = ruleNames
+        store = Mutex(Store(file: try SpillFile(in: folder, bufferSize: 1 << 16)))
+    }
+
+    /// The fate of an observations row removed by `rule` with nothing to say; 0 if the rule is
+    /// not one of `ruleNames`.
+    func fate(removedBy rule: String) -> Fate {
+        ruleNames.firstIndex(of: rule).map { Fate($0 + 1) } ?? 0
+    }
+
+    /// The fates of a run of units, in row order, as one reader of the plan finds them: each
+    /// row's fate goes to the unit its line starts in (a unit holds the lines that start in its
+    /// byte range, `ByteRangeLines`), kept (`ExportRowFates.keep`) once a row starts past it. A
+    /// unit's fates are run-length coded: a run is its fate and its length as a LEB128 number.
+    /// Not thread-safe: one per reader; `finish` it when the reader is done. A class, its state
+    /// unchecked for exclusivity: it is used for every row, from a closure.
+    final class Recorder {
+        private let fates: ExportRowFates
+        /// In order; each but a whole file's a byte range.
+        private let units: [Unit]
+        @exclusivity(unchecked) private var unit = 0
+        @exclusivity(unchecked) private var bytes: [UInt8] = []
+        @exclusivity(unchecked) private var rows = 0
+        @exclusivity(unchecked) private var fate: Fate = 0
+        @exclusivity(unchecked) private var run = 0
+        /// The rule last named, and its fate: most removed rows are removed by the rule of the
+        /// row before.
+        @exclusivity(unchecked) private var lastRule: (name: String, fate: Fate) = ("", 0)
+
+        init(_ fates: ExportRowFates, units: [Unit]) {
+            precondition(!units.isEmpty)
+            self.fates = fates
+            self.units = units
+        }
+
+        /// The fate of an observations row removed by `rule` with nothing to say.
+        @inline(__always)
+        func fate(removedBy rule: String) -> Fate {
+            if rule != lastRule.name { lastRule = (rule, fates.fate(removedBy: rule)) }
+            return lastRule.fate
+        }
+
+        /// Adds the fate of the row whose line starts at `offset`.
+        @inline(__always)
+        func add(_ fate: Fate, offset: Int) throws {
+            while unit + 1 < units.count, let next = units[unit + 1].range, offset >= next.lowerBound { try nextUnit() }
+            rows += 1
+            if fate == self.fate || run == 0 {
+                self.fate = fate
+                run += 1
+                return
+            }
+            close()
+            self.fate = fate
+            run = 1
+        }
+
+        /// Keeps the fates of every unit not yet kept.
+        func finish() throws {
+            while unit + 1 < units.count { try nextUnit() }
+            try keepUnit()
+        }
+
+        private func nextUnit() throws {
+            try keepUnit()
+            unit += 1
+        }
+
+        private func keepUnit() throws {
+            close()
+            try fates.keep(units[unit], bytes: bytes, rows: rows)
+            bytes.removeAll(keepingCapacity: true)
+            rows = 0
+        }
+
+        private func close() {
+            guard run > 0 else { return }
+            bytes.append(fate)
+            var length = run
+            while length >= 0x80 {
+                bytes.append(UInt8(length & 0x7F) | 0x80)
+                length >>= 7
+            }
+            bytes.append(UInt8(length))
+            run = 0
+        }
+    }
+
+    /// Keeps a unit's fates, coded, once all its rows are in.
+    private func keep(_ unit: Unit, bytes: [UInt8], rows: Int) throws {
+        try store.withLock { store in
+            let location = try bytes.withUnsafeBytes { try store.file.append($0) }
+            store.units[unit] = (location, rows)
+        }
+    }
+
+    /// The fates of `unit`'s rows, read in order (`Cursor.next`); nil when the plan kept none
+    /// (the unit is read whole, row by row).
+    func cursor(for unit: Unit, path: String) throws -> Cursor? {
+        try store.withLock { store in
+            guard let (location, rows) = store.units[unit] else { return nil }
+            let bytes = try store.file.withBytes(at: location) { Array($0) }
+            return Cursor(bytes: bytes, rows: rows, path: path)
+        }
+    }
+
+    /// One unit's fates, row by row. Not thread-safe: one per unit being read.
+    final class Cursor {
+        private let bytes: [UInt8]
+        /// How many rows the plan found in the unit.
+        let rows: Int
+        private let path: String
+        private var position = 0
+        private var fate: Fate = 0
+        private var left = 0
+        private var read = 0
+
+        fileprivate init(bytes: [UInt8], rows: Int, path: String) {
+            self.bytes = bytes
+            self.rows = rows
+            self.path = path
+        }
+
+        /// The next row's fate.
+        ///
+        /// - Throws: when the unit has more rows than the plan found (the table changed).
+        @inline(__always)
+        func next(line: Int) throws -> Fate {
+            if left == 0 { try nextRun(line: line) }
+            left -= 1
+            read += 1
+            return fate
+        }
+
+        private func nextRun(line: Int) throws {
+            guard position < bytes.count else { throw changed(line: line) }
+            fate = bytes[position]
+            position += 1
+            var length = 0
+            var shift = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                length |= Int(byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80 { break }
+            }
+            guard length > 0 else { throw changed(line: line) }
+            left = length
+        }
+
+        /// Checks that the unit's rows ended where the plan's did.
+        ///
+        /// - Throws: when the plan found more rows than were read (the table changed).
+        func finish(line: Int) throws {
+            if read != rows || left != 0 || position != bytes.count { throw changed(line: line) }
+        }
+
+        private func changed(line: Int) -> FieldpackError {
+            FieldpackError(
+                path: path, line: line,
+                "the table's rows are not the ones the pruning plan read moments before (\(rows) rows planned for this part, "
+                    + "\(read) read): the file changed while ingest ran; run it again on files that do not change")
+        }
+    }
+}

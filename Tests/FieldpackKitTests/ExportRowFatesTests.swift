@@ -1,0 +1,114 @@
+@testable import FieldpackKit
+import FieldpackTestSupport
+import Foundation
+import Testing
+
+/// The plan's fate of each export row (`ExportRowFates`): ingest leaves out a quiet row by its
+/// key alone, and writes the same records and findings as when it reads every row whole.
+@Suite struct ExportRowFatesTests {
+    typealias Tables = ExportLinkPruningTests
+
+    /// Tables whose removed rows are quiet or not in every way: an observation outside the box
+    /// with no other row (quiet: left out), one repeated in another export (quiet, but written
+    /// marked), one whose quality grade and one whose accuracy only a whole reading finds wrong;
+    /// photos linked to a kept observation, quiet and single, repeated, with a bad width, with
+    /// measured sizes, rejected for its extension, and with a NUL byte in its licence.
+    static func tables(in directory: TemporaryDirectory) throws -> (inputs: [String], selection: Selection) {
+        let u = Tables.uuids
+        let (inside, outside) = (Tables.inside, Tables.outside)
+        var observations = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"
+        for (uuid, point, accuracy, grade) in [
+            (u[0], inside, "", "research"), (u[1], outside, "", "research"), (u[2], outside, "", "research"),
+            (u[3], outside, "", "great"), (u[4], outside, "-5", "research"), (u[5], outside, "12", "casual"),
+        ] {
+            observations += "\(uuid)\t7\t\(point.latitude)\t\(point.longitude)\t\(accuracy)\t48662\t\(grade)\t2024-04-30\n"
+        }
+        var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
+        for (position, (photo, uuid, fileExtension, license, width)) in [
+            (601, u[0], "jpg", "CC-BY", "100"), (602, u[1], "jpg", "CC-BY", "100"), (603, u[1], "jpg", "CC-BY", "100"),
+            (603, u[0], "jpg", "CC-BY", "100"), (605, u[4], "jpg", "CC-BY", "wide"), (606, u[1], "jpg", "CC-BY", "100"),
+            (607, u[3], "", "CC-BY", "100"), (608, u[5], "JPG", "CC-BY\u{0}", "100"),
+        ].enumerated() {
+            photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(photo)\t\(uuid)\t7\t\(fileExtension)\t\(license)\t\(width)\t100\t\(position)\n"
+        }
+        let folder = "inaturalist-open-data-20241127"
+        var inputs = [try directory.write("\(folder)/observations.csv", observations), try directory.write("\(folder)/photos.csv", photos)]
+        inputs += try Tables.writeTables("second/inaturalist-open-data-20250301", rows: [(u[2], outside)], links: [], in: directory)
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        return (inputs, selection)
+    }
+
+    @Test(arguments: [IngestUnits.tableRangeBytes, 150])
+    func aQuietRowIsLeftOutByItsKeyWithTheRecordsAndFindingsOfAWholeReading(tableRangeBytes: Int) throws {
+        let directory = try TemporaryDirectory()
+        let (inputs, selection) = try Self.tables(in: directory)
+        func ingest(fates: Bool) throws -> (records: Data, rejects: Data, summary: INatIngest.Summary) {
+            let out = try TemporaryDirectory()
+            var options = INatIngest.Options(inputs: inputs, output: out.file("records.jsonl"), rejects: out.file("rejects.jsonl"))
+            options.selection = selection
+            options.measuredPhotos = [606]
+            options.tableRangeBytes = tableRangeBytes
+            options.maxRejectRate = 1
+            options.readsRowFates = fates
+            let summary = try INatIngest(options: options).run()
+            return (try Data(contentsOf: URL(fileURLWithPath: out.file("records.jsonl"))),
+                    try Data(contentsOf: URL(fileURLWithPath: out.file("rejects.jsonl"))), summary)
+        }
+        let (quick, whole) = (try ingest(fates: true), try ingest(fates: false))
+        #expect(quick.records == whole.records)
+        #expect(quick.rejects == whole.rejects)
+        #expect(quick.summary.leftOutRows == whole.summary.leftOutRows)
+        #expect(quick.summary.prunedLinks == whole.summary.prunedLinks)
+        #expect(quick.summary.counts == whole.summary.counts)
+        // Left out: the observations u[1], u[3], u[4] and u[5] (single), the photos 602, 605 and 608.
+        #expect(whole.summary.leftOutRows == 7)
+        // Findings of rows left out: the grade, the accuracy, the NUL, the width, the extension.
+        let rejects = String(decoding: quick.rejects, as: UTF8.self)
+        for said in ["quality_grade", "positional_accuracy", "U+FFFD", "width", "extension"] {
+            #expect(rejects.contains(said), "\(said)")
+        }
+
+        // The plan found the quiet rows: the observations u[1], u[2] and u[5] by the places rule,
+        // the photos rows of 602 and 603 (to u[1]); every other row is read whole.
+        let units = try IngestUnits.plan(
+            inputs: inputs, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: tableRangeBytes)
+        let planned = try #require(try ExportLinkPruning.plan(
+            inputs: inputs, selection: selection, openDataDate: nil, measuredPhotos: [606], scratch: directory.path, workers: 2,
+            units: units))
+        let fates = try #require(planned.fates)
+        var found: [Int: [ExportRowFates.Fate]] = [:]
+        for unit in units {
+            let cursor = try #require(try fates.cursor(for: ExportRowFates.Unit(file: unit.file, range: unit.range), path: inputs[unit.file]))
+            for row in 0..<cursor.rows { found[unit.file, default: []].append(try cursor.next(line: row)) }
+            try cursor.finish(line: cursor.rows)
+        }
+        #expect(fates.ruleNames == ["places"])
+        #expect(found[0] == [0, 1, 1, 0, 0, 1])
+        #expect(found[1] == [0, 1, 1, 0, 0, 0, 0, 0])
+        #expect(found[2] == [1])
+    }
+
+    @Test func aTableThatChangedAfterThePlanIsAnErrorNotARowJudgedByAnothersFate() throws {
+        let directory = try TemporaryDirectory()
+        let fates = try ExportRowFates(in: directory.path, ruleNames: ["places", "taxa"])
+        let units = [ExportRowFates.Unit(file: 0, range: 0..<100), ExportRowFates.Unit(file: 0, range: 100..<200)]
+        // Long runs (a length past one byte of LEB128) and short ones, across the two units.
+        let planned: [(fate: ExportRowFates.Fate, offset: Int)] = (0..<300).map { (1, $0 / 10) } + [(0, 40), (2, 60), (2, 99)]
+            + (0..<200).map { (1, 100 + $0 / 10) }
+        let recorder = ExportRowFates.Recorder(fates, units: units)
+        for row in planned { try recorder.add(row.fate, offset: row.offset) }
+        try recorder.finish()
+        let first = try #require(try fates.cursor(for: units[0], path: "observations.csv"))
+        #expect(first.rows == 303)
+        #expect(try (0..<303).map { try first.next(line: $0) } == planned.prefix(303).map(\.fate))
+        try first.finish(line: 303)
+        let second = try #require(try fates.cursor(for: units[1], path: "observations.csv"))
+        #expect(try (0..<200).map { try second.next(line: $0) } == Array(repeating: 1, count: 200))
+        #expect { try second.next(line: 201) } throws: { "\($0)".contains("not the ones the pruning plan read") }
+        let short = try #require(try fates.cursor(for: units[1], path: "observations.csv"))
+        _ = try short.next(line: 1)
+        #expect { try short.finish(line: 1) } throws: { "\($0)".contains("observations.csv:1") && "\($0)".contains("changed") }
+        #expect(try fates.cursor(for: ExportRowFates.Unit(file: 1, range: nil), path: "other.csv") == nil)
+    }
+}
