@@ -403,12 +403,17 @@ import Testing
     }
 
     /// A header naming a column twice read the first copy and ignored the other, without a word;
-    /// a name with a space after it was reported missing, with no hint why.
+    /// a name with a space after it was reported missing, with no hint why; with every name
+    /// spaced, ingest crashed.
     @Test(arguments: [
         ("observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\ttaxon_id\n",
          "an open-data observations table whose header names taxon_id twice (columns 6 and 9): which one holds the value would be a guess"),
         ("observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on \n",
          "an open-data observations table without the column(s) observed_on (the header has \"observed_on \", with spaces around the name)"),
+        // Every name of the table spaced (the fuzzer's find: no table had an exact name, and
+        // ingest crashed choosing which one to name).
+        ("photo_u\t\t observer_id  \t login \tuid\n",
+         "an open-data observers table without the column(s) observer_id, login, name (the header has \" observer_id  \", \" login \", with spaces around the name)"),
     ])
     func aHeaderNamingAColumnTwiceOrWithSpacesIsRefusedSayingSo(header: String, message: String) throws {
         let directory = try TemporaryDirectory()

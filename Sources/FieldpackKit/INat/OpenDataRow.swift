@@ -174,18 +174,18 @@ final class OpenDataRow {
         judgingObservation(line) { ExportRules.pending(selection, $0) }
     }
 
-    /// Splits an observations row and gives `judge` the record `write` would write of it (only
-    /// the values the rules read, `observationRecord(full: false)`): its uuid and `judge`'s
-    /// answer; nil for a row `write` rejects. The record is lent to `judge`, not returned (which
-    /// copied its 274 bytes once more per row).
+    /// Splits an observations row and gives `judge` the record `write` would write of it (without
+    /// `full`, only the values the rules read, `observationRecord(full: false)`): its uuid and
+    /// `judge`'s answer; nil for a row `write` rejects. The record is lent to `judge`, not
+    /// returned (which copied its 274 bytes once more per row).
     @inline(__always)
-    private func judgingObservation<T>(_ line: UnsafeRawBufferPointer, _ judge: (ObservationRecord) -> T) -> (ObservationUUID, T)? {
+    private func judgingObservation<T>(_ line: UnsafeRawBufferPointer, full: Bool = false, _ judge: (ObservationRecord) -> T) -> (ObservationUUID, T)? {
         precondition(header.table == .observations)
         var uuid = ObservationUUID(high: 0, low: 0)
         let record: ObservationRecord
         do {
             try split(line)
-            record = try observationRecord(full: false, uuid: &uuid)
+            record = try observationRecord(full: full, uuid: &uuid)
         } catch {
             return nil
         }
@@ -216,16 +216,8 @@ final class OpenDataRow {
     /// has nothing to say (no part dropped, no NUL byte, every field in its place); nil for a row
     /// `write` rejects.
     func observationPlan(_ line: UnsafeRawBufferPointer, by rules: ExportRules) -> (uuid: ObservationUUID, rule: String?, quiet: Bool)? {
-        precondition(header.table == .observations)
-        var uuid = ObservationUUID(high: 0, low: 0)
-        let record: ObservationRecord
-        do {
-            try split(line)
-            record = try observationRecord(full: true, uuid: &uuid)
-        } catch {
-            return nil
-        }
-        return (uuid, rules.removingRule(record), !keyOnly && dropped.isEmpty && !Self.holdsNUL(line))
+        judgingObservation(line, full: true) { record in (rules.removingRule(record), !keyOnly && dropped.isEmpty && !Self.holdsNUL(line)) }
+            .map { ($0, $1.0, $1.1) }
     }
 
     /// What the plan reads of a photos row when it records fates (`ExportRowFates`): as

@@ -117,9 +117,11 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         if [OpenDataTable.photos, .observations, .taxa, .observers].contains(where: { table in
             bare.contains(table.required[0].description) && table.required.filter { bare.contains($0.description) }.count >= 2
         }) {
-            // The table that has the most of its columns here (the first on a tie).
+            // The table that has the most of its columns here, spaces around them aside (the first
+            // on a tie): the condition above makes one have two. (Counted by the exact names, a
+            // header whose every name had spaces around it had none, and ingest crashed.)
             let closest = [OpenDataTable.photos, .observations, .taxa, .observers].reduce(nil as (OpenDataTable, Int)?) { best, table in
-                let present = table.required.filter { positions[$0.description] != nil }.count
+                let present = table.required.filter { bare.contains($0.description) }.count
                 return present > (best?.1 ?? 0) ? (table, present) : best
             }!.0
             let missing = closest.required.filter { positions[$0.description] == nil }.map(\.description)
