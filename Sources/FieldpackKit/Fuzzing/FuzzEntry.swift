@@ -41,7 +41,10 @@ package enum FuzzEntry {
     /// - every finding (a rejected row, a salvaged part) is the same, at the same line;
     /// - every observation the pruned run writes as kept (unmarked) is written the same without
     ///   pruning, with as many photo links: the plan never judges a row removed that ingest keeps,
-    ///   which would drop a kept observation's photos from the bundle.
+    ///   which would drop a kept observation's photos from the bundle;
+    /// - read in ingest's units (byte ranges of 64 bytes), the pruned run writes the same records
+    ///   and findings whether or not the plan found each row's fate (`ExportRowFates`), which
+    ///   lets ingest leave out a quiet row by its key alone.
     static func exportPruning(_ bytes: [UInt8]) -> String? {
         let tables = exportTables(bytes)
         // A folder of this call's own: two calls at once (the test runner replays saved inputs
@@ -73,17 +76,34 @@ package enum FuzzEntry {
             return nil  // a table that cannot be read: the stage's clear error
         }
         guard let pruning else { return nil }  // no table the rules prune
-        /// The records and findings of one run over the tables, or nil when it stops with an error.
-        func read(pruning: ExportLinkPruning?) -> (records: [UInt8], findings: [Finding])? {
+        /// The records and findings of one run over the tables (in `units`, else each whole), or
+        /// nil when it stops with an error.
+        func read(pruning: ExportLinkPruning?, units: [IngestUnit]? = nil) -> (records: [UInt8], findings: [Finding])? {
             let ingest = FileIngest(maxDocumentBytes: 4 << 20, openDataDate: exportDate)
             ingest.linkPruning = pruning
             let part = PartBuffer(spillPath: "/nonexistent/fieldpack-fuzz.spill")
             var findings: [Finding] = []
-            for (index, path) in paths.enumerated() {
-                guard let result = try? ingest.run(path: path, index: index, output: part) else { return nil }
+            for unit in units ?? paths.indices.map({ IngestUnit(file: $0) }) {
+                let path = paths[unit.file]
+                let result = try? unit.range.map { range in
+                    try ingest.runRange(path: path, index: unit.file, range: range, header: unit.header, output: part, hashing: false)
+                } ?? ingest.run(path: path, index: unit.file, output: part)
+                guard let result else { return nil }
                 findings += result.findings
             }
             return (ingest.extractor.out.bytes, findings)
+        }
+        // The plan again, in ingest's units of 64 bytes, finding each row's fate.
+        if let units = try? IngestUnits.plan(inputs: paths, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: 64),
+            let quick = try? ExportLinkPruning.plan(
+                inputs: paths, selection: exportSelection, openDataDate: exportDate, scratch: folder, workers: 1, units: units)
+        {
+            let (slow, fast) = (read(pruning: pruning, units: units), read(pruning: quick, units: units))
+            if (slow == nil) != (fast == nil) { return "the rows' fates made one run stop with an error and not the other" }
+            if let slow, let fast, slow.records != fast.records || slow.findings != fast.findings {
+                return "the rows' fates changed the records (\(fast.records.count) bytes against \(slow.records.count)) or the findings "
+                    + "(\(fast.findings.count) against \(slow.findings.count))"
+            }
         }
         let (prunedRun, wholeRun) = (read(pruning: pruning), read(pruning: nil))
         guard let pruned = prunedRun, let whole = wholeRun else {

@@ -17,10 +17,11 @@ import Synchronization
 /// One byte a row (`Fate`), run-length coded, per unit of ingest's reading (`IngestUnit`: the
 /// plan reads the plain tables in the very units ingest does, so a unit's rows come in the same
 /// order in both), kept in one scratch file of the build folder (`SpillFile`: unnamed, gone with
-/// this object), so memory does not grow with the export; about 2 bytes a kept row on the
-/// benchmark's 1M export. Ingest checks that a unit's rows and its fates end together: a table
-/// that changed between the plan and the reading is an error, never a row judged by another's
-/// fate.
+/// this object): a run of one fate takes two to four bytes, and a run ends where the fate
+/// changes, so the file follows the rows written, not the export. Memory holds each unit's place
+/// in it (a few dozen bytes a unit of 4 MiB) and the units being read. Ingest checks that a
+/// unit's rows and its fates end together: a table that changed between the plan and the
+/// reading is an error, never a row judged by another's fate.
 final class ExportRowFates: Sendable {
     /// One row's fate. 0: ingest reads it whole. For an observations row, `1 + i`: removed by the
     /// rule `ruleNames[i]`, with nothing to say. For a photos row, 1: links no kept observation,
