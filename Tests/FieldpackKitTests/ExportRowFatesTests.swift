@@ -10,7 +10,8 @@ import Testing
 
     /// Tables whose removed rows are quiet or not in every way: an observation outside the box
     /// with no other row (quiet: left out), one repeated in another export (quiet, but written
-    /// marked), one whose quality grade and one whose accuracy only a whole reading finds wrong;
+    /// marked), one whose quality grade and one whose accuracy only a whole reading finds wrong,
+    /// one inside the box that the second rule (the grades) removes;
     /// photos linked to a kept observation, quiet and single, repeated, with a bad width, with
     /// measured sizes, rejected for its extension, and with a NUL byte in its licence.
     static func tables(in directory: TemporaryDirectory) throws -> (inputs: [String], selection: Selection) {
@@ -20,6 +21,7 @@ import Testing
         for (uuid, point, accuracy, grade) in [
             (u[0], inside, "", "research"), (u[1], outside, "", "research"), (u[2], outside, "", "research"),
             (u[3], outside, "", "great"), (u[4], outside, "-5", "research"), (u[5], outside, "12", "casual"),
+            (Self.seventh, inside, "", "casual"),
         ] {
             observations += "\(uuid)\t7\t\(point.latitude)\t\(point.longitude)\t\(accuracy)\t48662\t\(grade)\t2024-04-30\n"
         }
@@ -36,8 +38,12 @@ import Testing
         inputs += try Tables.writeTables("second/inaturalist-open-data-20250301", rows: [(u[2], outside)], links: [], in: directory)
         var selection = Selection()
         selection.places.boxes = [BoundingBox(west: 0, south: 45, east: 10, north: 55)]
+        selection.qualityGrades = ["research", "needs_id"]
         return (inputs, selection)
     }
+
+    /// An observation inside the box that the quality grades remove (the second rule).
+    static let seventh = "00000000-0000-4000-8000-000000000007"
 
     @Test(arguments: [IngestUnits.tableRangeBytes, 150])
     func aQuietRowIsLeftOutByItsKeyWithTheRecordsAndFindingsOfAWholeReading(tableRangeBytes: Int) throws {
@@ -52,6 +58,7 @@ import Testing
             options.maxRejectRate = 1
             options.readsRowFates = fates
             let summary = try INatIngest(options: options).run()
+            if fates { try FileManager.default.copyItem(atPath: out.file("records.jsonl"), toPath: directory.file("quick-records.jsonl")) }
             return (try Data(contentsOf: URL(fileURLWithPath: out.file("records.jsonl"))),
                     try Data(contentsOf: URL(fileURLWithPath: out.file("rejects.jsonl"))), summary)
         }
@@ -61,16 +68,22 @@ import Testing
         #expect(quick.summary.leftOutRows == whole.summary.leftOutRows)
         #expect(quick.summary.prunedLinks == whole.summary.prunedLinks)
         #expect(quick.summary.counts == whole.summary.counts)
-        // Left out: the observations u[1], u[3], u[4] and u[5] (single), the photos 602, 605 and 608.
-        #expect(whole.summary.leftOutRows == 7)
+        // Left out: the observations u[1], u[3], u[4], u[5] and the seventh (single), the photos
+        // 602, 605 and 608; counted by the rule that removes each.
+        #expect(whole.summary.leftOutRows == 8)
+        let counted = try recordLines(directory.file("quick-records.jsonl")).filter { $0["k"] as? String == "select" }
+        #expect(counted.reduce(into: [String: Int]()) { sum, line in
+            for (rule, count) in line["removed"] as! [String: Int] { sum[rule, default: 0] += count }
+        } == ["places": 4, "quality_grades": 1])
         // Findings of rows left out: the grade, the accuracy, the NUL, the width, the extension.
         let rejects = String(decoding: quick.rejects, as: UTF8.self)
         for said in ["quality_grade", "positional_accuracy", "U+FFFD", "width", "extension"] {
             #expect(rejects.contains(said), "\(said)")
         }
 
-        // The plan found the quiet rows: the observations u[1], u[2] and u[5] by the places rule,
-        // the photos rows of 602 and 603 (to u[1]); every other row is read whole.
+        // The plan found the quiet rows: the observations u[1], u[2] and u[5] by the places rule
+        // and the seventh by the grades, the photos rows of 602 and 603 (to u[1]); every other
+        // row is read whole.
         let units = try IngestUnits.plan(
             inputs: inputs, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: tableRangeBytes)
         let planned = try #require(try ExportLinkPruning.plan(
@@ -83,10 +96,31 @@ import Testing
             for row in 0..<cursor.rows { found[unit.file, default: []].append(try cursor.next(line: row)) }
             try cursor.finish(line: cursor.rows)
         }
-        #expect(fates.ruleNames == ["places"])
-        #expect(found[0] == [0, 1, 1, 0, 0, 1])
+        #expect(fates.ruleNames == ["places", "quality_grades"])
+        #expect(found[0] == [0, 1, 1, 0, 0, 1, 2])
         #expect(found[1] == [0, 1, 1, 0, 0, 0, 0, 0])
         #expect(found[2] == [1])
+    }
+
+    /// A table edited in place after the plan read it (one grade for another of the same length:
+    /// the same rows) would have its rows judged by the fates of rows that are no longer there.
+    @Test func aTableEditedAfterThePlanReadItIsAnErrorNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let (inputs, selection) = try Self.tables(in: directory)
+        let units = try IngestUnits.plan(inputs: inputs, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: 4 << 20)
+        let planned = try #require(try ExportLinkPruning.plan(
+            inputs: inputs, selection: selection, openDataDate: nil, scratch: directory.path, workers: 2, units: units))
+        func read() throws {
+            let ingest = FileIngest(maxDocumentBytes: 1 << 20)
+            ingest.linkPruning = planned
+            _ = try ingest.run(path: inputs[0], index: 0, output: PartBuffer(spillPath: directory.file("part")))
+        }
+        try read()
+        // Past the file system's clock tick, so that the edit moves the file's times.
+        Thread.sleep(forTimeInterval: 0.25)
+        let table = try String(contentsOfFile: inputs[0], encoding: .utf8)
+        try table.replacingOccurrences(of: "\tgreat\t", with: "\tcasua\t").write(toFile: inputs[0], atomically: false, encoding: .utf8)
+        #expect { try read() } throws: { "\($0)".contains(inputs[0]) && "\($0)".contains("changed while ingest ran") }
     }
 
     @Test func aTableThatChangedAfterThePlanIsAnErrorNotARowJudgedByAnothersFate() throws {

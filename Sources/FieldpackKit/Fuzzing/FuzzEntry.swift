@@ -93,11 +93,18 @@ package enum FuzzEntry {
             }
             return (ingest.extractor.out.bytes, findings)
         }
-        // The plan again, in ingest's units of 64 bytes, finding each row's fate.
-        if let units = try? IngestUnits.plan(inputs: paths, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: 64),
-            let quick = try? ExportLinkPruning.plan(
-                inputs: paths, selection: exportSelection, openDataDate: exportDate, scratch: folder, workers: 1, units: units)
-        {
+        // The plan again, in ingest's units of 64 bytes, finding each row's fate (on three workers,
+        // a table's units in runs); it reads what the first plan read, and fails only as it does.
+        if let units = try? IngestUnits.plan(inputs: paths, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: 64) {
+            let quick: ExportLinkPruning
+            do {
+                guard let planned = try ExportLinkPruning.plan(
+                    inputs: paths, selection: exportSelection, openDataDate: exportDate, scratch: folder, workers: 3, units: units)
+                else { return "the plan in ingest's units pruned nothing where the plan without them did" }
+                quick = planned
+            } catch {
+                return "the plan in ingest's units failed where the plan without them did not: \(error)"
+            }
             let (slow, fast) = (read(pruning: pruning, units: units), read(pruning: quick, units: units))
             if (slow == nil) != (fast == nil) { return "the rows' fates made one run stop with an error and not the other" }
             if let slow, let fast, slow.records != fast.records || slow.findings != fast.findings {

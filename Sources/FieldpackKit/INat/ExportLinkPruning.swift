@@ -200,6 +200,9 @@ public final class ExportLinkPruning: Sendable {
     ///     waiting for the taxon rule (`PendingObservations`), photos rows waiting for the kept
     ///     observations (`PendingPhotos`), and its taxa rows' ancestors (`ExportParents.Listed`).
     ///   - workers: how many threads read the tables.
+    ///   - units: ingest's units (`IngestUnits`): the plain tables are read in runs of them, and
+    ///     each row's fate is found for ingest's reading (`ExportRowFates`, its scratch file in
+    ///     `scratch` too); nil: no fates.
     ///   - notice: told why the taxon rule is left to the bundle when the taxa tables disagree,
     ///     and when some repeated keys could not be kept.
     /// - Throws: when a table cannot be read (never an early end).
@@ -363,7 +366,8 @@ public final class ExportLinkPruning: Sendable {
         for (index, table) in tables.enumerated() {
             if let member = table.file.member, judged.contains([table.input, member.position]) { continue }
             let itsUnits = fates == nil || table.file.member != nil ? [] : (units ?? []).filter { $0.file == table.input }
-            if let first = itsUnits.first {
+            if let first = itsUnits.first, let fates {
+                fates.noteIdentity(of: table.input, path: table.file.path)
                 let mine = itsUnits.map { ExportRowFates.Unit(file: table.input, range: $0.range) }
                 guard first.range != nil, mine.allSatisfy({ $0.range != nil }) else {
                     jobs.append((index, nil, mine))
@@ -394,10 +398,10 @@ public final class ExportLinkPruning: Sendable {
             if number == 1 { found.withLock { found in found.kept?.fold(toHold: found.rows) } }
             let (readJobs, readCollectors, keptSoFar) = (part, collectors, found.withLock { $0.kept })
             // Each worker takes the next job until none is left, and adds up what it found in
-            // one `Found` (an observations job's own held a kept filter of 4 MiB, made, cleared
-            // and added again for each of the tables' units).
+            // one `Found`, handed from job to job (`consume`: shared, its kept filter of 4 MiB
+            // would be copied at the next job's first kept row).
             let claimed = Mutex(0)
-            DispatchQueue.concurrentPerform(iterations: max(1, min(workers, readJobs.count))) { _ in
+            DispatchQueue.concurrentPerform(iterations: min(workers, readJobs.count)) { _ in
                 var mine = Found()
                 while let job = claimed.withLock({ next -> Int? in
                     guard next < readJobs.count else { return nil }
@@ -411,9 +415,11 @@ public final class ExportLinkPruning: Sendable {
                         mine = try Self.judge(
                             photos: photos, date: table.date, rules: rules, keptSoFar: keptSoFar,
                             keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
-                            measured: measured, waiting: nil, fates: units.flatMap { units in fates.map { ($0, units) } }, adding: mine
+                            measured: measured, waiting: nil, fates: units.flatMap { units in fates.map { ($0, units) } },
+                            adding: consume mine
                         ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
                     } catch {
+                        mine = Found()
                         found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
                         claimed.withLock { $0 = readJobs.count }
                     }
@@ -496,14 +502,17 @@ public final class ExportLinkPruning: Sendable {
     /// of the photos those rows (`keptSoFar`) link; with `choosingParents`, what the kept rows
     /// need (`ExportParents`); a photos row's key goes with its observer. With `waiting`, a
     /// table's rows wait there (`PendingRows`): an observations table's for the taxon rule, a
-    /// photos table's for the kept observations; what they find is then left empty.
+    /// photos table's for the kept observations; what they find is then left empty. With `fates`,
+    /// each row's fate goes to the unit of ingest's reading its line starts in (`ExportRowFates`;
+    /// the units in order, the rows read being theirs). What it finds is added to `found`.
     private static func judge(
         photos: Bool, date: Int64?, rules: ExportRules, keptSoFar: Kept?, keys: RepeatedKeys.Collector?, choosingParents: Bool,
-        measured: Set<Int64>, waiting: Waiting?, fates: (ExportRowFates, [ExportRowFates.Unit])? = nil, adding found: Found = Found(),
+        measured: Set<Int64>, waiting: Waiting?, fates: (ExportRowFates, [ExportRowFates.Unit])? = nil,
+        adding found: consuming Found = Found(),
         rows forEachRow: @escaping ((OpenDataRow, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws -> Found {
         precondition(fates == nil || waiting == nil, "the rows set aside are not ingest's units")
-        var mine = found
+        var mine = consume found
         // Each row's fate, with fates (`ExportRowFates`): its values read whole.
         let recorder = fates.map { ExportRowFates.Recorder($0.0, units: $0.1) }
         if !photos && waiting == nil && mine.kept == nil { mine.kept = Kept() }

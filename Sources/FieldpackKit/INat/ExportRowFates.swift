@@ -19,9 +19,11 @@ import Synchronization
 /// order in both), kept in one scratch file of the build folder (`SpillFile`: unnamed, gone with
 /// this object): a run of one fate takes two to four bytes, and a run ends where the fate
 /// changes, so the file follows the rows written, not the export. Memory holds each unit's place
-/// in it (a few dozen bytes a unit of 4 MiB) and the units being read. Ingest checks that a
-/// unit's rows and its fates end together: a table that changed between the plan and the
-/// reading is an error, never a row judged by another's fate.
+/// in it (a few dozen bytes a unit of 4 MiB) and the units being read. A table that changed
+/// between the plan and the reading is an error, never a row judged by another's fate, as far
+/// as the table's identity tells (`FileIdentity`: the same file, size and times as when the plan
+/// began to read it; a write in the very tick of the one before leaves the times as they were)
+/// and, whatever the times, when a unit's rows and its fates do not end together.
 final class ExportRowFates: Sendable {
     /// One row's fate. 0: ingest reads it whole. For an observations row, `1 + i`: removed by the
     /// rule `ruleNames[i]`, with nothing to say. For a photos row, 1: links no kept observation,
@@ -41,6 +43,8 @@ final class ExportRowFates: Sendable {
     private struct Store {
         var file: SpillFile
         var units: [Unit: (location: SpillFile.Location, rows: Int)] = [:]
+        /// Each table's identity before the plan read it, by its input's index.
+        var identities: [Int: FileIdentity] = [:]
     }
 
     init(in folder: String, ruleNames: [String]) throws {
@@ -141,11 +145,25 @@ final class ExportRowFates: Sendable {
         }
     }
 
+    /// Notes the identity of the table at `path`, input `file`, before the plan reads it.
+    func noteIdentity(of file: Int, path: String) {
+        let identity = FileIdentity(path: path)
+        store.withLock { $0.identities[file] = identity }
+    }
+
     /// The fates of `unit`'s rows, read in order (`Cursor.next`); nil when the plan kept none
     /// (the unit is read whole, row by row).
+    ///
+    /// - Throws: when the table at `path` is not the one the plan read (`FileIdentity`).
     func cursor(for unit: Unit, path: String) throws -> Cursor? {
         try store.withLock { store in
             guard let (location, rows) = store.units[unit] else { return nil }
+            if let planned = store.identities[unit.file], FileIdentity(path: path) != planned {
+                throw FieldpackError(
+                    path: path,
+                    "the table is not the one the pruning plan read moments before (its size or times changed): the file changed "
+                        + "while ingest ran; run it again on files that do not change")
+            }
             let bytes = try store.file.withBytes(at: location) { Array($0) }
             return Cursor(bytes: bytes, rows: rows, path: path)
         }
