@@ -200,7 +200,7 @@ extension FileIngest {
                 result.accepted += 1
                 // A NUL in the row is written U+FFFD (the records' writer); said of the row
                 // whether or not pruning writes it, so pruning never changes the findings.
-                if let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil {
+                if OpenDataRow.holdsNUL(bytes) {
                     note(&result, finding(.salvaged, nil, TextRepair.reason))
                 }
                 for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }

@@ -240,8 +240,9 @@ final class OpenDataRow {
         return ((id, values.observation, values.observer), dropped.isEmpty && !Self.holdsNUL(line))
     }
 
+    /// Whether `line` holds a NUL byte (which the records' writer writes U+FFFD, a finding).
     @inline(__always)
-    private static func holdsNUL(_ line: UnsafeRawBufferPointer) -> Bool {
+    static func holdsNUL(_ line: UnsafeRawBufferPointer) -> Bool {
         guard let base = line.baseAddress else { return false }
         return memchr(base, 0, line.count) != nil
     }

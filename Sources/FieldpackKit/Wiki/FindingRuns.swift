@@ -127,30 +127,17 @@ struct FindingRuns {
     private func merge(_ runs: [[SpillFile.Location]], _ body: (_ line: [UInt8], _ finding: Finding) throws -> Void) throws {
         guard let file else { return }
         var readers = try runs.map { try RunReader(file: file, blocks: $0) }
-        // A binary heap of the readers with a line left, the first line's at the top.
-        var heap = readers.indices.filter { readers[$0].head != nil }
-        func before(_ a: Int, _ b: Int) -> Bool { readers[heap[a]].precedes(readers[heap[b]]) }
-        func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var first = parent
-                if left < heap.count && before(left, first) { first = left }
-                if right < heap.count && before(right, first) { first = right }
-                if first == parent { return }
-                heap.swapAt(parent, first)
-                parent = first
-            }
+        // The readers with a line left (`MergeHeap`), the first line's on top; equal lines
+        // (the same bytes) the lower run first.
+        func before(_ a: Int, _ b: Int) -> Bool {
+            readers[a].precedes(readers[b]) || (!readers[b].precedes(readers[a]) && a < b)
         }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-        while let top = heap.first, let head = readers[top].head {
+        var heap = MergeHeap()
+        for index in readers.indices where readers[index].head != nil { heap.push(index, before: before) }
+        while let top = heap.top, let head = readers[top].head {
             try body(head.line, head.finding)
             try readers[top].advance()
-            if readers[top].head == nil {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-            }
-            if !heap.isEmpty { siftDown(0) }
+            heap.topAdvanced(ended: readers[top].head == nil, before: before)
         }
     }
 
