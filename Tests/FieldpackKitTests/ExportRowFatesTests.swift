@@ -13,7 +13,10 @@ import Testing
     /// marked), one whose quality grade and one whose accuracy only a whole reading finds wrong,
     /// one inside the box that the second rule (the grades) removes;
     /// photos linked to a kept observation, quiet and single, repeated, with a bad width, with
-    /// measured sizes, rejected for its extension, and with a NUL byte in its licence.
+    /// measured sizes, rejected for its extension, and with a NUL byte in its licence. Empty
+    /// lines (some ended `\r\n`) between rows, enough of them that a range of ingest's reading
+    /// holds none but them, or starts among them: its rows' numbers are the same whoever counts
+    /// the lines before them.
     static func tables(in directory: TemporaryDirectory) throws -> (inputs: [String], selection: Selection) {
         let u = Tables.uuids
         let (inside, outside) = (Tables.inside, Tables.outside)
@@ -24,6 +27,8 @@ import Testing
             (Self.seventh, inside, "", "casual"),
         ] {
             observations += "\(uuid)\t7\t\(point.latitude)\t\(point.longitude)\t\(accuracy)\t48662\t\(grade)\t2024-04-30\n"
+            if uuid == u[2] { observations += String(repeating: "\n", count: 170) + "\r\n" }
+            if uuid == u[4] { observations += "\n\r\n" }
         }
         var photos = "photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n"
         for (position, (photo, uuid, fileExtension, license, width)) in [
@@ -32,6 +37,7 @@ import Testing
             (607, u[3], "", "CC-BY", "100"), (608, u[5], "JPG", "CC-BY\u{0}", "100"),
         ].enumerated() {
             photos += "0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e\(String(format: "%02d", position))\t\(photo)\t\(uuid)\t7\t\(fileExtension)\t\(license)\t\(width)\t100\t\(position)\n"
+            if position == 3 { photos += String(repeating: "\r\n", count: 90) }
         }
         let folder = "inaturalist-open-data-20241127"
         var inputs = [try directory.write("\(folder)/observations.csv", observations), try directory.write("\(folder)/photos.csv", photos)]
@@ -57,6 +63,9 @@ import Testing
             options.tableRangeBytes = tableRangeBytes
             options.maxRejectRate = 1
             options.readsRowFates = fates
+            // Three runs of units a table in the plan: the third's lines numbered from the
+            // counts of two before it.
+            options.workers = 3
             let summary = try INatIngest(options: options).run()
             if fates { try FileManager.default.copyItem(atPath: out.file("records.jsonl"), toPath: directory.file("quick-records.jsonl")) }
             return (try Data(contentsOf: URL(fileURLWithPath: out.file("records.jsonl"))),
@@ -131,7 +140,7 @@ import Testing
         let planned: [(fate: ExportRowFates.Fate, offset: Int)] = (0..<300).map { (1, $0 / 10) } + [(0, 40), (2, 60), (2, 99)]
             + (0..<200).map { (1, 100 + $0 / 10) }
         let recorder = ExportRowFates.Recorder(fates, units: units)
-        for row in planned { try recorder.add(row.fate, offset: row.offset) }
+        for (line, row) in planned.enumerated() { try recorder.add(row.fate, offset: row.offset, line: line + 2) }
         try recorder.finish()
         let first = try #require(try fates.cursor(for: units[0], path: "observations.csv"))
         #expect(first.rows == 303)
@@ -144,5 +153,35 @@ import Testing
         _ = try short.next(line: 1)
         #expect { try short.finish(line: 1) } throws: { "\($0)".contains("observations.csv:1") && "\($0)".contains("changed") }
         #expect(try fates.cursor(for: ExportRowFates.Unit(file: 1, range: nil), path: "other.csv") == nil)
+    }
+
+    /// Ingest's reading of a unit starts at its first row, numbered from the lines the plan's
+    /// readers counted in the runs of units before it, not from a pass over the table up to it.
+    @Test func aUnitsReadingStartsAtItsFirstRowNumberedFromThePlansLineCounts() throws {
+        let directory = try TemporaryDirectory()
+        let fates = try ExportRowFates(in: directory.path, ruleNames: ["places"])
+        let units = [0..<100, 100..<200, 200..<300, 300..<400].map { ExportRowFates.Unit(file: 0, range: $0) }
+        // Two runs: the first from the table's start (its header line 1, a row on line 2, empty
+        // lines, a row on line 15 starting at 130, lines up to 25); the second numbered from 2
+        // as the plan's readers number a range past the start (an empty line, then a row on
+        // its third line at 205, and 10 lines in all); the last unit has no row.
+        let first = ExportRowFates.Recorder(fates, units: Array(units[0...1]))
+        try first.add(0, offset: 40, line: 2)
+        try first.add(1, offset: 130, line: 15)
+        try first.add(1, offset: 150, line: 16)
+        try first.finish()
+        fates.noteRun(of: 0, range: 0..<200, lines: 25)
+        #expect(fates.start(of: units[1]).map { [$0.offset, $0.lines] } == [130, 14])
+        #expect(fates.start(of: units[2]) == nil, "no run read it yet")
+        let second = ExportRowFates.Recorder(fates, units: Array(units[2...3]))
+        try second.add(1, offset: 205, line: 3)
+        try second.finish()
+        fates.noteRun(of: 0, range: 200..<400, lines: 10)
+        func start(_ unit: ExportRowFates.Unit) -> [Int]? { fates.start(of: unit).map { [$0.offset, $0.lines] } }
+        #expect(start(units[1]) == [130, 14])
+        #expect(start(units[2]) == [205, 26])
+        #expect(start(units[0]) == nil, "the first unit starts at the header")
+        #expect(start(units[3]) == nil, "a unit with no row")
+        #expect(start(ExportRowFates.Unit(file: 1, range: 100..<200)) == nil)
     }
 }

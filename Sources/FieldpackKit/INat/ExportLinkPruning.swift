@@ -417,7 +417,11 @@ public final class ExportLinkPruning: Sendable {
                             keys: photos ? readCollectors?.photos : readCollectors?.observations, choosingParents: readCollectors != nil,
                             measured: measured, waiting: nil, fates: units.flatMap { units in fates.map { ($0, units) } },
                             adding: consume mine
-                        ) { body in try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body) }
+                        ) { body in
+                            let lines = try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body)
+                            // With fates, ingest's reading starts each unit from these counts.
+                            if let range, units != nil { fates?.noteRun(of: table.input, range: range, lines: lines) }
+                        }
                     } catch {
                         mine = Found()
                         found.withLock { $0.failure = $0.failure ?? OpenDataRow.naming(error, path: table.file.name) }
@@ -531,7 +535,7 @@ public final class ExportLinkPruning: Sendable {
                         // Rejected by `write`, but keyed as `photoID` reads it (at worst
                         // another row of the id is kept).
                         if let id = row.photoID(bytes) { try add(Singles.key(photo: id), 0) }
-                        try recorder?.add(0, offset: row.lineOffset)
+                        try recorder?.add(0, offset: row.lineOffset, line: row.lineNumber)
                         return true
                     }
                     try add(Singles.key(photo: id), UInt64(bitPattern: observer ?? 0))
@@ -542,7 +546,8 @@ public final class ExportLinkPruning: Sendable {
                         let linked = judgePhoto(
                             id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine)
                         // Quiet, linking no kept row, no measured size: written only if its id repeats.
-                        try recorder?.add(planned.quiet && !linked && !measured.contains(id) ? 1 : 0, offset: row.lineOffset)
+                        try recorder?.add(
+                            planned.quiet && !linked && !measured.contains(id) ? 1 : 0, offset: row.lineOffset, line: row.lineNumber)
                     }
                 } else if waitingObservations != nil {
                     guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
@@ -570,12 +575,12 @@ public final class ExportLinkPruning: Sendable {
         func judgeObservation(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) throws -> (ObservationUUID, keeps: Bool)? {
             guard let recorder else { return row.observationKey(bytes, by: rules) }
             guard let (uuid, rule, quiet) = row.observationPlan(bytes, by: rules) else {
-                try recorder.add(0, offset: row.lineOffset)
+                try recorder.add(0, offset: row.lineOffset, line: row.lineNumber)
                 return nil
             }
             // Quiet and removed: written only if its uuid repeats, else counted by its rule (most
             // removed rows by the same rule as the row before).
-            try recorder.add(quiet ? rule.map(recorder.fate(removedBy:)) ?? 0 : 0, offset: row.lineOffset)
+            try recorder.add(quiet ? rule.map(recorder.fate(removedBy:)) ?? 0 : 0, offset: row.lineOffset, line: row.lineNumber)
             return (uuid, rule == nil)
         }
         if let keys { try keys.adding { batch in try read { try batch.add($0, value: $1) } } } else { try read { _, _ in } }

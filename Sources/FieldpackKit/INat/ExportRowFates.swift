@@ -42,7 +42,10 @@ final class ExportRowFates: Sendable {
 
     private struct Store {
         var file: SpillFile
-        var units: [Unit: (location: SpillFile.Location, rows: Int)] = [:]
+        var units: [Unit: (location: SpillFile.Location, rows: Int, first: FirstRow?)] = [:]
+        /// The byte ranges the plan read each table in, by its input's index, and how many lines
+        /// start in each (`noteRun`).
+        var runs: [Int: [(range: Range<Int>, lines: Int)]] = [:]
         /// Each table's identity before the plan read it, by its input's index.
         var identities: [Int: FileIdentity] = [:]
     }
@@ -57,6 +60,14 @@ final class ExportRowFates: Sendable {
     /// not one of `ruleNames`.
     func fate(removedBy rule: String) -> Fate {
         ruleNames.firstIndex(of: rule).map { Fate($0 + 1) } ?? 0
+    }
+
+    /// A unit's first row: where its line starts, and its number as the plan's reader of the run
+    /// of units numbered it (1 for a table's first line; a run past the table's start numbers
+    /// its first line 2).
+    struct FirstRow {
+        let offset: Int
+        let lineInRun: Int
     }
 
     /// The fates of a run of units, in row order, as one reader of the plan finds them: each
@@ -74,6 +85,7 @@ final class ExportRowFates: Sendable {
         @exclusivity(unchecked) private var rows = 0
         @exclusivity(unchecked) private var fate: Fate = 0
         @exclusivity(unchecked) private var run = 0
+        @exclusivity(unchecked) private var first: FirstRow? = nil
         /// The rule last named, and its fate: most removed rows are removed by the rule of the
         /// row before.
         @exclusivity(unchecked) private var lastRule: (name: String, fate: Fate) = ("", 0)
@@ -91,10 +103,12 @@ final class ExportRowFates: Sendable {
             return lastRule.fate
         }
 
-        /// Adds the fate of the row whose line starts at `offset`.
+        /// Adds the fate of the row whose line starts at `offset`, numbered `line` by the run's
+        /// reader.
         @inline(__always)
-        func add(_ fate: Fate, offset: Int) throws {
+        func add(_ fate: Fate, offset: Int, line: Int) throws {
             while unit + 1 < units.count, let next = units[unit + 1].range, offset >= next.lowerBound { try nextUnit() }
+            if rows == 0 { first = FirstRow(offset: offset, lineInRun: line) }
             rows += 1
             if fate == self.fate || run == 0 {
                 self.fate = fate
@@ -119,9 +133,10 @@ final class ExportRowFates: Sendable {
 
         private func keepUnit() throws {
             close()
-            try fates.keep(units[unit], bytes: bytes, rows: rows)
+            try fates.keep(units[unit], bytes: bytes, rows: rows, first: first)
             bytes.removeAll(keepingCapacity: true)
             rows = 0
+            first = nil
         }
 
         private func close() {
@@ -138,10 +153,44 @@ final class ExportRowFates: Sendable {
     }
 
     /// Keeps a unit's fates, coded, once all its rows are in.
-    private func keep(_ unit: Unit, bytes: [UInt8], rows: Int) throws {
+    private func keep(_ unit: Unit, bytes: [UInt8], rows: Int, first: FirstRow?) throws {
         try store.withLock { store in
             let location = try bytes.withUnsafeBytes { try store.file.append($0) }
-            store.units[unit] = (location, rows)
+            store.units[unit] = (location, rows, first)
+        }
+    }
+
+    /// Notes that the plan read the lines starting in `range` of input `file`, `lines` of them,
+    /// with one reader (a run of units).
+    func noteRun(of file: Int, range: Range<Int>, lines: Int) {
+        store.withLock { $0.runs[file, default: []].append((range, lines)) }
+    }
+
+    /// Where ingest's reading of `unit` may start, past the lines before its first row (which are
+    /// empty, or it would start there), and how many lines come before that: from the lines
+    /// the plan counted in the runs before it, so that the reading counts none of the table up to
+    /// the unit again (`ByteRangeLines.lineStart`, a pass over it). Nil when the plan's runs do
+    /// not cover the table from its start one after another, or the unit has no row, or it is
+    /// the table's first (whose reading starts at the header, counting nothing).
+    func start(of unit: Unit) -> (offset: Int, lines: Int)? {
+        guard let range = unit.range, range.lowerBound > 0 else { return nil }
+        return store.withLock { store -> (offset: Int, lines: Int)? in
+            guard let first = store.units[unit]?.first, var runs = store.runs[unit.file] else { return nil }
+            runs.sort { $0.range.lowerBound < $1.range.lowerBound }
+            var before = 0
+            var end = 0
+            for run in runs {
+                guard run.range.lowerBound == end else { return nil }
+                if run.range.contains(range.lowerBound) {
+                    guard run.range.upperBound >= range.upperBound else { return nil }
+                    // The run's reader numbers its first line 1 at the table's start, else 2.
+                    let line = before + first.lineInRun - (run.range.lowerBound > 0 ? 1 : 0)
+                    return (first.offset, line - 1)
+                }
+                before += run.lines
+                end = run.range.upperBound
+            }
+            return nil
         }
     }
 
@@ -157,7 +206,7 @@ final class ExportRowFates: Sendable {
     /// - Throws: when the table at `path` is not the one the plan read (`FileIdentity`).
     func cursor(for unit: Unit, path: String) throws -> Cursor? {
         try store.withLock { store in
-            guard let (location, rows) = store.units[unit] else { return nil }
+            guard let (location, rows, _) = store.units[unit] else { return nil }
             if let planned = store.identities[unit.file], FileIdentity(path: path) != planned {
                 throw FieldpackError(
                     path: path,

@@ -143,12 +143,16 @@ final class FileIngest {
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
-        let reader = try ByteRangeLines.reader(path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes)
+        // An export table's unit starts where the plan's counts say, if they do.
+        let unit = ExportRowFates.Unit(file: index, range: range)
+        let start = header == nil ? nil : linkPruning?.fates?.start(of: unit)
+        let reader = try ByteRangeLines.reader(
+            path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes, start: start)
         if let header {
             result.format = header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
-                result: &result, first: range.lowerBound == 0, unit: ExportRowFates.Unit(file: index, range: range))
+                result: &result, first: range.lowerBound == 0, unit: unit)
         } else {
             result.format = InputFormat.jsonLines.rawValue
             try ingestLines(reader, path: path, output: output, failed: nil, result: &result)

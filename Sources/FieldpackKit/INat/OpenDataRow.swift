@@ -69,6 +69,9 @@ final class OpenDataRow {
     /// before ingest last gave starts (`rows(of:header:seen:_:)`): which unit of ingest's reading
     /// it is in (`ExportRowFates`).
     @exclusivity(unchecked) var lineOffset = 0
+    /// That row's line number as its reader numbers it (a byte range's reader that does not count
+    /// the lines before it numbers its first line 2, `ByteRangeLines.reader`).
+    @exclusivity(unchecked) var lineNumber = 0
     /// Whether this row reader's table range counts the taxa and users ingest leaves out
     /// (`ExportParents.countingInput`): one range of the whole job does.
     var countsParents = false

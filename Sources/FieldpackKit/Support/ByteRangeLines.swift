@@ -140,14 +140,20 @@ public struct ByteRangeLines: Sendable {
     ///   file up to it, a third of the plan's reading of a table it reads in two ranges), so a
     ///   line is numbered 1 only if it is the file's first (a table's header), every later one 2
     ///   or more; offsets are still the file's.
+    /// - Parameter known: a line start in the range at or before its first line that is not
+    ///   empty, and how many lines come before it, when the caller knows them (ingest's reading
+    ///   of an export table, from its plan's counts: `ExportRowFates.start(of:)`); the reader
+    ///   starts there, counting nothing.
     public static func reader(
-        path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20, numbered: Bool = true
+        path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20, numbered: Bool = true,
+        start known: (offset: Int, lines: Int)? = nil
     ) throws -> LineReader {
         let size = FileSystem.size(path) ?? 0
         // Unnumbered: past the first newline at or after the byte before the range.
-        let start: (offset: Int, lines: Int) = numbered || range.lowerBound == 0
-            ? try lineStart(path: path, atOrAfter: range.lowerBound)
-            : (try lineStart(path: path, atOrAfter: range.lowerBound, from: (range.lowerBound - 1, 0)).offset, 1)
+        let start: (offset: Int, lines: Int) = try known
+            ?? (numbered || range.lowerBound == 0
+                ? lineStart(path: path, atOrAfter: range.lowerBound)
+                : (lineStart(path: path, atOrAfter: range.lowerBound, from: (range.lowerBound - 1, 0)).offset, 1))
         let reader = LineReader(
             source: try FileRangeSource(path: path, range: min(start.offset, size)..<size), buffer: buffer,
             maxLineBytes: maxLineBytes)
