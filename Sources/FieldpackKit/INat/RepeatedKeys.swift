@@ -379,14 +379,16 @@ final class RepeatedKeys: Sendable {
             try spill.withLock { spill in
                 let chain = spill.chains[partition]
                 guard chain.words <= RepeatedKeys.partitionLimit else { return nil }
-                var words: [UInt64] = []
-                words.reserveCapacity(chain.words)
-                try forEachBatch(of: chain, in: spill.file) { bytes in
-                    for offset in stride(from: 0, to: bytes.count, by: MemoryLayout<UInt64>.stride) {
-                        words.append(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                // Each batch copied whole into place (`forEachBatch` checks that the batches hold
+                // no more than `chain.words`), the last batch first: the order is sorted away.
+                return try [UInt64](unsafeUninitializedCapacity: chain.words) { words, filled in
+                    try forEachBatch(of: chain, in: spill.file) { bytes in
+                        let count = bytes.count / MemoryLayout<UInt64>.stride
+                        UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: words[filled..<(filled + count)]))
+                            .copyMemory(from: bytes)
+                        filled += count
                     }
                 }
-                return words
             }
         }
 

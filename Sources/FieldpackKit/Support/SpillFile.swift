@@ -82,8 +82,8 @@ public final class SpillFile {
             return try Array(buffer[start..<(start + location.count)]).withUnsafeBytes(body)
         }
         if location.offset + Int64(location.count) > written { try flush() }
-        var bytes = [UInt8](repeating: 0, count: location.count)
-        try bytes.withUnsafeMutableBytes { target in
+        // Not zeroed first: every byte is read into it, or it is not returned.
+        let bytes = try [UInt8](unsafeUninitializedCapacity: location.count) { target, initialized in
             var done = 0
             while done < location.count {
                 let got = pread(descriptor, target.baseAddress! + done, location.count - done, off_t(location.offset) + off_t(done))
@@ -94,6 +94,7 @@ public final class SpillFile {
                 if got == 0 { throw FieldpackError(path: folder, "a scratch file ended before byte \(location.offset + Int64(location.count))") }
                 done += got
             }
+            initialized = done
         }
         return try bytes.withUnsafeBytes(body)
     }
