@@ -96,7 +96,7 @@ import Testing
         let units = try IngestUnits.plan(
             inputs: inputs, shards: 1, sharded: false, rangeBytes: 256 << 20, tableRangeBytes: tableRangeBytes)
         let planned = try #require(try ExportLinkPruning.plan(
-            inputs: inputs, selection: selection, openDataDate: nil, measuredPhotos: [606], scratch: directory.path, workers: 2,
+            inputs: inputs, selection: selection, openDataDate: nil, measuredPhotos: [606], scratch: directory.path, workers: 3,
             units: units))
         let fates = try #require(planned.fates)
         var found: [Int: [ExportRowFates.Fate]] = [:]
@@ -109,6 +109,26 @@ import Testing
         #expect(found[0] == [0, 1, 1, 0, 0, 1, 2])
         #expect(found[1] == [0, 1, 1, 0, 0, 0, 0, 0])
         #expect(found[2] == [1])
+
+        // Each unit past a table's start starts at its first row, its lines before it counted
+        // by the plan: where a count of the file's own bytes says, past the empty lines.
+        var started = 0
+        for unit in units {
+            guard let range = unit.range, range.lowerBound > 0 else { continue }
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: inputs[unit.file])))
+            var at = range.lowerBound
+            while at < bytes.count && bytes[at - 1] != 0x0A { at += 1 }
+            var lines = bytes[..<at].filter { $0 == 0x0A }.count
+            while at < range.upperBound && at < bytes.count && (bytes[at] == 0x0A || bytes[at] == 0x0D && bytes[at + 1] == 0x0A) {
+                at += bytes[at] == 0x0A ? 1 : 2
+                lines += 1
+            }
+            let expected = at < range.upperBound && at < bytes.count ? [at, lines] : nil
+            let known = try fates.start(of: ExportRowFates.Unit(file: unit.file, range: range), path: inputs[unit.file])
+            #expect(known.map { [$0.offset, $0.lines] } == expected, "\(unit.file) \(range)")
+            if known != nil { started += 1 }
+        }
+        #expect(tableRangeBytes != 150 || started >= 5, "\(started) units started from the counts")
     }
 
     /// A table edited in place after the plan read it (one grade for another of the same length:
@@ -161,27 +181,38 @@ import Testing
         let directory = try TemporaryDirectory()
         let fates = try ExportRowFates(in: directory.path, ruleNames: ["places"])
         let units = [0..<100, 100..<200, 200..<300, 300..<400].map { ExportRowFates.Unit(file: 0, range: $0) }
+        // The table: its lines end where the rows below say one starts.
+        var table = [UInt8](repeating: 0x78, count: 400)
+        for end in [39, 129, 204] { table[end] = 0x0A }
+        let path = directory.file("observations.csv")
+        try Data(table).write(to: URL(fileURLWithPath: path))
         // Two runs: the first from the table's start (its header line 1, a row on line 2, empty
         // lines, a row on line 15 starting at 130, lines up to 25); the second numbered from 2
         // as the plan's readers number a range past the start (an empty line, then a row on
-        // its third line at 205, and 10 lines in all); the last unit has no row.
+        // its second line, numbered 3, at 205, and 10 lines in all); the last unit has no row.
         let first = ExportRowFates.Recorder(fates, units: Array(units[0...1]))
         try first.add(0, offset: 40, line: 2)
         try first.add(1, offset: 130, line: 15)
         try first.add(1, offset: 150, line: 16)
         try first.finish()
         fates.noteRun(of: 0, range: 0..<200, lines: 25)
-        #expect(fates.start(of: units[1]).map { [$0.offset, $0.lines] } == [130, 14])
-        #expect(fates.start(of: units[2]) == nil, "no run read it yet")
+        #expect(try fates.start(of: units[1], path: path).map { [$0.offset, $0.lines] } == [130, 14])
+        #expect(try fates.start(of: units[2], path: path) == nil, "no run read it yet")
         let second = ExportRowFates.Recorder(fates, units: Array(units[2...3]))
         try second.add(1, offset: 205, line: 3)
         try second.finish()
         fates.noteRun(of: 0, range: 200..<400, lines: 10)
-        func start(_ unit: ExportRowFates.Unit) -> [Int]? { fates.start(of: unit).map { [$0.offset, $0.lines] } }
-        #expect(start(units[1]) == [130, 14])
-        #expect(start(units[2]) == [205, 26])
-        #expect(start(units[0]) == nil, "the first unit starts at the header")
-        #expect(start(units[3]) == nil, "a unit with no row")
-        #expect(start(ExportRowFates.Unit(file: 1, range: 100..<200)) == nil)
+        func start(_ unit: ExportRowFates.Unit) throws -> [Int]? { try fates.start(of: unit, path: path).map { [$0.offset, $0.lines] } }
+        #expect(try start(units[1]) == [130, 14])
+        #expect(try start(units[2]) == [205, 26])
+        #expect(try start(units[0]) == nil, "the first unit starts at the header")
+        #expect(try start(units[3]) == nil, "a unit with no row")
+        #expect(try start(ExportRowFates.Unit(file: 1, range: 100..<200)) == nil)
+        // A table whose line no longer starts there (written over with the same size): an
+        // error, never a reading that starts inside a line.
+        table[129] = 0x78
+        table[130] = 0x0A
+        try Data(table).write(to: URL(fileURLWithPath: path))
+        #expect { try start(units[1]) } throws: { "\($0)".contains(path) && "\($0)".contains("no line starts at byte 130") }
     }
 }

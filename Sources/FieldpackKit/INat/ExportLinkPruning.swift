@@ -420,7 +420,7 @@ public final class ExportLinkPruning: Sendable {
                         ) { body in
                             let lines = try OpenDataRow.forEachRow(in: table.file, range: range, seen: table.date, body)
                             // With fates, ingest's reading starts each unit from these counts.
-                            if let range, units != nil { fates?.noteRun(of: table.input, range: range, lines: lines) }
+                            if let range, let lines, units != nil { fates?.noteRun(of: table.input, range: range, lines: lines) }
                         }
                     } catch {
                         mine = Found()

@@ -19,7 +19,8 @@ import Synchronization
 /// order in both), kept in one scratch file of the build folder (`SpillFile`: unnamed, gone with
 /// this object): a run of one fate takes two to four bytes, and a run ends where the fate
 /// changes, so the file follows the rows written, not the export. Memory holds each unit's place
-/// in it (a few dozen bytes a unit of 4 MiB) and the units being read. A table that changed
+/// in it and its first row (a few dozen bytes a unit of 4 MiB), the byte range and line count of
+/// each run of units the plan read, and the units being read. A table that changed
 /// between the plan and the reading is an error, never a row judged by another's fate, as far
 /// as the table's identity tells (`FileIdentity`: the same file, size and times as when the plan
 /// began to read it; a write in the very tick of the one before leaves the times as they were)
@@ -63,8 +64,8 @@ final class ExportRowFates: Sendable {
     }
 
     /// A unit's first row: where its line starts, and its number as the plan's reader of the run
-    /// of units numbered it (1 for a table's first line; a run past the table's start numbers
-    /// its first line 2).
+    /// of units numbered it (counted from the table's header, line 1, in the run at the table's
+    /// start; from 2 for the first line of a run past it).
     struct FirstRow {
         let offset: Int
         let lineInRun: Int
@@ -166,16 +167,24 @@ final class ExportRowFates: Sendable {
         store.withLock { $0.runs[file, default: []].append((range, lines)) }
     }
 
-    /// Where ingest's reading of `unit` may start, past the lines before its first row (which are
-    /// empty, or it would start there), and how many lines come before that: from the lines
-    /// the plan counted in the runs before it, so that the reading counts none of the table up to
-    /// the unit again (`ByteRangeLines.lineStart`, a pass over it). Nil when the plan's runs do
-    /// not cover the table from its start one after another, or the unit has no row, or it is
-    /// the table's first (whose reading starts at the header, counting nothing).
-    func start(of unit: Unit) -> (offset: Int, lines: Int)? {
+    /// Where ingest's reading of `unit` of the table at `path` may start, past the lines before
+    /// its first row (which are empty, or it would start there), and how many lines come before
+    /// that: from the lines the plan counted in the runs before it, so that the reading counts
+    /// none of the table up to the unit again (`ByteRangeLines.lineStart`, a pass over it). Nil
+    /// when the plan's runs do not cover the table from its start one after another, or the
+    /// unit has no row (then the reading counts from the nearest line start it counted to
+    /// before: at worst the one pass over the table up to the unit that every unit took before
+    /// the plan kept its counts), or it is the table's first (whose reading starts at the
+    /// header, counting nothing).
+    ///
+    /// - Throws: when the table is not the one the plan read (`FileIdentity`), or no line starts
+    ///   where the unit's first row did (the file changed while ingest ran, as the same size and
+    ///   times can hide): never a reading that starts inside a line.
+    func start(of unit: Unit, path: String) throws -> (offset: Int, lines: Int)? {
         guard let range = unit.range, range.lowerBound > 0 else { return nil }
-        return store.withLock { store -> (offset: Int, lines: Int)? in
+        let found = try store.withLock { store throws -> (offset: Int, lines: Int)? in
             guard let first = store.units[unit]?.first, var runs = store.runs[unit.file] else { return nil }
+            try Self.checkIdentity(store, of: unit.file, path: path)
             runs.sort { $0.range.lowerBound < $1.range.lowerBound }
             var before = 0
             var end = 0
@@ -192,6 +201,26 @@ final class ExportRowFates: Sendable {
             }
             return nil
         }
+        guard let found else { return nil }
+        var byte: UInt8 = 0
+        let got = try withUnsafeMutableBytes(of: &byte) { try ReadableFile(path: path).read(at: found.offset - 1, count: 1, into: $0) }
+        guard got == 1, byte == 0x0A else {
+            throw FieldpackError(
+                path: path,
+                "no line starts at byte \(found.offset), where the pruning plan read one moments before: the file changed while "
+                    + "ingest ran; run it again on files that do not change")
+        }
+        return found
+    }
+
+    /// Throws when the table at `path`, input `file`, is not the one the plan read.
+    private static func checkIdentity(_ store: Store, of file: Int, path: String) throws {
+        if let planned = store.identities[file], FileIdentity(path: path) != planned {
+            throw FieldpackError(
+                path: path,
+                "the table is not the one the pruning plan read moments before (its size or times changed): the file changed "
+                    + "while ingest ran; run it again on files that do not change")
+        }
     }
 
     /// Notes the identity of the table at `path`, input `file`, before the plan reads it.
@@ -207,12 +236,7 @@ final class ExportRowFates: Sendable {
     func cursor(for unit: Unit, path: String) throws -> Cursor? {
         try store.withLock { store in
             guard let (location, rows, _) = store.units[unit] else { return nil }
-            if let planned = store.identities[unit.file], FileIdentity(path: path) != planned {
-                throw FieldpackError(
-                    path: path,
-                    "the table is not the one the pruning plan read moments before (its size or times changed): the file changed "
-                        + "while ingest ran; run it again on files that do not change")
-            }
+            try Self.checkIdentity(store, of: unit.file, path: path)
             let bytes = try store.file.withBytes(at: location) { Array($0) }
             return Cursor(bytes: bytes, rows: rows, path: path)
         }

@@ -145,7 +145,7 @@ final class FileIngest {
         distrust = nil
         // An export table's unit starts where the plan's counts say, if they do.
         let unit = ExportRowFates.Unit(file: index, range: range)
-        let start = header == nil ? nil : linkPruning?.fates?.start(of: unit)
+        let start = header == nil ? nil : try linkPruning?.fates?.start(of: unit, path: path)
         let reader = try ByteRangeLines.reader(
             path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes, start: start)
         if let header {

@@ -115,26 +115,26 @@ extension OpenDataRow {
     /// ingest writes something of: past the header, not empty, not an incomplete row at the end
     /// of a damaged stream (`rowBytes(_:of:)`), while `body` returns true.
     ///
-    /// - Returns: how many lines start in the range (or the file) when `body` never stopped it;
-    ///   0 for an archive's member.
+    /// - Returns: how many lines start in the range (or the file); nil when `body` stopped the
+    ///   reading, or for an archive's member.
     /// - Throws: what `body` throws, and a read error (never an early end); one that names no
     ///   file names the table (`naming`).
     @discardableResult
     static func forEachRow(
         in table: ExportTableFile, range: Range<Int>? = nil, seen: Int64?,
         _ body: (OpenDataRow, UnsafeRawBufferPointer) throws -> Bool
-    ) throws -> Int {
+    ) throws -> Int? {
         guard table.member == nil else {
             precondition(range == nil, "an archive member is read whole")
             try forEachRow(in: [table], seen: seen) { _, row, bytes in try body(row, bytes) }
-            return 0
+            return nil
         }
         do {
             // Its rows' numbers are not needed: only the header (line 1) is told apart. (A
             // range past the file's start numbers its first line 2, having counted none before.)
             let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0, numbered: false) }
                 ?? LineReader(source: try openInputReadingAhead(table.path))
-            _ = try rows(of: reader, header: table.header, seen: seen, body)
+            guard try rows(of: reader, header: table.header, seen: seen, body) else { return nil }
             return reader.linesRead - (range.map { $0.lowerBound > 0 ? 1 : 0 } ?? 0)
         } catch {
             throw naming(error, path: table.path)

@@ -133,17 +133,17 @@ public struct ByteRangeLines: Sendable {
 
     /// A reader of the lines whose first byte lies in `range` of a plain file, numbered and
     /// offset as in the whole file (`LineReader.Line.number` and `.offset`): it starts at the
-    /// first line start in the range and stops where `isPast` says.
+    /// first line start in the range (or at `known`) and stops where `isPast` says.
     ///
     /// - Parameter numbered: false for a reader that needs no line numbers (ingest's plan of the
     ///   export, `ExportLinkPruning`): the lines before the range are not counted (a pass over the
     ///   file up to it, a third of the plan's reading of a table it reads in two ranges), so a
     ///   line is numbered 1 only if it is the file's first (a table's header), every later one 2
     ///   or more; offsets are still the file's.
-    /// - Parameter known: a line start in the range at or before its first line that is not
-    ///   empty, and how many lines come before it, when the caller knows them (ingest's reading
-    ///   of an export table, from its plan's counts: `ExportRowFates.start(of:)`); the reader
-    ///   starts there, counting nothing.
+    /// - Parameter known: where the range's first line that is not empty (nor a lone `\r`)
+    ///   starts, and how many lines come before it, when the caller knows them (ingest's reading
+    ///   of an export table, from its plan's counts: `ExportRowFates.start(of:path:)`); the
+    ///   reader starts there, counting nothing, and the empty lines before it are not read.
     public static func reader(
         path: String, range: Range<Int>, buffer: PaddedBuffer? = nil, maxLineBytes: Int = 256 << 20, numbered: Bool = true,
         start known: (offset: Int, lines: Int)? = nil
