@@ -130,8 +130,9 @@ extension OpenDataRow {
             return nil
         }
         do {
-            // Its rows' numbers are not needed: only the header (line 1) is told apart. (A
-            // range past the file's start numbers its first line 2, having counted none before.)
+            // The lines before the range are not counted: the header (line 1) is told apart,
+            // and the rows are numbered within the range (its first line 2 past the file's
+            // start), which with the count returned places them (`ExportRowFates.start(of:path:)`).
             let reader = try range.map { try ByteRangeLines.reader(path: table.path, range: $0, numbered: false) }
                 ?? LineReader(source: try openInputReadingAhead(table.path))
             guard try rows(of: reader, header: table.header, seen: seen, body) else { return nil }
