@@ -215,4 +215,41 @@ import Testing
         try Data(table).write(to: URL(fileURLWithPath: path))
         #expect { try start(units[1]) } throws: { "\($0)".contains(path) && "\($0)".contains("no line starts at byte 130") }
     }
+
+    /// The plan's runs of one table may be noted in any order; a table whose runs leave a gap, or
+    /// a unit that runs past the run that read it, gets no start (its reading counts the lines).
+    @Test func runsNotedInAnyOrderCountTheSameAndAGapGivesNoStart() throws {
+        let directory = try TemporaryDirectory()
+        let fates = try ExportRowFates(in: directory.path, ruleNames: ["places"])
+        var table = [UInt8](repeating: 0x78, count: 300)
+        for end in [109, 219] { table[end] = 0x0A }
+        let path = directory.file("observations.csv")
+        try Data(table).write(to: URL(fileURLWithPath: path))
+        func record(file: Int, _ ranges: [Range<Int>], rows: [(offset: Int, line: Int)], lines: Int, run: Range<Int>? = nil) throws {
+            let recorder = ExportRowFates.Recorder(fates, units: ranges.map { ExportRowFates.Unit(file: file, range: $0) })
+            for row in rows { try recorder.add(1, offset: row.offset, line: row.line) }
+            try recorder.finish()
+            fates.noteRun(of: file, range: run ?? ranges.first!.lowerBound..<ranges.last!.upperBound, lines: lines)
+        }
+        func start(file: Int, _ range: Range<Int>) throws -> [Int]? {
+            try fates.start(of: ExportRowFates.Unit(file: file, range: range), path: path).map { [$0.offset, $0.lines] }
+        }
+        // Table 0: the later run noted first (its row on its third line, numbered 4), then the
+        // run from the start (7 lines).
+        try record(file: 0, [200..<300], rows: [(220, 4)], lines: 5)
+        try record(file: 0, [0..<100, 100..<200], rows: [(20, 2), (110, 6)], lines: 7)
+        #expect(try start(file: 0, 100..<200) == [110, 5])
+        #expect(try start(file: 0, 200..<300) == [220, 9])
+        // Table 1: nothing read from 100 to 150.
+        try record(file: 1, [0..<100], rows: [(20, 2)], lines: 7)
+        try record(file: 1, [150..<300], rows: [(220, 3)], lines: 5)
+        #expect(try start(file: 1, 150..<300) == nil)
+        // Table 2: as table 0 but for its second run, whose count ends before its unit does.
+        try record(file: 2, [0..<100], rows: [(20, 2)], lines: 7)
+        try record(file: 2, [100..<250], rows: [(110, 2)], lines: 5, run: 100..<200)
+        #expect(try start(file: 2, 100..<250) == nil)
+        try record(file: 3, [0..<100], rows: [(20, 2)], lines: 7)
+        try record(file: 3, [100..<250], rows: [(110, 2)], lines: 5)
+        #expect(try start(file: 3, 100..<250) == [110, 7])
+    }
 }
