@@ -210,7 +210,12 @@ final class OpenDataRow {
         precondition(header.table == .photos)
         let c = columns
         guard splitPrefix(line, fields: max(c.photoID, c.observationUUID, c.observerID) + 1), let id = id(c.photoID) else { return nil }
-        return (id, ObservationUUID(text(c.observationUUID, "observation_uuid")), positiveID(c.observerID, "observer_id"))
+        return splitPhotoParents(id: id)
+    }
+
+    /// The photo `id`'s observation and observer in the photos row split last, as `write` reads them.
+    private func splitPhotoParents(id: Int64) -> (id: Int64, observation: ObservationUUID?, observer: Int64?) {
+        (id, ObservationUUID(text(columns.observationUUID, "observation_uuid")), positiveID(columns.observerID, "observer_id"))
     }
 
     /// What the plan (`ExportLinkPruning`) reads of an observations row when it records fates
@@ -234,11 +239,10 @@ final class OpenDataRow {
         } catch {
             return (photoParents(line), false)
         }
-        let c = columns
-        guard let id = id(c.photoID) else { return (nil, false) }
+        guard let id = id(columns.photoID) else { return (nil, false) }
         guard let values = try? photoValues() else {
             // Rejected for its extension: its parents as `photoParents` reads them.
-            return ((id, ObservationUUID(text(c.observationUUID, "observation_uuid")), positiveID(c.observerID, "observer_id")), false)
+            return (splitPhotoParents(id: id), false)
         }
         return ((id, values.observation, values.observer), dropped.isEmpty && !Self.holdsNUL(line))
     }
@@ -543,9 +547,7 @@ final class OpenDataRow {
 
     private func photo(into extractor: inout RecordExtractor, source: Source) throws(RecordError) {
         let values = try photoValues()
-        let (id, fileExtension, width, height, link, observation, license, observer) = (
-            values.id, values.fileExtension, values.width, values.height, values.link, values.observation, values.license, values.observer
-        )
+        let (id, observation) = (values.id, values.observation)
         var position = values.position
         let seen = self.seen
         extractor.counts.photos += 1
@@ -562,17 +564,17 @@ final class OpenDataRow {
         url.append(contentsOf: Self.urlPrefix.utf8)
         url.append(contentsOf: String(id).utf8)
         url.append(contentsOf: "/square.".utf8)
-        url.append(contentsOf: fileExtension)
+        url.append(contentsOf: values.fileExtension)
         url.withUnsafeBytes { url in
             var record = PhotoRecord(id: id, context: .observation, url: JSONText(start: url.baseAddress!, count: url.count))
-            record.license = license
-            if let width, let height {
+            record.license = values.license
+            if let width = values.width, let height = values.height {
                 record.width = width
                 record.height = height
             }
             record.position = position
             record.seen = seen
-            record.observer = observer
+            record.observer = values.observer
             record.encode(into: &extractor.out, source: source.text)
         }
         guard let observation else { return }
@@ -582,7 +584,7 @@ final class OpenDataRow {
         }
         if position == nil { position = 0 }
         var links = ObservationRecord(id: observation.exportID)
-        links.uuid = link
+        links.uuid = values.link
         links.photos = [(id, position!)]
         links.part = .links
         links.seen = seen
