@@ -149,7 +149,7 @@ help:
 	@echo '                      FUZZ_SMOKE_SECONDS=S, make test'"'"'s smoke run per target ($(FUZZ_SMOKE_SECONDS))'
 	@echo '  BENCH_N=N           make bench: synthetic observations ($(BENCH_N)); BENCH_DIR=DIR ($(BENCH_DIR))'
 	@echo '  BENCH_RUNS=N        make bench: runs of every measurement (3); BENCH_WIKI_N, BENCH_SEED, BENCH_DAMAGE, BENCH_SCALE,'
-	@echo '                      BENCH_OPEN_DATA_N, BENCH_DUCKDB_MEMORY: see docs/benchmark.md'
+	@echo '                      BENCH_OPEN_DATA_N, BENCH_OPEN_DATA_SCALE, BENCH_DUCKDB_MEMORY: see docs/benchmark.md'
 	@echo '  BENCH_PARTS=LIST    make bench: only these sections, a comma list of runs, scale (with BENCH_SCALE=1), opendata, slurm (root) (all)'
 	@echo '  PREFIX=DIR          make install: where to ($(PREFIX)); DESTDIR=DIR stages it (for packaging)'
 	@echo '  MAN_BUILD=DIR       make man: where the pages go ($(MAN_BUILD))'

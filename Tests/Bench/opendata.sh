@@ -12,20 +12,23 @@
 # other, then DuckDB. Run 1 first checks that the two agree: the row count of every table, and
 # the very uuids of the kept observations and ids of the kept photos; a mismatch fails the
 # benchmark before any time is compared. BENCH_SCALE=1 runs fieldpack's stages once more at
-# 10 x BENCH_OPEN_DATA_N and records each stage's peak RSS at both sizes, and once more at 10 x
-# with the polygon's area a tenth (a guide of about N's size: information, not the test). The figures go to
+# F x BENCH_OPEN_DATA_N (F: BENCH_OPEN_DATA_SCALE, default 10; 70 at N = 1M is iNaturalist's
+# export, INAT.md section 5) and records each stage's peak RSS at both sizes, and once more at F x
+# with the polygon's area 1/F (a guide of about N's size: information, not the test). The figures go to
 # $BENCH_DIR/logs/od-*.time (GNU time: wall_s peak_rss_kib user_s system_s), the section of the
 # results to $BENCH_DIR/opendata-results.md (Tests/Bench/opendata_report.py; report.py adds the
 # same section to results.md).
 #
 # Environment: BENCH_OPEN_DATA_N (BENCH_N, else 1000000), BENCH_RUNS (3), BENCH_SEED (1),
-# BENCH_SCALE (0), BENCH_DIR (build/bench), BIN (.build/release), BENCH_DUCKDB_MEMORY.
+# BENCH_SCALE (0), BENCH_OPEN_DATA_SCALE (10), BENCH_DIR (build/bench), BIN (.build/release),
+# BENCH_DUCKDB_MEMORY.
 set -euo pipefail
 
 BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-${BENCH_N:-1000000}}
 BENCH_RUNS=${BENCH_RUNS:-3}
 BENCH_SEED=${BENCH_SEED:-1}
 BENCH_SCALE=${BENCH_SCALE:-0}
+BENCH_OPEN_DATA_SCALE=${BENCH_OPEN_DATA_SCALE:-10}
 BENCH_DIR=${BENCH_DIR:-build/bench}
 BIN=${BIN:-.build/release}
 
@@ -37,6 +40,8 @@ fail() {
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $BENCH_OPEN_DATA_N =~ ^[1-9][0-9]*$ ]] || fail "BENCH_OPEN_DATA_N must be a positive integer, not '$BENCH_OPEN_DATA_N'"
 [[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]] || fail "BENCH_RUNS must be a positive integer, not '$BENCH_RUNS'"
+[[ $BENCH_OPEN_DATA_SCALE =~ ^[1-9][0-9]*$ && $BENCH_OPEN_DATA_SCALE -ge 2 ]] \
+  || fail "BENCH_OPEN_DATA_SCALE must be an integer of at least 2, not '$BENCH_OPEN_DATA_SCALE'"
 for tool in fieldpack-synth fieldpack-inat fieldpack-dedupe fieldpack-bundle; do
   [[ -x $BIN/$tool ]] || fail "$BIN/$tool is missing; build the tools first (make tools)"
 done
@@ -227,17 +232,19 @@ done
 cp "$input/.synth.txt" "$logs/od-input.txt"
 
 if [[ $BENCH_SCALE != 0 ]]; then
-  scale_n=$((BENCH_OPEN_DATA_N * 10))
+  factor=$BENCH_OPEN_DATA_SCALE
+  echo "$factor" >"$logs/od-scale-factor.txt"
+  scale_n=$((BENCH_OPEN_DATA_N * factor))
   scale_input=$(synth "$scale_n")
   pipeline "$BENCH_DIR/bench-open-data-scale.json" "$scale_input"
   fieldpack "$BENCH_DIR/bench-open-data-scale.json" ".scale"
   counts "$out/content.sqlite" >"$logs/od-scale.counts.json"
-  # Information beside the test (not its verdict): the same export at 10 x N with a guide of
-  # about N's size, the polygon's area a tenth, so that what grows is the export alone.
-  pipeline "$BENCH_DIR/bench-open-data-scale-guide.json" "$scale_input" 0.316227766
+  # Information beside the test (not its verdict): the same export at F x N with a guide of
+  # about N's size, the polygon's area 1/F, so that what grows is the export alone.
+  pipeline "$BENCH_DIR/bench-open-data-scale-guide.json" "$scale_input" "$(python3 -c "print(1 / $factor ** 0.5)")"
   fieldpack "$BENCH_DIR/bench-open-data-scale-guide.json" ".scale-guide"
   counts "$out/content.sqlite" >"$logs/od-scale-guide.counts.json"
-  # Information beside the test too: the same export at 10 x N as one .tar.gz (the benchmark's
+  # Information beside the test too: the same export at F x N as one .tar.gz (the benchmark's
   # member order), the form iNaturalist publishes, read whole as one input (kept and reused).
   scale_tar="$scale_input-tar/inaturalist-open-data-20241127.tar.gz"
   scale_settings="$(cat "$scale_input/.settings") members: ${members[*]}"

@@ -9,7 +9,8 @@ system_s"; od-fieldpack.counts.json and od-duckdb.rN.counts.json; od-same-rows.t
 report.py adds the same section to results.md when the logs hold it (`section`). The goals:
 fieldpack's three stages at least 3x faster than DuckDB (wall time, DuckDB / fieldpack) at
 most 1/10 of its peak memory (the largest stage's peak against DuckDB's), and with
-BENCH_SCALE=1 each stage's peak at 10 x N within 1.2 x of its peak at N (constant memory).
+BENCH_SCALE=1 each stage's peak at F x N within 1.2 x of its peak at N (constant memory; F is
+BENCH_OPEN_DATA_SCALE, default 10, which opendata.sh writes to od-scale-factor.txt).
 Standard library only.
 """
 import argparse
@@ -79,8 +80,19 @@ def check(logs, runs):
     return lines, not problems
 
 
+def scale_factor(logs):
+    """How many times N the scale step's export holds (od-scale-factor.txt; 10 before it was written)."""
+    path = os.path.join(logs, "od-scale-factor.txt")
+    if not os.path.exists(path):
+        return 10
+    with open(path, encoding="utf-8") as handle:
+        return int(handle.read().strip())
+
+
 def section(logs, runs, scale):
     """The section's markdown lines, and whether the rows agree."""
+    factor = scale_factor(logs) if scale != "0" else 10
+    share = "a tenth" if factor == 10 else f"1/{factor}"
     stages = {stage: [times(logs, f"od-{stage}.r{run}") for run in range(1, runs + 1)] for stage in STAGES}
     duck = [times(logs, f"od-duckdb.r{run}") for run in range(1, runs + 1)]
     chain_walls = [sum(stages[s][i][0] for s in STAGES) for i in range(runs)]
@@ -107,10 +119,10 @@ def section(logs, runs, scale):
     out.append(f"| peak memory (largest stage) | {peak:,.0f} MiB | {duck_peak:,.0f} MiB | {memory_ratio:.1f} | ≥ 10 "
                f"| {'PASS' if memory_ratio >= 10 else 'FAIL'} |")
     out.append("")
-    # At 10 x N with a guide of about N's size (information beside the test), when measured.
+    # At F x N with a guide of about N's size (information beside the test), when measured.
     guide = scale != "0" and os.path.exists(os.path.join(logs, "od-ingest.scale-guide.time"))
-    out.append("| stage | wall s | peak RSS |" + (" at 10 × N: wall s, peak RSS | 10 × N ÷ N (peak) |" if scale != "0" else "")
-               + (" at 10 × N, a guide of N's size: wall s, peak RSS | ÷ N (peak) |" if guide else ""))
+    out.append("| stage | wall s | peak RSS |" + (f" at {factor} × N: wall s, peak RSS | {factor} × N ÷ N (peak) |" if scale != "0" else "")
+               + (f" at {factor} × N, a guide of N's size: wall s, peak RSS | ÷ N (peak) |" if guide else ""))
     out.append("| --- | --- | --- |" + (" --- | --- |" if scale != "0" else "") + (" --- | --- |" if guide else ""))
     flat = True
     for stage in STAGES:
@@ -129,15 +141,15 @@ def section(logs, runs, scale):
     out.append("")
     if scale != "0":
         with open(os.path.join(logs, "od-scale-input.txt"), encoding="utf-8") as handle:
-            out.append(f"At 10 × N: {handle.read().strip()}.")
-        out.append(f"Constant memory (each stage's peak at 10 × N within 1.2 × of its peak at N): {'PASS' if flat else 'FAIL'}.")
+            out.append(f"At {factor} × N: {handle.read().strip()}.")
+        out.append(f"Constant memory (each stage's peak at {factor} × N within 1.2 × of its peak at N): {'PASS' if flat else 'FAIL'}.")
         if guide:
             kept = []
             for name in ("od-fieldpack", "od-scale", "od-scale-guide"):
                 with open(os.path.join(logs, f"{name}.counts.json"), encoding="utf-8") as handle:
                     kept.append(json.load(handle)["observations"])
-            out.append(f"Kept observations: {kept[0]:,} at N, {kept[1]:,} at 10 × N, {kept[2]:,} at 10 × N with the polygon's "
-                       "area a tenth. That last column is information beside the test, not its verdict: with the guide about "
+            out.append(f"Kept observations: {kept[0]:,} at N, {kept[1]:,} at {factor} × N, {kept[2]:,} at {factor} × N with the "
+                       f"polygon's area {share}. That last column is information beside the test, not its verdict: with the guide about "
                        "the same size, what grows is the export alone.")
         out.append("")
     # The export as published, when measured: beside the goal, which issue 13 sets on the tables.
@@ -162,7 +174,7 @@ def section(logs, runs, scale):
                        f"| {how}: {statistics.median(peer_walls):.2f} s{spread(peer_walls, 's', 2)}, "
                        f"{statistics.median(r for _, r in peer):,.0f} MiB | {ratio:.2f} |")
         out.append("")
-    # The export at 10 x N as one .tar.gz, when measured: ingest's memory on the form as published.
+    # The export at F x N as one .tar.gz, when measured: ingest's memory on the form as published.
     if scale != "0" and os.path.exists(os.path.join(logs, "od-ingest.scale-tar.time")):
         big_wall, big_peak = times(logs, "od-ingest.scale-tar")
         small = [times(logs, f"od-ingest.tar.r{run}")[1] for run in range(1, runs + 1)]
@@ -170,7 +182,7 @@ def section(logs, runs, scale):
             tar_kept = json.load(handle)["observations"]
         with open(os.path.join(logs, "od-scale.counts.json"), encoding="utf-8") as handle:
             loose_kept = json.load(handle)["observations"]
-        out.append(f"At 10 × N as one `.tar.gz` (the benchmark's member order; information beside the test): ingest "
+        out.append(f"At {factor} × N as one `.tar.gz` (the benchmark's member order; information beside the test): ingest "
                    f"{big_wall:.2f} s, {big_peak:,.0f} MiB, {big_peak / statistics.median(small):.2f} times its peak on the "
                    f"`.tar.gz` at N; {tar_kept:,} observations kept"
                    + ("" if tar_kept == loose_kept else f" (MISMATCH: {loose_kept:,} from the loose tables)") + ".")

@@ -44,7 +44,8 @@
 #      damage, the synth binary's hash); delete the folder to write it again.
 #   4b. Tests/Bench/opendata.sh: the open-data export path (issue 13) at BENCH_OPEN_DATA_N
 #      (default BENCH_N) observations with a polygon and a taxon subtree selected, against DuckDB
-#      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1.
+#      (read_csv, spatial) into SQLite; rows checked first; at 10 x too with BENCH_SCALE=1 (at
+#      BENCH_OPEN_DATA_SCALE x: 70 at BENCH_N=1000000 is iNaturalist's whole export).
 #   4c. Tests/Slurm/check-slurm.sh --measure (issue 12, as root): the Slurm engine's overhead on a
 #      one-node cluster: trivial arrays, the sample pipeline, and (after the runs) the 1M build at
 #      SHARDS=4 under make -j2 and under ENGINE=slurm, which must publish the same bundle.
@@ -60,7 +61,8 @@
 # parts did not run; it gives no figure and no verdict for them.
 #
 # Environment: BENCH_N (1000000), BENCH_WIKI_N (20000), BENCH_RUNS (3), BENCH_SEED (1),
-# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_PARTS (all), BENCH_OPEN_DATA_N (BENCH_N), BENCH_DIR (build/bench), BIN (.build/release),
+# BENCH_DAMAGE (1), BENCH_SCALE (0), BENCH_PARTS (all), BENCH_OPEN_DATA_N (BENCH_N), BENCH_OPEN_DATA_SCALE (10),
+# BENCH_DIR (build/bench), BIN (.build/release),
 # BENCH_DUCKDB_MEMORY (DuckDB's memory_limit, e.g. 2GB; default DuckDB's own: 80% of RAM).
 set -euo pipefail
 
@@ -398,7 +400,7 @@ fi
 # --- 4b. The open-data export path (issue 13): Tests/Bench/opendata.sh, its section of the report --
 if [[ $run_opendata == 1 ]]; then
   BENCH_OPEN_DATA_N=${BENCH_OPEN_DATA_N:-$BENCH_N} BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_SCALE=$BENCH_SCALE \
-    BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
+    BENCH_OPEN_DATA_SCALE=${BENCH_OPEN_DATA_SCALE:-10} BENCH_DIR=$BENCH_DIR BIN=$BIN ${BENCH_DUCKDB_MEMORY:+BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY} "$here/opendata.sh" >&2
 fi
 
 # --- 4c. The Slurm engine's overhead (issue 12): Tests/Slurm/check-slurm.sh --measure -------------
@@ -443,4 +445,4 @@ EOF
 python3 "$here/report.py" --logs "$logs" --runs "$BENCH_RUNS" --synth "$input/synth.txt" --scale-synth "$scale_input/synth.txt" \
   --wiki-report "$logs/wiki-report.json" --scale "$BENCH_SCALE" --parts "$ran_parts" --bench-n "$BENCH_N" \
   --results "$BENCH_DIR/results.md" \
-  --settings "BENCH_N=$BENCH_N BENCH_WIKI_N=$BENCH_WIKI_N BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_DAMAGE=$BENCH_DAMAGE BENCH_SCALE=$BENCH_SCALE BENCH_PARTS=$BENCH_PARTS${BENCH_DUCKDB_MEMORY:+ BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY}"
+  --settings "BENCH_N=$BENCH_N BENCH_WIKI_N=$BENCH_WIKI_N BENCH_RUNS=$BENCH_RUNS BENCH_SEED=$BENCH_SEED BENCH_DAMAGE=$BENCH_DAMAGE BENCH_SCALE=$BENCH_SCALE BENCH_PARTS=$BENCH_PARTS${BENCH_OPEN_DATA_SCALE:+ BENCH_OPEN_DATA_SCALE=$BENCH_OPEN_DATA_SCALE}${BENCH_DUCKDB_MEMORY:+ BENCH_DUCKDB_MEMORY=$BENCH_DUCKDB_MEMORY}"
