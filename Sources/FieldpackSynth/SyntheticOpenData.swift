@@ -69,7 +69,7 @@ public struct SyntheticOpenData {
         return summary
     }
 
-    /// Life, three kingdoms, genera, then species (`taxon_id` 300000 + k), `/`-separated ancestry.
+    /// Life, three kingdoms, genera (`genusID`), then species (`speciesID`), `/`-separated ancestry.
     private func writeTaxa(_ count: Int, to path: String, summary: inout Summary) throws {
         var rng = SplitMix64(seed: options.seed, stream: 0x7A7A, index: 0)
         let output = try AtomicOutput(path: path)
@@ -80,7 +80,7 @@ public struct SyntheticOpenData {
         let genera = max(1, count / 5)
         for genus in 0..<genera {
             let kingdom = kingdoms[genus % kingdoms.count].0
-            text += "\(200_000 + genus)\t48460/\(kingdom)\t20\tgenus\t\(SyntheticWorld.latinName(&rng, endings: SyntheticVocabulary.genusEndings, capitalized: true))\ttrue\n"
+            text += "\(Self.genusID(genus, species: count))\t48460/\(kingdom)\t20\tgenus\t\(SyntheticWorld.latinName(&rng, endings: SyntheticVocabulary.genusEndings, capitalized: true))\ttrue\n"
         }
         for species in 0..<count {
             let genus = species % genera
@@ -89,7 +89,7 @@ public struct SyntheticOpenData {
             // Cultivar and informal names carry quotes, which the export does not escape.
             if rng.chance(1, in: 40) { name += " 'Aurea'" } else if rng.chance(1, in: 80) { name += " \"sp. A\"" }
             let active = rng.chance(1, in: 50) ? "false" : "true"
-            text += "\(Self.speciesID(species))\t48460/\(kingdom)/\(200_000 + genus)\t10\tspecies\t\(name)\t\(active)\n"
+            text += "\(Self.speciesID(species))\t48460/\(kingdom)/\(Self.genusID(genus, species: count))\t10\tspecies\t\(name)\t\(active)\n"
             if text.utf8.count > 1 << 20 { try output.write(text); text = "" }
         }
         try output.write(text)
@@ -98,6 +98,18 @@ public struct SyntheticOpenData {
     }
 
     static func speciesID(_ index: Int) -> Int { 300_000 + index }
+
+    /// The id of genus `index` of an export with `species` species: 200000 + k while that stays
+    /// below the species' ids (the first 100,000 genera, an export of up to 25M observations,
+    /// whose bytes are as they always were), then past the last species' id. Until 2026-12-07
+    /// every genus was 200000 + k, so past 25M observations genus k and species k − 100000 had
+    /// one id, and the taxa table gave that id on both sides of a taxon rule: ingest then leaves
+    /// the rule to the bundle (`ExportTaxa`), and the benchmark at iNaturalist's size measured
+    /// that fallback instead of the export path.
+    static func genusID(_ index: Int, species: Int) -> Int {
+        let below = speciesID(0) - 200_000
+        return index < below ? 200_000 + index : speciesID(species) + (index - below)
+    }
 
     private func writeObservers(_ count: Int, to path: String, summary: inout Summary) throws {
         var rng = SplitMix64(seed: options.seed, stream: 0x0B5E, index: 0)
