@@ -1,4 +1,5 @@
 @testable import FieldpackKit
+import FieldpackSynth
 import FieldpackTestSupport
 import Foundation
 import Testing
@@ -129,6 +130,93 @@ import Testing
             if known != nil { started += 1 }
         }
         #expect(tableRangeBytes != 150 || started >= 5, "\(started) units started from the counts")
+    }
+
+    /// A synthetic export (repeated photos, names with quotes, `None`, missing sizes) cut into
+    /// small ranges, and a selection that keeps a few of its rows: each range is read from the
+    /// rows the plan kept of it, not from the table, except for its quiet rows whose key repeats.
+    static func rangesReadFromThePlan(
+        in directory: TemporaryDirectory, workers: Int, fates: Bool, cut: Int? = nil
+    ) throws -> (records: Data, rejects: Data, summary: INatIngest.Summary) {
+        let folder = directory.file("inaturalist-open-data-20241127")
+        if !FileManager.default.fileExists(atPath: folder) {
+            _ = try SyntheticOpenData(options: .init(observations: 3000, seed: 11, output: folder)).run()
+            // Rows with something to say, read whole wherever they are: a negative accuracy in
+            // every 89th observations row, a width that is no number in every 97th photos row.
+            for (table, column, value, every) in [("observations", "positional_accuracy", "-5", 89), ("photos", "width", "wide", 97)] {
+                let path = "\(folder)/\(table).csv"
+                var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                let index = try #require(lines[0].split(separator: "\t").firstIndex { $0 == column })
+                for number in stride(from: every, to: lines.count - 1, by: every) {
+                    var fields = lines[number].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                    fields[index] = value
+                    lines[number] = fields.joined(separator: "\t")
+                }
+                try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            // A table cut mid-row: its last line has no line end.
+            if let cut {
+                let path = "\(folder)/photos.csv"
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                try bytes.dropLast(cut).write(to: URL(fileURLWithPath: path))
+            }
+        }
+        let out = try TemporaryDirectory()
+        var options = INatIngest.Options(
+            inputs: ["observations", "photos", "taxa", "observers"].map { "\(folder)/\($0).csv" }, output: out.file("records.jsonl"),
+            rejects: out.file("rejects.jsonl"))
+        var selection = Selection()
+        selection.places.boxes = [BoundingBox(west: -20, south: 30, east: 40, north: 70)]
+        selection.qualityGrades = ["research"]
+        options.selection = selection
+        options.tableRangeBytes = 16 << 10
+        options.maxRejectRate = 1
+        options.readsRowFates = fates
+        options.workers = workers
+        let summary = try INatIngest(options: options).run()
+        return (try Data(contentsOf: URL(fileURLWithPath: out.file("records.jsonl"))),
+                try Data(contentsOf: URL(fileURLWithPath: out.file("rejects.jsonl"))), summary)
+    }
+
+    @Test(arguments: [2, 3])
+    func aRangeIsReadFromTheRowsThePlanKeptWithTheRecordsAndFindingsOfAWholeReading(workers: Int) throws {
+        let directory = try TemporaryDirectory()
+        let quick = try Self.rangesReadFromThePlan(in: directory, workers: workers, fates: true)
+        let whole = try Self.rangesReadFromThePlan(in: directory, workers: workers, fates: false)
+        #expect(quick.records == whole.records)
+        #expect(quick.rejects == whole.rejects)
+        #expect(quick.summary.leftOutRows == whole.summary.leftOutRows)
+        #expect(quick.summary.prunedLinks == whole.summary.prunedLinks)
+        #expect(quick.summary.counts == whole.summary.counts)
+        #expect(quick.summary.accepted == whole.summary.accepted)
+        // The selection keeps a few rows, the export repeats photos, and has rows with findings.
+        #expect(whole.summary.leftOutRows > 1000 && whole.summary.findingCount > 50, "\(whole.summary.findingCount)")
+        #expect(quick.records.count > 10000)
+        // Most ranges of the observations and photos tables (more than 16 KiB each) are read
+        // from the plan's rows; none without the plan's fates.
+        let ranges = quick.summary.files.filter { $0.range != nil && $0.format == "open-data-observations" || $0.format == "open-data-photos" }
+        #expect(ranges.count > 30)
+        #expect(quick.summary.partsFromPlan > ranges.count / 2, "\(quick.summary.partsFromPlan) of \(ranges.count)")
+        #expect(whole.summary.partsFromPlan == 0)
+    }
+
+    /// A plain table cut mid-row is refused naming its last line, whether its last range is read
+    /// from the plan's rows or from the table.
+    @Test func aTableCutMidRowIsRefusedWhenItsRangesAreReadFromThePlan() throws {
+        let directory = try TemporaryDirectory()
+        func refusal(fates: Bool) throws -> FieldpackError {
+            do {
+                _ = try Self.rangesReadFromThePlan(in: directory, workers: 2, fates: fates, cut: 30)
+            } catch let error as FieldpackError {
+                return error
+            }
+            Issue.record("the cut table was read")
+            return FieldpackError("")
+        }
+        let (quick, whole) = (try refusal(fates: true), try refusal(fates: false))
+        #expect(quick.message.hasPrefix("cut short: the table's last line has no line end"), "\(quick)")
+        #expect(quick.path == whole.path && quick.line == whole.line && quick.message == whole.message, "\(quick) against \(whole)")
+        #expect(quick.path?.hasSuffix("photos.csv") == true && (quick.line ?? 0) > 5000, "\(quick)")
     }
 
     /// A table edited in place after the plan read it (one grade for another of the same length:
