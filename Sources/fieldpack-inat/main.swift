@@ -157,9 +157,7 @@ command.main { arguments in
     // A sharded run counts its units; an unsharded one its files, and the ranges of cut tables.
     let read = folder != nil
         ? "shard \(options.shard): \(summary.files.count) files and ranges"
-        : "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges" : "")
-            + (summary.partsFromPlan > 0 ? ", \(summary.partsFromPlan) ranges read from the rows the pruning plan kept" : "")
-            + (summary.files.count > summary.fileCount ? ")" : "")
+        : "\(summary.fileCount) files" + (summary.files.count > summary.fileCount ? " (\(summary.files.count) files and ranges)" : "")
     report.print(
         read + ", \(summary.accepted) records accepted, \(summary.rejected) rejected, "
             + "\(summary.salvaged) salvaged (parts dropped, records kept); "

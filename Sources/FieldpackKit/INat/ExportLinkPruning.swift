@@ -535,7 +535,7 @@ public final class ExportLinkPruning: Sendable {
                         // Rejected by `write`, but keyed as `photoID` reads it (at worst
                         // another row of the id is kept).
                         if let id = row.photoID(bytes) { try add(Singles.key(photo: id), 0) }
-                        try recorder?.add(0, offset: row.lineOffset, line: row.lineNumber, row: bytes)
+                        try recorder?.add(0, offset: row.lineOffset, line: row.lineNumber)
                         return true
                     }
                     try add(Singles.key(photo: id), UInt64(bitPattern: observer ?? 0))
@@ -546,11 +546,8 @@ public final class ExportLinkPruning: Sendable {
                         let linked = judgePhoto(
                             id, observation: key, observer: observer, date: date, keptSoFar: keptSoFar, measured: measured, into: &mine)
                         // Quiet, linking no kept row, no measured size: written only if its id repeats.
-                        if planned.quiet && !linked && !measured.contains(id) {
-                            try recorder?.add(1, offset: row.lineOffset, line: row.lineNumber, key: Singles.key(photo: id))
-                        } else {
-                            try recorder?.add(0, offset: row.lineOffset, line: row.lineNumber, row: bytes)
-                        }
+                        try recorder?.add(
+                            planned.quiet && !linked && !measured.contains(id) ? 1 : 0, offset: row.lineOffset, line: row.lineNumber)
                     }
                 } else if waitingObservations != nil {
                     guard let (uuid, verdict) = row.pendingObservation(bytes, by: rules.selection) else { return true }
@@ -578,13 +575,12 @@ public final class ExportLinkPruning: Sendable {
         func judgeObservation(_ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer) throws -> (ObservationUUID, keeps: Bool)? {
             guard let recorder else { return row.observationKey(bytes, by: rules) }
             guard let (uuid, rule, quiet) = row.observationPlan(bytes, by: rules) else {
-                try recorder.add(0, offset: row.lineOffset, line: row.lineNumber, row: bytes)
+                try recorder.add(0, offset: row.lineOffset, line: row.lineNumber)
                 return nil
             }
             // Quiet and removed: written only if its uuid repeats, else counted by its rule (most
             // removed rows by the same rule as the row before).
-            let fate = quiet ? rule.map(recorder.fate(removedBy:)) ?? 0 : 0
-            try recorder.add(fate, offset: row.lineOffset, line: row.lineNumber, key: Singles.key(uuid), row: fate == 0 ? bytes : nil)
+            try recorder.add(quiet ? rule.map(recorder.fate(removedBy:)) ?? 0 : 0, offset: row.lineOffset, line: row.lineNumber)
             return (uuid, rule == nil)
         }
         if let keys { try keys.adding { batch in try read { try batch.add($0, value: $1) } } } else { try read { _, _ in } }
@@ -636,14 +632,6 @@ public final class ExportLinkPruning: Sendable {
     /// Whether an observations row the rules remove is left out whole (`Singles`).
     @inline(__always)
     func leavesOut(observation uuid: ObservationUUID) -> Bool { singles.map { !$0.mayRepeat(uuid) } ?? false }
-
-    /// Whether a quiet row (`ExportRowFates`) whose key is `key` (`Singles.key`) is left out
-    /// whole: no other row has its key. (A quiet photos row has no measured size.)
-    @inline(__always)
-    func leavesOut(quiet key: UInt64, photos: Bool) -> Bool {
-        guard let singles else { return false }
-        return !(photos ? singles.photos : singles.observations).mayRepeat(key)
-    }
 
     /// What the plan's readers found, added up under a lock.
     private struct Found {

@@ -14,29 +14,17 @@ import Synchronization
 /// column alone, and counts the row as its full reading would have (the same records, counts
 /// and findings: a row with anything to say is read whole).
 ///
-/// Per unit of ingest's reading (`IngestUnit`: the plan reads the plain tables in the very units
-/// ingest does, so a unit's rows come in the same order in both), kept in one scratch file of the
-/// build folder (`SpillFile`: unnamed, gone with this object):
-/// - a unit that is a byte range of a plain table (`Coding.rows`): each row's fate, where its line
-///   starts and its number (as steps from the row before), a quiet row's key (`Singles`, 8
-///   bytes) and the bytes of every other row, which ingest writes. About 11 bytes a quiet row
-///   and the row itself for the others, so that ingest's reading of the unit needs nothing of
-///   the table but the quiet rows whose key turns out to repeat, read again by their place
-///   (`FileIngest.ingestOpenDataRows`): the tables are read once, not twice. A unit whose rows to
-///   write come to more than a quarter of its bytes (a guide that keeps much of the export), or
-///   one with a row over 1 MiB, keeps their places and keys but not their bytes, and is read from
-///   the table as before (with the keys, no row is split for its key);
-/// - a whole file (a gzip-compressed table, read as one unit; `Coding.runs`): its fates,
-///   run-length coded (a run of one fate takes two to four bytes), since its rows cannot be read
-///   again by place.
-/// Memory holds each unit's place in the file and its first row (a few dozen bytes a unit of
-/// 4 MiB), the byte range and line count of each run of units the plan read, and the units being
-/// read or recorded (at most about 1.4 MiB each). A table that changed between the plan and the
-/// reading is an error, never a row judged by another's fate, as far as the table's identity
-/// tells (`FileIdentity`: the same file, size and times as when the plan began to read it; a write
-/// in the very tick of the one before leaves the times as they were) and, whatever the times,
-/// when a unit's rows and its fates do not end together, or a row read again by its place is not
-/// the row of its key.
+/// One byte a row (`Fate`), run-length coded, per unit of ingest's reading (`IngestUnit`: the
+/// plan reads the plain tables in the very units ingest does, so a unit's rows come in the same
+/// order in both), kept in one scratch file of the build folder (`SpillFile`: unnamed, gone with
+/// this object): a run of one fate takes two to four bytes, and a run ends where the fate
+/// changes, so the file follows the rows written, not the export. Memory holds each unit's place
+/// in it and its first row (a few dozen bytes a unit of 4 MiB), the byte range and line count of
+/// each run of units the plan read, and the units being read. A table that changed
+/// between the plan and the reading is an error, never a row judged by another's fate, as far
+/// as the table's identity tells (`FileIdentity`: the same file, size and times as when the plan
+/// began to read it; a write in the very tick of the one before leaves the times as they were)
+/// and, whatever the times, when a unit's rows and its fates do not end together.
 final class ExportRowFates: Sendable {
     /// One row's fate. 0: ingest reads it whole. For an observations row, `1 + i`: removed by the
     /// rule `ruleNames[i]`, with nothing to say. For a photos row, 1: links no kept observation,
@@ -55,27 +43,13 @@ final class ExportRowFates: Sendable {
 
     private struct Store {
         var file: SpillFile
-        var units: [Unit: (location: SpillFile.Location, rows: Int, first: FirstRow?, coding: Coding)] = [:]
+        var units: [Unit: (location: SpillFile.Location, rows: Int, first: FirstRow?)] = [:]
         /// The byte ranges the plan read each table in, by its input's index, and how many lines
         /// start in each (`noteRun`).
         var runs: [Int: [(range: Range<Int>, lines: Int)]] = [:]
         /// Each table's identity before the plan read it, by its input's index.
         var identities: [Int: FileIdentity] = [:]
     }
-
-    /// How a unit's rows are kept (the type's comment).
-    enum Coding: Equatable, Sendable {
-        /// Fates, run-length coded: a whole file's.
-        case runs
-        /// A byte range's rows, with their places and keys in the first `places` bytes, then
-        /// (`bytes`) each row to write's length and bytes.
-        case rows(places: Int, bytes: Bool)
-    }
-
-    /// The most of a unit's bytes its rows to write may take and be kept (a quarter), and the
-    /// longest such row kept.
-    static func keptRowBytes(ofUnit bytes: Int) -> Int { bytes / 4 }
-    static let longestKeptRow = 1 << 20
 
     init(in folder: String, ruleNames: [String]) throws {
         precondition(ruleNames.count < Int(Fate.max), "a rule's fate is one byte")
@@ -100,26 +74,19 @@ final class ExportRowFates: Sendable {
     /// The fates of a run of units, in row order, as one reader of the plan finds them: each
     /// row's fate goes to the unit its line starts in (a unit holds the lines that start in its
     /// byte range, `ByteRangeLines`), kept (`ExportRowFates.keep`) once a row starts past it. A
-    /// whole file's fates are run-length coded: a run is its fate and its length as a LEB128
-    /// number; a byte range's rows are coded one by one (`add`). Not thread-safe: one per reader;
-    /// `finish` it when the reader is done. A class, its state unchecked for exclusivity: it is
-    /// used for every row, from a closure.
+    /// unit's fates are run-length coded: a run is its fate and its length as a LEB128 number.
+    /// Not thread-safe: one per reader; `finish` it when the reader is done. A class, its state
+    /// unchecked for exclusivity: it is used for every row, from a closure.
     final class Recorder {
         private let fates: ExportRowFates
         /// In order; each but a whole file's a byte range.
         private let units: [Unit]
         @exclusivity(unchecked) private var unit = 0
+        @exclusivity(unchecked) private var bytes: [UInt8] = []
         @exclusivity(unchecked) private var rows = 0
         @exclusivity(unchecked) private var fate: Fate = 0
         @exclusivity(unchecked) private var run = 0
         @exclusivity(unchecked) private var first: FirstRow? = nil
-        /// The unit's rows, coded (`add`; a whole file's fates, run-length), and a byte range's
-        /// rows to write (each its length, then its bytes) while they are kept.
-        private let places = PaddedBuffer(capacity: 1 << 16)
-        private let written = PaddedBuffer(capacity: 1 << 16)
-        @exclusivity(unchecked) private var keepsWritten = true
-        /// Where the row before started, and its number.
-        @exclusivity(unchecked) private var last = (offset: 0, line: 0)
         /// The rule last named, and its fate: most removed rows are removed by the rule of the
         /// row before.
         @exclusivity(unchecked) private var lastRule: (name: String, fate: Fate) = ("", 0)
@@ -138,58 +105,12 @@ final class ExportRowFates: Sendable {
         }
 
         /// Adds the fate of the row whose line starts at `offset`, numbered `line` by the run's
-        /// reader: with a quiet row (`fate` not 0) its key (`ExportLinkPruning.Singles`), with
-        /// another its bytes (as ingest reads them, `OpenDataRow.rowBytes`).
+        /// reader.
         @inline(__always)
-        func add(_ fate: Fate, offset: Int, line: Int, key: UInt64 = 0, row: UnsafeRawBufferPointer? = nil) throws {
+        func add(_ fate: Fate, offset: Int, line: Int) throws {
             while unit + 1 < units.count, let next = units[unit + 1].range, offset >= next.lowerBound { try nextUnit() }
-            if rows == 0 {
-                first = FirstRow(offset: offset, lineInRun: line)
-                last = (offset, line)
-            }
+            if rows == 0 { first = FirstRow(offset: offset, lineInRun: line) }
             rows += 1
-            guard let range = units[unit].range else { return addToRun(fate) }
-            // The fate; the steps from the row before (its line's start, doubled, plus one when
-            // the line number steps by other than one, then that step); the key or the row.
-            places.reserve(places.count + 1 + 3 * 10 + 8)
-            var at = places.storage + places.count
-            at.storeBytes(of: fate, as: UInt8.self)
-            at += 1
-            let step = line - last.line
-            at = Self.put((offset - last.offset) << 1 | (step == 1 ? 0 : 1), at: at)
-            if step != 1 { at = Self.put(step, at: at) }
-            last = (offset, line)
-            if fate != 0 {
-                at.storeBytes(of: key.littleEndian, as: UInt64.self)
-                at += 8
-            } else if keepsWritten {
-                if let row, row.count <= ExportRowFates.longestKeptRow, written.count + row.count <= ExportRowFates.keptRowBytes(ofUnit: range.count) {
-                    written.reserve(written.count + 10 + row.count)
-                    let end = Self.put(row.count, at: written.storage + written.count)
-                    if let base = row.baseAddress { end.copyMemory(from: base, byteCount: row.count) }
-                    written.count = end + row.count - written.storage
-                } else {
-                    keepsWritten = false
-                }
-            }
-            places.count = at - places.storage
-        }
-
-        /// Stores `number` (not negative) at `at` as a LEB128 number; returns where it ends.
-        @inline(__always)
-        private static func put(_ number: Int, at: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
-            var (number, at) = (number, at)
-            while number >= 0x80 {
-                at.storeBytes(of: UInt8(number & 0x7F) | 0x80, as: UInt8.self)
-                at += 1
-                number >>= 7
-            }
-            at.storeBytes(of: UInt8(number), as: UInt8.self)
-            return at + 1
-        }
-
-        @inline(__always)
-        private func addToRun(_ fate: Fate) {
             if fate == self.fate || run == 0 {
                 self.fate = fate
                 run += 1
@@ -212,49 +133,32 @@ final class ExportRowFates: Sendable {
         }
 
         private func keepUnit() throws {
-            if units[unit].range == nil {
-                close()
-                try fates.keep(units[unit], places.bytes, rows: rows, first: first, coding: .runs)
-            } else {
-                try fates.keep(
-                    units[unit], places.bytes, keepsWritten ? written.bytes : UnsafeRawBufferPointer(start: nil, count: 0), rows: rows,
-                    first: first, coding: .rows(places: places.count, bytes: keepsWritten))
-            }
-            places.count = 0
-            written.count = 0
-            keepsWritten = true
+            close()
+            try fates.keep(units[unit], bytes: bytes, rows: rows, first: first)
+            bytes.removeAll(keepingCapacity: true)
             rows = 0
             first = nil
         }
 
-        /// Codes the run of fates being counted: its fate, then its length.
         private func close() {
             guard run > 0 else { return }
-            places.reserve(places.count + 1 + 10)
-            let at = places.storage + places.count
-            at.storeBytes(of: fate, as: UInt8.self)
-            places.count = Self.put(run, at: at + 1) - places.storage
+            bytes.append(fate)
+            var length = run
+            while length >= 0x80 {
+                bytes.append(UInt8(length & 0x7F) | 0x80)
+                length >>= 7
+            }
+            bytes.append(UInt8(length))
             run = 0
         }
     }
 
-    /// Keeps a unit's fates, coded, once all its rows are in: `bytes`, then `more`, as one.
-    private func keep(
-        _ unit: Unit, _ bytes: UnsafeRawBufferPointer, _ more: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
-        rows: Int, first: FirstRow?, coding: Coding
-    ) throws {
-        // Read only inside the lock, on this thread, while the caller holds them.
-        let parts = [bytes, more].map(Borrowed.init)
+    /// Keeps a unit's fates, coded, once all its rows are in.
+    private func keep(_ unit: Unit, bytes: [UInt8], rows: Int, first: FirstRow?) throws {
         try store.withLock { store in
-            let offset = store.file.count
-            for part in parts where !part.bytes.isEmpty { try store.file.append(part.bytes) }
-            store.units[unit] = (SpillFile.Location(offset: offset, count: parts[0].bytes.count + parts[1].bytes.count), rows, first, coding)
+            let location = try bytes.withUnsafeBytes { try store.file.append($0) }
+            store.units[unit] = (location, rows, first)
         }
-    }
-
-    /// Bytes a caller lends for as long as its call.
-    private struct Borrowed: @unchecked Sendable {
-        let bytes: UnsafeRawBufferPointer
     }
 
     /// Notes that the plan read the lines starting in `range` of input `file`, `lines` of them,
@@ -309,17 +213,6 @@ final class ExportRowFates: Sendable {
         return found
     }
 
-    /// The number of the first row of `unit` (a byte range) in its table, for a reading of the
-    /// rows the plan kept (`Cursor.holdsRows`): as the plan's reader numbered it in the run at the
-    /// table's start, else from the plan's counts (`start(of:path:)`); nil when they do not say.
-    ///
-    /// - Throws: as `start(of:path:)`.
-    func firstLine(of unit: Unit, path: String) throws -> Int? {
-        guard let range = unit.range else { return nil }
-        if range.lowerBound == 0 { return store.withLock { $0.units[unit]?.first?.lineInRun } }
-        return try start(of: unit, path: path).map { $0.lines + 1 }
-    }
-
     /// Throws when the table at `path`, input `file`, is not the one the plan read.
     private static func checkIdentity(_ store: Store, of file: Int, path: String) throws {
         if let planned = store.identities[file], FileIdentity(path: path) != planned {
@@ -342,137 +235,66 @@ final class ExportRowFates: Sendable {
     /// - Throws: when the table at `path` is not the one the plan read (`FileIdentity`).
     func cursor(for unit: Unit, path: String) throws -> Cursor? {
         try store.withLock { store in
-            guard let (location, rows, first, coding) = store.units[unit] else { return nil }
+            guard let (location, rows, _) = store.units[unit] else { return nil }
             try Self.checkIdentity(store, of: unit.file, path: path)
-            let cursor = Cursor(count: location.count, rows: rows, first: first, coding: coding, path: path)
-            try store.file.read(at: location, into: cursor.bytes)
-            return cursor
+            let bytes = try store.file.withBytes(at: location) { Array($0) }
+            return Cursor(bytes: bytes, rows: rows, path: path)
         }
     }
 
-    /// One unit's fates, row by row; for a byte range's rows, each row's place and its key or
-    /// bytes too. Not thread-safe: one per unit being read.
-    ///
-    /// Its state is read and written for every row: unchecked for exclusivity at run time.
+    /// One unit's fates, row by row. Not thread-safe: one per unit being read.
     final class Cursor {
-        /// The unit's coded rows, read in by `ExportRowFates.cursor(for:path:)` (the allocation
-        /// may hold one byte more).
-        fileprivate let bytes: UnsafeMutableRawBufferPointer
-        private let count: Int
+        private let bytes: [UInt8]
         /// How many rows the plan found in the unit.
         let rows: Int
-        /// How the rows are kept.
-        let coding: Coding
         private let path: String
-        @exclusivity(unchecked) private var position = 0
-        /// Where the rows to write are (`Coding.rows` with their bytes).
-        @exclusivity(unchecked) private var writtenPosition = 0
-        private let placesEnd: Int
-        @exclusivity(unchecked) private var fate: Fate = 0
-        @exclusivity(unchecked) private var left = 0
-        @exclusivity(unchecked) private var read = 0
-        /// The row last read (`next`), with `Coding.rows`: where its line starts in the table,
-        /// how many lines after the unit's first row's it is, its key (a quiet row's), and its
-        /// bytes (another's, when they were kept).
-        @exclusivity(unchecked) private(set) var offset = 0
-        @exclusivity(unchecked) private(set) var linesAfterFirst = 0
-        @exclusivity(unchecked) private(set) var key: UInt64 = 0
-        @exclusivity(unchecked) private(set) var row: UnsafeRawBufferPointer? = nil
+        private var position = 0
+        private var fate: Fate = 0
+        private var left = 0
+        private var read = 0
 
-        fileprivate init(count: Int, rows: Int, first: FirstRow?, coding: Coding, path: String) {
-            bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, count), alignment: 8)
-            self.count = count
+        fileprivate init(bytes: [UInt8], rows: Int, path: String) {
+            self.bytes = bytes
             self.rows = rows
-            self.coding = coding
             self.path = path
-            offset = first?.offset ?? 0
-            switch coding {
-            case .runs: (placesEnd, writtenPosition) = (count, count)
-            case .rows(let places, let kept): (placesEnd, writtenPosition) = (places, kept ? places : count)
-            }
         }
 
-        deinit { bytes.deallocate() }
-
-        /// Whether each row comes with its place and key (`Coding.rows`).
-        var placesRows: Bool { coding != .runs }
-
-        /// Whether each row to write comes with its bytes: the unit needs nothing of the table
-        /// but its quiet rows whose key repeats.
-        var holdsRows: Bool {
-            if case .rows(_, true) = coding { return true }
-            return false
-        }
-
-        /// The next row's fate (and with `Coding.rows`, its place, key or bytes).
+        /// The next row's fate.
         ///
         /// - Throws: when the unit has more rows than the plan found (the table changed).
         @inline(__always)
         func next(line: Int) throws -> Fate {
-            if case .runs = coding {
-                if left == 0 { try nextRun(line: line) }
-                left -= 1
-                read += 1
-                return fate
-            }
-            guard read < rows, position < placesEnd else { throw changed(line: line) }
+            if left == 0 { try nextRun(line: line) }
+            left -= 1
             read += 1
-            fate = bytes[position]
-            position += 1
-            // The first row's steps are 0 (`Recorder.add`).
-            let steps = try number(line: line)
-            offset += steps >> 1
-            linesAfterFirst += steps & 1 == 0 ? 1 : try number(line: line)
-            row = nil
-            if fate != 0 {
-                guard position + 8 <= placesEnd else { throw changed(line: line) }
-                key = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
-                position += 8
-            } else if writtenPosition < count {
-                let length = try number(at: &writtenPosition, end: count, line: line)
-                guard writtenPosition + length <= count else { throw changed(line: line) }
-                row = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[writtenPosition..<(writtenPosition + length)])
-                writtenPosition += length
-            }
             return fate
         }
 
-        @inline(__always)
-        private func number(line: Int) throws -> Int { try number(at: &position, end: placesEnd, line: line) }
-
-        /// The LEB128 number at `position` (moved past it).
-        @inline(__always)
-        private func number(at position: inout Int, end: Int, line: Int) throws -> Int {
-            var value = 0
-            var shift = 0
-            while position < end {
-                let byte = bytes[position]
-                position += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-                if shift > 56 { break }
-            }
-            throw changed(line: line)
-        }
-
         private func nextRun(line: Int) throws {
-            guard position < placesEnd else { throw changed(line: line) }
+            guard position < bytes.count else { throw changed(line: line) }
             fate = bytes[position]
             position += 1
-            left = try number(line: line)
-            guard left > 0 else { throw changed(line: line) }
+            var length = 0
+            var shift = 0
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                length |= Int(byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80 { break }
+            }
+            guard length > 0 else { throw changed(line: line) }
+            left = length
         }
 
         /// Checks that the unit's rows ended where the plan's did.
         ///
         /// - Throws: when the plan found more rows than were read (the table changed).
         func finish(line: Int) throws {
-            if read != rows || left != 0 || position != placesEnd { throw changed(line: line) }
+            if read != rows || left != 0 || position != bytes.count { throw changed(line: line) }
         }
 
-        /// The error for a table whose rows are not the plan's (at `line`).
-        func changed(line: Int) -> FieldpackError {
+        private func changed(line: Int) -> FieldpackError {
             FieldpackError(
                 path: path, line: line,
                 "the table's rows are not the ones the pruning plan read moments before (\(rows) rows planned for this part, "

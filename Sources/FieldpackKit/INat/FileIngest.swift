@@ -96,8 +96,6 @@ final class FileIngest {
         var prunedBy: String? = nil
         var prunedLinks = 0
         var leftOutRows = 0
-        /// A byte range of an export table read from the rows the plan kept of it (`ExportRowFates`).
-        var fromPlan = false
     }
 
     /// Reads `path`, adding its records to the chunk's writer (`extractor.out`), which spills to
@@ -145,29 +143,17 @@ final class FileIngest {
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
-        // An export table's unit: read from the rows the plan kept of it, or from the table,
-        // starting where the plan's counts say, if they do.
+        // An export table's unit starts where the plan's counts say, if they do.
         let unit = ExportRowFates.Unit(file: index, range: range)
-        let fates = header == nil ? nil : linkPruning?.fates
-        let planned = try fates?.cursor(for: unit, path: path)
-        if let header, let fates, let planned, planned.holdsRows, maxDocumentBytes >= 2 * ExportRowFates.longestKeptRow,
-           let firstLine = planned.rows == 0 ? 0 : try fates.firstLine(of: unit, path: path)
-        {
-            result.format = header.table.format
-            result.fromPlan = true
-            try ingestOpenDataRows(
-                planned, firstLine: firstLine, range: range, header: header, path: path, source: "\(fileIndex):",
-                date: OpenDataDate.of(path), output: output, result: &result)
-        } else if let header {
-            let start = try fates?.start(of: unit, path: path)
-            let reader = try ByteRangeLines.reader(
-                path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes, start: start)
+        let start = header == nil ? nil : try linkPruning?.fates?.start(of: unit, path: path)
+        let reader = try ByteRangeLines.reader(
+            path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes, start: start)
+        if let header {
             result.format = header.table.format
             try ingestOpenDataTable(
                 reader, header: header, path: path, source: "\(fileIndex):", date: OpenDataDate.of(path), output: output,
-                result: &result, first: range.lowerBound == 0, unit: unit, planned: planned)
+                result: &result, first: range.lowerBound == 0, unit: unit)
         } else {
-            let reader = try ByteRangeLines.reader(path: path, range: range, buffer: readBuffer(), maxLineBytes: maxDocumentBytes)
             result.format = InputFormat.jsonLines.rawValue
             try ingestLines(reader, path: path, output: output, failed: nil, result: &result)
         }

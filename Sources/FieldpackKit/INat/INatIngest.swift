@@ -89,9 +89,6 @@ public struct INatIngest {
         public var prunedLinks = 0
         /// Export rows not written at all, only counted (`ExportLinkPruning.Singles`, `ExportParents`).
         public var leftOutRows = 0
-        /// Byte ranges of export tables read from the rows the pruning plan kept of them, not
-        /// from the table (`ExportRowFates`).
-        public var partsFromPlan = 0
 
         public var rejectRate: Double {
             accepted + rejected == 0 ? 0 : Double(rejected) / Double(accepted + rejected)
@@ -174,13 +171,12 @@ public struct INatIngest {
         let openDataDate = options.openDataDate
         let trace = PhaseTrace(stage: "inat")
         var notices: [String] = []
-        // An unsharded run writes a cut table's input record last, with the whole file's
-        // digest, which its first range owes: taken beside the plan and the reading.
-        let digests = TableDigests(
-            units.indices.filter { folder == nil && units[$0].range?.lowerBound == 0 }.map { ($0, inputs[units[$0].file]) })
-        defer { digests.stop() }
         let linkPruning = try Self.linkPruning(options, units: options.readsRowFates ? allUnits : nil) { notices.append($0) }
         if linkPruning != nil { trace.mark("the export's pruning plan") }
+        // An unsharded run writes a cut table's input record last: the whole file's digest, which
+        // its first range owes, is taken once that range's part is handed in, so that the other
+        // workers are not held at the window while one hashes the file (by unit index).
+        let deferredDigests = Mutex(DeferredDigests())
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             let ingest = FileIngest(maxDocumentBytes: maxDocumentBytes, openDataDate: openDataDate, progress: progress)
             ingest.linkPruning = linkPruning
@@ -219,6 +215,18 @@ public struct INatIngest {
                         try part.finish(&ingest.extractor.out, replacement: sink.spareBuffer())
                         try rejectsPart.finishCopying(&ingest.rejects)
                         sink.submit(chunk, results: results, part: part, rejects: rejectsPart)
+                        // A digest that cannot be taken fails the run once every worker is done
+                        // (the records are not committed), not at once.
+                        for unit in chunks[chunk] where folder == nil && units[unit].range?.lowerBound == 0 {
+                            let path = inputs[units[unit].file]
+                            do {
+                                let digest = try SHA256.hex(ofFile: path)
+                                deferredDigests.withLock { $0.digests[unit] = digest }
+                            } catch {
+                                let failure = error as? FieldpackError ?? FieldpackError(path: path, "\(error)")
+                                deferredDigests.withLock { $0.failure = $0.failure ?? failure }
+                            }
+                        }
                     } catch let members as FileIngest.FailedMembers {
                         ingest.reset()
                         failed[members.index] = members
@@ -239,16 +247,15 @@ public struct INatIngest {
             sink.discardUnwritten()
             throw failure.error
         }
-        // A digest that cannot be taken fails the run once every worker is done (the records
-        // are not committed), not at once.
-        let digested = try digests.wait()
+        let (digests, digestFailure) = deferredDigests.withLock { ($0.digests, $0.failure) }
+        if let digestFailure { throw digestFailure }
         trace.mark("read")
 
         var summary = Summary()
         summary.notices = notices
         for case let chunk? in sink.results {
             for var result in chunk {
-                if let digest = digested[summary.files.count] { (result.sha256, result.bytes) = digest }
+                if let digest = digests[summary.files.count] { (result.sha256, result.bytes) = digest }
                 let unit = units[summary.files.count]
                 summary.files.append(FileSummary(
                     path: result.path, bytes: result.bytes, sha256: result.sha256, format: result.format,
@@ -266,7 +273,6 @@ public struct INatIngest {
                 summary.bytes += result.bytes
                 summary.prunedLinks += result.prunedLinks
                 summary.leftOutRows += result.leftOutRows
-                if result.fromPlan { summary.partsFromPlan += 1 }
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
@@ -309,6 +315,13 @@ public struct INatIngest {
             limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
         try output.commit(durable: true)
         return summary
+    }
+
+    /// The whole-file digests of the tables an unsharded run cut into byte ranges, taken after
+    /// their first range (by unit index), and the first failure to take one.
+    private struct DeferredDigests {
+        var digests: [Int: (digest: String, bytes: Int)] = [:]
+        var failure: FieldpackError? = nil
     }
 
     /// The reject threshold, judged over the whole job: at most `maxRejectRate` of the records

@@ -141,120 +141,11 @@ extension FileIngest {
     ///     archive's member leaves it to the archive, which names the tables it cut off.
     ///   - unit: the unit of ingest's reading this is (a file, or its byte range), whose rows'
     ///     fates the plan may have found (`ExportRowFates`); nil for an archive's member.
-    ///   - planned: that unit's fates, when the caller has them already.
     func ingestOpenDataTable(
         _ reader: LineReader, header: OpenDataTable.Header, path: String, source: String, date: Int64?,
         output: PartBuffer, result: inout Result, first: Bool = true, counting: Bool = true, refusesDamage: Bool = true,
-        unit: ExportRowFates.Unit? = nil, planned: ExportRowFates.Cursor? = nil
+        unit: ExportRowFates.Unit? = nil
     ) throws {
-        if first { _ = try reader.next() }  // the header (a later byte range starts past it)
-        let row = openDataRows(header: header, path: path, date: date, result: &result, first: first, counting: counting)
-        defer { noteLeftOut(row, result: &result) }
-        // The plan's fates of this unit's rows: a quiet row whose key has no other row is counted
-        // by its key alone, not split and parsed again.
-        let fates = row.pruning?.fates
-        let cursor = try planned ?? unit.flatMap { unit in try fates?.cursor(for: unit, path: path) }
-        let ruleNames = fates?.ruleNames ?? []
-        var lastLine = 0
-        while let line = try reader.next() {
-            lastLine = line.number
-            guard let bytes = OpenDataRow.rowBytes(line) else { continue }
-            if OpenDataRow.isIncomplete(line, of: reader), let damage = reader.damage {
-                reject(&result, Finding(
-                    path: path, line: line.number, offset: line.offset, outcome: .rejected,
-                    reason: "incomplete row at the end of a damaged stream (\(damage.message))"))
-                continue
-            }
-            // An intact stream whose last row has no line end: the table itself was cut (a
-            // plain .csv whose download stopped mid-row). Its last row may be cut anywhere, a
-            // name or a number short, and look whole: the table is refused, never read as it is.
-            if line.unterminated { throw Self.cutShort(path: path, line: line.number) }
-            if let cursor {
-                let fate = try cursor.next(line: line.number)
-                if fate != 0, row.leavesOut(bytes, key: cursor.placesRows ? cursor.key : nil, fate: fate, ruleNames: ruleNames, counts: &extractor.counts) {
-                    result.accepted += 1
-                    continue
-                }
-            }
-            try write(row, bytes, line: line.number, offset: line.offset, path: path, source: source, output: output, result: &result)
-        }
-        if refusesDamage, let damage = reader.damage { try Self.refuseDamage(damage, path: path) }
-        try cursor?.finish(line: lastLine)
-        writeLeftOut(row, result: &result)
-    }
-
-    /// Reads the rows of a byte range of a plain export table from what the plan kept of them
-    /// (`ExportRowFates.Cursor.holdsRows`), not from the table: a quiet row whose key has no other
-    /// row is counted by its key, another row is written from its bytes as the plan read them,
-    /// and only a quiet row whose key repeats is read again, by its place, and checked to be the
-    /// row of its key. The same records, findings and counts as reading the range
-    /// (`ingestOpenDataTable`), which `ExportRowFatesTests` compares.
-    ///
-    /// - Parameters:
-    ///   - firstLine: the number of the unit's first row in the table (`ExportRowFates.firstLine`).
-    ///   - range: the unit's byte range of the table.
-    func ingestOpenDataRows(
-        _ cursor: ExportRowFates.Cursor, firstLine: Int, range: Range<Int>, header: OpenDataTable.Header, path: String, source: String,
-        date: Int64?, output: PartBuffer, result: inout Result
-    ) throws {
-        let first = range.lowerBound == 0
-        let row = openDataRows(header: header, path: path, date: date, result: &result, first: first, counting: true)
-        defer { noteLeftOut(row, result: &result) }
-        let ruleNames = row.pruning?.fates?.ruleNames ?? []
-        // The table, opened only to read a quiet row again, or its end.
-        var table: ReadableFile? = nil
-        func opened() throws -> ReadableFile {
-            if let table { return table }
-            let file = try ReadableFile(path: path)
-            table = file
-            return file
-        }
-        // An intact table whose last row has no line end was cut (`ingestOpenDataTable`): the
-        // unit that holds that row refuses it, before its rows (the table is refused whole).
-        if cursor.rows > 0, let last = try OpenDataRow.unterminatedLastLine(of: try opened(), maxLineBytes: maxDocumentBytes),
-           range.contains(last)
-        {
-            var lastRow = (offset: 0, line: firstLine)
-            for _ in 0..<cursor.rows {
-                _ = try cursor.next(line: lastRow.line)
-                lastRow = (cursor.offset, firstLine + cursor.linesAfterFirst)
-            }
-            if lastRow.offset == last { throw Self.cutShort(path: path, line: lastRow.line) }
-            throw cursor.changed(line: lastRow.line)
-        }
-        let reading = PaddedBuffer(capacity: 4096)
-        // A quiet row whose key no other row has is counted, by its fate (`OpenDataRow.leavesOut`).
-        let (repeated, photos) = (row.quietKeys, header.table == .photos)
-        var removed = [Int](repeating: 0, count: ruleNames.count + 1), photosLeftOut = 0
-        var line = firstLine
-        for _ in 0..<cursor.rows {
-            let fate = try cursor.next(line: line)
-            line = firstLine + cursor.linesAfterFirst
-            var bytes: UnsafeRawBufferPointer
-            if fate != 0 {
-                if let repeated, photos || Int(fate) <= ruleNames.count, !repeated.mayRepeat(cursor.key) {
-                    if photos { photosLeftOut += 1 } else { removed[Int(fate)] += 1 }
-                    result.accepted += 1
-                    continue
-                }
-                bytes = try row.reread(
-                    at: cursor.offset, line: line, key: cursor.key, from: try opened(), into: reading, maxLineBytes: maxDocumentBytes,
-                    changed: cursor.changed(line: line))
-            } else {
-                guard let kept = cursor.row else { throw cursor.changed(line: line) }
-                bytes = kept
-            }
-            try write(row, bytes, line: line, offset: cursor.offset, path: path, source: source, output: output, result: &result)
-        }
-        try cursor.finish(line: line)
-        row.leaveOut(removed: removed, photos: photosLeftOut, ruleNames: ruleNames, counts: &extractor.counts)
-        writeLeftOut(row, result: &result)
-    }
-
-    /// The row reader of a table, set up for pruning; said when the table has no export date.
-    private func openDataRows(
-        header: OpenDataTable.Header, path: String, date: Int64?, result: inout Result, first: Bool, counting: Bool
-    ) -> OpenDataRow {
         let seen = date ?? openDataDate
         if seen == nil && first {
             note(&result, Finding(
@@ -262,6 +153,7 @@ extension FileIngest {
                 reason: "no export date (no inaturalist-open-data-YYYYMMDD in its name, and no open_data_date in the pipeline): "
                     + "its rows rank below every dated copy of the same records"))
         }
+        if first { _ = try reader.next() }  // the header (a later byte range starts past it)
         let row = OpenDataRow(header: header, seen: seen)
         // A taxa or observers table too, when ingest leaves out the taxa and users no kept row
         // needs (`ExportParents`): the first range of one such table counts them for the job.
@@ -270,49 +162,62 @@ extension FileIngest {
             row.countsParents = first && counting && fileIndexForRecords == linkPruning.parents?.countingInput
             result.prunedBy = linkPruning.fingerprint
         }
-        return row
-    }
-
-    /// Writes one row's records, with its findings (its line's number and where it starts).
-    @inline(__always)
-    private func write(
-        _ row: OpenDataRow, _ bytes: UnsafeRawBufferPointer, line: Int, offset: Int, path: String, source: String, output: PartBuffer,
-        result: inout Result
-    ) throws {
-        func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
-            Finding(path: path, line: line, offset: offset, field: field, outcome: outcome, reason: reason)
+        defer {
+            result.prunedLinks += row.prunedLinks
+            result.leftOutRows += row.leftOutParentRows
         }
-        let mark = extractor.out.count
-        let counts = extractor.counts
-        do throws(RecordError) {
-            try row.write(bytes, number: line, into: &extractor, source: source)
-            result.accepted += 1
-            // A NUL in the row is written U+FFFD (the records' writer); said of the row
-            // whether or not pruning writes it, so pruning never changes the findings.
-            if OpenDataRow.holdsNUL(bytes) {
-                note(&result, finding(.salvaged, nil, TextRepair.reason))
+        // The plan's fates of this unit's rows: a quiet row whose key has no other row is counted
+        // by its key alone, not split and parsed again.
+        let fates = row.pruning?.fates
+        let cursor = try unit.flatMap { unit in try fates?.cursor(for: unit, path: path) }
+        let ruleNames = fates?.ruleNames ?? []
+        var lastLine = 0
+        while let line = try reader.next() {
+            lastLine = line.number
+            guard let bytes = OpenDataRow.rowBytes(line) else { continue }
+            func finding(_ outcome: Finding.Outcome, _ field: String?, _ reason: String) -> Finding {
+                Finding(path: path, line: line.number, offset: line.offset, field: field, outcome: outcome, reason: reason)
             }
-            for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
-        } catch {
-            extractor.out.truncate(to: mark)
-            extractor.counts = counts
-            reject(&result, finding(.rejected, error.field.isEmpty ? nil : error.field, error.reason))
+            if OpenDataRow.isIncomplete(line, of: reader), let damage = reader.damage {
+                reject(&result, finding(.rejected, nil, "incomplete row at the end of a damaged stream (\(damage.message))"))
+                continue
+            }
+            // An intact stream whose last row has no line end: the table itself was cut (a
+            // plain .csv whose download stopped mid-row). Its last row may be cut anywhere, a
+            // name or a number short, and look whole: the table is refused, never read as it is.
+            if line.unterminated { throw Self.cutShort(path: path, line: line.number) }
+            if let cursor {
+                let fate = try cursor.next(line: line.number)
+                if fate != 0, row.leavesOut(bytes, fate: fate, ruleNames: ruleNames, counts: &extractor.counts) {
+                    result.accepted += 1
+                    continue
+                }
+            }
+            let mark = extractor.out.count
+            let counts = extractor.counts
+            do throws(RecordError) {
+                try row.write(bytes, number: line.number, into: &extractor, source: source)
+                result.accepted += 1
+                // A NUL in the row is written U+FFFD (the records' writer); said of the row
+                // whether or not pruning writes it, so pruning never changes the findings.
+                if OpenDataRow.holdsNUL(bytes) {
+                    note(&result, finding(.salvaged, nil, TextRepair.reason))
+                }
+                for part in row.dropped { note(&result, finding(.salvaged, part.field, part.reason)) }
+            } catch {
+                extractor.out.truncate(to: mark)
+                extractor.counts = counts
+                reject(&result, finding(.rejected, error.field.isEmpty ? nil : error.field, error.reason))
+            }
+            if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
         }
-        if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
-    }
-
-    /// What was counted instead of written, for dedupe to add to its counts.
-    private func writeLeftOut(_ row: OpenDataRow, result: inout Result) {
+        if refusesDamage, let damage = reader.damage { try Self.refuseDamage(damage, path: path) }
+        try cursor?.finish(line: lastLine)
+        // What was counted instead of written, for dedupe to add to its counts.
         if let leftOut = row.leftOut {
             extractor.out.buffer.append(leftOut.encoded())
             result.leftOutRows += leftOut.removed.values.reduce(leftOut.photosNotSelected, +)
         }
-    }
-
-    /// The links and taxa and users a table's rows left out, added to its result.
-    private func noteLeftOut(_ row: OpenDataRow, result: inout Result) {
-        result.prunedLinks += row.prunedLinks
-        result.leftOutRows += row.leftOutParentRows
     }
 }
 

@@ -257,21 +257,19 @@ final class OpenDataRow {
     /// Whether ingest leaves out the row `line` whose plan found it quiet (`ExportRowFates`,
     /// `fate` not 0), read by its key alone: when no other row has its key (`ExportLinkPruning.Singles`).
     /// Then it is counted as `write` counts it (in `counts`, and as left out); otherwise nothing
-    /// is done and the caller writes it. With `key`, the row's key as the plan found it
-    /// (`ExportRowFates.Cursor.key`), the row is not read for it.
+    /// is done and the caller writes it.
     @inline(__always)
-    func leavesOut(
-        _ line: UnsafeRawBufferPointer?, key: UInt64?, fate: ExportRowFates.Fate, ruleNames: [String], counts: inout RecordCounts
-    ) -> Bool {
-        guard let pruning, let key = key ?? line.flatMap(self.key(of:)) else { return false }
+    func leavesOut(_ line: UnsafeRawBufferPointer, fate: ExportRowFates.Fate, ruleNames: [String], counts: inout RecordCounts) -> Bool {
+        guard let pruning else { return false }
         switch header.table {
         case .observations:
-            guard Int(fate) <= ruleNames.count, pruning.leavesOut(quiet: key, photos: false) else { return false }
+            guard let key = Self.field(columns.observationUUID, of: line), let uuid = ObservationUUID(UnsafeRawBufferPointer(rebasing: line[key])),
+                  pruning.leavesOut(observation: uuid), Int(fate) <= ruleNames.count
+            else { return false }
             counts.observations += 1
             leaveOut(removedBy: ruleNames[Int(fate) - 1])
         case .photos:
-            // A quiet photos row has no measured size (`ExportRowFates.Fate`).
-            guard pruning.leavesOut(quiet: key, photos: true) else { return false }
+            guard let id = photoID(line), pruning.leavesOut(photo: id) else { return false }
             counts.photos += 1
             prunedLinks += 1
             leftOutPhotos += 1
@@ -279,21 +277,6 @@ final class OpenDataRow {
             return false
         }
         return true
-    }
-
-    /// The key of an observations or photos row (`ExportLinkPruning.Singles`: its uuid's, or its
-    /// photo id's), read from its key column alone; nil when it has none, or for another table.
-    @inline(__always)
-    func key(of line: UnsafeRawBufferPointer) -> UInt64? {
-        switch header.table {
-        case .observations:
-            guard let field = Self.field(columns.observationUUID, of: line),
-                  let uuid = ObservationUUID(UnsafeRawBufferPointer(rebasing: line[field]))
-            else { return nil }
-            return ExportLinkPruning.Singles.key(uuid)
-        case .photos: return photoID(line).map { ExportLinkPruning.Singles.key(photo: $0) }
-        case .taxa, .observers: return nil
-        }
     }
 
     /// Where field `index` of `line` is, found without splitting the fields after it; nil when
@@ -457,35 +440,11 @@ final class OpenDataRow {
     }
 
     /// Counts an observations row not written, removed by `rule` (`leftOut`).
-    /// The repeated keys a quiet row of this table is asked of (`leavesOut`), when ingest
-    /// leaves rows out: nil for a taxa or observers table, or without pruning's `Singles`.
-    var quietKeys: RepeatedKeys? {
-        guard let singles = pruning?.singles else { return nil }
-        switch header.table {
-        case .observations: return singles.observations
-        case .photos: return singles.photos
-        case .taxa, .observers: return nil
-        }
-    }
-
-    /// Counts quiet rows left out by their keys alone, as `leavesOut` counts each: of an
-    /// observations table, `removed[fate]` rows of each fate (`ExportRowFates.Fate`, the rule
-    /// `ruleNames[fate - 1]`); of a photos table, `photos` rows.
-    func leaveOut(removed: [Int], photos: Int, ruleNames: [String], counts: inout RecordCounts) {
-        for (fate, count) in removed.enumerated() where fate > 0 && count > 0 {
-            counts.observations += count
-            leaveOut(removedBy: ruleNames[fate - 1], count: count)
-        }
-        counts.photos += photos
-        prunedLinks += photos
-        leftOutPhotos += photos
-    }
-
-    private func leaveOut(removedBy rule: String, count: Int = 1) {
+    private func leaveOut(removedBy rule: String) {
         if let index = leftOutObservations.firstIndex(where: { $0.rule == rule }) {
-            leftOutObservations[index].count += count
+            leftOutObservations[index].count += 1
         } else {
-            leftOutObservations.append((rule, count))
+            leftOutObservations.append((rule, 1))
         }
         if let seen { leftOutSeen = max(leftOutSeen ?? seen, seen) }
     }

@@ -42,19 +42,12 @@ public final class SHA256 {
     /// The SHA-256 of a file, streamed in 1 MiB reads.
     ///
     /// `progress` counts the bytes (and the file, as a record) as they are hashed.
-    ///
-    /// - Parameter going: asked before each read: false stops the hashing with nil.
     public static func hex(ofFile path: String, progress: StageProgress? = nil) throws -> (digest: String, bytes: Int) {
-        try hex(ofFile: path, progress: progress, while: { true })!
-    }
-
-    static func hex(ofFile path: String, progress: StageProgress? = nil, while going: () -> Bool) throws -> (digest: String, bytes: Int)? {
         let file = try ReadableFile(path: path)
         let hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
         while true {
-            guard going() else { return nil }
             let count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }

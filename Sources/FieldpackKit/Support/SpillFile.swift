@@ -76,37 +76,27 @@ public final class SpillFile {
 
     /// The bytes at `location`, handed to `body` (valid only inside it).
     public func withBytes<T>(at location: Location, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        // Not zeroed first: every byte is read into it, or it is not returned.
-        let bytes = try [UInt8](unsafeUninitializedCapacity: location.count) { target, initialized in
-            try read(at: location, into: UnsafeMutableRawBufferPointer(target))
-            initialized = location.count
-        }
-        return try bytes.withUnsafeBytes(body)
-    }
-
-    /// Reads the bytes at `location` into `target` (at least `location.count` bytes).
-    ///
-    /// - Throws: when they cannot be read, or the file ends before them.
-    public func read(at location: Location, into target: UnsafeMutableRawBufferPointer) throws {
-        precondition(target.count >= location.count)
-        guard location.count > 0 else { return }
         if descriptor < 0 {
             let start = Int(location.offset)
             guard start + location.count <= buffer.count else { throw FieldpackError(path: folder, "a scratch buffer ended before byte \(start + location.count)") }
-            buffer.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: location.count) }
-            return
+            return try Array(buffer[start..<(start + location.count)]).withUnsafeBytes(body)
         }
         if location.offset + Int64(location.count) > written { try flush() }
-        var done = 0
-        while done < location.count {
-            let got = pread(descriptor, target.baseAddress! + done, location.count - done, off_t(location.offset) + off_t(done))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw FieldpackError(path: folder, "cannot read back a scratch file: \(systemError())")
+        // Not zeroed first: every byte is read into it, or it is not returned.
+        let bytes = try [UInt8](unsafeUninitializedCapacity: location.count) { target, initialized in
+            var done = 0
+            while done < location.count {
+                let got = pread(descriptor, target.baseAddress! + done, location.count - done, off_t(location.offset) + off_t(done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw FieldpackError(path: folder, "cannot read back a scratch file: \(systemError())")
+                }
+                if got == 0 { throw FieldpackError(path: folder, "a scratch file ended before byte \(location.offset + Int64(location.count))") }
+                done += got
             }
-            if got == 0 { throw FieldpackError(path: folder, "a scratch file ended before byte \(location.offset + Int64(location.count))") }
-            done += got
+            initialized = done
         }
+        return try bytes.withUnsafeBytes(body)
     }
 
     /// The text at `location`.
