@@ -162,6 +162,26 @@ import Testing
         #expect(users[4]?["name"] as? String == "Plain Name")
     }
 
+    /// A photo row's link that is not UTF-8 is one finding, that it is not UTF-8 (it was also
+    /// said to be empty, which it was not); an empty one, and one that is no uuid, say so.
+    @Test func aPhotosLinkThatIsNotUTF8IsOneFindingNotAlsoAnEmptyOne() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = Array("photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition\n".utf8)
+        bytes += Array("9b5ca6f4-fb23-47ff-b581-5fe3f9d068aa\t35927\t526ababd-aff2-4ce8-b111-d8013b9d8b4".utf8) + [0xFF]
+            + Array("\t505\tjpg\tCC-BY\t100\t100\t0\n".utf8)
+        bytes += Array("9b5ca6f4-fb23-47ff-b581-5fe3f9d068ab\t35928\t\t505\tjpg\tCC-BY\t100\t100\t0\n".utf8)
+        bytes += Array("9b5ca6f4-fb23-47ff-b581-5fe3f9d068ac\t35929\tnot-a-uuid\t505\tjpg\tCC-BY\t100\t100\t0\n".utf8)
+        let path = directory.file("photos.csv")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (all, summary) = try ingest([path], in: directory)
+        #expect(records("photo", all).count == 3 && summary.rejected == 0)
+        #expect(summary.findings.map { "\($0.line ?? 0) \($0.field ?? "")" } == ["2 observation_uuid", "3 observation_uuid", "4 observation_uuid"])
+        #expect(summary.findings.map(\.reason) == [
+            "is not UTF-8", "is empty: the photo is linked to no observation",
+            "is \"not-a-uuid\", expected a uuid: the photo is linked to no observation",
+        ].map { "observation_uuid \($0); dropped observation_uuid" })
+    }
+
     @Test func aRowWithoutItsKeyIsRejectedAndCountedAndOneWithATabTooManyKeepsItsKey() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("observers.csv", """

@@ -36,6 +36,19 @@ import Testing
         #expect(!box.contains(longitude: 178.4, latitude: -26))
     }
 
+    /// Longitude 180 and -180 are one meridian: a point written at 180 on Taveuni is in a box or
+    /// the half of a place cut at the antimeridian that ends at -180, and one written at -180 in
+    /// one that ends at 180 (it was left out, its twin kept).
+    @Test func aPointOnTheAntimeridianIsInAPlaceThatEndsThereWrittenEitherWay() {
+        let east = Places(boxes: [BoundingBox(west: -180, south: -17, east: -179.5, north: -16)])
+        let west = Places(polygons: [Polygon(rings: [[179, -17, 180, -17, 180, -16, 179, -16, 179, -17]])])
+        for places in [east, west] {
+            #expect(places.contains(longitude: 180, latitude: -16.5) && places.contains(longitude: -180, latitude: -16.5))
+            #expect(!places.contains(longitude: 180, latitude: -15) && !places.contains(longitude: -180, latitude: -18))
+        }
+        #expect(!east.contains(longitude: 179.9, latitude: -16.5) && !west.contains(longitude: -179.9, latitude: -16.5))
+    }
+
     /// A 10 x 10 square with a 2 x 2 hole in its middle (counterclockwise outside, clockwise hole).
     static let squareWithHole = Polygon(rings: [
         [0, 0, 10, 0, 10, 10, 0, 10, 0, 0],
@@ -118,6 +131,8 @@ import Testing
 
     @Test(arguments: [
         ("{\"bbox\": [1, 2, 3]}", "select.bbox must be [west, south, east, north]"),
+        // An object of boxes was read as a list of them, its keys unsaid.
+        ("{\"bbox\": {\"park\": [1, 2, 3, 4]}}", "select.bbox must be [west, south, east, north]"),
         ("{\"bbox\": [[1, 2, 3, 4], [0, 50, 10, 40]]}", "select.bbox[1]: latitudes must be within -90…90, south no more than north (south 50.0, north 40.0)"),
         ("{\"bbox\": [190, 0, 10, 10]}", "select.bbox: longitudes must be within -180…180 (west 190.0"),
         ("{\"box\": [1, 2, 3, 4]}", "select.box is not a selection rule"),
@@ -164,6 +179,12 @@ import Testing
          "select.geojson.coordinates[0][0] to [1] spans 340.0° of longitude: a ring crossing the antimeridian must be cut in two at ±180"),
         ("{\"geojson\": {\"type\": \"MultiPolygon\", \"coordinates\": [[[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[0, 0], [1, 0], [1, 1], [-179.5, 1], [0, 0]]]]}}",
          "select.geojson.coordinates[1][0][2] to [3] spans 180.5° of longitude"),
+        // A ring across the antimeridian cut at ±180 but not split in two (a naive clip): its
+        // edges from 180 to -180 made it the rest of the world on the plane, Fiji left out.
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[170, -20], [180, -20], [-180, -20], [-170, -20], [-170, -16], [-180, -16], [180, -16], [170, -16], [170, -20]]]}}",
+         "select.geojson.coordinates[0][1] to [2] spans 360.0° of longitude"),
+        ("{\"geojson\": {\"type\": \"Polygon\", \"coordinates\": [[[170, -20], [180, -20], [180, -20], [-180, -20], [-170, -20], [-170, -16], [170, -16], [170, -20]]]}}",
+         "select.geojson.coordinates[0][2] to [3] spans 360.0° of longitude"),
         ("[1]", "\"select\" must be an object"),
     ])
     func aBadSelectionIsRefusedNamingTheKey(select: String, message: String) throws {
@@ -179,10 +200,17 @@ import Testing
         let directory = try TemporaryDirectory()
         let antarctica = #"{"type": "Polygon", "coordinates": [[[-180, -90], [180, -90], [180, -60], [-180, -60], [-180, -90]]]}"#
         let world = #"{"type": "Polygon", "coordinates": [[[-180, -90], [180, -90], [180, 90], [-180, 90], [-180, -90]]]}"#
-        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": {\"geojson\": [\(antarctica), \(world)]}}")
+        // A band around the world, its edges from 180 to -180 between runs along ±180, drawn
+        // from its first position on the meridian, and with a position given twice.
+        let band = #"{"type": "Polygon", "coordinates": [[[180, -16], [-180, -16], [-180, -20], [-180, -20], [180, -20], [180, -16]]]}"#
+        let path = try directory.write("pipelines/p.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": {\"geojson\": [\(antarctica), \(world), \(band)]}}")
         let selection = try #require(try Pipeline.load(path).selection)
-        #expect(selection.places.polygons.count == 2)
+        #expect(selection.places.polygons.count == 3)
         #expect(selection.places.contains(longitude: 0, latitude: -75) && selection.places.contains(longitude: 179.9, latitude: 10))
+        let bandOnly = try directory.write("pipelines/band.json", "{\"name\": \"p\", \"inat\": [\"x\"], \"select\": {\"geojson\": \(band)}}")
+        let places = try #require(try Pipeline.load(bandOnly).selection).places
+        #expect(places.contains(longitude: 0, latitude: -18) && places.contains(longitude: 179.5, latitude: -17))
+        #expect(!places.contains(longitude: 0, latitude: -10))
     }
 
     @Test func aGeoJSONFileWithNoPolygonIsAnErrorNamingTheFile() throws {

@@ -536,7 +536,10 @@ final class OpenDataRow {
         let position = nonNegative(c.position, "position")
         let link = text(c.observationUUID, "observation_uuid")
         let observation = ObservationUUID(link)
-        if observation == nil { drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation") }
+        // Not UTF-8: `text` said so, once.
+        if observation == nil, link != nil || field(c.observationUUID).isEmpty {
+            drop("observation_uuid", link == nil ? "is empty: the photo is linked to no observation" : "is \"\(link!.string)\", expected a uuid: the photo is linked to no observation")
+        }
         let license = text(c.license, "license")
         let observer = positiveID(c.observerID, "observer_id")
         if (width == nil) != (height == nil) { drop(width == nil ? "height" : "width", "has no \(width == nil ? "width" : "height") to go with it") }

@@ -40,6 +40,36 @@ enum GeoJSON {
         }
     }
 
+    /// Whether the edge from position `edge` to the next of a closed `ring` (longitude, latitude
+    /// pairs) is one from -180 to 180 that a place may have: along a pole, or between two runs of
+    /// the ring along the antimeridian (it comes to the edge along -180 or 180 and leaves along
+    /// the other), as a polar cap's or a band around the world's. A ring crossing the antimeridian
+    /// cut at ±180 but not split in two comes to its edges from ±180 along a parallel
+    /// (`[[170, -20], [180, -20], [-180, -20], [-170, -20], …]`): on the plane it is the rest of
+    /// the world.
+    static func spansTheWorld(_ ring: [Double], edge: Int) -> Bool {
+        let positions = ring.count / 2 - 1  // the last repeats the first
+        func position(_ index: Int) -> (longitude: Double, latitude: Double) {
+            let wrapped = (index % positions + positions) % positions
+            return (ring[2 * wrapped], ring[2 * wrapped + 1])
+        }
+        let (from, to) = (position(edge), position(edge + 1))
+        guard abs(from.longitude) == 180, abs(to.longitude) == 180, from.longitude != to.longitude else { return false }
+        if from.latitude == to.latitude && abs(from.latitude) == 90 { return true }
+        // The nearest other positions before and after the edge, on the same meridian as its ends.
+        func neighbour(of end: (longitude: Double, latitude: Double), from index: Int, step: Int) -> (longitude: Double, latitude: Double)? {
+            var index = index
+            for _ in 0..<positions {
+                let other = position(index)
+                if other != end { return other }
+                index += step
+            }
+            return nil
+        }
+        guard let before = neighbour(of: from, from: edge - 1, step: -1), let after = neighbour(of: to, from: edge + 2, step: 1) else { return false }
+        return before.longitude == from.longitude && after.longitude == to.longitude
+    }
+
     private static func polygon(_ value: JSONValue?, place: String, path: String) throws -> Polygon {
         guard let value, value.isArray else { throw FieldpackError(path: path, "\(place) must be an array of rings") }
         var rings: [[Double]] = []
@@ -65,10 +95,11 @@ enum GeoJSON {
             }
             // Read on the plane, as GeoJSON is, an edge from 170 to -170 runs 340° the long way
             // round: a ring drawn across the antimeridian would select the rest of the world.
-            // An edge along ±180 itself or from -180 to 180 (a ring cut at the antimeridian, a
-            // polar cap, the whole world) is right on the plane: both its ends are at ±180.
+            // An edge from -180 to 180 is right on the plane only as the edge of a polar cap or
+            // of a band around the world (`spansTheWorld`); a ring cut at ±180 but not split in
+            // two has one too, and selects the rest of the world as well.
             for start in stride(from: 0, to: coordinates.count - 2, by: 2)
-            where abs(coordinates[start + 2] - coordinates[start]) > 180 && !(abs(coordinates[start]) == 180 && abs(coordinates[start + 2]) == 180) {
+            where abs(coordinates[start + 2] - coordinates[start]) > 180 && !Self.spansTheWorld(coordinates, edge: start / 2) {
                 throw FieldpackError(
                     path: path,
                     "\(where_)[\(start / 2)] to [\(start / 2 + 1)] spans \(abs(coordinates[start + 2] - coordinates[start]))° of longitude: a ring "

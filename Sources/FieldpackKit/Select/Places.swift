@@ -111,7 +111,15 @@ public struct Places: Sendable, Equatable {
 
     public var isEmpty: Bool { boxes.isEmpty && polygons.isEmpty }
 
+    /// Whether a place holds the point. Longitude 180 and -180 are one meridian: a point on it is
+    /// in a place that holds it written either way (a box or ring that ends at -180, the east
+    /// half of a place cut at the antimeridian, holds a point written at 180).
     public func contains(longitude: Double, latitude: Double) -> Bool {
+        if abs(longitude) == 180 { return holds(longitude: 180, latitude: latitude) || holds(longitude: -180, latitude: latitude) }
+        return holds(longitude: longitude, latitude: latitude)
+    }
+
+    private func holds(longitude: Double, latitude: Double) -> Bool {
         boxes.contains { $0.contains(longitude: longitude, latitude: latitude) }
             || polygons.contains { $0.contains(longitude: longitude, latitude: latitude) }
     }

@@ -62,7 +62,8 @@ public struct Selection: Sendable, Equatable {
         var selection = Selection()
         try PipelineKeys.refuseUnknown(in: value, known: keys, place: "select", kind: "a selection rule", path: path)
         if let bbox = value["bbox"], !bbox.isNull {
-            let list = bbox.elements.map { $0 }
+            // (An object's `elements` are its values: `{"x": [1, 2, 3, 4]}` was read as a list.)
+            let list = bbox.isArray ? bbox.elements.map { $0 } : []
             if list.first?.isArray ?? false {
                 for (index, box) in list.enumerated() { selection.places.boxes.append(try Self.box(box, "select.bbox[\(index)]", path)) }
             } else {
