@@ -165,6 +165,36 @@ import Testing
         #expect(try ids("SELECT count(*) FROM photos", in: database)[0] <= cap)
     }
 
+    /// A photo the cap meets before the shared photo that ranks lower does not leave its
+    /// observation short: observation 72's own photo 703 ranks before 702, which 71 takes, so 72
+    /// needs one place, not two (it was cut, then removed as short, and the place it held left
+    /// unused). With a minimum of three and a cap of five, both observations of three photos
+    /// that share one ship; with a cap of four only the better one, its cut photos counted under
+    /// the cap, none as not selected (203 went only because of the cap).
+    @Test(arguments: [
+        (2, 3, [71, 72], [701, 702, 703], 0), (2, 2, [71], [701, 702], 1),
+        (3, 5, [71, 72], [101, 102, 201, 203, 900], 0), (3, 4, [71], [101, 102, 900], 2),
+    ])
+    func aSharedPhotoThatRanksLowerStillCountsForBothObservationsUnderTheCapsMinimum(
+        minimum: Int, cap: Int, kept: [Int], photos: [Int], capped: Int
+    ) throws {
+        let directory = try TemporaryDirectory()
+        var selection = Selection()
+        selection.caps.photosPerTaxon = cap
+        selection.minimumPhotos = minimum
+        let observations = minimum == 2
+            ? [Observation(id: 71, observed: "2024-06-01", photos: [(701, "cc0"), (702, "cc-by")]),
+               Observation(id: 72, observed: "2024-01-01", photos: [(703, "cc0"), (702, "cc-by")])]
+            : [Observation(id: 71, observed: "2024-06-01", photos: [(101, "cc0"), (102, "cc0"), (900, "cc-by")]),
+               Observation(id: 72, observed: "2024-01-01", photos: [(201, "cc0"), (900, "cc-by"), (203, "cc-by-sa")])]
+        let (database, summary) = try build(observations, selection, in: directory)
+        #expect(try ids("SELECT id FROM observations ORDER BY id", in: database) == kept)
+        #expect(try ids("SELECT id FROM photos ORDER BY id", in: database) == photos)
+        #expect((summary.selection?.removed["photo_cap"] ?? 0) == 2 - kept.count)
+        #expect(summary.selection?.photosCapped == capped)
+        #expect(summary.selection?.photosNotSelected == 0)
+    }
+
     @Test func placesKeepObservationsInsideABoxOrAPolygonAndObscuredOnesFollowTheStatedRule() throws {
         let observations = [
             Observation(id: 31, location: "50.5,4.25"),              // in the box

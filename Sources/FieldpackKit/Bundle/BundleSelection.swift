@@ -32,80 +32,79 @@ struct BundleSelection {
     /// - Returns: what each rule removed.
     /// The photo cap, taxon by taxon: the distinct photos of its kept observations (`links`: a
     /// row per link, each photo's links together at its best rank, in rank order) are taken
-    /// while the cap allows; the others go to `select_photo_cut`.
+    /// while the cap allows; the others go to `select_photo_cut`. With a `minimum` of photos per
+    /// observation (`min_photos`) of one or none, in the plain rank.
     ///
-    /// With a `minimum` of photos per observation (`min_photos`) above one, the first photo
-    /// taken of an observation holds `minimum` places of the cap for it, paid at once, which its
-    /// next photos in rank then fill, and it is taken only when that many places are left. So an
-    /// observation the cap reaches ships at least `minimum` photos, and the places go to
-    /// observations that can ship: taken one at a time in rank, the photos could leave every
-    /// observation of a taxon one short and the taxon with none (two observations of two photos,
-    /// a cap of two, a minimum of two). With a minimum of one or none this is the plain rank.
-    ///
-    /// A photo can be linked by several observations of the taxon (one photo in two
-    /// observations). Taken, it counts for each: an observation it reaches first holds only the
-    /// places the rest of its minimum needs (none, if the shared photos already make it), paid
-    /// then if the cap has them; a photo that fills the places of several observations uses one
-    /// place, and the others go back to the cap. Places paid always cover the photos taken and
-    /// the places held, so the cap is never passed.
+    /// With a minimum above one, the cap fills whole observations, in two rounds. First each
+    /// observation, in the rank of its best photo, is admitted when the places its minimum still
+    /// needs are left: the photos it shares with one admitted before count for it, and its best
+    /// others in rank take the places. Then the places left go to the other photos of the
+    /// admitted observations, in rank. So every observation the cap admits ships at least
+    /// `minimum` photos, and the others none: taken one at a time in rank, the photos could leave
+    /// every observation of a taxon one short and the taxon with none (two observations of two
+    /// photos, a cap of two, a minimum of two). A photo in two observations counts once, for
+    /// both (a cap of three ships both of two observations of two photos that share one, in any
+    /// rank). Until 2026-12-07 the photos were taken one at a time in rank, each holding its
+    /// observation's minimum when it was the first: a photo cut before a shared one that ranks
+    /// lower left its observation short, and the places it then held were never used.
     private func capPhotos(_ links: Statement, cap: Int, minimum: Int) throws {
         let cut = try database.prepare("INSERT OR IGNORE INTO select_photo_cut (taxon, photo) VALUES (?, ?)")
-        let places = max(1, minimum)
+        func cutting(_ taxon: Int64, _ photo: Int64) throws {
+            try cut.bind(taxon, at: 1)
+            try cut.bind(photo, at: 2)
+            try cut.run()
+        }
+        // One taxon's photos in rank, each with its observations (the first its best link's).
         var taxon: Int64? = nil
-        var left = 0
-        /// The places each observation the cap reached still holds for its next photos.
-        var holding: [String: Int] = [:]
-        /// The photos taken so far that each observation links.
-        var taken: [String: Int] = [:]
-        var photo: (taxon: Int64, id: Int64, observations: [String])? = nil
+        var photos: [(id: Int64, observations: [String])] = []
         func decide() throws {
-            guard let (taxonID, id, observations) = photo else { return }
-            let held = observations.filter { (holding[$0] ?? 0) > 0 }
-            // What taking it costs the cap, and the observation it starts, if any.
-            let cost: Int
-            var starts: String? = nil
-            if !held.isEmpty {
-                // Paid already, once for each observation whose places it fills: one is used.
-                cost = 1 - held.count
-            } else if observations.contains(where: { holding[$0] != nil }) {
-                cost = 1
+            guard let taxon else { return }
+            var left = cap
+            var chosen = [Bool](repeating: false, count: photos.count)
+            if minimum <= 1 {
+                for index in photos.indices where left > 0 {
+                    chosen[index] = true
+                    left -= 1
+                }
             } else {
-                // None reached: it starts the one (in rank) that is nearest its minimum.
-                let need = { (key: String) in max(1, places - taken[key, default: 0]) }
-                let first = observations.min { need($0) < need($1) }!
-                (cost, starts) = (need(first), first)
-            }
-            guard cost <= left else {
-                try cut.bind(taxonID, at: 1)
-                try cut.bind(id, at: 2)
-                try cut.run()
-                return
-            }
-            left -= cost
-            for key in held { holding[key]! -= 1 }
-            if let starts { holding[starts] = cost - 1 }
-            for key in observations { taken[key, default: 0] += 1 }
-            // The observations it reaches first through a photo another paid for: the places the
-            // rest of their minimum needs, while the cap has them.
-            for key in observations where holding[key] == nil {
-                let need = max(0, places - taken[key]!)
-                if need <= left {
-                    left -= need
-                    holding[key] = need
+                // Each observation's photos in rank (by index), and the observations in the rank
+                // of their best photo.
+                var order: [String] = []
+                var theirs: [String: [Int]] = [:]
+                for (index, photo) in photos.enumerated() {
+                    for key in photo.observations {
+                        if theirs[key] == nil { order.append(key) }
+                        theirs[key, default: []].append(index)
+                    }
+                }
+                var admitted = Set<String>()
+                for key in order {
+                    let own = theirs[key]!
+                    let need = minimum - own.count { chosen[$0] }
+                    let others = own.filter { !chosen[$0] }
+                    guard need <= 0 || (need <= left && need <= others.count) else { continue }
+                    for index in others.prefix(max(0, need)) { chosen[index] = true }
+                    left -= max(0, need)
+                    admitted.insert(key)
+                }
+                for index in photos.indices where left > 0 && !chosen[index] && photos[index].observations.contains(where: admitted.contains) {
+                    chosen[index] = true
+                    left -= 1
                 }
             }
+            for (index, photo) in photos.enumerated() where !chosen[index] { try cutting(taxon, photo.id) }
         }
         while try links.step() {
             let (rowTaxon, rowPhoto, key) = (links.int64(0), links.int64(1), links.text(2) ?? "")
-            if let current = photo, current.taxon == rowTaxon, current.id == rowPhoto {
-                photo!.observations.append(key)
+            if rowTaxon == taxon, let last = photos.last, last.id == rowPhoto {
+                photos[photos.count - 1].observations.append(key)
                 continue
             }
-            try decide()
             if rowTaxon != taxon {
-                (taxon, left, holding, taken) = (rowTaxon, cap, [:], [:])
+                try decide()
+                (taxon, photos) = (rowTaxon, [])
             }
-            photo = (rowTaxon, rowPhoto, [key])
+            photos.append((rowPhoto, [key]))
         }
         try decide()
     }
