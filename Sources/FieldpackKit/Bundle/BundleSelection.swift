@@ -26,10 +26,6 @@ struct BundleSelection {
     let selection: Selection
     let database: Database
 
-    /// - Parameter loaded: what the load's observation rules removed (`LoadSelection`): the
-    ///   observations considered and each rule's count, the photos not selected, and the
-    ///   export's taxa and users ingest did not write (in `taxaConsidered`, `usersRemoved`).
-    /// - Returns: what each rule removed.
     /// The photo cap, taxon by taxon: the distinct photos of its kept observations (`links`: a
     /// row per link, each photo's links together at its best rank, in rank order) are taken
     /// while the cap allows; the others go to `select_photo_cut`. With a `minimum` of photos per
@@ -109,6 +105,12 @@ struct BundleSelection {
         try decide()
     }
 
+    /// Applies the selection (the type's comment says in what order).
+    ///
+    /// - Parameter loaded: what the load's observation rules removed (`LoadSelection`): the
+    ///   observations considered and each rule's count, the photos not selected, and the
+    ///   export's taxa and users ingest did not write (in `taxaConsidered`, `usersRemoved`).
+    /// - Returns: what each rule removed.
     func apply(to report: inout CostReport?, loaded: SelectionCounts) throws -> SelectionCounts {
         let trace = PhaseTrace(stage: "bundle")
         let key = try ObservationKey.read(database)
