@@ -61,6 +61,27 @@ import Testing
         return try recordLines(directory.file("deduped.jsonl"), deduped: true)
     }
 
+    /// An API copy without its uuid cannot merge with the export's copy of the same observation
+    /// (nothing else ties them, so both ship): said in a notice, not silent; API pages alone,
+    /// with no export to merge with, need none.
+    @Test func anAPICopyWithoutItsUUIDBesideTheExportIsSaidInANotice() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let api = try directory.write("api/observation.json", String(
+            try String(contentsOfFile: try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z"), encoding: .utf8)
+                .replacingOccurrences(of: "\"uuid\":\"\(Self.uuid.uppercased())\",", with: "")))
+        #expect(!(try String(contentsOfFile: api, encoding: .utf8)).contains("uuid"))
+        func notices(_ inputs: [String]) throws -> [String] {
+            let out = try TemporaryDirectory()
+            let options = INatIngest.Options(inputs: inputs, output: out.file("records.jsonl"), rejects: out.file("rejects.jsonl"))
+            return try INatIngest(options: options).run().notices
+        }
+        let said = try notices(export + [api])
+        #expect(said.contains { $0.hasPrefix("1 observation from API pages has no uuid") && $0.contains("cannot merge with the open-data export's copy") }, "\(said)")
+        #expect(try notices([api]).isEmpty)
+        #expect(try notices(export + [try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")]).isEmpty)
+    }
+
     @Test func anObservationInBothSourcesIsOneRecordWithTheAPIIdAndTheNewerExportsLinks() throws {
         let directory = try TemporaryDirectory()
         let export = try writeExport(in: directory)

@@ -276,6 +276,15 @@ public struct INatIngest {
             }
         }
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
+        // Said, not silent: such a copy and the export's copy of the same observation ship as
+        // two rows (docs/dedupe.md), as nothing else ties them.
+        if summary.counts.observationsWithoutUUID > 0, summary.files.contains(where: { $0.format.contains("open-data") }) {
+            let count = summary.counts.observationsWithoutUUID
+            summary.notices.append(
+                "\(count) observation\(count == 1 ? "" : "s") from API pages \(count == 1 ? "has" : "have") no uuid (a request whose fields "
+                    + "leave it out, or one that is not a uuid): \(count == 1 ? "it" : "they") cannot merge with the open-data export's copy of "
+                    + "the same observation, and both ship; request the uuid with the observations")
+        }
 
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()

@@ -227,6 +227,7 @@ struct RecordExtractor {
         record.seen = seen
         record.encode(into: &out, source: source)
         counts.observations += 1
+        if record.uuid == nil { counts.observationsWithoutUUID += 1 }
 
         if let user {
             let start = out.count
@@ -532,9 +533,13 @@ public struct RecordCounts: Sendable, Equatable {
     public var taxa = 0
     public var users = 0
     public var photos = 0
+    /// Of the observations, those from API pages without their uuid (none given, or not one),
+    /// which cannot merge with an export copy of the same observation.
+    public var observationsWithoutUUID = 0
 
     public static func += (lhs: inout RecordCounts, rhs: RecordCounts) {
         lhs.observations += rhs.observations
+        lhs.observationsWithoutUUID += rhs.observationsWithoutUUID
         lhs.taxa += rhs.taxa
         lhs.users += rhs.users
         lhs.photos += rhs.photos
