@@ -58,10 +58,7 @@ struct BundleSelection {
             var left = cap
             var chosen = [Bool](repeating: false, count: photos.count)
             if minimum <= 1 {
-                for index in photos.indices where left > 0 {
-                    chosen[index] = true
-                    left -= 1
-                }
+                for index in photos.indices.prefix(cap) { chosen[index] = true }
             } else {
                 // Each observation's photos in rank (by index), and the observations in the rank
                 // of their best photo.
@@ -76,11 +73,11 @@ struct BundleSelection {
                 var admitted = Set<String>()
                 for key in order {
                     let own = theirs[key]!
-                    let need = minimum - own.count { chosen[$0] }
+                    let need = max(0, minimum - own.count { chosen[$0] })
                     let others = own.filter { !chosen[$0] }
-                    guard need <= 0 || (need <= left && need <= others.count) else { continue }
-                    for index in others.prefix(max(0, need)) { chosen[index] = true }
-                    left -= max(0, need)
+                    guard need <= left, need <= others.count else { continue }
+                    for index in others.prefix(need) { chosen[index] = true }
+                    left -= need
                     admitted.insert(key)
                 }
                 for index in photos.indices where left > 0 && !chosen[index] && photos[index].observations.contains(where: admitted.contains) {

@@ -278,7 +278,7 @@ public struct INatIngest {
         guard summary.files.count == units.count else { throw FieldpackError("internal error: an input was not processed") }
         // Said, not silent: such a copy and the export's copy of the same observation ship as
         // two rows (docs/dedupe.md), as nothing else ties them.
-        if summary.counts.observationsWithoutUUID > 0, summary.files.contains(where: { $0.format.contains("open-data") }) {
+        if summary.counts.observationsWithoutUUID > 0, summary.files.contains(where: { OpenDataTable.isTableFormat($0.format) }) {
             let count = summary.counts.observationsWithoutUUID
             summary.notices.append(
                 "\(count) observation\(count == 1 ? "" : "s") from API pages \(count == 1 ? "has" : "have") no uuid (a request whose fields "
