@@ -201,6 +201,43 @@ import Testing
         #expect(merged["uuid"] as? String == Self.uuid.lowercased())
     }
 
+    /// An export given without its photos table says nothing of the observation's photos: its copy
+    /// that wins keeps the API copy's links rather than shipping the observation with none.
+    @Test func anExportCopyThatWinsWithoutPhotoRowsKeepsTheAPICopysLinks() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory).filter { !$0.hasSuffix("photos.csv") }
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let observations = try deduped(export + [api], in: directory).filter { $0["k"] as? String == "obs" }
+        let merged = try #require(observations.first { $0["id"] as? Int == 9_100_001 })
+        #expect(merged["seen"] as? Int == 1_732_665_600_000, "the export's copy wins")
+        #expect(merged["photos"] as? [[Int]] == [[501, 0]])
+        let exportOnly = try #require(observations.first { $0["uuid"] as? String == Self.otherUUID })
+        #expect(exportOnly["photos"] as? [[Int]] == [])
+    }
+
+    /// The same export read twice (here two copies of its folder; a `.tar.gz` beside its unpacked
+    /// tables is the same case): the copies tie on everything, and the observation's origin (the
+    /// file and line its findings name) is the first path's, whatever the argument order.
+    @Test func twoCopiesOfOneExportGiveTheSameOriginWhateverTheOrder() throws {
+        let inputs = try TemporaryDirectory()
+        let first = try writeExport(in: inputs)
+        let second = try first.map { path in
+            let copy = path.replacingOccurrences(of: "inaturalist-open-data-", with: "mirror/inaturalist-open-data-")
+            try FileManager.default.createDirectory(atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            return copy
+        }
+        func records(_ order: [String]) throws -> [String] {
+            let out = try TemporaryDirectory()
+            try ingestAndDedupe(order, in: out)
+            return try lines(out.file("deduped.jsonl")).filter { !$0.hasPrefix("[\"input\"") }
+        }
+        let forward = try records(first + second)
+        #expect(forward.contains { $0.contains("\(first[0])\",2]") }, "\(forward)")
+        #expect(try records(second + first) == forward)
+        #expect(try records(first + second.reversed()) == forward)
+    }
+
     @Test func theMergeIsTheSameWhateverTheInputOrder() throws {
         let inputs = try TemporaryDirectory()
         let export = try writeExport(in: inputs)

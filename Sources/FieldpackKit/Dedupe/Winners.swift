@@ -89,9 +89,13 @@ struct Winners {
 
     /// Writes a group's winner (the first). An observation whose copies are all export photo
     /// links (no observation row) is not written; an export copy that wins takes its photo links
-    /// from its export's link rows and, like an export taxon, every column the export lacks from
-    /// the best API copy (`fillFromAPI`), and ends with its `ExportOrigin` (the export's file and
-    /// line), which the bundle's rules for export observations read (`ExportObservationRules`).
+    /// from its export's link rows (the best API copy's when its export has none for it: given
+    /// without its photos table, or none of its photos open) and, like an export taxon, every
+    /// column the export lacks from the best API copy (`fillFromAPI`), and ends with its
+    /// `ExportOrigin` (the export's file and line), which the bundle's rules for export
+    /// observations read (`ExportObservationRules`): of copies that tie on everything (one export
+    /// read twice, as its `.tar.gz` and unpacked), the first origin by path then line, so that it
+    /// does not hang on the order of the inputs.
     mutating func writeRecord(_ group: UnsafeBufferPointer<RecordOccurrence>, kind: RecordKind) throws {
         let winner = group[0]
         if kind == .observation {
@@ -99,12 +103,25 @@ struct Winners {
             if winner.isLinks { return }
             if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
-            replacing[C.photos.rawValue] = try exportLinks(group, seen: winner.seen)
+            if let links = try exportLinks(group, seen: winner.seen) {
+                replacing[C.photos.rawValue] = links
+            } else if let donor = group.first(where: { $0.fromAPI && !$0.isLinks }),
+                      let photos = try load(donor)[C.photos] {
+                var list = JSONWriter()
+                list.value(photos)
+                replacing[C.photos.rawValue] = list.bytes
+            } else {
+                replacing[C.photos.rawValue] = Array("[]".utf8)
+            }
             // A copy kept for its uuid alone that wins (no copy has values) ships as an export
             // copy, its mark dropped.
             if winner.isKeyOnly { replacing[C.part.rawValue] = Array("null".utf8) }
             let (record, source) = try contentAndSource(offset: winner.offset, length: winner.length)
-            let origin = ExportOrigin(source: source, sourceNames: sourceNames)
+            var origin = ExportOrigin(source: source, sourceNames: sourceNames)
+            for other in group.dropFirst() where !other.isLinks && !winner.outranks(other) {
+                let candidate = ExportOrigin(source: try contentAndSource(offset: other.offset, length: other.length).1, sourceNames: sourceNames)
+                if candidate.precedes(origin) { origin = candidate }
+            }
             return try rewrite(record, offset: winner.offset, replacing: replacing, appending: origin.json)
         }
         guard kind == .taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
@@ -148,8 +165,8 @@ struct Winners {
     }
 
     /// `[[photo id, position], …]` of the export link rows of one export (`seen`), by position
-    /// then photo id, each photo once (at its lowest position).
-    private mutating func exportLinks(_ group: UnsafeBufferPointer<RecordOccurrence>, seen: Int64) throws -> [UInt8] {
+    /// then photo id, each photo once (at its lowest position); nil when it has none.
+    private mutating func exportLinks(_ group: UnsafeBufferPointer<RecordOccurrence>, seen: Int64) throws -> [UInt8]? {
         var links: [(photo: Int64, position: Int64)] = []
         for occurrence in group where occurrence.isLinks && occurrence.seen == seen {
             if let link = occurrence.heldLink {
@@ -163,6 +180,7 @@ struct Winners {
             }
         }
         links.sort { $0.photo != $1.photo ? $0.photo < $1.photo : $0.position < $1.position }
+        if links.isEmpty { return nil }
         var unique: [(photo: Int64, position: Int64)] = []
         for link in links where unique.last?.photo != link.photo { unique.append(link) }
         unique.sort { $0.position != $1.position ? $0.position < $1.position : $0.photo < $1.photo }

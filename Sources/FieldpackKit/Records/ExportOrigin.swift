@@ -32,6 +32,13 @@ public struct ExportOrigin: Sendable, Equatable {
         }
     }
 
+    /// Whether it comes first by path, then line (an unknown line last): the origin of
+    /// export copies that tie on everything else (`Winners.writeRecord`).
+    func precedes(_ other: ExportOrigin) -> Bool {
+        if path != other.path { return path.utf8.lexicographicallyPrecedes(other.path.utf8) }
+        return (line ?? Int.max) < (other.line ?? Int.max)
+    }
+
     /// Where a deduped observation line holds it: right after the last column.
     static let position = ObservationRecord.Column.allCases.count + 1
 
