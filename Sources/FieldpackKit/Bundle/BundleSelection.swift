@@ -211,8 +211,8 @@ struct BundleSelection {
             lineages.reset()
             let before = try database.int("SELECT count(*) FROM select_taxa") ?? 0
             // In order, each once: the kept taxa share most of their ancestors.
-            ancestors.sort()
-            for (index, id) in ancestors.enumerated() where index == 0 || ancestors[index - 1] != id {
+            ancestors.sortAndRemoveDuplicates()
+            for id in ancestors {
                 try insertTaxon.bind(id, at: 1)
                 try insertTaxon.run()
             }

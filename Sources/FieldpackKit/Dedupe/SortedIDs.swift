@@ -27,13 +27,8 @@ struct SortedIDs: Sendable {
     let ids: [Int64]
 
     init(_ unsorted: [Int64]) {
-        var sorted = unsorted.sorted()
-        var unique = 0
-        for index in sorted.indices where unique == 0 || sorted[unique - 1] != sorted[index] {
-            sorted[unique] = sorted[index]
-            unique += 1
-        }
-        sorted.removeSubrange(unique...)
+        var sorted = unsorted
+        sorted.sortAndRemoveDuplicates()
         ids = sorted
     }
 
