@@ -44,6 +44,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file(".bundle.staging-\(dead)-Ab12Cd")))
     }
 
+    /// Where a file system has no atomic swap, the publisher sets the published bundle aside,
+    /// then renames the new one in. A run killed between the two left the old bundle aside and
+    /// nothing in its place: the next run puts it back, never removes it, and removes it only
+    /// when a bundle is in place again.
+    @Test func aBundleSetAsideByAKilledSwapIsPutBackNotRemoved() throws {
+        let directory = try TemporaryDirectory()
+        let dead = tag(try deadPID())
+        let staging = ".bundle.staging-\(dead)-Ab12Cd"
+        try directory.write("\(staging)/content.sqlite", "new")
+        try directory.write("\(staging).swapped-out/content.sqlite", "old")
+        Leftovers.removeStale(of: directory.file("bundle"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bundle"])
+        #expect(try String(contentsOfFile: directory.file("bundle/content.sqlite"), encoding: .utf8) == "old")
+    }
+
+    @Test func aParkedBundleBesideAPublishedOneIsStale() throws {
+        let directory = try TemporaryDirectory()
+        let dead = tag(try deadPID())
+        try directory.write("bundle/content.sqlite", "new")
+        try directory.write(".bundle.staging-\(dead)-Ab12Cd.swapped-out/content.sqlite", "old")
+        Leftovers.removeStale(of: directory.file("bundle"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bundle"])
+        #expect(try String(contentsOfFile: directory.file("bundle/content.sqlite"), encoding: .utf8) == "new")
+    }
+
     @Test func aMigrationKilledHardLeavesNothingTheNextRunKeeps() throws {
         let directory = try TemporaryDirectory()
         let dead = tag(try deadPID())

@@ -89,6 +89,21 @@ import Testing
         #expect(error.message.contains("line 5001"), "\(error.description)")
     }
 
+    /// `--output bundle/` is the folder `bundle`, whether it is there yet or not: the slash
+    /// once made the folder to assemble in inside the destination, and the swap failed after
+    /// all the work.
+    @Test func aDestinationWrittenWithATrailingSlashIsPublishedLikeWithout() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try publishedBundle(in: directory)
+        try FileManager.default.removeItem(atPath: bundle)
+        let database = directory.file("content.sqlite")
+        try BundlePublisher(database: database, destination: bundle + "/").publish()
+        try BundlePublisher(database: database, destination: bundle + "//").publish()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bundle).sorted() == ["content.sqlite", "manifest-sha256.txt", "manifest.json"])
+        #expect(try hiddenLeftovers(directory.path).isEmpty && hiddenLeftovers(bundle).isEmpty)
+        #expect(BundleVerifier(directory: bundle).verify() == [])
+    }
+
     @Test func republishingRemovesALinkInTheOldBundleButNeverWhatItPointsAt() throws {
         let directory = try TemporaryDirectory()
         let bundle = try publishedBundle(in: directory)

@@ -21,7 +21,11 @@ public struct BundlePublisher {
 
     public init(database: String, destination: String, extraFiles: [String] = []) {
         self.database = database
-        self.destination = destination
+        // `bundle/` is the folder `bundle`: with the slash, the folder it is assembled in
+        // would be made inside it, and the swap of a folder with its own parent fails.
+        var folder = Substring(destination)
+        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+        self.destination = String(folder)
         self.extraFiles = extraFiles
     }
 

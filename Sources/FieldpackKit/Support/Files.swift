@@ -436,9 +436,11 @@ public enum FileSystem {
         let slash = to.lastIndex(of: "/")
         let directory = slash.map { String(to[..<$0]) } ?? "."
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // A folder that cannot be opened for reading (write and search permission only) is
+        // left unsynced, as before; one that opens and fails to sync is an error.
         if fd >= 0 {
-            fsync(fd)
-            close(fd)
+            defer { close(fd) }
+            try syncDirectory(fd, path: directory.isEmpty ? "/" : directory)
         }
     }
 
@@ -446,7 +448,17 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 { throw FieldpackError(path: path, "cannot open directory to sync: \(systemError())") }
         defer { close(fd) }
-        fsync(fd)
+        try syncDirectory(fd, path: path)
+    }
+
+    /// fsync of an open folder: a failure (EIO: the renames in it may not survive a power cut) is
+    /// an error, but for a file system that cannot sync a folder at all (EINVAL, ENOTSUP: some
+    /// FUSE and network mounts), where there is nothing more to do.
+    private static func syncDirectory(_ fd: Int32, path: String) throws {
+        guard fsync(fd) != 0 else { return }
+        let code = errno
+        if code == EINVAL || code == ENOTSUP { return }
+        throw FieldpackError(path: path, "cannot sync the folder (a rename in it may not survive a crash): \(String(cString: strerror(code)))")
     }
 
     public static func remove(_ path: String) {
@@ -691,13 +703,19 @@ public enum FileSystem {
     }
 
     /// `exchange` where the file system has no atomic swap: `to` aside, `from` in, the old one
-    /// to `from`.
+    /// to `from`. When `from` cannot be put in, the old one goes back; after a crash between the
+    /// two, the next run writing `to` puts it back (`Leftovers.removeStale`, by `parkedSuffix`).
     private static func exchangeByRenames(_ from: String, into to: String) throws -> Bool {
         var info = stat()
         let had = lstat(to, &info) == 0
-        let aside = "\(from).swapped-out"
+        let aside = from + Leftovers.parkedSuffix
         if had { try rename(to, to: aside) }
-        try rename(from, to: to)
+        do {
+            try rename(from, to: to)
+        } catch {
+            if had && lstat(to, &info) != 0 { try? rename(aside, to: to) }
+            throw error
+        }
         if had { try rename(aside, to: from) }
         return had
     }

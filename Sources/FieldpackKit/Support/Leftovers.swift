@@ -98,8 +98,21 @@ public enum Leftovers {
             cache[folder]!.removeAll { mine.contains($0) }
             return mine
         }
-        for entry in stale { FileSystem.removeTree(folder + "/" + entry) }
+        for entry in stale {
+            // A published output a killed run had set aside to swap its new one in
+            // (`FileSystem.exchange` without an atomic swap), with nothing in its place: put
+            // back, never removed.
+            if entry.hasSuffix(parkedSuffix) && !FileSystem.existsItself(output),
+               (try? FileSystem.rename(folder + "/" + entry, to: output)) != nil {
+                continue
+            }
+            FileSystem.removeTree(folder + "/" + entry)
+        }
     }
+
+    /// What a published output set aside during a swap by renames is named by, after the temp
+    /// name of the folder swapped in (`FileSystem.exchange`).
+    static let parkedSuffix = ".swapped-out"
 
     /// Per folder, the temp names of dead runs its one listing found and not yet removed.
     private static let deadByFolder = Mutex<[String: [String]]>([:])
