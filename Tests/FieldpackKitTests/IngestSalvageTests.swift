@@ -611,6 +611,37 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         }, "\(summary.findings)")
     }
 
+    /// Real pages saved one per line are several MiB each: a first line longer than the MiB the
+    /// format is told from made the file one document, held whole, past whose limit the stage
+    /// failed. Read on to the first line's end, it is JSON Lines, each line a page, and the
+    /// same whatever file a worker read before (a grown buffer once showed it more of the head).
+    @Test func pagesOfSeveralMiBOnePerLineAreJSONLinesWhateverTheWorkers() throws {
+        let directory = try TemporaryDirectory()
+        let text = String(repeating: "Lepidoptera seen along the dike at low tide. ", count: 400)
+        func compact(_ ids: ClosedRange<Int>) -> String {
+            page(ids.map { observationJSON(id: $0, extra: ",\"description\":\"\(text)\"") }).replacingOccurrences(of: "\n", with: "")
+        }
+        let pageLines = [compact(1...80), compact(81...160), compact(161...240)]
+        #expect(pageLines.allSatisfy { $0.utf8.count > 1 << 20 && $0.utf8.count < 2 << 20 })
+        let pages = try directory.write("pages.jsonl", pageLines.joined(separator: "\n") + "\n")
+        // A page of 3 MiB on one line before it, so that a worker's buffer has grown.
+        let big = try directory.write("big.json", compact(1001...1160))
+        func run(workers: Int) throws -> [String] {
+            let out = try TemporaryDirectory()
+            var options = INatIngest.Options(inputs: [big, pages], output: out.file("records.jsonl"), rejects: out.file("rejects.jsonl"))
+            options.maxDocumentBytes = 4 << 20
+            options.workers = workers
+            options.filesPerChunk = 1
+            try INatIngest(options: options).run()
+            return try lines(out.file("records.jsonl"))
+        }
+        let one = try run(workers: 1)
+        let input = try #require(one.first { $0.hasPrefix("[\"input\"") && $0.contains("pages.jsonl") })
+        #expect(input.contains("\"json-lines\""), "\(input)")
+        #expect(one.filter { $0.hasPrefix("[\"obs\"") }.count == 400)
+        #expect(try run(workers: 2) == one)
+    }
+
     /// Pages past the last, one per line, hold no records: notices, not a rejected file.
     @Test func emptyPagesOnePerLineAreNotARejectedFile() throws {
         let directory = try TemporaryDirectory()

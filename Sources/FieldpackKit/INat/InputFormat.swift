@@ -11,17 +11,20 @@ public enum InputFormat: String, Sendable {
 
     /// Looks at the first lines: if the first non-blank line is a complete JSON object or array and more
     /// content follows it, or the first line is broken but the second is complete, it is JSON Lines.
+    ///
+    /// The lines are looked for in the first MiB, and past it while the first non-blank line goes
+    /// on (API pages saved one per line, `jq -c`, are several MiB each), up to half the reader's
+    /// longest line: a minified page that is the whole file is read to its end here, as reading
+    /// it as a document does anyway.
     package static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
-        let head = try reader.peek(atLeast: 1 << 20)
-        // The first three non-blank lines (a minified page is one line: stop looking after 1 MiB).
-        var lines: [Range<Int>] = []
-        var lineStart = 0
-        while lineStart < head.count && lines.count < 3 {
-            let rest = head.count - lineStart
-            let found = memchr(head.baseAddress! + lineStart, Int32(reader.lineEnd), rest)
-            let lineEnd = found.map { UnsafeRawPointer($0) - head.baseAddress! } ?? head.count
-            if !isBlank(head, lineStart..<lineEnd) { lines.append(lineStart..<lineEnd) }
-            lineStart = lineEnd + 1
+        var window = 1 << 20
+        var head = try reader.peek(atLeast: window)
+        var lines = firstLines(head, lineEnd: reader.lineEnd)
+        while lines.count < 2, head.count == window, lines.first.map({ $0.upperBound == head.count }) ?? false,
+              window <= reader.maxLineBytes / 4 {
+            window *= 2
+            head = try reader.peek(atLeast: window)
+            lines = firstLines(head, lineEnd: reader.lineEnd)
         }
         guard lines.count >= 2 else { return .document }
         // A complete object (a record) or array (a line of some other JSON Lines file, such as
@@ -39,6 +42,20 @@ public enum InputFormat: String, Sendable {
         if openDepth(UnsafeRawBufferPointer(rebasing: head[lines[0]])) > 0 { return .document }
         if completeObject(lines[1]) { return .jsonLines }
         return .document
+    }
+
+    /// The first three non-blank lines of `head` (the last one cut where `head` ends).
+    private static func firstLines(_ head: UnsafeRawBufferPointer, lineEnd: UInt8) -> [Range<Int>] {
+        var lines: [Range<Int>] = []
+        var lineStart = 0
+        while lineStart < head.count && lines.count < 3 {
+            let rest = head.count - lineStart
+            let found = memchr(head.baseAddress! + lineStart, Int32(lineEnd), rest)
+            let end = found.map { UnsafeRawPointer($0) - head.baseAddress! } ?? head.count
+            if !isBlank(head, lineStart..<end) { lines.append(lineStart..<end) }
+            lineStart = end + 1
+        }
+        return lines
     }
 
     /// Brackets opened and not closed in `bytes`, outside strings.

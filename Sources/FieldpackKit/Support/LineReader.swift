@@ -177,14 +177,16 @@ public final class LineReader {
         terminator = 0x0D
     }
 
-    /// Peeks at the buffered bytes without consuming them, reading at least `count` if possible.
+    /// Peeks at the next `count` bytes without consuming them (fewer only where the stream ends
+    /// first). Never more, though the buffer may hold more: a buffer reused from a longer file
+    /// holds more than a new one, and what is decided from a head must not depend on that.
     public func peek(atLeast count: Int) throws -> UnsafeRawBufferPointer {
         while buffer.count - start < count {
             scanned = buffer.count
             if try !refill() { break }
         }
         scanned = start
-        return UnsafeRawBufferPointer(start: buffer.storage + start, count: buffer.count - start)
+        return UnsafeRawBufferPointer(start: buffer.storage + start, count: min(buffer.count - start, count))
     }
 
     /// The rest of the stream from the current position (bytes already buffered first), for
