@@ -266,6 +266,19 @@ import Testing
         #expect(try lines(directory.file("rejects.jsonl")).count == 200_000)
     }
 
+    /// Lines that are not JSON at all stop at the threshold too: they were rejected without
+    /// being counted against it, so a file of garbage was read to its end, its rejects held in
+    /// memory.
+    @Test func linesThatAreNotJSONStopReadingOnceTheLimitCannotBeMet() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("garbage.jsonl")
+        try Data((observationLines(1...1) + String(repeating: "x y z\n", count: 200_000)).utf8).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: FieldpackError.self) { try ingest([path], in: directory, maxRejectRate: 0.01) }
+        #expect(error.message.contains("stopped reading \(path) early at line 10002"), "\(error)")
+        let rejects = try lines(directory.file("rejects.jsonl"))
+        #expect(rejects.count == 10_001 + 1)
+    }
+
     // MARK: Item 9: locating findings is linear, and right
 
     @Test func theLineOfEveryBadElementOfAPageIsTheLineItStartsOn() throws {

@@ -312,7 +312,7 @@ final class FileIngest {
                 // by it: the member's reason, not the parser's (or a page's salvage) is why.
                 if let distrust {
                     reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: distrust))
-                    if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
+                    if try endsAfter(line: line.number, path: path, output: output, result: &result) { return }
                     continue
                 }
                 let message = (error as? JSONSyntaxError)?.message ?? "\(error)"
@@ -321,12 +321,15 @@ final class FileIngest {
                 if bytes.first == UInt8(ascii: "{"), JSONScanner.scanArray(named: "results", in: bytes).arrayStart != nil {
                     salvage(bytes, path: path, syntax: message, at: page, source: "\(fileIndex):\(line.number)#", result: &result)
                     if result.stoppedAt != nil { return }
-                    if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
+                    if try endsAfter(line: line.number, path: path, output: output, result: &result) { return }
                     continue
                 }
                 let reason = line.unterminated
                     ? "incomplete record at the end of the file: \(message)" : "not valid JSON: \(message)"
                 reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: reason))
+                // Through the spill and the threshold like every line: a file of lines that are
+                // not JSON stops at the threshold, its rejects spilled a MiB at a time.
+                if try endsAfter(line: line.number, path: path, output: output, result: &result) { return }
                 continue
             }
             if value.isObject, value["results"] != nil {
@@ -342,14 +345,20 @@ final class FileIngest {
                     Finding(path: path, line: line.number, offset: line.offset, reason: reason)
                 }
             }
-            if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
-            if extractor.satellites.isFull { extractor.flushSatellites() }
-            if rejects.count > Self.rejectsSpill, let rejectsPart { try rejectsPart.spill(&rejects) }
-            if stopsOverLimit(&result, at: "line \(line.number)", path: path) { return }
+            if try endsAfter(line: line.number, path: path, output: output, result: &result) { return }
         }
         if let damage = reader.damage, result.accepted + result.rejected > 0 {
             note(&result, Finding(path: path, outcome: .notice, reason: "input is damaged: \(damage.message); every complete record before it was kept"))
         }
+    }
+
+    /// After a line of JSON Lines: spills the records and rejects held past their limits, and
+    /// tells whether the reject threshold stops the file there.
+    private func endsAfter(line: Int, path: String, output: PartBuffer, result: inout Result) throws -> Bool {
+        if extractor.out.count > PartBuffer.limit { try output.spill(&extractor.out) }
+        if extractor.satellites.isFull { extractor.flushSatellites() }
+        if rejects.count > Self.rejectsSpill, let rejectsPart { try rejectsPart.spill(&rejects) }
+        return stopsOverLimit(&result, at: "line \(line)", path: path)
     }
 
     /// A whole document (an API page, a bare array of records, or one record) is held in memory,
