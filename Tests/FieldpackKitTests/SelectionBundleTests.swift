@@ -368,6 +368,46 @@ import Testing
         }
     }
 
+    /// The hero of a taxon whose newest research-grade observation is from the export: the
+    /// load dated an export copy by its export, the selection's second choice by its
+    /// `updated_at` (which the export does not give), so a `select` that removed nothing changed
+    /// the hero. Both go by `updated_at`, as the docs say.
+    @Test func theHeroIsTheSameWithASelectionThatKeepsEverythingWhenTheExportIsAnInput() throws {
+        let export = "inaturalist-open-data-20240601"
+        let tables: [(name: String, text: String)] = [
+            ("\(export)/observations.csv", """
+                observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
+                5a0c7e62-3f1b-4d8e-9c2a-6b1f0e4d7a10\t9\t50.5\t4.25\t10\t70118\tresearch\t2024-05-20
+
+                """),
+            ("\(export)/photos.csv", """
+                photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e01\t901\t5a0c7e62-3f1b-4d8e-9c2a-6b1f0e4d7a10\t9\tjpg\tCC-BY\t2048\t1536\t0
+
+                """),
+            ("\(export)/observers.csv", "observer_id\tlogin\tname\n9\tkim\tKim Ito\n"),
+            ("\(export)/taxa.csv", """
+                taxon_id\tancestry\trank_level\trank\tname\tactive
+                48460\t\t100\tstateofmatter\tLife\ttrue
+                1\t48460\t70\tkingdom\tAnimalia\ttrue
+                47120\t48460/1\t60\tphylum\tArthropoda\ttrue
+                53850\t48460/1/47120\t50\tclass\tInsecta\ttrue
+                70118\t48460/1/47120/53850\t10\tspecies\tTaxon 70118\ttrue
+
+                """),
+        ]
+        let observations = [Observation(id: 11, photos: [(711, "cc-by")])]
+        var everything = Selection()
+        everything.caps.observationsPerTaxon = 100
+        let (first, second) = (try TemporaryDirectory(), try TemporaryDirectory())
+        let with = try build(observations, everything, in: first, otherInputs: tables).database
+        let without = try build(observations, nil, in: second, otherInputs: tables).database
+        let hero = "SELECT hero_photo_id FROM taxa WHERE id = 70118"
+        #expect(try ids("SELECT count(*) FROM observations", in: without) == [2])
+        #expect(try ids(hero, in: with) == [711])
+        #expect(try ids(hero, in: without) == [711])
+    }
+
     @Test func theTaxaOfASpeciesCountsListAreKeptWhenTheTaxonRuleKeepsThem() throws {
         let counts = """
             {"total_results": 2, "page": 1, "per_page": 500, "results": [

@@ -269,7 +269,10 @@ struct RecordParser {
         // photo's credit comes from its own record (`PhotoRecord.Column.observer`).
         guard !selected.removes(record, taxon: taxon) else { return }
         try rules.keep(loaded)
-        shipping.observation(id, taxon: taxon, researchGradeUpdated: researchGrade ? (record.int64(C.seen) ?? Int64.min) : nil)
+        // The hero's date is `updated_at`, as `BundleSelection.chooseHeroes` reads it from the
+        // rows, never `seen`: an export copy's is its export's date, and `updated_at` unknown.
+        let updated = researchGrade ? (record.text(C.updatedAt).flatMap { Timestamp.parse($0.bytes) } ?? Int64.min) : nil
+        shipping.observation(id, taxon: taxon, researchGradeUpdated: updated)
         let batch = try stream.begin(.observations, line: line)
         for column in observationColumns {
             switch column {
