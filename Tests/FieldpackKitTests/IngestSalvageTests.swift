@@ -742,6 +742,23 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         #expect(rejected.record == "results[1]" && rejected.line == lineOfX, "\(rejected)")
     }
 
+    /// The last page cut short (an interrupted `curl >> pages.json`), or NUL bytes after the
+    /// last page: every page before keeps its records, the cut one its complete records. The
+    /// whole file was salvaged as one page, which kept the first page alone.
+    @Test(arguments: ["cut", "nul"])
+    func pagesWrittenOneAfterAnotherWithTheLastCutKeepEveryCompleteRecord(damage: String) throws {
+        let directory = try TemporaryDirectory()
+        let first = page([observationJSON(id: 1), observationJSON(id: 2)])
+        let second = page([observationJSON(id: 3)])
+        let third = page([observationJSON(id: 4), observationJSON(id: 5)])
+        let tail = damage == "cut" ? String(third.prefix(third.count * 3 / 4)) : third + String(repeating: "\u{0}", count: 64)
+        let path = try directory.write("pages.json", first + second + tail)
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
+        let ids = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }.compactMap { $0["id"] as? Int }
+        #expect(ids.sorted() == (damage == "cut" ? [1, 2, 3, 4] : [1, 2, 3, 4, 5]), "\(summary.findings)")
+        #expect(summary.rejected == 1, "\(summary.findings)")
+    }
+
     /// One of the pages holding an id past 2^64 keeps its other records.
     @Test func aPageOfSeveralThatDoesNotParseKeepsItsOtherRecords() throws {
         let directory = try TemporaryDirectory()

@@ -238,8 +238,10 @@ public enum JSONScanner {
     }
 
     /// The byte ranges of the complete JSON objects and arrays that `bytes` holds one after
-    /// another, with only whitespace around them (`cat page-1.json page-2.json`); nil when
-    /// anything else is there (a scalar, a value cut short). Strings are skipped whole, so a
+    /// another, with only whitespace around them (`cat page-1.json page-2.json`), and then, as a
+    /// last range, what follows them that is not one (a page cut short by an interrupted
+    /// `curl >> pages.json`, trailing NUL bytes), for the caller to salvage on its own; nil when
+    /// the first value is not a complete object or array. Strings are skipped whole, so a
     /// bracket inside one counts for nothing.
     public static func topLevelValues(in bytes: UnsafeRawBufferPointer) -> [Range<Int>]? {
         var values: [Range<Int>] = []
@@ -248,7 +250,9 @@ public enum JSONScanner {
         while true {
             while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D { index += 1 }
             guard index < count else { return values }
-            guard bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else { return nil }
+            guard bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") else {
+                return values.isEmpty ? nil : values + [index..<count]
+            }
             let start = index
             var depth = 0
             repeat {
@@ -265,7 +269,7 @@ public enum JSONScanner {
                 }
                 index += 1
             } while depth > 0 && index < count
-            guard depth == 0 else { return nil }
+            guard depth == 0 else { return values.isEmpty ? nil : values + [start..<count] }
             values.append(start..<index)
         }
     }
