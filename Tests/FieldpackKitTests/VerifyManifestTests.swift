@@ -66,6 +66,21 @@ import Testing
         #expect(problems.contains("\(bundle)/manifest.json: error: lists \(name), a name of the bundle's own files, which no manifest lists"), "\(problems)")
     }
 
+    /// A file beside the database named like its journal is one the publisher never ships: SQLite
+    /// plays a hot journal back, or a read-only open fails. Listed and present, it passed verify.
+    @Test(arguments: ["content.sqlite-journal", "content.sqlite-wal", "Content.SQLite-shm"])
+    func aManifestListingAFileSQLiteTakesForTheDatabasesJournalIsRefused(name: String) throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try bundle(directory)
+        try Data("not a journal\n".utf8).write(to: URL(fileURLWithPath: "\(bundle)/\(name)"))
+        let digest = String(try run("/usr/bin/sha256sum", [name], directory: bundle).stdout.prefix(64))
+        try edit(bundle, extraLines: ["\(digest)  \(name)"]) { root in
+            root["files"] = (root["files"] as! [Any]) + [["path": name, "bytes": 14, "sha256": digest]]
+        }
+        let problems = BundleVerifier(directory: bundle).verify()
+        #expect(problems.contains("\(bundle)/manifest.json: error: lists \(name), which SQLite would take for the database's journal"), "\(problems)")
+    }
+
     /// As Swift strings, KELVIN SIGN + "ite.txt" equals "Kite.txt"; `sha256sum -c` opens another
     /// file. A checksum line names a bundle file by its bytes, ASCII only.
     @Test func aChecksumLineNamingAFileOnlyCanonicallyEquivalentToABundleFileIsRefused() throws {

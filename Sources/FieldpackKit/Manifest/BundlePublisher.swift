@@ -87,9 +87,7 @@ public struct BundlePublisher {
             guard !ownNames.contains(where: { $0.lowercased() == name.lowercased() }) else {
                 throw FieldpackError(path: file, "cannot publish a file named like the bundle's own files or a bag's (\(ownNames.sorted().joined(separator: ", ")))")
             }
-            // SQLite opens `content.sqlite-journal` (or `-wal`) beside the database as its own:
-            // a hot journal shipped there is played back, or the read-only open fails.
-            guard !name.lowercased().hasPrefix("\(Manifest.databaseName)-") else {
+            guard !Manifest.isTakenBySQLite(name) else {
                 throw FieldpackError(path: file, "cannot publish \"\(name)\": SQLite would take it for the database's journal")
             }
             guard Manifest.isPortableName(name) else {

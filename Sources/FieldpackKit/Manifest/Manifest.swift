@@ -124,6 +124,12 @@ public struct Manifest: Sendable, Equatable {
     /// Whether `name` is one of `reservedNames`, in any case.
     static func isReserved(_ name: String) -> Bool { reservedNames.contains { $0.lowercased() == name.lowercased() } }
 
+    /// Whether SQLite would take a file of this name beside the database for the database's own
+    /// (`content.sqlite-journal`, `-wal`, `-shm`): a hot journal shipped there is played back,
+    /// or the read-only open fails. fieldpack-manifest publishes none, and verify refuses a
+    /// manifest that lists one.
+    static func isTakenBySQLite(_ name: String) -> Bool { name.lowercased().hasPrefix("\(databaseName)-") }
+
     /// The files a manifest covers: everything in the folder except the manifest files themselves.
     public static func payloadFiles(in directory: String) throws -> [String] {
         try FileSystem.list(directory).filter { !ownFiles.contains($0) && !$0.hasPrefix(".") }

@@ -236,6 +236,8 @@ public struct BundleVerifier {
                     } else if Manifest.isReserved(path) {
                         // Skipped by the checks below as the folder's own file, it would pass unread.
                         problem(Manifest.jsonName, "lists \(path), a name of the bundle's own files, which no manifest lists")
+                    } else if Manifest.isTakenBySQLite(path) {
+                        problem(Manifest.jsonName, "lists \(path), which SQLite would take for the database's journal")
                     }
                     manifestFiles[path] = (Int(size), digest)
                 }
