@@ -86,7 +86,7 @@ public struct BundleMigration {
             } else if summary.from < 9 {
                 try copy.transaction { try SearchIndex.optimize(copy) }
             }
-            try Self.checkMigrated(copy, path: scratch)
+            try Self.checkMigrated(copy, path: options.output)
             summary.fingerprint = try SchemaFingerprint.compute(copy)
             try copy.transaction {
                 let set = try copy.prepare("INSERT OR REPLACE INTO bundle_info (key, value) VALUES (?, ?)")
@@ -103,6 +103,8 @@ public struct BundleMigration {
                 }
             }
             try files.compact(copy)  // FTS5's check ran in `checkMigrated`, before the fingerprint
+        } catch let error as SQLiteError {
+            throw error.migrating(options.output, from: source)
         }
         try files.publishCopy()
         summary.to = Migrations.latestVersion

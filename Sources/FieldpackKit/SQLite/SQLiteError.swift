@@ -21,6 +21,12 @@ extension SQLiteError {
         FieldpackError(path: output, "SQLite \(code): \(message) (while building it)" + (sql.map { "\n  in: \($0)" } ?? ""))
     }
 
+    /// A failure while migrating a copy of `source` to be published at `output`: named by the
+    /// output, never the scratch copy it happened in.
+    public func migrating(_ output: String, from source: String) -> FieldpackError {
+        FieldpackError(path: output, "SQLite \(code): \(message) (while migrating \(source) into it)" + (sql.map { "\n  in: \($0)" } ?? ""))
+    }
+
     /// The failure of a statement run for an input record: names the input's file and line, the
     /// values bound and the SQL, with SQLite's code and message.
     public func inserting(_ values: [SQLValue], from path: String, line: Int?) -> FieldpackError {
