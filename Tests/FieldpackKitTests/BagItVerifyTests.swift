@@ -111,6 +111,28 @@ import Testing
         #expect(result.stderr.contains("costs-report.json: error: cannot be read: ") && result.stderr.contains("Permission denied"), "\(result.stderr)")
     }
 
+    /// The bag's two checksum files, unreadable, are said so with the system's reason: the payload
+    /// manifest was "missing", and the tag manifest's checks were skipped without a word.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func aChecksumFileOfTheBagThatCannotBeReadIsSaidSoWithTheReason() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        #expect(chmod(directory.path, 0o755) == 0)
+        #expect(try run("/bin/chmod", ["-R", "a+rX", bag]).status == 0)
+        #expect(chmod("\(bag)/tagmanifest-sha256.txt", 0) == 0)
+        #expect(chmod("\(bag)/manifest-sha256.txt", 0) == 0)
+        let verify = "\(bin)/fieldpack-verify"
+        let result = getuid() == 0
+            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", verify, bag])
+            : try run(verify, [bag])
+        #expect(result.status == 1, "\(result.stderr)")
+        for name in ["tagmanifest-sha256.txt", "manifest-sha256.txt"] {
+            #expect(result.stderr.contains("\(bag)/\(name): error: cannot be read: ") && result.stderr.contains("Permission denied"), "\(result.stderr)")
+        }
+        #expect(!result.stderr.contains("manifest-sha256.txt: error: missing"), "\(result.stderr)")
+    }
+
     /// A manifest.json in data/ (the bag's is at its top) is refused by name, even with the
     /// optional Payload-Oxum taken out and the tag manifest re-hashed; and data/ must be a folder,
     /// never a link to one.

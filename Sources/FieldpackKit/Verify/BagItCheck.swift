@@ -42,7 +42,11 @@ struct BagItCheck {
         // The tag manifest: every tag file present, with its checksum; manifest.json's is checked
         // with the payload's.
         var digests: [String: String] = [:]
-        if let tags = ChecksumList.read("\(directory)/\(BagItLayout.tagManifestName)", problems: &problems) {
+        let tagManifest = "\(directory)/\(BagItLayout.tagManifestName)"
+        // One that cannot be read is said so, with the reason: its tag files' checks were
+        // skipped without a word.
+        if let reason = ChecksumList.unreadableReason(tagManifest) { problem(BagItLayout.tagManifestName, reason) }
+        if let tags = ChecksumList.read(tagManifest, problems: &problems) {
             for name in BagItLayout.tagFiles where listing.contains(name) && tags[name] == nil && name != Manifest.jsonName {
                 problem(BagItLayout.tagManifestName, "does not list \(name)")
             }
@@ -68,8 +72,9 @@ struct BagItCheck {
         }
 
         // The payload manifest lists data/NAME: fieldpack's payload is flat.
-        guard let payload = ChecksumList.read("\(directory)/\(BagItLayout.payloadManifestName)", problems: &problems) else {
-            problem(BagItLayout.payloadManifestName, "missing")
+        let payloadManifest = "\(directory)/\(BagItLayout.payloadManifestName)"
+        guard let payload = ChecksumList.read(payloadManifest, problems: &problems) else {
+            problem(BagItLayout.payloadManifestName, ChecksumList.unreadableReason(payloadManifest) ?? "missing")
             return nil
         }
         let prefix = "\(BagItLayout.payloadFolder)/"

@@ -189,10 +189,10 @@ public struct BundleVerifier {
             checksumListed = listed
         } else if !FileSystem.existsItself(checksumPath) {
             problem(Manifest.checksumName, "missing")
-        } else if FileSystem.isRegularFile(checksumPath) {
+        } else if let reason = ChecksumList.unreadableReason(checksumPath) {
             // There, and not readable: said so, not "missing" (a link or a folder in its place
             // is the file set's "not a regular file" below).
-            do { _ = try ReadableFile.contents(ofRegular: checksumPath) } catch { problem(Manifest.checksumName, Self.unreadable(error)) }
+            problem(Manifest.checksumName, reason)
         }
 
         // 2. manifest.json: parse it. Read once: the bytes whose signature is checked (0) are the

@@ -2,8 +2,22 @@
 /// it), read as RFC 8493 allows a bag's: the flat bundle's `manifest-sha256.txt`, and a bag's
 /// payload and tag manifests.
 public enum ChecksumList {
-    /// The digest listed for each path, or nil when the file is missing or unreadable. A line
-    /// that is not a checksum line is a problem naming the file and line.
+    /// Why `read` gave nil for a file that is there: the system's reason, for a regular file that
+    /// cannot be read; nil when it is missing or not a regular file (which the checks of the file
+    /// set say).
+    static func unreadableReason(_ path: String) -> String? {
+        guard FileSystem.isRegularFile(path) else { return nil }
+        do {
+            _ = try ReadableFile.contents(ofRegular: path)
+            return nil
+        } catch {
+            return BundleVerifier.unreadable(error)
+        }
+    }
+
+    /// The digest listed for each path, or nil when the file is missing or unreadable
+    /// (`unreadableReason` says which). A line that is not a checksum line is a problem naming
+    /// the file and line.
     static func read(_ path: String, problems: inout [String]) -> [String: String]? {
         // Only a regular file is read (a FIFO would block the open); the caller says what else it is.
         guard let text = try? ReadableFile.contents(ofRegular: path) else { return nil }
