@@ -759,6 +759,20 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         #expect(summary.rejected == 1, "\(summary.findings)")
     }
 
+    /// A page whose lines end in a carriage return alone (old Mac text): a finding names the
+    /// line as the file counts them, not line 1.
+    @Test func aFindingInAPageWithOldMacLineEndsNamesItsLine() throws {
+        let directory = try TemporaryDirectory()
+        let text = page([observationJSON(id: 1), observationJSON(id: 2), observationJSON(id: "x")]).replacingOccurrences(of: "\n", with: "\r")
+        #expect(!text.contains("\n"))
+        let path = try directory.write("page.json", text)
+        let summary = try ingestKeepingEveryRecord([path], in: directory)
+        let rejected = try #require(summary.findings.first { $0.outcome == .rejected })
+        let lineOfX = text.split(separator: "\r", omittingEmptySubsequences: false).firstIndex { $0.contains("\"id\":\"x\"") }! + 1
+        #expect(lineOfX > 1)
+        #expect(rejected.record == "results[2]" && rejected.line == lineOfX, "\(rejected)")
+    }
+
     /// One of the pages holding an id past 2^64 keeps its other records.
     @Test func aPageOfSeveralThatDoesNotParseKeepsItsOtherRecords() throws {
         let directory = try TemporaryDirectory()

@@ -25,6 +25,9 @@ final class FileIngest {
     var rejectLimit: Int? = nil
     /// Why every record read now is rejected (its gzip member failed its check), if it is.
     private var distrust: String? = nil
+    /// The byte that ends the lines of the file being read (`LineReader.lineEnd`), for the
+    /// lines findings name inside a document.
+    private var lineEnd: UInt8 = 0x0A
     /// The export links the selection's rules prune (nil: none are).
     var linkPruning: ExportLinkPruning? = nil
 
@@ -223,6 +226,7 @@ final class FileIngest {
             throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
         }
         try reader.detectLineEnd()
+        lineEnd = reader.lineEnd
         let format = try InputFormat.detect(reader, parser: parser)
         result.format = (gzip ? "gzip+" : "") + format.rawValue
         switch format {
@@ -398,7 +402,7 @@ final class FileIngest {
             // a document of its own, where the one parse saw text after the first page's end
             // and kept only that page.
             if let parts = JSONScanner.topLevelValues(in: bytes), parts.count > 1 {
-                var locator = LineLocator(bytes)
+                var locator = LineLocator(bytes, lineEnd: lineEnd)
                 // Each page is distrusted only if a failed member holds some of it: a page in a
                 // good member keeps its records (one failed member lost every page's).
                 let failed = reader.failedMembers.compactMap(\.failedMember)
@@ -482,7 +486,7 @@ final class FileIngest {
         // quoted copy (`parseQuotingNonFinite`), by scanning the page's bytes once.
         var scan = JSONScanner.ElementStartScan(named: array.key)
         var scannedStarts: [Int]? = nil
-        var locator = LineLocator(bytes)
+        var locator = LineLocator(bytes, lineEnd: lineEnd)
         func location(_ index: Int) -> (line: Int?, offset: Int?) {
             if scannedStarts == nil {
                 if let structurals = parser.structurals(of: bytes) {
@@ -543,7 +547,7 @@ final class FileIngest {
     ) {
         let array = DocumentArray.of(bytes)
         let scan = JSONScanner.scanArray(named: array.key, in: bytes)
-        var lines = LineLocator(bytes)
+        var lines = LineLocator(bytes, lineEnd: lineEnd)
         func lineOf(_ offset: Int) -> Int { place.line + lines.line(of: offset) }
         let source = source ?? "\(fileIndex)#"
         let acceptedBefore = result.accepted

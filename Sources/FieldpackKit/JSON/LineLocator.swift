@@ -8,11 +8,15 @@ import Glibc
 /// last one asked counts again from the start.
 struct LineLocator {
     let bytes: UnsafeRawBufferPointer
+    /// The byte that ends a line: `\n`, or `\r` in a file with old Mac line ends
+    /// (`LineReader.lineEnd`).
+    let lineEnd: UInt8
     private var offset = 0
     private var line = 1
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, lineEnd: UInt8 = 0x0A) {
         self.bytes = bytes
+        self.lineEnd = lineEnd
     }
 
     mutating func line(of target: Int) -> Int {
@@ -22,7 +26,7 @@ struct LineLocator {
             line = 1
         }
         guard let base = bytes.baseAddress else { return line }
-        while offset < target, let newline = memchr(base + offset, 0x0A, target - offset) {
+        while offset < target, let newline = memchr(base + offset, Int32(lineEnd), target - offset) {
             line += 1
             offset = UnsafeRawPointer(newline) - base + 1
         }
