@@ -544,6 +544,22 @@ private func ingestKeepingEveryRecord(_ inputs: [String], in directory: Temporar
         #expect(places.sorted() == ["Li\u{FFFD}ge", "bad\u{FFFD}surrogate"], "\(places)")
     }
 
+    /// A control character left raw inside a string (a tab pasted into a place name by a writer
+    /// other than the API; JSON forbids it) cost the whole record as "not valid JSON": it is
+    /// escaped, the record kept with the character in its text, and said so. In a pretty-printed
+    /// page, a raw line feed inside a string too.
+    @Test func aRawControlCharacterInsideAStringKeepsItsRecord() throws {
+        let directory = try TemporaryDirectory()
+        let lines = observationJSON(id: 1) + "\n" + observationJSON(id: 2, extra: ",\"place_guess\":\"Zwin\tKnokke\u{7}\"") + "\n"
+        let path = try directory.write("pages.jsonl", lines)
+        let document = try directory.write("page.json", page([observationJSON(id: 3, extra: ",\"description\":\"first line\nsecond\"")]))
+        let summary = try ingestKeepingEveryRecord([path, document], in: directory)
+        #expect(summary.accepted == 3 && summary.rejected == 0, "\(summary.findings)")
+        #expect(summary.findings.filter { $0.reason == TextRepair.reason && $0.outcome == .salvaged }.count == 2, "\(summary.findings)")
+        let records = try recordLines(directory.file("records.jsonl")).filter { $0["k"] as? String == "obs" }
+        #expect(records.compactMap { $0["place_guess"] as? String } == ["Zwin\tKnokke\u{7}"])
+    }
+
     /// An escaped NUL parsed as text and shipped: `ab\u0000cd` in `users.login`, a taxon named
     /// "Danaus" for C-string readers. It is U+FFFD, as a raw NUL is, with the same finding.
     @Test func anEscapedNULIsReplacedAsARawOneIs() throws {

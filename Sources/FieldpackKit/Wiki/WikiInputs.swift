@@ -313,7 +313,7 @@ extension WikiStage {
     }
 
     /// The finding of a line or document whose text was repaired (`TextRepair`).
-    static let repairedText = "text that is not UTF-8 (or a NUL byte, or an unpaired surrogate escape) was replaced with U+FFFD; the article was read from the repaired text"
+    static let repairedText = "\(TextRepair.repairs); the article was read from the repaired text"
 
     /// A line longer than this gives back what it grew the reader's buffers to.
     static let longLineBytes = 2 * LineReader.defaultChunkSize
