@@ -77,6 +77,38 @@ import Testing
             == Data(contentsOf: URL(fileURLWithPath: whole.file("deduped.jsonl"))))
     }
 
+    /// fieldpack's own records among the inputs (a leftover `records.jsonl`) are refused whole as
+    /// no iNaturalist shape, sharded or not: cut into ranges, their lines were rejections that a
+    /// generous threshold let pass, so the run's outcome hung on the shard count.
+    @Test func fieldpacksOwnRecordsAmongTheInputsAreRefusedWholeWhateverTheShards() throws {
+        let directory = try TemporaryDirectory()
+        let source = try directory.write("page.json", page((1...300).map { observationJSON(id: $0) }))
+        try Self.ingest([source], rangeBytes: 1 << 30, workers: 1, in: directory)
+        let leftover = directory.file("records.jsonl")
+        #expect(try lines(leftover).count > 300)
+        func refusal(_ run: () throws -> Void) -> String? {
+            do { try run() } catch let error as FieldpackError { return error.message } catch { return "\(error)" }
+            return nil
+        }
+        let whole = refusal {
+            let out = try TemporaryDirectory()
+            var options = INatIngest.Options(inputs: [leftover], output: out.file("records.jsonl"), rejects: out.file("rejects.jsonl"))
+            options.maxRejectRate = 1
+            try INatIngest(options: options).run()
+        }
+        #expect(whole?.hasPrefix("valid JSON, but not an iNaturalist shape") == true, "\(whole ?? "no error")")
+        let sharded = refusal {
+            let out = try TemporaryDirectory()
+            try ingestShards(count: 2, base: out.file("inat")) { _ in
+                var options = INatIngest.Options(inputs: [leftover], output: out.file("unused.jsonl"), rejects: out.file("unused-rejects.jsonl"))
+                options.maxRejectRate = 1
+                options.rangeBytes = 4096
+                return options
+            }
+        }
+        #expect(sharded == whole)
+    }
+
     @Test func aCutTableOfBlankLinesGivesWhatItGivesReadWhole() throws {
         let directory = try TemporaryDirectory()
         let header = "observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on\n"

@@ -119,6 +119,11 @@ enum IngestUnits {
         }
         if ForeignInput.describe(head) != nil { return nil }
         guard head.contains(0x0A) else { return nil }
+        // Lines of arrays (fieldpack's own records, `["obs", …]`) are no iNaturalist shape: read
+        // whole, where that is told of the file as in an unsharded run, not line by line as
+        // rejections the threshold judges.
+        let first = head.first { !isJSONBlank($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+        guard first != UInt8(ascii: "[") else { return nil }
         return try InputFormat.detect(reader, parser: parser) == .jsonLines ? .jsonLines : nil
     }
 }
