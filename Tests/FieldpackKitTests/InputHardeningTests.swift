@@ -134,8 +134,12 @@ import Testing
         var options = INatIngest.Options(inputs: [path], output: directory.file("records.jsonl"), rejects: directory.file("rejects.jsonl"))
         options.maxRejectRate = 1
         _ = try? INatIngest(options: options).run()
-        let reasons = try jsonLines(directory.file("rejects.jsonl")).compactMap { $0["reason"] as? String }
+        let rejects = try jsonLines(directory.file("rejects.jsonl"))
+        let reasons = rejects.compactMap { $0["reason"] as? String }
         #expect(!reasons.isEmpty && reasons.allSatisfy { $0.contains("fails its CRC-32 check") }, "\(reasons)")
+        // One rejection for each record the page held, as when it parses: the damage counts
+        // against the threshold as the records it cost, not as one.
+        #expect(rejects.compactMap { $0["record"] as? String } == ["results[0]", "results[1]"], "\(rejects)")
     }
 
     /// A gzip member of `data` in stored (uncompressed) blocks, whose trailer holds the CRC-32

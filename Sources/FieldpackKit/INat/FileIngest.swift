@@ -315,7 +315,7 @@ final class FileIngest {
                 // In a gzip member that failed its check, a line that does not parse was damaged
                 // by it: the member's reason, not the parser's (or a page's salvage) is why.
                 if let distrust {
-                    reject(&result, Finding(path: path, line: line.number, offset: line.offset, reason: distrust))
+                    rejectDistrusted(bytes, reason: distrust, line: line.number, offset: line.offset, path: path, result: &result)
                     if try endsAfter(line: line.number, path: path, output: output, result: &result) { return }
                     continue
                 }
@@ -395,7 +395,7 @@ final class FileIngest {
             // (lines of records inflated to garbage read as one document): that is the reason,
             // not a parse error per line. Pages in several members go on below, each read.
             if let distrust, reader.failedMembers.contains(where: { $0.failedMember.map { $0.lowerBound == 0 && $0.upperBound >= bytes.count } ?? false }) {
-                reject(&result, Finding(path: path, reason: distrust))
+                rejectDistrusted(bytes, reason: distrust, line: nil, offset: nil, path: path, result: &result)
                 return
             }
             // Pages written one after another (`cat page-1.json page-2.json > pages.json`): each
@@ -516,6 +516,22 @@ final class FileIngest {
     }
 
     /// Where a document keeps its records.
+    /// Rejects, for `reason` (a failed gzip member's), the records of a page or array that the
+    /// member damaged past parsing: one rejection for each element the scan finds (a cut one
+    /// included), at least one, so that the damage counts against the threshold as the records
+    /// it cost, as it does when the page parses and each of its records is rejected.
+    private func rejectDistrusted(
+        _ bytes: UnsafeRawBufferPointer, reason: String, line: Int?, offset: Int?, path: String, result: inout Result
+    ) {
+        let array = DocumentArray.of(bytes)
+        let scan = JSONScanner.scanArray(named: array.key, in: bytes)
+        let count = scan.arrayStart == nil ? 0 : scan.elements.count + (scan.partialStart == nil ? 0 : 1)
+        guard count > 0 else { return reject(&result, Finding(path: path, line: line, offset: offset, reason: reason)) }
+        for index in 0..<count {
+            reject(&result, Finding(path: path, line: line, offset: offset, record: array.label(index), reason: reason))
+        }
+    }
+
     private enum DocumentArray {
         /// The envelope's `results` member.
         case results
