@@ -235,6 +235,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
     }
 
+    /// Two rows with one uuid (a records file edited by hand, or made by another tool) are
+    /// refused naming both lines: the unique index refused them later, naming neither.
+    @Test func twoObservationsWithOneUUIDAreRefusedNamingTheLineOfEach() throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("deduped.jsonl", """
+            ["user",7,"u","U",1]
+            ["obs",3,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+
+            """)
+        let error = try #require(throws: FieldpackError.self) {
+            try BundleBuilder(options: .init(input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())).run()
+        }
+        #expect(error.path == input && error.line == 3, "\(error)")
+        #expect(error.message == "observation 2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c is given a second time (line 2): a uuid names one observation, which dedupe writes once")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("content.sqlite")))
+    }
+
     /// Two copies of one observation, the newer without its uuid (an API request whose `fields`
     /// left it out): dedupe keys that copy on its id, apart from the other; the bundle refuses the
     /// second row with the id saying why, in whichever order the two lines come.

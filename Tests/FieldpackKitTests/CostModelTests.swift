@@ -6,6 +6,19 @@ import Testing
     let model = CostModel()
     let photo = PixelSize(width: 2048, height: 1536)
 
+    /// A side past the largest image (a records file edited after ingest) is no size the model
+    /// trusts: its size class is unknown, so the report's `assumed_dimensions` (which counts
+    /// classes without an original) and the estimate's `assumedDimensions` agree.
+    @Test func aSidePastTheLargestImageIsAnUnknownSizeForTheClassAndTheEstimateAlike() {
+        let oversized = PixelSize(width: 70_000, height: 1_000)
+        let size = SizeClass(remote: false, original: oversized)
+        #expect(size.original == nil)
+        let target = DisplayTarget(name: "cell", width: 60, height: 60, scale: 3, mode: .fill)
+        #expect(model.estimate(original: oversized, target: target).assumedDimensions)
+        #expect(model.estimate(size, target: target).assumedDimensions)
+        #expect(SizeClass(remote: false, original: photo).original == photo)
+    }
+
     @Test func aListCellOf60PointsAt3xFetchesSmall() {
         let cost = model.estimate(original: photo, target: DisplayTarget(name: "cell", width: 60, height: 60, scale: 3, mode: .fill))
         #expect(cost.tier == .small)

@@ -199,6 +199,10 @@ struct RecordParser {
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
         let stream = BatchStream(channel: channel, emptied: emptied)
         var observationsEnded = false
+        // The last observation's uuid and where it was: the records come in uuid order, so a
+        // uuid given twice is given on adjacent lines (else the unique index refuses it later,
+        // without a line).
+        var previousUUID: (uuid: ObservationUUID, path: String, line: Int)? = nil
         while let (columns, kind, recordPath, line, _) = try records.next() {
             // The records come in file order: past the observations, none follows.
             if !observationsEnded && RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) {
@@ -211,6 +215,15 @@ struct RecordParser {
                     throw FieldpackError(
                         path: recordPath, line: line,
                         "deduped records out of order: an observation after the select or photo records (taxa, users, observations, select, then photos)")
+                }
+                if let uuid = ObservationUUID(columns.text(ObservationRecord.Column.uuid)) {
+                    if let previous = previousUUID, previous.uuid == uuid {
+                        let place = previous.path == recordPath ? "line \(previous.line)" : "\(previous.path):\(previous.line)"
+                        throw FieldpackError(
+                            path: recordPath, line: line,
+                            "observation \(columns.string(ObservationRecord.Column.uuid) ?? "?") is given a second time (\(place)): a uuid names one observation, which dedupe writes once")
+                    }
+                    previousUUID = (uuid, recordPath, line)
                 }
                 try observation(
                     columns, into: stream, references: &references, shipping: &shipping, rules: &rules, selected: &selected, line: line)

@@ -31,10 +31,7 @@ public struct CostModel: Sendable, Equatable {
     /// An iNaturalist photo is served in every tier; a remote photo only as the one URL it came
     /// with (`tier` nil), at its own size.
     public func estimate(original: PixelSize?, target: DisplayTarget, remote: Bool = false) -> PhotoCost {
-        // Ingest drops sides past the largest image; a records file edited since is not trusted
-        // to have none (their products overflow).
-        let side = 1...Int(PhotoRecord.maximumSide)
-        let known = original.flatMap { side.contains($0.width) && side.contains($0.height) ? $0 : nil }
+        let known = Self.trusted(original)
         let source = known ?? assumedOriginal
         var chosen: PhotoTier? = .original
         var upscaled = true
@@ -64,6 +61,14 @@ public struct CostModel: Sendable, Equatable {
             assumedDimensions: known == nil)
     }
 
+    /// `original` when its sides are those of an image (1 to `PhotoRecord.maximumSide`), else nil:
+    /// unknown, its cost estimated from `assumedOriginal`. Ingest drops sides past the largest
+    /// image; a records file edited since is not trusted to have none (their products overflow).
+    static func trusted(_ original: PixelSize?) -> PixelSize? {
+        let side = 1...Int(PhotoRecord.maximumSide)
+        return original.flatMap { side.contains($0.width) && side.contains($0.height) ? $0 : nil }
+    }
+
     /// The cost of every photo of one size class in `target`.
     public func estimate(_ size: SizeClass, target: DisplayTarget) -> PhotoCost {
         estimate(original: size.original, target: target, remote: size.remote)
@@ -79,9 +84,11 @@ public struct SizeClass: Hashable, Sendable, Comparable {
     public var width: Int
     public var height: Int
 
+    /// A size its cost model does not trust (`CostModel.trusted`) is unknown: the report's
+    /// `assumed_dimensions` and `size_costs` count it alike.
     public init(remote: Bool, original: PixelSize?) {
         self.remote = remote
-        if let original, original.width > 0, original.height > 0 {
+        if let original = CostModel.trusted(original) {
             width = original.width
             height = original.height
         } else {
