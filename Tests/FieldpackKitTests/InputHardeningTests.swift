@@ -227,6 +227,31 @@ import Testing
         #expect(reasons.allSatisfy { $0.contains("fails its CRC-32 check") }, "\(reasons)")
     }
 
+    /// A `.tar.gz` in two gzip members (bgzip, or parts joined with `cat`) whose first fails its
+    /// check: the tar member it touches is rejected, the next one, wholly in the good gzip
+    /// member, kept. Its lines' offsets (counted from its own start) were compared with the
+    /// failed range's (counted from the stream's), and its first article was rejected too.
+    @Test func aWikiTarGzWhoseFirstGzipMemberFailsKeepsTheTarMembersAfterIt() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dump/a.ndjson", H.line("Great tit", H.parsoid()) + "\n" + H.line("Blue tit", H.parsoid()) + "\n")
+        try directory.write("dump/b.ndjson", H.line("Coal tit", H.parsoid()) + "\n" + H.line("Marsh tit", H.parsoid()) + "\n")
+        let tar = directory.file("dump.tar")
+        #expect(try run("/bin/tar", ["-C", directory.file("dump"), "-cf", tar, "a.ndjson", "b.ndjson"]).status == 0)
+        // The first gzip member ends inside a.ndjson's data (after its 512-byte header).
+        let cut = 512 + 100
+        let path = directory.file("dump.tar.gz")
+        #expect(try run("/bin/sh", ["-c", "head -c \(cut) '\(tar)' | gzip -n > '\(path).1' && tail -c +\(cut + 1) '\(tar)' | gzip -n > '\(path).2'"]).status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: path + ".1"))
+        try (first + Data(contentsOf: URL(fileURLWithPath: path + ".2"))).write(to: URL(fileURLWithPath: path))
+        let wanted = H.wants(["Great tit", "Blue tit", "Coal tit", "Marsh tit"])
+        #expect(try H.run([path], wants: wanted, in: directory).titles == ["Blue tit", "Coal tit", "Great tit", "Marsh tit"])
+        try breakCRC(path, memberEnd: first.count)
+        let output = try H.run([path], wants: wanted, in: directory)
+        #expect(output.titles == ["Coal tit", "Marsh tit"], "\(output.rejects)")
+        let reasons = output.rejects.compactMap { $0["reason"] as? String }
+        #expect(reasons.count == 2 && reasons.allSatisfy { $0.contains("fails its CRC-32 check") }, "\(reasons)")
+    }
+
     // MARK: Item 7: a truncated wiki .gz keeps every complete line
 
     @Test func aTruncatedWikiGzipKeepsEveryCompleteLineBeforeTheDamage() throws {

@@ -147,6 +147,21 @@ import Testing
         #expect(output.report["lines_skipped"] as? Int == 1)
     }
 
+    /// A guide from Simple English Wikipedia (`wikipedia_language: simple`, which the pipeline
+    /// accepts): its lines are `in_language` `en`, and were all skipped as another language's.
+    /// The wiki is the one `is_part_of` names; English Wikipedia's copy is the one skipped.
+    @Test func aSimpleEnglishGuideReadsTheLinesOfSimpleWikiByTheirProject() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("dump.ndjson", [
+            line("Great tit", document(tit), ["is_part_of": ["identifier": "simplewiki"], "in_language": ["identifier": "en"],
+                                              "url": "https://simple.wikipedia.org/wiki/Great_tit", "version": ["identifier": 9]]),
+            line("Great tit", document(tit), ["is_part_of": ["identifier": "enwiki"], "in_language": ["identifier": "en"], "version": ["identifier": 1]]),
+        ].joined(separator: "\n") + "\n")
+        let output = try run([dump], wants: wants(["Great tit"], language: "simple"), in: directory)
+        #expect(output.lines.map { $0["revision"] as? Int } == [9])
+        #expect(output.report["lines_skipped"] as? Int == 1)
+    }
+
     /// Copies without a revision are ranked by the instant of their date, not its text: 12:00 at
     /// +02:00 is before 11:00 UTC, 11:00:00.500Z after 11:00:00Z; a date that is not one counts as
     /// none, with a finding (it won over every real date as the greater string, and shipped).

@@ -190,6 +190,50 @@ import Testing
         #expect(merged.articles == whole.articles)
     }
 
+    /// A `.ndjson.gz` cut inside a line that starts in one shard's block of inflated bytes and is
+    /// cut in the next: one finding, as in a whole run. The shard owning the cut's end told it a
+    /// second time, at the line after, so the merged report counted one line more.
+    @Test(arguments: [2, 3])
+    func aGzipCutInsideALineAcrossTwoShardsBlocksIsOneFinding(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        var random = SplitMix(seed: 11)
+        let lines = (0..<24).map { index in
+            H.line("Bird \(index)", H.parsoid((0..<40_000).map { _ in String(random.next() % 1_000_000, radix: 36) }.joined(separator: " ") + "."))
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        let block = ByteRangeLines.blockBytes
+        // The line across the first block's end, and a cut inside it, past that end.
+        var start = 0
+        var crossing = 0..<0
+        for line in lines {
+            let end = start + line.utf8.count + 1
+            if start < block && end > block { crossing = start..<end }
+            start = end
+        }
+        try #require(crossing.upperBound - block > 64 << 10, "the line across the block's end is too short after it")
+        let path = try directory.writeGzip("dump.ndjson.gz", text)
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The shortest prefix of the gzip file that inflates past the block's end by 16 KiB.
+        let prefix = directory.file("prefix.gz")
+        func inflated(_ count: Int) throws -> Int {
+            try compressed.prefix(count).write(to: URL(fileURLWithPath: prefix))
+            let counted = try run("/bin/sh", ["-c", "gzip -dc '\(prefix)' 2>/dev/null | wc -c"]).stdout
+            return Int(counted.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        var (low, high) = (0, compressed.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if try inflated(middle) < block + (16 << 10) { low = middle + 1 } else { high = middle }
+        }
+        let reached = try inflated(low)
+        try #require(reached > block && reached < crossing.upperBound - 1, "\(reached) against \(crossing)")
+        try compressed.prefix(low).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: prefix)
+        let wanted = H.wants((0..<24).map { "Bird \($0)" })
+        let report = try expectSame([path], wants: wanted, count: shards, in: directory)
+        #expect(report["lines_rejected"] as? Int == 1, "\(report)")
+    }
+
     @Test(arguments: [1, 4, 16])
     func aLargeNDJSONFileSplitsByByteRange(shards: Int) throws {
         let directory = try TemporaryDirectory()

@@ -126,7 +126,13 @@ extension WikiStage {
             let ownsWhole = archive.isTar || whole
             let name = archive.isTar ? "\(input)#\(member)" : input
             var checks = checks
-            checks.wholeMember = archive.isTar && checks.failed.contains { $0.overlaps(archive.memberRange) }
+            // A tar member a failed gzip member touches is rejected whole; one it does not, not
+            // at all: its readers count offsets from its own start, not the stream's, which the
+            // failed ranges are in.
+            if archive.isTar {
+                checks.wholeMember = checks.failed.contains { $0.overlaps(archive.memberRange) }
+                checks.failed = []
+            }
             let reader = LineReader(source: archive.memberSource(named: name))
             try reader.detectLineEnd()
             let head = try reader.peek(atLeast: 1 << 16)
@@ -218,6 +224,8 @@ extension WikiStage {
         // Where the next line starts: a damaged stream is told by the shard that owns that byte.
         var next = 0
         var grown = false
+        // Whether the last line read was cut short by the damage that ended the stream.
+        var cutShort = false
         while true {
             // A multi-megabyte line grew the line buffer and the parser's: give that memory back
             // (a wanted article's HTML is copied out by now) rather than keep it while a worker
@@ -238,6 +246,7 @@ extension WikiStage {
             }
             guard let line else { break }
             next = line.offset + line.bytes.count + 1
+            cutShort = line.unterminated
             grown = line.bytes.count > Self.longLineBytes
             if line.bytes.allSatisfy(isJSONBlank) { continue }
             // Another shard's line: read only while the file's first line (which decides whether
@@ -285,8 +294,10 @@ extension WikiStage {
         }
         // A stream damaged between two lines (a gzip member cut short after a whole line) ends
         // the reader as if the file ended there: every line before it was read, and the cut is a
-        // finding, at the line that would have come next, of the shard that owns that byte.
-        if let damage = reader.damage, share.owns(offset: next) {
+        // finding, at the line that would have come next, of the shard that owns that byte. Not
+        // when it cut a line short: that line's shard told it (as "truncated", at its line), and
+        // the shard owning the cut's end, passing over the line, told it again.
+        if let damage = reader.damage, !cutShort, share.owns(offset: next) {
             reject(Finding(path: source, line: reader.linesRead + 1, reason: "truncated: \(damage.message)"), counting: reading.counting, into: &run)
         }
     }
@@ -436,14 +447,14 @@ extension WikiStage {
             return
         }
         let wanted = reading.wanted
-        // A line that does not state its language is of the wiki its address names.
-        if let language = fields.language ?? fields.url.flatMap(WikiTitle.fromURL)?.language, language != wanted.language {
-            if reading.counting { run.summary.skipped += 1 }
-            return
-        }
-        // A line of another wiki in that language (Wiktionary, Simple English Wikipedia) is
-        // skipped too: its title matches a wanted one, with another text.
-        if fields.isOfAnotherWiki(than: wanted.language) {
+        // The wiki a line is of: the one its `is_part_of` names, when it names one (Simple
+        // English Wikipedia's lines are `in_language` `en`: judged by their language, a `simple`
+        // guide skipped every line); else its language, or, when it states none, the wiki its
+        // address names. A line of another wiki in the wanted language (Wiktionary, Simple
+        // English Wikipedia for `en`) is skipped too: its title matches a wanted one, with
+        // another text.
+        let language = fields.project != nil ? nil : fields.language ?? fields.url.flatMap(WikiTitle.fromURL)?.language
+        if language.map({ $0 != wanted.language }) ?? false || fields.isOfAnotherWiki(than: wanted.language) {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
