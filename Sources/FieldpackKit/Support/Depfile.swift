@@ -7,11 +7,26 @@ public enum Depfile {
     /// that writes a depfile asks before it reads anything.
     ///
     /// - Throws: naming the first such path.
+    ///
+    /// Likewise a parenthesis, which make reads as an archive's member (`lib(member)`, in any
+    /// word up to the next that ends in `)`: a folder `Madeira (2024)` stopped the first make on
+    /// "No rule to make target"), and a backslash, which escapes what follows it in make's own
+    /// way (`x\#y` began a comment; a name ending in one, a rule without its colon).
     public static func check(_ paths: [String]) throws {
-        for path in paths where path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+        for path in paths {
+            let reason: String
+            if path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                reason = "holds a tab or a line break, which no escape carries"
+            } else if path.utf8.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")") }) {
+                reason = "holds a parenthesis, which make reads as an archive's member"
+            } else if path.utf8.contains(UInt8(ascii: "\\")) {
+                reason = "holds a backslash, which make reads as an escape"
+            } else {
+                continue
+            }
             throw FieldpackError(
                 path: path.debugDescription,
-                "holds a tab or a line break, which make cannot name in a rule (its depfile): rename it, or leave it out of the inputs")
+                "\(reason): make cannot name it in a rule (the stage's depfile); rename it, or leave it out of the inputs")
         }
     }
 
