@@ -88,23 +88,28 @@ import Testing
                 == ["\(bag)/bag-info.txt: error: Payload-Oxum 10.1 does not match the payload (\(oxum.dropFirst("Payload-Oxum: ".count)))"])
     }
 
+    /// `fieldpack-verify` on `bag` with the files `unreadable` (paths in it) made unreadable, run
+    /// as a user who may not read them (as root, through setpriv as nobody: root reads any file).
+    private func verifyAsAnotherUser(_ bag: String, in directory: TemporaryDirectory, unreadable: [String]) throws -> ProcessResult {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        // The other user must reach the bag (the temporary folder is private to its owner).
+        #expect(chmod(directory.path, 0o755) == 0)
+        #expect(try run("/bin/chmod", ["-R", "a+rX", bag]).status == 0)
+        for path in unreadable { #expect(chmod("\(bag)/\(path)", 0) == 0) }
+        let verify = "\(bin)/fieldpack-verify"
+        return getuid() == 0
+            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", verify, bag])
+            : try run(verify, [bag])
+    }
+
     /// A tag file that cannot be read is a problem, never a pass, and a payload file that cannot
     /// be read is one that says why. The verifier runs as a user who may not read them (as
     /// root, through setpriv as nobody: root reads any file).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
     func aTagFileThatCannotBeReadFailsTheBag() throws {
-        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
         let directory = try TemporaryDirectory()
         let bag = try bag(directory)
-        // The other user must reach the bag (the temporary folder is private to its owner).
-        #expect(chmod(directory.path, 0o755) == 0)
-        #expect(try run("/bin/chmod", ["-R", "a+rX", bag]).status == 0)
-        #expect(chmod("\(bag)/bag-info.txt", 0) == 0)
-        #expect(chmod("\(bag)/data/costs-report.json", 0) == 0)
-        let verify = "\(bin)/fieldpack-verify"
-        let result = getuid() == 0
-            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", verify, bag])
-            : try run(verify, [bag])
+        let result = try verifyAsAnotherUser(bag, in: directory, unreadable: ["bag-info.txt", "data/costs-report.json"])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("\(bag)/bag-info.txt: error: cannot be read"), "\(result.stderr)")
         // With the system's reason.
@@ -115,17 +120,9 @@ import Testing
     /// manifest was "missing", and the tag manifest's checks were skipped without a word.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
     func aChecksumFileOfTheBagThatCannotBeReadIsSaidSoWithTheReason() throws {
-        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
         let directory = try TemporaryDirectory()
         let bag = try bag(directory)
-        #expect(chmod(directory.path, 0o755) == 0)
-        #expect(try run("/bin/chmod", ["-R", "a+rX", bag]).status == 0)
-        #expect(chmod("\(bag)/tagmanifest-sha256.txt", 0) == 0)
-        #expect(chmod("\(bag)/manifest-sha256.txt", 0) == 0)
-        let verify = "\(bin)/fieldpack-verify"
-        let result = getuid() == 0
-            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", verify, bag])
-            : try run(verify, [bag])
+        let result = try verifyAsAnotherUser(bag, in: directory, unreadable: ["tagmanifest-sha256.txt", "manifest-sha256.txt"])
         #expect(result.status == 1, "\(result.stderr)")
         for name in ["tagmanifest-sha256.txt", "manifest-sha256.txt"] {
             #expect(result.stderr.contains("\(bag)/\(name): error: cannot be read: ") && result.stderr.contains("Permission denied"), "\(result.stderr)")

@@ -48,25 +48,18 @@ import Testing
     /// then renames the new one in. A run killed between the two left the old bundle aside and
     /// nothing in its place: the next run puts it back, never removes it, and removes it only
     /// when a bundle is in place again.
-    @Test func aBundleSetAsideByAKilledSwapIsPutBackNotRemoved() throws {
+    @Test(arguments: [false, true])
+    func aBundleSetAsideByAKilledSwapIsPutBackUnlessOneIsInPlace(published: Bool) throws {
         let directory = try TemporaryDirectory()
         let dead = tag(try deadPID())
         let staging = ".bundle.staging-\(dead)-Ab12Cd"
-        try directory.write("\(staging)/content.sqlite", "new")
+        // Killed between the two renames: the new bundle still staged, the old one set aside;
+        // or after them, the new one in place.
+        try directory.write(published ? "bundle/content.sqlite" : "\(staging)/content.sqlite", "new")
         try directory.write("\(staging).swapped-out/content.sqlite", "old")
         Leftovers.removeStale(of: directory.file("bundle"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bundle"])
-        #expect(try String(contentsOfFile: directory.file("bundle/content.sqlite"), encoding: .utf8) == "old")
-    }
-
-    @Test func aParkedBundleBesideAPublishedOneIsStale() throws {
-        let directory = try TemporaryDirectory()
-        let dead = tag(try deadPID())
-        try directory.write("bundle/content.sqlite", "new")
-        try directory.write(".bundle.staging-\(dead)-Ab12Cd.swapped-out/content.sqlite", "old")
-        Leftovers.removeStale(of: directory.file("bundle"))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["bundle"])
-        #expect(try String(contentsOfFile: directory.file("bundle/content.sqlite"), encoding: .utf8) == "new")
+        #expect(try String(contentsOfFile: directory.file("bundle/content.sqlite"), encoding: .utf8) == (published ? "new" : "old"))
     }
 
     @Test func aMigrationKilledHardLeavesNothingTheNextRunKeeps() throws {
