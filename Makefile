@@ -58,9 +58,7 @@ DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev libisal-dev libsimdjson-de
 # openssl for the SHA-256 peer, sqlite3 for the row-count check.
 DEB_BENCH_PACKAGES := python3-venv python3-pip time openssl sqlite3 make
 DEB_MAN_PACKAGES := help2man
-# With the folders: a source deleted, or moved in with its old time (`git mv`), changes its folder,
-# so the tools are rebuilt (the list of files alone then held nothing newer than them).
-SWIFT_SOURCES := Package.swift $(shell find Sources -type f -o -type d 2>/dev/null)
+SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)

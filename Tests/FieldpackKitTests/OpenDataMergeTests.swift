@@ -213,6 +213,16 @@ import Testing
         #expect(merged["photos"] as? [[Int]] == [[501, 0]])
         let exportOnly = try #require(observations.first { $0["uuid"] as? String == Self.otherUUID })
         #expect(exportOnly["photos"] as? [[Int]] == [])
+        // With the photos table, no row for it is no open photo (relicensed or deleted since the
+        // API copy): the newer export's word, not the API copy's list.
+        let withTable = try TemporaryDirectory()
+        var tables = try writeExport(in: withTable)
+        let photos = try #require(tables.first { $0.hasSuffix("photos.csv") })
+        try String(try String(contentsOfFile: photos, encoding: .utf8).split(separator: "\n").filter { !$0.contains(Self.uuid) }
+            .joined(separator: "\n") + "\n").write(toFile: photos, atomically: false, encoding: .utf8)
+        tables.append(try writeAPICopy(in: withTable, updatedAt: "2024-10-01T09:00:00Z"))
+        let relicensed = try #require(try deduped(tables, in: withTable).first { $0["k"] as? String == "obs" && $0["id"] as? Int == 9_100_001 })
+        #expect(relicensed["photos"] as? [[Int]] == [], "\(relicensed)")
     }
 
     /// The same export read twice (here two copies of its folder; a `.tar.gz` beside its unpacked

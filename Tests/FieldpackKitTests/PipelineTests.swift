@@ -34,10 +34,6 @@ import Testing
         #expect(deeper.folders == [
             directory.path, directory.file("dumps"), directory.file("empty"), directory.file("dumps/sub"), directory.file("empty/sub"),
         ])
-        // A file named by its path: its folder, so that a dump renamed over it with an older
-        // time (`aws s3 cp`, `cp -p`) still rebuilds.
-        let named = try Pipeline.resolve([directory.file("dumps/b.json"), directory.file("dumps/sub/c.json")], pipelinePath: "p.json")
-        #expect(named.folders == [directory.file("dumps"), directory.file("dumps/sub")])
     }
 
     /// The same input written another way (`./`, `//`, a trailing `/`) resolves to the same

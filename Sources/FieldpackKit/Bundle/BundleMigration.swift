@@ -73,6 +73,9 @@ public struct BundleMigration {
         do {
             let original = try Database(path: source, mode: .immutable)
             try original.execute("VACUUM INTO '\(scratch.replacingOccurrences(of: "'", with: "''"))'")
+        } catch let error as SQLiteError {
+            // Its SQL names the hidden copy: said as the copy of the source it is.
+            throw FieldpackError(path: options.output, "SQLite \(error.code): \(error.message) (while copying \(source) to migrate it)")
         }
         try options.vouched?.checkUnchanged()
         do {
@@ -105,6 +108,9 @@ public struct BundleMigration {
             try files.compact(copy)  // FTS5's check ran in `checkMigrated`, before the fingerprint
         } catch let error as SQLiteError {
             throw error.migrating(options.output, from: source)
+        } catch let error as FieldpackError where error.path == scratch {
+            // A step's own checks (`Migrator`: a foreign key a step broke) name the copy.
+            throw FieldpackError(path: options.output, line: error.line, column: error.column, "\(error.message) (while migrating \(source) into it)")
         }
         try files.publishCopy()
         summary.to = Migrations.latestVersion

@@ -158,7 +158,7 @@ public struct Dedupe: Sendable {
         for kind in RecordKind.allCases where kind != .selection { summary.occurrences[kind.name] = totals[kind.rawValue] }
         summary.records = summary.occurrences.values.reduce(0, +)
         let judge = DedupeSelection(options.selection, pruned: try prunedDigests(lines(.input), parser: parser))
-        let sourceNames = try writeInputs(lines(.input), to: output, parser: parser, judge: judge)
+        let (sourceNames, exportGivesPhotos) = try writeInputs(lines(.input), to: output, parser: parser, judge: judge)
         let leftOut = try sum(counted, judge: judge)
         trace.mark("count")
 
@@ -239,7 +239,8 @@ public struct Dedupe: Sendable {
                 }
                 let selection = kind == .observation ? judge : nil
                 let tally = try ParallelWrite.run(
-                    records[slot], path: input, output: output, sourceNames: sourceNames, selection: selection
+                    records[slot], path: input, output: output, sourceNames: sourceNames, exportGivesPhotos: exportGivesPhotos,
+                    selection: selection
                 ) { winners, tally, group in
                     let start = winners.pendingCount
                     try winners.writeRecord(group, kind: kind, removed: &tally.removed)
@@ -417,18 +418,21 @@ public struct Dedupe: Sendable {
     /// Writes the inputs in path order, once each, so the output does not depend on argument
     /// order (see `DedupedInputRecord`).
     ///
-    /// - Returns: each input's path by its index, to name the sources of records.
+    /// - Returns: each input's path by its index, to name the sources of records, and whether an
+    ///   input is the export's photos table (or its archive, which holds it).
     private func writeInputs(
         _ lines: [[UInt8]], to output: AtomicOutput, parser: JSONParser, judge: DedupeSelection?
-    ) throws -> [Int: String] {
+    ) throws -> (sourceNames: [Int: String], exportGivesPhotos: Bool) {
         var entries: [[UInt8]] = []
         var sourceNames: [Int: String] = [:]
+        var exportGivesPhotos = false
         var columns = JSONColumns()
         for line in lines {
             _ = columns.load(try parser.parse(PaddedBuffer(copying: line)))
             if let index = columns.int64(InputRecord.Column.index), let path = columns.string(InputRecord.Column.path) {
                 sourceNames[Int(index)] = path
             }
+            if let format = columns.string(InputRecord.Column.format), OpenDataTable.givesPhotos(format) { exportGivesPhotos = true }
             try checkPruning(columns, judge: judge)
             guard let input = DedupedInputRecord(ingest: columns) else {
                 throw FieldpackError(path: options.input, "an input record has no path: \(String(decoding: line, as: UTF8.self))")
@@ -443,7 +447,7 @@ public struct Dedupe: Sendable {
             try output.write(entry)
             previous = entry
         }
-        return sourceNames
+        return (sourceNames, exportGivesPhotos)
     }
 }
 

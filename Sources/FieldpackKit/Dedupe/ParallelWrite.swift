@@ -30,7 +30,7 @@ enum ParallelWrite {
     ///   first examples by id).
     static func run<T: HasID>(
         _ occurrences: OccurrenceArray<T>, path: String, output: AtomicOutput, sourceNames: [Int: String],
-        selection: DedupeSelection? = nil,
+        exportGivesPhotos: Bool = false, selection: DedupeSelection? = nil,
         _ body: @escaping @Sendable (inout Winners, inout Tally, UnsafeBufferPointer<T>) throws -> Void,
         makeReport: @escaping @Sendable () -> ConflictReport
     ) throws -> [Tally] {
@@ -41,7 +41,8 @@ enum ParallelWrite {
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             results.record(worker) {
                 do {
-                    var winners = Winners(source: try ReadableFile(path: path), sourceNames: sourceNames, selection: selection)
+                    var winners = Winners(
+                        source: try ReadableFile(path: path), sourceNames: sourceNames, exportGivesPhotos: exportGivesPhotos, selection: selection)
                     var tallies: [(segment: Int, tally: Tally)] = []
                     let array = UnsafeBufferPointer(occurrences.buffer)
                     while let index = writer.claim() {

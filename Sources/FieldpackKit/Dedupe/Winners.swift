@@ -11,10 +11,14 @@ struct Winners {
     let sourceNames: [Int: String]
     /// The selection's rules dedupe applies to each winning observation (nil: none).
     let selection: DedupeSelection?
+    /// Whether the export's photos table is among the inputs: then an export copy without photo
+    /// rows has no open photo, else its export says nothing of its photos.
+    let exportGivesPhotos: Bool
 
-    init(source: ReadableFile, sourceNames: [Int: String], selection: DedupeSelection? = nil) {
+    init(source: ReadableFile, sourceNames: [Int: String], exportGivesPhotos: Bool = false, selection: DedupeSelection? = nil) {
         self.source = source
         self.sourceNames = sourceNames
+        self.exportGivesPhotos = exportGivesPhotos
         self.selection = selection
         window = ReadWindow(source: source)
         pending.reserveCapacity(1 << 20)
@@ -89,8 +93,9 @@ struct Winners {
 
     /// Writes a group's winner (the first). An observation whose copies are all export photo
     /// links (no observation row) is not written; an export copy that wins takes its photo links
-    /// from its export's link rows (the best API copy's when its export has none for it: given
-    /// without its photos table, or none of its photos open) and, like an export taxon, every
+    /// from its export's link rows (the best API copy's when the export's photos table is not
+    /// among the inputs, which says nothing of its photos; with it, no row is no open photo,
+    /// as a photo relicensed or deleted since the API copy) and, like an export taxon, every
     /// column the export lacks from the best API copy (`fillFromAPI`), and ends with its
     /// `ExportOrigin` (the export's file and line), which the bundle's rules for export
     /// observations read (`ExportObservationRules`): of copies that tie on everything (one export
@@ -105,7 +110,7 @@ struct Winners {
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
             if let links = try exportLinks(group, seen: winner.seen) {
                 replacing[C.photos.rawValue] = links
-            } else if let donor = group.first(where: { $0.fromAPI && !$0.isLinks }),
+            } else if !exportGivesPhotos, let donor = group.first(where: { $0.fromAPI && !$0.isLinks }),
                       let photos = try load(donor)[C.photos] {
                 var list = JSONWriter()
                 list.value(photos)

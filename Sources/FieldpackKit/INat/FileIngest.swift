@@ -146,6 +146,7 @@ final class FileIngest {
         var result = Result(path: path)
         extractor.counts = RecordCounts()
         distrust = nil
+        lineEnd = 0x0A
         // An export table's unit starts where the plan's counts say, if they do.
         let unit = ExportRowFates.Unit(file: index, range: range)
         let start = header == nil ? nil : try linkPruning?.fates?.start(of: unit, path: path)
@@ -186,6 +187,7 @@ final class FileIngest {
         let head = try reader.peek(atLeast: ForeignInput.headBytes)
         extractor.counts = RecordCounts()
         distrust = nil
+        lineEnd = 0x0A
         // The open-data export: its tar archive, or one of its tables (by the header line).
         if Self.isTar(head) {
             result.format = (gzip ? "gzip+" : "") + OpenDataTable.archiveFormat

@@ -144,7 +144,7 @@ public struct INatIngest {
         // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(
             inputs: inputs, shards: options.shard.count, sharded: folder != nil, rangeBytes: options.rangeBytes,
-            tableRangeBytes: options.tableRangeBytes)
+            tableRangeBytes: options.tableRangeBytes, maxDocumentBytes: options.maxDocumentBytes)
         let positions = allUnits.indices.filter { folder == nil || options.shard.owns($0) }
         let units = positions.map { allUnits[$0] }
         let rejectsPath = folder.map { "\($0)/rejects.jsonl" } ?? options.rejects

@@ -47,8 +47,11 @@ enum IngestUnits {
         }
     }
 
+    /// - Parameter maxDocumentBytes: ingest's limit of one document (and line), which the
+    ///   format's look-ahead is bounded by as when ingest reads the file (`InputFormat.detect`).
     static func plan(
-        inputs: [String], shards: Int, sharded: Bool, rangeBytes: Int, tableRangeBytes: Int = tableRangeBytes
+        inputs: [String], shards: Int, sharded: Bool, rangeBytes: Int, tableRangeBytes: Int = tableRangeBytes,
+        maxDocumentBytes: Int = 256 << 20
     ) throws -> [IngestUnit] {
         var units: [IngestUnit] = []
         let parser = JSONParser()
@@ -56,7 +59,7 @@ enum IngestUnits {
             let size = path == StandardInput.argument ? nil : FileSystem.size(path)
             var kind: Splittable? = nil
             if let size, size > 0, size > tableRangeBytes || (sharded && (inputs.count < shards || size > rangeBytes)) {
-                kind = try splittable(path, parser: parser)
+                kind = try splittable(path, parser: parser, maxDocumentBytes: maxDocumentBytes)
             }
             var ranges = 1
             if let size, let kind {
@@ -109,8 +112,8 @@ enum IngestUnits {
     /// Whether a file's lines can be read from any line start: a plain JSON Lines file with `\n`
     /// line ends, or a plain open-data table. Anything else (gzip, a tar, a document, a foreign
     /// file) is read whole, where its errors are told as for an unsharded run.
-    static func splittable(_ path: String, parser: JSONParser) throws -> Splittable? {
-        let reader = LineReader(source: try RawFileSource(path: path, hashing: false))
+    static func splittable(_ path: String, parser: JSONParser, maxDocumentBytes: Int = 256 << 20) throws -> Splittable? {
+        let reader = LineReader(source: try RawFileSource(path: path, hashing: false), maxLineBytes: maxDocumentBytes)
         let head = try reader.peek(atLeast: 1 << 20)
         guard head.count >= 2, !(head[0] == 0x1F && head[1] == 0x8B), !FileIngest.isTar(head) else { return nil }
         // The header as ingest tells tables apart: from as much of the head as it reads.
@@ -122,8 +125,8 @@ enum IngestUnits {
         // Lines of arrays (fieldpack's own records, `["obs", …]`) are no iNaturalist shape: read
         // whole, where that is told of the file as in an unsharded run, not line by line as
         // rejections the threshold judges.
-        let first = head.first { !isJSONBlank($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
-        guard first != UInt8(ascii: "[") else { return nil }
+        let start = contentStart(head)
+        guard start >= head.count || head[start] != UInt8(ascii: "[") else { return nil }
         return try InputFormat.detect(reader, parser: parser) == .jsonLines ? .jsonLines : nil
     }
 }

@@ -32,6 +32,14 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         return plain == archiveFormat || allCases.contains { $0.format == plain }
     }
 
+    /// Whether an `input` entry's format is the export's photos table (`gzip+` or not), or its
+    /// tar archive, which holds it: an observation the export then gives no photo row for has
+    /// no open photo (`Winners.writeRecord`).
+    static func givesPhotos(_ format: String) -> Bool {
+        let plain = format.hasPrefix("gzip+") ? String(format.dropFirst(5)) : format
+        return plain == archiveFormat || plain == photos.format
+    }
+
     /// The input format's name of the export's tar archive.
     static let archiveFormat = "tar+open-data"
 

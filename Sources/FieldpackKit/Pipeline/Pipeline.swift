@@ -346,10 +346,6 @@ public struct Pipeline: Sendable {
                 try walk(entry)
             } else if FileSystem.exists(entry) {
                 files.append(entry)
-                // Its folder too, as a glob's match's: a new dump renamed over it keeps the time
-                // it was published (`aws s3 cp`, `cp -p`), older than the last build's outputs, and
-                // make took it for the dump they were built from.
-                folders.append(directory(of: entry))
             } else {
                 throw FieldpackError(path: pipelinePath, "\(place)input \"\(entry)\" does not exist")
             }

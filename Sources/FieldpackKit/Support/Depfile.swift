@@ -8,17 +8,18 @@ public enum Depfile {
     ///
     /// - Throws: naming the first such path.
     ///
-    /// Likewise a parenthesis, which make reads as an archive's member (`lib(member)`, in any
-    /// word up to the next that ends in `)`: a folder `Madeira (2024)` stopped the first make on
-    /// "No rule to make target"), and a backslash, which escapes what follows it in make's own
-    /// way (`x\#y` began a comment; a name ending in one, a rule without its colon).
+    /// Likewise a path that ends in `)`, which make reads as an archive's member (`lib(member)`)
+    /// even once its parentheses are written as wildcards (a folder `Madeira (2024)` stopped the
+    /// first make on "No rule to make target", or made every make run every stage again), and a
+    /// backslash, which escapes what follows it in make's own way (`x\#y` began a comment; a
+    /// name ending in one, a rule without its colon).
     public static func check(_ paths: [String]) throws {
         for path in paths {
             let reason: String
             if path.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
                 reason = "holds a tab or a line break, which no escape carries"
-            } else if path.utf8.contains(where: { $0 == UInt8(ascii: "(") || $0 == UInt8(ascii: ")") }) {
-                reason = "holds a parenthesis, which make reads as an archive's member"
+            } else if path.utf8.last == UInt8(ascii: ")") {
+                reason = "ends in a parenthesis, which make reads as an archive's member"
             } else if path.utf8.contains(UInt8(ascii: "\\")) {
                 reason = "holds a backslash, which make reads as an escape"
             } else {
@@ -38,7 +39,9 @@ public enum Depfile {
         // Dumps named by their time (`…T02:00:00Z.json`) are common. `;`, `|` and `=` cannot be
         // escaped (a recipe, order-only prerequisites, a variable): each is written `?`, a
         // wildcard make expands to the file, which at worst also names a neighbour; so are `[`,
-        // `]`, `*` and `?`, make's own wildcards, so that the name's glob matches the name.
+        // `]`, `*` and `?`, make's own wildcards, so that the name's glob matches the name, and
+        // `(` and `)`, which would open an archive's member list (`obs (1).json`, a browser's
+        // second download, works so; a path ending in `)` is refused by `check`).
         func escape(_ text: String, target: Bool) -> String {
             // By scalar: a combining mark after a space or `:` must not hide it in one Character.
             var escaped = String.UnicodeScalarView()
@@ -48,7 +51,7 @@ public enum Depfile {
                 case "$": escaped.append("$"); escaped.append("$")
                 case "%" where target: escaped.append("\\"); escaped.append(scalar)
                 // And make's own wildcards, which would otherwise glob with the `?`s beside them.
-                case ";", "|", "=", "[", "]", "*", "?": escaped.append("?")
+                case ";", "|", "=", "[", "]", "*", "?", "(", ")": escaped.append("?")
                 default: escaped.append(scalar)
                 }
             }

@@ -436,11 +436,9 @@ public enum FileSystem {
         let slash = to.lastIndex(of: "/")
         let directory = slash.map { String(to[..<$0]) } ?? "."
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        // A folder that cannot be opened for reading (write and search permission only) is
-        // left unsynced, as before; one that opens and fails to sync is an error.
         if fd >= 0 {
-            defer { close(fd) }
-            try syncDirectory(fd, path: directory.isEmpty ? "/" : directory)
+            fsync(fd)
+            close(fd)
         }
     }
 
@@ -448,17 +446,7 @@ public enum FileSystem {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 { throw FieldpackError(path: path, "cannot open directory to sync: \(systemError())") }
         defer { close(fd) }
-        try syncDirectory(fd, path: path)
-    }
-
-    /// fsync of an open folder: a failure (EIO: the renames in it may not survive a power cut) is
-    /// an error, but for a file system that cannot sync a folder at all (EINVAL, ENOTSUP: some
-    /// FUSE and network mounts), where there is nothing more to do.
-    private static func syncDirectory(_ fd: Int32, path: String) throws {
-        guard fsync(fd) != 0 else { return }
-        let code = errno
-        if code == EINVAL || code == ENOTSUP { return }
-        throw FieldpackError(path: path, "cannot sync the folder (a rename in it may not survive a crash): \(String(cString: strerror(code)))")
+        fsync(fd)
     }
 
     public static func remove(_ path: String) {

@@ -135,7 +135,9 @@ extension WikiStage {
             }
             let reader = LineReader(source: archive.memberSource(named: name))
             try reader.detectLineEnd()
-            let head = try reader.peek(atLeast: 1 << 16)
+            // As much as a new reader's first read held before `peek` gave no more than asked:
+            // a first line longer than the head is taken for a line of JSON Lines.
+            let head = try reader.peek(atLeast: LineReader.defaultChunkSize)
             switch DumpContent.detect(head, name: archive.isTar ? member : input) {
             case .jsonLines:
                 let lineShare = archive.isTar
@@ -246,9 +248,12 @@ extension WikiStage {
             }
             guard let line else { break }
             next = line.offset + line.bytes.count + 1
-            cutShort = line.unterminated
+            let blank = line.bytes.allSatisfy(isJSONBlank)
+            // Whether the line's own shard tells the damage, as this line "truncated" (below):
+            // not a blank line, nor one a failed gzip member rejects.
+            cutShort = line.unterminated && !blank && !checks.rejects(line.offset..<next)
             grown = line.bytes.count > Self.longLineBytes
-            if line.bytes.allSatisfy(isJSONBlank) { continue }
+            if blank { continue }
             // Another shard's line: read only while the file's first line (which decides whether
             // the file holds articles at all) is still to come.
             let owned = share.owns(offset: line.offset)
