@@ -517,7 +517,6 @@ final class FileIngest {
         return true
     }
 
-    /// Where a document keeps its records.
     /// Rejects, for `reason` (a failed gzip member's), the records of a page or array that the
     /// member damaged past parsing: one rejection for each element the scan finds (a cut one
     /// included), at least one, so that the damage counts against the threshold as the records
@@ -534,6 +533,7 @@ final class FileIngest {
         }
     }
 
+    /// Where a document keeps its records.
     private enum DocumentArray {
         /// The envelope's `results` member.
         case results

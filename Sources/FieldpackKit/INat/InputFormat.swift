@@ -14,8 +14,8 @@ public enum InputFormat: String, Sendable {
     ///
     /// The lines are looked for in the first MiB, and past it while the first non-blank line goes
     /// on (API pages saved one per line, `jq -c`, are several MiB each), up to half the reader's
-    /// longest line: a minified page that is the whole file is read to its end here (to that half), as reading
-    /// it as a document does anyway.
+    /// longest line: a minified page that is the whole file is read to its end here (up to that
+    /// half), as reading it as a document does anyway.
     package static func detect(_ reader: LineReader, parser: JSONParser) throws -> InputFormat {
         var window = 1 << 20
         var head = try reader.peek(atLeast: window)

@@ -6,13 +6,13 @@ public enum Depfile {
     /// separator"; a tab split the name in two, so every make ran every stage again). A stage
     /// that writes a depfile asks before it reads anything.
     ///
-    /// - Throws: naming the first such path.
-    ///
     /// Likewise a path that ends in `)`, which make reads as an archive's member (`lib(member)`)
     /// even once its parentheses are written as wildcards (a folder `Madeira (2024)` stopped the
     /// first make on "No rule to make target", or made every make run every stage again), and a
     /// backslash, which escapes what follows it in make's own way (`x\#y` began a comment; a
     /// name ending in one, a rule without its colon).
+    ///
+    /// - Throws: naming the first such path.
     public static func check(_ paths: [String]) throws {
         for path in paths {
             let reason: String
