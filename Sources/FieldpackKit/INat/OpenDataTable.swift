@@ -28,7 +28,7 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     /// Whether an `input` entry's format is the export's: one of its tables (`gzip+` or not),
     /// or its tar archive (`archiveFormat`), not any other input.
     static func isTableFormat(_ format: String) -> Bool {
-        let plain = format.hasPrefix("gzip+") ? String(format.dropFirst(5)) : format
+        let plain = withoutCompression(format)
         return plain == archiveFormat || allCases.contains { $0.format == plain }
     }
 
@@ -36,8 +36,13 @@ enum OpenDataTable: String, CaseIterable, Sendable {
     /// tar archive, which holds it: an observation the export then gives no photo row for has
     /// no open photo (`Winners.writeRecord`).
     static func givesPhotos(_ format: String) -> Bool {
-        let plain = format.hasPrefix("gzip+") ? String(format.dropFirst(5)) : format
+        let plain = withoutCompression(format)
         return plain == archiveFormat || plain == photos.format
+    }
+
+    /// An `input` entry's format without the `gzip+` ingest puts before a compressed input's.
+    private static func withoutCompression(_ format: String) -> String {
+        format.hasPrefix("gzip+") ? String(format.dropFirst(5)) : format
     }
 
     /// The input format's name of the export's tar archive.
