@@ -62,15 +62,17 @@ command.main { arguments in
     // A sharded ingest's folder: its parts are the inputs.
     try arguments.refuseOutputs(
         ["output", "conflicts", "depfile"], overwriting: arguments.positional + (pipeline?.settingsFiles ?? []), insideFolders: arguments.positional)
-    /// Before the run (a run killed after its output must not leave that output without its
-    /// depfile, which make would take as up to date whatever the places become).
-    func writeDepfile() throws {
-        guard let depfile = arguments.value("depfile") else { return }
+    let sharded = FileSystem.isDirectory(arguments.positional[0])
+    if arguments.value("shard") != nil && !sharded { throw UsageError("--shard needs the folder of a sharded ingest, not a records file") }
+    // Before the run (a run killed after its output must not leave that output without its
+    // depfile, which make would take as up to date whatever the places become), and before the
+    // measured sizes are read: it keeps each file as it was (`Depfile.Identities`).
+    if let depfile = arguments.value("depfile") {
         try Depfile.write(
             depfile, target: try arguments.required("output"), prerequisites: (selection?.files ?? []) + (measuredSizes.map { [$0] } ?? []))
     }
     let measuredPhotos = try measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
-    if FileSystem.isDirectory(arguments.positional[0]) {
+    if sharded {
         let shard = try Shard.resolve(option: arguments.value("shard"))
         var options = DedupeShard.Options(
             inat: arguments.positional[0], shard: shard, output: try arguments.required("output"),
@@ -79,12 +81,10 @@ command.main { arguments in
         options.progress = arguments.progress(stage: "dedupe")
         options.selection = selection
         options.measuredPhotos = measuredPhotos
-        try writeDepfile()
         let summary = try DedupeShard(options: options).run()
         report(summary, clock: clock, shard: shard)
         return
     }
-    if arguments.value("shard") != nil { throw UsageError("--shard needs the folder of a sharded ingest, not a records file") }
     var options = Dedupe.Options(
         input: arguments.positional[0], output: try arguments.required("output"),
         conflicts: try arguments.required("conflicts"))
@@ -92,7 +92,6 @@ command.main { arguments in
     options.progress = arguments.progress(stage: "dedupe")
     options.selection = selection
     options.measuredPhotos = measuredPhotos
-    try writeDepfile()
     let summary = try Dedupe(options: options).run()
     report(summary, clock: clock, shard: nil)
 }

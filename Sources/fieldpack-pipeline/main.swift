@@ -2,7 +2,10 @@ import FieldpackKit
 
 let command = StageCommand(
     name: "fieldpack-pipeline",
-    usage: "fieldpack-pipeline init NAME --inat PATH... [--wikipedia PATH...] [--max-reject-rate R] [--output FILE]",
+    usage: """
+        fieldpack-pipeline init NAME --inat PATH... [--wikipedia PATH...] [--max-reject-rate R] [--output FILE]
+               fieldpack-pipeline changed-inputs DEPFILE...
+        """,
     help: """
         Writes a pipeline file from arguments, so that a bundle can be built from your own dumps
         without writing JSON (make bundle INAT=… WIKIPEDIA=… NAME=… runs it). NAME names
@@ -14,11 +17,21 @@ let command = StageCommand(
         With --output FILE the file is written there, atomically, and only if it changes (so
         make reruns nothing when the arguments are the same); without, to standard output.
         Every input must name a file or folder, or a glob that matches one.
+
+        changed-inputs prints, on one line and as make spells them, the targets of those stage
+        depfiles whose inputs are no longer the files the stage read (another inode, size,
+        modification or change time, following links): a dump copied in with its old time kept
+        (cp -p, rsync -a), or a link turned to another folder. The Makefile runs it before it
+        decides anything, and makes those targets again. A depfile that is not there names none.
         """,
     options: ["inat", "wikipedia", "max-reject-rate", "output"])
 
 command.main { arguments in
-    guard arguments.positional.first == "init" else { throw UsageError("the only command is init") }
+    if arguments.positional.first == "changed-inputs" {
+        print(Depfile.changedTargets(Array(arguments.positional.dropFirst())).joined(separator: " "))
+        return
+    }
+    guard arguments.positional.first == "init" else { throw UsageError("give a command: init or changed-inputs") }
     guard arguments.positional.count == 2 else { throw UsageError("init takes one NAME") }
     let template = PipelineTemplate(
         name: arguments.positional[1], inat: arguments.all("inat"), wikipedia: arguments.all("wikipedia"),

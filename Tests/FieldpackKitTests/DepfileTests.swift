@@ -34,6 +34,60 @@ import Testing
         #expect(afterDeletion.status == 0, "\(afterDeletion.stderr)")
     }
 
+    /// A dump put in an input's place with an older time (`cp -p` over it, the same size) and a
+    /// link turned to another month's folder of older files: make's times call the target up to
+    /// date, the identities the depfile keeps do not, and make reads the target as spelled.
+    @Test func anInputReplacedWithAnOlderTimeOrThroughATurnedLinkNamesItsTarget() throws {
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("dump 1.json", #"{"month":11}"#)
+        _ = try directory.write("2024-11/obs.json", #"{"month":11}"#)
+        _ = try directory.write("2024-12/obs.json", #"{"month":12}"#)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-11")
+        let linked = directory.file("current/obs.json")
+        let old = Date(timeIntervalSince1970: 1_000_000_000)
+        for file in ["dump 1.json", "2024-11/obs.json", "2024-12/obs.json"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.file(file))
+        }
+        let target = directory.file("out 1.txt")
+        let depfile = directory.file("out.d")
+        let other = directory.file("other.d")
+        try Depfile.write(depfile, target: target, prerequisites: [dump, linked])
+        try Depfile.write(other, target: directory.file("other.txt"), prerequisites: [directory.file("2024-12/obs.json")])
+        let spelled = target.replacingOccurrences(of: " ", with: "\\ ")
+        try directory.write("Makefile", "all: \(spelled)\n\(spelled):\n\ttouch '$@'\n-include out.d\n$(if $(CHANGED),$(eval $(CHANGED): FORCE))\nFORCE:\n")
+        func make(changed: [String]) throws -> ProcessResult {
+            try run("/usr/bin/make", ["-C", directory.path, "CHANGED=\(changed.joined(separator: " "))"])
+        }
+        #expect(try make(changed: []).stdout.contains("touch"))
+        #expect(Depfile.changedTargets([depfile, other, directory.file("missing.d")]) == [])
+        #expect(try make(changed: Depfile.changedTargets([depfile])).stdout.contains("Nothing to be done"))
+
+        // Past the clock's tick (a change within it moves no time, see `FileIdentity`).
+        usleep(50_000)
+        let handle = try #require(FileHandle(forWritingAtPath: dump))
+        handle.write(Data(#"{"month":12}"#.utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dump)
+        #expect(Depfile.changedTargets([depfile, other]) == [spelled])
+        #expect(try make(changed: []).stdout.contains("Nothing to be done"), "make's times alone: up to date")
+        let rebuilt = try make(changed: Depfile.changedTargets([depfile]))
+        #expect(rebuilt.status == 0 && rebuilt.stdout.contains("touch"), "\(rebuilt.stdout)\(rebuilt.stderr)")
+
+        // Written again as the stage would, then the link turned to December.
+        try Depfile.write(depfile, target: target, prerequisites: [dump, linked])
+        #expect(Depfile.changedTargets([depfile]) == [])
+        try FileManager.default.removeItem(atPath: directory.file("current"))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-12")
+        #expect(Depfile.changedTargets([depfile, other]) == [spelled])
+
+        // Identities taken before the stage read its inputs stand for them, not the files at the write.
+        let taken = Depfile.Identities.take([dump, linked])
+        try FileManager.default.removeItem(atPath: directory.file("current"))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-11")
+        try Depfile.write(depfile, target: target, prerequisites: [dump, linked], taken: taken)
+        #expect(Depfile.changedTargets([depfile]) == [spelled])
+    }
+
     /// A tab or a line break in an input's path cannot be named in a rule: refused, naming the
     /// path, before ingest reads anything, where a line break stopped every later make on
     /// "missing separator" and a tab made every make run every stage again.

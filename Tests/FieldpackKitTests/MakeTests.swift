@@ -233,6 +233,59 @@ import Testing
         #expect(after < before, "\(after) observations against \(before)")
     }
 
+    /// A new dump copied over an input with its old time kept (`cp -p`, `rsync -a --inplace`), and
+    /// the dumps reached through a link turned to another month's folder of older files: each is
+    /// read again, where make's times called the last bundle up to date and shipped it again;
+    /// and the make after that does nothing.
+    @Test(.enabled(if: binaries != nil))
+    func aDumpCopiedInWithItsOldTimeOrThroughATurnedLinkIsReadAgain() throws {
+        let directory = try TemporaryDirectory()
+        let old = Date(timeIntervalSince1970: 1_000_000_000)
+        for month in ["2024-11", "2024-12"] {
+            try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: directory.file(month))
+        }
+        // December's second page has one observation fewer, under the same name.
+        let page = directory.file("2024-12/observations-page-2.json")
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: page))) as? [String: Any])
+        json["results"] = Array(try #require(json["results"] as? [Any]).dropFirst())
+        let december = try JSONSerialization.data(withJSONObject: json)
+        try december.write(to: URL(fileURLWithPath: page))
+        for month in ["2024-11", "2024-12"] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.file(month)) + [""] {
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.file("\(month)/\(name)"))
+            }
+        }
+        try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-11")
+        let arguments = ["bundle", "BUILD=\(directory.file("out"))", "INAT=\(directory.file("current"))", "NAME=months", "MAX_REJECT_RATE=0.2"]
+        let database = directory.file("out/months/bundle/content.sqlite")
+        func observations() throws -> Int64 { try Database(path: database, mode: .readOnly).int("SELECT count(*) FROM observations") ?? 0 }
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let november = try observations()
+
+        // The link turned to December, whose files are as old as November's.
+        usleep(50_000)  // past the clock's tick: a change within it moves no time (`FileIdentity`)
+        try FileManager.default.removeItem(atPath: directory.file("current"))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-12")
+        let turned = try make(arguments)
+        #expect(turned.status == 0 && turned.stdout.contains("fieldpack-inat"), "\(turned.stdout)\(turned.stderr)")
+        #expect(try observations() == november - 1)
+        let again = try make(arguments)
+        #expect(again.status == 0 && !again.stdout.contains("fieldpack-"), "a make after it ran: \(again.stdout)")
+
+        // November's page copied over December's in place, its old time kept.
+        usleep(50_000)
+        let handle = try #require(FileHandle(forWritingAtPath: page))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: directory.file("2024-11/observations-page-2.json"))))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: page)
+        let copied = try make(arguments)
+        #expect(copied.status == 0 && copied.stdout.contains("fieldpack-inat"), "\(copied.stdout)\(copied.stderr)")
+        #expect(try observations() == november)
+        #expect(!(try make(arguments).stdout.contains("fieldpack-")))
+    }
+
     /// The published folder is a target file by file: one removed is published again, and one
     /// changed in place after its check is checked again and fails the build, where make said
     /// "Nothing to be done" over a folder the app would refuse.

@@ -80,6 +80,15 @@ package func text(_ path: String) throws -> String {
     try String(contentsOfFile: path, encoding: .utf8)
 }
 
+/// A depfile's rules as make reads them, without its comment lines (the inputs' identities),
+/// and the paths those identities name, in order.
+package func depfileRules(_ path: String) throws -> (rules: String, identified: [String]) {
+    let all = try text(path).split(separator: "\n", omittingEmptySubsequences: false)
+    let rules = all.filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+    let identified = all.filter { $0.hasPrefix("#@\t") }.compactMap { $0.split(separator: "\t", maxSplits: 5).last.map(String.init) }
+    return (rules, identified)
+}
+
 package func lines(_ path: String) throws -> [String] {
     try text(path).split(separator: "\n").map(String.init)
 }

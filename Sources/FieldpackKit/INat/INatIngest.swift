@@ -139,7 +139,10 @@ public struct INatIngest {
         let folder = options.outputFolder
         try FileSystem.refuseOutputs(
             [folder == nil ? options.output : nil, folder == nil ? options.rejects : nil, options.depfile], overwriting: inputs)
-        if options.depfile != nil { try Depfile.check(inputs + options.watchedFolders + Self.selectionFiles(options)) }
+        // What the depfile names, as it is before anything is read (`Depfile.Identities`).
+        let prerequisites = inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options)
+        if options.depfile != nil { try Depfile.check(prerequisites) }
+        let identities = options.depfile == nil ? nil : Depfile.Identities.take(prerequisites)
         // Large tables (and in a sharded run, JSON Lines files) in byte ranges (see `IngestUnits`);
         // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(
@@ -295,9 +298,7 @@ public struct INatIngest {
             // The depfile before the outputs, as for an unsharded run: a shard killed between the
             // two must not leave a summary make takes as up to date whatever its inputs become.
             if let depfile = options.depfile {
-                try Depfile.write(
-                    depfile, target: summaryPath,
-                    prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
+                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: identities)
             }
             try output.commit(durable: true)
             var shardSummary = IngestShardSummary(
@@ -314,9 +315,7 @@ public struct INatIngest {
             try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) }
         }
         if let depfile = options.depfile {
-            try Depfile.write(
-                depfile, target: options.output,
-                prerequisites: inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options))
+            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: identities)
         }
         try Self.judge(
             accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,

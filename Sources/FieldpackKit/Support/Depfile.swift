@@ -31,7 +31,9 @@ public enum Depfile {
         }
     }
 
-    public static func write(_ path: String, target: String, prerequisites: [String]) throws {
+    /// Writes the depfile: the rule, an empty rule for each prerequisite, and each prerequisite's
+    /// identity (`Identities`), as `taken` before the stage read it, or as it is now.
+    public static func write(_ path: String, target: String, prerequisites: [String], taken: Identities? = nil) throws {
         try check([target] + prerequisites)
         // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
         // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
@@ -61,6 +63,7 @@ public enum Depfile {
         for prerequisite in prerequisites { text += " \\\n  \(escape(prerequisite, target: false))" }
         text += "\n"
         for prerequisite in prerequisites { text += "\(escape(prerequisite, target: true)):\n" }
+        text += identityLines(prerequisites, taken: taken)
         try AtomicOutput.write(text, to: path)
     }
 }
