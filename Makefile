@@ -58,7 +58,15 @@ DEB_PACKAGES := libsqlite3-dev libxml2-dev libssl-dev libisal-dev libsimdjson-de
 # openssl for the SHA-256 peer, sqlite3 for the row-count check.
 DEB_BENCH_PACKAGES := python3-venv python3-pip time openssl sqlite3 make
 DEB_MAN_PACKAGES := help2man
-SWIFT_SOURCES := Package.swift $(shell find Sources -type f 2>/dev/null)
+# Not hidden files (an editor's swap file, .DS_Store), which no build reads.
+SWIFT_SOURCES := Package.swift $(shell find Sources -type f ! -name '.*' 2>/dev/null)
+# Their list, rewritten only when a source is added, removed or renamed: one deleted leaves
+# every other older than the tools, which kept its code. Sources only (`x.swift~`, an editor's
+# backup, is not one). Not in a dry run (-n) or a question (-q), which write nothing.
+SOURCES_RECORD := .build/fieldpack-sources.list
+ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
+$(shell mkdir -p .build && printf '%s\n' $(sort $(filter Package.swift %.swift %.c %.cpp %.h %.modulemap,$(SWIFT_SOURCES))) >'$(SOURCES_RECORD).new-'$$$$ && { cmp -s '$(SOURCES_RECORD).new-'$$$$ '$(SOURCES_RECORD)' && rm -f '$(SOURCES_RECORD).new-'$$$$ || mv '$(SOURCES_RECORD).new-'$$$$ '$(SOURCES_RECORD)'; })
+endif
 # The shared hostile-HTML corpus and its oracle, which judge fieldpack-sanitize in `make test`:
 # ../shared/corpus/xss beside the repository, else the team's shared folder.
 XSS_CORPUS ?= $(firstword $(wildcard ../shared/corpus/xss /work/shared/corpus/xss) ../shared/corpus/xss)
@@ -214,7 +222,7 @@ tools: $(TOOLS_STAMP)
 # The tree the tools are built from, recorded beside them for make bench's report
 # (Tests/Bench/source-label.sh): taken before the build, so an edit made while it runs is not
 # credited to them; rebuilt when the record is missing.
-$(TOOLS_STAMP): $(SWIFT_SOURCES) $(if $(wildcard $(BIN)/fieldpack-source.txt),,FORCE) | deps
+$(TOOLS_STAMP): $(SWIFT_SOURCES) $(wildcard $(SOURCES_RECORD)) $(if $(wildcard $(BIN)/fieldpack-source.txt),,FORCE) | deps
 	@mkdir -p .build && (git describe --always --dirty 2>/dev/null || echo unknown) >.build/fieldpack-source.new
 	$(SWIFT) build -c release
 	@for tool in $(EXECUTABLES); do test -x $(BIN)/fieldpack-$$tool || { echo "missing $(BIN)/fieldpack-$$tool"; exit 1; }; done
