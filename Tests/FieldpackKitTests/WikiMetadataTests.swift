@@ -143,6 +143,34 @@ import Testing
         #expect(try H.run([french], wants: H.wants(["Lion"]), in: alone).articles.isEmpty)
     }
 
+    /// A page saved from the address of a redirect (`/wiki/Parus_major`, which shows "Great tit"
+    /// and says "Redirected from Parus major") is the article its wanted alias leads to, as an
+    /// alias in a dump line's `redirects` is, where it was skipped as "Great tit", which no one
+    /// wanted. Its `RLCONF` string is read with its escapes.
+    @Test func aSavedPageReachedThroughARedirectIsTheArticleItsWantedAliasLeadsTo() throws {
+        let directory = try TemporaryDirectory()
+        func page(_ title: String, id: Int, from redirect: String) -> String {
+            let name = title.replacingOccurrences(of: " ", with: "_")
+            return """
+                <!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>\(title) - Wikipedia</title>
+                <script>RLCONF={"wgPageName":"\(name)","wgArticleId":\(id),"wgRedirectedFrom":\(redirect),"wgIsArticle":true};</script>
+                <link rel="canonical" href="https://en.wikipedia.org/wiki/\(name)"></head>
+                <body><div id="mw-content-text"><div class="mw-content-ltr mw-parser-output">
+                <p>The \(title.lowercased()) is a small passerine bird of the woods, parks and gardens of Europe.</p></div></div></body></html>
+                """
+        }
+        let tit = try directory.write("pages/saved-1.html", page("Great tit", id: 381_722, from: #""M\u00e9sange_charbonni\u00e8re""#))
+        let robin = try directory.write("pages/saved-2.html", page("European robin", id: 10_175, from: #""Erithacus_rubecula""#))
+        let output = try H.run([tit, robin], wants: H.wants(["Mésange charbonnière", "Erithacus rubecula"]), in: directory)
+        #expect(output.titles == ["European robin", "Great tit"])
+        #expect(output.report["redirects_followed"] as? [String: String] == ["Erithacus rubecula": "European robin", "Mésange charbonnière": "Great tit"])
+        #expect(try BlurbMaker().blurb(html: page("Great tit", id: 1, from: #""Parus_\"major\"""#)).page.redirectedFrom == #"Parus_"major""#)
+        #expect(try BlurbMaker().blurb(html: page("Great tit", id: 1, from: "null")).page.redirectedFrom == nil)
+        // Wanted by neither its title nor the one it was reached through: skipped.
+        let other = try TemporaryDirectory()
+        #expect(try H.run([tit], wants: H.wants(["Parus major"]), in: other).articles.isEmpty)
+    }
+
     /// A saved page view is titled by its own link, and without one by its <title> less the
     /// wiki's name in the wiki's language ("Kohlmeise – Wikipedia" was never matched).
     @Test func aSavedPageViewOfAnyLanguageIsTitledWithoutTheWikisName() throws {

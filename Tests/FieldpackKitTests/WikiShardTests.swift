@@ -284,6 +284,27 @@ import Testing
         #expect(report["duplicate_pages"] as? Int == 1)
     }
 
+    /// A saved page reached through a redirect, wanted by that title and by a stub in another
+    /// dump that points to it (followed in a later pass): the same articles and report in any
+    /// number of shards.
+    @Test(arguments: [2, 3])
+    func aSavedPageReachedThroughARedirectIsTheSameInAnyNumberOfShards(count: Int) throws {
+        let directory = try TemporaryDirectory()
+        let saved = """
+            <!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><title>Great tit - Wikipedia</title>
+            <script>RLCONF={"wgPageName":"Great_tit","wgArticleId":381722,"wgRedirectedFrom":"Parus_major"};</script>
+            <link rel="canonical" href="https://en.wikipedia.org/wiki/Great_tit"></head>
+            <body><div id="mw-content-text"><div class="mw-content-ltr mw-parser-output"><p>\(Self.sentence("great tit"))</p></div></div></body></html>
+            """
+        let inputs = [
+            try directory.write("0-stub.ndjson", H.line("Stub A", Self.stub(to: "Parus_major")) + "\n"),
+            try directory.write("1-saved/Great_tit.html", saved),
+            try directory.write("2-other.ndjson", H.line("Coal tit", H.parsoid(Self.sentence("coal tit"))) + "\n"),
+        ]
+        let report = try expectSame(inputs, wants: H.wants(["Stub A", "Parus major", "Coal tit"]), count: count, in: directory)
+        #expect(report["redirects_followed"] as? [String: String] == ["Parus major": "Great tit", "Stub A": "Parus major"])
+    }
+
     /// One copy read by two shards' later passes for different stubs (one for its title, one
     /// for an alias in its redirects): the merge kept the first shard's reason only and then
     /// skipped the pass a whole run reads it again in, one duplicate page fewer.

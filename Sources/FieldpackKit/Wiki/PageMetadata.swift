@@ -13,8 +13,8 @@ import Glibc
 /// `<link rel="dc:license" href="//creativecommons.org/licenses/by-sa/3.0/"/>` and
 /// `<link rel="dc:isVersionOf" href="//en.wikipedia.org/wiki/Dog"/>` in the head.
 /// Saved page views (legacy skins): `link[rel=license]` and `link[rel=canonical]` in the head,
-/// `"wgArticleId"`, `"wgRevisionId"` and `"wgWikibaseItemId"` in the head's `RLCONF` script, and
-/// the licence link of the footer (`li#footer-info-copyright`).
+/// `"wgArticleId"`, `"wgRevisionId"`, `"wgWikibaseItemId"` and `"wgRedirectedFrom"` in the head's
+/// `RLCONF` script, and the licence link of the footer (`li#footer-info-copyright`).
 public struct PageMetadata: Sendable, Equatable {
     public var pageID: Int64?
     public var revision: Int64?
@@ -25,6 +25,9 @@ public struct PageMetadata: Sendable, Equatable {
     /// The page's own address, with `https:` before a protocol-relative one.
     public var url: String?
     public var wikidata: String?
+    /// The title a saved page view was reached through, as the page says it (`Parus_major` for
+    /// `Great tit` opened at `/wiki/Parus_major`, which MediaWiki shows "Redirected from").
+    public var redirectedFrom: String?
 
     public init() {}
 
@@ -83,6 +86,9 @@ public struct PageMetadata: Sendable, Equatable {
             let item = String(decoding: UnsafeRawBufferPointer(rebasing: head[(start + 20)..<end]), as: UTF8.self)
             if item.count > 1, item.hasPrefix("Q"), item.dropFirst().allSatisfy({ $0.isASCII && $0.isNumber }) { wikidata = item }
         }
+        if redirectedFrom == nil, let key = Self.find("\"wgRedirectedFrom\":", in: head) {
+            redirectedFrom = Self.scriptString(UnsafeRawBufferPointer(rebasing: head[(key + 19)...]))
+        }
         if license == nil, let footer = Self.find("footer-info-copyright", in: html) {
             let window = UnsafeRawBufferPointer(rebasing: html[footer..<min(html.count, footer + 4096)])
             let end = Self.find("</li>", in: window) ?? window.count
@@ -99,6 +105,21 @@ public struct PageMetadata: Sendable, Equatable {
 
     private static func find(_ needle: StaticString, in haystack: UnsafeRawBufferPointer) -> Int? {
         firstOffset(of: needle, in: haystack)
+    }
+
+    /// The JSON string `bytes` start with (`"Parus_major"`, escapes decoded), if it is a
+    /// non-empty one.
+    private static func scriptString(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard bytes.first == UInt8(ascii: "\"") else { return nil }
+        var end = 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        guard end < bytes.count, end > 1 else { return nil }
+        let parser = JSONParser()
+        let quoted = PaddedBuffer(copying: Array(bytes[0...end]))
+        // The value lives in the parser's and the buffer's memory until its text is copied out.
+        return withExtendedLifetime((parser, quoted)) {
+            (try? parser.parse(quoted))?.string.flatMap { $0.isEmpty ? nil : $0 }
+        }
     }
 
     /// The positive integer right after `key` in `bytes` (`"wgRevisionId":1281338288`).

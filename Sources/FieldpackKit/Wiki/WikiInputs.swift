@@ -495,15 +495,20 @@ extension WikiStage {
         if late, wanted.titles[title] != nil { article.matched.append(title) }
         for alias in fields.redirects {
             let normalized = WikiTitle.normalize(alias)
-            if wanted.titles[normalized] != nil {
-                WikiStage.claim(&run.redirects, alias: normalized, target: title)
-                if late {
-                    article.matched.append(normalized)
-                    run.late.redirects.append(LateFinds.Redirect(alias: normalized, target: title, matched: [normalized], htmlBytes: 0))
-                }
-            }
+            if wanted.titles[normalized] != nil { Self.note(alias: normalized, of: &article, into: &run) }
         }
         reading.pool.submit(article, html: html.bytes)
+    }
+
+    /// Notes that the wanted title `alias` leads to `article` (an alias in a dump line's
+    /// `redirects`, or the title a saved page was reached through): followed as a redirect
+    /// stub's is, and in a later pass recorded for the parts' merge.
+    private static func note(alias: String, of article: inout Article, into run: inout Run) {
+        claim(&run.redirects, alias: alias, target: article.title)
+        if run.recordsLate && run.summary.passes > 1 {
+            article.matched.append(alias)
+            run.late.redirects.append(LateFinds.Redirect(alias: alias, target: article.title, matched: [alias], htmlBytes: 0))
+        }
     }
 
     /// An HTML page: titled by its `<title>` (without " - Wikipedia"), else by the address it
@@ -570,11 +575,14 @@ extension WikiStage {
             name = WikiTitle.withoutSiteName(title)
         }
         let title = WikiTitle.normalize(name)
-        guard wanted.titles[title] != nil || blurb.page.wikidata.map({ wanted.wikidata[$0.uppercased()] != nil }) ?? false else {
+        // The wanted title it was reached through ("Parus major" for a page saved from that
+        // address, which shows and names "Great tit"), as an alias in a dump line's redirects.
+        let alias = blurb.page.redirectedFrom.map(WikiTitle.normalize).flatMap { $0 != title && wanted.titles[$0] != nil ? $0 : nil }
+        guard wanted.titles[title] != nil || alias != nil || blurb.page.wikidata.map({ wanted.wikidata[$0.uppercased()] != nil }) ?? false else {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
-        if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata) { return }
+        if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata, redirects: alias.map { [$0] } ?? []) { return }
         if repaired && reading.counting {
             run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText))
         }
@@ -588,6 +596,7 @@ extension WikiStage {
         article.complete(with: blurb.page)
         article.htmlBytes = bytes.count
         if wanted.titles[title] != nil { article.matched = [title] }
+        if let alias { Self.note(alias: alias, of: &article, into: &run) }
         keep(article, into: &run)
     }
 
