@@ -233,6 +233,15 @@ $(TOOLS_STAMP): $(SWIFT_SOURCES) $(wildcard $(SOURCES_RECORD)) $(if $(wildcard $
 endif
 
 # --- The pipeline -------------------------------------------------------------------------
+# One make bundle at a time builds a pipeline's folder: the outer make holds FOLDER/.make.lock
+# (flock, an open descriptor its inner make and the stages inherit, so it is let go whenever the
+# last of them ends, a kill included) and a second one stops at once, naming the folder, where
+# the two ran every stage side by side (a nightly job still running when the next starts, a
+# person's make beside a scheduled one) and raced to publish. Not a shard's target, whose makes
+# run side by side by design (make -j, an engine's array tasks), nor a dry run.
+# $(call build-lock,FOLDER): shell words that take FOLDER's lock, or stop; then the command.
+build-lock = $(if $(DRY_RUN),,mkdir -p "$(1)" && exec 9>>"$(1)/.make.lock" && { flock --nonblock 9 || { echo "make: another make is building $(1)/ now (it holds $(1)/.make.lock): wait for it to end, or stop it" >&2; exit 1; }; } &&)
+
 # The outer make builds the tools and reads the pipeline's name; the inner make (PIPELINE_NAME
 # set) runs the stages as file-to-file rules under $(BUILD)/<name>/. With INAT=…, the name is
 # NAME and the inner make writes the pipeline file first.
@@ -252,7 +261,8 @@ ifneq ($(words $(NAME))$(call without-characters,$(NAME),$(NAME_CHARACTERS))$(fi
 $(error NAME="$(NAME)" cannot name a pipeline: it must be letters, digits, '.', '-' or '_', not starting with '.' (it names $(BUILD)/<name>/))
 endif
 bundle: tools
-	@$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
+	@$(call build-lock,$(BUILD)/$(NAME)) \
+	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
 # One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
 shard-%: tools
 	@$(MAKE) --no-print-directory $@ PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
@@ -266,6 +276,7 @@ bundle: tools
 	else \
 	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
 	fi; \
+	$(call build-lock,$(BUILD)/$$name) \
 	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
 # One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, shard-wiki-K, built by the inner make.
 shard-%: tools

@@ -286,6 +286,30 @@ import Testing
         #expect(!(try make(arguments).stdout.contains("fieldpack-")))
     }
 
+    /// A second `make bundle` of a pipeline while another builds it stops at once, naming the
+    /// folder, where the two ran every stage side by side and raced to publish; a dry run is
+    /// not stopped, and once the first ends the build runs.
+    @Test(.enabled(if: binaries != nil))
+    func aSecondMakeOfAPipelineWhileAnotherBuildsItStopsNamingTheFolder() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["bundle", "BUILD=\(directory.path)"]
+        try FileSystem.makeDirectories(directory.file("sample"))
+        // What the first make holds while it builds.
+        let lock = open(directory.file("sample/.make.lock"), O_CREAT | O_WRONLY, 0o644)
+        try #require(lock >= 0)
+        defer { close(lock) }
+        try #require(flock(lock, LOCK_EX) == 0)
+        let second = try make(arguments)
+        #expect(second.status != 0, "\(second.stdout)")
+        #expect(second.stderr.contains("make: another make is building \(spelled(directory.path))/sample/ now"), "\(second.stderr)")
+        #expect(!second.stdout.contains("fieldpack-inat") && !FileManager.default.fileExists(atPath: directory.file("sample/inat")))
+        let dryRun = try make(["-n"] + arguments)
+        #expect(dryRun.status == 0 && dryRun.stdout.contains("fieldpack-inat"), "\(dryRun.stdout)\(dryRun.stderr)")
+        flock(lock, LOCK_UN)
+        let first = try make(arguments)
+        #expect(first.status == 0 && BundleVerifier(directory: directory.file("sample/bundle")).verify() == [], "\(first.stdout)\(first.stderr)")
+    }
+
     /// The published folder is a target file by file: one removed is published again, and one
     /// changed in place after its check is checked again and fails the build, where make said
     /// "Nothing to be done" over a folder the app would refuse.
