@@ -552,11 +552,12 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $
 # and change times, following links): a target whose inputs are no longer those files is made
 # again, whatever their times say. make compares modification times alone, and a new dump copied
 # in with its old time kept (cp -p, rsync -a), or a link turned to another month's folder, was
-# taken as read already and the last guide shipped again. One process for every depfile, and
-# none before the first build; a dry run (-n) and a question (-q) see it too (it writes nothing).
-STAGE_DEPFILES := $(wildcard $(OUT)/inat/records.d $(OUT)/dedupe/records.d $(OUT)/wiki/articles.d $(OUT)/content.d \
-  $(if $(SHARDS),$(foreach i,$(SHARD_INDEXES),$(call inat-shard,$(i))/summary.d $(call dedupe-shard,$(i))/records.d) $(addsuffix /articles.d,$(WIKI_PARTS))))
-CHANGED_INPUTS := $(if $(and $(STAGE_DEPFILES),$(wildcard $(BIN)/fieldpack-pipeline)),$(shell '$(BIN)/fieldpack-pipeline' changed-inputs $(STAGE_DEPFILES)))
+# taken as read already and the last guide shipped again. A stage that failed or was killed
+# left its depfile pending, and runs again too. One process for the build folder's depfiles
+# (which it lists: a thousand shards' would not fit one command line), none before the first
+# build; a dry run (-n) and a question (-q) see it too (it writes nothing). Tools built
+# elsewhere before 2026-12-07 lack the command, and wrote no identities to check: quiet.
+CHANGED_INPUTS := $(if $(and $(wildcard $(OUT)/inat),$(wildcard $(BIN)/fieldpack-pipeline)),$(shell '$(BIN)/fieldpack-pipeline' changed-inputs '$(OUT)' 2>/dev/null))
 $(if $(CHANGED_INPUTS),$(eval $(CHANGED_INPUTS): FORCE))
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes

@@ -120,11 +120,16 @@ command.main { arguments in
     options.sourceDateEpoch = sourceDateEpoch
     let clock = StageClock()
     // The depfile before the database: a run killed between the two must not leave a bundle that
-    // make takes as up to date whatever the measured sizes or the places become.
+    // make takes as up to date whatever the measured sizes or the places become. Pending until
+    // the database is in place, then with the files as they were read (`Depfile.Identities`).
+    let identities = Depfile.Identities.take(pipeline.settingsFiles)
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles)
+        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles, taken: .pending)
     }
     let summary = try BundleBuilder(options: options).run()
+    if let depfile = arguments.value("depfile") {
+        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles, taken: identities)
+    }
     for finding in summary.findings { StandardError.write(finding.diagnostic) }
     let missing = summary.missingParents
     if missing.count > missing.shown.count {

@@ -65,12 +65,15 @@ command.main { arguments in
     let sharded = FileSystem.isDirectory(arguments.positional[0])
     if arguments.value("shard") != nil && !sharded { throw UsageError("--shard needs the folder of a sharded ingest, not a records file") }
     // Before the run (a run killed after its output must not leave that output without its
-    // depfile, which make would take as up to date whatever the places become), and before the
-    // measured sizes are read: it keeps each file as it was (`Depfile.Identities`).
-    if let depfile = arguments.value("depfile") {
-        try Depfile.write(
-            depfile, target: try arguments.required("output"), prerequisites: (selection?.files ?? []) + (measuredSizes.map { [$0] } ?? []))
+    // depfile, which make would take as up to date whatever the places become), pending until
+    // the outputs are in place, then with the files as they were read (`Depfile.Identities`).
+    let prerequisites = (selection?.files ?? []) + (measuredSizes.map { [$0] } ?? [])
+    let identities = Depfile.Identities.take(prerequisites)
+    func writeDepfile(_ taken: Depfile.Identities) throws {
+        guard let depfile = arguments.value("depfile") else { return }
+        try Depfile.write(depfile, target: try arguments.required("output"), prerequisites: prerequisites, taken: taken)
     }
+    try writeDepfile(.pending)
     let measuredPhotos = try measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []
     if sharded {
         let shard = try Shard.resolve(option: arguments.value("shard"))
@@ -82,6 +85,7 @@ command.main { arguments in
         options.selection = selection
         options.measuredPhotos = measuredPhotos
         let summary = try DedupeShard(options: options).run()
+        try writeDepfile(identities)
         report(summary, clock: clock, shard: shard)
         return
     }
@@ -93,6 +97,7 @@ command.main { arguments in
     options.selection = selection
     options.measuredPhotos = measuredPhotos
     let summary = try Dedupe(options: options).run()
+    try writeDepfile(identities)
     report(summary, clock: clock, shard: nil)
 }
 

@@ -4,7 +4,7 @@ let command = StageCommand(
     name: "fieldpack-pipeline",
     usage: """
         fieldpack-pipeline init NAME --inat PATH... [--wikipedia PATH...] [--max-reject-rate R] [--output FILE]
-               fieldpack-pipeline changed-inputs DEPFILE...
+               fieldpack-pipeline changed-inputs (BUILD_FOLDER | DEPFILE)...
         """,
     help: """
         Writes a pipeline file from arguments, so that a bundle can be built from your own dumps
@@ -19,16 +19,19 @@ let command = StageCommand(
         Every input must name a file or folder, or a glob that matches one.
 
         changed-inputs prints, on one line and as make spells them, the targets of those stage
-        depfiles whose inputs are no longer the files the stage read (another inode, size,
-        modification or change time, following links): a dump copied in with its old time kept
-        (cp -p, rsync -a), or a link turned to another folder. The Makefile runs it before it
-        decides anything, and makes those targets again. A depfile that is not there names none.
+        depfiles whose inputs are no longer the files the stage read (another size, modification
+        or change time, following links: a dump copied in with its old time kept, cp -p or
+        rsync -a, or a link turned to another folder), or whose stage did not end. A folder
+        stands for the depfiles in it and two folders deep (a pipeline's build folder). The
+        Makefile runs it before it decides anything, and makes those targets again. A depfile
+        that is not there names none.
         """,
     options: ["inat", "wikipedia", "max-reject-rate", "output"])
 
 command.main { arguments in
     if arguments.positional.first == "changed-inputs" {
-        print(Depfile.changedTargets(Array(arguments.positional.dropFirst())).joined(separator: " "))
+        let depfiles = arguments.positional.dropFirst().flatMap { FileSystem.isDirectory($0) ? Depfile.depfiles(under: $0) : [$0] }
+        print(Depfile.changedTargets(depfiles).joined(separator: " "))
         return
     }
     guard arguments.positional.first == "init" else { throw UsageError("give a command: init or changed-inputs") }

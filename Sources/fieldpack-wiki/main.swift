@@ -100,9 +100,12 @@ command.main { arguments in
     let stamp = arguments.value("stamp")
     // Before the outputs: a run killed after its articles were written (a shard's target) must
     // not leave them without the depfile that ties them to the dumps, which make then never
-    // reran them for. Written first, a run that fails leaves it beside outputs make redoes.
+    // reran them for. Written first, a run that fails leaves it beside outputs make redoes;
+    // pending until the outputs are in place, then with the dumps as they were before the run
+    // read them (`Depfile.Identities`).
+    let identities = Depfile.Identities.take(options.inputs + folders)
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders)
+        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, taken: .pending)
     }
     let summary = try WikiStage(options: options).run()
     if let stamp {
@@ -116,6 +119,9 @@ command.main { arguments in
         if let oldest = replaced.compactMap(FileSystem.modificationTime).min() {
             try FileSystem.setModificationTime(stamp, oldest)
         }
+    }
+    if let depfile = arguments.value("depfile") {
+        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, taken: identities)
     }
     StageReport(stage: "wiki", clock: clock).print(
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "

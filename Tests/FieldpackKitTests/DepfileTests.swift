@@ -46,6 +46,8 @@ import Testing
         let linked = directory.file("current/obs.json")
         let old = Date(timeIntervalSince1970: 1_000_000_000)
         for file in ["dump 1.json", "2024-11/obs.json", "2024-12/obs.json"] {
+            // Each month's file changed in its own tick of the clock, as two downloads are.
+            usleep(50_000)
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: directory.file(file))
         }
         let target = directory.file("out 1.txt")
@@ -86,6 +88,33 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: directory.file("current"), withDestinationPath: "2024-11")
         try Depfile.write(depfile, target: target, prerequisites: [dump, linked], taken: taken)
         #expect(Depfile.changedTargets([depfile]) == [spelled])
+
+        // A settings file read before the rest are taken stands as it was read (`noteReading`).
+        let places = try directory.write("places.geojson", #"{"type":"Polygon"}"#)
+        Depfile.noteReading(places)
+        usleep(50_000)
+        try #"{"type":"Polygon","x":1}"#.write(toFile: places, atomically: true, encoding: .utf8)
+        try Depfile.write(other, target: directory.file("other.txt"), prerequisites: [places], taken: .take([places]))
+        #expect(Depfile.changedTargets([other]) == [directory.file("other.txt")])
+
+        // While its stage runs (and after it failed) a depfile names its target whatever its inputs.
+        try Depfile.write(depfile, target: target, prerequisites: [dump], taken: .pending)
+        #expect(Depfile.changedTargets([depfile]) == [spelled])
+        try Depfile.write(depfile, target: target, prerequisites: [dump], taken: .take([dump]))
+        #expect(Depfile.changedTargets([depfile]) == [])
+    }
+
+    /// A build folder stands for its depfiles and its folders' two deep, hidden ones left out.
+    @Test func aBuildFoldersDepfilesAreFoundTwoFoldersDeep() throws {
+        let directory = try TemporaryDirectory()
+        for name in ["content.d", "inat/records.d", "inat/shard-0-of-2/summary.d", "inat/shard-0-of-2/part-1.jsonl", "wiki/articles.d",
+                     "a/b/c/deep.d", ".hidden/x.d", "inat/.records.d.tmp-1", "bundle/manifest.json"] {
+            _ = try directory.write(name, "x:\n")
+        }
+        try FileManager.default.createDirectory(atPath: directory.file("folder.d"), withIntermediateDirectories: true)
+        #expect(Depfile.depfiles(under: directory.path) == [
+            "content.d", "inat/records.d", "inat/shard-0-of-2/summary.d", "wiki/articles.d",
+        ].map(directory.file))
     }
 
     /// A tab or a line break in an input's path cannot be named in a rule: refused, naming the

@@ -8,6 +8,7 @@ public struct MeasuredSizes: Sendable {
 
     public init(path: String) throws {
         self.path = path
+        Depfile.noteReading(path)
         let reader = LineReader(source: try RawFileSource(path: path))
         var header = true
         // Where each (photo, tier) was given: a second line for one was fitted as another sample

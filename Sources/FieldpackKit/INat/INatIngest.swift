@@ -297,8 +297,9 @@ public struct INatIngest {
             let summaryPath = IngestShardSummary.path(folder: folder)
             // The depfile before the outputs, as for an unsharded run: a shard killed between the
             // two must not leave a summary make takes as up to date whatever its inputs become.
+            // Pending until the summary is in place (`Depfile.Identities`), then as it read them.
             if let depfile = options.depfile {
-                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: identities)
+                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: .pending)
             }
             try output.commit(durable: true)
             var shardSummary = IngestShardSummary(
@@ -308,20 +309,28 @@ public struct INatIngest {
             shardSummary.maxRejectRateName = options.maxRejectRateName
             shardSummary.maxRejectRateHint = options.maxRejectRateHint
             try shardSummary.write(to: summaryPath)
+            if let depfile = options.depfile {
+                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: identities)
+            }
             return summary
         }
         // The input records of the tables read in ranges, with the counts of all their ranges.
         for (file, whole) in Self.rangedFiles(units: units, results: summary.files) {
             try Self.header(whole, index: file).withUnsafeBytes { try output.write($0) }
         }
+        // Pending while the threshold is judged and the records put in place: a run stopped
+        // before they are runs again, whatever its inputs' times (`Depfile.Identities`).
         if let depfile = options.depfile {
-            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: identities)
+            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: .pending)
         }
         try Self.judge(
             accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
             maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output,
             limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
         try output.commit(durable: true)
+        if let depfile = options.depfile {
+            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: identities)
+        }
         return summary
     }
 

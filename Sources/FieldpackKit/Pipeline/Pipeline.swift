@@ -75,6 +75,7 @@ public struct Pipeline: Sendable {
     ///   pipeline's `destinations` stay empty (a large bundle has 100,000 of them, and a stage
     ///   that only needs what they want from Wikipedia need not hold them as a list).
     public static func load(_ path: String, destinations visit: ((Destination) -> Void)? = nil) throws -> Pipeline {
+        Depfile.noteReading(path)
         let parser = JSONParser()
         let root = try parsed(path, by: parser)
         guard root.isObject else { throw FieldpackError(path: path, line: 1, "pipeline must be a JSON object") }

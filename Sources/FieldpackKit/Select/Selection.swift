@@ -165,6 +165,7 @@ public struct Selection: Sendable, Equatable {
             throw FieldpackError(path: pipelinePath, "\(place): GeoJSON file \"\(resolved)\" \(problem)")
         }
         // A byte order mark is passed over, as in the pipeline file.
+        Depfile.noteReading(resolved)
         let buffer = try ReadableFile.contents(of: resolved).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
         let parser = JSONParser()
         let root: JSONValue

@@ -1,3 +1,9 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a stage's inputs were when it read them, kept in its depfile, and the check make runs
 /// before it decides anything (`fieldpack-pipeline changed-inputs`).
 ///
@@ -5,47 +11,105 @@
 /// is taken as read already: `cp -p` or `rsync -a --inplace` of a new monthly dump (its time the
 /// day it was published, before the last build), or a link such as `current -> 2024-11/` turned
 /// to `2024-12/`, whose files are older than the last build. make said "Nothing to be done" and
-/// the last guide was shipped again. So each input's identity as the stage found it (its inode,
-/// size, modification and change times, following links as make does) is written into the
-/// depfile as comments, and a target whose inputs are no longer those files is made again. The
-/// change time is the kernel's and no one can set it back. Not the device number: on NFS or
-/// Lustre it differs from node to node, where Slurm's tasks run make.
+/// the last guide was shipped again. So each input's identity as the stage found it (its size,
+/// modification and change times, following links as make does) is written into the depfile as
+/// comments, and a target whose inputs are no longer those files is made again. The change time
+/// is the kernel's and no one can set it back: another file put in the place, or the file
+/// rewritten, has another. Not the inode nor the device number, which are not the same from
+/// node to node or from mount to mount on some network file systems (FUSE mounts such as sshfs,
+/// CIFS without server inode numbers), where Slurm's tasks and a login node's make read them.
+///
+/// A stage writes its depfile before it runs with identities that match no file (`pending`), so
+/// that a run that fails or is killed is run again whatever its inputs' times say, and again
+/// once its outputs are in place with the identities taken before it read anything.
 extension Depfile {
     /// The inputs' identities, taken before the stage reads them: a file changed while it read
     /// it is then told as changed at the next make.
     public struct Identities: Sendable {
         fileprivate let byPath: [String: String]
 
-        /// The identities of `paths` now.
+        /// The identities of `paths` now, or as they were when the stage first read them (a
+        /// pipeline's settings files, read as it is loaded: `noteReading`).
         public static func take(_ paths: [String]) -> Identities {
+            let read = Depfile.read.withLock { $0 }
             var byPath = [String: String]()
-            for path in paths where byPath[path] == nil { byPath[path] = Depfile.identity(path) }
+            for path in paths where byPath[path] == nil { byPath[path] = read[path] ?? Depfile.identity(path) }
             return Identities(byPath: byPath)
         }
+
+        /// Identities that match no file: what a depfile says while its stage runs.
+        public static let pending = Identities(byPath: [:])
     }
 
-    /// How a line of identity starts, after which come the inode, size, modification and change
-    /// times (nanoseconds) and the path, separated by tabs (a path never holds one: `check`).
+    /// Notes the identity of a file about to be read whose identity a depfile will give (a
+    /// pipeline's GeoJSON and measured sizes files, read before the stage takes the rest): the
+    /// first reading's, whatever happens to the file after it.
+    public static func noteReading(_ path: String) {
+        let identity = identity(path)
+        read.withLock { if $0[path] == nil { $0[path] = identity } }
+    }
+
+    private static let read = Mutex<[String: String]>([:])
+
+    /// How a line of identity starts, after which come the size, modification and change times
+    /// (nanoseconds) and the path, separated by tabs (a path never holds one: `check`).
     static let identityMark = "#@\t"
+
+    /// What a pending identity says: no file's.
+    static let pendingIdentity = "?\t?\t?"
 
     /// A path's identity as a depfile keeps it: `-` fields for one that cannot be looked at.
     static func identity(_ path: String) -> String {
-        guard let file = FileIdentity(path: path) else { return "-\t-\t-\t-" }
-        return "\(file.inode)\t\(file.size)\t\(file.modified)\t\(file.changed)"
+        guard let file = FileIdentity(path: path) else { return "-\t-\t-" }
+        return "\(file.size)\t\(file.modified)\t\(file.changed)"
     }
 
-    /// The lines of identity for `prerequisites`: taken before the stage read them, or now.
+    /// The lines of identity for `prerequisites`: as `taken` says, or now.
     static func identityLines(_ prerequisites: [String], taken: Identities?) -> String {
-        var text = "# The inputs as they were read (inode, size, modified and changed in ns), for fieldpack-pipeline changed-inputs:\n"
+        var text = "# The inputs as they were read (size, modified and changed in ns), for fieldpack-pipeline changed-inputs:\n"
         for path in prerequisites {
-            text += "\(identityMark)\(taken?.byPath[path] ?? identity(path))\t\(path)\n"
+            let kept = taken.map { $0.byPath.isEmpty ? pendingIdentity : $0.byPath[path] ?? identity(path) } ?? identity(path)
+            text += "\(identityMark)\(kept)\t\(path)\n"
         }
         return text
     }
 
+    /// The depfiles of a pipeline's build folder: `*.d` in it and in its folders two deep (a
+    /// stage's, a shard's), hidden names left out, in byte order. Listed by the tool, not named
+    /// by make, whose one command line could not hold a thousand shards' depfiles (Linux takes
+    /// 128 KiB an argument); read with `readdir` alone, no string made for the other names (an
+    /// ingest shard's folder holds a part per shard: a million names at 1,000 shards).
+    public static func depfiles(under folder: String) -> [String] {
+        var found: [String] = []
+        func walk(_ path: String, depth: Int) {
+            guard let directory = opendir(path) else { return }
+            defer { closedir(directory) }
+            while let entry = readdir(directory) {
+                let type = entry.pointee.d_type
+                let isFolder = type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN)
+                let name: String? = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    let length = raw.firstIndex(of: 0) ?? raw.count
+                    guard length > 0, raw[0] != UInt8(ascii: ".") else { return nil }
+                    let isDepfile = length > 2 && raw[length - 2] == UInt8(ascii: ".") && raw[length - 1] == UInt8(ascii: "d")
+                    return isDepfile || (isFolder && depth < 2) ? String(decoding: raw[0..<length], as: UTF8.self) : nil
+                }
+                guard let name else { continue }
+                let child = "\(path)/\(name)"
+                if depth < 2 && isFolder && FileSystem.isDirectoryItself(child) {
+                    walk(child, depth: depth + 1)
+                } else if name.hasSuffix(".d") && FileSystem.isRegularFile(child) {
+                    found.append(child)
+                }
+            }
+        }
+        walk(folder, depth: 0)
+        return found.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
     /// The targets, as make spells them in a rule, of those `depfiles` that name an input that
-    /// is no longer the file the stage read (another inode, size or time). A depfile that is not
-    /// there, or was written without identities, names none (make's own rules stand).
+    /// is no longer the file the stage read (another size or time), or whose stage has not ended
+    /// (`Identities.pending`). A depfile that is not there, or was written without identities,
+    /// names none (make's own rules stand).
     ///
     /// Read as bytes, each path looked at once however many depfiles name it: every make runs
     /// it, and a sharded build's depfiles each name every input (64 depfiles of 5,051 inputs
@@ -56,7 +120,7 @@ extension Depfile {
         var targets = [String]()
         for depfile in depfiles {
             guard let bytes = try? ReadableFile.contents(ofRegular: depfile) else { continue }
-            // The rule's first line: the target, its colon and, with prerequisites, " \".
+            // The rule's first line: the target, its colon and, with prerequisites, " \\".
             var first = bytes.prefix { $0 != 0x0A }
             if first.count >= 2 && first.suffix(2).elementsEqual(" \\".utf8) { first.removeLast(2) }
             guard first.last == UInt8(ascii: ":") else { continue }
@@ -68,11 +132,11 @@ extension Depfile {
                 defer { start = end + 1 }
                 let line = bytes[start..<end]
                 guard line.starts(with: mark) else { continue }
-                // The inode, size and times, then the path (which may hold no tab).
+                // The size and times, then the path (which may hold no tab).
                 var tabs = 0
                 guard let pathStart = line.dropFirst(mark.count).firstIndex(where: {
                     if $0 == 0x09 { tabs += 1 }
-                    return tabs == 4
+                    return tabs == 3
                 }) else { continue }
                 let path = String(decoding: line[(pathStart + 1)...], as: UTF8.self)
                 let current: [UInt8]
