@@ -238,9 +238,14 @@ endif
 # last of them ends, a kill included) and a second one stops at once, naming the folder, where
 # the two ran every stage side by side (a nightly job still running when the next starts, a
 # person's make beside a scheduled one) and raced to publish. Not a shard's target, whose makes
-# run side by side by design (make -j, an engine's array tasks), nor a dry run.
+# run side by side by design (make -j, an engine's array tasks), nor a run that runs no recipe
+# (-n, -q, -t). A file system that takes no locks (NFSv3 without lockd, Lustre without flock)
+# is said, and the build goes on without one.
 # $(call build-lock,FOLDER): shell words that take FOLDER's lock, or stop; then the command.
-build-lock = $(if $(DRY_RUN),,mkdir -p "$(1)" && exec 9>>"$(1)/.make.lock" && { flock --nonblock 9 || { echo "make: another make is building $(1)/ now (it holds $(1)/.make.lock): wait for it to end, or stop it" >&2; exit 1; }; } &&)
+NO_RECIPES := $(strip $(foreach flag,n q t,$(findstring $(flag),$(firstword -$(MAKEFLAGS)))))
+build-lock = $(if $(NO_RECIPES),,mkdir -p "$(1)" && exec 9>>"$(1)/.make.lock" && { flock --nonblock --conflict-exit-code 75 9; \
+  case $$? in (0) ;; (75) echo "make: another make is building $(1)/ now (it holds $(1)/.make.lock): wait for it to end, or stop it" >&2; exit 1 ;; \
+  (*) echo "make: warning: cannot lock $(1)/.make.lock (a file system without locks?): building without it; run one make bundle of this pipeline at a time" >&2 ;; esac; } &&)
 
 # The outer make builds the tools and reads the pipeline's name; the inner make (PIPELINE_NAME
 # set) runs the stages as file-to-file rules under $(BUILD)/<name>/. With INAT=…, the name is
@@ -557,7 +562,7 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $
 # (which it lists: a thousand shards' would not fit one command line), none before the first
 # build; a dry run (-n) and a question (-q) see it too (it writes nothing). Tools built
 # elsewhere before 2026-12-07 lack the command, and wrote no identities to check: quiet.
-CHANGED_INPUTS := $(if $(and $(wildcard $(OUT)/inat),$(wildcard $(BIN)/fieldpack-pipeline)),$(shell '$(BIN)/fieldpack-pipeline' changed-inputs '$(OUT)' 2>/dev/null))
+CHANGED_INPUTS := $(if $(and $(wildcard $(OUT)/inat),$(wildcard $(BIN)/fieldpack-pipeline)),$(shell '$(BIN)/fieldpack-pipeline' changed-inputs '$(OUT)' $(if $(SHARDS),--shards $(SHARDS)) 2>/dev/null))
 $(if $(CHANGED_INPUTS),$(eval $(CHANGED_INPUTS): FORCE))
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes

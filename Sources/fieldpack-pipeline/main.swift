@@ -4,7 +4,7 @@ let command = StageCommand(
     name: "fieldpack-pipeline",
     usage: """
         fieldpack-pipeline init NAME --inat PATH... [--wikipedia PATH...] [--max-reject-rate R] [--output FILE]
-               fieldpack-pipeline changed-inputs (BUILD_FOLDER | DEPFILE)...
+               fieldpack-pipeline changed-inputs (BUILD_FOLDER | DEPFILE)... [--shards N]
         """,
     help: """
         Writes a pipeline file from arguments, so that a bundle can be built from your own dumps
@@ -22,15 +22,17 @@ let command = StageCommand(
         depfiles whose inputs are no longer the files the stage read (another size, modification
         or change time, following links: a dump copied in with its old time kept, cp -p or
         rsync -a, or a link turned to another folder), or whose stage did not end. A folder
-        stands for the depfiles in it and two folders deep (a pipeline's build folder). The
+        stands for the depfiles in it and two folders deep (a pipeline's build folder), less
+        those of another shard count's shards than --shards N (none without it). The
         Makefile runs it before it decides anything, and makes those targets again. A depfile
         that is not there names none.
         """,
-    options: ["inat", "wikipedia", "max-reject-rate", "output"])
+    options: ["inat", "wikipedia", "max-reject-rate", "output", "shards"])
 
 command.main { arguments in
     if arguments.positional.first == "changed-inputs" {
-        let depfiles = arguments.positional.dropFirst().flatMap { FileSystem.isDirectory($0) ? Depfile.depfiles(under: $0) : [$0] }
+        let shards = try arguments.int("shards", atLeast: 1)
+        let depfiles = arguments.positional.dropFirst().flatMap { FileSystem.isDirectory($0) ? Depfile.depfiles(under: $0, shards: shards) : [$0] }
         print(Depfile.changedTargets(depfiles).joined(separator: " "))
         return
     }

@@ -338,7 +338,18 @@ import Testing
         #expect(!second.stdout.contains("fieldpack-inat") && !FileManager.default.fileExists(atPath: directory.file("sample/inat")))
         let dryRun = try make(["-n"] + arguments)
         #expect(dryRun.status == 0 && dryRun.stdout.contains("fieldpack-inat"), "\(dryRun.stdout)\(dryRun.stderr)")
+        // A question answers "not up to date" (1), not "another make" (2).
+        #expect(try make(["-q"] + arguments).status == 1)
+        // A file system that takes no locks (flock fails otherwise than on a held lock): said,
+        // and built without one.
+        let noLocks = try TemporaryDirectory()
+        try noLocks.write("flock", "#!/bin/sh\necho 'flock: 9: No locks available' >&2\nexit 71\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: noLocks.file("flock"))
+        let unlocked = try make(arguments, environment: ["PATH": "\(noLocks.path):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"])
+        #expect(unlocked.status == 0, "\(unlocked.stdout)\(unlocked.stderr)")
+        #expect(unlocked.stderr.contains("make: warning: cannot lock \(spelled(directory.path))/sample/.make.lock (a file system without locks?): building without it"))
         flock(lock, LOCK_UN)
+        try FileManager.default.removeItem(atPath: directory.file("sample/bundle"))
         let first = try make(arguments)
         #expect(first.status == 0 && BundleVerifier(directory: directory.file("sample/bundle")).verify() == [], "\(first.stdout)\(first.stderr)")
     }

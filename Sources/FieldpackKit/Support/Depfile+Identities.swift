@@ -79,7 +79,11 @@ extension Depfile {
     /// by make, whose one command line could not hold a thousand shards' depfiles (Linux takes
     /// 128 KiB an argument); read with `readdir` alone, no string made for the other names (an
     /// ingest shard's folder holds a part per shard: a million names at 1,000 shards).
-    public static func depfiles(under folder: String) -> [String] {
+    ///
+    /// - Parameter shards: the build's shard count (nil: not sharded): the folders of another
+    ///   count's shards (`shard-I-of-M`, left by an earlier build) are passed over, whose
+    ///   depfiles each name every input and no target of this build.
+    public static func depfiles(under folder: String, shards: Int? = nil) -> [String] {
         var found: [String] = []
         func walk(_ path: String, depth: Int) {
             guard let directory = opendir(path) else { return }
@@ -95,6 +99,8 @@ extension Depfile {
                 }
                 guard let name else { continue }
                 let child = "\(path)/\(name)"
+                let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+                if isFolder, parts.count == 4, parts[0] == "shard", parts[2] == "of", Int(parts[3]) != shards { continue }
                 if depth < 2 && isFolder && FileSystem.isDirectoryItself(child) {
                     walk(child, depth: depth + 1)
                 } else if name.hasSuffix(".d") && FileSystem.isRegularFile(child) {

@@ -582,7 +582,9 @@ extension WikiStage {
             if reading.counting { run.summary.skipped += 1 }
             return
         }
-        if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata, redirects: alias.map { [$0] } ?? []) { return }
+        // Whether wanted in this pass or an earlier one, as a dump line's aliases are: a page
+        // kept for its alias in the first pass is read again for its title in a later one.
+        if reading.wantedEarlier(title: title, wikidata: blurb.page.wikidata, redirects: blurb.page.redirectedFrom.map { [$0] } ?? []) { return }
         if repaired && reading.counting {
             run.salvaged.append(Finding(path: source, outcome: .salvaged, reason: Self.repairedText))
         }
