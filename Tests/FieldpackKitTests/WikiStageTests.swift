@@ -280,6 +280,24 @@ import Testing
         #expect(WikiTitle.normalize(raw) == normalized)
     }
 
+    /// Turkish and Azerbaijani Wikipedia capitalize a leading `i` as the dotted `İ`: a
+    /// destination typed `istanbul` is the dump's "İstanbul" there (it was "Istanbul", missing),
+    /// and stays "Istanbul" everywhere else.
+    @Test func aTurkishOrAzerbaijaniTitleStartingWithIIsCapitalizedWithItsDot() throws {
+        #expect(WikiTitle.normalize("istanbul", language: "tr") == "\u{130}stanbul")
+        #expect(WikiTitle.normalize("ılgın", language: "tr") == "Ilgın")
+        #expect(WikiTitle.normalize("istanbul", language: "en") == "Istanbul")
+        #expect(WikiTitle.fromURL("https://tr.wikipedia.org/wiki/ibibik")! == ("tr", "\u{130}bibik"))
+        let directory = try TemporaryDirectory()
+        let dump = try directory.write("trwiki.ndjson", WikiHarness.line(
+            "\u{130}stanbul", WikiHarness.parsoid("\u{130}stanbul, Türkiye'nin en kalabalık şehri ve ekonomik merkezidir."),
+            ["in_language": ["identifier": "tr"]]) + "\n")
+        var wants = WikiWants(language: "tr")
+        wants.want(title: "istanbul", by: .destination("istanbul"))
+        let (articles, _, _) = try run([dump], wants: wants, in: directory)
+        #expect(articles.keys.sorted() == ["\u{130}stanbul"])
+    }
+
     @Test func wikipediaURLsGiveLanguageAndTitle() {
         #expect(WikiTitle.fromURL("http://en.wikipedia.org/wiki/Great_tit")! == ("en", "Great tit"))
         #expect(WikiTitle.fromURL("https://fr.m.wikipedia.org/wiki/M%C3%A9sange_charbonni%C3%A8re#Taxonomie")! == ("fr", "Mésange charbonnière"))

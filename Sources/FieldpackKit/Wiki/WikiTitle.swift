@@ -6,14 +6,23 @@ public enum WikiTitle {
     /// The order of titles in `articles.jsonl`: by their UTF-8 bytes.
     static func byteOrder(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    public static func normalize(_ title: String) -> String {
+    public static func normalize(_ title: String) -> String { normalize(title, dottedCapitalI: false) }
+
+    /// `normalize` as the wiki of `language` capitalizes: Turkish and Azerbaijani Wikipedia make
+    /// a leading `i` the dotted `İ` (MediaWiki's `LanguageTr`, which `LanguageAz` extends), so a
+    /// destination typed `istanbul` is `İstanbul` there, as the dumps title it, not `Istanbul`.
+    public static func normalize(_ title: String, language: String) -> String {
+        normalize(title, dottedCapitalI: language == "tr" || language == "az")
+    }
+
+    private static func normalize(_ title: String, dottedCapitalI: Bool) -> String {
         var decoded = percentDecoded(title)
         if holdsFoldedScalar(decoded.utf8) { decoded = foldingSpacesAndMarks(decoded) }
         var words: [Substring] = []
         for word in decoded.replacingOccurrences(of: "_", with: " ").split(separator: " ") { words.append(word) }
         var text = words.joined(separator: " ")
         if let first = text.first {
-            text = firstLetterUppercased(first) + text.dropFirst()
+            text = (dottedCapitalI && first == "i" ? "\u{130}" : firstLetterUppercased(first)) + text.dropFirst()
         }
         return text
     }
@@ -106,7 +115,7 @@ public enum WikiTitle {
         }
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         let language = host.dropLast(".wikipedia.org".count).split(separator: ".").first.map(String.init) ?? ""
-        let title = normalize(String(path))
+        let title = normalize(String(path), language: language)
         guard !title.isEmpty, !language.isEmpty, language != "www" else { return nil }
         return (language, title)
     }

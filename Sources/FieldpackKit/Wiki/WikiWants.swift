@@ -16,13 +16,14 @@ public struct WikiWants: Sendable {
     }
 
     public mutating func want(title: String, by requester: Requester) {
-        titles[WikiTitle.normalize(title), default: []].insert(requester)
+        titles[WikiTitle.normalize(title, language: language), default: []].insert(requester)
     }
 
     /// Wants `title` read, for no requester of its own (an article found by its Wikidata item,
     /// read again for its other copies: its requesters are the item's, whichever title wins).
     mutating func want(title: String) {
-        if titles[WikiTitle.normalize(title)] == nil { titles[WikiTitle.normalize(title)] = [] }
+        let title = WikiTitle.normalize(title, language: language)
+        if titles[title] == nil { titles[title] = [] }
     }
 
     public mutating func want(wikidata id: String, by requester: Requester) {
