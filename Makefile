@@ -553,8 +553,8 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $
 
 -include $(OUT)/content.d
 
-# Each stage's depfile also keeps its inputs as the stage read them (inode, size, modification
-# and change times, following links): a target whose inputs are no longer those files is made
+# Each stage's depfile also keeps its inputs as the stage read them (size, modification and
+# change times, following links): a target whose inputs are no longer those files is made
 # again, whatever their times say. make compares modification times alone, and a new dump copied
 # in with its old time kept (cp -p, rsync -a), or a link turned to another month's folder, was
 # taken as read already and the last guide shipped again. A stage that failed or was killed
