@@ -104,6 +104,35 @@ import Testing
         #expect(Depfile.changedTargets([depfile]) == [])
     }
 
+    /// A folder the inputs were found in is named by the names a walk reads in it, not by its
+    /// time: a note or a hidden file added beside the dumps changes nothing, a dump added,
+    /// removed or renamed there does, and so does a folder added (a walk enters it).
+    @Test func aFolderOfInputsChangesWithItsDumpsNotItsNotesOrHiddenFiles() throws {
+        let directory = try TemporaryDirectory()
+        let page = try directory.write("dumps/page-1.json", "{}")
+        let folder = directory.file("dumps")
+        let depfile = directory.file("out.d")
+        try Depfile.write(depfile, target: directory.file("out"), prerequisites: [page, folder])
+        #expect(try depfileRules(depfile).rules == "\(directory.file("out")): \\\n  \(page)\n\(page):\n")
+        #expect(try depfileRules(depfile).identified == [page, folder])
+        for name in ["README.md", "notes.txt", ".DS_Store", ".page-2.json.Xa81Qz"] {
+            _ = try directory.write("dumps/\(name)", "x")
+            #expect(Depfile.changedTargets([depfile]) == [], "\(name)")
+        }
+        for (index, change) in ["a dump added", "renamed", "a folder added", "removed"].enumerated() {
+            switch index {
+            case 0: _ = try directory.write("dumps/page-2.json", "{}")
+            case 1: try FileManager.default.moveItem(atPath: directory.file("dumps/page-2.json"), toPath: directory.file("dumps/page-3.json"))
+            case 2: try FileManager.default.createDirectory(atPath: directory.file("dumps/2024.md"), withIntermediateDirectories: false)
+            default: try FileManager.default.removeItem(atPath: directory.file("dumps/page-3.json"))
+            }
+            #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "\(change)")
+            try Depfile.write(depfile, target: directory.file("out"), prerequisites: [page, folder])
+        }
+        try FileManager.default.removeItem(atPath: folder)
+        #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "the folder removed")
+    }
+
     /// A build folder stands for its depfiles and its folders' two deep, hidden ones and other
     /// shard counts' left out.
     @Test func aBuildFoldersDepfilesAreFoundTwoFoldersDeep() throws {

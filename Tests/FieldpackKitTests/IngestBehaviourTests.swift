@@ -330,7 +330,8 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: output))
         let folder = directory.file("in")
         let rules = try depfileRules(depfile)
-        #expect(rules.rules == "\(output): \\\n  \(input) \\\n  \(folder) \\\n  \(pipeline)\n\(input):\n\(folder):\n\(pipeline):\n")
+        // The folder by its identity alone (the names a walk reads in it), not in the rule.
+        #expect(rules.rules == "\(output): \\\n  \(input) \\\n  \(pipeline)\n\(input):\n\(pipeline):\n")
         #expect(rules.identified == [input, folder, pipeline])
 
         let strict = directory.file("out/strict.jsonl")

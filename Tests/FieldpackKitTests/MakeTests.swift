@@ -287,6 +287,30 @@ import Testing
         #expect(!(try make(arguments).stdout.contains("fieldpack-")))
     }
 
+    /// A note, a hidden file (an editor's, a sync's temporary one) or a notes folder added to the
+    /// dumps' folder reruns nothing, where its time reran every stage; a page added reruns
+    /// ingest and what follows.
+    @Test(.enabled(if: binaries != nil))
+    func aNoteBesideTheDumpsRerunsNothingAndANewPageRerunsIngest() throws {
+        let directory = try TemporaryDirectory()
+        let dumps = directory.file("dumps")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
+        let extra = "\(dumps)/observations-page-2.json"
+        try FileManager.default.moveItem(atPath: extra, toPath: directory.file("later.json"))
+        let arguments = ["bundle", "BUILD=\(directory.file("out"))", "INAT=\(dumps)", "NAME=notes", "MAX_REJECT_RATE=0.2"]
+        let first = try make(arguments)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        usleep(50_000)
+        try "Downloaded 2024-12-01.\n".write(toFile: "\(dumps)/NOTES.md", atomically: true, encoding: .utf8)
+        try "x".write(toFile: "\(dumps)/.observations-page-2.json.Xa81Qz", atomically: false, encoding: .utf8)
+        let noted = try make(arguments)
+        #expect(noted.status == 0 && !noted.stdout.contains("fieldpack-"), "a note reran: \(noted.stdout)")
+        try FileManager.default.moveItem(atPath: directory.file("later.json"), toPath: extra)
+        let added = try make(arguments)
+        #expect(added.status == 0 && added.stdout.contains("fieldpack-inat"), "\(added.stdout)\(added.stderr)")
+        #expect(!(try make(arguments).stdout.contains("fieldpack-")))
+    }
+
     /// A new dump copied in with its old time kept that fails ingest fails every make until it is
     /// mended, where the second make called the last bundle up to date: the failed run had
     /// already recorded the dump as read. Then, mended the same way, it is read again.

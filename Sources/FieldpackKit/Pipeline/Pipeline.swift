@@ -251,7 +251,7 @@ public struct Pipeline: Sendable {
         let walked = folders.compactMap { folder in FileSystem.resolvedPath(folder).map { (folder, $0) } }
         for output in outputs.compactMap({ $0 }) {
             let name = fileName(of: output)
-            if name.hasPrefix(".") || name.hasSuffix(".md") || name.hasSuffix(".txt") { continue }
+            if !WalkedNames.isRead(name) { continue }
             guard let place = FileSystem.placeOfFolder(directory(of: output)) else { continue }
             for (folder, real) in walked {
                 var read = place == real
@@ -299,8 +299,7 @@ public struct Pipeline: Sendable {
             folders.append(folder)
             walked.append(folder)
             // A name that is not UTF-8 only matters when it is read: not a hidden file, nor a note.
-            func isRead(_ name: String) -> Bool { !name.hasPrefix(".") && !name.hasSuffix(".md") && !name.hasSuffix(".txt") }
-            for name in try FileSystem.list(folder, refusingUndecodable: isRead) where !name.hasPrefix(".") {
+            for name in try FileSystem.list(folder, refusingUndecodable: WalkedNames.isRead) where !name.hasPrefix(".") {
                 let child = folder.hasSuffix("/") ? folder + name : "\(folder)/\(name)"
                 if FileSystem.isDirectory(child) {
                     // A build of a pipeline inside an input folder (BUILD=dumps/build) holds
@@ -313,7 +312,7 @@ public struct Pipeline: Sendable {
                     throw FieldpackError(
                         path: pipelinePath,
                         "\(place)\"\(child)\" is a named pipe, socket or device, not a file: a folder's inputs must be files (give such an input by its own path)")
-                } else if !name.hasSuffix(".md") && !name.hasSuffix(".txt") {
+                } else if WalkedNames.isRead(name) {
                     files.append(child)
                 }
             }

@@ -52,16 +52,51 @@ extension Depfile {
     private static let read = Mutex<[String: String]>([:])
 
     /// How a line of identity starts, after which come the size, modification and change times
-    /// (nanoseconds) and the path, separated by tabs (a path never holds one: `check`).
+    /// (nanoseconds), or a folder's listing, and the path, separated by tabs (a path never holds
+    /// one: `check`).
     static let identityMark = "#@\t"
 
     /// What a pending identity says: no file's.
     static let pendingIdentity = "?\t?\t?"
 
-    /// A path's identity as a depfile keeps it: `-` fields for one that cannot be looked at.
+    /// A path's identity as a depfile keeps it: a file's size and times; a folder's listing
+    /// (`folder`, the number of names and their digest); `-` fields for one that cannot be
+    /// looked at.
     static func identity(_ path: String) -> String {
+        if FileSystem.isDirectory(path), let listing = listing(path) { return listing }
         guard let file = FileIdentity(path: path) else { return "-\t-\t-" }
         return "\(file.size)\t\(file.modified)\t\(file.changed)"
+    }
+
+    /// A folder's identity: the names in it that a walk reads or enters (`WalkedNames`: not
+    /// hidden, not a note; any folder not hidden), counted and digested in byte order. Not its
+    /// times, which move when a note or a hidden file (an editor's, a sync's temporary file) is
+    /// added beside the dumps and reran every stage; a dump added, removed or renamed there
+    /// changes it. Nil when it cannot be listed (told as changed).
+    private static func listing(_ path: String) -> String? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var read: [String] = []
+        while true {
+            // NULL at the end and on an error (EIO, ESTALE on NFS): only errno tells them apart,
+            // and a listing cut short is no listing (told as changed).
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { return nil }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard !name.hasPrefix(".") else { continue }
+            if WalkedNames.isRead(name) || FileSystem.isDirectory(path.hasSuffix("/") ? path + name : "\(path)/\(name)") {
+                read.append(name)
+            }
+        }
+        read.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let digest = SHA256()
+        for name in read { digest.update(Array(name.utf8) + [0x0A]) }
+        return "folder\t\(read.count)\t\(digest.finalizeHex())"
     }
 
     /// The lines of identity for `prerequisites`: as `taken` says, or now.

@@ -32,9 +32,13 @@ public enum Depfile {
     }
 
     /// Writes the depfile: the rule, an empty rule for each prerequisite, and each prerequisite's
-    /// identity (`Identities`), as `taken` before the stage read it, or as it is now.
+    /// identity (`Identities`), as `taken` before the stage read it, or as it is now. A folder
+    /// (one walked for inputs, a glob's) is named by its identity alone, the names in it that a
+    /// walk reads, not in the rule: make would take its time, which a note or a hidden file
+    /// added beside the dumps moves.
     public static func write(_ path: String, target: String, prerequisites: [String], taken: Identities? = nil) throws {
         try check([target] + prerequisites)
+        let ruled = prerequisites.filter { !FileSystem.isDirectory($0) }
         // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
         // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
@@ -60,9 +64,9 @@ public enum Depfile {
             return String(escaped)
         }
         var text = "\(escape(target, target: true)):"
-        for prerequisite in prerequisites { text += " \\\n  \(escape(prerequisite, target: false))" }
+        for prerequisite in ruled { text += " \\\n  \(escape(prerequisite, target: false))" }
         text += "\n"
-        for prerequisite in prerequisites { text += "\(escape(prerequisite, target: true)):\n" }
+        for prerequisite in ruled { text += "\(escape(prerequisite, target: true)):\n" }
         text += identityLines(prerequisites, taken: taken)
         try AtomicOutput.write(text, to: path)
     }
