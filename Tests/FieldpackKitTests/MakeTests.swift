@@ -287,14 +287,20 @@ import Testing
         #expect(!(try make(arguments).stdout.contains("fieldpack-")))
     }
 
-    /// A note, a hidden file (an editor's, a sync's temporary one) or a notes folder added to the
-    /// dumps' folder reruns nothing, where its time reran every stage; a page added reruns
-    /// ingest and what follows.
+    /// A copy of the sample's iNaturalist dumps in `directory/dumps`, to change as a user would.
+    private func sampleDumps(in directory: TemporaryDirectory) throws -> String {
+        let dumps = directory.file("dumps")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
+        return dumps
+    }
+
+    /// A note or a hidden file (an editor's, a sync's temporary one) added to the dumps' folder
+    /// reruns nothing, where the folder's time reran every stage; a page added reruns ingest and
+    /// what follows.
     @Test(.enabled(if: binaries != nil))
     func aNoteBesideTheDumpsRerunsNothingAndANewPageRerunsIngest() throws {
         let directory = try TemporaryDirectory()
-        let dumps = directory.file("dumps")
-        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
+        let dumps = try sampleDumps(in: directory)
         let extra = "\(dumps)/observations-page-2.json"
         try FileManager.default.moveItem(atPath: extra, toPath: directory.file("later.json"))
         let arguments = ["bundle", "BUILD=\(directory.file("out"))", "INAT=\(dumps)", "NAME=notes", "MAX_REJECT_RATE=0.2"]
@@ -317,8 +323,7 @@ import Testing
     @Test(.enabled(if: binaries != nil))
     func aStageThatFailedOnADumpCopiedInWithItsOldTimeRunsAgain() throws {
         let directory = try TemporaryDirectory()
-        let dumps = directory.file("dumps")
-        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
+        let dumps = try sampleDumps(in: directory)
         let page = "\(dumps)/observations-page-1.json"
         let good = try Data(contentsOf: URL(fileURLWithPath: page))
         func copyIn(_ data: Data) throws {
