@@ -126,6 +126,7 @@ command.main { arguments in
     if let repeatFilterBytes { options.repeatFilterBytes = repeatFilterBytes }
     if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     options.watchedFolders = folders
+    options.walkedFolders = walked
     if let rate = try arguments.fraction("max-reject-rate") {
         options.maxRejectRate = rate
     } else if let pipelinePath = arguments.value("pipeline") {

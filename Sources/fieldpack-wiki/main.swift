@@ -41,7 +41,7 @@ let command = StageCommand(
 /// The stage's options, and the dumps' folders (for the depfile), from the command line and the
 /// pipeline. The pipeline's destinations (100,000 of them for a large bundle) are never held as a
 /// list: the stage needs only the wants made from them.
-func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String]) {
+func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String], walked: [String]) {
     let records = arguments.all("records")
     guard !records.isEmpty else { throw UsageError("--records is required (once per deduped records file)") }
     let maxRejectRate = try arguments.fraction("max-reject-rate")
@@ -90,12 +90,12 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     // files and the pipeline's settings inputs.
     try arguments.refuseOutputs(
         ["depfile", "stamp"], extra: options.outputs, overwriting: options.inputs + records + pipeline.settingsFiles)
-    return (options, inputs.folders)
+    return (options, inputs.folders, inputs.walked)
 }
 
 command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
-    let (options, folders) = try stageOptions(arguments)
+    let (options, folders, walked) = try stageOptions(arguments)
     let clock = StageClock()
     let stamp = arguments.value("stamp")
     // Before the outputs: a run killed after its articles were written (a shard's target) must
@@ -103,7 +103,7 @@ command.main { arguments in
     // reran them for. Written first, a run that fails leaves it beside outputs make redoes;
     // pending until the outputs are in place, then with the dumps as they were before the run
     // read them (`Depfile.Identities`).
-    let identities = Depfile.Identities.take(options.inputs + folders)
+    let identities = Depfile.Identities.take(options.inputs + folders, walked: Set(walked))
     if let depfile = arguments.value("depfile") {
         try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, taken: .pending)
     }

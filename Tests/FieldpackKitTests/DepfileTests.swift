@@ -104,15 +104,18 @@ import Testing
         #expect(Depfile.changedTargets([depfile]) == [])
     }
 
-    /// A folder the inputs were found in is named by the names a walk reads in it, not by its
-    /// time: a note or a hidden file added beside the dumps changes nothing, a dump added,
-    /// removed or renamed there does, and so does a folder added (a walk enters it).
+    /// A folder walked for inputs is named by the names a walk reads in it, not by its time: a
+    /// note or a hidden file added beside the dumps changes nothing, a dump added, removed or
+    /// renamed there does, and so does a folder added (a walk enters it).
     @Test func aFolderOfInputsChangesWithItsDumpsNotItsNotesOrHiddenFiles() throws {
         let directory = try TemporaryDirectory()
         let page = try directory.write("dumps/page-1.json", "{}")
         let folder = directory.file("dumps")
         let depfile = directory.file("out.d")
-        try Depfile.write(depfile, target: directory.file("out"), prerequisites: [page, folder])
+        func write() throws {
+            try Depfile.write(depfile, target: directory.file("out"), prerequisites: [page, folder], taken: .take([page, folder], walked: [folder]))
+        }
+        try write()
         #expect(try depfileRules(depfile).rules == "\(directory.file("out")): \\\n  \(page)\n\(page):\n")
         #expect(try depfileRules(depfile).identified == [page, folder])
         for name in ["README.md", "notes.txt", ".DS_Store", ".page-2.json.Xa81Qz"] {
@@ -127,10 +130,31 @@ import Testing
             default: try FileManager.default.removeItem(atPath: directory.file("dumps/page-3.json"))
             }
             #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "\(change)")
-            try Depfile.write(depfile, target: directory.file("out"), prerequisites: [page, folder])
+            try write()
         }
         try FileManager.default.removeItem(atPath: folder)
         #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "the folder removed")
+    }
+
+    /// A glob's folder (not walked) is kept by all its names, which the glob may match whatever
+    /// they are (`dumps/*.txt`), and by which of them are folders (`dumps/*/page.json` matches
+    /// in a file become a folder); hidden names, which a glob does not match, change nothing.
+    @Test func aGlobsFolderChangesWithEveryNameNotHiddenAndWithAFileBecomeAFolder() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.write("dumps/2024-11/page.json", "{}")
+        _ = try directory.write("dumps/2024-12", "a download without its extension")
+        let folder = directory.file("dumps")
+        let depfile = directory.file("out.d")
+        func write() throws { try Depfile.write(depfile, target: directory.file("out"), prerequisites: [folder], taken: .take([folder])) }
+        try write()
+        _ = try directory.write("dumps/.sync-tmp", "x")
+        #expect(Depfile.changedTargets([depfile]) == [])
+        _ = try directory.write("dumps/obs-3.txt", "{}")
+        #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "a .txt the glob reads")
+        try write()
+        try FileManager.default.removeItem(atPath: directory.file("dumps/2024-12"))
+        _ = try directory.write("dumps/2024-12/page.json", "{}")
+        #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "a file become a folder")
     }
 
     /// A build folder stands for its depfiles and its folders' two deep, hidden ones and other

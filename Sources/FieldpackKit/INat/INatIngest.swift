@@ -23,6 +23,9 @@ public struct INatIngest {
         public var depfile: String? = nil
         /// Folders and globs the inputs came from, for the depfile (a new file changes a folder).
         public var watchedFolders: [String] = []
+        /// Those of `watchedFolders` walked for inputs, whose notes and hidden files are not read
+        /// (`Depfile.Identities`).
+        public var walkedFolders: [String] = []
         /// Input files per unit of work and of satellite collapsing (see `Satellites`).
         public var filesPerChunk = 32
         /// Records and raw bytes read, for the progress line.
@@ -142,7 +145,7 @@ public struct INatIngest {
         // What the depfile names, as it is before anything is read (`Depfile.Identities`).
         let prerequisites = inputs.filter { $0 != StandardInput.argument } + options.watchedFolders + Self.selectionFiles(options)
         if options.depfile != nil { try Depfile.check(prerequisites) }
-        let identities = options.depfile == nil ? nil : Depfile.Identities.take(prerequisites)
+        let identities = options.depfile == nil ? nil : Depfile.Identities.take(prerequisites, walked: Set(options.walkedFolders))
         // Large tables (and in a sharded run, JSON Lines files) in byte ranges (see `IngestUnits`);
         // a sharded run's share of the units, in unit order.
         let allUnits = try IngestUnits.plan(

@@ -30,10 +30,13 @@ extension Depfile {
 
         /// The identities of `paths` now, or as they were when the stage first read them (a
         /// pipeline's settings files, read as it is loaded: `noteReading`).
-        public static func take(_ paths: [String]) -> Identities {
+        ///
+        /// - Parameter walked: the folders among them that were walked for inputs, whose notes
+        ///   and hidden files are not read (the others, a glob's, are kept by all their names).
+        public static func take(_ paths: [String], walked: Set<String> = []) -> Identities {
             let read = Depfile.read.withLock { $0 }
             var byPath = [String: String]()
-            for path in paths where byPath[path] == nil { byPath[path] = read[path] ?? Depfile.identity(path) }
+            for path in paths where byPath[path] == nil { byPath[path] = read[path] ?? Depfile.identity(path, walked: walked.contains(path)) }
             return Identities(byPath: byPath)
         }
 
@@ -60,20 +63,23 @@ extension Depfile {
     static let pendingIdentity = "?\t?\t?"
 
     /// A path's identity as a depfile keeps it: a file's size and times; a folder's listing
-    /// (`folder`, the number of names and their digest); `-` fields for one that cannot be
-    /// looked at.
-    static func identity(_ path: String) -> String {
-        if FileSystem.isDirectory(path), let listing = listing(path) { return listing }
+    /// (`walked` or `folder`, the number of names and their digest); `-` fields for one that
+    /// cannot be looked at.
+    static func identity(_ path: String, walked: Bool = false) -> String {
+        if FileSystem.isDirectory(path) { return listing(path, walked: walked) ?? "unlisted\t-\t-" }
         guard let file = FileIdentity(path: path) else { return "-\t-\t-" }
         return "\(file.size)\t\(file.modified)\t\(file.changed)"
     }
 
-    /// A folder's identity: the names in it that a walk reads or enters (`WalkedNames`: not
-    /// hidden, not a note; any folder not hidden), counted and digested in byte order. Not its
-    /// times, which move when a note or a hidden file (an editor's, a sync's temporary file) is
-    /// added beside the dumps and reran every stage; a dump added, removed or renamed there
-    /// changes it. Nil when it cannot be listed (told as changed).
-    private static func listing(_ path: String) -> String? {
+    /// A folder's identity: its names that are not hidden, each marked a file or a folder,
+    /// counted and digested in byte order; of a folder `walked` for inputs, only those a walk
+    /// reads or enters (`WalkedNames`: not a note either). Not its times, which move when a
+    /// note or a hidden file (an editor's, a sync's temporary file) is added beside the dumps
+    /// and reran every stage; a dump added, removed or renamed there changes it, and so does a
+    /// file that becomes a folder (a glob's `dumps/*/page.json` then matches in it). A glob's
+    /// folder keeps every name, its notes too: `dumps/*.txt` reads them. Nil when it cannot be
+    /// listed (told as changed).
+    private static func listing(_ path: String, walked: Bool) -> String? {
         guard let directory = opendir(path) else { return nil }
         defer { closedir(directory) }
         var read: [String] = []
@@ -89,19 +95,18 @@ extension Depfile {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             guard !name.hasPrefix(".") else { continue }
-            if WalkedNames.isRead(name) || FileSystem.isDirectory(path.hasSuffix("/") ? path + name : "\(path)/\(name)") {
-                read.append(name)
-            }
+            let isFolder = FileSystem.isDirectory(path.hasSuffix("/") ? path + name : "\(path)/\(name)")
+            if !walked || isFolder || WalkedNames.isRead(name) { read.append(isFolder ? name + "/" : name) }
         }
         read.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let digest = SHA256()
         for name in read { digest.update(Array(name.utf8) + [0x0A]) }
-        return "folder\t\(read.count)\t\(digest.finalizeHex())"
+        return "\(walked ? "walked" : "folder")\t\(read.count)\t\(digest.finalizeHex())"
     }
 
     /// The lines of identity for `prerequisites`: as `taken` says, or now.
     static func identityLines(_ prerequisites: [String], taken: Identities?) -> String {
-        var text = "# The inputs as they were read (size, modified and changed in ns), for fieldpack-pipeline changed-inputs:\n"
+        var text = "# The inputs as they were read (a file's size, modified and changed in ns; a folder's names), for fieldpack-pipeline changed-inputs:\n"
         for path in prerequisites {
             let kept = taken.map { $0.byPath.isEmpty ? pendingIdentity : $0.byPath[path] ?? identity(path) } ?? identity(path)
             text += "\(identityMark)\(kept)\t\(path)\n"
@@ -180,12 +185,15 @@ extension Depfile {
                     return tabs == 3
                 }) else { continue }
                 let path = String(decoding: line[(pathStart + 1)...], as: UTF8.self)
+                // A walked folder is looked at as it was kept (the kind its identity names).
+                let walked = line.dropFirst(mark.count).starts(with: "walked\t".utf8)
+                let key = walked ? "walked\t" + path : path
                 let current: [UInt8]
-                if let known = now[path] {
+                if let known = now[key] {
                     current = known
                 } else {
-                    current = Array(identity(path).utf8)
-                    now[path] = current
+                    current = Array(identity(path, walked: walked).utf8)
+                    now[key] = current
                 }
                 changed = !line[(line.startIndex + mark.count)..<pathStart].elementsEqual(current)
             }
