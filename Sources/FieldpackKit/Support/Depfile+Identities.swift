@@ -95,7 +95,11 @@ extension Depfile {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             guard !name.hasPrefix(".") else { continue }
-            let isFolder = FileSystem.isDirectory(path.hasSuffix("/") ? path + name : "\(path)/\(name)")
+            // The entry's type as the listing gives it; a link, or a file system that does not
+            // say (DT_UNKNOWN), looked at (a link to a folder is a folder, as the walk takes it).
+            let type = entry.pointee.d_type
+            let isFolder = type == UInt8(DT_DIR)
+                || ((type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN)) && FileSystem.isDirectory(path.hasSuffix("/") ? path + name : "\(path)/\(name)"))
             if !walked || isFolder || WalkedNames.isRead(name) { read.append(isFolder ? name + "/" : name) }
         }
         read.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
