@@ -275,12 +275,7 @@ import Testing
         #expect(again.status == 0 && !again.stdout.contains("fieldpack-"), "a make after it ran: \(again.stdout)")
 
         // November's page copied over December's in place, its old time kept.
-        usleep(50_000)
-        let handle = try #require(FileHandle(forWritingAtPath: page))
-        try handle.truncate(atOffset: 0)
-        try handle.write(contentsOf: Data(contentsOf: URL(fileURLWithPath: directory.file("2024-11/observations-page-2.json"))))
-        try handle.close()
-        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: page)
+        try copyInPlace(Data(contentsOf: URL(fileURLWithPath: directory.file("2024-11/observations-page-2.json"))), over: page, dated: old)
         let copied = try make(arguments)
         #expect(copied.status == 0 && copied.stdout.contains("fieldpack-inat"), "\(copied.stdout)\(copied.stderr)")
         #expect(try observations() == november)
@@ -292,6 +287,18 @@ import Testing
         let dumps = directory.file("dumps")
         try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
         return dumps
+    }
+
+    /// `data` written over the file at `path` in place, its modification time then set back to
+    /// `dated`, as `cp -p` or `rsync -a --inplace` puts a new dump in an old one's place; after
+    /// the clock's tick, so that the change moves the change time (`FileIdentity`).
+    private func copyInPlace(_ data: Data, over path: String, dated: Date) throws {
+        usleep(50_000)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: data)
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: dated], ofItemAtPath: path)
     }
 
     /// A note or a hidden file (an editor's, a sync's temporary one) added to the dumps' folder
@@ -326,14 +333,7 @@ import Testing
         let dumps = try sampleDumps(in: directory)
         let page = "\(dumps)/observations-page-1.json"
         let good = try Data(contentsOf: URL(fileURLWithPath: page))
-        func copyIn(_ data: Data) throws {
-            usleep(50_000)  // past the clock's tick: a change within it moves no time (`FileIdentity`)
-            let handle = try #require(FileHandle(forWritingAtPath: page))
-            try handle.truncate(atOffset: 0)
-            try handle.write(contentsOf: data)
-            try handle.close()
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_000_000_000)], ofItemAtPath: page)
-        }
+        func copyIn(_ data: Data) throws { try copyInPlace(data, over: page, dated: Date(timeIntervalSince1970: 1_000_000_000)) }
         let arguments = ["bundle", "BUILD=\(directory.file("out"))", "INAT=\(dumps)", "NAME=failing", "MAX_REJECT_RATE=0.2"]
         let first = try make(arguments)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")

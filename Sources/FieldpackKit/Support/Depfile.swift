@@ -33,9 +33,10 @@ public enum Depfile {
 
     /// Writes the depfile: the rule, an empty rule for each prerequisite, and each prerequisite's
     /// identity (`Identities`), as `taken` before the stage read it, or as it is now. A folder
-    /// (one walked for inputs, a glob's) is named by its identity alone, the names in it that a
-    /// walk reads, not in the rule: make would take its time, which a note or a hidden file
-    /// added beside the dumps moves.
+    /// (one walked for inputs, a glob's) is named by its identity alone, not in the rule: make
+    /// would take its time, which a note or a hidden file added beside the dumps moves. Its
+    /// identity is its listing: of a walked folder the names a walk reads, of a glob's every
+    /// name not hidden (`identity(_:walked:)`).
     public static func write(_ path: String, target: String, prerequisites: [String], taken: Identities? = nil) throws {
         try check([target] + prerequisites)
         let ruled = prerequisites.filter { !FileSystem.isDirectory($0) }
