@@ -65,6 +65,17 @@ import Testing
         #expect(problems.contains("\(bag)/notes.txt: error: unexpected file: not part of a fieldpack bag"), "\(problems)")
     }
 
+    /// A stray file in data/ named as the bag's payload manifest is named by its path in data/,
+    /// not as the bag's own manifest-sha256.txt beside it.
+    @Test func aStrayChecksumFileInDataIsNamedInData() throws {
+        let directory = try TemporaryDirectory()
+        let bag = try bag(directory)
+        try "x".write(toFile: "\(bag)/data/manifest-sha256.txt", atomically: true, encoding: .utf8)
+        let problems = BundleVerifier(directory: bag).verify()
+        #expect(problems.contains("\(bag)/data/manifest-sha256.txt: error: unexpected file: not listed in the manifest"), "\(problems)")
+        #expect(!problems.contains { $0.hasPrefix("\(bag)/manifest-sha256.txt:") }, "\(problems)")
+    }
+
     @Test func anEditedManifestOrTagFileIsRefusedByTheTagManifest() throws {
         let directory = try TemporaryDirectory()
         let bag = try bag(directory)

@@ -136,6 +136,20 @@ import Testing
         #expect(problems.contains("\(bundle)/manifest.json: error: files[1]: is an array, not an object with path, bytes and sha256"), "\(problems)")
     }
 
+    /// `files` as an object of entries (`{"0": {…}}`) is refused, as the app's decoder of an
+    /// array refuses it, where its values were read as the list; a manifest without `files` too.
+    @Test func aFilesListThatIsAnObjectOrMissingIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let bundle = try bundle(directory)
+        try edit(bundle) { root in
+            let files = root["files"] as! [[String: Any]]
+            root["files"] = Dictionary(uniqueKeysWithValues: files.enumerated().map { (String($0.offset), $0.element) })
+        }
+        #expect(BundleVerifier(directory: bundle).verify().contains("\(bundle)/manifest.json: error: files is not an array of entries"))
+        try edit(bundle) { root in root.removeValue(forKey: "files") }
+        #expect(BundleVerifier(directory: bundle).verify().contains("\(bundle)/manifest.json: error: has no files list"))
+    }
+
     /// `fieldpack-manifest --sha256` prints names as GNU sha256sum does, so `sha256sum -c` reads
     /// its output back: a backslash, line feed or carriage return escaped after a leading `\`.
     @Test func sha256LinesEscapeNamesAsSha256sumDoesAndCheckBack() throws {

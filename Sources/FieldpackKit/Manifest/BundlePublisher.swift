@@ -270,8 +270,9 @@ public struct BundlePublisher {
         let buffer = PaddedBuffer(copying: bytes)
         return withExtendedLifetime((parser, buffer)) { () -> Set<String>? in
             guard let root = try? parser.parse(buffer), root.isObject, root["format"]?.string == Manifest.formatName else { return nil }
+            guard let files = root["files"], files.isArray else { return nil }
             var names: Set<String> = []
-            for file in root["files"].map({ Array($0.elements) }) ?? [] {
+            for file in files.elements {
                 if let name = file["path"]?.string { names.insert(name) }
             }
             return names

@@ -155,7 +155,8 @@ public struct BundleVerifier {
             return ["\(directory): error: holds \(BagItLayout.payloadFolder)/ and \(tagFile) but no \(BagItLayout.declarationName): a BagIt bag without its declaration, not a bundle"]
         }
         // Where a file named in the manifest is: beside manifest.json, or in a bag's data/.
-        let topLevel: Set<String> = [Manifest.jsonName, Manifest.checksumName, ManifestSignature.fileName]
+        // (Not the checksum file: a bag's own is `checksumFile`'s, and one in data/ is a stray.)
+        let topLevel: Set<String> = [Manifest.jsonName, ManifestSignature.fileName]
         func place(_ name: String) -> String { bag && !topLevel.contains(name) ? "\(BagItLayout.payloadFolder)/\(name)" : name }
         func path(_ name: String) -> String { "\(directory)/\(place(name))" }
         func problem(_ file: String, _ message: String) { problems.append("\(directory)/\(place(file)): error: \(message)") }
@@ -223,7 +224,13 @@ public struct BundleVerifier {
                 // A key given twice is read one way here and another by the app's JSON reader (the
                 // first schema_version here, the last elsewhere): fieldpack never writes one.
                 if root.hasDuplicateKeys { problem(Manifest.jsonName, "an object gives a key twice, which readers take differently") }
-                let entries = root["files"].map({ Array($0.elements) }) ?? []
+                // An array, as the app decodes it: `elements` would also take an object's values.
+                var entries: [JSONValue] = []
+                if let files = root["files"], files.isArray {
+                    entries = Array(files.elements)
+                } else {
+                    problem(Manifest.jsonName, root["files"] == nil ? "has no files list" : "files is not an array of entries")
+                }
                 for index in entries.indices {
                     let file = entries[index]
                     guard let path = file["path"]?.string, let size = file["bytes"]?.int64, let digest = file["sha256"]?.string else {
