@@ -25,9 +25,23 @@ hash_sign := \#
 comma := ,
 open_paren := (
 close_paren := )
-BUILD_SYNTAX := $(strip $(foreach c,% ' " : ; $(hash_sign) * ? [ ] { } $(open_paren) $(close_paren) $(comma) ~ ! ^ = ` & | < > \,$(if $(findstring $(c),$(BUILD)),$(c))))
+# $(call syntax-in,PATH): the characters of PATH that make or the recipes' shell read as syntax.
+syntax-in = $(strip $(foreach c,% ' " : ; $(hash_sign) * ? [ ] { } $(open_paren) $(close_paren) $(comma) ~ ! ^ = ` & | < > \,$(if $(findstring $(c),$(1)),$(c))))
+BUILD_SYNTAX := $(call syntax-in,$(BUILD))
 ifneq ($(BUILD_SYNTAX),)
 $(error BUILD="$(BUILD)" holds $(BUILD_SYNTAX), which make or the shell reads as syntax: name a folder of letters, digits, '/', '.', '-', '_' and the like)
+endif
+# The pipeline file likewise: every stage names it in its rule and on its command line, where a
+# space split it in two ("pipelines/my: cannot open") and a quote broke the recipe.
+ifneq ($(words $(PIPELINE)),1)
+$(error PIPELINE="$(PIPELINE)" must be one file without spaces: make cannot name files with spaces)
+endif
+ifneq ($(value PIPELINE),$(PIPELINE))
+$(error PIPELINE=$(value PIPELINE) holds a '$$', which make expands: name a file without one)
+endif
+PIPELINE_SYNTAX := $(call syntax-in,$(PIPELINE))
+ifneq ($(PIPELINE_SYNTAX),)
+$(error PIPELINE="$(PIPELINE)" holds $(PIPELINE_SYNTAX), which make or the shell reads as syntax: copy or link it to a name of letters, digits, '/', '.', '-', '_' and the like)
 endif
 ifeq ($(words $(CURDIR)),1)
 BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
@@ -339,13 +353,21 @@ $(PIPELINE): FORCE $(TOOL_DEPS)
 	@$(BIN)/fieldpack-pipeline init $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@ -- $(PIPELINE_NAME)
 endif
 
+# The stages before the bundle (ingest, dedupe, the wiki stage) name the pipeline file in their
+# depfiles by the keys they read of it (PipelineReader), which fieldpack-pipeline changed-inputs
+# compares: an edit of another key (a display target, a licence, a cost) reruns the bundle and
+# what follows it, not ingest of the whole dump. A pipeline written from INAT=… holds only keys
+# ingest and the wiki stage read, and is rewritten during this make, after that check: there the
+# file itself is their prerequisite.
+STAGE_PIPELINE := $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
+
 # Both outputs are targets: a rejects file gone missing runs ingest again, where the report's
 # next run failed on it until something else did.
 # (With SHARDS the rejects are the shards' joined, by their own rule below.)
 UNSHARDED_REJECTS := $(if $(SHARDS),,$(OUT)/inat/rejects.jsonl)
 # Kept when ingest fails: its error (over the reject threshold) points at it.
 .PRECIOUS: $(UNSHARDED_REJECTS)
-$(RECORDS) $(UNSHARDED_REJECTS) &: $(PIPELINE) $(TOOL_DEPS)
+$(RECORDS) $(UNSHARDED_REJECTS) &: $(STAGE_PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $(RECORDS) --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
 
 -include $(OUT)/inat/records.d
@@ -353,7 +375,7 @@ $(RECORDS) $(UNSHARDED_REJECTS) &: $(PIPELINE) $(TOOL_DEPS)
 # Dedupe applies the pipeline's select rules that read one observation's own values;
 # records.d names the GeoJSON files they come from.
 # conflicts.json is a target too: one removed is written again (with SHARDS, merged below).
-$(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(PIPELINE) $(TOOL_DEPS)
+$(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(TOOL_DEPS)
 	$(BIN)/fieldpack-dedupe $< --pipeline $(PIPELINE) --output $(DEDUPED) --conflicts $(CONFLICTS) --depfile $(OUT)/dedupe/records.d
 
 -include $(OUT)/dedupe/records.d
@@ -401,12 +423,12 @@ dedupe-shard-files = $(call dedupe-shard,$(1))/conflicts.json $(call dedupe-shar
 define shard-rules
 .PHONY: shard-inat-$(1) shard-dedupe-$(1)
 shard-inat-$(1): $(call inat-shard,$(1))/summary.json
-$(call inat-shard,$(1))/summary.json: $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call inat-shard-files,$(1)))
+$(call inat-shard,$(1))/summary.json: $(STAGE_PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call inat-shard-files,$(1)))
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
 $(call inat-shard-files,$(1)): | $(call inat-shard,$(1))/summary.json ;
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
-$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
 $(call dedupe-shard-files,$(1)): | $(call dedupe-shard,$(1))/records.jsonl ;
 -include $(call dedupe-shard,$(1))/records.d
@@ -433,7 +455,7 @@ DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
 WIKI_STAMP := $(OUT)/wiki/articles.stamp
 WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json $(OUT)/wiki/rejects.jsonl
 WIKI_COMMAND = $(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $(WIKI_STAMP)
-$(WIKI_STAMP): $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+$(WIKI_STAMP): $(DEDUPED_INPUTS) $(STAGE_PIPELINE) $(TOOL_DEPS)
 	$(WIKI_COMMAND)
 
 $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
@@ -451,7 +473,7 @@ WIKI_PARTS := $(foreach index,$(SHARD_INDEXES),$(OUT)/wiki/shard-$(index)-of-$(S
 # reads this); a shard with one of its other files missing gets FORCE as well.
 wiki-shard = $(OUT)/wiki/shard-$(1)-of-$(SHARDS)
 wiki-shard-files = $(call wiki-shard,$(1))/wiki-report.json $(call wiki-shard,$(1))/rejects.jsonl
-$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(PIPELINE) $(TOOL_DEPS)
+$(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(STAGE_PIPELINE) $(TOOL_DEPS)
 	$(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --shard $*/$(SHARDS) --output-folder $(@D) --depfile $(@D)/articles.d
 define wiki-shard-rules
 .PHONY: shard-wiki-$(1)

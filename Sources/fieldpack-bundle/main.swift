@@ -122,13 +122,17 @@ command.main { arguments in
     // The depfile before the database: a run killed between the two must not leave a bundle that
     // make takes as up to date whatever the measured sizes or the places become. Pending until
     // the database is in place, then with the files as they were read (`Depfile.Identities`).
-    let identities = Depfile.Identities.take(pipeline.settingsFiles)
+    // The pipeline file too, by its identity as it was loaded: the bundle reads nearly every
+    // key, and the stages before it name it only by the keys they read (`PipelineReader`), so
+    // one copied in with an older time and other targets is made again here.
+    let prerequisites = [pipeline.path] + pipeline.settingsFiles
+    let identities = Depfile.Identities.take(prerequisites)
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles, taken: .pending)
+        try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: .pending)
     }
     let summary = try BundleBuilder(options: options).run()
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: options.output, prerequisites: pipeline.settingsFiles, taken: identities)
+        try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: identities)
     }
     for finding in summary.findings { StandardError.write(finding.diagnostic) }
     let missing = summary.missingParents

@@ -71,7 +71,9 @@ command.main { arguments in
     let identities = Depfile.Identities.take(prerequisites)
     func writeDepfile(_ taken: Depfile.Identities) throws {
         guard let depfile = arguments.value("depfile") else { return }
-        try Depfile.write(depfile, target: try arguments.required("output"), prerequisites: prerequisites, taken: taken)
+        try Depfile.write(
+            depfile, target: try arguments.required("output"), prerequisites: prerequisites,
+            keyed: pipeline.map { PipelineReader.dedupe.keyed($0) } ?? [:], taken: taken)
     }
     try writeDepfile(.pending)
     let measuredPhotos = try measuredSizes.map { try MeasuredSizes(path: $0).entries.map(\.photo) } ?? []

@@ -58,10 +58,8 @@ command.main { arguments in
     // A folder is walked like a pipeline's; `-` is standard input.
     for argument in arguments.positional {
         if argument != StandardInput.argument && FileSystem.isDirectory(argument) {
+            // A folder that holds no input file is refused there, naming it.
             let resolved = try Pipeline.resolve([argument], pipelinePath: argument)
-            if resolved.files.isEmpty {
-                throw FieldpackError(path: argument, "the folder holds no input files (hidden files, *.md and *.txt are skipped)")
-            }
             inputs += resolved.files
             folders += resolved.folders
             walked += resolved.walked
@@ -76,6 +74,7 @@ command.main { arguments in
     var measuredSizes: String? = nil
     var repeatFilterBytes: Int? = nil
     var settingsFiles: [String] = []
+    var keyed: [String: Depfile.Keyed] = [:]
     if let pipelinePath = arguments.value("pipeline") {
         if arguments.flag("print-name") {
             print(try Pipeline.name(at: pipelinePath))
@@ -93,7 +92,9 @@ command.main { arguments in
         // that does not exist fails the build here, before them.
         _ = try pipeline.resolveWikipediaInputs()
         inputs += resolved.files
-        folders += resolved.folders + [pipelinePath]
+        folders += resolved.folders
+        // The pipeline file by what ingest reads of it (`PipelineReader`), not by its times.
+        keyed = PipelineReader.inat.keyed(pipeline)
         walked += resolved.walked
     }
     if inputs.isEmpty { throw UsageError("give --pipeline or input files") }
@@ -126,6 +127,7 @@ command.main { arguments in
     if let repeatFilterBytes { options.repeatFilterBytes = repeatFilterBytes }
     if let measuredSizes { options.measuredPhotos = try MeasuredSizes(path: measuredSizes).entries.map(\.photo) }
     options.watchedFolders = folders
+    options.keyed = keyed
     options.walkedFolders = walked
     if let rate = try arguments.fraction("max-reject-rate") {
         options.maxRejectRate = rate

@@ -21,7 +21,8 @@ let command = StageCommand(
         changed-inputs prints, on one line and as make spells them, the targets of those stage
         depfiles whose inputs are no longer the files the stage read (another size, modification
         or change time, following links: a dump copied in with its old time kept, cp -p or
-        rsync -a, or a link turned to another folder), or whose stage did not end. A folder
+        rsync -a, or a link turned to another folder; of the pipeline file, the keys that stage
+        reads of it), or whose stage did not end. A folder
         stands for the depfiles in it and two folders deep (a pipeline's build folder), less
         those of another shard count's shards than --shards N (none without it). The
         Makefile runs it before it decides anything, and makes those targets again. A depfile
@@ -33,7 +34,8 @@ command.main { arguments in
     if arguments.positional.first == "changed-inputs" {
         let shards = try arguments.int("shards", atLeast: 1)
         let depfiles = arguments.positional.dropFirst().flatMap { FileSystem.isDirectory($0) ? Depfile.depfiles(under: $0, shards: shards) : [$0] }
-        print(Depfile.changedTargets(depfiles).joined(separator: " "))
+        let changed = Depfile.changedTargets(depfiles) { path, kind in PipelineReader(rawValue: kind)?.digest(ofFile: path) }
+        print(changed.joined(separator: " "))
         return
     }
     guard arguments.positional.first == "init" else { throw UsageError("give a command: init or changed-inputs") }

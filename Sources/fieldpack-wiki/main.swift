@@ -41,7 +41,7 @@ let command = StageCommand(
 /// The stage's options, and the dumps' folders (for the depfile), from the command line and the
 /// pipeline. The pipeline's destinations (100,000 of them for a large bundle) are never held as a
 /// list: the stage needs only the wants made from them.
-func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String], walked: [String]) {
+func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options, folders: [String], walked: [String], keyed: [String: Depfile.Keyed]) {
     let records = arguments.all("records")
     guard !records.isEmpty else { throw UsageError("--records is required (once per deduped records file)") }
     let maxRejectRate = try arguments.fraction("max-reject-rate")
@@ -90,12 +90,12 @@ func stageOptions(_ arguments: Arguments) throws -> (options: WikiStage.Options,
     // files and the pipeline's settings inputs.
     try arguments.refuseOutputs(
         ["depfile", "stamp"], extra: options.outputs, overwriting: options.inputs + records + pipeline.settingsFiles)
-    return (options, inputs.folders, inputs.walked)
+    return (options, inputs.folders, inputs.walked, PipelineReader.wiki.keyed(pipeline))
 }
 
 command.main { arguments in
     guard arguments.positional.isEmpty else { throw UsageError("give the inputs in the pipeline file") }
-    let (options, folders, walked) = try stageOptions(arguments)
+    let (options, folders, walked, keyed) = try stageOptions(arguments)
     let clock = StageClock()
     let stamp = arguments.value("stamp")
     // Before the outputs: a run killed after its articles were written (a shard's target) must
@@ -105,7 +105,7 @@ command.main { arguments in
     // read them (`Depfile.Identities`).
     let identities = Depfile.Identities.take(options.inputs + folders, walked: Set(walked))
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, taken: .pending)
+        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, keyed: keyed, taken: .pending)
     }
     let summary = try WikiStage(options: options).run()
     if let stamp {
@@ -121,7 +121,7 @@ command.main { arguments in
         }
     }
     if let depfile = arguments.value("depfile") {
-        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, taken: identities)
+        try Depfile.write(depfile, target: stamp ?? options.output, prerequisites: options.inputs + folders, keyed: keyed, taken: identities)
     }
     StageReport(stage: "wiki", clock: clock).print(
         "\(options.inputs.count) files, \(summary.lines) lines (\(summary.skipped) skipped, \(summary.rejected) rejected), "

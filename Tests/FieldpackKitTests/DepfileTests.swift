@@ -157,6 +157,49 @@ import Testing
         #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "a file become a folder")
     }
 
+    /// A keyed file (the pipeline's, `PipelineReader`) is out of the rule and changes with what
+    /// its reader reads of it alone, asked once however many depfiles name it; pending while the
+    /// stage runs; one that cannot be read is changed.
+    @Test func aKeyedFileChangesWithWhatItsReaderReadsOfIt() throws {
+        let directory = try TemporaryDirectory()
+        let pipeline = try directory.write("p.json", "{}")
+        let (depfile, other) = (directory.file("out.d"), directory.file("other.d"))
+        let keyed = [pipeline: Depfile.Keyed(kind: "inat", digest: "abc")]
+        try Depfile.write(depfile, target: directory.file("out"), prerequisites: [], keyed: keyed, taken: .take([]))
+        try Depfile.write(other, target: directory.file("other"), prerequisites: [], keyed: [pipeline: Depfile.Keyed(kind: "wiki", digest: "w")])
+        let text = try String(contentsOfFile: depfile, encoding: .utf8)
+        #expect(text.hasPrefix("\(directory.file("out")):\n"), "the keyed file is not in the rule: \(text)")
+        #expect(text.contains("#@\tkeys\tinat\tabc\t\(pipeline)\n"), "\(text)")
+        var asked: [String] = []
+        let now = { (path: String, kind: String) -> String? in
+            asked.append(kind)
+            return path == pipeline ? ["inat": "abc", "wiki": "w2"][kind] : nil
+        }
+        #expect(Depfile.changedTargets([depfile, other, depfile], keyed: now) == [directory.file("other")])
+        #expect(asked.sorted() == ["inat", "wiki"], "each kind asked once: \(asked)")
+        #expect(Depfile.changedTargets([depfile]) == [directory.file("out")], "unreadable now: changed")
+        try Depfile.write(depfile, target: directory.file("out"), prerequisites: [], keyed: keyed, taken: .pending)
+        #expect(Depfile.changedTargets([depfile], keyed: { _, _ in "abc" }) == [directory.file("out")], "pending")
+    }
+
+    /// What each stage reads of a pipeline is its keys alone: another key's edit, a comment
+    /// outside them or their layout changes nothing; an edit inside them does.
+    @Test func aStageReadsItsKeysOfThePipelineAndNoOther() throws {
+        let directory = try TemporaryDirectory()
+        func digests(_ text: String) throws -> [PipelineReader: String?] {
+            let path = try directory.write("p.json", text)
+            return Dictionary(uniqueKeysWithValues: PipelineReader.allCases.map { ($0, $0.digest(ofFile: path)) })
+        }
+        let base = try digests(#"{"name": "a", "inat": ["d"], "select": {"bbox": [0, 0, 1, 1]}, "costs": {"measured_sizes": "m.csv", "bytes_per_pixel": 4}}"#)
+        let laidOut = try digests("{\n  \"name\": \"a\",\n  \"inat\": [ \"d\" ],\n  \"select\": {\"bbox\": [0, 0, 1, 1]},\n  \"costs\": {\"measured_sizes\": \"m.csv\", \"bytes_per_pixel\": 2},\n  \"targets\": []\n}")
+        #expect(laidOut == base)
+        let selected = try digests(#"{"name": "a", "inat": ["d"], "select": {"bbox": [0, 0, 2, 1]}, "costs": {"measured_sizes": "m.csv", "bytes_per_pixel": 4}}"#)
+        #expect(selected[.inat] != base[.inat] && selected[.dedupe] != base[.dedupe] && selected[.wiki] == base[.wiki])
+        let wiki = try digests(#"{"name": "a", "inat": ["d"], "select": {"bbox": [0, 0, 1, 1]}, "costs": {"measured_sizes": "m.csv", "bytes_per_pixel": 4}, "wikipedia_language": "de"}"#)
+        #expect(wiki[.inat] == base[.inat] && wiki[.wiki] != base[.wiki])
+        #expect(try digests("not json")[.inat] == .some(nil))
+    }
+
     /// A build folder stands for its depfiles and its folders' two deep, hidden ones and other
     /// shard counts' left out.
     @Test func aBuildFoldersDepfilesAreFoundTwoFoldersDeep() throws {

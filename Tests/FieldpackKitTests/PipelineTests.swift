@@ -100,6 +100,65 @@ import Testing
         #expect(unmatched.message == "\"\(directory.file("*.none"))\" matches no files")
     }
 
+    /// An entry that gives no input file (an empty folder: a download that failed, a mount point
+    /// not mounted; a glob matching only such folders) is refused naming it, where the build
+    /// went on without it and, for `wikipedia`, published a guide without articles.
+    @Test func anEntryThatGivesNoInputFileIsRefusedNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/page.json", "{}")
+        try directory.write("empty/README.md", "# notes: not read\n")
+        try FileSystem.makeDirectories(directory.file("months/2024-12"))
+        let empty = try #require(throws: FieldpackError.self) {
+            try Pipeline.resolve([directory.file("dumps"), directory.file("empty")], key: "wikipedia", pipelinePath: "p.json")
+        }
+        #expect(empty.path == "p.json")
+        #expect(empty.message == "wikipedia: \"\(directory.file("empty"))\" holds no input files (hidden files, *.md and *.txt are skipped)")
+        let glob = try #require(throws: FieldpackError.self) {
+            try Pipeline.resolve([directory.file("dumps"), directory.file("months/*")], key: "inat", pipelinePath: "p.json")
+        }
+        #expect(glob.message == "inat: \"\(directory.file("months/*"))\" matches no input files (hidden files, *.md and *.txt are skipped)")
+        // A file named twice still gives a file each time.
+        let twice = try Pipeline.resolve([directory.file("dumps"), directory.file("dumps/page.json")], pipelinePath: "p.json")
+        #expect(twice.files == [directory.file("dumps/page.json")])
+    }
+
+    /// `make bundle INAT=…` (`fieldpack-pipeline init`) says what is wrong with an input that is
+    /// there, as a pipeline file naming it is told, where every fault read "no such file".
+    @Test func aTemplatesInputThatIsThereButGivesNothingIsToldWhy() throws {
+        let directory = try TemporaryDirectory()
+        try FileSystem.makeDirectories(directory.file("empty"))
+        let error = try #require(throws: FieldpackError.self) {
+            try PipelineTemplate(name: "mine", inat: [directory.file("empty")]).check()
+        }
+        #expect(error.description == "\(directory.file("empty")): error: given with --inat: the folder holds no input files (hidden files, *.md and *.txt are skipped)")
+        let missing = try #require(throws: FieldpackError.self) {
+            try PipelineTemplate(name: "mine", inat: [directory.file("gone")]).check()
+        }
+        #expect(missing.message == "given with --inat: no such file or folder, or a glob that matches nothing")
+    }
+
+    /// A folder a glob cannot read (its permissions, a failing disk) fails the glob naming it
+    /// and why, as a walked folder's does, where its dumps were left out of the build in
+    /// silence. Run as a user who may not read it (as root, through setpriv as nobody).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FIELDPACK_BIN"] != nil))
+    func aFolderAGlobCannotReadFailsTheGlobNamingIt() throws {
+        let bin = try #require(ProcessInfo.processInfo.environment["FIELDPACK_BIN"])
+        let directory = try TemporaryDirectory()
+        try directory.write("dumps/a/obs.json", "{}")
+        try directory.write("dumps/b/obs.json", "{}")
+        #expect(chmod(directory.path, 0o755) == 0)
+        #expect(try run("/bin/chmod", ["-R", "a+rX", directory.file("dumps")]).status == 0)
+        #expect(chmod(directory.file("dumps/b"), 0) == 0)
+        let arguments = ["init", "mine", "--inat", directory.file("dumps/*/obs.json"), "--output", "/dev/null/never"]
+        let result = getuid() == 0
+            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "\(bin)/fieldpack-pipeline"] + arguments)
+            : try run("\(bin)/fieldpack-pipeline", arguments)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(
+            "\(directory.file("dumps/*/obs.json")): error: given with --inat: \"\(directory.file("dumps/*/obs.json"))\": cannot read the folder \"\(directory.file("dumps/b"))\": Permission denied"),
+            "\(result.stderr)")
+    }
+
     /// A file whose name is not UTF-8 (a Latin-1 name from an old archive) was listed with its
     /// bytes lost, then could not be opened: "cannot open: No such file or directory", for a
     /// file that is there.

@@ -158,6 +158,8 @@ import Testing
         ("{\"observed\": {\"to\": \"May 1\"}}", "select.observed.to must be a date YYYY-MM-DD (is \"May 1\")"),
         ("{\"observed\": {\"from\": \"2024-05-01\", \"to\": \"2024-04-01\"}}", "select.observed.from (2024-05-01) is after"),
         ("{\"observed\": {\"since\": \"2024-05-01\"}}", "select.observed.since is not"),
+        // A bound given as null was the bound left out; a value inside a rule is not (the docs).
+        ("{\"observed\": {\"from\": null, \"to\": \"2024-01-01\"}}", "select.observed.from is null: give a date YYYY-MM-DD, or leave the bound out"),
         // An empty range was taken for no rule at all, where an empty list of grades is refused.
         ("{\"observed\": {}}", "select.observed gives neither \"from\" nor \"to\""),
         ("{\"observed\": {\"_note\": \"spring\"}}", "select.observed gives neither \"from\" nor \"to\""),

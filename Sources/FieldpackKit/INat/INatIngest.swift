@@ -26,6 +26,8 @@ public struct INatIngest {
         /// Those of `watchedFolders` walked for inputs, whose notes and hidden files are not read
         /// (`Depfile.Identities`).
         public var walkedFolders: [String] = []
+        /// Files the depfile names by what ingest read of them: the pipeline's (`PipelineReader`).
+        public var keyed: [String: Depfile.Keyed] = [:]
         /// Input files per unit of work and of satellite collapsing (see `Satellites`).
         public var filesPerChunk = 32
         /// Records and raw bytes read, for the progress line.
@@ -302,7 +304,7 @@ public struct INatIngest {
             // two must not leave a summary make takes as up to date whatever its inputs become.
             // Pending until the summary is in place (`Depfile.Identities`), then as it read them.
             if let depfile = options.depfile {
-                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: .pending)
+                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, keyed: options.keyed, taken: .pending)
             }
             try output.commit(durable: true)
             var shardSummary = IngestShardSummary(
@@ -313,7 +315,7 @@ public struct INatIngest {
             shardSummary.maxRejectRateHint = options.maxRejectRateHint
             try shardSummary.write(to: summaryPath)
             if let depfile = options.depfile {
-                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, taken: identities)
+                try Depfile.write(depfile, target: summaryPath, prerequisites: prerequisites, keyed: options.keyed, taken: identities)
             }
             return summary
         }
@@ -324,7 +326,7 @@ public struct INatIngest {
         // Pending while the threshold is judged and the records put in place: a run stopped
         // before they are runs again, whatever its inputs' times (`Depfile.Identities`).
         if let depfile = options.depfile {
-            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: .pending)
+            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, keyed: options.keyed, taken: .pending)
         }
         try Self.judge(
             accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
@@ -332,7 +334,7 @@ public struct INatIngest {
             limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
         try output.commit(durable: true)
         if let depfile = options.depfile {
-            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, taken: identities)
+            try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, keyed: options.keyed, taken: identities)
         }
         return summary
     }

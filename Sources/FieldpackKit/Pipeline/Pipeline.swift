@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A pipeline definition (`pipelines/*.json`): what to build and from which inputs.
 ///
 /// ```json
@@ -31,6 +35,8 @@ public struct Pipeline: Sendable {
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
+    /// What each stage before the bundle reads of the file, as loaded (`PipelineReader`).
+    public var readDigests: [PipelineReader: String] = [:]
 
     /// The files this pipeline's settings are read from besides the pipeline file: its `select`
     /// rules' GeoJSON files and its measured sizes. A stage's depfile lists them, and no output
@@ -60,7 +66,7 @@ public struct Pipeline: Sendable {
     /// are parsed: the parser's document holds its own copy of every string (the three at once
     /// were 40 MB for a pipeline of 160,000 destinations). A byte order mark (Notepad writes
     /// one) is passed over, as in every input.
-    private static func parsed(_ path: String, by parser: JSONParser) throws -> JSONValue {
+    static func parsed(_ path: String, by parser: JSONParser) throws -> JSONValue {
         let buffer = try ReadableFile.contents(of: path).withUnsafeBytes { PaddedBuffer(copying: Array(withoutByteOrderMark($0))) }
         do {
             return try parser.parse(buffer)
@@ -174,6 +180,7 @@ public struct Pipeline: Sendable {
             wikipediaLanguage: language, blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
         if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
+        for reader in PipelineReader.allCases { pipeline.readDigests[reader] = reader.digest(of: root) }
         if let value = root["repeat_filter_bytes"], !value.isNull {
             guard let bytes = value.int64, bytes >= 1 << 20, bytes <= 1 << 34 else {
                 throw FieldpackError(path: path, "\"repeat_filter_bytes\" must be a whole number of bytes from 1048576 (1 MiB) to 17179869184 (16 GiB)")
@@ -284,6 +291,8 @@ public struct Pipeline: Sendable {
         // The folders being walked, by device and inode: a link back to one of them is a loop,
         // which was walked 40 levels deep (every level the whole tree again) before ELOOP.
         var walking: [(device: UInt64, inode: UInt64, path: String)] = []
+        // The first entry that gave no input file.
+        var givesNothing: String? = nil
         func walk(_ folder: String) throws {
             var entered = false
             if let identity = FileIdentity(path: folder) {
@@ -318,26 +327,41 @@ public struct Pipeline: Sendable {
             }
         }
         for entry in entries.map(lexicallyNormal) {
+            let before = files.count
+            defer {
+                // Checked after the entry, by the files it gave (a `throw` below wins: the
+                // `defer` sees its count unchanged and must not hide it, so it only records).
+                if files.count == before { givesNothing = givesNothing ?? entry }
+            }
             if entry.contains(where: { "*?[".contains($0) }) {
                 // Nothing under a pipeline's build folder (`dumps/*/*/page.json` with
                 // BUILD=dumps/build): read as inputs or watched, its outputs rebuilt everything.
                 let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
                 let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) ?? parts.count
                 let fixed = parts[..<wild].joined(separator: "/")
-                let matches = FileSystem.glob(entry).filter { !isInBuildFolder($0, below: fixed) }
-                if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
+                let matches = try FileSystem.glob(entry, pipelinePath: pipelinePath, place: place).filter { !isInBuildFolder($0, below: fixed) }
                 // The folders whose listings decide what it matches, for the depfiles: its part
                 // before the first wildcard, every folder the parts after it match on the way
                 // down (`dumps/*` of `dumps/*/page.json`, also one that holds no page yet), and
                 // each matched file's folder, so that a file added there (or removed, or
                 // renamed) rebuilds what read the matches.
                 if wild < parts.count {
-                    folders.append(fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed)
+                    var levels = [fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed]
                     for end in (wild + 1)..<parts.count {
                         let prefix = parts[..<end].joined(separator: "/")
-                        folders += FileSystem.glob(prefix).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
+                        levels += try FileSystem.glob(prefix, pipelinePath: pipelinePath, place: place).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
                     }
+                    // One the pattern goes down into that this user may not read or enter: glob
+                    // passes over it in silence when the rest of the pattern has no wildcard
+                    // (`dumps/*/page.json` looks `page.json` up), and its dumps were left out.
+                    // (Its fixed part not there is the pattern matching nothing, below.)
+                    for level in levels where faccessat(AT_FDCWD, level, R_OK | X_OK, AT_EACCESS) != 0 && errno != ENOENT && errno != ENOTDIR {
+                        throw FieldpackError(
+                            path: pipelinePath, "\(place)\"\(entry)\": cannot read the folder \"\(level)\": \(String(cString: strerror(errno)))")
+                    }
+                    folders += levels
                 }
+                if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }
                 for match in matches {
                     if FileSystem.isDirectory(match) { try walk(match) } else { files.append(match) }
@@ -349,6 +373,16 @@ public struct Pipeline: Sendable {
             } else {
                 throw FieldpackError(path: pipelinePath, "\(place)input \"\(entry)\" does not exist")
             }
+        }
+        // An entry that gave no file (an empty folder: a failed download, a mount point not
+        // mounted; a glob matching only such folders) was read as nothing, and the build went on
+        // without it: for wikipedia, a guide with no articles, published.
+        if let entry = givesNothing {
+            let glob = entry.contains(where: { "*?[".contains($0) })
+            // Named as the error's path when it is one (a folder given on the command line).
+            let what = entry == lexicallyNormal(pipelinePath) ? (glob ? "the pattern" : "the folder") : "\(place)\"\(entry)\""
+            throw FieldpackError(
+                path: pipelinePath, "\(what) \(glob ? "matches" : "holds") no input files (hidden files, *.md and *.txt are skipped)")
         }
         var seen = Set<String>()
         files = files.filter { seen.insert($0).inserted }

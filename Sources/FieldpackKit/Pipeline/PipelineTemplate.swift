@@ -27,10 +27,22 @@ public struct PipelineTemplate: Sendable {
         }
         for (option, entries) in [("--inat", inat), ("--wikipedia", wikipedia)] {
             for entry in entries {
+                let isGlob = entry.contains(where: { "*?[".contains($0) })
+                if !isGlob && !FileSystem.exists(entry) {
+                    throw FieldpackError(path: entry, "given with \(option): no such file or folder, or a glob that matches nothing")
+                }
                 do {
                     _ = try Pipeline.resolve([entry], pipelinePath: entry)
-                } catch {
-                    throw FieldpackError(path: entry, "given with \(option): no such file or folder, or a glob that matches nothing")
+                } catch var error as FieldpackError {
+                    // What is wrong with an input that is there (an empty folder, a named pipe, a
+                    // name that is not UTF-8, a folder that cannot be read), as a pipeline file
+                    // naming it is told, not "no such file".
+                    if error.path == entry {
+                        error.message = "given with \(option): \(error.message)"
+                    } else {
+                        error.message += " (given with \(option) as \"\(entry)\")"
+                    }
+                    throw error
                 }
             }
         }

@@ -224,7 +224,9 @@ public struct Selection: Sendable, Equatable {
 
     /// A `YYYY-MM-DD` date with a real month and day.
     private static func date(_ value: JSONValue, _ place: String, _ path: String) throws -> String? {
-        if value.isNull { return nil }
+        // A value inside a rule is not left out by `null` (docs/pipeline.md): a bound left out
+        // is not given.
+        if value.isNull { throw FieldpackError(path: path, "\(place) is null: give a date YYYY-MM-DD, or leave the bound out") }
         guard let text = value.string else { throw FieldpackError(path: path, "\(place) must be a date YYYY-MM-DD") }
         guard Timestamp.day(text) != nil else { throw FieldpackError(path: path, "\(place) \(Timestamp.dayProblem(text))") }
         return text

@@ -27,6 +27,8 @@ extension Depfile {
     /// it is then told as changed at the next make.
     public struct Identities: Sendable {
         fileprivate let byPath: [String: String]
+        /// Whether these are the identities no file has, of a stage that has not ended.
+        let isPending: Bool
 
         /// The identities of `paths` now, or as they were when the stage first read them (a
         /// pipeline's settings files, read as it is loaded: `noteReading`).
@@ -37,12 +39,28 @@ extension Depfile {
             let read = Depfile.read.withLock { $0 }
             var byPath = [String: String]()
             for path in paths where byPath[path] == nil { byPath[path] = read[path] ?? Depfile.identity(path, walked: walked.contains(path)) }
-            return Identities(byPath: byPath)
+            return Identities(byPath: byPath, isPending: false)
         }
 
         /// Identities that match no file: what a depfile says while its stage runs.
-        public static let pending = Identities(byPath: [:])
+        public static let pending = Identities(byPath: [:], isPending: true)
     }
+
+    /// What a stage read of a file that it names by that alone (`write(…keyed:)`): the reader
+    /// (`kind`, a word) and the digest of what it read, which `changedTargets` asks again of the
+    /// file as it is now. Its line: `#@\tkeys\t<kind>\t<digest>\t<path>`.
+    public struct Keyed: Sendable, Equatable {
+        public var kind: String
+        public var digest: String
+
+        public init(kind: String, digest: String) {
+            self.kind = kind
+            self.digest = digest
+        }
+    }
+
+    /// How a keyed identity starts.
+    static let keyedMark = "keys\t"
 
     /// Notes the identity of a file about to be read whose identity a depfile will give (a
     /// pipeline's GeoJSON and measured sizes files, read before the stage takes the rest): the
@@ -110,12 +128,17 @@ extension Depfile {
 
     /// The lines of identity for `prerequisites`: as `taken` says, or now.
     static func identityLines(_ prerequisites: [String], taken: Identities?) -> String {
-        var text = "# The inputs as they were read (a file's size, modified and changed in ns; a folder's names), for fieldpack-pipeline changed-inputs:\n"
+        var text = "# The inputs as they were read (a file's size, modified and changed in ns; a folder's names; what was read of a keyed file), for fieldpack-pipeline changed-inputs:\n"
         for path in prerequisites {
-            let kept = taken.map { $0.byPath.isEmpty ? pendingIdentity : $0.byPath[path] ?? identity(path) } ?? identity(path)
+            let kept = taken.map { $0.isPending ? pendingIdentity : $0.byPath[path] ?? identity(path) } ?? identity(path)
             text += "\(identityMark)\(kept)\t\(path)\n"
         }
         return text
+    }
+
+    /// The lines of the keyed files (`Keyed`), pending while the stage runs.
+    static func keyedLines(_ keyed: [(path: String, read: Keyed)], pending: Bool) -> String {
+        keyed.map { "\(identityMark)\(pending ? pendingIdentity : "\(keyedMark)\($0.read.kind)\t\($0.read.digest)")\t\($0.path)\n" }.joined()
     }
 
     /// The depfiles of a pipeline's build folder: `*.d` in it and in its folders two deep (a
@@ -164,7 +187,11 @@ extension Depfile {
     /// Read as bytes, each path looked at once however many depfiles name it: every make runs
     /// it, and a sharded build's depfiles each name every input (64 depfiles of 5,051 inputs
     /// each, by hand: 2.8 s split into strings, 0.21 s so).
-    public static func changedTargets(_ depfiles: [String]) -> [String] {
+    ///
+    /// - Parameter keyed: the digest of what a reader of that kind reads of a keyed file now
+    ///   (`Keyed`; nil: it cannot be read, told as changed), asked once per file and kind.
+    public static func changedTargets(_ depfiles: [String], keyed: (_ path: String, _ kind: String) -> String? = { _, _ in nil }) -> [String] {
+        let keyedMark = Array(Self.keyedMark.utf8)
         let mark = Array(identityMark.utf8)
         var now = [String: [UInt8]]()
         var targets = [String]()
@@ -189,17 +216,26 @@ extension Depfile {
                     return tabs == 3
                 }) else { continue }
                 let path = String(decoding: line[(pathStart + 1)...], as: UTF8.self)
-                // A walked folder is looked at as it was kept (the kind its identity names).
-                let walked = line.dropFirst(mark.count).starts(with: "walked\t".utf8)
-                let key = walked ? "walked\t" + path : path
+                let kept = line[(line.startIndex + mark.count)..<pathStart]
+                // A walked folder is looked at as it was kept (the kind its identity names); a
+                // keyed file by what its reader reads of it.
+                let walked = kept.starts(with: "walked\t".utf8)
+                let readBy: String? = kept.starts(with: keyedMark)
+                    ? kept.dropFirst(keyedMark.count).split(separator: 0x09, maxSplits: 1).first.map { String(decoding: $0, as: UTF8.self) }
+                    : nil
+                let key = readBy.map { Self.keyedMark + $0 + "\t" + path } ?? (walked ? "walked\t" + path : path)
                 let current: [UInt8]
                 if let known = now[key] {
                     current = known
                 } else {
-                    current = Array(identity(path, walked: walked).utf8)
+                    if let readBy {
+                        current = Array("\(Self.keyedMark)\(readBy)\t\(keyed(path, readBy) ?? "-")".utf8)
+                    } else {
+                        current = Array(identity(path, walked: walked).utf8)
+                    }
                     now[key] = current
                 }
-                changed = !line[(line.startIndex + mark.count)..<pathStart].elementsEqual(current)
+                changed = !kept.elementsEqual(current)
             }
             if changed { targets.append(target) }
         }

@@ -37,9 +37,15 @@ public enum Depfile {
     /// would take its time, which a note or a hidden file added beside the dumps moves. Its
     /// identity is its listing: of a walked folder the names a walk reads, of a glob's every
     /// name not hidden (`identity(_:walked:)`).
-    public static func write(_ path: String, target: String, prerequisites: [String], taken: Identities? = nil) throws {
-        try check([target] + prerequisites)
-        let ruled = prerequisites.filter { !FileSystem.isDirectory($0) }
+    ///
+    /// - Parameter keyed: files named by what the stage read of them alone (`Keyed`), not in the
+    ///   rule either: the pipeline file, of which a stage before the bundle reads a few keys, so
+    ///   that an edit of the others (a display target, a licence) no longer reran ingest of the
+    ///   whole dump.
+    public static func write(_ path: String, target: String, prerequisites: [String], keyed: [String: Keyed] = [:], taken: Identities? = nil) throws {
+        let keyedPaths = keyed.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        try check([target] + prerequisites + keyedPaths)
+        let ruled = prerequisites.filter { keyed[$0] == nil && !FileSystem.isDirectory($0) }
         // As make reads a rule: a space, `#` (a comment) and `:` (a rule's colon) escaped with a
         // backslash, `$` doubled; in a target, `%` too (an empty rule for `a%b.json` would be a
         // pattern rule, and a deleted input would stop make), which a prerequisite takes as it is.
@@ -68,7 +74,8 @@ public enum Depfile {
         for prerequisite in ruled { text += " \\\n  \(escape(prerequisite, target: false))" }
         text += "\n"
         for prerequisite in ruled { text += "\(escape(prerequisite, target: true)):\n" }
-        text += identityLines(prerequisites, taken: taken)
+        text += identityLines(prerequisites.filter { keyed[$0] == nil }, taken: taken)
+        text += keyedLines(keyedPaths.map { ($0, keyed[$0]!) }, pending: taken?.isPending ?? false)
         try AtomicOutput.write(text, to: path)
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -720,11 +721,35 @@ public enum FileSystem {
         if fsync(fd) != 0 { throw FieldpackError(path: path, "fsync failed: \(systemError())") }
     }
 
+    /// glob's error callback is a C function, which captures nothing: it leaves the folder it
+    /// could not read here, for the caller holding `globbing`.
+    nonisolated(unsafe) private static var globFailure: (path: String, code: Int32)? = nil
+    private static let globbing = Mutex<Void>(())
+
     /// Expands a shell glob pattern, sorted; no match gives no paths.
-    public static func glob(_ pattern: String) -> [String] {
+    ///
+    /// - Throws: naming the folder it could not read (`EACCES`, `EIO`) and the pipeline: one
+    ///   skipped in silence left its dumps out of the build, where a walked folder's read error
+    ///   fails it. A matched name that is not a folder, or a link to nothing, is no error.
+    public static func glob(_ pattern: String, pipelinePath: String, place: String = "") throws -> [String] {
         var result = glob_t()
         defer { globfree(&result) }
-        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        let (status, failure) = globbing.withLock { _ in
+            FileSystem.globFailure = nil
+            let status = Glibc.glob(pattern, 0, { path, code in
+                guard code != ENOENT && code != ENOTDIR else { return 0 }
+                FileSystem.globFailure = (path.map { String(cString: $0) } ?? "?", code)
+                return 1
+            }, &result)
+            return (status, FileSystem.globFailure)
+        }
+        if status == GLOB_ABORTED {
+            let (folder, code) = failure ?? (pattern, errno)
+            throw FieldpackError(
+                path: pipelinePath, "\(place)\"\(pattern)\": cannot read the folder \"\(folder)\": \(String(cString: strerror(code)))")
+        }
+        if status == GLOB_NOSPACE { throw FieldpackError(path: pipelinePath, "\(place)\"\(pattern)\": out of memory expanding the pattern") }
+        guard status == 0 else { return [] }
         var paths: [String] = []
         for index in 0..<Int(result.gl_pathc) {
             if let path = result.gl_pathv[index] { paths.append(String(cString: path)) }

@@ -1,0 +1,61 @@
+/// A stage before the bundle, as a reader of the pipeline file: the keys it reads, and their
+/// digest, which its depfile keeps in the file's place (`Depfile.Keyed`). make reruns the stage
+/// when those keys change, not whenever the file does: a display target, a licence or a cost
+/// edited reran ingest of the whole dump (70–150 s at iNaturalist's export, a round of Slurm
+/// arrays), when only the bundle reads them. The bundle reads nearly every key and is named by
+/// the file itself.
+///
+/// The lists err towards a rerun: a key a stage might read is in its list. A stage's error on
+/// another key (a `targets` entry mistyped) is the bundle's to report, which reads it.
+public enum PipelineReader: String, Sendable, CaseIterable {
+    case inat
+    case dedupe
+    case wiki
+
+    /// The keys it reads, a key of an object's key written `object.key`. The settings files
+    /// that they name (`select`'s GeoJSON, the measured sizes) are inputs of their own.
+    public var keys: [String] {
+        switch self {
+        // The inputs, the threshold, the export's date and the rules that leave rows out, with
+        // the photos whose sizes are measured (written whatever the selection keeps).
+        case .inat: ["inat", "max_reject_rate", "open_data_date", "select", "repeat_filter_bytes", "costs.measured_sizes"]
+        case .dedupe: ["select", "costs.measured_sizes"]
+        // The dumps, the blurb rules and the destinations' wanted articles.
+        case .wiki:
+            ["wikipedia", "wikipedia_language", "wikipedia_skip_sections", "wikipedia_summary_length", "max_reject_rate", "destinations"]
+        }
+    }
+
+    /// The digest of what it reads of the parsed pipeline `root`: each key's value as JSON
+    /// (compact, members in their order), or its absence.
+    public func digest(of root: JSONValue) -> String {
+        let digest = SHA256()
+        for key in keys {
+            var value: JSONValue? = root
+            for part in key.split(separator: ".") {
+                // The first member of that name, as the subscript finds it (a key given twice
+                // is refused by `Pipeline.load`).
+                value = value.flatMap { object in
+                    object.isObject ? object.members.first { $0.key.bytes.elementsEqual(part.utf8) }?.value : nil
+                }
+            }
+            var writer = JSONWriter()
+            if let value { writer.value(value) }
+            digest.update(Array(key.utf8) + [0] + (value == nil ? [UInt8(ascii: "-")] : writer.bytes) + [0x0A])
+        }
+        return digest.finalizeHex()
+    }
+
+    /// What it reads of the pipeline file at `path` now; nil when that is not a JSON object
+    /// (told as changed: the stage then says what is wrong with it).
+    public func digest(ofFile path: String) -> String? {
+        let parser = JSONParser()
+        guard let root = try? Pipeline.parsed(path, by: parser), root.isObject else { return nil }
+        return withExtendedLifetime(parser) { digest(of: root) }
+    }
+
+    /// The pipeline file's line in its depfile.
+    public func keyed(_ pipeline: Pipeline) -> [String: Depfile.Keyed] {
+        [pipeline.path: Depfile.Keyed(kind: rawValue, digest: pipeline.readDigests[self] ?? "-")]
+    }
+}
