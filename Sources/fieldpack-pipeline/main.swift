@@ -34,7 +34,12 @@ command.main { arguments in
     if arguments.positional.first == "changed-inputs" {
         let shards = try arguments.int("shards", atLeast: 1)
         let depfiles = arguments.positional.dropFirst().flatMap { FileSystem.isDirectory($0) ? Depfile.depfiles(under: $0, shards: shards) : [$0] }
-        let changed = Depfile.changedTargets(depfiles) { path, kind in PipelineReader(rawValue: kind)?.digest(ofFile: path) }
+        // Each pipeline file parsed once, whichever stages' depfiles name it.
+        var digests: [String: [PipelineReader: String]?] = [:]
+        let changed = Depfile.changedTargets(depfiles) { path, kind in
+            if digests[path] == nil { digests[path] = .some(PipelineReader.digests(ofFile: path)) }
+            return PipelineReader(rawValue: kind).flatMap { digests[path]??[$0] }
+        }
         print(changed.joined(separator: " "))
         return
     }

@@ -27,7 +27,7 @@ public enum PipelineReader: String, Sendable, CaseIterable {
     }
 
     /// The digest of what it reads of the parsed pipeline `root`: each key's value as JSON
-    /// (compact, members in their order), or its absence.
+    /// (compact, members in their order; an array's elements one by one), or its absence.
     public func digest(of root: JSONValue) -> String {
         let digest = SHA256()
         for key in keys {
@@ -39,19 +39,34 @@ public enum PipelineReader: String, Sendable, CaseIterable {
                     object.isObject ? object.members.first { $0.key.bytes.elementsEqual(part.utf8) }?.value : nil
                 }
             }
-            var writer = JSONWriter()
-            if let value { writer.value(value) }
-            digest.update(Array(key.utf8) + [0] + (value == nil ? [UInt8(ascii: "-")] : writer.bytes) + [0x0A])
+            digest.update(Array(key.utf8) + [0])
+            if let value, value.isArray {
+                // Element by element: a pipeline of 160,000 destinations is not copied whole.
+                digest.update([UInt8(ascii: "[")])
+                for element in value.elements {
+                    var writer = JSONWriter()
+                    writer.value(element)
+                    digest.update(writer.bytes + [UInt8(ascii: ",")])
+                }
+                digest.update([UInt8(ascii: "]")])
+            } else if let value {
+                var writer = JSONWriter()
+                writer.value(value)
+                digest.update(writer.bytes)
+            } else {
+                digest.update([UInt8(ascii: "-")])
+            }
+            digest.update([0x0A])
         }
         return digest.finalizeHex()
     }
 
-    /// What it reads of the pipeline file at `path` now; nil when that is not a JSON object
-    /// (told as changed: the stage then says what is wrong with it).
-    public func digest(ofFile path: String) -> String? {
+    /// What each reader reads of the pipeline file at `path` now, from one parse; nil when that
+    /// is not a JSON object (told as changed: the stage then says what is wrong with it).
+    public static func digests(ofFile path: String) -> [PipelineReader: String]? {
         let parser = JSONParser()
         guard let root = try? Pipeline.parsed(path, by: parser), root.isObject else { return nil }
-        return withExtendedLifetime(parser) { digest(of: root) }
+        return withExtendedLifetime(parser) { Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.digest(of: root)) }) }
     }
 
     /// The pipeline file's line in its depfile.
