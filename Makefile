@@ -353,6 +353,8 @@ $(PIPELINE): FORCE $(TOOL_DEPS)
 	@$(BIN)/fieldpack-pipeline init $(call shell-words,--inat,$(INAT)) $(call shell-words,--wikipedia,$(WIKIPEDIA))$(if $(MAX_REJECT_RATE), --max-reject-rate $(MAX_REJECT_RATE)) --output $@ -- $(PIPELINE_NAME)
 endif
 
+# A stage's depfile gone (a cleanup of *.d files) runs it again: it alone says which inputs, and
+# which of the pipeline's keys, the outputs were made from (`missing-any`, below).
 # The stages before the bundle (ingest, dedupe, the wiki stage) name the pipeline file in their
 # depfiles by the keys they read of it (PipelineReader), which fieldpack-pipeline changed-inputs
 # compares: an edit of another key (a display target, a licence, a cost) reruns the bundle and
@@ -367,7 +369,7 @@ STAGE_PIPELINE := $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
 UNSHARDED_REJECTS := $(if $(SHARDS),,$(OUT)/inat/rejects.jsonl)
 # Kept when ingest fails: its error (over the reject threshold) points at it.
 .PRECIOUS: $(UNSHARDED_REJECTS)
-$(RECORDS) $(UNSHARDED_REJECTS) &: $(STAGE_PIPELINE) $(TOOL_DEPS)
+$(RECORDS) $(UNSHARDED_REJECTS) &: $(STAGE_PIPELINE) $(TOOL_DEPS) $(call missing-any,$(OUT)/inat/records.d)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --output $(RECORDS) --rejects $(OUT)/inat/rejects.jsonl --depfile $(OUT)/inat/records.d
 
 -include $(OUT)/inat/records.d
@@ -375,7 +377,7 @@ $(RECORDS) $(UNSHARDED_REJECTS) &: $(STAGE_PIPELINE) $(TOOL_DEPS)
 # Dedupe applies the pipeline's select rules that read one observation's own values;
 # records.d names the GeoJSON files they come from.
 # conflicts.json is a target too: one removed is written again (with SHARDS, merged below).
-$(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(TOOL_DEPS)
+$(DEDUPED) $(if $(SHARDS),,$(CONFLICTS)) &: $(RECORDS) $(TOOL_DEPS) $(call missing-any,$(OUT)/dedupe/records.d)
 	$(BIN)/fieldpack-dedupe $< --pipeline $(PIPELINE) --output $(DEDUPED) --conflicts $(CONFLICTS) --depfile $(OUT)/dedupe/records.d
 
 -include $(OUT)/dedupe/records.d
@@ -423,12 +425,12 @@ dedupe-shard-files = $(call dedupe-shard,$(1))/conflicts.json $(call dedupe-shar
 define shard-rules
 .PHONY: shard-inat-$(1) shard-dedupe-$(1)
 shard-inat-$(1): $(call inat-shard,$(1))/summary.json
-$(call inat-shard,$(1))/summary.json: $(STAGE_PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call inat-shard-files,$(1)))
+$(call inat-shard,$(1))/summary.json: $(STAGE_PIPELINE) $(TOOL_DEPS) $(call missing-any,$(call inat-shard-files,$(1)) $(call inat-shard,$(1))/summary.d)
 	$(BIN)/fieldpack-inat --pipeline $(PIPELINE) --shard $(1)/$(SHARDS) --output-folder $(call inat-shard,$(1)) --depfile $(call inat-shard,$(1))/summary.d
 $(call inat-shard-files,$(1)): | $(call inat-shard,$(1))/summary.json ;
 -include $(call inat-shard,$(1))/summary.d
 shard-dedupe-$(1): $(call dedupe-shard,$(1))/records.jsonl $(call dedupe-shard,$(1))/conflicts.json
-$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)))
+$(call dedupe-shard,$(1))/records.jsonl: $(INAT_SUMMARIES) $(TOOL_DEPS) $(call missing-any,$(call dedupe-shard-files,$(1)) $(call dedupe-shard,$(1))/records.d)
 	$(BIN)/fieldpack-dedupe $(OUT)/inat --shard $(1)/$(SHARDS) --pipeline $(PIPELINE) --output $(call dedupe-shard,$(1))/records.jsonl --conflicts $(call dedupe-shard,$(1))/conflicts.json --depfile $(call dedupe-shard,$(1))/records.d
 $(call dedupe-shard-files,$(1)): | $(call dedupe-shard,$(1))/records.jsonl ;
 -include $(call dedupe-shard,$(1))/records.d
@@ -455,7 +457,7 @@ DEDUPED_INPUTS := $(if $(SHARDS),$(DEDUPED_PARTS),$(DEDUPED))
 WIKI_STAMP := $(OUT)/wiki/articles.stamp
 WIKI_OUTPUTS := $(ARTICLES) $(OUT)/wiki/wiki-report.json $(OUT)/wiki/rejects.jsonl
 WIKI_COMMAND = $(BIN)/fieldpack-wiki --pipeline $(PIPELINE)$(foreach part,$(DEDUPED_INPUTS), --records $(part)) --output $(ARTICLES) --report $(OUT)/wiki/wiki-report.json --rejects $(OUT)/wiki/rejects.jsonl --depfile $(OUT)/wiki/articles.d --stamp $(WIKI_STAMP)
-$(WIKI_STAMP): $(DEDUPED_INPUTS) $(STAGE_PIPELINE) $(TOOL_DEPS)
+$(WIKI_STAMP): $(DEDUPED_INPUTS) $(STAGE_PIPELINE) $(TOOL_DEPS) $(call missing-any,$(OUT)/wiki/articles.d)
 	$(WIKI_COMMAND)
 
 $(WIKI_OUTPUTS) &: $(WIKI_STAMP)
@@ -478,7 +480,7 @@ $(OUT)/wiki/shard-%-of-$(SHARDS)/articles.jsonl: $(DEDUPED_INPUTS) $(STAGE_PIPEL
 define wiki-shard-rules
 .PHONY: shard-wiki-$(1)
 shard-wiki-$(1): $(call wiki-shard,$(1))/articles.jsonl
-$(if $(call missing-any,$(call wiki-shard-files,$(1))),$(call wiki-shard,$(1))/articles.jsonl: FORCE)
+$(if $(call missing-any,$(call wiki-shard-files,$(1)) $(call wiki-shard,$(1))/articles.d),$(call wiki-shard,$(1))/articles.jsonl: FORCE)
 $(call wiki-shard-files,$(1)): | $(call wiki-shard,$(1))/articles.jsonl ;
 endef
 $(foreach index,$(SHARD_INDEXES),$(eval $(call wiki-shard-rules,$(index))))
@@ -570,7 +572,7 @@ endif
 # not only its folder: another release copied over the folder's files leaves the folder's time
 # (and its manifest's digest, in the bundle's settings, when the copy kept the files' times).
 PREVIOUS_FILES = $(wildcard $(PREVIOUS) $(addprefix $(PREVIOUS)/,manifest.json content.sqlite data/content.sqlite))
-$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $(ARTICLES_INPUT) $(if $(SHARDS),$(WIKI_REPORT_INPUT)) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS)
+$(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $(ARTICLES_INPUT) $(if $(SHARDS),$(WIKI_REPORT_INPUT)) $(PIPELINE) $(BUNDLE_SETTINGS) $(PREVIOUS_FILES) $(TOOL_DEPS) $(call missing-any,$(OUT)/content.d)
 	$(BIN)/fieldpack-bundle $(DEDUPED_INPUTS) --pipeline $(PIPELINE) --output $(DATABASE) $(ARTICLES_OPTION) --costs-report $(COSTS_REPORT) --inputs $(INPUTS) --depfile $(OUT)/content.d $(if $(PREVIOUS),--previous $(PREVIOUS) --delta $(OUT)/delta.json)
 
 -include $(OUT)/content.d
@@ -582,9 +584,16 @@ $(DATABASE) $(COSTS_REPORT) $(INPUTS) &: $(DEDUPED_INPUTS) $(DEDUPED_SIDECARS) $
 # taken as read already and the last guide shipped again. A stage that failed or was killed
 # left its depfile pending, and runs again too. One process for the build folder's depfiles
 # (which it lists: a thousand shards' would not fit one command line), none before the first
-# build; a dry run (-n) and a question (-q) see it too (it writes nothing). Tools built
-# elsewhere before 2026-12-07 lack the command, and wrote no identities to check: quiet.
-CHANGED_INPUTS := $(if $(and $(wildcard $(OUT)/inat),$(wildcard $(BIN)/fieldpack-pipeline)),$(shell '$(BIN)/fieldpack-pipeline' changed-inputs '$(OUT)' $(if $(SHARDS),--shards $(SHARDS)) 2>/dev/null))
+# build; a dry run (-n) and a question (-q) see it too (it writes nothing). The stages before the
+# bundle know a pipeline edit by it alone: when it fails (tools built elsewhere, older than this
+# Makefile, lack the command), make says so and makes every stage again rather than guess.
+ifneq ($(and $(wildcard $(OUT)/inat),$(wildcard $(BIN)/fieldpack-pipeline)),)
+CHANGED_INPUTS := $(shell '$(BIN)/fieldpack-pipeline' changed-inputs '$(OUT)' $(if $(SHARDS),--shards $(SHARDS)) 2>/dev/null)
+ifneq ($(.SHELLSTATUS),0)
+$(warning $(BIN)/fieldpack-pipeline changed-inputs failed (tools older than this Makefile?): every stage of $(OUT)/ is made again)
+CHANGED_INPUTS := $(if $(SHARDS),$(INAT_SUMMARIES) $(DEDUPED_PARTS) $(WIKI_PARTS:%=%/articles.jsonl),$(RECORDS) $(DEDUPED) $(WIKI_STAMP)) $(DATABASE)
+endif
+endif
 $(if $(CHANGED_INPUTS),$(eval $(CHANGED_INPUTS): FORCE))
 
 # report.html: the bundle explained on one self-contained page (in the manifest: its bytes

@@ -199,6 +199,11 @@ import Testing
         let wiki = try digests(#"{"name": "a", "inat": ["d"], "select": {"bbox": [0, 0, 1, 1]}, "costs": {"measured_sizes": "m.csv", "bytes_per_pixel": 4}, "wikipedia_language": "de"}"#)
         #expect(wiki[.inat] == base[.inat] && wiki[.wiki] != base[.wiki])
         #expect(try digests("not json")[.inat] == .some(nil))
+        // A destination's name is the bundle's; its article and id the wiki stage's.
+        let named = try digests(#"{"destinations": [{"id": "a", "name": "A", "wikipedia": "X"}]}"#)
+        #expect(try digests(#"{"destinations": [{"name": "Park A", "id": "a", "wikipedia": "X", "wikidata": null}]}"#)[.wiki] == named[.wiki])
+        #expect(try digests(#"{"destinations": [{"id": "a", "name": "A", "wikipedia": "Y"}]}"#)[.wiki] != named[.wiki])
+        #expect(try digests(#"{"destinations": [{"id": "b", "name": "A", "wikipedia": "X"}]}"#)[.wiki] != named[.wiki])
     }
 
     /// A build folder stands for its depfiles and its folders' two deep, hidden ones and other

@@ -633,6 +633,43 @@ import Testing
         #expect(newer.stdout.contains("\(tools)/fieldpack-inat "), "\(newer.stdout)")
     }
 
+    /// A stage's depfile gone (a cleanup of `*.d` files) runs the stage again: it alone names the
+    /// inputs and the pipeline's keys the outputs came from. And when `changed-inputs` fails
+    /// (tools built elsewhere, older than the Makefile), make says so and makes every stage
+    /// again, where a pipeline edit would have gone unseen.
+    @Test(.enabled(if: binaries != nil))
+    func aLostDepfileOrAFailingChangeCheckMakesTheStagesAgain() throws {
+        let source = try #require(Self.binaries)
+        let directory = try TemporaryDirectory()
+        let tools = directory.file("tools")
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasPrefix("fieldpack-") && !name.contains(".") {
+            try FileManager.default.copyItem(atPath: "\(source)/\(name)", toPath: "\(tools)/\(name)")
+        }
+        let arguments = ["bundle", "BUILD=\(directory.file("out"))"]
+        func stages(_ output: String) -> [String] {
+            let lines = output.split(separator: "\n").filter { $0.contains(" --output ") }
+            return ["inat", "dedupe", "wiki", "bundle"].filter { stage in lines.contains { $0.contains("\(tools)/fieldpack-\(stage) ") } }
+        }
+        let first = try make(arguments, bin: tools)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        try FileManager.default.removeItem(atPath: directory.file("out/sample/wiki/articles.d"))
+        let lost = try make(arguments, bin: tools)
+        #expect(lost.status == 0 && stages(lost.stdout) == ["wiki"], "\(lost.stdout)\(lost.stderr)")
+        #expect(!(try make(arguments, bin: tools).stdout.contains("fieldpack-")))
+
+        // A check that fails, with the tool's time kept (a newer tool reruns every stage anyway).
+        let check = "\(tools)/fieldpack-pipeline"
+        let time = try #require(try FileManager.default.attributesOfItem(atPath: check)[.modificationDate] as? Date)
+        try FileManager.default.removeItem(atPath: check)
+        try "#!/bin/sh\necho 'give a command: init' >&2\nexit 1\n".write(toFile: check, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755, .modificationDate: time], ofItemAtPath: check)
+        let failing = try make(arguments, bin: tools)
+        #expect(failing.status == 0, "\(failing.stdout)\(failing.stderr)")
+        #expect(failing.stderr.contains("fieldpack-pipeline changed-inputs failed (tools older than this Makefile?): every stage of"), "\(failing.stderr)")
+        #expect(stages(failing.stdout) == ["inat", "dedupe", "wiki", "bundle"], "\(failing.stdout)")
+    }
+
     /// Ingest over its reject threshold says to look in its rejects file: make keeps it (it
     /// deleted it as a failed rule's target). A build folder starting with '-' reaches the stages
     /// as an absolute path, never as an option. An empty record of the pipeline (a write cut

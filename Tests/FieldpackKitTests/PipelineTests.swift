@@ -148,15 +148,30 @@ import Testing
         try directory.write("dumps/b/obs.json", "{}")
         #expect(chmod(directory.path, 0o755) == 0)
         #expect(try run("/bin/chmod", ["-R", "a+rX", directory.file("dumps")]).status == 0)
+        try FileSystem.makeDirectories(directory.file("out"))
+        #expect(chmod(directory.file("out"), 0o777) == 0)
         #expect(chmod(directory.file("dumps/b"), 0) == 0)
-        let arguments = ["init", "mine", "--inat", directory.file("dumps/*/obs.json"), "--output", "/dev/null/never"]
-        let result = getuid() == 0
-            ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "\(bin)/fieldpack-pipeline"] + arguments)
-            : try run("\(bin)/fieldpack-pipeline", arguments)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains(
-            "\(directory.file("dumps/*/obs.json")): error: given with --inat: \"\(directory.file("dumps/*/obs.json"))\": cannot read the folder \"\(directory.file("dumps/b"))\": Permission denied"),
-            "\(result.stderr)")
+        let arguments = ["init", "mine", "--inat", directory.file("dumps/*/obs.json"), "--output", directory.file("out/p.json")]
+        func initialize() throws -> ProcessResult {
+            getuid() == 0
+                ? try run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "\(bin)/fieldpack-pipeline"] + arguments)
+                : try run("\(bin)/fieldpack-pipeline", arguments)
+        }
+        let refused = try initialize()
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains(
+            "\(directory.file("dumps/*/obs.json")): error: given with --inat: \"\(directory.file("dumps/*/obs.json"))\": cannot enter the folder \"\(directory.file("dumps/b"))\": Permission denied"),
+            "\(refused.stderr)")
+        // A folder that may be entered but not listed serves a name looked up in it.
+        #expect(chmod(directory.file("dumps/b"), 0o711) == 0)
+        let entered = try initialize()
+        #expect(entered.status == 0, "\(entered.stderr)")
+        // One whose listing the pattern needs (`dumps/*/*.json`) may not be unlisted.
+        #expect(chmod(directory.file("dumps/b"), 0o311) == 0)
+        let listed = try run(getuid() == 0 ? "/usr/bin/setpriv" : "\(bin)/fieldpack-pipeline",
+            (getuid() == 0 ? ["--reuid=65534", "--regid=65534", "--clear-groups", "\(bin)/fieldpack-pipeline"] : [])
+                + ["init", "mine", "--inat", directory.file("dumps/*/*.json"), "--output", directory.file("out/q.json")])
+        #expect(listed.status == 1 && listed.stderr.contains("cannot read the folder \"\(directory.file("dumps/b"))\": Permission denied"), "\(listed.stderr)")
     }
 
     /// A file whose name is not UTF-8 (a Latin-1 name from an old archive) was listed with its

@@ -8,6 +8,8 @@ public struct Destination: Sendable, Equatable {
 
     /// The keys of a destination in the pipeline file.
     static let keys = ["id", "name", "wikipedia", "wikidata"]
+    /// Those the wiki stage reads: which article it wants, and for whom (`WikiWants`).
+    static let wantKeys = ["id", "wikipedia", "wikidata"]
 
     public init(id: String, name: String, wikipedia: String?, wikidata: String?) {
         self.id = id

@@ -346,20 +346,27 @@ public struct Pipeline: Sendable {
                 // each matched file's folder, so that a file added there (or removed, or
                 // renamed) rebuilds what read the matches.
                 if wild < parts.count {
-                    var levels = [fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed]
+                    let isWild = { (part: Substring) in part.contains(where: { "*?[".contains($0) }) }
+                    // Each folder the pattern goes down into, and whether the part after it is
+                    // matched in its listing (a wildcard) or only looked up (a name).
+                    var levels = [(folder: fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed, listed: true)]
                     for end in (wild + 1)..<parts.count {
                         let prefix = parts[..<end].joined(separator: "/")
-                        levels += try FileSystem.glob(prefix, pipelinePath: pipelinePath, place: place).filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
+                        levels += try FileSystem.glob(prefix, pipelinePath: pipelinePath, place: place)
+                            .filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
+                            .map { ($0, isWild(parts[end])) }
                     }
-                    // One the pattern goes down into that this user may not read or enter: glob
-                    // passes over it in silence when the rest of the pattern has no wildcard
-                    // (`dumps/*/page.json` looks `page.json` up), and its dumps were left out.
-                    // (Its fixed part not there is the pattern matching nothing, below.)
-                    for level in levels where faccessat(AT_FDCWD, level, R_OK | X_OK, AT_EACCESS) != 0 && errno != ENOENT && errno != ENOTDIR {
+                    // One this user may not list or enter where the pattern needs to: glob passes
+                    // over it in silence when the part after it is a name (`dumps/*/page.json`
+                    // looks `page.json` up), and its dumps were left out. (Its fixed part not
+                    // there is the pattern matching nothing, below.)
+                    for level in levels
+                    where faccessat(AT_FDCWD, level.folder, level.listed ? R_OK | X_OK : X_OK, AT_EACCESS) != 0 && errno != ENOENT && errno != ENOTDIR {
                         throw FieldpackError(
-                            path: pipelinePath, "\(place)\"\(entry)\": cannot read the folder \"\(level)\": \(String(cString: strerror(errno)))")
+                            path: pipelinePath,
+                            "\(place)\"\(entry)\": cannot \(level.listed ? "read" : "enter") the folder \"\(level.folder)\": \(String(cString: strerror(errno)))")
                     }
-                    folders += levels
+                    folders += levels.map(\.folder)
                 }
                 if matches.isEmpty { throw FieldpackError(path: pipelinePath, "\(place)\"\(entry)\" matches no files") }
                 for match in matches where !FileSystem.isDirectory(match) { folders.append(directory(of: match)) }

@@ -20,10 +20,16 @@ public enum PipelineReader: String, Sendable, CaseIterable {
         // the photos whose sizes are measured (written whatever the selection keeps).
         case .inat: ["inat", "max_reject_rate", "open_data_date", "select", "repeat_filter_bytes", "costs.measured_sizes"]
         case .dedupe: ["select", "costs.measured_sizes"]
-        // The dumps, the blurb rules and the destinations' wanted articles.
+        // The dumps, the blurb rules and the destinations' wanted articles (not their names).
         case .wiki:
             ["wikipedia", "wikipedia_language", "wikipedia_skip_sections", "wikipedia_summary_length", "max_reject_rate", "destinations"]
         }
+    }
+
+    /// Of a key whose value is a list of objects, the members of each that it reads (nil: the
+    /// whole value).
+    func members(of key: String) -> [String]? {
+        self == .wiki && key == "destinations" ? Destination.wantKeys : nil
     }
 
     /// The digest of what it reads of the parsed pipeline `root`: each key's value as JSON
@@ -43,9 +49,23 @@ public enum PipelineReader: String, Sendable, CaseIterable {
             if let value, value.isArray {
                 // Element by element: a pipeline of 160,000 destinations is not copied whole.
                 digest.update([UInt8(ascii: "[")])
+                let read = members(of: key)
                 for element in value.elements {
                     var writer = JSONWriter()
-                    writer.value(element)
+                    if let read, element.isObject {
+                        // Those members in their order, each or its absence.
+                        writer.beginArray()
+                        for name in read {
+                            if let member = element.members.first(where: { $0.key.bytes.elementsEqual(name.utf8) }) {
+                                writer.value(member.value)
+                            } else {
+                                writer.null()  // as a null value is read: not given
+                            }
+                        }
+                        writer.endArray()
+                    } else {
+                        writer.value(element)
+                    }
                     digest.update(writer.bytes + [UInt8(ascii: ",")])
                 }
                 digest.update([UInt8(ascii: "]")])
