@@ -141,6 +141,28 @@ import Testing
         #expect(html == "<p>Its territory is about 1 km² of river, and it ranks 1st in colour among birds.</p>")
     }
 
+    /// A template's superscript that is the article's own letters ({{e}}, {{er}} on the French
+    /// wiki, {{sup}}) stays: it was dropped as a maintenance marker ("le 2 plus grand félin").
+    @Test func aTemplatesOrdinalSuperscriptStays() throws {
+        let e = "<sup about=\"#mwt3\" typeof=\"mw:Transclusion\" data-mw='{\"parts\":[{\"template\":{\"target\":{\"wt\":\"e\",\"href\":\"./Modèle:E\"},\"params\":{},\"i\":0}}]}'>e</sup>"
+        let er = "<sup about=\"#mwt4\" typeof=\"mw:Transclusion\">er</sup>"
+        let html = try paragraphs("<p>Le lion est le 2\(e) plus grand félin du monde, décrit au I\(er) siècle et chassé au XX\(e) siècle.</p>")
+        #expect(html == "<p>Le lion est le 2e plus grand félin du monde, décrit au Ier siècle et chassé au XXe siècle.</p>")
+    }
+
+    /// A reference written after a space leaves no space before the punctuation after it.
+    @Test func aReferenceAfterASpaceLeavesNoSpaceBeforeThePunctuation() throws {
+        let html = try paragraphs(
+            "<p>The lion is native to India <sup class=\"reference\"><a href=\"#cite_note-1\">[1]</a></sup>. It lives in prides <sup class=\"reference\"><a>[2]</a></sup>, groups of related females.</p>")
+        #expect(html == "<p>The lion is native to India. It lives in prides, groups of related females.</p>")
+    }
+
+    /// An editor's bracket inside a quoted word is the quote's, not a note label.
+    @Test func anEditorsBracketInsideAWordStays() throws {
+        let html = try paragraphs("<p>The study found that \"[t]he health of elderly people improved\" with a dog, and [i]n Africa it is rare.</p>")
+        #expect(html == "<p>The study found that \"[t]he health of elderly people improved\" with a dog, and [i]n Africa it is rare.</p>")
+    }
+
     // MARK: Rule 10: the bracket rule
 
     @Test(arguments: [

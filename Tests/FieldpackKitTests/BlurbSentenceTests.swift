@@ -167,10 +167,49 @@ import Testing
         // Not an abbreviation after a number: a word ending in г (`Луг.`) ends a sentence.
         ("Птицы гнездятся у реки Луг. Гнёзда они строят на старых деревьях в густых прибрежных зарослях.",
          "Птицы гнездятся у реки Луг.", true),
+        // German abbreviations before a capital noun (the summary was "…durch ihre sog.").
+        ("Die Männchen tragen eine sog. Mähne aus langen Haaren, die Weibchen dagegen keine. Sie leben in Rudeln.",
+         "Die Männchen tragen eine sog.", false),
+        ("Die Art lebt in Savannen bzw. Halbwüsten Afrikas und in einem Wald im Westen Indiens. Sie lebt in Rudeln.",
+         "Die Art lebt in Savannen bzw.", false),
+        // Spanish `a. C.` (the summary was "…hacia el siglo VIII a."); its `C.` may end one.
+        ("La ciudad fue fundada hacia el siglo VIII a. C. por colonos fenicios llegados de Tiro. Hoy es un yacimiento.",
+         "La ciudad fue fundada hacia el siglo VIII a.", false),
+        // Dotted abbreviations of scripts whose sentences end otherwise (Thai `ค.ศ.`, Hindi
+        // `ई. पू.`: the summaries ended there).
+        ("สิงโตได้รับการบรรยายครั้งแรกในปี ค.ศ. 1758 โดยคาโรลัส ลินเนียส นักพฤกษศาสตร์ชาวสวีเดน ซึ่งตั้งชื่อว่า Felis leo",
+         "สิงโตได้รับการบรรยายครั้งแรกในปี ค.ศ.", false),
+        ("भारत में सिंह के जीवाश्म लगभग 300 ई. पू. के मिलते हैं और यह तब पूरे उत्तर भारत में पाया जाता था। आज यह केवल गिर में है।",
+         "भारत में सिंह के जीवाश्म लगभग 300 ई.", false),
+        ("भारत में सिंह के जीवाश्म लगभग 300 ई. पू. के मिलते हैं और यह तब पूरे उत्तर भारत में पाया जाता था। आज यह केवल गिर में है।",
+         "भारत में सिंह के जीवाश्म लगभग 300 ई. पू.", false),
+        // Korean short words end sentences one after the other.
+        ("사자는 크다. 몸길이는 수컷이 최대 2.5 미터에 이르며 암컷은 그보다 작고 가볍다. 초원에 산다.",
+         "사자는 크다.", true),
+        // Georgian writes no capitals at a sentence's start (Unicode counts its letters lower case).
+        ("ლომი კატისებრთა ოჯახის წარმომადგენელია. გავრცელებულია აფრიკაში და ინდოეთის გირის ტყეში, სადაც ცოტაა.",
+         "ლომი კატისებრთა ოჯახის წარმომადგენელია.", true),
     ])
     func anOrdinalAnInitialismOrAnAbbreviationEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)
         #expect((made.summary == prefix) == ends, "\(made.summary)")
+    }
+
+    /// A Thai paragraph marks no sentence end: before a figure or a table it is not taken for
+    /// one cut short and dropped (a lead was lost so, and the summary was empty).
+    @Test func aThaiParagraphBeforeAFigureIsKeptWhole() throws {
+        let thai = "สิงโตเป็นสัตว์เลี้ยงลูกด้วยนมในวงศ์เสือและแมว พบในทวีปแอฟริกาและประเทศอินเดีย สิงโตตัวผู้มีแผงคอ"
+        let made = try blurb("<p>\(thai)</p><figure><img src=\"x.jpg\"/><figcaption>สิงโต</figcaption></figure><p>สิงโตอาศัยอยู่เป็นฝูง</p>")
+        #expect(made.html.hasPrefix("<p>\(thai)</p>"), "\(made.html)")
+        #expect(made.summary.hasPrefix("สิงโตเป็นสัตว์"), "\(made.summary)")
+    }
+
+    /// Georgian: a paragraph introducing a list keeps its whole sentences before the colon
+    /// (each next word "lower case" hid every end, and the paragraph went).
+    @Test func aGeorgianParagraphBeforeAListKeepsItsWholeSentences() throws {
+        let made = try blurb(
+            "<p>ლომი კატისებრთა ოჯახის მსხვილი წარმომადგენელია და ცხოვრობს აფრიკის სავანებში. გამოყოფენ ორ ქვესახეობას:</p><ul><li>ა</li></ul>")
+        #expect(made.html == "<p>ლომი კატისებრთა ოჯახის მსხვილი წარმომადგენელია და ცხოვრობს აფრიკის სავანებში.</p>", "\(made.html)")
     }
 
     @Test func chineseLeadParagraphsRunOnWithoutASpace() throws {

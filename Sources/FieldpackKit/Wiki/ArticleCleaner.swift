@@ -259,7 +259,8 @@ struct ArticleCleaner {
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
             // The rest of a sentence cut by a removed element: from its next sentence on.
             if afterCut && text.startsLowercase && !text.dropFirstSentence() { return }
-            let complete = text.endsSentence
+            // Thai and Lao mark no sentence end: their paragraphs are taken as whole.
+            let complete = text.endsSentence || SentenceEnds.endsInUnmarkedScript(text.bytes)
             if text.characterCount <= rules.stubLength && !complete { return }
             // Cut by a removed element (a formula, a list, a table): whole sentences only.
             if !complete && (text.endsAtRemoval || Self.isFollowedByRemovedBlock(node)) {
@@ -353,7 +354,12 @@ struct ArticleCleaner {
                     if let (open, _) = Self.rubyBrackets(node) { text.append(open) }
                     return true
                 case .superscript, .lowered:
-                    if isDropped(node, kind: kind, lookups: lookups) { return false }
+                    if isDropped(node, kind: kind, lookups: lookups) {
+                        // A reference or a marker: tidied around as a citation leftover is, so
+                        // that no space is left before the punctuation after it (`India [1].`).
+                        if kind == .superscript && node.pointee.children != nil { text.markCitation() }
+                        return false
+                    }
                     var inner = ArticleText()
                     walkChildren(of: node, visit: { child in
                         if child.isText { inner.append(child.textBytes) }
@@ -443,6 +449,24 @@ struct ArticleCleaner {
             return previous.named("blockquote") || previous.hasClass("quotebox") || previous.hasClass("templatequote")
         }
 
+        /// Whether the first text inside `node` (spaces passed over) opens with a bracket, `[`
+        /// or a full-width `［`, as a maintenance marker's does.
+        static func opensWithBracket(_ node: xmlNodePtr) -> Bool {
+            var found: Bool? = nil
+            walkChildren(of: node, visit: { child in
+                guard found == nil else { return false }
+                if child.isText, let first = child.textBytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 }) {
+                    let bytes = child.textBytes
+                    let start = bytes.firstIndex(of: first)!
+                    found = first == UInt8(ascii: "[")
+                        || (first == 0xEF && bytes.count >= start + 3 && bytes[start + 1] == 0xBC && bytes[start + 2] == 0xBB)
+                    return false
+                }
+                return child.isElement
+            })
+            return found ?? false
+        }
+
         /// Whether the paragraph's first content is a `cite` element (an attribution line).
         static func opensWithCite(_ node: xmlNodePtr) -> Bool {
             var child = node.pointee.children
@@ -493,9 +517,12 @@ struct ArticleCleaner {
             {
                 return true
             }
-            // A superscript that a template makes is an inline maintenance marker
-            // ({{Citation needed}}, {{Fix}} and their equivalents in every language).
-            if kind == .superscript, let typeOf, cString(typeOf, contains: "mw:Transclusion") { return true }
+            // A superscript that a template makes is an inline maintenance marker when it reads
+            // as one, bracketed (`[dubious]`, `[réf. nécessaire]`: {{Fix}} and its kin in every
+            // language; those with their classes, `noprint`, `Inline-Template`, went above).
+            // Not the letters of an ordinal or a century ({{e}}, {{er}}, {{sup}}: `2e`,
+            // `XXe siècle`), which the article reads with.
+            if kind == .superscript, let typeOf, cString(typeOf, contains: "mw:Transclusion"), Self.opensWithBracket(node) { return true }
             if let id {
                 if cString(id, equals: "coordinates") || cString(id, equals: "toc")
                     || cString(id, equals: "pcs-edit-section-title-description")

@@ -93,6 +93,14 @@ struct ArticleText {
         hasRemovals = true
     }
 
+    /// Notes that a reference or a maintenance marker was removed here: tidied around as a
+    /// citation leftover (`[12]`) is, and a paragraph ending at one is not cut.
+    mutating func markCitation() {
+        if runs.isEmpty { runs.append(Run(bytes: [], bold: boldDepth > 0, italic: italicDepth > 0)) }
+        runs[runs.count - 1].bytes.append(Self.citationMark)
+        hasRemovals = true
+    }
+
     private var hasRemovals = false
     /// Whether the text ends where an element with text was removed (known after `normalize`).
     private(set) var endsAtRemoval = false

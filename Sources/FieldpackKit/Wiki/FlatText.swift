@@ -47,13 +47,20 @@ struct FlatText {
             defer { index -= 1 }
             guard bytes[index] == UInt8(ascii: "[") else { continue }
             guard let close = bytes[(index + 1)...].prefix(40).firstIndex(of: UInt8(ascii: "]")),
-                  CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index)
+                  CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index), !goesOnInAWord(after: close)
             else { continue }
             remove((index + 1)..<(close + 1))
             bytes[index] = ArticleText.citationMark
             removed = true
         }
         return removed
+    }
+
+    /// Whether a letter follows the `]` at `close`: an editor's bracket inside a quoted word
+    /// (`"[t]he health"`, `[i]n Africa`), never a note label, which a space or punctuation ends.
+    private func goesOnInAWord(after close: Int) -> Bool {
+        guard close + 1 < bytes.count else { return false }
+        return SentenceEnds.scalar(in: bytes, at: close + 1)?.properties.isAlphabetic ?? false
     }
 
     /// Whether the byte before `index` ends a name of one letter (`a[0]`): a letter with a space,

@@ -109,7 +109,9 @@ enum SentenceEnds {
                     || (stop && closesNeverFinal(bytes, at: index))
                     || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
                     || (stop && closesOrdinal(bytes, at: index) && (startsOrdinalNoun(bytes, at: after + 1) || followsOrdinalArticle(bytes, at: index)))
-                    || (stop && closesRussianDate(bytes, at: index)))
+                    || (stop && closesRussianDate(bytes, at: index))
+                    || (stop && closesSpanishEra(bytes, at: index, next: after + 1))
+                    || (stop && closesUndottedAbbreviation(bytes, at: index, next: after + 1)))
                 {
                     ends.append(after)
                 }
@@ -146,7 +148,81 @@ enum SentenceEnds {
     private static let neverFinal: Set<[UInt8]> = Set([
         "e.g", "i.e", "cf", "viz", "vs", "approx", "incl", "esp", "st", "ste", "mt", "dr", "mr", "mrs", "prof", "av", "apr", "env",
         "z", "aprox", "ок", "прибл",
+        // German: beziehungsweise, sogenannt, vergleiche, gegebenenfalls, eventuell, geboren
+        // (a capital noun follows them, as one starts a sentence).
+        "bzw", "sog", "vgl", "ggf", "evtl", "geb",
     ].map { Array($0.utf8) })
+
+    /// Whether the `.` at `index` closes the Spanish `a.` or `d.` of `a. C.` and `d. C.` (antes,
+    /// después de Cristo: `siglo VIII a. C.`), whose `C.` follows at `next`; the `.` of `C.` may
+    /// well end one, as German `v. Chr.`'s does.
+    private static func closesSpanishEra(_ bytes: [UInt8], at index: Int, next: Int) -> Bool {
+        guard index >= 1, bytes[index - 1] == UInt8(ascii: "a") || bytes[index - 1] == UInt8(ascii: "d"),
+              index == 1 || bytes[index - 2] == 0x20, next + 1 < bytes.count
+        else { return false }
+        return bytes[next] == UInt8(ascii: "C") && bytes[next + 1] == UInt8(ascii: ".")
+    }
+
+    /// Whether the `.` at `index` belongs to a dotted abbreviation of a script that writes its
+    /// sentence ends otherwise or not at all (`isShortWordOfUndottedScript`): a word of one or
+    /// two letters that is dotted within (Thai `ค.ศ.`, Christian era), or that another such
+    /// dotted word follows at `next` or comes before (Hindi `ई. पू.`, before Christ). Not
+    /// Korean, Arabic or Hebrew, which end sentences with `.` after words of any length.
+    private static func closesUndottedAbbreviation(_ bytes: [UInt8], at index: Int, next: Int) -> Bool {
+        let start = wordStart(before: index, in: bytes)
+        guard start < index else { return false }
+        let segments = bytes[start..<index].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard segments.allSatisfy({ isShortWordOfUndottedScript($0) }) else { return false }
+        if segments.count > 1 { return true }
+        // The next word, one such and dotted.
+        var end = next
+        while end < bytes.count && bytes[end] != 0x20 && bytes[end] != UInt8(ascii: ".") { end += 1 }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "."), isShortWordOfUndottedScript(bytes[next..<end]) { return true }
+        // The word before, one such and dotted.
+        guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: ".") else { return false }
+        let before = wordStart(before: start - 2, in: bytes)
+        return isShortWordOfUndottedScript(bytes[before..<(start - 2)])
+    }
+
+    /// Whether `word` is one or two letters, with their marks (a Thai or Devanagari vowel sign is
+    /// a scalar of its own), of a script whose sentences end with another mark (the Indic
+    /// scripts' danda `।`, Tibetan's shad, Burmese `။`, Ethiopic `።`, Khmer `។`) or none (Thai,
+    /// Lao): U+0900–U+109F, U+1200–U+137F, U+1780–U+17FF.
+    private static func isShortWordOfUndottedScript(_ word: ArraySlice<UInt8>) -> Bool {
+        let bytes = Array(word)
+        var letters = 0
+        var position = 0
+        while position < bytes.count {
+            guard let scalar = scalar(in: bytes, at: position) else { return false }
+            let properties = scalar.properties
+            let undotted = (0x0900...0x109F).contains(scalar.value) || (0x1200...0x137F).contains(scalar.value)
+                || (0x1780...0x17FF).contains(scalar.value)
+            guard undotted else { return false }
+            switch properties.generalCategory {
+            case .otherLetter: letters += 1
+            case .nonspacingMark, .spacingMark: break
+            default: return false
+            }
+            position += scalar.utf8.count
+        }
+        return (1...2).contains(letters)
+    }
+
+    /// Whether the text's last letter is of a script that marks no sentence end (Thai, Lao:
+    /// sentences are parted by a space), so that a paragraph of it is never taken for one cut
+    /// short, nor for a stub, for want of a mark.
+    static func endsInUnmarkedScript(_ bytes: [UInt8]) -> Bool {
+        var index = bytes.count
+        while index > 0 {
+            var start = index - 1
+            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            if let scalar = scalar(in: bytes, at: start), scalar.properties.isAlphabetic {
+                return (0x0E01...0x0EFF).contains(scalar.value)
+            }
+            index = start
+        }
+        return false
+    }
 
     /// German abbreviations of two words, after whose second a sentence practically never ends:
     /// `u. a.` (unter anderem), `v. a.` (vor allem), `d. h.`, `u. ä.`, `s. o.` and `s. u.`: the
@@ -250,10 +326,12 @@ enum SentenceEnds {
         return false
     }
 
-    /// Whether the scalar at `index` is a lower-case letter.
+    /// Whether the scalar at `index` is a lower-case letter of a script written in two cases.
+    /// Not Georgian's: Unicode counts Mkhedruli as lower case (its capitals, Mtavruli, are for
+    /// titles alone), and Georgian starts every sentence with it.
     static func startsLowercase(_ bytes: [UInt8], at index: Int) -> Bool {
         guard let scalar = scalar(in: bytes, at: index) else { return false }
-        return scalar.properties.isLowercase
+        return scalar.properties.isLowercase && !(0x10D0...0x10FF).contains(scalar.value)
     }
 
     /// Whether the `.` at `index` follows a single upper-case letter standing alone (`J.`), or
