@@ -93,10 +93,13 @@ struct ArticleText {
         hasRemovals = true
     }
 
-    /// Notes that a reference or a maintenance marker was removed here: tidied around as a
-    /// citation leftover (`[12]`) is, and a paragraph ending at one is not cut.
+    /// Notes that a reference or a maintenance marker was removed here, when a space comes
+    /// before it (`India <sup>[1]</sup>.`): tidied around as a citation leftover (`[12]`) is,
+    /// and a paragraph ending at one is not cut. Right after a word or a stop, where references
+    /// stand, nothing is left to tidy, and the paragraph is not read twice (the wiki stage
+    /// took 10–20% more CPU when every reference was marked).
     mutating func markCitation() {
-        if runs.isEmpty { runs.append(Run(bytes: [], bold: boldDepth > 0, italic: italicDepth > 0)) }
+        guard previousSpace, let last = runs.last?.bytes.last, last == 0x20 else { return }
         runs[runs.count - 1].bytes.append(Self.citationMark)
         hasRemovals = true
     }
