@@ -169,6 +169,8 @@ enum SentenceEnds {
     /// dotted word follows at `next` or comes before (Hindi `ई. पू.`, before Christ). Not
     /// Korean, Arabic or Hebrew, which end sentences with `.` after words of any length.
     private static func closesUndottedAbbreviation(_ bytes: [UInt8], at index: Int, next: Int) -> Bool {
+        // Those scripts are past ASCII: a Latin word's stop is passed at once.
+        guard index > 0, bytes[index - 1] >= 0x80 else { return false }
         let start = wordStart(before: index, in: bytes)
         guard start < index else { return false }
         let segments = bytes[start..<index].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
