@@ -611,17 +611,23 @@ import Testing
         }
     }
 
-    /// Tools built elsewhere (BIN=…, SKIP_TOOLS=1) are prerequisites too: a newer one rebuilds
-    /// what the stages make, where the old tools' bundle stayed published.
-    @Test(.enabled(if: binaries != nil))
-    func aNewerToolInBinRebuildsTheStages() throws {
+    /// A copy of the built tools in `directory/tools`, to change as tools built elsewhere are.
+    private func toolsCopy(in directory: TemporaryDirectory) throws -> String {
         let source = try #require(Self.binaries)
-        let directory = try TemporaryDirectory()
         let tools = directory.file("tools")
         try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasPrefix("fieldpack-") && !name.contains(".") {
             try FileManager.default.copyItem(atPath: "\(source)/\(name)", toPath: "\(tools)/\(name)")
         }
+        return tools
+    }
+
+    /// Tools built elsewhere (BIN=…, SKIP_TOOLS=1) are prerequisites too: a newer one rebuilds
+    /// what the stages make, where the old tools' bundle stayed published.
+    @Test(.enabled(if: binaries != nil))
+    func aNewerToolInBinRebuildsTheStages() throws {
+        let directory = try TemporaryDirectory()
+        let tools = try toolsCopy(in: directory)
         let arguments = ["bundle", "BUILD=\(directory.file("out"))"]
         let first = try make(arguments, bin: tools)
         #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
@@ -639,13 +645,8 @@ import Testing
     /// again, where a pipeline edit would have gone unseen.
     @Test(.enabled(if: binaries != nil))
     func aLostDepfileOrAFailingChangeCheckMakesTheStagesAgain() throws {
-        let source = try #require(Self.binaries)
         let directory = try TemporaryDirectory()
-        let tools = directory.file("tools")
-        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasPrefix("fieldpack-") && !name.contains(".") {
-            try FileManager.default.copyItem(atPath: "\(source)/\(name)", toPath: "\(tools)/\(name)")
-        }
+        let tools = try toolsCopy(in: directory)
         let arguments = ["bundle", "BUILD=\(directory.file("out"))"]
         func stages(_ output: String) -> [String] {
             let lines = output.split(separator: "\n").filter { $0.contains(" --output ") }
