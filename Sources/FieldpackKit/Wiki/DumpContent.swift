@@ -46,6 +46,11 @@ enum DumpContent: Equatable {
             }
             return .other(text.hasPrefix("<?xml") ? "XML, not an HTML page" : "markup that is not an HTML page")
         default:
+            // A page saved as "Unicode" (Windows' name for UTF-16, byte order mark first): named
+            // for what it is, not "binary data".
+            if start == 0, head.count >= 2, (head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF) {
+                return .other("UTF-16 text (saved as \"Unicode\": save it as UTF-8)")
+            }
             if namedLikeADump(name) { return .jsonLines }
             let sample = UnsafeRawBufferPointer(rebasing: head[start..<min(head.count, start + 4096)])
             let binary = sample.contains(0) || !HTMLDocument.isValidUTF8(wholeSequencesOf: sample)
