@@ -130,6 +130,8 @@ import Testing
         "<sup class=\"Inline-Template\"><span>[</span><i><a>Beleg fehlt</a></i><span>]</span></sup>",
         // A {{Fix}}-based template by its transclusion alone, without classes.
         "<sup about=\"#mwt9\" typeof=\"mw:Transclusion\" data-mw='{\"parts\":[{\"template\":{\"target\":{\"wt\":\"Fix\",\"href\":\"./Template:Fix\"},\"params\":{\"text\":{\"wt\":\"dubious\"}},\"i\":0}}]}'>[<i>dubious</i>]</sup>",
+        // The same behind a no-break space.
+        "<sup about=\"#mwt9\" typeof=\"mw:Transclusion\">&nbsp;[Quelle?]</sup>",
     ])
     func inlineMaintenanceMarkersGoByStructureInEveryLanguage(marker: String) throws {
         let html = try paragraphs("<p>It is the smallest kingfisher of Europe.\(marker) Pairs nest in a tunnel dug into a bank of sand.</p>")
@@ -157,10 +159,13 @@ import Testing
         #expect(html == "<p>The lion is native to India. It lives in prides, groups of related females.</p>")
     }
 
-    /// An editor's bracket inside a quoted word is the quote's, not a note label.
+    /// An editor's bracket inside a quoted word is the quote's, not a note label; a label
+    /// between two letters of text without spaces is one.
     @Test func anEditorsBracketInsideAWordStays() throws {
         let html = try paragraphs("<p>The study found that \"[t]he health of elderly people improved\" with a dog, and [i]n Africa it is rare.</p>")
         #expect(html == "<p>The study found that \"[t]he health of elderly people improved\" with a dog, and [i]n Africa it is rare.</p>")
+        #expect(try paragraphs("<p>东京是日本的首都[1]也是日本最大的城市，位于本州岛的关东地区，人口超过一千万，是世界上最大的都市之一。</p>")
+                == "<p>东京是日本的首都也是日本最大的城市，位于本州岛的关东地区，人口超过一千万，是世界上最大的都市之一。</p>")
     }
 
     // MARK: Rule 10: the bracket rule

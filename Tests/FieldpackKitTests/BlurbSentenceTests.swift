@@ -183,6 +183,23 @@ import Testing
          "भारत में सिंह के जीवाश्म लगभग 300 ई.", false),
         ("भारत में सिंह के जीवाश्म लगभग 300 ई. पू. के मिलते हैं और यह तब पूरे उत्तर भारत में पाया जाता था। आज यह केवल गिर में है।",
          "भारत में सिंह के जीवाश्म लगभग 300 ई. पू.", false),
+        // …but a short verb that ends a sentence with `.` (Marathi, Hindi written so) before an
+        // initial or a title still ends it: it carries a vowel sign, as no initial does.
+        ("पुणे हे महाराष्ट्रातील एक मोठे शहर आहे. इ.स. १७४९ मध्ये ते पेशव्यांची राजधानी झाले आणि पुढे शंभर वर्षे तसेच राहिले.",
+         "पुणे हे महाराष्ट्रातील एक मोठे शहर आहे.", true),
+        ("यह भारत का सबसे बड़ा शहर है. ए. के. राव ने इसके इतिहास पर एक लंबी पुस्तक लिखी है जो बहुत प्रसिद्ध हुई.",
+         "यह भारत का सबसे बड़ा शहर है.", true),
+        // Georgian abbreviations, which no capital after them tells (`ე.წ.` so-called, `ქ.` city).
+        ("თბილისი საქართველოს დედაქალაქია. ქალაქი დააარსა ვახტანგ გორგასალმა ე.წ. ძველი ქალაქის ადგილას, მტკვრის ნაპირზე.",
+         "თბილისი საქართველოს დედაქალაქია. ქალაქი დააარსა ვახტანგ გორგასალმა ე.წ.", false),
+        ("ეს ტაძარი მდებარეობს ქ. მცხეთაში, არაგვისა და მტკვრის შესართავთან, ძველი დედაქალაქის ცენტრში. იგი დიდია.",
+         "ეს ტაძარი მდებარეობს ქ.", false),
+        // `Geb.` (an Egyptian god) ends a sentence: the German `geb.` is looked for in lower case.
+        ("Nut was the goddess of the sky and the wife of Geb. Their children were Osiris, Isis, Set and Nephthys, the gods.",
+         "Nut was the goddess of the sky and the wife of Geb.", true),
+        // The `C.` of `a. C.` ends one when the next sentence starts there.
+        ("Roma fue fundada en el año 753 a. C. Después fue gobernada por siete reyes durante casi dos siglos y medio.",
+         "Roma fue fundada en el año 753 a. C.", true),
         // Korean short words end sentences one after the other.
         ("사자는 크다. 몸길이는 수컷이 최대 2.5 미터에 이르며 암컷은 그보다 작고 가볍다. 초원에 산다.",
          "사자는 크다.", true),
@@ -202,6 +219,16 @@ import Testing
         let made = try blurb("<p>\(thai)</p><figure><img src=\"x.jpg\"/><figcaption>สิงโต</figcaption></figure><p>สิงโตอาศัยอยู่เป็นฝูง</p>")
         #expect(made.html.hasPrefix("<p>\(thai)</p>"), "\(made.html)")
         #expect(made.summary.hasPrefix("สิงโตเป็นสัตว์"), "\(made.summary)")
+    }
+
+    /// A Thai paragraph before a list introduces it (`… ได้แก่`, namely): dropped with its list,
+    /// as before, and a short Thai paragraph (a caption) is a stub; neither is the summary.
+    @Test func aThaiListIntroductionAndAThaiCaptionAreNotTheSummary() throws {
+        let lead = "จังหวัดเชียงใหม่เป็นจังหวัดที่มีประชากรมากที่สุดในภาคเหนือ ตั้งอยู่ในหุบเขาที่ล้อมรอบด้วยภูเขาสูงและป่าไม้"
+        let made = try blurb(
+            "<p>ภาพถ่ายดาวเทียม</p><p>จังหวัดเชียงใหม่แบ่งเขตการปกครองออกเป็นยี่สิบห้าอำเภอ ซึ่งมีอำเภอที่สำคัญ ได้แก่</p><ul><li>อำเภอเมือง</li></ul><p>\(lead)</p>")
+        #expect(made.html == "<p>\(lead)</p>", "\(made.html)")
+        #expect(made.summary == lead)
     }
 
     /// Georgian: a paragraph introducing a list keeps its whole sentences before the colon

@@ -259,11 +259,14 @@ struct ArticleCleaner {
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
             // The rest of a sentence cut by a removed element: from its next sentence on.
             if afterCut && text.startsLowercase && !text.dropFirstSentence() { return }
-            // Thai and Lao mark no sentence end: their paragraphs are taken as whole.
-            let complete = text.endsSentence || SentenceEnds.endsInUnmarkedScript(text.bytes)
+            let complete = text.endsSentence
             if text.characterCount <= rules.stubLength && !complete { return }
-            // Cut by a removed element (a formula, a list, a table): whole sentences only.
-            if !complete && (text.endsAtRemoval || Self.isFollowedByRemovedBlock(node)) {
+            // Cut by a removed element (a formula, a list, a table): whole sentences only. Thai
+            // and Lao mark no sentence end: a paragraph of theirs is whole before a figure or a
+            // table, and before a list the introduction it is (`… ได้แก่`, namely).
+            if !complete && (text.endsAtRemoval || Self.isFollowedByRemovedBlock(node))
+                && (Self.isFollowedByList(node) || !SentenceEnds.endsInUnmarkedScript(text.bytes))
+            {
                 previousWasCut = true
                 if !text.keepWholeSentences() { return }
             }
@@ -455,11 +458,24 @@ struct ArticleCleaner {
             var found: Bool? = nil
             walkChildren(of: node, visit: { child in
                 guard found == nil else { return false }
-                if child.isText, let first = child.textBytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 }) {
+                if child.isText {
+                    // Past spaces, no-break spaces (U+00A0) and word joiners (U+2060).
                     let bytes = child.textBytes
-                    let start = bytes.firstIndex(of: first)!
-                    found = first == UInt8(ascii: "[")
-                        || (first == 0xEF && bytes.count >= start + 3 && bytes[start + 1] == 0xBC && bytes[start + 2] == 0xBB)
+                    var start = 0
+                    while start < bytes.count {
+                        if bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x09 {
+                            start += 1
+                        } else if bytes[start] == 0xC2, start + 1 < bytes.count, bytes[start + 1] == 0xA0 {
+                            start += 2
+                        } else if bytes[start] == 0xE2, start + 2 < bytes.count, bytes[start + 1] == 0x81, bytes[start + 2] == 0xA0 {
+                            start += 3
+                        } else {
+                            break
+                        }
+                    }
+                    guard start < bytes.count else { return false }
+                    found = bytes[start] == UInt8(ascii: "[")
+                        || (bytes[start] == 0xEF && start + 2 < bytes.count && bytes[start + 1] == 0xBC && bytes[start + 2] == 0xBB)
                     return false
                 }
                 return child.isElement
@@ -485,6 +501,12 @@ struct ArticleCleaner {
             if next.named("div") { return !next.hasClass("mw-heading") && !next.hasClass("pcs-edit-section-header") }
             return next.named("ul") || next.named("ol") || next.named("dl") || next.named("table") || next.named("figure")
                 || next.named("blockquote") || next.named("pre") || next.named("center") || next.named("math")
+        }
+
+        /// Whether a list comes right after the paragraph (which then introduces it).
+        static func isFollowedByList(_ node: xmlNodePtr) -> Bool {
+            guard let next = node.nextVisibleElement else { return false }
+            return next.named("ul") || next.named("ol") || next.named("dl")
         }
 
         static func isDropped(_ node: xmlNodePtr, kind: ElementKind, lookups: Lookups) -> Bool {

@@ -47,7 +47,7 @@ struct FlatText {
             defer { index -= 1 }
             guard bytes[index] == UInt8(ascii: "[") else { continue }
             guard let close = bytes[(index + 1)...].prefix(40).firstIndex(of: UInt8(ascii: "]")),
-                  CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index), !goesOnInAWord(after: close)
+                  CitationLabel.matches(bytes[(index + 1)..<close]), !followsOneLetterName(index), !isEditorsBracket(index, close)
             else { continue }
             remove((index + 1)..<(close + 1))
             bytes[index] = ArticleText.citationMark
@@ -56,11 +56,18 @@ struct FlatText {
         return removed
     }
 
-    /// Whether a letter follows the `]` at `close`: an editor's bracket inside a quoted word
-    /// (`"[t]he health"`, `[i]n Africa`), never a note label, which a space or punctuation ends.
-    private func goesOnInAWord(after close: Int) -> Bool {
-        guard close + 1 < bytes.count else { return false }
-        return SentenceEnds.scalar(in: bytes, at: close + 1)?.properties.isAlphabetic ?? false
+    /// Whether `[` at `open` and `]` at `close` are an editor's bracket starting a word: one
+    /// letter, a letter after it and none before it (`"[t]he health"`, `[i]n Africa`). A note
+    /// label stands after a word and before a space or punctuation, or, in text without spaces,
+    /// between two letters (`首都[1]也是`).
+    private func isEditorsBracket(_ open: Int, _ close: Int) -> Bool {
+        guard close == open + 2, close + 1 < bytes.count else { return false }
+        func isLetter(_ index: Int) -> Bool {
+            var start = index
+            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            return SentenceEnds.scalar(in: bytes, at: start)?.properties.isAlphabetic ?? false
+        }
+        return isLetter(close + 1) && (open == 0 || !isLetter(open - 1))
     }
 
     /// Whether the byte before `index` ends a name of one letter (`a[0]`): a letter with a space,

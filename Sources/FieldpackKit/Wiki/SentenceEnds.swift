@@ -105,7 +105,8 @@ enum SentenceEnds {
                 ends.append(after)
             } else if bytes[after] == 0x20, after + 1 < count {
                 let stop = bytes[index] == 0x2E && after == index + 1
-                if length > 1 || !(startsLowercase(bytes, at: after + 1) || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
+                if length > 1 || !(startsLowercase(bytes, at: after + 1) || (stop && closesGeorgianAbbreviation(bytes, at: index))
+                    || (bytes[index] == 0x2E && closesInitial(bytes, at: index))
                     || (stop && closesNeverFinal(bytes, at: index))
                     || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
                     || (stop && closesOrdinal(bytes, at: index) && (startsOrdinalNoun(bytes, at: after + 1) || followsOrdinalArticle(bytes, at: index)))
@@ -148,15 +149,18 @@ enum SentenceEnds {
     private static let neverFinal: Set<[UInt8]> = Set([
         "e.g", "i.e", "cf", "viz", "vs", "approx", "incl", "esp", "st", "ste", "mt", "dr", "mr", "mrs", "prof", "av", "apr", "env",
         "z", "aprox", "ок", "прибл",
-        // German: beziehungsweise, sogenannt, vergleiche, gegebenenfalls, eventuell, geboren
-        // (a capital noun follows them, as one starts a sentence).
-        "bzw", "sog", "vgl", "ggf", "evtl", "geb",
     ].map { Array($0.utf8) })
+
+    /// German abbreviations that a capital noun follows, as one starts a sentence:
+    /// beziehungsweise, sogenannt, vergleiche, gegebenenfalls, eventuell, geboren. In lower case
+    /// only: `Geb.` is an Egyptian god, ending a sentence.
+    private static let neverFinalLowercase: Set<[UInt8]> = Set(["bzw", "sog", "vgl", "ggf", "evtl", "geb"].map { Array($0.utf8) })
 
     /// Whether the `.` at `index` closes the Spanish `a.` or `d.` of `a. C.` and `d. C.` (antes,
     /// después de Cristo: `siglo VIII a. C.`), whose `C.` follows at `next`; the `.` of `C.` may
     /// well end one, as German `v. Chr.`'s does.
     private static func closesSpanishEra(_ bytes: [UInt8], at index: Int, next: Int) -> Bool {
+        // (And `closesInitial` lets that `C.` end one.)
         guard index >= 1, bytes[index - 1] == UInt8(ascii: "a") || bytes[index - 1] == UInt8(ascii: "d"),
               index == 1 || bytes[index - 2] == 0x20, next + 1 < bytes.count
         else { return false }
@@ -165,9 +169,12 @@ enum SentenceEnds {
 
     /// Whether the `.` at `index` belongs to a dotted abbreviation of a script that writes its
     /// sentence ends otherwise or not at all (`isShortWordOfUndottedScript`): a word of one or
-    /// two letters that is dotted within (Thai `ค.ศ.`, Christian era), or that another such
-    /// dotted word follows at `next` or comes before (Hindi `ई. पू.`, before Christ). Not
-    /// Korean, Arabic or Hebrew, which end sentences with `.` after words of any length.
+    /// two letters that is dotted within (Thai `ค.ศ.`, Marathi `इ.स.`), or a pair of dotted words
+    /// whose first is a bare letter, with no vowel sign or virama, as an initial is written
+    /// (Hindi `ई. पू.`, before Christ). Not Korean, Arabic or Hebrew, which end sentences with
+    /// `.` after words of any length; nor the short verbs that end sentences with `.` in
+    /// Marathi, Gujarati, the Dravidian scripts and Sinhala (`आहे.`, `है.`, `છે.`, `ఉంది.`), which
+    /// carry a vowel sign, before an initial or `डॉ.`.
     private static func closesUndottedAbbreviation(_ bytes: [UInt8], at index: Int, next: Int) -> Bool {
         // Those scripts are past ASCII: a Latin word's stop is passed at once.
         guard index > 0, bytes[index - 1] >= 0x80 else { return false }
@@ -176,14 +183,24 @@ enum SentenceEnds {
         let segments = bytes[start..<index].split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard segments.allSatisfy({ isShortWordOfUndottedScript($0) }) else { return false }
         if segments.count > 1 { return true }
-        // The next word, one such and dotted.
+        // This word a bare letter, the next one such a word and dotted.
         var end = next
         while end < bytes.count && bytes[end] != 0x20 && bytes[end] != UInt8(ascii: ".") { end += 1 }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "."), isShortWordOfUndottedScript(bytes[next..<end]) { return true }
-        // The word before, one such and dotted.
+        if isBareLetter(bytes[start..<index]), end < bytes.count, bytes[end] == UInt8(ascii: "."),
+            isShortWordOfUndottedScript(bytes[next..<end])
+        {
+            return true
+        }
+        // The word before a bare letter, dotted.
         guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: ".") else { return false }
         let before = wordStart(before: start - 2, in: bytes)
-        return isShortWordOfUndottedScript(bytes[before..<(start - 2)])
+        return isBareLetter(bytes[before..<(start - 2)]) && isShortWordOfUndottedScript(bytes[before..<(start - 2)])
+    }
+
+    /// Whether `word` is one letter alone, with no mark (an initial: `ई`, `इ`, `स`).
+    private static func isBareLetter(_ word: ArraySlice<UInt8>) -> Bool {
+        guard !word.isEmpty, let letter = scalar(in: Array(word), at: 0) else { return false }
+        return letter.utf8.count == word.count && letter.properties.generalCategory == .otherLetter
     }
 
     /// Whether `word` is one or two letters, with their marks (a Thai or Devanagari vowel sign is
@@ -241,7 +258,7 @@ enum SentenceEnds {
         guard start < index, index - start <= 12, let first = scalar(in: bytes, at: start) else { return false }
         let lowered = String(first).lowercased()
         let word = Array(lowered.utf8) + bytes[(start + first.utf8.count)..<index]
-        if neverFinal.contains(word) { return true }
+        if neverFinal.contains(word) || neverFinalLowercase.contains(Array(bytes[start..<index])) { return true }
         // The word before: one space and its own `.` before this one (`u. a.`).
         guard start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: ".") else { return false }
         let before = wordStart(before: start - 2, in: bytes)
@@ -328,6 +345,34 @@ enum SentenceEnds {
         return false
     }
 
+    /// Whether the `.` at `index` closes a Georgian abbreviation: a word of one or two letters
+    /// (`ქ.` city, `ს.` village, `ძვ.`), one dotted within (`ე.წ.` so-called), or one of
+    /// `georgianAbbreviations`. Georgian writes no capitals at a sentence's start
+    /// (`startsLowercase`), so these are told by themselves.
+    private static func closesGeorgianAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index >= 3, bytes[index - 3] == 0xE1, bytes[index - 2] == 0x83 else { return false }  // U+10C0–U+10FF
+        let start = wordStart(before: index, in: bytes)
+        var letters = 0
+        var dotted = false
+        var position = start
+        while position < index {
+            guard let scalar = scalar(in: bytes, at: position) else { return false }
+            if scalar == "." {
+                dotted = true
+            } else if (0x10D0...0x10FF).contains(scalar.value) {
+                letters += 1
+            } else {
+                return false
+            }
+            position += scalar.utf8.count
+        }
+        return letters <= 2 || dotted || georgianAbbreviations.contains(Array(bytes[start..<index]))
+    }
+
+    /// Georgian abbreviations of three letters or more: `მაგ.` (for example), `მლნ.` (million),
+    /// `მლრდ.` (billion), `სხვ.` (others).
+    private static let georgianAbbreviations: Set<[UInt8]> = Set(["მაგ", "მლნ", "მლრდ", "სხვ"].map { Array($0.utf8) })
+
     /// Whether the scalar at `index` is a lower-case letter of a script written in two cases.
     /// Not Georgian's: Unicode counts Mkhedruli as lower case (its capitals, Mtavruli, are for
     /// titles alone), and Georgian starts every sentence with it.
@@ -343,6 +388,12 @@ enum SentenceEnds {
         var start = index - 1
         while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
         guard let letter = scalar(in: bytes, at: start), letter.properties.isUppercase else { return false }
+        // The `C.` of Spanish `a. C.`, `d. C.` is no initial: a sentence may end there.
+        if letter == "C", start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: "."),
+            bytes[start - 3] == UInt8(ascii: "a") || bytes[start - 3] == UInt8(ascii: "d"), start == 3 || bytes[start - 4] == 0x20
+        {
+            return false
+        }
         if start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28 { return true }
         let before = bytes[start - 1]
         return before == 0x2E || (before == 0x2D && start >= 2 && bytes[start - 2] == 0x2E)
