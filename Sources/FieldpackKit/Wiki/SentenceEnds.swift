@@ -228,8 +228,8 @@ enum SentenceEnds {
     }
 
     /// Whether the text's last letter is of a script that marks no sentence end (Thai, Lao:
-    /// sentences are parted by a space), so that a paragraph of it is never taken for one cut
-    /// short, nor for a stub, for want of a mark.
+    /// sentences are parted by a space), so that a paragraph of it before a figure or a table
+    /// is not taken for one cut short for want of a mark (the cut-paragraph rule).
     static func endsInUnmarkedScript(_ bytes: [UInt8]) -> Bool {
         var index = bytes.count
         while index > 0 {
