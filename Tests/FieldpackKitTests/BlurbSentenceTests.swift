@@ -200,6 +200,14 @@ import Testing
         // The `C.` of `a. C.` ends one when the next sentence starts there.
         ("Roma fue fundada en el año 753 a. C. Después fue gobernada por siete reyes durante casi dos siglos y medio.",
          "Roma fue fundada en el año 753 a. C.", true),
+        // Ukrainian and Polish write the year's and the century's abbreviations after a number
+        // too (the summaries ended "…у 1758 р.", "…w 1758 r.").
+        ("Уперше вид описав у 1758 р. Карл Лінней у десятому виданні своєї праці «Система природи». Поширений у Європі.",
+         "Уперше вид описав у 1758 р.", false),
+        ("Gatunek opisał naukowo w 1758 r. Karol Linneusz, nadając mu nazwę Parus major. Występuje w całej Europie.",
+         "Gatunek opisał naukowo w 1758 r.", false),
+        ("Populacja zmalała w XIX w. Polowania prowadzono wtedy wszędzie i bez żadnych ograniczeń prawnych.",
+         "Populacja zmalała w XIX w.", false),
         // Korean short words end sentences one after the other.
         ("사자는 크다. 몸길이는 수컷이 최대 2.5 미터에 이르며 암컷은 그보다 작고 가볍다. 초원에 산다.",
          "사자는 크다.", true),
@@ -244,13 +252,32 @@ import Testing
         #expect(made.summary == "丹顶鹤是一种大型涉禽。它们在东亚的湿地繁殖。")
     }
 
+    /// A heading in capitals as its wiki's language writes them: Turkish `İ`, Greek without
+    /// accents (`FIZIKSEL` was a misspelling, `ΠΕΡΙΓΡΑΦΉ` kept its tonos); others as before.
+    @Test(arguments: [
+        ("tr", "Fiziksel özellikler", "FİZİKSEL ÖZELLİKLER"), ("az", "Yayılması", "YAYILMASI"),
+        ("el", "Περιγραφή και διαΐστημα", "ΠΕΡΙΓΡΑΦΗ ΚΑΙ ΔΙΑΪΣΤΗΜΑ"), ("en", "Description", "DESCRIPTION"),
+        ("de", "Straße", "STRASSE"),
+    ])
+    func aHeadingIsInCapitalsAsItsLanguageWritesThem(language: String, heading: String, capitals: String) throws {
+        var rules = BlurbRules()
+        rules.language = language
+        let made = try BlurbMaker(rules: rules).blurb(html: page(
+            "<p>The first paragraph of the article, long enough to stay, ends here with a stop.</p><h2>\(heading)</h2><p>A paragraph of the section, long enough to stay in the blurb, ends.</p>"))
+        #expect(made.html.contains("<b>\(capitals)</b>"), "\(made.html)")
+    }
+
+    /// Parsoid writes a rule that shows nothing (`-{H|…}-`) as a `meta`, and one that adds a
+    /// conversion and shows its text (`-{A|…}-`, often the article's own name) as a `span` with
+    /// `"add":true`: that text was dropped ("（Sydney）是…", the name gone).
     @Test func aLanguageVariantSpanShowsItsTextAndAHiddenRuleShowsNothing() throws {
         let made = try blurb("""
-            <p>丹顶鹤又称<span typeof="mw:LanguageVariant" data-mw-variant='{"disabled":{"t":"仙鹤"}}'></span>，\
+            <p><b><span typeof="mw:LanguageVariant" data-mw-variant='{"add":true,"twoway":[{"l":"zh-cn","t":"丹顶鹤"},{"l":"zh-tw","t":"丹頂鶴"}]}'></span></b>\
+            又称<span typeof="mw:LanguageVariant" data-mw-variant='{"disabled":{"t":"仙鹤"}}'></span>，\
             台湾称<span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-tw","t":"&lt;b>丹頂鶴&lt;/b>"},{"l":"zh-cn","t":"丹顶鹤"}]}'></span>。\
-            <span typeof="mw:LanguageVariant" data-mw-variant='{"twoway":[{"l":"zh-cn","t":"鹤"},{"l":"zh-tw","t":"鶴"}],"add":true}'></span></p>
+            <meta typeof="mw:LanguageVariant" data-mw-variant='{"add":true,"twoway":[{"l":"zh-cn","t":"鹤"},{"l":"zh-tw","t":"鶴"}]}'/></p>
             """)
-        #expect(made.html == "<p>丹顶鹤又称仙鹤，台湾称丹頂鶴。</p>")
+        #expect(made.html == "<p><b>丹顶鹤</b>又称仙鹤，台湾称丹頂鶴。</p>", "\(made.html)")
     }
 
     /// A variant's text is HTML: its character references are decoded, and a `<` or `>` that is

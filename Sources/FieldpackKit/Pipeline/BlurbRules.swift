@@ -13,6 +13,9 @@ public struct BlurbRules: Sendable, Equatable {
     public var summaryLength = 300
     /// Articles larger than this are refused (a finding), never parsed.
     public var maximumArticleBytes = 16 << 20
+    /// The wiki's language (`wikipedia_language`): how its headings are written in capitals
+    /// (`Capitals`: Turkish `İ`, Greek without accents).
+    public var language = "en"
 
     public init() {}
 

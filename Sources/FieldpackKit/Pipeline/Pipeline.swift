@@ -175,6 +175,7 @@ public struct Pipeline: Sendable {
             }
             language = code
         }
+        rules.language = language
         var pipeline = Pipeline(
             name: name, inat: inat, wikipedia: try strings("wikipedia"), destinations: destinations,
             wikipediaLanguage: language, blurbRules: rules, shipping: shipping,

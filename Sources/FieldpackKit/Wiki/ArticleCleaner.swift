@@ -274,7 +274,7 @@ struct ArticleCleaner {
                 markup.boundary()
                 markup.lineBreak()
                 markup.begin(.bold)
-                heading.write(into: &markup, uppercased: true)
+                heading.write(into: &markup, uppercasedIn: rules.language)
                 markup.end()
                 markup.lineBreak()
                 pendingHeading = nil

@@ -230,13 +230,14 @@ struct ArticleText {
 
     var isEmpty: Bool { runs.isEmpty }
 
-    /// Writes the runs with their formatting.
-    func write(into markup: inout SafeMarkup, uppercased: Bool = false) {
+    /// Writes the runs with their formatting; with `uppercasedIn`, in capitals as that language
+    /// writes them (`Capitals`).
+    func write(into markup: inout SafeMarkup, uppercasedIn language: String? = nil) {
         for run in runs {
             if run.bold { markup.begin(.bold) }
             if run.italic { markup.begin(.italic) }
-            if uppercased {
-                markup.text(String(decoding: run.bytes, as: UTF8.self).uppercased())
+            if let language {
+                markup.text(Capitals.of(String(decoding: run.bytes, as: UTF8.self), language: language))
             } else {
                 run.bytes.withUnsafeBufferPointer { markup.text($0) }
             }

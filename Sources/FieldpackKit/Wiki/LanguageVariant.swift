@@ -3,8 +3,10 @@ import CLibXML2
 /// The text of a Parsoid language-variant span (`-{…}-` on zh, sr, … wikis): Parsoid leaves the
 /// span empty and keeps the text in `data-mw-variant` (`{"disabled":{"t":"…"}}`,
 /// `{"twoway":[{"l":"zh-cn","t":"…"},…]}`), for the reader's converter to fill in. The blurb shows
-/// the first text given, its tags removed; rules that add conversions without showing anything
-/// (`-{H|…}-`, `-{T|…}-`) show nothing.
+/// the first text given, its tags removed. Parsoid writes a rule that shows nothing
+/// (`-{H|…}-`, `-{T|…}-`) as a `meta`, which the blurb drops, and one that adds a conversion and
+/// shows its text (`-{A|…}-`, often the article's own name) as a `span` whose `data-mw-variant`
+/// has `"add":true` and no `"show"` (Parsoid drops the flag and says it by the element): shown.
 enum LanguageVariant {
     /// The text to show for an empty `span[typeof~=mw:LanguageVariant]`, or nil if `node` is not one.
     static func text(of node: xmlNodePtr) -> [UInt8]? {
@@ -17,7 +19,6 @@ enum LanguageVariant {
             json.append(variant[index])
             index += 1
         }
-        if contains(json, "\"add\":true") && !contains(json, "\"show\":true") { return [] }
         if contains(json, "\"title\":") { return [] }
         guard let start = find(json, "\"t\":\"") else { return [] }
         return stripTags(jsonString(json, from: start + 5))

@@ -110,7 +110,7 @@ enum SentenceEnds {
                     || (stop && closesNeverFinal(bytes, at: index))
                     || (stop && InertTail.isDigit(bytes[after + 1]) && closesAbbreviation(bytes, at: index))
                     || (stop && closesOrdinal(bytes, at: index) && (startsOrdinalNoun(bytes, at: after + 1) || followsOrdinalArticle(bytes, at: index)))
-                    || (stop && closesRussianDate(bytes, at: index))
+                    || (stop && closesDateAbbreviation(bytes, at: index))
                     || (stop && closesSpanishEra(bytes, at: index, next: after + 1))
                     || (stop && closesUndottedAbbreviation(bytes, at: index, next: after + 1)))
                 {
@@ -287,19 +287,24 @@ enum SentenceEnds {
         return start
     }
 
-    /// Whether the `.` at `index` closes Russian `г.` or `гг.` (year, years) or `в.` or `вв.`
-    /// (century) right after a number and a space (`в 1758 г. Карлом Линнеем`, `в XIX в. Его`):
-    /// a describer's name follows them far more often than a sentence ends there, and a
-    /// sentence cut at one loses its subject's author; one that does end there runs on into the
-    /// next, which ends it. At the end of a paragraph it still ends one.
-    private static func closesRussianDate(_ bytes: [UInt8], at index: Int) -> Bool {
-        guard index >= 2, bytes[index - 2] == 0xD0, bytes[index - 1] == 0xB3 || bytes[index - 1] == 0xB2 else { return false }
-        var start = index - 2
-        if start >= 2, bytes[start - 2] == 0xD0, bytes[start - 1] == bytes[index - 1] { start -= 2 }  // гг., вв.
-        guard start >= 2, bytes[start - 1] == 0x20 else { return false }
+    /// Whether the `.` at `index` closes a year's or a century's abbreviation right after a
+    /// number or a Roman numeral and a space (`dateAbbreviations`: Russian `в 1758 г. Карлом
+    /// Линнеем`, `в XIX в. Его`; Ukrainian `у 1758 р. Карл Лінней`, `XIX ст.`; Polish `w 1758 r.
+    /// Karol Linneusz`, `XIX w.`): a describer's name follows them far more often than a
+    /// sentence ends there, and a sentence cut at one loses its subject's author; one that does
+    /// end there runs on into the next, which ends it. At the end of a paragraph it still ends one.
+    private static func closesDateAbbreviation(_ bytes: [UInt8], at index: Int) -> Bool {
+        let start = wordStart(before: index, in: bytes)
+        guard start >= 2, index - start <= 4, bytes[start - 1] == 0x20, dateAbbreviations.contains(Array(bytes[start..<index])) else {
+            return false
+        }
         let before = bytes[start - 2]
         return InertTail.isDigit(before) || "IVXLCM".utf8.contains(before)
     }
+
+    /// Year (`г.`, `гг.`; `р.`, `рр.`; `r.`) and century (`в.`, `вв.`; `ст.`; `w.`) after a number,
+    /// in Russian, Ukrainian and Polish.
+    private static let dateAbbreviations: Set<[UInt8]> = Set(["г", "гг", "в", "вв", "р", "рр", "ст", "r", "w"].map { Array($0.utf8) })
 
     /// Whether the `.` at `index` closes a number of one or two digits standing alone (`3.`,
     /// `19.`), as a German ordinal is written.
