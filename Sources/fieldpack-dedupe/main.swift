@@ -52,7 +52,7 @@ command.main { arguments in
     }
     guard arguments.positional.count == 1 else { throw UsageError("give exactly one records file") }
     let clock = StageClock()
-    let pipeline = try arguments.value("pipeline").map { try Pipeline.load($0) }
+    let pipeline = try arguments.value("pipeline").map { try Pipeline.load($0, for: .dedupe) }
     let selection = pipeline?.selection
     // Photos with measured sizes are written whatever the selection keeps (`Dedupe.Options`).
     let measuredSizes = selection == nil ? nil : pipeline?.shipping.measuredSizes

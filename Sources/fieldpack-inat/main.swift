@@ -80,7 +80,7 @@ command.main { arguments in
             print(try Pipeline.name(at: pipelinePath))
             return
         }
-        let pipeline = try Pipeline.load(pipelinePath)
+        let pipeline = try Pipeline.load(pipelinePath, for: .inat)
         maxRejectRate = pipeline.maxRejectRate
         openDataDate = pipeline.openDataDate
         selection = pipeline.selection

@@ -35,8 +35,9 @@ public struct Pipeline: Sendable {
     public var path: String
     /// What ships of the inputs (`select`; nil: everything). See `Selection`.
     public var selection: Selection? = nil
-    /// What each stage before the bundle reads of the file, as loaded (`PipelineReader`).
-    public var readDigests: [PipelineReader: String] = [:]
+    /// The stage before the bundle that loaded the file (`load(_:for:)`), and the digest of what
+    /// it reads of it, as loaded (`PipelineReader`).
+    public var readBy: (reader: PipelineReader, digest: String)? = nil
 
     /// The files this pipeline's settings are read from besides the pipeline file: its `select`
     /// rules' GeoJSON files and its measured sizes. A stage's depfile lists them, and no output
@@ -80,7 +81,9 @@ public struct Pipeline: Sendable {
     /// - Parameter destinations: given, each destination goes to it as it is read, and the
     ///   pipeline's `destinations` stay empty (a large bundle has 100,000 of them, and a stage
     ///   that only needs what they want from Wikipedia need not hold them as a list).
-    public static func load(_ path: String, destinations visit: ((Destination) -> Void)? = nil) throws -> Pipeline {
+    /// - Parameter reader: the stage before the bundle that loads it, whose depfile names the file
+    ///   by what it reads of it (`PipelineReader.keyed`): that digest alone is taken.
+    public static func load(_ path: String, for reader: PipelineReader? = nil, destinations visit: ((Destination) -> Void)? = nil) throws -> Pipeline {
         Depfile.noteReading(path)
         let parser = JSONParser()
         let root = try parsed(path, by: parser)
@@ -181,7 +184,7 @@ public struct Pipeline: Sendable {
             wikipediaLanguage: language, blurbRules: rules, shipping: shipping,
             maxRejectRate: maxRejectRate, openDataDate: openDataDate, path: path)
         if let select = root["select"], !select.isNull { pipeline.selection = try Selection.read(select, pipelinePath: path) }
-        for reader in PipelineReader.allCases { pipeline.readDigests[reader] = reader.digest(of: root) }
+        if let reader { pipeline.readBy = (reader, reader.digest(of: root)) }
         if let value = root["repeat_filter_bytes"], !value.isNull {
             guard let bytes = value.int64, bytes >= 1 << 20, bytes <= 1 << 34 else {
                 throw FieldpackError(path: path, "\"repeat_filter_bytes\" must be a whole number of bytes from 1048576 (1 MiB) to 17179869184 (16 GiB)")
@@ -189,6 +192,12 @@ public struct Pipeline: Sendable {
             pipeline.repeatFilterBytes = Int(bytes)
         }
         return pipeline
+    }
+
+    /// Whether an input entry (or a part of its path) is a shell glob pattern, as
+    /// `FileSystem.glob` reads one: it holds `*`, `?` or `[`.
+    static func isPattern(_ text: some StringProtocol) -> Bool {
+        text.contains(where: { "*?[".contains($0) })
     }
 
     /// What a pipeline name may hold, as the error messages say it.
@@ -334,11 +343,11 @@ public struct Pipeline: Sendable {
                 // `defer` sees its count unchanged and must not hide it, so it only records).
                 if files.count == before { givesNothing = givesNothing ?? entry }
             }
-            if entry.contains(where: { "*?[".contains($0) }) {
+            if isPattern(entry) {
                 // Nothing under a pipeline's build folder (`dumps/*/*/page.json` with
                 // BUILD=dumps/build): read as inputs or watched, its outputs rebuilt everything.
                 let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
-                let wild = parts.firstIndex(where: { $0.contains(where: { "*?[".contains($0) }) }) ?? parts.count
+                let wild = parts.firstIndex(where: isPattern) ?? parts.count
                 let fixed = parts[..<wild].joined(separator: "/")
                 let matches = try FileSystem.glob(entry, pipelinePath: pipelinePath, place: place).filter { !isInBuildFolder($0, below: fixed) }
                 // The folders whose listings decide what it matches, for the depfiles: its part
@@ -347,7 +356,6 @@ public struct Pipeline: Sendable {
                 // each matched file's folder, so that a file added there (or removed, or
                 // renamed) rebuilds what read the matches.
                 if wild < parts.count {
-                    let isWild = { (part: Substring) in part.contains(where: { "*?[".contains($0) }) }
                     // Each folder the pattern goes down into, and whether the part after it is
                     // matched in its listing (a wildcard) or only looked up (a name).
                     var levels = [(folder: fixed.isEmpty ? (entry.hasPrefix("/") ? "/" : ".") : fixed, listed: true)]
@@ -355,7 +363,7 @@ public struct Pipeline: Sendable {
                         let prefix = parts[..<end].joined(separator: "/")
                         levels += try FileSystem.glob(prefix, pipelinePath: pipelinePath, place: place)
                             .filter { FileSystem.isDirectory($0) && !isInBuildFolder($0, below: fixed) }
-                            .map { ($0, isWild(parts[end])) }
+                            .map { ($0, isPattern(parts[end])) }
                     }
                     // One this user may not list or enter where the pattern needs to: glob passes
                     // over it in silence when the part after it is a name (`dumps/*/page.json`
@@ -386,7 +394,7 @@ public struct Pipeline: Sendable {
         // mounted; a glob matching only such folders) was read as nothing, and the build went on
         // without it: for wikipedia, a guide with no articles, published.
         if let entry = givesNothing {
-            let glob = entry.contains(where: { "*?[".contains($0) })
+            let glob = isPattern(entry)
             // Named as the error's path when it is one (a folder given on the command line).
             let what = entry == lexicallyNormal(pipelinePath) ? (glob ? "the pattern" : "the folder") : "\(place)\"\(entry)\""
             throw FieldpackError(

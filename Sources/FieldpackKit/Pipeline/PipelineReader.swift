@@ -89,8 +89,12 @@ public enum PipelineReader: String, Sendable, CaseIterable {
         return withExtendedLifetime(parser) { Dictionary(uniqueKeysWithValues: allCases.map { ($0, $0.digest(of: root)) }) }
     }
 
-    /// The pipeline file's line in its depfile.
+    /// The pipeline file's line in its depfile: `pipeline` must have been loaded for this
+    /// stage (`Pipeline.load(_:for:)`), which took the digest from the bytes it read.
     public func keyed(_ pipeline: Pipeline) -> [String: Depfile.Keyed] {
-        [pipeline.path: Depfile.Keyed(kind: rawValue, digest: pipeline.readDigests[self] ?? "-")]
+        guard let read = pipeline.readBy, read.reader == self else {
+            preconditionFailure("the pipeline was not loaded for \(self) (Pipeline.load(_:for:))")
+        }
+        return [pipeline.path: Depfile.Keyed(kind: rawValue, digest: read.digest)]
     }
 }

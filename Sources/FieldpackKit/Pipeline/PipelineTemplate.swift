@@ -27,8 +27,7 @@ public struct PipelineTemplate: Sendable {
         }
         for (option, entries) in [("--inat", inat), ("--wikipedia", wikipedia)] {
             for entry in entries {
-                let isGlob = entry.contains(where: { "*?[".contains($0) })
-                if !isGlob && !FileSystem.exists(entry) {
+                if !Pipeline.isPattern(entry) && !FileSystem.exists(entry) {
                     throw FieldpackError(path: entry, "given with \(option): no such file or folder, or a glob that matches nothing")
                 }
                 do {

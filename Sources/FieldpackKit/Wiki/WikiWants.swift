@@ -80,7 +80,7 @@ extension WikiWants {
     /// none (`Pipeline.load(_:destinations:)`).
     public static func loading(pipeline path: String) throws -> (pipeline: Pipeline, wants: WikiWants) {
         var wants = WikiWants(language: "")
-        let pipeline = try Pipeline.load(path) { destination in
+        let pipeline = try Pipeline.load(path, for: .wiki) { destination in
             if let title = destination.wikipedia { wants.want(title: title, by: .destination(destination.id)) }
             if let id = destination.wikidata { wants.want(wikidata: id, by: .destination(destination.id)) }
         }
