@@ -4,7 +4,7 @@ let command = StageCommand(
     name: "fieldpack-sanitize",
     usage: """
         fieldpack-sanitize [--max-bytes N] < inputs.jsonl > outputs.jsonl
-               fieldpack-sanitize --article FILE.html
+               fieldpack-sanitize --article FILE.html [--pipeline FILE]
         """,
     help: """
         Sanitizes HTML the way blurbs are: reads JSON Lines {"id", "html"} (or {"id", "html_base64"}
@@ -16,19 +16,23 @@ let command = StageCommand(
         run then exits 1.
 
         --article FILE.html prints the blurb of one Wikipedia article (Parsoid or legacy HTML) and
-        its summary, by the wiki stage's rules: a way to see what the app would show.
+        its summary, by the wiki stage's rules: a way to see what the app would show. With
+        --pipeline, by that pipeline's rules (wikipedia_language for the headings' capitals,
+        wikipedia_skip_sections, wikipedia_summary_length), as its guide's wiki stage would.
         """,
-    options: ["max-bytes", "article"])
+    options: ["max-bytes", "article", "pipeline"])
 
 command.main { arguments in
     if let path = arguments.value("article") {
+        let rules = try arguments.value("pipeline").map { try Pipeline.load($0, for: .wiki).blurbRules } ?? BlurbRules()
         let bytes = try ReadableFile.contents(of: path)
         let blurb = try bytes.withUnsafeBytes { buffer in
-            do { return try BlurbMaker().blurb(html: buffer) } catch { throw FieldpackError(path: path, "\(error)") }
+            do { return try BlurbMaker(rules: rules).blurb(html: buffer) } catch { throw FieldpackError(path: path, "\(error)") }
         }
         print("kind: \(blurb.kind)\ntitle: \(blurb.title ?? "-")\nsections: \(blurb.sections)\n\n\(blurb.html)\n\nsummary: \(blurb.summary)")
         return
     }
+    guard arguments.value("pipeline") == nil else { throw UsageError("--pipeline goes with --article") }
     guard arguments.positional.isEmpty else { throw UsageError("reads standard input; give no files") }
     var sanitizer = Sanitizer()
     if let limit = try arguments.int("max-bytes") {

@@ -103,4 +103,38 @@ import Testing
 
             """)
     }
+
+    /// With `--pipeline`, the page is read by that guide's rules: its language's capitals
+    /// (Turkish `İ`), its skipped sections and its summary length. Without it, English rules
+    /// (`FIZIKSEL`, the section shown).
+    @Test(.enabled(if: binaries != nil))
+    func theArticleOptionReadsThePageByThePipelinesRules() throws {
+        let directory = try TemporaryDirectory()
+        let page = try directory.write("baştankara.html", """
+            <!DOCTYPE html><html><head><meta charset="utf-8"/><title>Büyük baştankara</title></head>
+            <body class="mw-parser-output"><section data-mw-section-id="0">
+            <p><b>Büyük baştankara</b> (<i>Parus major</i>), baştankaragiller familyasından bir kuş türüdür. Avrupa'nın ormanlarında ve bahçelerinde yaşar.</p>
+            </section><section data-mw-section-id="1"><h2>Fiziksel özellikler</h2>
+            <p>Başı ve boynu siyah, yanakları beyazdır; karnı sarı renkte olup ortasında siyah bir şerit bulunur.</p>
+            </section><section data-mw-section-id="2"><h2>Kaynakça</h2>
+            <p>Kaynak listesi, burada yazılan ve uygulamada gösterilmemesi gereken bir paragraftır.</p>
+            </section></body></html>
+            """)
+        let pipeline = try directory.write("tr.json", """
+            {"name": "tr-guide", "inat": ["pages"], "wikipedia_language": "tr", "wikipedia_skip_sections": ["Kaynakça"],
+             "wikipedia_summary_length": 60}
+            """)
+        let tool = "\(try #require(Self.binaries))/fieldpack-sanitize"
+        let turkish = try run(tool, ["--article", page, "--pipeline", pipeline])
+        #expect(turkish.status == 0, "\(turkish.stderr)")
+        #expect(turkish.stdout.contains("<b>FİZİKSEL ÖZELLİKLER</b>"), "\(turkish.stdout)")
+        #expect(!turkish.stdout.contains("Kaynak"), "\(turkish.stdout)")
+        #expect(turkish.stdout.hasSuffix("summary: Büyük baştankara (Parus major), baştankaragiller familyasından bir kuş türüdür.\n"), "\(turkish.stdout)")
+        let english = try run(tool, ["--article", page])
+        #expect(english.stdout.contains("<b>FIZIKSEL ÖZELLIKLER</b>"), "\(english.stdout)")
+        #expect(english.stdout.contains("Kaynak listesi"), "\(english.stdout)")
+        let misplaced = try run(tool, ["--pipeline", pipeline])
+        #expect(misplaced.status == 64, "\(misplaced.stderr)")
+        #expect(misplaced.stderr.contains("--pipeline goes with --article"), "\(misplaced.stderr)")
+    }
 }
