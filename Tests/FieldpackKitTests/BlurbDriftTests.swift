@@ -95,6 +95,12 @@ import Testing
         ("(<i>Alcedo atthis</i>; pronounced <span class=\"IPA\">/ˈkɪŋ/</span>; the river kingfisher)",
          "(<i>Alcedo atthis</i>; the river kingfisher)"),
         ("(<span class=\"rt-commentedText\"><span class=\"IPA\">/ˈkɪŋ/</span></span> <span class=\"noprint\">(<a>listen</a>)</span>)", ""),
+        // A label of several words goes with what it introduced, back to the bracket or separator
+        // (Portuguese leads: the label was left, "(…; pronúncia em português europeu:)").
+        ("(<i>Alcedo atthis</i>; pronúncia em português europeu: <span class=\"IPA\">[al.ˈsɛ.ðu]</span>)", "(<i>Alcedo atthis</i>)"),
+        ("(em português europeu: <span class=\"IPA\">[al.ˈsɛ.ðu]</span>; <i>Alcedo atthis</i>)", "(<i>Alcedo atthis</i>)"),
+        // Longer than a label, or not after a bracket or separator: the words stay.
+        ("(a name the people of the river valleys gave it: <span class=\"IPA\">[al]</span>)", "(a name the people of the river valleys gave it:)"),
     ])
     func removingPronunciationLeavesNoEmptyOrDanglingBrackets(inner: String, expected: String) throws {
         let html = try paragraphs("<p>The kingfisher \(inner) is a small bird of rivers and lakes.</p>")

@@ -250,6 +250,7 @@ struct FlatText {
                     if kind == .opener || kind == .separator { break }
                     wordStart -= 1
                 }
+                if Self.isLabel(bytes[wordStart...left]) { wordStart = labelStart(endingWordAt: wordStart) }
                 var markEnd = wordStart - 1
                 while markEnd >= 0 && bytes[markEnd] == 0x20 { markEnd -= 1 }
                 let opening = markEnd >= 0 ? mark(endingAt: markEnd).0 : Mark.other
@@ -266,12 +267,46 @@ struct FlatText {
         return lowest
     }
 
-    /// A word that only introduces what was removed: a label ending in ":" or "：", or one of
-    /// `cues`.
-    private static func isCue(_ word: ArraySlice<UInt8>) -> Bool {
-        if word.last == UInt8(ascii: ":") { return true }
-        if word.count >= 3 && Array(word.suffix(3)) == [0xEF, 0xBC, 0x9A] { return true }
-        return cues.contains(String(decoding: word, as: UTF8.self).lowercased())
+    /// Words that only introduce what was removed: a label ending in ":" or "：" (of up to
+    /// `labelWords` words, `pronúncia em português europeu:`), or one of `cues`.
+    private static func isCue(_ words: ArraySlice<UInt8>) -> Bool {
+        if isLabel(words) { return true }
+        return cues.contains(String(decoding: words, as: UTF8.self).lowercased())
+    }
+
+    /// Whether `word` ends in ":" or "：".
+    private static func isLabel(_ word: ArraySlice<UInt8>) -> Bool {
+        word.last == UInt8(ascii: ":") || (word.count >= 3 && word.suffix(3).elementsEqual([0xEF, 0xBC, 0x9A]))
+    }
+
+    /// The most words a label may have (`pronúncia em português europeu:`, `in Irish:`).
+    private static let labelWords = 5
+
+    /// Where a label whose last word starts at `wordStart` starts: the first word after an
+    /// opener or a separator, up to `labelWords` words back; `wordStart` itself when no opener
+    /// or separator is that near (a label in running text stays, as does the text before it).
+    private func labelStart(endingWordAt wordStart: Int) -> Int {
+        var start = wordStart
+        for _ in 1..<Self.labelWords {
+            var end = start - 1
+            while end >= 0 && bytes[end] == 0x20 { end -= 1 }
+            guard end >= 0 else { return wordStart }
+            switch mark(endingAt: end).0 {
+            case .opener, .separator: return start
+            case .closer, .stop: return wordStart
+            case .other: break
+            }
+            while end > 0 && bytes[end - 1] != 0x20 {
+                let (kind, _) = mark(endingAt: end - 1)
+                if kind != .other { break }
+                end -= 1
+            }
+            start = end
+        }
+        var end = start - 1
+        while end >= 0 && bytes[end] == 0x20 { end -= 1 }
+        if end >= 0, case let kind = mark(endingAt: end).0, kind == .opener || kind == .separator { return start }
+        return wordStart
     }
 
     /// "pronounced", "pronunciation", "listen", and the words French and Spanish leads write
