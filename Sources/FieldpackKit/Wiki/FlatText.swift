@@ -63,9 +63,7 @@ struct FlatText {
     private func isEditorsBracket(_ open: Int, _ close: Int) -> Bool {
         guard close == open + 2, close + 1 < bytes.count else { return false }
         func isLetter(_ index: Int) -> Bool {
-            var start = index
-            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
-            return SentenceEnds.scalar(in: bytes, at: start)?.properties.isAlphabetic ?? false
+            SentenceEnds.scalar(in: bytes, at: SentenceEnds.scalarStart(in: bytes, containing: index))?.properties.isAlphabetic ?? false
         }
         return isLetter(close + 1) && (open == 0 || !isLetter(open - 1))
     }

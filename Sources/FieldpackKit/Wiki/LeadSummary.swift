@@ -92,9 +92,8 @@ enum LeadSummary {
 
     /// Whether the text ends with a CJK character or mark (U+2E80 and up, 3 bytes or more).
     private static func endsWide(_ bytes: [UInt8]) -> Bool {
-        var start = bytes.count - 1
-        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
-        guard start >= 0, let scalar = SentenceEnds.scalar(in: bytes, at: start) else { return false }
+        guard !bytes.isEmpty, let scalar = SentenceEnds.scalar(in: bytes, at: SentenceEnds.scalarStart(in: bytes, containing: bytes.count - 1))
+        else { return false }
         return scalar.value >= 0x2E80 && scalar.value < 0xFFF0
     }
 }

@@ -72,8 +72,7 @@ enum SentenceEnds {
         // Step back over closers, then look for a terminal ending exactly there.
         var index = end
         while index > 0 {
-            var start = index - 1
-            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            let start = scalarStart(in: bytes, containing: index - 1)
             if closer(in: bytes, at: start) == index - start {
                 index = start
                 continue
@@ -233,8 +232,7 @@ enum SentenceEnds {
     static func endsInUnmarkedScript(_ bytes: [UInt8]) -> Bool {
         var index = bytes.count
         while index > 0 {
-            var start = index - 1
-            while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            let start = scalarStart(in: bytes, containing: index - 1)
             if let scalar = scalar(in: bytes, at: start), scalar.properties.isAlphabetic {
                 return (0x0E01...0x0EFF).contains(scalar.value)
             }
@@ -390,8 +388,7 @@ enum SentenceEnds {
     /// one that goes on an initialism (the `S` of `U.S.`, the `C` of `J.-C.`).
     private static func closesInitial(_ bytes: [UInt8], at index: Int) -> Bool {
         guard index > 0 else { return false }
-        var start = index - 1
-        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        let start = scalarStart(in: bytes, containing: index - 1)
         guard let letter = scalar(in: bytes, at: start), letter.properties.isUppercase else { return false }
         // The `C.` of Spanish `a. C.`, `d. C.` is no initial: a sentence may end there.
         if letter == "C", start >= 3, bytes[start - 1] == 0x20, bytes[start - 2] == UInt8(ascii: "."),
@@ -402,6 +399,14 @@ enum SentenceEnds {
         if start == 0 || bytes[start - 1] == 0x20 || bytes[start - 1] == 0x28 { return true }
         let before = bytes[start - 1]
         return before == 0x2E || (before == 0x2D && start >= 2 && bytes[start - 2] == 0x2E)
+    }
+
+    /// Where the UTF-8 encoding of the scalar holding the byte at `index` starts: `index`
+    /// itself or the nearest byte before it that is no continuation byte (0 at most).
+    static func scalarStart(in bytes: [UInt8], containing index: Int) -> Int {
+        var start = index
+        while start > 0 && bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return start
     }
 
     /// The scalar whose UTF-8 encoding starts at `index` (nil if it is not a well-formed one).
