@@ -156,6 +156,37 @@ import Testing
                 == ["\(directory.file("bundle/content.sqlite")): error: 1 photo(s) whose URL's size token is not a tier, or whose URL is another photo's, first id \(id)"])
     }
 
+    /// The size the app fetches, as the shipping rules choose it: a cost row moved to another
+    /// tier (a 2048 px original for a map pin), one gone (a photo with no URL for a target), a
+    /// tier the CDN does not serve, a target's box that is not its points × scale, a URL with a
+    /// query that defeats the app's cache. Each passed verify with every checksum right.
+    @Test(arguments: [
+        ("UPDATE size_costs SET tier = 'original' WHERE remote = 0 AND original_width BETWEEN 1 AND 2048 AND tier != 'original'",
+         "size_costs row(s) do not choose the size the shipping rules choose; iNaturalist photos of "),
+        ("UPDATE size_costs SET served_width = 1, served_height = 1 WHERE remote = 0 AND original_width > 0",
+         "size_costs row(s) do not choose the size the shipping rules choose; iNaturalist photos of "),
+        ("DELETE FROM size_costs WHERE target_id = 1 AND remote = 0 AND original_width = (SELECT max(width) FROM photos WHERE remote = 0)",
+         "photo and display target pair(s) have no size_costs row, so no URL to fetch (the first: photo "),
+        ("INSERT INTO photo_tiers VALUES ('xlarge', 6, 4096, 0)", "photo_tiers is (square, 0, 75, 1) "),
+        ("UPDATE display_targets SET box_width = box_width * 2 WHERE id = 1", "display target 1 ("),
+        ("UPDATE photos SET url = url || '?1700000000' WHERE id = (SELECT min(id) FROM photos WHERE remote = 0)",
+         "1 photo(s) whose URL has a query or fragment, first id "),
+    ])
+    func aBundleThatFetchesAnotherSizeThanTheRulesChooseIsRefused(tamper: String, problem: String) throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        try #require(try database.int("SELECT count(*) FROM display_targets") ?? 0 > 0)
+        try database.execute(tamper)
+        try #require(try database.int("SELECT total_changes()") ?? 0 > 0, "the tamper changed nothing")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        // A row added or deleted also leaves the counts the bundle recorded behind.
+        let problems = BundleVerifier(directory: directory.file("bundle")).verify().filter { !$0.contains("rows, the manifest says") }
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.hasPrefix("\(directory.file("bundle/content.sqlite")): error: ") ?? false, "\(problems)")
+        #expect(problems.first?.contains(problem) ?? false, "\(problems)")
+    }
+
     /// A fresh bundle built again with one article, as the wiki stage writes it, linked to a
     /// taxon and a destination; its scratch database (`content.sqlite`), opened.
     private func forestBundle(in directory: TemporaryDirectory) throws -> Database {

@@ -188,6 +188,7 @@ package struct DatabaseChecks {
                     problem("bundle_info gives no photos.licenses_allowed, which a bundle built at schema \(userVersion) always gives")
                 }
                 if allowed != nil || builtHere { problems += try shippingProblems(database) }
+                problems += try PhotoSizeChecks(path: path, database: database).problems()
             }
             if userVersion >= 4 {
                 if blurbs { problems += try blurbProblems(database) } else { found.blurbsAt = problems.count }
@@ -255,6 +256,8 @@ package struct DatabaseChecks {
             if let first = ids.first { problems.append("\(path): error: \(ids.count) photo(s) \(what), first id \(first)") }
         }
         try check("SELECT id FROM photos WHERE url NOT LIKE 'https://%' ORDER BY id", "without an https URL")
+        // A query (`?1700000000`) changes from build to build and defeats the app's URL cache.
+        try check("SELECT id FROM photos WHERE remote = 0 AND (instr(url, '?') > 0 OR instr(url, '#') > 0) ORDER BY id", "whose URL has a query or fragment")
         try check("SELECT id FROM photos WHERE credit IS NULL OR trim(credit) = '' ORDER BY id", "without a credit")
         let allowed = try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'") ?? ""
         let list = allowed.split(separator: ",").map { "'\(String($0).replacingOccurrences(of: "'", with: "''"))'" }

@@ -1,0 +1,125 @@
+/// Schema 3 on: the size the app fetches for each photo and target is the one the shipping rules
+/// choose (docs/photos.md). The app reads `photo_costs` and `photo_urls`, built from
+/// `photo_tiers`, `display_targets` and `size_costs`: a wrong row there fetches a 2048 px original
+/// for a 60 px map pin, or a tier the CDN does not serve, and the checksums cannot tell.
+///
+/// What is checked is what the rules fix whatever the pipeline's cost assumptions: the tiers are
+/// iNaturalist's; a target's box is its points × scale; every shipped photo has one cost row per
+/// target; a photo of known size gets the tier, served and display sizes and the upscaled flag
+/// `CostModel` gives (which no cost setting of the pipeline changes); a photo of unknown size
+/// a tier and the assumed-dimensions flag; a remote photo its own URL (no tier). Byte figures
+/// (decoded, download) follow the pipeline's cost settings and measured sizes, and are not
+/// recomputed.
+struct PhotoSizeChecks {
+    let path: String
+    let database: Database
+
+    /// At most this many rows are named per rule; the count says how many there were.
+    static let named = 3
+
+    func problems() throws -> [String] {
+        var problems: [String] = []
+        func problem(_ message: String) { problems.append("\(path): error: \(message)") }
+        problems += try tierProblems()
+        let (targets, targetProblems) = try readTargets()
+        problems += targetProblems
+        guard targetProblems.isEmpty else { return problems }
+        let missing = try database.rows("""
+            SELECT count(*), min(p.id) FROM photos AS p JOIN display_targets AS t
+            WHERE NOT EXISTS (
+                SELECT 1 FROM size_costs AS c
+                WHERE c.remote = p.remote AND c.target_id = t.id
+                  AND c.original_width = CASE WHEN p.width > 0 AND p.height > 0 THEN p.width ELSE 0 END
+                  AND c.original_height = CASE WHEN p.width > 0 AND p.height > 0 THEN p.height ELSE 0 END)
+            """)
+        if let row = missing.first, let count = row[0], count != "0" {
+            problem("\(count) photo and display target pair(s) have no size_costs row, so no URL to fetch (the first: photo \(row[1] ?? "?"))")
+        }
+        var wrong = 0
+        var examples: [String] = []
+        let rows = try database.prepare("""
+            SELECT remote, original_width, original_height, target_id, tier, served_width, served_height,
+                   display_width, display_height, upscaled, assumed_dimensions
+            FROM size_costs ORDER BY remote, original_width, original_height, target_id
+            """)
+        let model = CostModel()
+        while try rows.step() {
+            let remote = rows.int64(0) != 0
+            let size = PixelSize(width: Int(rows.int64(1)), height: Int(rows.int64(2)))
+            let known = size.width > 0 && size.height > 0 ? CostModel.trusted(size) : nil
+            guard let target = targets[rows.int64(3)] else { continue }  // the foreign key check names it
+            let tierText = rows.text(4)
+            let tier = tierText.flatMap(PhotoTier.init(rawValue:))
+            let served = PixelSize(width: Int(rows.int64(5)), height: Int(rows.int64(6)))
+            let display = PixelSize(width: Int(rows.int64(7)), height: Int(rows.int64(8)))
+            let stored = "tier \(tierText ?? "NULL"), served \(served.width) × \(served.height), shown \(display.width) × \(display.height)"
+            var expected: String? = nil
+            if tierText != nil && tier == nil {
+                expected = "a tier of photo_tiers"
+            } else if remote {
+                // A remote photo is fetched as the one URL it came with, at its own size.
+                if tier != nil {
+                    expected = "no tier (its own URL)"
+                } else if let known, served != known {
+                    expected = "served at its own \(known.width) × \(known.height)"
+                }
+            } else if let known {
+                let cost = model.estimate(original: known, target: target.target)
+                if cost.tier != tier || cost.served != served || cost.display != display || cost.upscaled != (rows.int64(9) != 0)
+                    || rows.int64(10) != 0
+                {
+                    expected = "tier \(cost.tier?.rawValue ?? "NULL"), served \(cost.served.width) × \(cost.served.height), "
+                        + "shown \(cost.display.width) × \(cost.display.height)\(cost.upscaled ? ", upscaled" : "")"
+                }
+            } else if tier == nil || rows.int64(10) != 1 {
+                expected = "a tier, and assumed_dimensions 1 (its size is unknown)"
+            }
+            guard let expected else { continue }
+            wrong += 1
+            if examples.count < Self.named {
+                let kind = remote ? "remote" : "iNaturalist"
+                examples.append(
+                    "\(kind) photos of \(known.map { "\($0.width) × \($0.height)" } ?? "unknown size") in \(target.target.name): \(stored), the shipping rules give \(expected)")
+            }
+        }
+        if wrong > 0 {
+            problem("\(wrong) size_costs row(s) do not choose the size the shipping rules choose; \(examples.joined(separator: "; "))")
+        }
+        return problems
+    }
+
+    /// `photo_tiers` holds iNaturalist's tiers as migration 3 wrote them, and nothing else.
+    private func tierProblems() throws -> [String] {
+        let rows = try database.rows("SELECT name, ordinal, bound, cropped FROM photo_tiers ORDER BY ordinal, name")
+        let expected = PhotoTier.allCases.map { ["\($0.rawValue)", "\($0.ordinal)", "\($0.bound)", $0 == .square ? "1" : "0"] }
+        guard rows != expected else { return [] }
+        func list(_ rows: [[String?]]) -> String { rows.map { "(\($0.map { $0 ?? "NULL" }.joined(separator: ", ")))" }.joined(separator: " ") }
+        return ["\(path): error: photo_tiers is \(list(rows)), not iNaturalist's sizes \(list(expected))"]
+    }
+
+    /// The display targets by id, and what is wrong with them: a mode other than fill or fit, a
+    /// box that is not the points × scale, rounded (the size every cost row is chosen for).
+    private func readTargets() throws -> ([Int64: (target: DisplayTarget, row: Int64)], [String]) {
+        var targets: [Int64: (target: DisplayTarget, row: Int64)] = [:]
+        var problems: [String] = []
+        let rows = try database.prepare(
+            "SELECT id, name, width_points, height_points, scale, mode, box_width, box_height FROM display_targets ORDER BY id")
+        while try rows.step() {
+            let id = rows.int64(0)
+            let name = rows.text(1) ?? "?"
+            guard let mode = rows.text(5).flatMap(DisplayTarget.Mode.init(rawValue:)) else {
+                problems.append("\(path): error: display target \(id) (\(name)) has mode \(rows.text(5) ?? "NULL"), not fill or fit")
+                continue
+            }
+            let target = DisplayTarget(name: name, width: rows.double(2), height: rows.double(3), scale: rows.double(4), mode: mode)
+            let box = PixelSize(width: Int(rows.int64(6)), height: Int(rows.int64(7)))
+            guard target.width > 0, target.height > 0, target.scale > 0, box == target.box else {
+                problems.append(
+                    "\(path): error: display target \(id) (\(name)) has a box of \(box.width) × \(box.height) px for \(target.width) × \(target.height) points at scale \(target.scale), which make \(target.box.width) × \(target.box.height)")
+                continue
+            }
+            targets[id] = (target, id)
+        }
+        return (targets, problems)
+    }
+}
