@@ -223,7 +223,11 @@ import Testing
         let projects = try directory.writeGzip("observations_projects.csv.gz", "observation_uuid\tproject_id\n526ababd-aff2-4ce8-b111-d8013b9d8b42\t7\n")
         // The projects table too (it stopped ingest as "not iNaturalist JSON").
         let titles = try directory.writeGzip("projects.csv.gz", "project_id\ttitle\tslug\n7\tCity Nature Challenge 2024: Brussels\tcnc-2024-brussels\n")
-        let (all, summary) = try ingest([observers, projects, titles], in: directory)
+        // With a column a later export adds (it stopped ingest, where the four tables' extra
+        // columns are ignored).
+        let added = try directory.write("observations_projects.csv", "observation_uuid\tproject_id\tadded_at\n526ababd-aff2-4ce8-b111-d8013b9d8b42\t7\t2024-05-02\n")
+        let (all, summary) = try ingest([observers, projects, titles, added], in: directory)
+        #expect(summary.findings.contains { $0.path == added && $0.outcome == .notice && $0.reason.contains("observations_projects") }, "\(summary.findings)")
         #expect(records("user", all).map { $0["login"] as? String } == ["kim"])
         #expect(summary.findings.contains { $0.path == projects && $0.outcome == .notice && $0.reason.contains("observations_projects") }, "\(summary.findings)")
         #expect(summary.findings.contains { $0.path == titles && $0.outcome == .notice && $0.reason.contains("the export's projects table") }, "\(summary.findings)")

@@ -73,7 +73,13 @@ enum OpenDataTable: String, CaseIterable, Sendable {
         var line = text.prefix { $0 != 0x0A }
         if line.last == 0x0D { line = line.dropLast() }
         let names = Set(line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) })
-        if names == ["observation_uuid", "project_id"] { return "observations_projects" }
+        // Its two columns and whatever a later export adds (`added_at`), but none of the
+        // observations table's others: an observations table given a project_id stays one.
+        if names.isSuperset(of: ["observation_uuid", "project_id"])
+            && !OpenDataTable.observations.required.dropFirst().contains(where: { names.contains($0.description) })
+        {
+            return "observations_projects"
+        }
         if names.isSuperset(of: ["project_id", "title", "slug"]) && !names.contains("observation_uuid") { return "projects" }
         return nil
     }
