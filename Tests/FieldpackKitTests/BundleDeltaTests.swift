@@ -67,6 +67,19 @@ import Testing
     /// columns, so what differs is only what the newer schema added (a photo's credit and tier
     /// offsets, an observation's geoprivacy): compared on the columns both schemas have, the delta
     /// was empty, and the app kept every photo without its credit.
+    /// A previous bundle whose record of migrations lacks one, or names one otherwise, is refused
+    /// as `fieldpack-bundle migrate` refuses it (it was migrated on as if whole, and compared).
+    @Test(arguments: ["DELETE FROM schema_migrations WHERE version = 4", "UPDATE schema_migrations SET name = 'whatever' WHERE version = 2"])
+    func aPreviousBundleWithAWrongRecordOfMigrationsIsRefused(tamper: String) throws {
+        let directory = try TemporaryDirectory()
+        let previous = directory.file("previous-v5.sqlite")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/Tests/FieldpackKitTests/Fixtures/bundles/v5.sqlite", toPath: previous)
+        try Database(path: previous).execute(tamper)
+        let error = try #require(throws: FieldpackError.self) { try build(["observations-page-1.json"], in: directory, previous: previous) }
+        #expect(error.description.contains("schema_migrations"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("delta.json")))
+    }
+
     @Test func aDeltaFromAnOlderSchemaListsWhatTheMigratedPreviousBundleHoldsOtherwise() throws {
         let first = try TemporaryDirectory()
         let inputs = ["observations-page-1.json", "taxa-page-1.json", "shipping-cases.jsonl"]

@@ -25,12 +25,13 @@ public enum Migrations {
     public static let applicationID: Int32 = 0x4650_414B
 
     /// Why `rows` (`schema_migrations`' version, name and sql_sha256, in version order) are not
-    /// the record of this fieldpack's migrations 1…`version` as it shipped them, nil if they are.
-    public static func recordProblem(_ rows: [[String?]], version: Int) -> String? {
-        guard rows.count == version, version <= all.count else {
+    /// the record of this fieldpack's migrations 1…`version` as it shipped them (or of
+    /// `migrations`), nil if they are.
+    public static func recordProblem(_ rows: [[String?]], version: Int, migrations: [Migration] = all) -> String? {
+        guard rows.count == version, version <= migrations.count else {
             return "schema_migrations records \(rows.count) migration(s), not the \(version) of schema version \(version)"
         }
-        for (migration, row) in zip(all, rows)
+        for (migration, row) in zip(migrations, rows)
         where row.count != 3 || row[0] != String(migration.version) || row[1] != migration.name || row[2] != migration.sqlSHA256 {
             return "schema_migrations' row (\(row.map { $0 ?? "NULL" }.joined(separator: ", "))) is not migration \(migration.version) "
                 + "(\(migration.name), SQL \(migration.sqlSHA256)) as fieldpack shipped it"

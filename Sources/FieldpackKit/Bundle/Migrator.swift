@@ -34,15 +34,12 @@ public struct Migrator {
                 "schema version \(current) is newer than this fieldpack knows (\(migrations.count)); use a newer fieldpack")
         }
         if current > 0 {
+            // Every migration 1…current, each with the name and SQL it shipped with (a record
+            // with one missing, or renamed, was migrated on as if whole: `--previous` compared
+            // such a file where `migrate` refused it).
             let applied = try database.rows("SELECT version, name, sql_sha256 FROM schema_migrations ORDER BY version")
-            for row in applied {
-                guard let version = row[0].flatMap({ Int($0) }), version >= 1, version <= migrations.count,
-                      migrations[version - 1].sqlSHA256 == row[2]
-                else {
-                    throw FieldpackError(
-                        path: database.path,
-                        "migration \(row[0] ?? "?") (\(row[1] ?? "?")) was applied with SQL this fieldpack does not know")
-                }
+            if let problem = Migrations.recordProblem(applied, version: current, migrations: migrations) {
+                throw FieldpackError(path: database.path, problem)
             }
         }
         try database.execute("PRAGMA foreign_keys = OFF")
