@@ -187,6 +187,32 @@ import Testing
         #expect(problems.first?.contains(problem) ?? false, "\(problems)")
     }
 
+    /// Rows that break what the bundle promises the app: an obscured point not marked so (shown
+    /// as exact), a uuid not in its canonical lower case (a lookup by text misses it), free pages
+    /// (bytes downloaded for nothing, maybe deleted rows). Each passed verify.
+    @Test(arguments: [
+        ("UPDATE observations SET coordinates_obscured = 0 WHERE coordinates_obscured = 1",
+         "observation(s) whose coordinates_obscured disagrees with their obscured flag and geoprivacy (the first: id "),
+        ("UPDATE observations SET coordinates_obscured = 1 WHERE id = (SELECT min(id) FROM observations WHERE coordinates_obscured = 0)",
+         "1 observation(s) whose coordinates_obscured disagrees with their obscured flag and geoprivacy (the first: id "),
+        ("UPDATE observations SET uuid = upper(uuid) WHERE id = (SELECT min(id) FROM observations)",
+         "1 observation(s) whose uuid is not in lower case, its canonical form (the first: id "),
+        ("CREATE TABLE junk (x); INSERT INTO junk SELECT randomblob(3000) FROM photos; DROP TABLE junk",
+         "free page(s); a published bundle has none (it is vacuumed)"),
+    ])
+    func aBundleWhoseRowsBreakWhatTheyPromiseTheAppIsRefused(tamper: String, problem: String) throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute(tamper)
+        try #require(try database.int("SELECT total_changes()") ?? 0 > 0, "the tamper changed nothing")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        let problems = BundleVerifier(directory: directory.file("bundle")).verify()
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first?.hasPrefix("\(directory.file("bundle/content.sqlite")): error: ") ?? false, "\(problems)")
+        #expect(problems.first?.contains(problem) ?? false, "\(problems)")
+    }
+
     /// A fresh bundle built again with one article, as the wiki stage writes it, linked to a
     /// taxon and a destination; its scratch database (`content.sqlite`), opened.
     private func forestBundle(in directory: TemporaryDirectory) throws -> Database {

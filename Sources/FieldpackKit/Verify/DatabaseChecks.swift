@@ -190,6 +190,32 @@ package struct DatabaseChecks {
                 if allowed != nil || builtHere { problems += try shippingProblems(database) }
                 problems += try PhotoSizeChecks(path: path, database: database).problems()
             }
+            // What the bundle's rows promise the app, checked in SQL (bundle.md): a point the
+            // API published obscured is marked so (the app would show a point moved by tens of
+            // kilometres as exact), and, in a bundle built here, a uuid in its canonical lower
+            // case (the app compares it as text; a migrated bundle keeps its uuids as written).
+            if userVersion >= 7 {
+                let marked = try database.rows("""
+                    SELECT count(*), min(id) FROM observations
+                    WHERE (coordinates_obscured = 0
+                           AND (obscured = 1 OR geoprivacy IN ('obscured', 'private') OR taxon_geoprivacy IN ('obscured', 'private')))
+                       OR (coordinates_obscured = 1 AND NOT (obscured IS 1 OR ifnull(lower(geoprivacy), '') IN ('obscured', 'private')
+                                                             OR ifnull(lower(taxon_geoprivacy), '') IN ('obscured', 'private')))
+                    """)
+                if let row = marked.first, let count = row[0], count != "0" {
+                    problem("\(count) observation(s) whose coordinates_obscured disagrees with their obscured flag and geoprivacy (the first: id \(row[1] ?? "?"))")
+                }
+            }
+            if userVersion >= 8, try database.scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") == nil {
+                let upper = try database.rows("SELECT count(*), min(id) FROM observations WHERE uuid != lower(uuid)")
+                if let row = upper.first, let count = row[0], count != "0" {
+                    problem("\(count) observation(s) whose uuid is not in lower case, its canonical form (the first: id \(row[1] ?? "?"))")
+                }
+            }
+            // A published bundle is vacuumed: free pages are bytes the app downloads for nothing,
+            // and may hold rows deleted since (SQLITE.md §10).
+            let free = try database.int("PRAGMA freelist_count") ?? 0
+            if free != 0 { problem("the database has \(free) free page(s); a published bundle has none (it is vacuumed)") }
             if userVersion >= 4 {
                 if blurbs { problems += try blurbProblems(database) } else { found.blurbsAt = problems.count }
             }
