@@ -201,6 +201,36 @@ import Testing
         #expect(merged["uuid"] as? String == Self.uuid.lowercased())
     }
 
+    /// A newer API copy fetched without its photo lists (a request whose `fields` left out
+    /// `observation_photos` and `photos`) says nothing of the photos: it won with none, and the
+    /// export's photo lost its link. It takes the export's links; beside an older API copy that
+    /// lists them, that copy's.
+    @Test func aNewerAPICopyWithoutPhotoListsTakesThePhotosOfACopyThatListsThem() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let listed = try writeAPICopy(in: directory, updatedAt: "2025-01-05T09:00:00Z")
+        let text = try String(contentsOfFile: listed, encoding: .utf8)
+        let cut = try #require(text.range(of: ",\"observation_photos\""))
+        let sparse = try directory.write("api/sparse.json", String(text[..<cut.lowerBound]).replacingOccurrences(of: "2025-01-05", with: "2025-02-01") + "}")
+        try FileManager.default.removeItem(atPath: listed)
+        let observations = try deduped(export + [sparse], in: directory).filter { $0["k"] as? String == "obs" }
+        let merged = try #require(observations.first { $0["id"] as? Int == 9_100_001 })
+        #expect(merged["updated_at"] as? String == "2025-02-01T09:00:00Z", "the API copy wins")
+        #expect(merged["photos"] as? [[Int]] == [[501, 0], [502, 1]], "the export's links: \(merged)")
+        // Beside an older API copy that lists its photos: that copy's list.
+        let both = try TemporaryDirectory()
+        let older = try writeAPICopy(in: both, updatedAt: "2025-01-05T09:00:00Z")
+        let newer = try both.write("api/sparse.json", String(text[..<cut.lowerBound]).replacingOccurrences(of: "2025-01-05", with: "2025-02-01") + "}")
+        let pages = try deduped([older, newer], in: both).filter { $0["k"] as? String == "obs" }
+        #expect(pages.count == 1)
+        #expect(pages.first?["updated_at"] as? String == "2025-02-01T09:00:00Z")
+        #expect(pages.first?["photos"] as? [[Int]] == [[501, 0]], "\(pages)")
+        // Alone, it is written with no photos, as an array.
+        let alone = try TemporaryDirectory()
+        let only = try alone.write("api/sparse.json", String(text[..<cut.lowerBound]) + "}")
+        #expect(try deduped([only], in: alone).first { $0["k"] as? String == "obs" }?["photos"] as? [[Int]] == [])
+    }
+
     /// An export given without its photos table says nothing of the observation's photos: its copy
     /// that wins keeps the API copy's links rather than shipping the observation with none.
     @Test func anExportCopyThatWinsWithoutPhotoRowsKeepsTheAPICopysLinks() throws {

@@ -213,6 +213,8 @@ public struct Dedupe: Sendable {
                     if record.text(C.part)?.equals(ObservationRecord.Part.keyOnly.tag) ?? false { rank |= RecordOccurrence.keyOnly }
                     if id > 0 {
                         rank |= 16
+                        // A copy that lists its photos (`ObservationRecord.photosListed`).
+                        if record[C.photos]?.isArray ?? false { rank |= 1 }
                     } else if let judge, !ObservationRecord.isLinks(record), let rule = judge.removingRule(record) {
                         // An export copy, judged while it is parsed (`RecordOccurrence.removedBy`).
                         rank |= Int32(rule + 1) << RecordOccurrence.removedShift

@@ -145,6 +145,7 @@ struct RecordOccurrence {
     }
 
     var fromTaxa: Bool { rank & 2 != 0 }
+    /// A taxon copy with its photo list, an API observation copy that lists its photos.
     var hasList: Bool { rank & 1 != 0 }
     var hasSpeciesCount: Bool { rank & 4 != 0 }
 }

@@ -106,15 +106,19 @@ struct Winners {
         if kind == .observation {
             typealias C = ObservationRecord.Column
             if winner.isLinks { return }
-            if winner.fromAPI { return try emitDirect(offset: winner.offset, length: winner.length) }
+            if winner.fromAPI {
+                if winner.hasList { return try emitDirect(offset: winner.offset, length: winner.length) }
+                // A copy that does not say which photos it has (`ObservationRecord.photosListed`)
+                // takes them from the best copy that does, else from the newest export's links.
+                let photos = try listedPhotos(group) ?? exportLinks(group, seen: group.filter(\.isLinks).map(\.seen).max() ?? .min)
+                let record = try content(offset: winner.offset, length: winner.length)
+                return try rewrite(record, offset: winner.offset, replacing: [C.photos.rawValue: photos ?? Array("[]".utf8)])
+            }
             var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
             if let links = try exportLinks(group, seen: winner.seen) {
                 replacing[C.photos.rawValue] = links
-            } else if !exportGivesPhotos, let donor = group.first(where: { $0.fromAPI && !$0.isLinks }),
-                      let photos = try load(donor)[C.photos] {
-                var list = JSONWriter()
-                list.value(photos)
-                replacing[C.photos.rawValue] = list.bytes
+            } else if !exportGivesPhotos, let photos = try listedPhotos(group) {
+                replacing[C.photos.rawValue] = photos
             } else {
                 replacing[C.photos.rawValue] = Array("[]".utf8)
             }
@@ -167,6 +171,17 @@ struct Winners {
             replacing[index] = value.bytes
         }
         return replacing
+    }
+
+    /// The photo list, as JSON, of the best API copy of an observation that lists its photos
+    /// (`RecordOccurrence.hasList`); nil when none does.
+    private mutating func listedPhotos(_ group: UnsafeBufferPointer<RecordOccurrence>) throws -> [UInt8]? {
+        guard let donor = group.first(where: { $0.fromAPI && !$0.isLinks && $0.hasList }),
+              let photos = try load(donor)[ObservationRecord.Column.photos]
+        else { return nil }
+        var list = JSONWriter()
+        list.value(photos)
+        return list.bytes
     }
 
     /// `[[photo id, position], …]` of the export link rows of one export (`seen`), by position

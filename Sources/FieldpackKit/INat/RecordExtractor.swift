@@ -224,6 +224,8 @@ struct RecordExtractor {
         record.placeGuess = field { () throws(RecordError) in try obs.text("place_guess") }
         record.license = field { () throws(RecordError) in try obs.text("license_code") }
         record.photos = photos.map { ($0.id, $0.position ?? 0) }
+        // Neither list (or neither usable): which photos the observation has is unknown, not none.
+        record.photosListed = obs.value("observation_photos")?.isArray ?? false || obs.value("photos")?.isArray ?? false
         record.seen = seen
         record.encode(into: &out, source: source)
         counts.observations += 1

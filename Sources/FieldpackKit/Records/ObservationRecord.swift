@@ -99,6 +99,10 @@ public struct ObservationRecord {
     /// Written in lower case (the open-data export writes `CC-BY`, the API `cc-by`).
     public var license: JSONText? = nil
     public var photos: [(photo: Int64, position: Int64)] = []
+    /// Whether the copy says which photos the observation has: an API copy fetched without
+    /// `observation_photos` and `photos` (a request's `fields` left them out) says nothing, and
+    /// is written with `null` photos, which dedupe fills from a copy that lists them.
+    public var photosListed = true
     public var seen: Int64? = nil
     public var part: Part? = nil
 
@@ -143,6 +147,10 @@ public struct ObservationRecord {
             case .placeGuess: out.string(placeGuess)
             case .license: out.lowercasedString(license)
             case .photos:
+                guard photosListed || !photos.isEmpty else {
+                    out.null()
+                    return
+                }
                 out.beginArray()
                 for link in photos {
                     out.beginArray(); out.int(link.photo); out.int(link.position); out.endArray()
