@@ -231,6 +231,37 @@ import Testing
         #expect(try deduped([only], in: alone).first { $0["k"] as? String == "obs" }?["photos"] as? [[Int]] == [])
     }
 
+    /// An export copy that wins keeps the export's values, but a value its row gave unusable
+    /// (dropped, a finding) or a date the export left blank (it blanks one before 1800) is
+    /// unknown, not empty: it is the API copy's. They wiped the API copy's taxon, grade, date
+    /// and point, and a selection then removed the observation on values it did not have.
+    @Test func anExportCopyThatWinsTakesWhatItsRowLeftUnknownFromTheAPICopy() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let observations = try #require(export.first { $0.hasSuffix("observations.csv") })
+        let table = try String(contentsOfFile: observations, encoding: .utf8)
+        try table.replacingOccurrences(of: "\(Self.uuid)\t7\t50.5000000000\t4.2500000000\t900\t48662\tresearch\t2024-04-30",
+                                       with: "\(Self.uuid)\t7\t95\t4.2500000000\t900\t48662x\tResearch\t")
+            .write(toFile: observations, atomically: false, encoding: .utf8)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let merged = try #require(try deduped(export + [api], in: directory).first { $0["k"] as? String == "obs" && $0["id"] as? Int == 9_100_001 })
+        #expect(merged["seen"] as? Int == 1_732_665_600_000, "the export's copy wins")
+        #expect(merged["taxon"] as? Int == 48662 && merged["quality_grade"] as? String == "research", "\(merged)")
+        #expect(merged["observed_on"] as? String == "2024-04-30" && merged["lat"] as? Double == 50.5 && merged["lng"] as? Double == 4.25, "\(merged)")
+        #expect(merged["positional_accuracy"] as? Int == 900, "the export's own accuracy")
+        #expect(merged["unknown"] is NSNull)
+        // A value the export gives empty (no point: private since) stays the export's word.
+        let blank = try TemporaryDirectory()
+        let tables = try writeExport(in: blank)
+        let file = try #require(tables.first { $0.hasSuffix("observations.csv") })
+        try String(contentsOfFile: file, encoding: .utf8)
+            .replacingOccurrences(of: "\(Self.uuid)\t7\t50.5000000000\t4.2500000000\t900", with: "\(Self.uuid)\t7\t\t\t")
+            .write(toFile: file, atomically: false, encoding: .utf8)
+        let kept = try #require(try deduped(tables + [try writeAPICopy(in: blank, updatedAt: "2024-10-01T09:00:00Z")], in: blank)
+            .first { $0["k"] as? String == "obs" && $0["id"] as? Int == 9_100_001 })
+        #expect(kept["lat"] is NSNull && kept["lng"] is NSNull, "\(kept)")
+    }
+
     /// An export given without its photos table says nothing of the observation's photos: its copy
     /// that wins keeps the API copy's links rather than shipping the observation with none.
     @Test func anExportCopyThatWinsWithoutPhotoRowsKeepsTheAPICopysLinks() throws {

@@ -190,7 +190,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
             .updatedAt: .text("2024-05-01T10:00:00+00:00"), .latitude: .real(50.5), .longitude: .real(-4.25),
             .positionalAccuracy: .integer(112), .geoprivacy: .text("obscured"), .obscured: .bool(true),
             .taxonGeoprivacy: .text("private"), .placeGuess: .text("Bois de la Cambre, \"Bruxelles\""), .license: .text("cc-by-nc"),
-            .photos: .json("[[117,0],[118,1]]"), .part: .null, .seen: .integer(1_714_557_600_000),
+            .photos: .json("[[117,0],[118,1]]"), .unknown: .null, .part: .null, .seen: .integer(1_714_557_600_000),
         ], source: "3#4")
     }
 

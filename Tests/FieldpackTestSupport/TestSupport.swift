@@ -103,7 +103,7 @@ package func jsonLines(_ path: String) throws -> [[String: Any]] {
 package let recordColumnNames: [String: [String]] = [
     "obs": ["k", "id", "uuid", "user", "taxon", "quality_grade", "observed_on", "time_observed_at", "created_at",
             "updated_at", "lat", "lng", "positional_accuracy", "geoprivacy", "obscured", "taxon_geoprivacy", "place_guess", "license",
-            "photos", "part", "seen", "src"],
+            "photos", "unknown", "part", "seen", "src"],
     "user": ["k", "id", "login", "name", "seen", "src"],
     "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
               "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "seen", "src"],

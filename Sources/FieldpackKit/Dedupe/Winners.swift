@@ -114,7 +114,7 @@ struct Winners {
                 let record = try content(offset: winner.offset, length: winner.length)
                 return try rewrite(record, offset: winner.offset, replacing: [C.photos.rawValue: photos ?? Array("[]".utf8)])
             }
-            var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns)
+            var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns, unknownIn: winner)
             if let links = try exportLinks(group, seen: winner.seen) {
                 replacing[C.photos.rawValue] = links
             } else if !exportGivesPhotos, let photos = try listedPhotos(group) {
@@ -158,13 +158,22 @@ struct Winners {
     }
 
     /// The columns of the best API copy in `group` (sorted: the first one) that are not among
-    /// `exportColumns`, as JSON; empty when no copy is from the API.
+    /// `exportColumns`, as JSON, and those of them that the export observation `unknownIn` does
+    /// not know (`ObservationRecord.Column.unknown`: a value dropped as unusable, a blank date)
+    /// where the API copy has a value; empty when no copy is from the API.
     private mutating func fillFromAPI(
-        _ group: UnsafeBufferPointer<RecordOccurrence>, exportColumns: Set<Int>
+        _ group: UnsafeBufferPointer<RecordOccurrence>, exportColumns: Set<Int>, unknownIn winner: RecordOccurrence? = nil
     ) throws -> [Int: [UInt8]] {
         guard let donor = group.first(where: { $0.fromAPI && !$0.isLinks }) else { return [:] }
+        let unknown = try winner.flatMap { try load($0).int64(ObservationRecord.Column.unknown) } ?? 0
         let columns = try load(donor)
         var replacing: [Int: [UInt8]] = [:]
+        for index in 1..<columns.count where exportColumns.contains(index) && unknown & (1 << Int64(index)) != 0 {
+            guard let column = columns[index] else { continue }
+            var value = JSONWriter()
+            value.value(column)
+            replacing[index] = value.bytes
+        }
         for index in 1..<columns.count where !exportColumns.contains(index) {
             var value = JSONWriter()
             if let column = columns[index] { value.value(column) } else { value.null() }

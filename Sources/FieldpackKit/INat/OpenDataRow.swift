@@ -477,6 +477,7 @@ final class OpenDataRow {
         key = uuid
         var record = ObservationRecord(id: full ? uuid.exportID : 0)
         record.uuid = uuidText
+        let droppedBefore = dropped.count
         if full { record.user = positiveID(c.observerID, "observer_id") }
         // The taxon rule reads it (`ExportRules`).
         record.taxon = positiveID(c.taxonID, "taxon_id")
@@ -504,6 +505,20 @@ final class OpenDataRow {
                 drop("positional_accuracy", "is \(accuracy), expected a whole number of metres")
             }
         }
+        // What the row's values leave unknown, not empty: each dropped one, and a blank date.
+        typealias C = ObservationRecord.Column
+        for finding in dropped[droppedBefore...] {
+            switch finding.field {
+            case "observer_id": record.unknown |= ObservationRecord.unknownBit(C.user)
+            case "taxon_id": record.unknown |= ObservationRecord.unknownBit(C.taxon)
+            case "quality_grade": record.unknown |= ObservationRecord.unknownBit(C.qualityGrade)
+            case "observed_on": record.unknown |= ObservationRecord.unknownBit(C.observedOn)
+            case "latitude", "longitude": record.unknown |= ObservationRecord.unknownBit(C.latitude) | ObservationRecord.unknownBit(C.longitude)
+            case "positional_accuracy": record.unknown |= ObservationRecord.unknownBit(C.positionalAccuracy)
+            default: break
+            }
+        }
+        if field(c.observedOn).isEmpty { record.unknown |= ObservationRecord.unknownBit(C.observedOn) }
         record.seen = seen
         return record
     }

@@ -9,6 +9,11 @@ public struct ObservationRecord {
         case placeGuess, license
         /// `[[photo id, position], …]`: the `observation_photos` rows.
         case photos
+        /// The columns whose values this copy does not know, as a bit mask (`1 << rawValue`;
+        /// null for none): an export row's value dropped as unusable, or its `observed_on` left
+        /// blank (the export blanks an invalid date or one before 1800). An export copy that wins
+        /// takes them from the best API copy (`Winners`), where it keeps its other values.
+        case unknown
         /// What part of an observation the record is: null for the observation, `links` for one
         /// open-data photo row's link to it (`[[photo id, position]]` in `photos`, nothing else),
         /// which dedupe folds into the observation's export copy (see `Part`).
@@ -39,6 +44,7 @@ public struct ObservationRecord {
             case .placeGuess: .text("place_guess")
             case .license: .text("license_code")
             case .photos: .list
+            case .unknown: .integer()
             case .part: .text()
             case .seen: .integer(occurrence: true)
             }
@@ -103,6 +109,8 @@ public struct ObservationRecord {
     /// `observation_photos` and `photos` (a request's `fields` left them out) says nothing, and
     /// is written with `null` photos, which dedupe fills from a copy that lists them.
     public var photosListed = true
+    /// `Column.unknown`'s bit mask.
+    public var unknown: Int64 = 0
     public var seen: Int64? = nil
     public var part: Part? = nil
 
@@ -156,11 +164,15 @@ public struct ObservationRecord {
                     out.beginArray(); out.int(link.photo); out.int(link.position); out.endArray()
                 }
                 out.endArray()
+            case .unknown: out.int(unknown == 0 ? nil : unknown)
             case .part: if let part { out.string(part.tag) } else { out.null() }
             case .seen: out.int(seen)
             }
         }
     }
+
+    /// `Column.unknown`'s bit of `column`.
+    public static func unknownBit(_ column: Column) -> Int64 { 1 << Int64(column.rawValue) }
 
     /// Whether a records line is an export photo row's link (`Part.links`).
     public static func isLinks(_ record: JSONColumns) -> Bool {
