@@ -262,6 +262,21 @@ import Testing
         #expect(kept["lat"] is NSNull && kept["lng"] is NSNull, "\(kept)")
     }
 
+    /// The same for a taxon: an export taxa row whose ancestry is unusable (dropped) left the
+    /// winning copy without one, and a taxon subtree's rule then removed its observations.
+    @Test func anExportTaxonThatWinsTakesTheAncestryItsRowLeftUnknownFromTheAPICopy() throws {
+        let directory = try TemporaryDirectory()
+        let export = try writeExport(in: directory)
+        let taxa = try #require(export.first { $0.hasSuffix("taxa.csv") })
+        try String(contentsOfFile: taxa, encoding: .utf8).replacingOccurrences(of: "48662\t48460/1\t", with: "48662\t48460/1 \t")
+            .write(toFile: taxa, atomically: false, encoding: .utf8)
+        let api = try writeAPICopy(in: directory, updatedAt: "2024-10-01T09:00:00Z")
+        let taxon = try #require(try deduped(export + [api], in: directory).first { $0["k"] as? String == "taxon" && $0["id"] as? Int == 48662 })
+        #expect(taxon["from"] as? String == "open-data", "the export's copy wins: \(taxon)")
+        #expect(taxon["ancestry"] as? String == "48460/1", "\(taxon)")
+        #expect(taxon["rank"] as? String == "species" && taxon["unknown"] is NSNull, "\(taxon)")
+    }
+
     /// An export given without its photos table says nothing of the observation's photos: its copy
     /// that wins keeps the API copy's links rather than shipping the observation with none.
     @Test func anExportCopyThatWinsWithoutPhotoRowsKeepsTheAPICopysLinks() throws {

@@ -258,7 +258,7 @@ struct Layout: Sendable, CustomTestStringConvertible {
             .rankLevel: .real(5.5), .ancestry: .text("48460/1/47120"), .iconicTaxonName: .text("Insecta"),
             .preferredCommonName: .text("Monarque"),
             .wikipediaURL: .text("http://en.wikipedia.org/wiki/Monarch_butterfly"), .isActive: .bool(false),
-            .defaultPhoto: .integer(210), .photos: .json("[211,212]"), .speciesCount: .integer(12), .seen: .integer(213),
+            .defaultPhoto: .integer(210), .photos: .json("[211,212]"), .speciesCount: .integer(12), .unknown: .null, .seen: .integer(213),
         ], source: "2#7")
         #expect(tail(writer, from: occurrenceStart) == ",213,\"2#7\"]\n")
         try withColumns(writer) { #expect(TaxonRecord.isFromTaxa($0)) }

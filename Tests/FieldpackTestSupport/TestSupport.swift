@@ -106,7 +106,7 @@ package let recordColumnNames: [String: [String]] = [
             "photos", "unknown", "part", "seen", "src"],
     "user": ["k", "id", "login", "name", "seen", "src"],
     "taxon": ["k", "id", "from", "name", "rank", "rank_level", "ancestry", "iconic_taxon_name", "preferred_common_name",
-              "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "seen", "src"],
+              "wikipedia_url", "is_active", "default_photo", "photos", "species_count", "unknown", "seen", "src"],
     "photo": ["k", "id", "taxon", "ctx", "pos", "url", "license", "attribution", "width", "height", "type", "hidden",
               "attribution_name", "seen", "obs", "observer", "src"],
     "input": ["k", "index", "path", "bytes", "sha256", "format", "records", "rejected", "salvaged", "pruned"],

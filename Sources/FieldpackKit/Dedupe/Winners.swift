@@ -114,7 +114,8 @@ struct Winners {
                 let record = try content(offset: winner.offset, length: winner.length)
                 return try rewrite(record, offset: winner.offset, replacing: [C.photos.rawValue: photos ?? Array("[]".utf8)])
             }
-            var replacing = try fillFromAPI(group, exportColumns: ObservationRecord.exportColumns, unknownIn: winner)
+            var replacing = try fillFromAPI(
+                group, exportColumns: ObservationRecord.exportColumns, unknownIn: (winner, ObservationRecord.Column.unknown.rawValue))
             if let links = try exportLinks(group, seen: winner.seen) {
                 replacing[C.photos.rawValue] = links
             } else if !exportGivesPhotos, let photos = try listedPhotos(group) {
@@ -134,7 +135,8 @@ struct Winners {
             return try rewrite(record, offset: winner.offset, replacing: replacing, appending: origin.json)
         }
         guard kind == .taxon && group.count > 1 else { return try emitDirect(offset: winner.offset, length: winner.length) }
-        var replacing: [Int: [UInt8]] = winner.fromAPI ? [:] : try fillFromAPI(group, exportColumns: TaxonRecord.exportColumns)
+        var replacing: [Int: [UInt8]] = winner.fromAPI
+            ? [:] : try fillFromAPI(group, exportColumns: TaxonRecord.exportColumns, unknownIn: (winner, TaxonRecord.Column.unknown.rawValue))
         if !winner.hasList, let donor = group.first(where: { $0.hasList }) {
             // The photo list of a taxa-endpoint copy.
             let columns = try load(donor)
@@ -158,14 +160,15 @@ struct Winners {
     }
 
     /// The columns of the best API copy in `group` (sorted: the first one) that are not among
-    /// `exportColumns`, as JSON, and those of them that the export observation `unknownIn` does
-    /// not know (`ObservationRecord.Column.unknown`: a value dropped as unusable, a blank date)
-    /// where the API copy has a value; empty when no copy is from the API.
+    /// `exportColumns`, as JSON, and those of them that the export copy `unknownIn` does not
+    /// know (its bit mask at `column`: `ObservationRecord.Column.unknown`, a value dropped as
+    /// unusable, a blank date; `TaxonRecord.Column.unknown`) where the API copy has a value;
+    /// empty when no copy is from the API.
     private mutating func fillFromAPI(
-        _ group: UnsafeBufferPointer<RecordOccurrence>, exportColumns: Set<Int>, unknownIn winner: RecordOccurrence? = nil
+        _ group: UnsafeBufferPointer<RecordOccurrence>, exportColumns: Set<Int>, unknownIn winner: (RecordOccurrence, column: Int)
     ) throws -> [Int: [UInt8]] {
         guard let donor = group.first(where: { $0.fromAPI && !$0.isLinks }) else { return [:] }
-        let unknown = try winner.flatMap { try load($0).int64(ObservationRecord.Column.unknown) } ?? 0
+        let unknown = try load(winner.0).int64(winner.column) ?? 0
         let columns = try load(donor)
         var replacing: [Int: [UInt8]] = [:]
         for index in 1..<columns.count where exportColumns.contains(index) && unknown & (1 << Int64(index)) != 0 {

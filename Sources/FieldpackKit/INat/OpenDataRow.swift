@@ -628,6 +628,7 @@ final class OpenDataRow {
             throw RecordError(at: "name", "taxon \(id) has no usable name (empty, None or not UTF-8), which the bundle's taxa need")
         }
         var record = TaxonRecord(id: id, from: .openData, name: name)
+        let droppedBefore = dropped.count
         record.rank = text(c.rank, "rank")
         record.rankLevel = number(c.rankLevel, "rank_level", limit: 1000)
         let ancestry = field(c.ancestry)
@@ -645,6 +646,16 @@ final class OpenDataRow {
             record.isActive = false
         } else if !active.isEmpty {
             drop("active", "is \"\(String(decoding: active, as: UTF8.self))\", expected true or false")
+        }
+        // What the row's values leave unknown, not empty: each dropped one.
+        for finding in dropped[droppedBefore...] {
+            switch finding.field {
+            case "rank": record.unknown |= 1 << Int64(TaxonRecord.Column.rank.rawValue)
+            case "rank_level": record.unknown |= 1 << Int64(TaxonRecord.Column.rankLevel.rawValue)
+            case "ancestry": record.unknown |= 1 << Int64(TaxonRecord.Column.ancestry.rawValue)
+            case "active": record.unknown |= 1 << Int64(TaxonRecord.Column.isActive.rawValue)
+            default: break
+            }
         }
         record.seen = seen
         return record

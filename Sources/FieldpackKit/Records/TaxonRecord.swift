@@ -13,6 +13,10 @@ public struct TaxonRecord {
         /// Observations a `/v1/observations/species_counts` page counted for the taxon; null in
         /// other copies. Dedupe keeps the largest count of all copies (see `Winners`).
         case speciesCount
+        /// The columns whose values this copy does not know, as a bit mask (`1 << rawValue`; null
+        /// for none): an export taxa row's value dropped as unusable. An export copy that wins
+        /// takes them from the best API copy (`Winners`), as an observation's.
+        case unknown
         /// `updated_at` (Unix ms) of the taxon, or of the observation it came in.
         case seen
 
@@ -33,6 +37,7 @@ public struct TaxonRecord {
             case .defaultPhoto: .integer()
             case .photos: .list
             case .speciesCount: .integer("species_count")
+            case .unknown: .integer()
             case .seen: .integer(occurrence: true)
             }
         }
@@ -71,6 +76,8 @@ public struct TaxonRecord {
     /// nil in an observation's copy (written as null).
     public var photos: [Int64]? = nil
     public var speciesCount: Int64? = nil
+    /// `Column.unknown`'s bit mask.
+    public var unknown: Int64 = 0
     public var seen: Int64? = nil
 
     public init(id: Int64, from: Origin, name: JSONText) {
@@ -121,6 +128,7 @@ public struct TaxonRecord {
                     out.null()
                 }
             case .speciesCount: out.int(speciesCount)
+            case .unknown: out.int(unknown == 0 ? nil : unknown)
             case .seen: out.int(seen)
             }
         }
