@@ -166,7 +166,7 @@ import Testing
         ("UPDATE size_costs SET served_width = 1, served_height = 1 WHERE remote = 0 AND original_width > 0",
          "size_costs row(s) do not choose the size the shipping rules choose; iNaturalist photos of "),
         ("DELETE FROM size_costs WHERE target_id = 1 AND remote = 0 AND original_width = (SELECT max(width) FROM photos WHERE remote = 0)",
-         "photo and display target pair(s) have no size_costs row, so no URL to fetch (the first: photo "),
+         "size class and display target pair(s) have no size_costs row, so their photos have no URL to fetch (the first: photo "),
         ("INSERT INTO photo_tiers VALUES ('xlarge', 6, 4096, 0)", "photo_tiers is (square, 0, 75, 1) "),
         ("UPDATE display_targets SET box_width = box_width * 2 WHERE id = 1", "display target 1 ("),
         ("UPDATE photos SET url = url || '?1700000000' WHERE id = (SELECT min(id) FROM photos WHERE remote = 0)",
