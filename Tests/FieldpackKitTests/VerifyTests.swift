@@ -250,15 +250,19 @@ import Testing
         let database = try forestBundle(in: directory)
         try database.execute("""
             UPDATE photos SET credit = ' ' WHERE id = (SELECT min(id) FROM photos);
+            UPDATE observations SET uuid = upper(uuid) WHERE id = (SELECT min(id) FROM observations);
             UPDATE articles SET blurb_html = '<p>A <i>forest</p>';
             DELETE FROM search_entries WHERE id = (SELECT max(id) FROM search_entries)
             """)
         let first = try #require(try database.scalar("SELECT min(id) FROM photos"))
+        let observation = try #require(try database.scalar("SELECT min(id) FROM observations"))
         let entries = try #require(try database.int("SELECT count(*) FROM search_entries"))
         try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
         let path = directory.file("bundle/content.sqlite")
         let expected = [
             "\(path): error: 1 photo(s) without a credit, first id \(first)",
+            // The rows' checks go with the blurbs' (`rowProblems`), before them.
+            "\(path): error: 1 observation(s) whose uuid is not in lower case, its canonical form (the first: id \(observation))",
             "\(path): error: article 1 (Sonian Forest): blurb closes </p> out of order",
             "\(path): error: the search index holds \(entries + 1) documents for \(entries) search entries",
             "\(path): error: table search_entries has \(entries) rows, the manifest says \(entries + 1)",
