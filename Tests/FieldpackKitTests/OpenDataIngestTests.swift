@@ -260,13 +260,19 @@ import Testing
         let photos = try directory.write("photos.csv", """
             photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
             9b5ca6f4-fb23-47ff-b581-5fe3f9d068aa\t35927\t526ababd-aff2-4ce8-b111-d8013b9d8b42\t505\t\tCC-BY\t100\t100\t0
+            9b5ca6f4-fb23-47ff-b581-5fe3f9d068ab\t35928\t726ababd-aff2-4ce8-b111-d8013b9d8b42\t505\tjpg\tCC-BY\t100\t100\t-1
 
             """)
         let (all, summary) = try ingest([observations, photos], in: directory)
         let dates = records("obs", all).filter { $0["part"] is NSNull }.map { $0["observed_on"] as? String }
         #expect(dates == [nil, nil, "2024-02-29"])
+        // A dropped date is unknown, not empty (`ObservationRecord.Column.unknown`), for dedupe.
+        let observedOnBit = 1 << ObservationRecord.Column.observedOn.rawValue
+        #expect(records("obs", all).filter { $0["part"] is NSNull }.map { ($0["unknown"] as? Int ?? 0) & observedOnBit != 0 } == [true, true, false])
+        // A position of -1 is dropped as what it is not: 0 is a position.
+        #expect(summary.findings.contains { $0.path == photos && $0.reason == "position is \"-1\", expected a whole number of 0 or more; dropped position" }, "\(summary.findings)")
         #expect(summary.findings.filter { $0.field == "observed_on" && $0.outcome == .salvaged }.count == 2)
-        #expect(summary.rejected == 1 && records("photo", all).isEmpty)
+        #expect(summary.rejected == 1 && records("photo", all).map { $0["id"] as? Int } == [35928])
         #expect(summary.findings.contains { $0.path == photos && $0.outcome == .rejected && $0.reason == "extension is empty: no photo URL" }, "\(summary.findings)")
     }
 

@@ -757,10 +757,15 @@ final class OpenDataRow {
         return side
     }
 
+    /// A whole number of 0 or more (a photo's position): nil when empty; dropped (noted) when
+    /// unusable, saying so (`-1` was told "expected a positive integer", where 0 is valid).
     private func nonNegative(_ index: Int, _ name: String) -> Int64? {
         let value = field(index)
+        guard !value.isEmpty else { return nil }
         if value.elementsEqual("0".utf8) { return 0 }
-        return positiveID(index, name)
+        if let number = id(index) { return number }
+        drop(name, "is \"\(String(decoding: value, as: UTF8.self))\", expected a whole number of 0 or more")
+        return nil
     }
 
     /// A decimal number within ±`limit`: nil when empty; dropped (noted) when unusable.
