@@ -277,6 +277,24 @@ import Testing
         #expect(taxon["rank"] as? String == "species" && taxon["unknown"] is NSNull, "\(taxon)")
     }
 
+    /// A photos table of another export date than the observations (here a loose copy, undated,
+    /// beside the dated folder's other tables) linked no photo: every export photo shipped
+    /// unlinked with exit 0 and a notice. Dedupe refuses it, naming both dates; the same tables
+    /// all dated alike pass.
+    @Test func photoRowsAndObservationsOfNoCommonExportDateAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        var tables = try writeExport(in: directory)
+        let photos = try #require(tables.first { $0.hasSuffix("photos.csv") })
+        let loose = directory.file("photos.csv")
+        try FileManager.default.moveItem(atPath: photos, toPath: loose)
+        tables = tables.map { $0 == photos ? loose : $0 }
+        let error = try #require(throws: FieldpackError.self) { try ingestAndDedupe(tables, in: directory) }
+        #expect(error.message.contains("share no export date (photo rows: no date; observations: 2024-11-27)"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("deduped.jsonl")))
+        let together = try TemporaryDirectory()
+        #expect(try deduped(try writeExport(in: together), in: together).contains { $0["k"] as? String == "obs" })
+    }
+
     /// An export given without its photos table says nothing of the observation's photos: its copy
     /// that wins keeps the API copy's links rather than shipping the observation with none.
     @Test func anExportCopyThatWinsWithoutPhotoRowsKeepsTheAPICopysLinks() throws {

@@ -129,6 +129,28 @@ public struct Dedupe: Sendable {
     /// or a spill partition's) show every observation that links a photo: then, under a
     /// selection, a photo that no written observation links and no written taxon refers to is
     /// not written, only counted (`DedupedSelectionRecord.photosNotSelected`).
+    /// Refuses export photo rows and export observations that share no export date: a photo row
+    /// links only to the copy of its own export (`Winners.exportLinks`), so a photos table dated
+    /// otherwise than the observations table (a loose `photos.csv.gz` undated beside an
+    /// `inaturalist-open-data-YYYYMMDD/` folder, or two months' tables mixed) left every export
+    /// photo unlinked with exit 0. Two whole exports share their dates, and pass.
+    static func refuseExportsOfOtherDates(_ observations: UnsafeMutableBufferPointer<RecordOccurrence>, path: String) throws {
+        var observationDates = Set<Int64>()
+        var linkDates = Set<Int64>()
+        for occurrence in observations where !occurrence.fromAPI {
+            if occurrence.isLinks { linkDates.insert(occurrence.seen) } else { observationDates.insert(occurrence.seen) }
+        }
+        guard !linkDates.isEmpty, !observationDates.isEmpty, linkDates.isDisjoint(with: observationDates) else { return }
+        func dates(_ set: Set<Int64>) -> String {
+            set.sorted().map { $0 == Int64.min ? "no date" : String(Timestamp.iso8601(seconds: $0 / 1000).prefix(10)) }.joined(separator: ", ")
+        }
+        throw FieldpackError(
+            path: path,
+            "the open-data export's photo rows and observations share no export date (photo rows: \(dates(linkDates)); observations: \(dates(observationDates))): "
+                + "a photo row links only to its own export's observations, so no export photo would be linked; give loose tables "
+                + "one date (the pipeline's open_data_date), or keep each export's tables in its inaturalist-open-data-YYYYMMDD folder")
+    }
+
     func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, budget: Int? = nil, whole: Bool = false) throws -> Outcome {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")
@@ -235,6 +257,7 @@ public struct Dedupe: Sendable {
                     offset: Int64(offset), length: Int32(line.count), rank: rank)
             }
             trace.mark("collect records")
+            try Self.refuseExportsOfOtherDates(records[otherKinds.firstIndex(of: .observation)!].buffer, path: input)
             for (slot, kind) in otherKinds.enumerated() {
                 sortInPlace(records[slot].buffer) {
                     $0.id != $1.id ? $0.id < $1.id : $0.low != $1.low ? $0.low < $1.low : $0.outranks($1)
