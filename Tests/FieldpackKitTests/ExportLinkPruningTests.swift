@@ -51,6 +51,51 @@ import Testing
         #expect(pruned > 0)
     }
 
+    /// An export row whose date is blank (unknown: the export blanks a date before 1800) beside
+    /// an API copy that has one: judged on its blank, ingest pruned its photo link, and dedupe,
+    /// which fills the date from the API copy, kept the observation without its photo. Ingest
+    /// keeps a row with unknown values for dedupe to judge; the build is the same bytes pruned.
+    /// (With a taxon rule too.)
+    @Test(arguments: [#"{"observed": {"from": "2024-01-01", "to": "2024-12-31"}}"#,
+                      #"{"observed": {"from": "2024-01-01", "to": "2024-12-31"}, "taxa": {"include": [48662]}}"#])
+    func aRowWithUnknownValuesIsLeftForDedupeToJudge(select: String) throws {
+        let directory = try TemporaryDirectory()
+        let folder = "inaturalist-open-data-20241127"
+        let uuid = "526ababd-aff2-4ce8-b111-d8013b9d8b42"
+        let inputs = [
+            try directory.write("\(folder)/observations.csv", """
+                observation_uuid\tobserver_id\tlatitude\tlongitude\tpositional_accuracy\ttaxon_id\tquality_grade\tobserved_on
+                \(uuid)\t7\t50.5\t4.25\t900\t48662\tresearch\t
+                726ababd-aff2-4ce8-b111-d8013b9d8b42\t7\t50.6\t4.35\t\t48662\tneeds_id\t2023-05-02
+
+                """),
+            try directory.write("\(folder)/photos.csv", """
+                photo_uuid\tphoto_id\tobservation_uuid\tobserver_id\textension\tlicense\twidth\theight\tposition
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e01\t501\t\(uuid)\t7\tjpg\tCC-BY\t800\t600\t0
+                0f6e2d1c-8b7a-4c5d-9e3f-1a2b3c4d5e02\t502\t726ababd-aff2-4ce8-b111-d8013b9d8b42\t7\tjpg\tCC-BY\t800\t600\t0
+
+                """),
+            try directory.write("\(folder)/observers.csv", "observer_id\tlogin\tname\n7\tkim\tKim Ito\n"),
+            try directory.write("\(folder)/taxa.csv", "taxon_id\tancestry\trank_level\trank\tname\tactive\n48662\t\t10\tspecies\tDanaus plexippus\ttrue\n"),
+            try directory.write("api/observation.json", """
+                {"id":9100001,"uuid":"\(uuid)","quality_grade":"research","observed_on":"2024-04-30","created_at":"2024-04-30T09:00:00+00:00",\
+                "updated_at":"2024-10-01T09:00:00Z","location":"50.5,4.25","license_code":"cc-by",\
+                "taxon":{"id":48662,"name":"Danaus plexippus","rank":"species","rank_level":10},"user":{"id":7,"login":"kim","name":"Kim Ito"},\
+                "observation_photos":[{"id":1,"position":0,"photo":{"id":501,"license_code":"cc-by",\
+                "url":"https://inaturalist-open-data.s3.amazonaws.com/photos/501/square.jpg","attribution":"(c) Kim Ito","original_dimensions":{"width":800,"height":600}}}]}
+                """),
+        ]
+        let pipeline = try directory.write("p.json", """
+            {"name": "p", "inat": ["x"], "select": \(select)}
+            """)
+        let selection = try #require(try Pipeline.load(pipeline).selection)
+        let (pruned, linked) = try Self.expectTheSameBuild(inputs: inputs, selection: selection)
+        if !select.contains("taxa") {
+            #expect(pruned == 1, "the 2023 observation's link")
+            #expect(linked == [uuid])
+        }
+    }
+
     /// With only export tables as inputs, a row whose key has no other row is left out whole when
     /// the selection removes it: an observation outside the places (counted by its rule), a photo
     /// linked only to one (counted as not selected). A row whose key repeats is written (a

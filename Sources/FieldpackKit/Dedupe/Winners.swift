@@ -109,8 +109,12 @@ struct Winners {
             if winner.fromAPI {
                 if winner.hasList { return try emitDirect(offset: winner.offset, length: winner.length) }
                 // A copy that does not say which photos it has (`ObservationRecord.photosListed`)
-                // takes them from the best copy that does, else from the newest export's links.
-                let photos = try listedPhotos(group) ?? exportLinks(group, seen: group.filter(\.isLinks).map(\.seen).max() ?? .min)
+                // takes them from the best API copy that does, else has none. Not from the
+                // export's links: ingest prunes the links of an export row its own values remove
+                // (`ExportLinkPruning`), so they would be there or not as the pipeline's select
+                // pruned, and an older export's links would bring a photo the newest one no
+                // longer holds open.
+                let photos = try listedPhotos(group)
                 let record = try content(offset: winner.offset, length: winner.length)
                 return try rewrite(record, offset: winner.offset, replacing: [C.photos.rawValue: photos ?? Array("[]".utf8)])
             }

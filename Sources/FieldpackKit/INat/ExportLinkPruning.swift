@@ -24,8 +24,10 @@ import Synchronization
 /// (`Winners.exportLinks`): a link is pruned only when every copy of its observation at its
 /// export's date is removed by the rules, on the very values its record has, so either such a
 /// copy wins and dedupe removes the observation with its links (it applies the same rules, and
-/// columns filled from an API copy can only add `obscured`, which removes, never keeps), or a
-/// copy of another date or from the API wins, which never takes these links. A photo's record
+/// columns filled from an API copy can only add `obscured`, which removes, never keeps; a row
+/// whose values are unknown, which an API copy may fill, is kept here when API pages are inputs,
+/// `ExportRules.keepsUnknown`), or a copy of another date or from the API wins, which never
+/// takes these links (`Winners`: an API copy without a photo list takes no export links). A photo's record
 /// is written even when its link is not, unless the photo has no other row (`Singles`): which
 /// photos ship, and the count of those not selected, are decided as before.
 ///
@@ -251,7 +253,7 @@ public final class ExportLinkPruning: Sendable {
         // `repeat_filter_bytes`, may differ from a sizing by the members, never the bundle).
         var listing: (rules: ExportRules, collectors: Collectors?)? = nil
         if kinds.contains(where: \.tar) {
-            let rules = ExportRules(selection: selection, taxa: nil)
+            let rules = ExportRules(selection: selection, taxa: nil, keepsUnknown: !onlyExport)
             if taxaReader == nil && rules.rules.isEmpty { return nil }
             var sizes: [(table: OpenDataTable?, bytes: Int, gzip: Bool)] = []
             for (path, kind) in zip(inputs, kinds) { sizes.append((kind.header?.table, FileSystem.size(path) ?? 0, kind.gzip)) }
@@ -332,7 +334,7 @@ public final class ExportLinkPruning: Sendable {
                         + "other rules keep is written and loaded")
             }
         }
-        let rules = ExportRules(selection: selection, taxa: taxa)
+        let rules = ExportRules(selection: selection, taxa: taxa, keepsUnknown: !onlyExport)
         guard !rules.rules.isEmpty else { return nil }
         // Every row's uuid or photo id, when every input is an export table (`Singles`).
         var collectors: Collectors? = listing?.collectors

@@ -6,10 +6,13 @@ final class ExportRules: Sendable {
     let selection: Selection
     /// Which taxa the taxon rule keeps; nil: the taxon rule is left to the bundle.
     let taxa: ExportTaxa?
+    /// Whether a row with unknown values is kept (`removingRule`): when API pages are inputs too.
+    let keepsUnknown: Bool
 
-    init(selection: Selection, taxa: ExportTaxa?) {
+    init(selection: Selection, taxa: ExportTaxa?, keepsUnknown: Bool = false) {
         self.selection = selection
         self.taxa = taxa
+        self.keepsUnknown = keepsUnknown
     }
 
     /// The rules applied, in `SelectionCounts.rules` order.
@@ -19,7 +22,13 @@ final class ExportRules: Sendable {
     var fingerprint: String { selection.dedupeFingerprint(taxaKnown: taxa != nil) }
 
     /// The rule that removes an export observation with the values of `record`, nil if they keep it.
+    /// With API pages among the inputs (`keepsUnknown`), a row with values it leaves unknown
+    /// (`ObservationRecord.unknown`: dropped as unusable, a blank date) is kept: an API copy may
+    /// give them when dedupe merges, and dedupe judges the merged copy (judged on its own blanks,
+    /// its photo links were pruned here and the kept observation shipped without them). With
+    /// only export tables, nothing can give them, and its own values judge it, as dedupe would.
     func removingRule(_ record: ObservationRecord) -> String? {
+        if keepsUnknown && record.unknown != 0 { return nil }
         var values = ObservedValues(export: record)
         if let taxa { values.taxonSelected = taxa.keeps(record.taxon) }
         return selection.removingRuleInDedupe(values, taxaKnown: taxa != nil)
