@@ -187,6 +187,21 @@ import Testing
         #expect(problems.first?.contains(problem) ?? false, "\(problems)")
     }
 
+    /// A bundle built before 2026-12-06 fetched `original` for a target no tier covers (the same
+    /// pixels as the smaller tier chosen since): it verifies, as does the bundle of today's rule.
+    @Test func aTargetNoTierCoversMayFetchAnyTierOfTheLargestPixels() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute("""
+            UPDATE size_costs SET tier = 'original'
+            WHERE upscaled = 1 AND remote = 0 AND original_width BETWEEN 1 AND 1024 AND original_height <= 1024 AND tier != 'original'
+            """)
+        try #require(try database.int("SELECT total_changes()") ?? 0 > 0, "the sample has such a row")
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        #expect(BundleVerifier(directory: directory.file("bundle")).verify() == [])
+    }
+
     /// Rows that break what the bundle promises the app: an obscured point not marked so (shown
     /// as exact), a uuid not in its canonical lower case (a lookup by text misses it), free pages
     /// (bytes downloaded for nothing, maybe deleted rows). Each passed verify.

@@ -5,9 +5,11 @@
 ///
 /// What is checked is what the rules fix whatever the pipeline's cost assumptions: the tiers are
 /// iNaturalist's; a target's box is its points × scale; every shipped photo has one cost row per
-/// target; a photo of known size gets the tier, served and display sizes and the upscaled flag
-/// `CostModel` gives (which no cost setting of the pipeline changes); a photo of unknown size
-/// a tier and the assumed-dimensions flag; a remote photo its own URL (no tier). Byte figures
+/// target; a photo of known size gets the smallest tier that covers the target (or, when none
+/// does, one that serves as many pixels as the largest, flagged upscaled), served at that tier's
+/// size and shown as the target shows it (no cost setting of the pipeline changes these); a
+/// photo of unknown size a tier and the assumed-dimensions flag; a remote photo its own URL (no
+/// tier). Byte figures
 /// (decoded, download) follow the pipeline's cost settings and measured sizes, and are not
 /// recomputed.
 struct PhotoSizeChecks {
@@ -72,12 +74,21 @@ struct PhotoSizeChecks {
                     expected = "served at its own \(known.width) × \(known.height)"
                 }
             } else if let known {
-                let cost = model.estimate(original: known, target: target.target)
-                if cost.tier != tier || cost.served != served || cost.display != display || cost.upscaled != (rows.int64(9) != 0)
-                    || rows.int64(10) != 0
+                // The smallest tier that covers the target; when none does, one that serves as
+                // many pixels as the largest (`CostModel` chooses the smallest such since
+                // 2026-12-06, `original` before: a bundle of either rule verifies).
+                let covering = PhotoTier.allCases.first { target.target.isCovered(by: $0.servedSize(original: known), tier: $0) }
+                let largest = PhotoTier.original.servedSize(original: known)
+                let chosen = covering ?? model.estimate(original: known, target: target.target).tier ?? .original
+                let fits = covering.map { tier == $0 } ?? (tier.map { $0 != .square && $0.servedSize(original: known) == largest } ?? false)
+                let tierServed = tier?.servedSize(original: known)
+                if !fits || served != tierServed || display != target.target.displaySize(of: served)
+                    || (rows.int64(9) != 0) != (covering == nil) || rows.int64(10) != 0
                 {
-                    expected = "tier \(cost.tier?.rawValue ?? "NULL"), served \(cost.served.width) × \(cost.served.height), "
-                        + "shown \(cost.display.width) × \(cost.display.height)\(cost.upscaled ? ", upscaled" : "")"
+                    let size = chosen.servedSize(original: known)
+                    let shown = target.target.displaySize(of: size)
+                    expected = "tier \(chosen.rawValue), served \(size.width) × \(size.height), "
+                        + "shown \(shown.width) × \(shown.height)\(covering == nil ? ", upscaled" : "")"
                 }
             } else if tier == nil || rows.int64(10) != 1 {
                 expected = "a tier, and assumed_dimensions 1 (its size is unknown)"
