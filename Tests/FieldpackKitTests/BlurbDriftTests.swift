@@ -101,6 +101,8 @@ import Testing
         ("(em português europeu: <span class=\"IPA\">[al.ˈsɛ.ðu]</span>; <i>Alcedo atthis</i>)", "(<i>Alcedo atthis</i>)"),
         // Longer than a label, or not after a bracket or separator: the words stay.
         ("(a name the people of the river valleys gave it: <span class=\"IPA\">[al]</span>)", "(a name the people of the river valleys gave it:)"),
+        // Before a reference, not a transcription: the words stay.
+        ("(mostly at dusk, per Smith: <sup class=\"reference\"><a>[2]</a></sup>)", "(mostly at dusk, per Smith:)"),
     ])
     func removingPronunciationLeavesNoEmptyOrDanglingBrackets(inner: String, expected: String) throws {
         let html = try paragraphs("<p>The kingfisher \(inner) is a small bird of rivers and lakes.</p>")

@@ -91,12 +91,18 @@ struct FlatText {
         var out = FlatText()
         out.bytes.reserveCapacity(bytes.count)
         out.formats.reserveCapacity(bytes.count)
-        var holes: [Int] = []
+        // Each hole's offset, and whether an element (not only a citation) was removed there.
+        var holes: [(offset: Int, element: Bool)] = []
         var lastElementHole: Int? = nil
         for index in bytes.indices {
             let byte = bytes[index]
             if byte == ArticleText.removalMark || byte == ArticleText.citationMark {
-                if holes.last != out.bytes.count { holes.append(out.bytes.count) }
+                let element = byte == ArticleText.removalMark
+                if holes.last?.offset != out.bytes.count {
+                    holes.append((out.bytes.count, element))
+                } else if element {
+                    holes[holes.count - 1].element = true
+                }
                 if byte == ArticleText.removalMark { lastElementHole = out.bytes.count }
                 continue
             }
@@ -108,7 +114,7 @@ struct FlatText {
         if let last = lastElementHole { endsAtRemoval = !out.bytes[last...].contains(where: { $0 != 0x20 }) }
         // Last first; an edit reaching back past an earlier hole moves that hole to the edit.
         var edited = Int.max
-        for hole in holes.reversed() { edited = min(edited, out.tidy(at: min(hole, edited))) }
+        for hole in holes.reversed() { edited = min(edited, out.tidy(at: min(hole.offset, edited), element: hole.element)) }
         // Collapse what the edits left: no double spaces, none at the ends.
         var index = out.bytes.count - 1
         while index >= 0 {
@@ -171,10 +177,12 @@ struct FlatText {
         return start + length - 1 == index ? (kind, start) : (.other, index)
     }
 
-    /// Applies the tidying rules at one hole until none changes anything.
+    /// Applies the tidying rules at one hole until none changes anything; `element`: an element
+    /// with content was removed there (not only a citation), which a label of several words may
+    /// have introduced.
     ///
     /// - Returns: the lowest offset edited (or the hole's).
-    private mutating func tidy(at start: Int) -> Int {
+    private mutating func tidy(at start: Int, element: Bool) -> Int {
         var hole = start
         var lowest = start
         /// Removes `range`, keeping `hole` at the same place in the text.
@@ -248,7 +256,9 @@ struct FlatText {
                     if kind == .opener || kind == .separator { break }
                     wordStart -= 1
                 }
-                if Self.isLabel(bytes[wordStart...left]) { wordStart = labelStart(endingWordAt: wordStart) }
+                // A label of several words introduced what an element held (a transcription), not
+                // a reference: `according to Smith and Jones: [1]` stays.
+                if element, Self.isLabel(bytes[wordStart...left]) { wordStart = labelStart(endingWordAt: wordStart) }
                 var markEnd = wordStart - 1
                 while markEnd >= 0 && bytes[markEnd] == 0x20 { markEnd -= 1 }
                 let opening = markEnd >= 0 ? mark(endingAt: markEnd).0 : Mark.other
