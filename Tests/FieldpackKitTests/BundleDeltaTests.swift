@@ -61,12 +61,6 @@ import Testing
         return result
     }
 
-    /// A previous bundle at an older schema: the app migrates it, then takes the rows the delta
-    /// lists from the new bundle. Every row it does not list must then be the new bundle's, column
-    /// for column. Here the previous bundle holds the very rows of the new one in schema 2's
-    /// columns, so what differs is only what the newer schema added (a photo's credit and tier
-    /// offsets, an observation's geoprivacy): compared on the columns both schemas have, the delta
-    /// was empty, and the app kept every photo without its credit.
     /// A previous bundle whose record of migrations lacks one, or names one otherwise, is refused
     /// as `fieldpack-bundle migrate` refuses it (it was migrated on as if whole, and compared).
     @Test(arguments: ["DELETE FROM schema_migrations WHERE version = 4", "UPDATE schema_migrations SET name = 'whatever' WHERE version = 2"])
@@ -80,6 +74,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.file("delta.json")))
     }
 
+    /// A previous bundle at an older schema: the app migrates it, then takes the rows the delta
+    /// lists from the new bundle. Every row it does not list must then be the new bundle's, column
+    /// for column. Here the previous bundle holds the very rows of the new one in schema 2's
+    /// columns, so what differs is only what the newer schema added (a photo's credit and tier
+    /// offsets, an observation's geoprivacy): compared on the columns both schemas have, the delta
+    /// was empty, and the app kept every photo without its credit.
     @Test func aDeltaFromAnOlderSchemaListsWhatTheMigratedPreviousBundleHoldsOtherwise() throws {
         let first = try TemporaryDirectory()
         let inputs = ["observations-page-1.json", "taxa-page-1.json", "shipping-cases.jsonl"]

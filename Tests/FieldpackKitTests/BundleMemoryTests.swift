@@ -61,8 +61,8 @@ import Testing
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"ann","Ann",1]
             ["user",8,"bob","Bob",1]
-            ["obs",1,"u1",7,null,"research",\(nulls),[[5,0],[6,1]],null,1]
-            ["obs",2,"u2",8,null,"research",\(nulls),null,null,1]
+            ["obs",1,"u1",7,null,"research",\(nulls),[[5,0],[6,1]],null,null,1]
+            ["obs",2,"u2",8,null,"research",\(nulls),null,null,null,1]
             ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,2,8]
             ["photo",6,null,"obs",0,"https://static.inaturalist.org/photos/6/square.jpg","cc-by","a",10,10,null,null,null,1,99,null]
 

@@ -189,14 +189,32 @@ import Testing
         #expect(leftovers.isEmpty)
     }
 
+    /// A deduped file of an older layout (before the `unknown` column: one column fewer, with
+    /// or without an export origin after it) loaded one column off without a word (`seen` read
+    /// as `part`); it is refused, naming the line.
+    @Test(arguments: [
+        #"["obs",9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]"#,
+        #"["obs",-9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1,["o.csv",2]]"#,
+        #"["taxon",3,"taxa","Parus major","species",10,null,null,null,null,true,null,null,null,1]"#,
+    ])
+    func aDedupedFileOfAnotherLayoutIsRefused(line: String) throws {
+        let directory = try TemporaryDirectory()
+        let input = try directory.write("deduped.jsonl", "[\"user\",7,\"u\",\"U\",1]\n\(line)\n")
+        let error = try #require(throws: FieldpackError.self) {
+            try BundleBuilder(options: .init(input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())).run()
+        }
+        #expect(error.path == input && error.line == 2, "\(error)")
+        #expect(error.message.contains("of another layout than this fieldpack's"), "\(error)")
+    }
+
     @Test func observationsArrivingInUuidOrderAreStoredWholeByTheirIds() throws {
         // Dedupe writes observations in uuid order (their key); the table's key is the id.
         let directory = try TemporaryDirectory()
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]
-            ["obs",2,"b-uuid",7,null,"casual",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
-            ["obs",5,"c-uuid",7,null,"needs_id",null,null,null,null,null,null,null,null,null,null,null,null,[[7,0]],null,1]
+            ["obs",9,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,null,1]
+            ["obs",2,"b-uuid",7,null,"casual",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,null,1]
+            ["obs",5,"c-uuid",7,null,"needs_id",null,null,null,null,null,null,null,null,null,null,null,null,[[7,0]],null,null,1]
             ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,9,7]
             ["photo",6,null,"obs",0,"https://static.inaturalist.org/photos/6/square.jpg","cc-by","a",10,10,null,null,null,1,2,7]
             ["photo",7,null,"obs",0,"https://static.inaturalist.org/photos/7/square.jpg","cc-by","a",10,10,null,null,null,1,5,7]
@@ -219,10 +237,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
-            ["obs",9,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
-            ["obs",3,"c-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
-            ["obs",9,"d-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",3,"c-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"d-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
 
             """)
         var options = BundleBuilder.Options(
@@ -241,8 +259,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",3,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
-            ["obs",9,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",3,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
+            ["obs",9,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]
 
             """)
         let error = try #require(throws: FieldpackError.self) {
@@ -259,8 +277,8 @@ import Testing
     @Test(arguments: [false, true])
     func anObservationWithAndWithoutItsUUIDIsRefusedSayingWhy(withoutFirst: Bool) throws {
         let directory = try TemporaryDirectory()
-        let with = #"["obs",9001,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
-        let without = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,2]"#
+        let with = #"["obs",9001,"2b1a7c4e-0d3f-4e5a-9b6c-7d8e9f0a1b2c",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
+        let without = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,2]"#
         let (first, second) = withoutFirst ? (without, with) : (with, without)
         let input = try directory.write("deduped.jsonl", "[\"user\",7,\"u\",\"U\",1]\n\(first)\n\(second)\n")
         let options = BundleBuilder.Options(
@@ -279,7 +297,7 @@ import Testing
     /// have merged them) are refused without inventing one.
     @Test func twoObservationsWithOneIdAndNoUUIDAreRefusedNamingBothLines() throws {
         let directory = try TemporaryDirectory()
-        let row = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
+        let row = #"["obs",9001,null,7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#
         let input = try directory.write("deduped.jsonl", "[\"user\",7,\"u\",\"U\",1]\n\(row)\n\(row)\n")
         let options = BundleBuilder.Options(
             input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())
@@ -295,8 +313,8 @@ import Testing
         let directory = try TemporaryDirectory()
         var lines = [
             #"["user",7,"u","U",1]"#,
-            #"["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
-            #"["obs",3,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
+            #"["obs",3,"a-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
+            #"["obs",3,"b-uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,null,null,null,1]"#,
         ]
         // Enough photos that the inserting thread meets the repeated id long before the parser
         // reaches the broken line.
@@ -320,7 +338,7 @@ import Testing
         // Observation 1 names taxon 999, which no record defines.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,1]
+            ["obs",1,"uuid",7,999,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[5,0]],null,null,1]
             ["photo",5,null,"obs",0,"https://x/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -337,7 +355,7 @@ import Testing
         // Observation 1 shows photo 6; only photo 5 has a record.
         let input = try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,null,1]
             ["photo",5,null,"obs",0,"https://static.inaturalist.org/photos/5/square.jpg","cc-by","a",10,10,null,null,null,1,1]
 
             """)
@@ -350,7 +368,7 @@ import Testing
         // The same with no photo record at all.
         try directory.write("deduped.jsonl", """
             ["user",7,"u","U",1]
-            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,1]
+            ["obs",1,"uuid",7,null,"research",null,null,null,null,null,null,null,null,null,null,null,null,[[6,0]],null,null,1]
 
             """)
         let none = try #require(throws: FieldpackError.self) { try BundleBuilder(options: options).run() }

@@ -127,8 +127,8 @@ import Testing
         // The first taxon has no name (taxa.name is NOT NULL); tens of thousands follow, more than
         // the channel holds, so the parser is still sending when the insert fails.
         let directory = try TemporaryDirectory()
-        var lines = [#"["taxon",1,"taxa",null,"species",10,null,null,null,null,true,null,[],1]"#]
-        for id in 2...60_000 { lines.append(#"["taxon",\#(id),"taxa","Taxon \#(id)","species",10,null,null,null,null,true,null,[],1]"#) }
+        var lines = [#"["taxon",1,"taxa",null,"species",10,null,null,null,null,true,null,[],null,null,1]"#]
+        for id in 2...60_000 { lines.append(#"["taxon",\#(id),"taxa","Taxon \#(id)","species",10,null,null,null,null,true,null,[],null,null,1]"#) }
         let input = try directory.write("deduped.jsonl", lines.joined(separator: "\n") + "\n")
         let options = BundleBuilder.Options(
             input: input, output: directory.file("content.sqlite"), pipelineName: "t", policy: ShippingPolicy())

@@ -248,7 +248,9 @@ import Testing
         let merged = try #require(try deduped(export + [api], in: directory).first { $0["k"] as? String == "obs" && $0["id"] as? Int == 9_100_001 })
         #expect(merged["seen"] as? Int == 1_732_665_600_000, "the export's copy wins")
         #expect(merged["taxon"] as? Int == 48662 && merged["quality_grade"] as? String == "research", "\(merged)")
-        #expect(merged["observed_on"] as? String == "2024-04-30" && merged["lat"] as? Double == 50.5 && merged["lng"] as? Double == 4.25, "\(merged)")
+        #expect(merged["observed_on"] as? String == "2024-04-30", "\(merged)")
+        // Not a point: the API copy's may be the exact one of an observation obscured since.
+        #expect(merged["lat"] is NSNull && merged["lng"] is NSNull, "\(merged)")
         #expect(merged["positional_accuracy"] as? Int == 900, "the export's own accuracy")
         #expect(merged["unknown"] is NSNull)
         // A value the export gives empty (no point: private since) stays the export's word.

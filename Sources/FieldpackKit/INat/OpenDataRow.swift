@@ -505,7 +505,9 @@ final class OpenDataRow {
                 drop("positional_accuracy", "is \(accuracy), expected a whole number of metres")
             }
         }
-        // What the row's values leave unknown, not empty: each dropped one, and a blank date.
+        // What the row's values leave unknown, not empty: each dropped one, and a blank date. Not
+        // a point: an older API copy's may be the exact one of an observation obscured since, and
+        // an unusable point ships as none.
         typealias C = ObservationRecord.Column
         for finding in dropped[droppedBefore...] {
             switch finding.field {
@@ -513,7 +515,6 @@ final class OpenDataRow {
             case "taxon_id": record.unknown |= ObservationRecord.unknownBit(C.taxon)
             case "quality_grade": record.unknown |= ObservationRecord.unknownBit(C.qualityGrade)
             case "observed_on": record.unknown |= ObservationRecord.unknownBit(C.observedOn)
-            case "latitude", "longitude": record.unknown |= ObservationRecord.unknownBit(C.latitude) | ObservationRecord.unknownBit(C.longitude)
             case "positional_accuracy": record.unknown |= ObservationRecord.unknownBit(C.positionalAccuracy)
             default: break
             }

@@ -27,6 +27,31 @@ final class MergedRecords {
             reader = LineReader(source: source)
         }
 
+        /// Why a deduped observation or taxon line is not this fieldpack's layout of its kind
+        /// (too few columns, or a column of the wrong type where the last columns are): a file
+        /// written by a fieldpack-dedupe of another version (the `unknown` column came on
+        /// 2026-12-07), whose columns would load one place off without a word. Nil when it is.
+        static func layoutProblem(_ columns: JSONColumns, kind: RecordKind) -> String? {
+            func isInteger(_ index: Int) -> Bool { columns[index] == nil || columns[index]!.int64 != nil }
+            let (count, integers, texts): (Int, [Int], [Int])
+            switch kind {
+            case .observation:
+                typealias C = ObservationRecord.Column
+                (count, integers, texts) = (C.allCases.count, [C.unknown.rawValue, C.seen.rawValue], [C.part.rawValue])
+            case .taxon:
+                typealias C = TaxonRecord.Column
+                (count, integers, texts) = (C.allCases.count, [C.unknown.rawValue, C.seen.rawValue], [])
+            default:
+                return nil
+            }
+            guard columns.count > count, integers.allSatisfy(isInteger), texts.allSatisfy({ columns[$0] == nil || columns[$0]!.text != nil })
+            else {
+                return "a deduped \(kind.name) line of another layout than this fieldpack's (\(count) columns, the last ones "
+                    + "unknown, \(kind == .observation ? "part, " : "")seen): written by another version of fieldpack-dedupe; run it again"
+            }
+            return nil
+        }
+
         /// Reads and parses the next non-empty line (the shapes a deduped line must have).
         func advance() throws {
             while let next = try reader.next() {
@@ -57,6 +82,7 @@ final class MergedRecords {
                     guard let key = RecordKey.of(kind, columns) else {
                         throw FieldpackError(path: path, line: line, "record has no integer id")
                     }
+                    if let problem = Self.layoutProblem(columns, kind: kind) { throw FieldpackError(path: path, line: line, problem) }
                     self.key = key
                 }
                 return
