@@ -121,14 +121,6 @@ public struct Dedupe: Sendable {
         return max(records * MemoryLayout<RecordOccurrence>.stride, counts[RecordKind.photo.rawValue] * MemoryLayout<PhotoOccurrence>.stride)
     }
 
-    /// Dedupes the records file `input` into `output` (not committed). Every rule here is local
-    /// to one key, so `input` may be any partition by key of the job's records (a shard's, or a
-    /// spill partition): the rules that need every record at once are the bundle stage's
-    /// (`ExportObservationRules`). With a `budget`, an input whose occurrences need more is left
-    /// after the first pass, with nothing written. Only the `whole` job's records (not a shard's
-    /// or a spill partition's) show every observation that links a photo: then, under a
-    /// selection, a photo that no written observation links and no written taxon refers to is
-    /// not written, only counted (`DedupedSelectionRecord.photosNotSelected`).
     /// Refuses export photo rows and export observations that share no export date: a photo row
     /// links only to the copy of its own export (`Winners.exportLinks`), so a photos table dated
     /// otherwise than the observations table (a loose `photos.csv.gz` undated beside an
@@ -151,6 +143,14 @@ public struct Dedupe: Sendable {
                 + "one date (the pipeline's open_data_date), or keep each export's tables in its inaturalist-open-data-YYYYMMDD folder")
     }
 
+    /// Dedupes the records file `input` into `output` (not committed). Every rule here is local
+    /// to one key, so `input` may be any partition by key of the job's records (a shard's, or a
+    /// spill partition): the rules that need every record at once are the bundle stage's
+    /// (`ExportObservationRules`). With a `budget`, an input whose occurrences need more is left
+    /// after the first pass, with nothing written. Only the `whole` job's records (not a shard's
+    /// or a spill partition's) show every observation that links a photo: then, under a
+    /// selection, a photo that no written observation links and no written taxon refers to is
+    /// not written, only counted (`DedupedSelectionRecord.photosNotSelected`).
     func dedupe(input: String, into output: AtomicOutput, progress: StageProgress, budget: Int? = nil, whole: Bool = false) throws -> Outcome {
         var summary = Summary()
         let trace = PhaseTrace(stage: "dedupe")

@@ -511,15 +511,15 @@ final class OpenDataRow {
         typealias C = ObservationRecord.Column
         for finding in dropped[droppedBefore...] {
             switch finding.field {
-            case "observer_id": record.unknown |= ObservationRecord.unknownBit(C.user)
-            case "taxon_id": record.unknown |= ObservationRecord.unknownBit(C.taxon)
-            case "quality_grade": record.unknown |= ObservationRecord.unknownBit(C.qualityGrade)
-            case "observed_on": record.unknown |= ObservationRecord.unknownBit(C.observedOn)
-            case "positional_accuracy": record.unknown |= ObservationRecord.unknownBit(C.positionalAccuracy)
+            case "observer_id": record.unknown |= C.user.unknownBit
+            case "taxon_id": record.unknown |= C.taxon.unknownBit
+            case "quality_grade": record.unknown |= C.qualityGrade.unknownBit
+            case "observed_on": record.unknown |= C.observedOn.unknownBit
+            case "positional_accuracy": record.unknown |= C.positionalAccuracy.unknownBit
             default: break
             }
         }
-        if field(c.observedOn).isEmpty { record.unknown |= ObservationRecord.unknownBit(C.observedOn) }
+        if field(c.observedOn).isEmpty { record.unknown |= C.observedOn.unknownBit }
         record.seen = seen
         return record
     }
@@ -651,10 +651,10 @@ final class OpenDataRow {
         // What the row's values leave unknown, not empty: each dropped one.
         for finding in dropped[droppedBefore...] {
             switch finding.field {
-            case "rank": record.unknown |= 1 << Int64(TaxonRecord.Column.rank.rawValue)
-            case "rank_level": record.unknown |= 1 << Int64(TaxonRecord.Column.rankLevel.rawValue)
-            case "ancestry": record.unknown |= 1 << Int64(TaxonRecord.Column.ancestry.rawValue)
-            case "active": record.unknown |= 1 << Int64(TaxonRecord.Column.isActive.rawValue)
+            case "rank": record.unknown |= TaxonRecord.Column.rank.unknownBit
+            case "rank_level": record.unknown |= TaxonRecord.Column.rankLevel.unknownBit
+            case "ancestry": record.unknown |= TaxonRecord.Column.ancestry.unknownBit
+            case "active": record.unknown |= TaxonRecord.Column.isActive.unknownBit
             default: break
             }
         }

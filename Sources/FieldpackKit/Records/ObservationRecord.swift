@@ -171,9 +171,6 @@ public struct ObservationRecord {
         }
     }
 
-    /// `Column.unknown`'s bit of `column`.
-    public static func unknownBit(_ column: Column) -> Int64 { 1 << Int64(column.rawValue) }
-
     /// Whether a records line is an export photo row's link (`Part.links`).
     public static func isLinks(_ record: JSONColumns) -> Bool {
         record.text(Column.part)?.equals(Part.links.tag) ?? false

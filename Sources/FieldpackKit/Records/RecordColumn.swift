@@ -70,6 +70,10 @@ extension RecordColumnSet {
         return end
     }
 
+    /// This column's bit in a record's mask of unknown values (`ObservationRecord.Column.unknown`,
+    /// `TaxonRecord.Column.unknown`).
+    public var unknownBit: Int64 { 1 << Int64(rawValue) }
+
     /// The columns the bundle loads unchanged, in record order.
     public static var bundleColumns: [Self] { ordered.filter { $0.spec.bundleColumn != nil } }
 
