@@ -226,10 +226,14 @@ import Testing
         #expect(pages.count == 1)
         #expect(pages.first?["updated_at"] as? String == "2025-02-01T09:00:00Z")
         #expect(pages.first?["photos"] as? [[Int]] == [[501, 0]], "\(pages)")
-        // Alone, it is written with no photos, as an array.
+        // Alone, it is written with no photos, as an array, and ingest says why.
         let alone = try TemporaryDirectory()
         let only = try alone.write("api/sparse.json", String(text[..<cut.lowerBound]) + "}")
         #expect(try deduped([only], in: alone).first { $0["k"] as? String == "obs" }?["photos"] as? [[Int]] == [])
+        let said = try INatIngest(options: .init(inputs: [only], output: alone.file("again.jsonl"), rejects: alone.file("again-rejects.jsonl"))).run().notices
+        #expect(said.contains { $0.hasPrefix("1 observation from API pages lists no photos (neither observation_photos nor photos") }, "\(said)")
+        let listing = try INatIngest(options: .init(inputs: [older], output: both.file("again.jsonl"), rejects: both.file("again-rejects.jsonl"))).run()
+        #expect(listing.notices.isEmpty, "\(listing.notices)")
     }
 
     /// An export copy that wins keeps the export's values, but a value its row gave unusable

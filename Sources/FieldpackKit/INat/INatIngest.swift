@@ -293,6 +293,15 @@ public struct INatIngest {
                     + "leave it out, or one that is not a uuid): \(count == 1 ? "it" : "they") cannot merge with the open-data export's copy of "
                     + "the same observation, and both ship; request the uuid with the observations")
         }
+        // A request whose fields leave the photo lists out (`/v2/observations` gives only what
+        // `fields` names): each such observation's photos are unknown, not none.
+        if summary.counts.observationsWithoutPhotoLists > 0 {
+            let count = summary.counts.observationsWithoutPhotoLists
+            summary.notices.append(
+                "\(count) observation\(count == 1 ? "" : "s") from API pages list\(count == 1 ? "s" : "") no photos (neither observation_photos "
+                    + "nor photos: a request whose fields leave them out): \(count == 1 ? "its" : "their") photos are unknown, and ship "
+                    + "only from another API copy that lists them; request observation_photos with the observations")
+        }
 
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()

@@ -230,6 +230,7 @@ struct RecordExtractor {
         record.encode(into: &out, source: source)
         counts.observations += 1
         if record.uuid == nil { counts.observationsWithoutUUID += 1 }
+        if !record.photosListed { counts.observationsWithoutPhotoLists += 1 }
 
         if let user {
             let start = out.count
@@ -538,10 +539,14 @@ public struct RecordCounts: Sendable, Equatable {
     /// Of the observations, those from API pages without their uuid (none given, or not one),
     /// which cannot merge with an export copy of the same observation.
     public var observationsWithoutUUID = 0
+    /// Of the observations, those from API pages that list no photos (neither
+    /// `observation_photos` nor `photos`: `ObservationRecord.photosListed`).
+    public var observationsWithoutPhotoLists = 0
 
     public static func += (lhs: inout RecordCounts, rhs: RecordCounts) {
         lhs.observations += rhs.observations
         lhs.observationsWithoutUUID += rhs.observationsWithoutUUID
+        lhs.observationsWithoutPhotoLists += rhs.observationsWithoutPhotoLists
         lhs.taxa += rhs.taxa
         lhs.users += rhs.users
         lhs.photos += rhs.photos
