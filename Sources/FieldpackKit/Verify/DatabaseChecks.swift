@@ -182,7 +182,7 @@ package struct DatabaseChecks {
             // without https or credit the checks, and they were signed and published).
             if userVersion >= 3 {
                 let allowed = try database.scalar("SELECT value FROM bundle_info WHERE key = 'photos.licenses_allowed'")
-                let migrated = try database.scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") != nil
+                let migrated = try Self.isMigrated(database)
                 let builtHere = userVersion == Migrations.latestVersion && !migrated
                 if allowed == nil && builtHere {
                     problem("bundle_info gives no photos.licenses_allowed, which a bundle built at schema \(userVersion) always gives")
@@ -272,7 +272,7 @@ package struct DatabaseChecks {
                 problem("\(count) observation(s) whose coordinates_obscured disagrees with their obscured flag and geoprivacy (the first: id \(row[1] ?? "?"))")
             }
         }
-        if userVersion >= 8, try database.scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") == nil {
+        if userVersion >= 8, try !Self.isMigrated(database) {
             // Over the uuid index, smaller than the table.
             let upper = try database.rows("SELECT count(*), min(id) FROM observations INDEXED BY observations_by_uuid WHERE uuid != lower(uuid)")
             if let row = upper.first, let count = row[0], count != "0" {
@@ -285,6 +285,11 @@ package struct DatabaseChecks {
         if free != 0 { problem("the database has \(free) free page(s); a published bundle has none (it is vacuumed)") }
         if userVersion >= 4 { problems += try blurbProblems(database) }
         return problems
+    }
+
+    /// Whether the bundle was brought to its schema by `fieldpack-bundle migrate` (rather than built at it).
+    private static func isMigrated(_ database: Database) throws -> Bool {
+        try database.scalar("SELECT value FROM bundle_info WHERE key = 'migrated_from_schema_version'") != nil
     }
 
     /// Schema 3 on: every photo may ship (an https URL, a credit, a licence the bundle says was

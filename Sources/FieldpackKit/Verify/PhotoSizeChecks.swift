@@ -9,9 +9,8 @@
 /// does, one that serves as many pixels as the largest, flagged upscaled), served at that tier's
 /// size and shown as the target shows it (no cost setting of the pipeline changes these); a
 /// photo of unknown size a tier and the assumed-dimensions flag; a remote photo its own URL (no
-/// tier). Byte figures
-/// (decoded, download) follow the pipeline's cost settings and measured sizes, and are not
-/// recomputed.
+/// tier). Byte figures (decoded, download) follow the pipeline's cost settings and measured
+/// sizes, and are not recomputed.
 struct PhotoSizeChecks {
     let path: String
     let database: Database
@@ -77,16 +76,16 @@ struct PhotoSizeChecks {
                 // The smallest tier that covers the target; when none does, one that serves as
                 // many pixels as the largest (`CostModel` chooses the smallest such since
                 // 2026-12-06, `original` before: a bundle of either rule verifies).
-                let covering = PhotoTier.allCases.first { target.target.isCovered(by: $0.servedSize(original: known), tier: $0) }
+                let covering = PhotoTier.allCases.first { target.isCovered(by: $0.servedSize(original: known), tier: $0) }
                 let largest = PhotoTier.original.servedSize(original: known)
-                let chosen = covering ?? model.estimate(original: known, target: target.target).tier ?? .original
+                let chosen = covering ?? model.estimate(original: known, target: target).tier ?? .original
                 let fits = covering.map { tier == $0 } ?? (tier.map { $0 != .square && $0.servedSize(original: known) == largest } ?? false)
                 let tierServed = tier?.servedSize(original: known)
-                if !fits || served != tierServed || display != target.target.displaySize(of: served)
+                if !fits || served != tierServed || display != target.displaySize(of: served)
                     || (rows.int64(9) != 0) != (covering == nil) || rows.int64(10) != 0
                 {
                     let size = chosen.servedSize(original: known)
-                    let shown = target.target.displaySize(of: size)
+                    let shown = target.displaySize(of: size)
                     expected = "tier \(chosen.rawValue), served \(size.width) × \(size.height), "
                         + "shown \(shown.width) × \(shown.height)\(covering == nil ? ", upscaled" : "")"
                 }
@@ -98,7 +97,7 @@ struct PhotoSizeChecks {
             if examples.count < Self.named {
                 let kind = remote ? "remote" : "iNaturalist"
                 examples.append(
-                    "\(kind) photos of \(known.map { "\($0.width) × \($0.height)" } ?? "unknown size") in \(target.target.name): \(stored), the shipping rules give \(expected)")
+                    "\(kind) photos of \(known.map { "\($0.width) × \($0.height)" } ?? "unknown size") in \(target.name): \(stored), the shipping rules give \(expected)")
             }
         }
         if wrong > 0 {
@@ -118,8 +117,8 @@ struct PhotoSizeChecks {
 
     /// The display targets by id, and what is wrong with them: a mode other than fill or fit, a
     /// box that is not the points × scale, rounded (the size every cost row is chosen for).
-    private func readTargets() throws -> ([Int64: (target: DisplayTarget, row: Int64)], [String]) {
-        var targets: [Int64: (target: DisplayTarget, row: Int64)] = [:]
+    private func readTargets() throws -> ([Int64: DisplayTarget], [String]) {
+        var targets: [Int64: DisplayTarget] = [:]
         var problems: [String] = []
         let rows = try database.prepare(
             "SELECT id, name, width_points, height_points, scale, mode, box_width, box_height FROM display_targets ORDER BY id")
@@ -137,7 +136,7 @@ struct PhotoSizeChecks {
                     "\(path): error: display target \(id) (\(name)) has a box of \(box.width) × \(box.height) px for \(target.width) × \(target.height) points at scale \(target.scale), which make \(target.box.width) × \(target.box.height)")
                 continue
             }
-            targets[id] = (target, id)
+            targets[id] = target
         }
         return (targets, problems)
     }
