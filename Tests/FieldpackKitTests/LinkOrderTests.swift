@@ -21,7 +21,7 @@ import Testing
             batch.int(link.1)
             batch.int(Int64(index))
         }
-        for row in batch.rows { try order.add(batch, row, with: statement, path: "deduped.jsonl") }
+        for row in batch.rows { try order.add(batch, row, with: statement, places: RecordPlaces(paths: ["deduped.jsonl"])) }
         return (database, statement, order)
     }
 
@@ -38,7 +38,7 @@ import Testing
         #expect(try inserted(database) == [["5", "1"], ["6", "1"], ["6", "3"], ["7", "1"]])
         #expect(order.insertedAsTheyCame == 4)
         #expect(order.heldCount == 5)
-        try order.insertHeld(with: statement, path: "deduped.jsonl")
+        try order.insertHeld(with: statement, places: RecordPlaces(paths: ["deduped.jsonl"]))
         #expect(try inserted(database) == [
             ["5", "1"], ["6", "1"], ["6", "3"], ["7", "1"],
             ["1", "1"], ["2", "1"], ["3", "1"], ["3", "2"], ["6", "2"],
@@ -58,7 +58,7 @@ import Testing
         links = links.filter { seen.insert([$0.0, $0.1]).inserted }
         let (database, statement, order) = try added(links, in: directory, runBytes: 64 * MemoryLayout<LinkOrder.Entry>.stride)
         #expect(order.insertedAsTheyCame == 1)
-        try order.insertHeld(with: statement, path: "deduped.jsonl")
+        try order.insertHeld(with: statement, places: RecordPlaces(paths: ["deduped.jsonl"]))
         let rows = try inserted(database).map { (Int64($0[0])!, Int64($0[1])!) }
         #expect(rows.count == links.count)
         #expect(rows.first! == (2_000, 0))
@@ -72,7 +72,7 @@ import Testing
         let (database, statement, order) = try added(
             [(9, 9), (4, 2), (1, 1), (4, 2)], in: directory, runBytes: runBytes,
             table: "observation_photos (observation_id, photo_id, position, PRIMARY KEY (observation_id, photo_id)) WITHOUT ROWID")
-        let error = try #require(throws: FieldpackError.self) { try order.insertHeld(with: statement, path: "deduped.jsonl") }
+        let error = try #require(throws: FieldpackError.self) { try order.insertHeld(with: statement, places: RecordPlaces(paths: ["deduped.jsonl"])) }
         withExtendedLifetime(database) {}
         #expect(error.path == "deduped.jsonl")
         #expect(error.line == 4)

@@ -38,7 +38,7 @@ import Testing
         var counts: [Int64] = []
         var left = true
         while left {
-            left = try order.insert(upTo: 3, with: statement, path: "deduped.jsonl")
+            left = try order.insert(upTo: 3, with: statement, places: RecordPlaces(paths: ["deduped.jsonl"]))
             counts.append(try database.int("SELECT count(*) FROM observations") ?? -1)
         }
         #expect(counts == [3, 6, 7])
@@ -46,7 +46,7 @@ import Testing
         #expect(try database.rows("SELECT id, uuid FROM observations ORDER BY rowid")
             == positions.map { ["\(ids[$0])", "uuid-\(ids[$0])-\($0)"] })
         // Nothing is left for the load's last call.
-        try order.insert(with: statement, path: "deduped.jsonl")
+        try order.insert(with: statement, places: RecordPlaces(paths: ["deduped.jsonl"]))
         #expect(try database.int("SELECT count(*) FROM observations") == 7)
     }
 
@@ -57,8 +57,8 @@ import Testing
         let (database, order) = try held([5, 1, 9, 2, 9], in: directory, runBytes: runBytes)
         let statement = try database.prepare(ObservationOrder.insertSQL)
         try order.endAdding()
-        #expect(try order.insert(upTo: 2, with: statement, path: "deduped.jsonl"))
-        let error = try #require(throws: FieldpackError.self) { try order.insert(upTo: 3, with: statement, path: "deduped.jsonl") }
+        #expect(try order.insert(upTo: 2, with: statement, places: RecordPlaces(paths: ["deduped.jsonl"])))
+        let error = try #require(throws: FieldpackError.self) { try order.insert(upTo: 3, with: statement, places: RecordPlaces(paths: ["deduped.jsonl"])) }
         #expect(error.line == 5)
         #expect(error.message == "observation uuid-9-4 has the id 9 of observation uuid-9-2 (line 3): an id names one observation")
     }

@@ -255,6 +255,48 @@ enum ShardedInput {
         #expect(!FileSystem.exists(split.file("again.sqlite")))
     }
 
+    /// An error about one record names the part that holds it and its line there, and the other
+    /// record it names likewise: not the first part with the line of another record (the load's
+    /// rows carry their number in the merge, `RecordPlaces`).
+    @Test(arguments: [1, 4])
+    func aLoadErrorNamesThePartAndLineOfItsRecord(shards: Int) throws {
+        let inputsFolder = try TemporaryDirectory()
+        let otherUUID = "aaaaaaaa-0000-4000-8000-000000000003"
+        // Observation 3 twice, as two observations: two uuids, one id (the table's key).
+        let inputs = [
+            try inputsFolder.write("a-page.json", page((1...8).map { observationJSON(id: $0, photos: [(id: 100 + $0, license: "cc-by", width: 1024)]) })),
+            try inputsFolder.write("b-page.json", page([
+                observationJSON(id: 3, updatedAt: "2024-05-02T10:00:00+00:00").replacingOccurrences(of: uuidText(for: 3), with: otherUUID),
+            ])),
+        ]
+        let directory = try TemporaryDirectory()
+        let error = try #require(throws: FieldpackError.self) {
+            if shards == 1 { _ = try Self.unsharded(inputs, in: directory) } else { _ = try Self.sharded(inputs, count: shards, in: directory) }
+        }
+        /// The line `line` of `path`.
+        func line(_ number: Int, of path: String) throws -> String {
+            let lines = try text(path).split(separator: "\n", omittingEmptySubsequences: false)
+            return number >= 1 && number <= lines.count ? String(lines[number - 1]) : ""
+        }
+        let path = try #require(error.path)
+        let number = try #require(error.line)
+        #expect(FileSystem.exists(path), "\(error)")
+        let uuids = [uuidText(for: 3), otherUUID]
+        let named = try #require(uuids.first { try line(number, of: path).contains($0) }, "\(error)")
+        let other = uuids.first { $0 != named }!
+        #expect(error.message.contains("observation \(named) has the id 3 of observation \(other)"), "\(error)")
+        // The other record's place: "(line N)" in the same file, "(path:N)" in another part.
+        let place = try #require(error.message.firstMatch(of: /\(([^()]*)\): an id/)?.1, "\(error)")
+        let (otherPath, otherLine): (String, Int)
+        if place.hasPrefix("line ") {
+            (otherPath, otherLine) = (path, try #require(Int(place.dropFirst(5))))
+        } else {
+            let colon = try #require(place.lastIndex(of: ":"))
+            (otherPath, otherLine) = (String(place[..<colon]), try #require(Int(place[place.index(after: colon)...])))
+        }
+        #expect(try line(otherLine, of: otherPath).contains(other), "\(error)")
+    }
+
     @Test func theBundleRefusesTheSameShardTwice() throws {
         let inputsFolder = try TemporaryDirectory()
         let split = try TemporaryDirectory()

@@ -33,7 +33,7 @@ struct ExportObservationRules {
         var findings: [Finding] = []
         /// The foreign key violation of an observation not from the export whose observer or
         /// taxon has no row.
-        var violation: FieldpackError? = nil
+        var violation: ReferenceCheck.Violation? = nil
     }
 
     /// What an observation record loads with: its id, observer and taxon, the findings of what
@@ -47,9 +47,9 @@ struct ExportObservationRules {
         guard let origin = ExportOrigin.of(record) else {
             var loaded = Loaded(id: id, user: user, taxon: taxon)
             if let user, references.position(of: user, in: .users) == nil {
-                loaded.violation = references.violation(.users, user, from: "observations.user_id", line: line)
+                loaded.violation = .init(parent: .users, id: user, column: "observations.user_id", line: line)
             } else if let taxon, references.position(of: taxon, in: .taxa) == nil {
-                loaded.violation = references.violation(.taxa, taxon, from: "observations.taxon_id", line: line)
+                loaded.violation = .init(parent: .taxa, id: taxon, column: "observations.taxon_id", line: line)
             }
             return loaded
         }
@@ -73,8 +73,8 @@ struct ExportObservationRules {
     }
 
     /// An observation that is kept: throws its violation, counts its findings.
-    mutating func keep(_ loaded: Loaded) throws {
-        if let violation = loaded.violation { throw violation }
+    mutating func keep(_ loaded: Loaded, references: ReferenceCheck) throws {
+        if let violation = loaded.violation { throw references.error(violation) }
         for finding in loaded.findings { missing.add(finding, observation: loaded.id) }
     }
 }

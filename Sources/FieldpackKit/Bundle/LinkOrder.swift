@@ -52,7 +52,7 @@ final class LinkOrder {
 
     /// Inserts row `row` of `batch` (an `observation_photos` row) now if its key comes after
     /// every key inserted so far, else holds it.
-    func add(_ batch: RecordBatch, _ row: RecordBatch.Row, with statement: Statement, path: String) throws {
+    func add(_ batch: RecordBatch, _ row: RecordBatch.Row, with statement: Statement, places: RecordPlaces) throws {
         precondition(Int(row.count) == Self.valuesPerRow, "an observation_photos row holds \(row.count) of \(Self.valuesPerRow) values")
         let first = Int(row.first)
         let (observation, photo, position) = (batch.values[first], batch.values[first + 1], batch.values[first + 2])
@@ -61,28 +61,28 @@ final class LinkOrder {
             try held.append(Entry(observation: observation.payload, photo: photo.payload, position: position.payload, line: row.line))
             return
         }
-        try insert(observation.payload, photo.payload, position.payload, line: row.line, with: statement, path: path)
+        try insert(observation.payload, photo.payload, position.payload, line: row.line, with: statement, places: places)
         last = (observation.payload, photo.payload)
         insertedAsTheyCame += 1
     }
 
     /// Inserts the held links, in key order.
-    func insertHeld(with statement: Statement, path: String) throws {
+    func insertHeld(with statement: Statement, places: RecordPlaces) throws {
         let cursor = try held.sorted()
         while let entry = cursor.peek {
-            try insert(entry.observation, entry.photo, entry.position, line: entry.line, with: statement, path: path)
+            try insert(entry.observation, entry.photo, entry.position, line: entry.line, with: statement, places: places)
             try cursor.advance()
         }
     }
 
-    private func insert(_ observation: Int64, _ photo: Int64, _ position: Int64, line: Int32, with statement: Statement, path: String) throws {
+    private func insert(_ observation: Int64, _ photo: Int64, _ position: Int64, line: Int32, with statement: Statement, places: RecordPlaces) throws {
         do {
             try statement.bind(observation, at: 1)
             try statement.bind(photo, at: 2)
             try statement.bind(position, at: 3)
             try statement.run()
         } catch let error as SQLiteError {
-            throw error.inserting([.integer(observation), .integer(photo), .integer(position)], from: path, line: line > 0 ? Int(line) : nil)
+            throw error.inserting([.integer(observation), .integer(photo), .integer(position)], at: Int(line), of: places)
         }
     }
 }

@@ -163,16 +163,16 @@ final class ObservationOrder {
     /// waits for the next batch, so that the observations go in while the photos are parsed.
     ///
     /// - Returns: whether rows are left.
-    /// - Throws: naming the line (in `path`, the deduped records) of an observation whose id an
+    /// - Throws: naming the file and line (`places`) of an observation whose id an
     ///   earlier line's observation has (the table's key), or SQLite's error with the values.
-    func insert(upTo limit: Int, with statement: Statement, path: String) throws -> Bool {
+    func insert(upTo limit: Int, with statement: Statement, places: RecordPlaces) throws -> Bool {
         precondition(!adding, "the observations inserted before their adding ended")
         var inserted = 0
         if runs.isEmpty {
             try bytes.withUnsafeBytes { held in
                 while inserted < limit && nextEntry < entries.count {
                     let entry = entries[nextEntry]
-                    try insert(entry.id, entry.line, UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]), statement, path)
+                    try insert(entry.id, entry.line, UnsafeRawBufferPointer(rebasing: held[entry.offset..<(entry.offset + Int(entry.length))]), statement, places)
                     nextEntry += 1
                     inserted += 1
                 }
@@ -184,7 +184,7 @@ final class ObservationOrder {
         } else {
             while inserted < limit, let top = heap.top {
                 let reader = readers[top]
-                try reader.withRow { try insert(reader.id, reader.line, $0, statement, path) }
+                try reader.withRow { try insert(reader.id, reader.line, $0, statement, places) }
                 heap.topAdvanced(ended: try !reader.advance(), before: runBefore)
                 inserted += 1
             }
@@ -196,33 +196,33 @@ final class ObservationOrder {
         return false
     }
 
-    /// Inserts every held row (ending the adding first if need be); see `insert(upTo:with:path:)`.
-    func insert(with statement: Statement, path: String) throws {
+    /// Inserts every held row (ending the adding first if need be); see `insert(upTo:with:places:)`.
+    func insert(with statement: Statement, places: RecordPlaces) throws {
         if adding { try endAdding() }
-        while try insert(upTo: Int.max, with: statement, path: path) {}
+        while try insert(upTo: Int.max, with: statement, places: places) {}
     }
 
     /// Inserts one row, refusing an id the row before it had.
-    private func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer, _ statement: Statement, _ path: String) throws {
+    private func insert(_ id: Int64, _ line: Int32, _ row: UnsafeRawBufferPointer, _ statement: Statement, _ places: RecordPlaces) throws {
         let uuid = Self.text(at: Self.uuidIndex, of: row)
         if let earlier = previous, earlier.id == id {
             func shown<Bytes: Collection<UInt8>>(_ uuid: Bytes) -> String { String(decoding: uuid, as: UTF8.self) }
             switch (uuid, previousUUID) {
             case (let uuid?, let previousUUID?):
-                throw FieldpackError(
-                    path: path, line: Int(line),
-                    "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (line \(earlier.line)): an id names one observation")
+                throw places.error(
+                    at: Int(line),
+                    "observation \(shown(uuid)) has the id \(id) of observation \(shown(previousUUID)) (\(places.name(Int(earlier.line), beside: Int(line)))): an id names one observation")
             case (nil, nil):
-                throw FieldpackError(
-                    path: path, line: Int(line),
-                    "observation \(id) is on line \(earlier.line) too, neither with a uuid: an id names one observation")
+                throw places.error(
+                    at: Int(line),
+                    "observation \(id) is on \(places.name(Int(earlier.line), beside: Int(line))) too, neither with a uuid: an id names one observation")
             default:
                 // One copy of the observation came without its uuid: dedupe keyed it on its id,
                 // apart from the copies keyed on their uuid (`RecordKey`).
                 let (with, without) = uuid != nil ? (Int(line), Int(earlier.line)) : (Int(earlier.line), Int(line))
-                throw FieldpackError(
-                    path: path, line: Int(line),
-                    "observation \(id) comes with the uuid \(uuid.map(shown) ?? previousUUID.map(shown) ?? "") on line \(with) and without one on line \(without): dedupe merges an "
+                throw places.error(
+                    at: Int(line),
+                    "observation \(id) comes with the uuid \(uuid.map(shown) ?? previousUUID.map(shown) ?? "") on \(places.name(with, beside: Int(line))) and without one on \(places.name(without, beside: Int(line))): dedupe merges an "
                         + "observation's copies on their uuid, so a copy without one stays a second observation with the same id; "
                         + "every API copy of an observation must carry its uuid (a request whose `fields` leave it out drops it)")
             }
@@ -230,7 +230,7 @@ final class ObservationOrder {
         do {
             try statement.run { try Self.bind(row, to: statement) }
         } catch let error as SQLiteError {
-            throw error.inserting(Self.values(of: row), from: path, line: Int(line))
+            throw error.inserting(Self.values(of: row), at: Int(line), of: places)
         }
         previous = (id, line)
         if let uuid {

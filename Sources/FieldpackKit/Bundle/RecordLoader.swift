@@ -48,7 +48,7 @@ final class RecordLoader {
         // took 18 MB more at the peak of the 1M API pages' bundle for no more time saved.)
         let emptied = Channel<RecordBatch>(capacity: 1)
         for path in paths { _ = try ReadableFile(path: path) }  // fail here, with the path, if it cannot be opened
-        let path = paths.count == 1 ? paths[0] : "\(paths[0]) (merged with \(paths.count - 1) more parts)"
+        let places = RecordPlaces(paths: paths)
         let producer = DispatchGroup()
         let progress = self.progress
         let order = ObservationOrder(space: space)
@@ -56,9 +56,9 @@ final class RecordLoader {
         DispatchQueue.global().async(group: producer) {
             do {
                 try RecordParser(
-                    path: path, policy: policy, measured: measured, articles: articles, progress: progress, space: space,
+                    places: places, policy: policy, measured: measured, articles: articles, progress: progress, space: space,
                     selection: selection
-                ).run(paths: paths, exportID: exportID, into: channel, emptied: emptied)
+                ).run(exportID: exportID, into: channel, emptied: emptied)
             } catch {
                 channel.fail(error)
             }
@@ -84,7 +84,7 @@ final class RecordLoader {
                     batch = next
                 case .notYet:
                     do {
-                        observationsLeft = try order.insert(upTo: Self.observationsPerTurn, with: statements[.observations]!, path: path)
+                        observationsLeft = try order.insert(upTo: Self.observationsPerTurn, with: statements[.observations]!, places: places)
                     } catch {
                         observationsError = error
                         observationsLeft = false
@@ -104,14 +104,14 @@ final class RecordLoader {
                     continue
                 }
                 if row.table == .observationPhotos {
-                    try links.add(batch, row, with: statements[.observationPhotos]!, path: path)
+                    try links.add(batch, row, with: statements[.observationPhotos]!, places: places)
                     continue
                 }
                 let statement = statements[row.table]!
                 do {
                     try batch.run(row, with: statement)
                 } catch let error as SQLiteError {
-                    throw error.inserting(batch.values(of: row), from: path, line: row.line > 0 ? Int(row.line) : nil)
+                    throw error.inserting(batch.values(of: row), at: Int(row.line), of: places)
                 }
             }
             records += batch.records
@@ -132,9 +132,9 @@ final class RecordLoader {
         }
         trace.mark("load: the rest of the rows")
         if let observationsError { throw observationsError }
-        try order.insert(with: statements[.observations]!, path: path)
+        try order.insert(with: statements[.observations]!, places: places)
         trace.mark("load: the observations left")
-        try links.insertHeld(with: statements[.observationPhotos]!, path: path)
+        try links.insertHeld(with: statements[.observationPhotos]!, places: places)
         trace.mark("load: the photo links held back (\(links.heldCount) of \(links.heldCount + links.insertedAsTheyCame)), in key order")
     }
 
@@ -160,7 +160,9 @@ final class RecordLoader {
 /// counted from its `select` lines; a removed observation leaves nothing else behind, so the
 /// bundle is the same whichever stage removed it.
 struct RecordParser {
-    let path: String
+    /// Where the records are: an error names its record's file and line (`RecordPlaces`); a
+    /// row carries its place's number (`MergedRecords.placeNumber`), given as `line` below.
+    let places: RecordPlaces
     let policy: ShippingPolicy
     let measured: MeasuredSizes?
     let articles: [Int64: Int64]
@@ -172,10 +174,10 @@ struct RecordParser {
     private let taxonColumns = TaxonRecord.Column.bundleColumns
 
     init(
-        path: String, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress,
+        places: RecordPlaces, policy: ShippingPolicy, measured: MeasuredSizes?, articles: [Int64: Int64], progress: StageProgress,
         space: SortSpace = .memory, selection: Selection? = nil
     ) {
-        self.path = path
+        self.places = places
         self.space = space
         self.selection = selection
         self.progress = progress
@@ -185,17 +187,18 @@ struct RecordParser {
     }
 
     func run(
-        paths: [String], exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>,
+        exportID: @escaping @Sendable (ObservationUUID) -> Int64, into channel: Channel<RecordBatch>,
         emptied: Channel<RecordBatch>? = nil
     ) throws {
         // Before any record loads: the export-only uuids of every part, for their ids.
+        let paths = places.paths
         let ids = try ExportIDs(paths: paths, hash: exportID, space: space, selection: selection)
         var selected = LoadSelection(selection: selection, keptTaxa: ids.keptTaxa)
         // Records deduped under other rules fail here, before anything loads.
         for found in ids.selectLines { try selected.check(found.record, path: found.path, line: found.line) }
         var rules = ExportObservationRules(ids: ids)
         let records = try MergedRecords(paths: paths, progress: progress)
-        var references = ReferenceCheck(path: path)
+        var references = ReferenceCheck(places: places)
         var shipping = PhotoShippingLoad(policy: policy, measured: measured, space: space, selecting: selection != nil)
         let stream = BatchStream(channel: channel, emptied: emptied)
         var observationsEnded = false
@@ -203,7 +206,8 @@ struct RecordParser {
         // uuid given twice is given on adjacent lines (else the unique index refuses it later,
         // without a line).
         var previousUUID: (uuid: ObservationUUID, path: String, line: Int)? = nil
-        while let (columns, kind, recordPath, line, _) = try records.next() {
+        while let (columns, kind, recordPath, recordLine, _) = try records.next() {
+            let line = records.placeNumber
             // The records come in file order: past the observations, none follows.
             if !observationsEnded && RecordKey.rank(of: kind) > RecordKey.rank(of: .observation) {
                 observationsEnded = true
@@ -213,17 +217,17 @@ struct RecordParser {
             case .observation:
                 guard !observationsEnded else {
                     throw FieldpackError(
-                        path: recordPath, line: line,
+                        path: recordPath, line: recordLine,
                         "deduped records out of order: an observation after the select or photo records (taxa, users, observations, select, then photos)")
                 }
                 if let uuid = ObservationUUID(columns.text(ObservationRecord.Column.uuid)) {
                     if let previous = previousUUID, previous.uuid == uuid {
                         let place = previous.path == recordPath ? "line \(previous.line)" : "\(previous.path):\(previous.line)"
                         throw FieldpackError(
-                            path: recordPath, line: line,
+                            path: recordPath, line: recordLine,
                             "observation \(columns.string(ObservationRecord.Column.uuid) ?? "?") is given a second time (\(place)): a uuid names one observation, which dedupe writes once")
                     }
-                    previousUUID = (uuid, recordPath, line)
+                    previousUUID = (uuid, recordPath, recordLine)
                 }
                 try observation(
                     columns, into: stream, references: &references, shipping: &shipping, rules: &rules, selected: &selected, line: line)
@@ -239,13 +243,13 @@ struct RecordParser {
                     id, name: UserRecord.creditName(
                         name: columns.string(UserRecord.Column.name), login: columns.string(UserRecord.Column.login)))
             case .selection:
-                let part = try selected.check(DedupedSelectionRecord(columns), path: recordPath, line: line)
+                let part = try selected.check(DedupedSelectionRecord(columns), path: recordPath, line: recordLine)
                 selected.add(deduped: part)
                 shipping.countNotSelected(part.photosNotSelected)
                 if let seen = part.seen { stream.batch.newestSeen = max(stream.batch.newestSeen ?? seen, seen) }
             case .input:
                 guard let input = DedupedInputRecord(deduped: columns) else {
-                    throw FieldpackError(path: path, line: line, "an input record has no path")
+                    throw FieldpackError(path: recordPath, line: recordLine, "an input record has no path")
                 }
                 stream.batch.inputs.append(input)
             }
@@ -281,7 +285,7 @@ struct RecordParser {
         // bundle is the same whether dedupe removed it first (`DedupeSelection`) or not. A
         // photo's credit comes from its own record (`PhotoRecord.Column.observer`).
         guard !selected.removes(record, taxon: taxon) else { return }
-        try rules.keep(loaded)
+        try rules.keep(loaded, references: references)
         // The hero's date is `updated_at`, as `BundleSelection.chooseHeroes` reads it from the
         // rows, never `seen`: an export copy's is its export's date, and `updated_at` unknown.
         let updated = researchGrade ? (record.text(C.updatedAt).flatMap { Timestamp.parse($0.bytes) } ?? Int64.min) : nil
@@ -301,7 +305,7 @@ struct RecordParser {
         for link in links.elements {
             var pair = link.elements.makeIterator()
             guard let photo = pair.next()?.int64, let position = pair.next()?.int64 else {
-                throw FieldpackError(path: path, line: line, "photos must hold [photo id, position] pairs")
+                throw places.error(at: line, "photos must hold [photo id, position] pairs")
             }
             try shipping.link(observation: id, photo: photo, position: position, line: line)
         }
@@ -322,14 +326,14 @@ struct RecordParser {
         guard let photos = record[C.photos], photos.isArray else { return }
         for (position, photo) in photos.elements.enumerated() {
             guard let photoID = photo.int64 else {
-                throw FieldpackError(path: path, line: line, "photos must hold photo ids")
+                throw places.error(at: line, "photos must hold photo ids")
             }
             shipping.taxonPhoto(taxon: id, position: Int64(position), photo: photoID, line: line)
         }
     }
 
     private func requiredID(_ record: JSONColumns, line: Int) throws -> Int64 {
-        guard let id = record.id else { throw FieldpackError(path: path, line: line, "record has no integer id") }
+        guard let id = record.id else { throw places.error(at: line, "record has no integer id") }
         return id
     }
 }

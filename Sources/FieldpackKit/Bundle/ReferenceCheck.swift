@@ -35,20 +35,20 @@ struct ReferenceCheck {
     private var ids: [[Int64]] = [[], [], [], []]
     private var lastPhoto: Int64? = nil
     private var stage = -1
-    let path: String
+    let places: RecordPlaces
 
-    init(path: String) {
-        self.path = path
+    init(places: RecordPlaces) {
+        self.places = places
     }
 
     /// Records a parent row; kinds must come in order and ids ascending within a kind.
     mutating func add(_ parent: Parent, id: Int64, line: Int) throws {
         if parent.rawValue < stage {
-            throw FieldpackError(path: path, line: line, "deduped records out of order: taxa, users, observations, then photos")
+            throw places.error(at: line, "deduped records out of order: taxa, users, observations, then photos")
         }
         stage = parent.rawValue
         if let last = parent == .photos ? lastPhoto : ids[parent.rawValue].last, last >= id {
-            throw FieldpackError(path: path, line: line, "deduped records out of order: id \(id) after \(last)")
+            throw places.error(at: line, "deduped records out of order: id \(id) after \(last)")
         }
         switch parent {
         case .taxa, .users: ids[parent.rawValue].append(id)
@@ -57,9 +57,24 @@ struct ReferenceCheck {
         }
     }
 
+    /// A reference to a row that does not exist, kept until it is thrown (if ever): only then is
+    /// its record's place looked up (`RecordPlaces`).
+    struct Violation {
+        var parent: Parent
+        var id: Int64
+        var column: String
+        var line: Int
+    }
+
     /// The error for a reference to a row of `parent` that does not exist.
     func violation(_ parent: Parent, _ id: Int64, from column: String, line: Int) -> FieldpackError {
-        FieldpackError(path: path, line: line, "foreign key violation: \(column) \(id) has no row in \(Self.tableName(parent))")
+        error(Violation(parent: parent, id: id, column: column, line: line))
+    }
+
+    func error(_ violation: Violation) -> FieldpackError {
+        places.error(
+            at: violation.line,
+            "foreign key violation: \(violation.column) \(violation.id) has no row in \(Self.tableName(violation.parent))")
     }
 
     /// Where `id` is among the loaded rows of `parent` (taxa or users, in load order), nil if absent.

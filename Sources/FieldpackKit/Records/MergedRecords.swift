@@ -98,6 +98,8 @@ final class MergedRecords {
     /// The last key given, to check the parts' order.
     private var lastKey: RecordKey? = nil
     private var lastPlace = ""
+    /// How many records `next` has given.
+    private var given = 0
 
     /// - Parameter photosUnparsed: photo records are given with their bytes and key only, not
     ///   parsed (their `columns` are empty; see `key`): for a merge that only copies them.
@@ -109,6 +111,10 @@ final class MergedRecords {
     /// The key of the record `next` gave last (nil for an input, or before the first).
     var key: RecordKey? { current.flatMap { $0.kind == .input ? nil : $0.key } }
 
+    /// The place of the record `next` gave last as `RecordPlaces` numbers it: with one part its
+    /// line, with several its number in the merge (1 for the first record given).
+    var placeNumber: Int { cursors.count == 1 ? current?.line ?? 0 : given }
+
     /// The next record: its columns and line bytes (valid until the next call), file and line.
     func next() throws -> (columns: JSONColumns, kind: RecordKind, path: String, line: Int, bytes: UnsafeRawBufferPointer)? {
         if let current { try current.advance() }
@@ -117,6 +123,7 @@ final class MergedRecords {
             let only = cursors[0]
             if only.done { return nil }
             current = only
+            given += 1
             return (only.columns, only.kind, only.path, only.line, only.bytes)
         }
         while true {
@@ -149,6 +156,7 @@ final class MergedRecords {
                 lastKey = best.key
                 lastPlace = place
             }
+            given += 1
             return (best.columns, best.kind, best.path, best.line, best.bytes)
         }
     }
