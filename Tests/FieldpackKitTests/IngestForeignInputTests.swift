@@ -80,6 +80,9 @@ import Testing
         ("{\"name\":\"Dog\",\"identifier\":1,\"is_part_of\":{\"identifier\":\"enwiki\"}}\n{\"name\":\"Cat\",\"identifier\":2,\"is_part_of\":{\"identifier\":\"enwiki\"}}\n",
          #"the first record is an object with keys "name", "identifier", "is_part_of"; this looks like a Wikipedia article (give it to fieldpack-wiki)"#),
         (#"{"total_results":1,"results":[{"id":97,"name":"Belgium","place_type":12}]}"#, #"the first record is an object with keys "id", "name", "place_type""#),
+        (#"{"total_results":1,"page":1,"per_page":1,"results":[{"uuid":"3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b"}]}"#,
+         #"the first record is an object with keys "uuid"; this looks like an API v2 response, which gives only the fields its request names: "#
+            + "request fields=all, or at least id, uuid, quality_grade, observed_on, user, taxon, location, observation_photos and photos"),
     ])
     func aValidJSONFileOfNoINaturalistShapeIsAnError(text: String, detail: String) throws {
         let directory = try TemporaryDirectory()

@@ -47,6 +47,10 @@ enum RecordShape {
             text += "; this looks like GeoJSON"
         } else if value["error"] != nil || value["errors"] != nil {
             text += "; this looks like an API error response"
+        } else if ObservationUUID(value["uuid"]?.text) != nil {
+            // `/v2/observations` gives the uuid alone unless `fields` names more.
+            text += "; this looks like an API v2 response, which gives only the fields its request names: "
+                + "request fields=all, or at least id, uuid, quality_grade, observed_on, user, taxon, location, observation_photos and photos"
         }
         return text
     }
