@@ -236,6 +236,50 @@ import Testing
         #expect(listing.notices.isEmpty, "\(listing.notices)")
     }
 
+    /// A newer API copy fetched with some fields left out (a request whose `fields` do not name
+    /// them) does not know them: it won with no taxon, grade or licence beside copies that have
+    /// them, and a selection of research grade then removed the observation. It takes them from
+    /// the best other copy that knows them; a null it gives is its word, and the point is
+    /// never taken from another copy (it may be the exact one of an observation obscured since).
+    @Test func aNewerAPICopyFetchedWithoutSomeFieldsTakesThemFromTheCopiesThatKnowThem() throws {
+        func sparse(_ full: String, in directory: TemporaryDirectory) throws -> String {
+            var text = try String(contentsOfFile: full, encoding: .utf8).replacingOccurrences(of: "2025-01-05", with: "2025-02-01")
+            for cut in [#""quality_grade":"research","#, #""license_code":"cc-by","#, #""location":"50.5,4.25","#, #""geoprivacy":"obscured","#] {
+                #expect(text.contains(cut))
+                text = text.replacingOccurrences(of: cut, with: "")
+            }
+            let taxon = try #require(text.range(of: #""taxon":\{[^}]*\},"#, options: .regularExpression))
+            text.removeSubrange(taxon)
+            text = text.replacingOccurrences(of: #""observed_on":"2024-04-30""#, with: #""observed_on":null"#)
+            return try directory.write("api/sparse.json", text)
+        }
+        let directory = try TemporaryDirectory()
+        let older = try writeAPICopy(in: directory, updatedAt: "2025-01-05T09:00:00Z")
+        let newer = try sparse(older, in: directory)
+        let merged = try #require(try deduped([older, newer], in: directory).first { $0["k"] as? String == "obs" })
+        #expect(merged["updated_at"] as? String == "2025-02-01T09:00:00Z", "the newer copy wins")
+        #expect(merged["taxon"] as? Int == 48662 && merged["quality_grade"] as? String == "research", "\(merged)")
+        #expect(merged["license"] as? String == "cc-by", "\(merged)")
+        #expect(merged["observed_on"] is NSNull, "its null is its word: \(merged)")
+        #expect(merged["lat"] is NSNull && merged["lng"] is NSNull && merged["geoprivacy"] is NSNull, "\(merged)")
+        // With only the export beside it: the columns the export carries, from the export.
+        let withExport = try TemporaryDirectory()
+        let export = try writeExport(in: withExport)
+        let full = try writeAPICopy(in: withExport, updatedAt: "2025-01-05T09:00:00Z")
+        let alone = try sparse(full, in: withExport)
+        try FileManager.default.removeItem(atPath: full)
+        let fromExport = try #require(try deduped(export + [alone], in: withExport).first { $0["k"] as? String == "obs" && $0["id"] as? Int == 9_100_001 })
+        #expect(fromExport["updated_at"] as? String == "2025-02-01T09:00:00Z", "the API copy wins")
+        #expect(fromExport["taxon"] as? Int == 48662 && fromExport["quality_grade"] as? String == "research", "\(fromExport)")
+        #expect(fromExport["license"] is NSNull, "the export carries no observation licence: \(fromExport)")
+        // Alone it is written as it came.
+        let single = try TemporaryDirectory()
+        let only = try sparse(try writeAPICopy(in: single, updatedAt: "2025-01-05T09:00:00Z"), in: single)
+        try FileManager.default.removeItem(atPath: single.file("api/observation.json"))
+        let written = try #require(try deduped([only], in: single).first { $0["k"] as? String == "obs" })
+        #expect(written["taxon"] is NSNull && written["quality_grade"] is NSNull, "\(written)")
+    }
+
     /// An export copy that wins keeps the export's values, but a value its row gave unusable
     /// (dropped, a finding) or a date the export left blank (it blanks one before 1800) is
     /// unknown, not empty: it is the API copy's. They wiped the API copy's taxon, grade, date

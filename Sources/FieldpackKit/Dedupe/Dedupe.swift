@@ -237,6 +237,7 @@ public struct Dedupe: Sendable {
                         rank |= 16
                         // A copy that lists its photos (`ObservationRecord.photosListed`).
                         if record[C.photos]?.isArray ?? false { rank |= 1 }
+                        if record.int64(C.unknown) ?? 0 != 0 { rank |= RecordOccurrence.hasUnknown }
                     } else if let judge, !ObservationRecord.isLinks(record), let rule = judge.removingRule(record) {
                         // An export copy, judged while it is parsed (`RecordOccurrence.removedBy`).
                         rank |= Int32(rule + 1) << RecordOccurrence.removedShift

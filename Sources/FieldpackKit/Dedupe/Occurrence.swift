@@ -111,6 +111,9 @@ struct RecordOccurrence {
     var rank: Int32
 
     static let heldLink: Int32 = 64
+    /// Observations: an API copy that marks values unknown (`ObservationRecord.Column.unknown`),
+    /// which dedupe fills from the other copies when it wins.
+    static let hasUnknown: Int32 = 128
     /// Observations: an export row kept for its uuid alone (`ObservationRecord.Part.keyOnly`).
     static let keyOnly: Int32 = 32
     /// Bits 8–11: an export copy (no API id) that the selection's dedupe rules remove, judged on
@@ -148,6 +151,7 @@ struct RecordOccurrence {
     /// A taxon copy with its photo list, an API observation copy that lists its photos.
     var hasList: Bool { rank & 1 != 0 }
     var hasSpeciesCount: Bool { rank & 4 != 0 }
+    var hasUnknown: Bool { rank & Self.hasUnknown != 0 }
 }
 
 /// A 21-bit hash of a field (0 only for null), for conflict detection.

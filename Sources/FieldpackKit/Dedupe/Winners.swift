@@ -107,16 +107,19 @@ struct Winners {
             typealias C = ObservationRecord.Column
             if winner.isLinks { return }
             if winner.fromAPI {
-                if winner.hasList { return try emitDirect(offset: winner.offset, length: winner.length) }
+                let filling = winner.hasUnknown && group.count > 1
+                if winner.hasList && !filling { return try emitDirect(offset: winner.offset, length: winner.length) }
+                var replacing = filling ? try fillUnknown(group) : [:]
                 // A copy that does not say which photos it has (`ObservationRecord.photosListed`)
                 // takes them from the best API copy that does, else has none. Not from the
                 // export's links: ingest prunes the links of an export row its own values remove
                 // (`ExportLinkPruning`), so they would be there or not as the pipeline's select
                 // pruned, and an older export's links would bring a photo the newest one no
                 // longer holds open.
-                let photos = try listedPhotos(group)
+                if !winner.hasList { replacing[C.photos.rawValue] = try listedPhotos(group) ?? Array("[]".utf8) }
+                if replacing.isEmpty { return try emitDirect(offset: winner.offset, length: winner.length) }
                 let record = try content(offset: winner.offset, length: winner.length)
-                return try rewrite(record, offset: winner.offset, replacing: [C.photos.rawValue: photos ?? Array("[]".utf8)])
+                return try rewrite(record, offset: winner.offset, replacing: replacing)
             }
             var replacing = try fillFromAPI(
                 group, exportColumns: ObservationRecord.exportColumns, unknownIn: (winner, ObservationRecord.Column.unknown.rawValue))
@@ -185,6 +188,32 @@ struct Winners {
             var value = JSONWriter()
             if let column = columns[index] { value.value(column) } else { value.null() }
             replacing[index] = value.bytes
+        }
+        return replacing
+    }
+
+    /// The values, as JSON, of the columns that the winning API copy of an observation (the
+    /// first) marks unknown (`ObservationRecord.fillableFromOtherCopies`), each from the best
+    /// other copy that knows it: an API copy that does not mark it unknown, or an export copy
+    /// (one the selection removes included: its values are the export's) for a column the export
+    /// carries and it does not mark unknown. A value a copy knows to be none (null) is taken as
+    /// none. A column no other copy knows stays unknown, and null.
+    private mutating func fillUnknown(_ group: UnsafeBufferPointer<RecordOccurrence>) throws -> [Int: [UInt8]] {
+        typealias C = ObservationRecord.Column
+        var left = try load(group[0]).int64(C.unknown) ?? 0
+        var replacing: [Int: [UInt8]] = [:]
+        for donor in group.dropFirst() where left != 0 && !donor.isLinks && !donor.isKeyOnly {
+            let columns = try load(donor)
+            let unknown = columns.int64(C.unknown) ?? 0
+            for (column, _) in ObservationRecord.fillableFromOtherCopies
+            where left & column.unknownBit != 0 && unknown & column.unknownBit == 0
+                && (donor.fromAPI || ObservationRecord.exportColumns.contains(column.rawValue))
+            {
+                var value = JSONWriter()
+                if let known = columns[column] { value.value(known) } else { value.null() }
+                replacing[column.rawValue] = value.bytes
+                left &= ~column.unknownBit
+            }
         }
         return replacing
     }

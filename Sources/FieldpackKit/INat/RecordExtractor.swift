@@ -224,6 +224,11 @@ struct RecordExtractor {
         record.placeGuess = field { () throws(RecordError) in try obs.text("place_guess") }
         record.license = field { () throws(RecordError) in try obs.text("license_code") }
         record.photos = photos.map { ($0.id, $0.position ?? 0) }
+        // What the response does not say: a key left out (the request's `fields` did not name it)
+        // or there but unusable. A JSON null is the API's word (none), not unknown.
+        for (column, key) in ObservationRecord.fillableFromOtherCopies where record.isNull(column) {
+            if obs.object[key].map({ !$0.isNull }) ?? true { record.unknown |= column.unknownBit }
+        }
         // Neither list (or neither usable): which photos the observation has is unknown, not none.
         record.photosListed = obs.value("observation_photos")?.isArray ?? false || obs.value("photos")?.isArray ?? false
         record.seen = seen

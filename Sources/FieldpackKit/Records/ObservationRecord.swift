@@ -11,8 +11,10 @@ public struct ObservationRecord {
         case photos
         /// The columns whose values this copy does not know, as a bit mask (`1 << rawValue`;
         /// null for none): an export row's value dropped as unusable, or its `observed_on` left
-        /// blank (the export blanks an invalid date or one before 1800). An export copy that wins
-        /// takes them from the best API copy (`Winners`), where it keeps its other values.
+        /// blank (the export blanks an invalid date or one before 1800); an API copy's
+        /// `fillableFromOtherCopies` left out of its response or unusable. An export copy that
+        /// wins takes them from the best API copy (`Winners`), where it keeps its other values;
+        /// an API copy that wins, from the best other copy that knows them.
         case unknown
         /// What part of an observation the record is: null for the observation, `links` for one
         /// open-data photo row's link to it (`[[photo id, position]]` in `photos`, nothing else),
@@ -134,6 +136,18 @@ public struct ObservationRecord {
     }
 
     /// Writes the record as one ingest line ending with `source`.
+    /// Whether the record has no value for `column`, one of `fillableFromOtherCopies`.
+    func isNull(_ column: Column) -> Bool {
+        switch column {
+        case .user: user == nil
+        case .taxon: taxon == nil
+        case .qualityGrade: qualityGrade == nil
+        case .observedOn: observedOn == nil
+        case .license: license == nil
+        default: preconditionFailure("\(column) is not filled from other copies")
+        }
+    }
+
     public func encode(into out: inout JSONWriter, source: String) {
         Column.encode(into: &out, source: source) { column, out in
             switch column {
@@ -192,6 +206,15 @@ public struct ObservationRecord {
     public static let exportColumns: Set<Int> = [
         Column.uuid, .user, .taxon, .qualityGrade, .observedOn, .latitude, .longitude, .positionalAccuracy, .photos, .seen,
     ].reduce(into: []) { $0.insert($1.rawValue) }
+
+    /// The columns an API copy marks unknown when its response leaves them out (a request whose
+    /// `fields` do not name them) or gives them unusable, and that dedupe fills, when that copy
+    /// wins, from the best other copy that knows them (`Winners`). Never the point, its accuracy,
+    /// its privacy, the place guess or the time: an older copy's may be the exact ones of an
+    /// observation obscured since.
+    public static let fillableFromOtherCopies: [(column: Column, key: StaticString)] = [
+        (.user, "user"), (.taxon, "taxon"), (.qualityGrade, "quality_grade"), (.observedOn, "observed_on"), (.license, "license_code"),
+    ]
 
     /// Whether iNaturalist published obscured coordinates for this observation (see `isObscured`).
     public var coordinatesObscured: Bool {
