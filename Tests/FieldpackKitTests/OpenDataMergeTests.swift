@@ -278,6 +278,14 @@ import Testing
         try FileManager.default.removeItem(atPath: single.file("api/observation.json"))
         let written = try #require(try deduped([only], in: single).first { $0["k"] as? String == "obs" })
         #expect(written["taxon"] is NSNull && written["quality_grade"] is NSNull, "\(written)")
+        // Ingest says what the request left out.
+        let said = try INatIngest(options: .init(inputs: [only], output: single.file("again.jsonl"), rejects: single.file("again-rejects.jsonl"))).run().notices
+        #expect(said.contains(
+            "observations from API pages leave out taxon (1 of them), quality_grade (1 of them), license_code (1 of them) (a request whose fields "
+                + "do not name them): each is taken from another copy of the observation that has it, else ships empty; request them with the observations"),
+            "\(said)")
+        let whole = try INatIngest(options: .init(inputs: [older], output: directory.file("again.jsonl"), rejects: directory.file("again-rejects.jsonl"))).run()
+        #expect(whole.notices.isEmpty, "\(whole.notices)")
     }
 
     /// An export copy that wins keeps the export's values, but a value its row gave unusable

@@ -303,6 +303,17 @@ public struct INatIngest {
                     + "only from another API copy that lists them; request observation_photos with the observations")
         }
 
+        // A request whose fields leave out values a guide needs: filled from another copy that
+        // has them (`Winners`), else empty.
+        let leftOut = zip(ObservationRecord.fillableFromOtherCopies, summary.counts.observationsLeavingOut).filter { $0.1 > 0 }
+        if !leftOut.isEmpty {
+            summary.notices.append(
+                "observations from API pages leave out "
+                    + leftOut.map { "\($0.0.key) (\($0.1) of them)" }.joined(separator: ", ")
+                    + " (a request whose fields do not name them): each is taken from another copy of the observation that has it, "
+                    + "else ships empty; request them with the observations")
+        }
+
         // Rejects first: they are written, and told, even when the threshold stops the stage.
         try rejects.commit()
         diagnose(summary.findings, summary.findingCount)

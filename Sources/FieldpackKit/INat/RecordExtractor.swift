@@ -226,8 +226,13 @@ struct RecordExtractor {
         record.photos = photos.map { ($0.id, $0.position ?? 0) }
         // What the response does not say: a key left out (the request's `fields` did not name it)
         // or there but unusable. A JSON null is the API's word (none), not unknown.
-        for (column, key) in ObservationRecord.fillableFromOtherCopies where record.isNull(column) {
-            if obs.object[key].map({ !$0.isNull }) ?? true { record.unknown |= column.unknownBit }
+        for (index, (column, key)) in ObservationRecord.fillableFromOtherCopies.enumerated() where record.isNull(column) {
+            guard let given = obs.object[key] else {
+                record.unknown |= column.unknownBit
+                counts.observationsLeavingOut[index] += 1
+                continue
+            }
+            if !given.isNull { record.unknown |= column.unknownBit }
         }
         // Neither list (or neither usable): which photos the observation has is unknown, not none.
         record.photosListed = obs.value("observation_photos")?.isArray ?? false || obs.value("photos")?.isArray ?? false
@@ -547,9 +552,13 @@ public struct RecordCounts: Sendable, Equatable {
     /// Of the observations, those from API pages that list no photos (neither
     /// `observation_photos` nor `photos`: `ObservationRecord.photosListed`).
     public var observationsWithoutPhotoLists = 0
+    /// Of the observations from API pages, those that leave out each of
+    /// `ObservationRecord.fillableFromOtherCopies` (its key absent), in that order.
+    public var observationsLeavingOut = [Int](repeating: 0, count: ObservationRecord.fillableFromOtherCopies.count)
 
     public static func += (lhs: inout RecordCounts, rhs: RecordCounts) {
         lhs.observations += rhs.observations
+        for index in lhs.observationsLeavingOut.indices { lhs.observationsLeavingOut[index] += rhs.observationsLeavingOut[index] }
         lhs.observationsWithoutUUID += rhs.observationsWithoutUUID
         lhs.observationsWithoutPhotoLists += rhs.observationsWithoutPhotoLists
         lhs.taxa += rhs.taxa
