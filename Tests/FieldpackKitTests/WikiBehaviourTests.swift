@@ -339,7 +339,9 @@ import Testing
         wanted.want(wikidata: "Q1", by: .destination("universe"))
         let report = try run([dump], wants: wanted, in: directory).report
         #expect(Set(report.keys) == ["wanted", "found", "missing", "redirects_followed", "disambiguation_pages_skipped", "duplicate_pages",
-                                     "files_skipped", "lines", "lines_skipped", "lines_rejected", "passes", "bytes_read", "html_bytes_cleaned"])
+                                     "files_skipped", "lines", "lines_skipped", "lines_of_the_wiki", "lines_of_other_wikis", "lines_rejected",
+                                     "passes", "bytes_read", "html_bytes_cleaned"])
+        #expect(report["lines_of_the_wiki"] as? Int == 2 && (report["lines_of_other_wikis"] as? [String: Int])?.isEmpty == true)
         #expect(report["wanted"] as? Int == 3)
         #expect(report["found"] as? Int == 1)
         #expect(report["missing"] as? [String] == ["Nowhere", "Q1"])

@@ -94,8 +94,15 @@ import Testing
     func anEmptyFileNotNamedLikeADumpIsSkipped(name: String) throws {
         let directory = try TemporaryDirectory()
         let empty = try directory.write(name, "")
-        let output = try H.run([empty], wants: H.wants(["X"]), in: directory, maxRejectRate: 0)
+        let dump = try directory.write("dump.ndjson", H.line("Great tit", H.parsoid()) + "\n")
+        let output = try H.run([empty, dump], wants: H.wants(["X"]), in: directory, maxRejectRate: 0)
         #expect(reasons(output.rejects, in: directory) == ["skipped \(name): an empty file (0 bytes), not a Wikipedia dump or page: skipped"])
+        // Alone, nothing of the wiki is read: the guide is not published without its articles.
+        let alone = try TemporaryDirectory()
+        let error = try #require(throws: FieldpackError.self) {
+            try H.run([try alone.write(name, "")], wants: H.wants(["X"]), in: alone, maxRejectRate: 0)
+        }
+        #expect(error.message.contains(": 1 file holds no Wikipedia dump (see \(alone.file("rejects.jsonl")))"), "\(error)")
     }
 
     /// An empty input named like a dump or an archive (an Enterprise dump's `.json.tar.gz`)
@@ -188,7 +195,9 @@ import Testing
         let object = try directory.write("Great_tit.json", H.json(fields, pretty: true))
         let array = try directory.write("answer.json", H.json([fields], pretty: false))
         let lines = try directory.write("structured.ndjson", H.json(fields, pretty: false) + "\n" + H.json(fields, pretty: false) + "\n")
-        let output = try H.run([object, array, lines], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0)
+        // Beside a dump of the wiki (alone they would leave the guide without articles).
+        let dump = try directory.write("z-dump.ndjson", H.line("Beetle", H.parsoid()) + "\n")
+        let output = try H.run([object, array, lines, dump], wants: H.wants(["Great tit"]), in: directory, maxRejectRate: 0)
         let reason = "Enterprise Structured Contents (parsed sections, no \"article_body\" HTML to make a blurb from: take the articles from the On-demand or Snapshot article endpoints): skipped"
         #expect(reasons(output.rejects, in: directory) == ["skipped Great_tit.json: \(reason)", "skipped answer.json: \(reason)", "skipped structured.ndjson: \(reason)"])
         #expect(output.titles.isEmpty)

@@ -138,9 +138,15 @@ import Testing
         let lion = try #require(output.articles["Lion"])
         #expect((lion["html"] as? String)?.hasPrefix("<p>The lion is a large cat") == true, "\(lion)")
         #expect(lion["url"] as? String == "https://en.wikipedia.org/wiki/Lion")
-        // Alone, it is no article at all.
+        // Alone, it is no article at all, and a guide that wants articles is not published without
+        // them: no line of the inputs is of the pipeline's Wikipedia.
         let alone = try TemporaryDirectory()
-        #expect(try H.run([french], wants: H.wants(["Lion"]), in: alone).articles.isEmpty)
+        let error = try #require(throws: FieldpackError.self) { try H.run([french], wants: H.wants(["Lion"]), in: alone) }
+        #expect(error.path == french)
+        #expect(error.message == "no line of the Wikipedia inputs is of en Wikipedia, the pipeline's wikipedia_language, and 1 article is wanted: "
+            + "1 line is of other wikis (fr: 1); give the dump of that language's Wikipedia, or set wikipedia_language to the dump's")
+        #expect(!FileSystem.exists(alone.file("articles.jsonl")))
+        #expect(FileSystem.exists(alone.file("rejects.jsonl")), "the rejects are written")
     }
 
     /// A page saved from the address of a redirect (`/wiki/Parus_major`, which shows "Great tit"

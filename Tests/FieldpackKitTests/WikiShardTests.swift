@@ -106,6 +106,33 @@ import Testing
     /// A Wikidata item two pages name goes to one of them, the first with text by title,
     /// when the dumps are read again for their other copies: both shipped, with the item's
     /// requesters, and the destination took the last.
+    /// A dump of another language's Wikipedia (`wikipedia_language` left at `en` for a German
+    /// dump) gave a guide without articles, published with exit 0 and every line skipped
+    /// without a word. Whole or sharded, the run fails saying which wikis the lines are of; with
+    /// one line of the pipeline's wiki, wanted or not, it goes on as before.
+    @Test(arguments: [1, 3])
+    func aDumpOfAnotherWikiAloneIsAnErrorNotAGuideWithoutArticles(shards: Int) throws {
+        let directory = try TemporaryDirectory()
+        let german = ["Kohlmeise", "Blaumeise", "Amsel"].map { H.line($0, H.parsoid("Die \($0) ist eine Vogelart aus der Familie der Meisen."), ["in_language": ["identifier": "de"]]) }
+        let french = H.line("Mésange", H.parsoid("La mésange est un petit passereau."), ["is_part_of": ["identifier": "frwiki"]])
+        let dump = try directory.write("dewiki.ndjson", (german + [french]).joined(separator: "\n") + "\n")
+        let expected = "no line of the Wikipedia inputs is of en Wikipedia, the pipeline's wikipedia_language, and 1 article is wanted: "
+            + "4 lines are of other wikis (de: 3, frwiki: 1); give the dump of that language's Wikipedia, or set wikipedia_language to the dump's"
+        let wants = H.wants(["Great tit"])
+        let whole = try TemporaryDirectory()
+        let error = try #require(throws: FieldpackError.self) { try H.run([dump], wants: wants, in: whole) }
+        #expect(error.path == dump && error.message == expected, "\(error)")
+        #expect(!FileSystem.exists(whole.file("articles.jsonl")))
+        let sharded = try #require(throws: FieldpackError.self) { _ = try outputs([dump], wants: wants, count: shards, in: try TemporaryDirectory()) }
+        #expect(sharded.message == expected, "\(sharded)")
+        // One line of the wiki beside them: no article found is the report's `missing`, as before.
+        let english = try directory.write("enwiki.ndjson", H.line("Beetle", H.parsoid(Self.sentence("beetle"))) + "\n")
+        let (found, merged) = try outputs([dump, english], wants: wants, count: shards, in: try TemporaryDirectory())
+        #expect(found.articles.isEmpty && merged.report == found.report)
+        let report = try JSONSerialization.jsonObject(with: Data(found.report.utf8)) as! [String: Any]
+        #expect(report["lines_of_the_wiki"] as? Int == 1 && report["lines_of_other_wikis"] as? [String: Int] == ["de": 3, "frwiki": 1], "\(report)")
+    }
+
     @Test(arguments: [1, 2])
     func anItemTwoPagesNameShipsOneOfThemWhenTheirCopiesAreReadAgain(shards: Int) throws {
         let directory = try TemporaryDirectory()

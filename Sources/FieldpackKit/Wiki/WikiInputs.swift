@@ -460,9 +460,13 @@ extension WikiStage {
         // another text.
         let language = fields.project != nil ? nil : fields.language ?? fields.url.flatMap(WikiTitle.fromURL)?.language
         if language.map({ $0 != wanted.language }) ?? false || fields.isOfAnotherWiki(than: wanted.language) {
-            if reading.counting { run.summary.skipped += 1 }
+            if reading.counting {
+                run.summary.skipped += 1
+                run.summary.otherWikis[fields.project ?? language ?? fields.url.flatMap(WikiTitle.host) ?? "?", default: 0] += 1
+            }
             return
         }
+        if reading.counting { run.summary.linesOfTheWiki += 1 }
         var title = WikiTitle.normalize(fields.name)
         // The wanted title's own string, so that the run's table shares its storage with the wants.
         if let index = wanted.titles.index(forKey: title) { title = wanted.titles[index].key }
@@ -560,20 +564,27 @@ extension WikiStage {
         if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
         // A saved page of another wiki (Wiktionary's "dog - Wiktionary") is not the article.
         if let host = blurb.page.url.flatMap(WikiTitle.host), !host.hasSuffix(".wikipedia.org") {
-            if reading.counting { run.summary.skipped += 1 }
+            if reading.counting {
+                run.summary.skipped += 1
+                run.summary.otherWikis[host, default: 0] += 1
+            }
             return
         }
         if let fromURL = blurb.page.url.flatMap(WikiTitle.fromURL) {
             // A page of another language's Wikipedia is skipped, as a dump line of one is: its
             // title would match a wanted title of the same spelling ("Lion") with another text.
             guard fromURL.language == wanted.language else {
-                if reading.counting { run.summary.skipped += 1 }
+                if reading.counting {
+                    run.summary.skipped += 1
+                    run.summary.otherWikis[fromURL.language, default: 0] += 1
+                }
                 return
             }
             name = fromURL.title
         } else if let title = blurb.title {
             name = WikiTitle.withoutSiteName(title)
         }
+        if reading.counting { run.summary.linesOfTheWiki += 1 }
         let title = WikiTitle.normalize(name)
         // The wanted title it was reached through ("Parus major" for a page saved from that
         // address, which shows and names "Great tit"), as an alias in a dump line's redirects.

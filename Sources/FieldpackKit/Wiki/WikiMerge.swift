@@ -162,14 +162,22 @@ public struct WikiMerge {
             redirectsFollowed: redirects.sorted(by: { $0.key < $1.key })
                 .filter { wanted.titles[$0.key] != nil && kept[$0.key] == nil }.map { ($0.key, $0.value) },
             disambiguations: disambiguations.filter { kept[$0] == nil }.sorted(), duplicates: duplicates, filesSkipped: sum(\.filesSkipped),
-            lines: sum(\.lines), skipped: sum(\.skipped), rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),
+            lines: sum(\.lines), skipped: sum(\.skipped), linesOfTheWiki: sum(\.linesOfTheWiki),
+            otherWikis: reports.reduce(into: [:]) { all, part in all.merge(part.otherWikis, uniquingKeysWith: +) },
+            rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),
             htmlBytes: htmlBytes)
         return (kept.mapValues { ($0.part, $0.entry) }, resolved, report)
     }
 
-    /// Fails as a whole run does when the rejected lines of all parts are over the limit.
+    /// Fails as a whole run does when the rejected lines of all parts are over the limit, or no
+    /// line of any part is of the pipeline's wiki (`WikiStage.checkSomeLineIsOfTheWiki`).
     public func checkRejects() throws {
         let first = reports[0]
+        var summary = WikiStage.Summary()
+        (summary.linesOfTheWiki, summary.otherWikis, summary.filesSkipped, summary.rejected) =
+            (report.linesOfTheWiki, report.otherWikis, report.filesSkipped, report.rejected)
+        try WikiStage.checkSomeLineIsOfTheWiki(
+            summary, wanted: first.wants, inputCount: first.inputCount, path: nil, rejects: reports.map { $0.folder + "/" + WikiPart.rejectsFile }.joined(separator: ", "))
         let rate = report.lines == 0 ? 0 : Double(report.rejected) / Double(report.lines)
         guard rate > first.maxRejectRate else { return }
         var counts = first.rejectedByInput

@@ -69,6 +69,8 @@ public enum WikiPart {
         var inputCount = 1
         var wants: WikiWants
         var lines = 0, skipped = 0, rejected = 0, bytes = 0, filesSkipped = 0, duplicates = 0, htmlBytes = 0
+        var linesOfTheWiki = 0
+        var otherWikis: [String: Int] = [:]
         var rejectedByInput: [(input: String, count: Int)] = []
         var articles: [Entry] = []
         var redirects: [String: String] = [:]
@@ -186,6 +188,12 @@ extension WikiPart.Report {
         }
         lines = try number("lines")
         skipped = try number("lines_skipped")
+        linesOfTheWiki = try number("lines_of_the_wiki")
+        guard let others = summary["lines_of_other_wikis"], others.isObject else { throw bad("no summary.lines_of_other_wikis") }
+        for (wiki, count) in others.members {
+            guard let count = count.int64 else { throw bad("summary.lines_of_other_wikis.\(wiki.string) is not a count") }
+            otherWikis[wiki.string] = Int(count)
+        }
         rejected = try number("lines_rejected")
         bytes = try number("bytes_read")
         filesSkipped = try number("files_skipped")
@@ -320,6 +328,13 @@ extension WikiStage {
         report.beginObject()
         report.key("lines"); report.int(run.summary.lines)
         report.key("lines_skipped"); report.int(run.summary.skipped)
+        report.key("lines_of_the_wiki"); report.int(run.summary.linesOfTheWiki)
+        report.key("lines_of_other_wikis")
+        report.beginObject()
+        for (wiki, count) in run.summary.otherWikis.sorted(by: { $0.key < $1.key }) {
+            report.key(dynamic: wiki); report.int(count)
+        }
+        report.endObject()
         report.key("lines_rejected"); report.int(run.summary.rejected)
         report.key("bytes_read"); report.int(run.summary.bytes)
         report.key("files_skipped"); report.int(run.summary.filesSkipped)

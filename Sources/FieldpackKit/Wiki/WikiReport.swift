@@ -11,6 +11,9 @@ struct WikiReport: Sendable {
     var filesSkipped: Int
     var lines: Int
     var skipped: Int
+    /// Of the lines, those of the pipeline's wiki, and those of other wikis by wiki.
+    var linesOfTheWiki: Int
+    var otherWikis: [String: Int]
     var rejected: Int
     var passes: Int
     var bytes: Int
@@ -39,6 +42,13 @@ struct WikiReport: Sendable {
         writer.key("files_skipped"); writer.int(filesSkipped)
         writer.key("lines"); writer.int(lines)
         writer.key("lines_skipped"); writer.int(skipped)
+        writer.key("lines_of_the_wiki"); writer.int(linesOfTheWiki)
+        writer.key("lines_of_other_wikis")
+        writer.beginObject()
+        for (wiki, count) in otherWikis.sorted(by: { $0.key < $1.key }) {
+            writer.key(dynamic: wiki); writer.int(count)
+        }
+        writer.endObject()
         writer.key("lines_rejected"); writer.int(rejected)
         writer.key("passes"); writer.int(passes)
         writer.key("bytes_read"); writer.int(bytes)

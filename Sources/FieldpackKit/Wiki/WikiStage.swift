@@ -136,6 +136,10 @@ public struct WikiStage {
         public var passes = 0
         /// Files (or archive members) that hold no articles: skipped with a finding.
         public var filesSkipped = 0
+        /// Of the lines, those of the pipeline's wiki (wanted or not), and those skipped as
+        /// another wiki's, by its language or name (`de`, `enwiktionary`).
+        public var linesOfTheWiki = 0
+        public var otherWikis: [String: Int] = [:]
         public var missing: [String] = []
         /// The outputs left as they were because their bytes came out the same
         /// (`Options.keepsUnchangedOutputs`).
@@ -280,6 +284,14 @@ public struct WikiStage {
         if let part = options.part {
             run.summary.unchanged = try writePart(run, identity: part)
             return run.summary
+        }
+        do {
+            try Self.checkSomeLineIsOfTheWiki(
+                run.summary, wanted: options.wants, inputCount: options.inputs.count, path: options.inputs.count == 1 ? options.inputs[0] : nil,
+                rejects: options.rejects)
+        } catch {
+            try writeRejects(run)
+            throw error
         }
         let requesters = resolveRequesters(wanted, &run)
         (run.summary.unchanged, run.summary.articles) = try write(run, wanted: wanted, requesters: requesters)
@@ -561,6 +573,36 @@ public struct WikiStage {
         return Requesters(wanted: wanted, indirect: indirect, missing: missing.sorted())
     }
 
+    /// Fails when articles are wanted and no line of the inputs is of the pipeline's wiki: they
+    /// are another language's dump (`wikipedia_language` left at `en` for a `de` dump), or no
+    /// dump at all (the iNaturalist inputs given as the Wikipedia ones), and the guide would be
+    /// published without articles, each line or file skipped with a word in the rejects alone.
+    /// Rejected lines are the reject limit's to judge (a test of findings allows them all); a
+    /// pipeline with no Wikipedia inputs wants no dump read.
+    /// - Parameter path: the one input (nil when there are several: the error names none).
+    static func checkSomeLineIsOfTheWiki(
+        _ summary: Summary, wanted: WikiWants, inputCount: Int, path: String?, rejects: String
+    ) throws {
+        guard summary.linesOfTheWiki == 0, summary.rejected == 0, !wanted.isEmpty, inputCount > 0 else { return }
+        var held: [String] = []
+        if !summary.otherWikis.isEmpty {
+            let count = summary.otherWikis.values.reduce(0, +)
+            let wikis = summary.otherWikis.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            held.append("\(count) line\(count == 1 ? " is" : "s are") of other wikis (" + wikis.prefix(5).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                + (wikis.count > 5 ? ", …" : "") + ")")
+        }
+        if summary.filesSkipped > 0 {
+            held.append("\(summary.filesSkipped) file\(summary.filesSkipped == 1 ? " holds" : "s hold") no Wikipedia dump (see \(rejects))")
+        }
+        if held.isEmpty { held.append("they hold no line") }
+        throw FieldpackError(
+            path: path,
+            "no line of the Wikipedia inputs\(inputCount == 1 ? "" : " (\(inputCount) of them)") is of \(wanted.language) Wikipedia, "
+                + "the pipeline's wikipedia_language, and \(wanted.count) article\(wanted.count == 1 ? " is" : "s are") wanted: "
+                + held.joined(separator: "; ")
+                + "; give the dump of that language's Wikipedia, or set wikipedia_language to the dump's")
+    }
+
     static func url(of title: String, language: String) -> String {
         "https://\(language).wikipedia.org/wiki/" + title.replacingOccurrences(of: " ", with: "_")
     }
@@ -728,7 +770,8 @@ public struct WikiStage {
                 .filter { wanted.titles[$0.key] != nil && run.articles[$0.key] == nil }.map { ($0.key, $0.value) },
             disambiguations: run.disambiguations.filter { run.articles[$0] == nil }.sorted(), duplicates: run.duplicates,
             filesSkipped: run.summary.filesSkipped,
-            lines: run.summary.lines, skipped: run.summary.skipped, rejected: run.summary.rejected, passes: run.summary.passes,
+            lines: run.summary.lines, skipped: run.summary.skipped, linesOfTheWiki: run.summary.linesOfTheWiki,
+            otherWikis: run.summary.otherWikis, rejected: run.summary.rejected, passes: run.summary.passes,
             bytes: run.summary.bytes, htmlBytes: run.summary.htmlBytes)
     }
 }
