@@ -287,6 +287,9 @@ import Testing
          "targets[0].scael is not a display target's key (name, width, height, scale, mode); a key starting with _ is a comment"),
         (#"{"name": "ok", "inat": ["x"], "destinations": [{"id": "d", "name": "D", "wikipedia": "D"}, {"id": "e", "name": "E", "wikidta": "Q1"}]}"#,
          "destinations[1].wikidta is not a destination's key (id, name, wikipedia, wikidata); a key starting with _ is a comment"),
+        // Two pages when they disagreed: one linked, the other shipped with nothing linking it.
+        (#"{"name": "ok", "inat": ["x"], "destinations": [{"id": "d", "name": "Dog park", "wikipedia": "Dog", "wikidata": "Q652941"}]}"#,
+         #"destinations[0] gives both a "wikipedia" title and a "wikidata" QID: give one (the QID names the page whatever its title)"#),
         (#"{"name": "ok", "inat": ["x"], "open_data_date": "2024-02-30"}"#,
          #""open_data_date" is "2024-02-30", a day that does not exist"#),
         // A file the pipeline names is checked with the setting, not later by the stage that opens it.

@@ -150,6 +150,13 @@ public struct Pipeline: Sendable {
                 guard wikipedia != nil || wikidata != nil else {
                     throw FieldpackError(path: path, "destinations[\(index)] needs a \"wikipedia\" title or a \"wikidata\" QID")
                 }
+                // Both named two pages when they disagreed: the destination linked one, and the
+                // other shipped with nothing linking it.
+                guard wikipedia == nil || wikidata == nil else {
+                    throw FieldpackError(
+                        path: path,
+                        "destinations[\(index)] gives both a \"wikipedia\" title and a \"wikidata\" QID: give one (the QID names the page whatever its title)")
+                }
                 if let wikidata, !(wikidata.hasPrefix("Q") && wikidata.dropFirst().allSatisfy(\.isNumber) && wikidata.count > 1) {
                     throw FieldpackError(path: path, "destinations[\(index)].wikidata \"\(wikidata)\" is not a QID like Q42")
                 }

@@ -133,6 +133,14 @@ extension WikiStage {
                 checks.wholeMember = checks.failed.contains { $0.overlaps(archive.memberRange) }
                 checks.failed = []
             }
+            // What macOS's tar packs beside each file that carries extended attributes (a
+            // downloaded dump's quarantine flag): `._<name>` AppleDouble files, or a zip's
+            // `__MACOSX/` folder. Named like the dump, their bytes were read as its damaged lines,
+            // and the rejects put the whole stage over its limit.
+            if archive.isTar, Self.isMacOSMetadata(member) {
+                skipFile(name, "macOS metadata (an AppleDouble \"._\" file beside the dump it describes), not a Wikipedia dump", reading, into: &run)
+                continue
+            }
             let reader = LineReader(source: archive.memberSource(named: name))
             try reader.detectLineEnd()
             // As much as a new reader's first read held before `peek` gave no more than asked:
@@ -168,6 +176,13 @@ extension WikiStage {
             reject(Finding(path: input, reason: "nothing to read: libarchive finds an archive with no members (a file of NUL bytes reads so)"),
                    counting: reading.counting, into: &run)
         }
+    }
+
+    /// Whether an archive member is macOS's metadata of another member: an AppleDouble `._` file,
+    /// or anything under `__MACOSX/`.
+    static func isMacOSMetadata(_ member: String) -> Bool {
+        let name = member.split(separator: "/").last.map(String.init) ?? member
+        return name.hasPrefix("._") || member.hasPrefix("__MACOSX/") || member.contains("/__MACOSX/")
     }
 
     /// Reading stops once the rejected lines alone put the run over its limit, whatever the rest
