@@ -256,6 +256,10 @@ endif
 # (-n, -q, -t). A file system that takes no locks (NFSv3 without lockd, Lustre without flock)
 # is said, and the build goes on without one.
 # $(call build-lock,FOLDER): shell words that take FOLDER's lock, or stop; then the command.
+# The inner make is exec'd, not a child of the recipe's shell: make sends its SIGTERM to its
+# children, and a shell killed so left the inner make (and an engine's submitted jobs) running
+# on its own, holding the lock, where `kill <make's pid>` (a CI runner's timeout, Python's
+# Popen.terminate) is to stop the build and cancel its jobs.
 NO_RECIPES := $(strip $(foreach flag,n q t,$(findstring $(flag),$(firstword -$(MAKEFLAGS)))))
 build-lock = $(if $(NO_RECIPES),,mkdir -p "$(1)" && exec 9>>"$(1)/.make.lock" && { flock --nonblock --conflict-exit-code 75 9; \
   case $$? in (0) ;; (75) echo "make: another make is building $(1)/ now (it holds $(1)/.make.lock): wait for it to end, or stop it" >&2; exit 1 ;; \
@@ -281,7 +285,7 @@ $(error NAME="$(NAME)" cannot name a pipeline: it must be letters, digits, '.', 
 endif
 bundle: tools
 	@$(call build-lock,$(BUILD)/$(NAME)) \
-	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
+	exec $(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
 # One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, built by the inner make.
 shard-%: tools
 	@$(MAKE) --no-print-directory $@ PIPELINE_NAME=$(NAME) PIPELINE=$(BUILD)/$(NAME)/pipeline.json OWN_PIPELINE=1 BUILD=$(BUILD) SKIP_TOOLS=1
@@ -296,11 +300,11 @@ bundle: tools
 	  echo "make: $(BIN)/fieldpack-inat is missing: build the tools (make tools), or give BIN=… with SKIP_TOOLS=1" >&2; exit 1; \
 	fi; \
 	$(call build-lock,$(BUILD)/$$name) \
-	$(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+	exec $(MAKE) --no-print-directory pipeline-bundle PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
 # One shard of a stage (SHARDS=N): shard-inat-I, shard-dedupe-J, shard-wiki-K, built by the inner make.
 shard-%: tools
 	@name="$$($(BIN)/fieldpack-inat --pipeline $(PIPELINE) --print-name)" || exit 1; \
-	$(MAKE) --no-print-directory $@ PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
+	exec $(MAKE) --no-print-directory $@ PIPELINE_NAME="$$name" PIPELINE=$(PIPELINE) BUILD=$(BUILD) SKIP_TOOLS=1
 endif
 else
 OUT := $(BUILD)/$(PIPELINE_NAME)
@@ -329,7 +333,8 @@ export FIELDPACK_TIMINGS := $(OUT)/timings
 
 ifeq ($(ENGINE),slurm)
 # The tools are built (the outer make did); the engine submits what make -q finds out of date and
-# waits. Its tasks run this Makefile's shard-<stage>-<i> and pipeline-bundle targets with these
+# waits (exec'd: make's SIGTERM reaches it, not only a shell, and it cancels what it submitted).
+# Its tasks run this Makefile's shard-<stage>-<i> and pipeline-bundle targets with these
 # variables: add here any variable the stage rules read. ENGINE= and OWN_PIPELINE= are given
 # because this make's command-line variables reach the tasks' environment too: the tasks neither
 # start the engine again nor rewrite the pipeline file written here.
@@ -339,7 +344,7 @@ pipeline-bundle: $(if $(filter 1,$(OWN_PIPELINE)),$(PIPELINE))
 	@SLURM_STAGES=$(call shell-quote,$(SLURM_STAGES)) SLURM_PARTITION=$(call shell-quote,$(SLURM_PARTITION)) \
 	  SLURM_ACCOUNT=$(call shell-quote,$(SLURM_ACCOUNT)) SLURM_TIME=$(call shell-quote,$(SLURM_TIME)) \
 	  SBATCH_OPTIONS=$(call shell-quote,$(SBATCH_OPTIONS)) SLURM_POLL=$(call shell-quote,$(SLURM_POLL)) \
-	  pipelines/engines/slurm.sh run $(call shell-quote,$(OUT)) $(call shell-quote,$(SHARDS)) -- \
+	  exec pipelines/engines/slurm.sh run $(call shell-quote,$(OUT)) $(call shell-quote,$(SHARDS)) -- \
 	  $(foreach v,$(ENGINE_VARIABLES),$(if $($(v)),$(call shell-quote,$(v)=$($(v))))) SKIP_TOOLS=1 ENGINE= OWN_PIPELINE=
 else
 pipeline-bundle: $(VERIFIED) $(RUN_REPORT) $(CONFLICTS) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))

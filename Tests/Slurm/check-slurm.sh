@@ -230,6 +230,11 @@ if slurm_bundle "$F" SLURM_KILL_TASK="$KILL"; then
 else
   says "$F.log" "FAILED: $KILL_STAGE shard $KILL_INDEX of $N: killed by signal 9 (KILL)" "a killed task fails the build naming its stage, shard and signal"
   says "$F.log" "log: $F/sample/slurm/$KILL.log" "the failure names the task's log"
+  # The pending tasks cancelled after the kill are one record with Slurm's NO_VAL task id
+  # (4294967294), which was named as a shard: the shards never started are the submitted ones
+  # no other record lists.
+  if grep -q "4294967" "$F.log"; then fail "a shard is named by Slurm's NO_VAL task id: $(grep 4294967 "$F.log")"
+  else pass "no shard is named by Slurm's NO_VAL task id"; fi
   if [ -e "$F/sample/bundle" ]; then fail "a bundle was published although $KILL was killed"; else pass "no bundle published after a killed task"; fi
 fi
 # Logs of the shards that succeeded, to see that the rerun leaves them alone (those not started
@@ -374,6 +379,25 @@ if [ "$status" = 0 ]; then fail "a build stopped by SIGTERM exited 0 (did it fin
 elif [ -n "$left" ]; then fail "jobs left in the queue after SIGTERM: $left"
 else says "$I.log" "interrupted: cancelling jobs" "a build stopped by SIGTERM cancels every job it submitted"
 fi
+
+# The same with SIGTERM to make's own process alone (a CI runner's timeout, Python's
+# Popen.terminate): the inner make and the engine were children of a shell that died, and went
+# on submitting and publishing, holding the folder's lock.
+I="$WORK/interrupted-make"
+setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$I" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 >"$I.log" 2>&1 &
+job=$!
+for _ in $(seq 1 100); do grep -q 'publish (bundle' "$I.log" 2>/dev/null && break; sleep 0.1; done
+kill -TERM "$job" 2>/dev/null
+wait "$job"; status=$?
+left=""
+for _ in $(seq 1 50); do left=$(squeue -h -o %i 2>/dev/null); [ -z "$left" ] && break; sleep 0.2; done
+if [ "$status" = 0 ]; then fail "a build whose make got SIGTERM exited 0 (did it finish first?): $(tail -n 2 "$I.log")"
+elif [ -n "$left" ]; then fail "jobs left in the queue after SIGTERM to make alone: $left"
+else says "$I.log" "interrupted: cancelling jobs" "SIGTERM to make's own process cancels every job the build submitted"
+fi
+if flock --wait 5 "$I/sample/.make.lock" true; then
+  pass "after SIGTERM to make alone nothing holds the build folder's lock"
+else fail "after SIGTERM to make alone the build folder's lock is still held"; fi
 
 echo "check-slurm: $passed passed, $failures failed in $((SECONDS - started)) s (SHARDS=$N)"
 [ "$failures" = 0 ]

@@ -229,8 +229,11 @@ describe() {
 # job is still queued, a task of it having failed), tasks not ended yet are passed over.
 check_job() {
   local id=${SUBMITTED[$1]} what=${SUBMITTED_WHAT[$1]} indexes=${SUBMITTED_INDEXES[$1]} running=${2:-}
-  local failed=0 seen=0 index state code task
+  local failed=0 seen=0 index state code task records listed=" " missing
+  records=$(job_states "$id")
+  while read -r index state code; do [[ "$index" =~ ^[0-9]+$ ]] && listed+="$index "; done <<<"$records"
   while read -r index state code; do
+    [ -n "$index" ] || continue
     seen=1
     [ "$state" = COMPLETED ] && [ "${code%%:*}" = 0 ] && continue
     # Asked while the job still runs (a task of it failed): one not ended is no failure yet.
@@ -239,6 +242,14 @@ check_job() {
     # Each failed task is reported once (the job is looked at again after its other tasks end).
     [ -n "${REPORTED[${id}_$index]:-}" ] && continue
     REPORTED[${id}_$index]=1
+    if [ "$index" = 4294967294 ] || [ "$index" = 4294967295 ]; then
+      # Slurm's NO_VAL for the task id: the array's pending remainder, cancelled as one record
+      # (Slurm 22.05 after scancel -t PENDING). Its shards are those submitted and not listed.
+      missing=""
+      for task in $indexes; do [[ "$listed" == *" $task "* ]] || missing+="${missing:+,}$task"; done
+      log "FAILED: $what shards ${missing:-?} of $SHARDS: never started, state $state (job $id)"
+      continue
+    fi
     if [ "$index" != - ] && ! [[ "$index" =~ ^[0-9]+$ ]]; then
       # Tasks that never started (cancelled while pending: an array's pending tasks are one
       # record, ArrayTaskId=0-2 or [1,3%4]): no exit status, no log.
@@ -253,7 +264,7 @@ check_job() {
     fi
     task=$id; [ "$index" != - ] && task=${id}_$index
     report_failure "$what" "$index" "$(describe "$code"), state $state (job $task)"
-  done < <(job_states "$id")
+  done <<<"$records"
   [ "$seen" = 1 ] && return "$failed"
   # slurmctld has forgotten the job (MinJobAge) and no accounting keeps it: make judges.
   if [ -z "$indexes" ]; then
