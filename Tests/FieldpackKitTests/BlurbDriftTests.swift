@@ -103,6 +103,18 @@ import Testing
         ("(a name the people of the river valleys gave it: <span class=\"IPA\">[al]</span>)", "(a name the people of the river valleys gave it:)"),
         // Before a reference, not a transcription: the words stay.
         ("(mostly at dusk, per Smith: <sup class=\"reference\"><a>[2]</a></sup>)", "(mostly at dusk, per Smith:)"),
+        // The cues of Italian, Polish (with its dot), Dutch, German and Russian leads: they were left
+        // behind, "(pronuncia; Parus major)", "(wym.)".
+        ("(pronuncia <span class=\"IPA\">[tʃintʃalˈleɡɡra]</span>; <i>Parus major</i>)", "(<i>Parus major</i>)"),
+        ("(wym. <span class=\"IPA\">[varˈʂava]</span>)", ""),
+        ("(uitspraak <span class=\"IPA\">[ˈbrʏsəl]</span>)", ""),
+        ("(Aussprache <span class=\"IPA\">[ˈkoːlmaɪ̯zə]</span>; <i>Parus major</i>)", "(<i>Parus major</i>)"),
+        ("(произношение <span class=\"IPA\">[mɐˈskva]</span>)", ""),
+        // A {{coord}} written in the running text (Wikipedia's geo-default and its hidden decimal
+        // twin): the coordinates were left, "(51°24′N 4°25′E)".
+        ("(<span class=\"plainlinks nourlexpansion\"><a rel=\"mw:ExtLink\" class=\"external text\" href=\"https://geohack.toolforge.org/geohack.php?params=51_24_N_4_25_E\">"
+            + "<span class=\"geo-default\"><span class=\"geo-dms\"><span class=\"latitude\">51°24′N</span> <span class=\"longitude\">4°25′E</span></span></span>"
+            + "<span class=\"geo-multi-punct\"> / </span><span class=\"geo-nondefault\"><span class=\"geo-dec\">51.400°N 4.417°E</span></span></a></span>)", ""),
     ])
     func removingPronunciationLeavesNoEmptyOrDanglingBrackets(inner: String, expected: String) throws {
         let html = try paragraphs("<p>The kingfisher \(inner) is a small bird of rivers and lakes.</p>")

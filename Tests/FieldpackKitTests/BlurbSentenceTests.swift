@@ -211,6 +211,18 @@ import Testing
         // Korean short words end sentences one after the other.
         ("사자는 크다. 몸길이는 수컷이 최대 2.5 미터에 이르며 암컷은 그보다 작고 가볍다. 초원에 산다.",
          "사자는 크다.", true),
+        // The language before a scientific name that opens nearly every species article of the
+        // Cyrillic wikis and Polish (the summaries ended "…(лат.", "…(łac."), German `Mio.`.
+        ("Большая синица (лат. Parus major) — широко распространённая птица из семейства синицевых. Обитает в лесах.",
+         "Большая синица (лат.", false),
+        ("Велика синиця (лат. Parus major) — вид горобцеподібних птахів з родини синицевих. Поширена в Європі.",
+         "Велика синиця (лат.", false),
+        ("Bogatka zwyczajna (łac. Parus major) – gatunek małego ptaka z rodziny sikor. Występuje w całej Europie.",
+         "Bogatka zwyczajna (łac.", false),
+        ("Ангел (от др.-греч. ἄγγελος «вестник») — в авраамических религиях духовное существо. Он служит Богу.",
+         "Ангел (от др.-греч.", false),
+        ("In Europa brüten etwa 75 Mio. Brutpaare der Kohlmeise in Wäldern, Parks und Gärten. Sie ist häufig.",
+         "In Europa brüten etwa 75 Mio.", false),
         // Georgian writes no capitals at a sentence's start (Unicode counts its letters lower case).
         ("ლომი კატისებრთა ოჯახის წარმომადგენელია. გავრცელებულია აფრიკაში და ინდოეთის გირის ტყეში, სადაც ცოტაა.",
          "ლომი კატისებრთა ოჯახის წარმომადგენელია.", true),
@@ -218,6 +230,26 @@ import Testing
     func anOrdinalAnInitialismOrAnAbbreviationEndsNoSentence(lead: String, prefix: String, ends: Bool) throws {
         let made = try blurb("<p>\(lead)</p>", summaryLength: prefix.unicodeScalars.count + 8)
         #expect((made.summary == prefix) == ends, "\(made.summary)")
+    }
+
+    /// The summary is never cut where a bracket is left open: an abbreviation no list knows,
+    /// taken for a sentence end inside brackets, ended it there (`… рода синиц (лат.` before the
+    /// list held `лат.`).
+    @Test func theSummaryIsNeverCutInsideBrackets() throws {
+        let lead = "The great tit is the largest tit of the genus (described by Lnn. Syst. Nat. in a note on birds) and it is found "
+            + "across Europe. It is common in woods and gardens."
+        let made = try blurb("<p>\(lead)</p>", summaryLength: 70)
+        #expect(made.summary == "The great tit is the largest tit of the genus (described by Lnn. Syst. Nat. in a note on birds) and it is found across Europe.",
+                "\(made.summary)")
+    }
+
+    /// A paragraph cut by a removed list keeps its whole sentences only when they are surely
+    /// whole, as a list's introduction does: no bracket left open (it kept `<b>…</b> (лат.`).
+    @Test func aParagraphCutByAListKeepsNoSentenceThatLeavesABracketOpen() throws {
+        let made = try blurb(
+            "<p><b>Great tit</b> (Lnn. Parus major) is a bird of the family of tits, found in woods, parks and gardens, among them</p>"
+                + "<ul><li>Europe</li><li>Asia</li></ul><p>It is the largest of the tits in Europe and weighs about twenty grams.</p>")
+        #expect(made.html == "<p>It is the largest of the tits in Europe and weighs about twenty grams.</p>", "\(made.html)")
     }
 
     /// A Thai paragraph marks no sentence end: before a figure or a table it is not taken for

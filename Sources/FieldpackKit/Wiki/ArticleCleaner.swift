@@ -218,19 +218,6 @@ struct ArticleCleaner {
             return node.hasClass("dmbox-disambig") ? .disambiguation : nil
         }
 
-        /// Whether `text` opens more brackets than it closes: it stops inside one.
-        static func leavesBracketOpen(_ text: String) -> Bool {
-            var depth = 0
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "(", "[", "（", "【": depth += 1
-                case ")", "]", "）", "】": depth -= 1
-                default: break
-                }
-            }
-            return depth > 0
-        }
-
         /// A redirect's target from its `href` (`./Great_tit` → `Great tit`).
         static func title(fromHref href: String) -> String {
             var text = Substring(href)
@@ -253,7 +240,7 @@ struct ArticleCleaner {
                 // Only what is surely whole: past the stub length and no bracket left open, so an
                 // abbreviation taken for a sentence end ("Birds breeding on St.", "(Gill et al.")
                 // is not kept as a sentence.
-                if !text.keepWholeSentences() || text.characterCount <= rules.stubLength || Self.leavesBracketOpen(text.plain) { return }
+                if !text.keepWholeSentences() || text.characterCount <= rules.stubLength || SentenceEnds.leavesBracketOpen(Array(text.plain.utf8)) { return }
             }
             // A quote's attribution goes with the quote (quotes are dropped).
             if Self.followsQuote(node) && (text.startsWithDash || Self.opensWithCite(node)) { return }
@@ -268,7 +255,9 @@ struct ArticleCleaner {
                 && (Self.isFollowedByList(node) || !SentenceEnds.endsInUnmarkedScript(text.bytes))
             {
                 previousWasCut = true
-                if !text.keepWholeSentences() { return }
+                // No bracket left open, as for a list's introduction above (an abbreviation taken
+                // for a sentence end left `<b>…</b> (лат.` as the paragraph).
+                if !text.keepWholeSentences() || SentenceEnds.leavesBracketOpen(Array(text.plain.utf8)) { return }
             }
             if let heading = pendingHeading {
                 markup.boundary()
@@ -435,7 +424,7 @@ struct ArticleCleaner {
             "reflist", "references", "mw-references-wrap", "mw-references", "infobox", "sidebar", "metadata", "thumb",
             "gallery", "toc", "mw-empty-elt", "mwe-math-element", "mw-cite-backlink", "noexcerpt", "catlinks",
             "printfooter", "mw-authority-control", "asbox", "dmbox", "mw-jump-link", "mw-indicators", "geo-nondefault",
-            "geo-multi-punct", "IPA", "API", "infobox_v2", "infobox_v3", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
+            "geo-multi-punct", "geo-default", "geo-dms", "geo-dec", "IPA", "API", "infobox_v2", "infobox_v3", "rt-commentedText", "portalbox", "side-box", "mw-kartographer-maplink",
             "Inline-Template", "Template-Fact", "need_ref_tag", "haudio", "quotebox", "templatequote",
             "templatequotecite", "pullquote", "pcs-header", "pcs-edit-section-title-description",
         ]

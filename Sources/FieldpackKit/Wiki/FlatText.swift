@@ -317,9 +317,11 @@ struct FlatText {
         return wordStart
     }
 
-    /// "pronounced", "pronunciation", "listen", and the words French and Spanish leads write
-    /// before a transcription or a recording.
+    /// "pronounced", "pronunciation", "listen", and the words that leads in French, Spanish,
+    /// Italian, Portuguese, German, Dutch, Polish, Czech, Swedish and Russian write before a
+    /// transcription or a recording (Polish `wym.` with its dot).
     private static let cues: Set<String> = [
         "pronounced", "pronunciation", "listen", "prononcé", "prononciation", "écouter", "pronunciado", "pronunciación", "escuchar",
+        "pronuncia", "pronúncia", "aussprache", "uitspraak", "wymowa", "wym.", "výslovnost", "uttal", "произношение", "слушать",
     ]
 }

@@ -27,6 +27,9 @@ enum LeadSummary {
             ends.append(end)
         }
         ends.sort()
+        // Never a cut that leaves a bracket open (`… рода синиц (лат.`).
+        let depths = SentenceEnds.bracketDepths(in: bytes, at: ends)
+        ends = zip(ends, depths).filter { $0.1 <= 0 }.map(\.0)
         var scalarsAt: [Int] = []
         scalarsAt.reserveCapacity(ends.count)
         var scalars = 0

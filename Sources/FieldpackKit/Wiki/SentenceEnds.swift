@@ -65,6 +65,37 @@ enum SentenceEnds {
         }
     }
 
+    /// The depth of brackets (`(` `[` `（` `【`, closed by their pairs) open at each of `offsets`
+    /// (ascending byte offsets), in one pass: a sentence end inside brackets is an abbreviation
+    /// taken for one far more often than a sentence (`(Gill et al.`, `(лат.`).
+    static func bracketDepths(in bytes: [UInt8], at offsets: [Int]) -> [Int] {
+        var depths: [Int] = []
+        depths.reserveCapacity(offsets.count)
+        var depth = 0
+        var index = 0
+        for offset in offsets {
+            while index < offset {
+                switch bytes[index] {
+                case 0x28, 0x5B: depth += 1
+                case 0x29, 0x5D: depth -= 1
+                case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBC:
+                    if bytes[index + 2] == 0x88 { depth += 1 } else if bytes[index + 2] == 0x89 { depth -= 1 }
+                case 0xE3 where index + 2 < bytes.count && bytes[index + 1] == 0x80:
+                    if bytes[index + 2] == 0x90 { depth += 1 } else if bytes[index + 2] == 0x91 { depth -= 1 }
+                default: break
+                }
+                index += 1
+            }
+            depths.append(depth)
+        }
+        return depths
+    }
+
+    /// Whether the text leaves a bracket open (`bracketDepths`).
+    static func leavesBracketOpen(_ bytes: [UInt8]) -> Bool {
+        bracketDepths(in: bytes, at: [bytes.count])[0] > 0
+    }
+
     /// Whether the text ends a sentence (trailing spaces ignored).
     static func endsSentence(_ bytes: [UInt8]) -> Bool {
         var end = bytes.count
@@ -143,11 +174,15 @@ enum SentenceEnds {
     /// Abbreviations after which a sentence practically never ends, whatever follows, compared
     /// with their first letter in either case: Latin ones (`e.g.`, `i.e.`, `cf.`, `viz.`, `vs.`,
     /// `approx.`, `incl.`, `esp.`), titles and place names (`St.`, `Mt.`, `Dr.`), French `av.`,
-    /// `apr.` (`av. J.-C.`) and `env.`, German `z.` (`z. B.`), Spanish `aprox.`, Russian `ок.` and
-    /// `прибл.`. Not `etc.` or `spp.`, which often do.
+    /// `apr.` (`av. J.-C.`) and `env.`, German `z.` (`z. B.`) and `Mio.`, `Mrd.` (`75 Mio.
+    /// Brutpaare`), Spanish `aprox.`, Russian `ок.` and `прибл.`; and the names of languages that
+    /// open nearly every species article of the Cyrillic wikis and Polish, before the scientific
+    /// name (`(лат. Parus major)`, `(łac. Parus major)`, `(от др.-греч. …)`): Russian,
+    /// Ukrainian, Bulgarian, Serbian `лат.`, Belarusian `лац.`, `англ.`, `греч.`, `др.-греч.`,
+    /// `нем.`, `франц.`, Polish `łac.`. Not `etc.` or `spp.`, which often do.
     private static let neverFinal: Set<[UInt8]> = Set([
         "e.g", "i.e", "cf", "viz", "vs", "approx", "incl", "esp", "st", "ste", "mt", "dr", "mr", "mrs", "prof", "av", "apr", "env",
-        "z", "aprox", "ок", "прибл",
+        "z", "mio", "mrd", "aprox", "ок", "прибл", "лат", "лац", "англ", "греч", "др.-греч", "давн.-греч", "нем", "франц", "łac",
     ].map { Array($0.utf8) })
 
     /// German abbreviations that a capital noun follows, as one starts a sentence:
