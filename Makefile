@@ -6,8 +6,8 @@ SHELL := /bin/bash
 PIPELINE ?= pipelines/sample.json
 BUILD ?= build
 # One spelling of the build folder: make names its targets by it, and the stages' depfiles name
-# theirs by the spelling of the build that wrote them, so `build/`, `./build` or an absolute path
-# would find no dependencies and call a stale bundle up to date. Relative when under this folder,
+# theirs by the spelling of the build that wrote them, so `build/`, `./build`, an absolute path or
+# one through a link would find no dependencies and call a stale bundle up to date. Relative when under this folder,
 # absolute otherwise, and never starting with '-' (a stage would read it as an option: such a
 # folder is written as its absolute path). make cannot name a file with spaces: such a folder is
 # refused before anything runs (`make clean` would have removed each word). In a checkout whose
@@ -44,7 +44,10 @@ ifneq ($(PIPELINE_SYNTAX),)
 $(error PIPELINE="$(PIPELINE)" holds $(PIPELINE_SYNTAX), which make or the shell reads as syntax: copy or link it to a name of letters, digits, '/', '.', '-', '_' and the like)
 endif
 ifeq ($(words $(CURDIR)),1)
-BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
+# Links resolved too (`realpath -m`: the folder need not exist yet, its existing parents' links
+# are followed), so that a folder reached through a link (`/shared` on one host, its target on
+# another) is the same spelling.
+BUILD_SPELLED := $(patsubst $(CURDIR)/%,%,$(or $(shell realpath -m -- '$(BUILD)' 2>/dev/null),$(abspath $(BUILD))))
 # `make clean` removes it whole: never this source folder or a folder holding it.
 ifneq ($(filter $(BUILD_SPELLED) $(patsubst %/,%,$(BUILD_SPELLED))/%,$(CURDIR)),)
 $(error BUILD="$(BUILD)" is this source folder or holds it: name a folder of its own, such as build)

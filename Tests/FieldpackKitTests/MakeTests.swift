@@ -233,6 +233,30 @@ import Testing
         #expect(after < before, "\(after) observations against \(before)")
     }
 
+    /// A build folder reached through a link (a shared path that is a link on one host and not
+    /// on another, or a person's spelling beside CI's) is the same build: a changed input is
+    /// rebuilt, where the depfiles of the build made through the other spelling were not read
+    /// and the stale bundle was called up to date.
+    @Test(.enabled(if: binaries != nil))
+    func aBuildFolderReachedThroughALinkStillRebuildsAChangedInput() throws {
+        let directory = try TemporaryDirectory()
+        let dumps = directory.file("dumps")
+        try FileManager.default.copyItem(atPath: "\(repositoryRoot)/sample-data/inat", toPath: dumps)
+        let pipeline = try directory.write("linked.json", #"{"name": "linked", "inat": ["\#(dumps)"], "max_reject_rate": 0.2}"#)
+        try FileManager.default.createDirectory(atPath: directory.file("real"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link"), withDestinationPath: directory.file("real"))
+        let first = try make(["bundle", "PIPELINE=\(pipeline)", "BUILD=\(directory.file("real"))"])
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        let database = directory.file("real/linked/bundle/content.sqlite")
+        let before = try Database(path: database, mode: .readOnly).int("SELECT count(*) FROM observations") ?? 0
+        try FileManager.default.removeItem(atPath: "\(dumps)/observations-page-3.json")
+        let linked = try make(["bundle", "PIPELINE=\(pipeline)", "BUILD=\(directory.file("link"))"])
+        #expect(linked.status == 0, "\(linked.stdout)\(linked.stderr)")
+        #expect(linked.stdout.contains("fieldpack-inat"), "the changed input was not read again: \(linked.stdout)")
+        let after = try Database(path: database, mode: .readOnly).int("SELECT count(*) FROM observations") ?? 0
+        #expect(after < before, "\(after) observations against \(before)")
+    }
+
     /// A new dump copied over an input with its old time kept (`cp -p`, `rsync -a --inplace`), and
     /// the dumps reached through a link turned to another month's folder of older files: each is
     /// read again, where make's times called the last bundle up to date and shipped it again;
