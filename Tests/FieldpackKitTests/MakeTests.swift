@@ -554,6 +554,20 @@ import Testing
             let after = try make(arguments)
             #expect(after.status == 0 && !after.stdout.contains("fieldpack-"), "\(file): \(after.stdout)")
         }
+        // One of an ingest shard's N parts, which make does not watch (their names would grow
+        // its work with N²): the dedupe shard that reads it fails naming it and takes the ingest
+        // shard's summary back, so the next make runs that shard again, where every run failed
+        // on the same missing file (once the dedupe shard ran again: here its sidecar is gone).
+        let part = directory.file("sample/inat/shard-1-of-2/part-0.jsonl")
+        try FileManager.default.removeItem(atPath: part)
+        try FileManager.default.removeItem(atPath: directory.file("sample/dedupe/shard-0-of-2/records.jsonl.made-from.json"))
+        let failed = try make(arguments)
+        #expect(failed.status != 0 && failed.stderr.contains("\(part): error: missing, though ingest shard 1 of 2 wrote it"), "\(failed.stderr)")
+        let mended = try make(arguments)
+        #expect(mended.status == 0 && mended.stdout.contains("fieldpack-inat ") && mended.stdout.contains("fieldpack-dedupe "), "\(mended.stdout)\(mended.stderr)")
+        #expect(FileManager.default.fileExists(atPath: part))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == built)
+        #expect(try make(arguments).stdout.contains("fieldpack-") == false)
     }
 
     /// What the Slurm engine plans by: `make -n` of a stage's shard targets names the stage's

@@ -46,6 +46,7 @@ public struct DedupeShard: Sendable {
         try shards.judge(
             rejects: "\(options.inat)/shard-*-of-\(options.shard.count)/rejects.jsonl", unwritten: options.output)
         // The partitions joined into one scratch file beside the output, never published.
+        try shards.refuseMissingPart(options.shard.index)
         let joined = try AtomicOutput(path: "\(options.output).joined")
         for part in shards.partPaths(options.shard.index) {
             // May be empty: a shard that read only the middle of files writes no input record.

@@ -79,6 +79,21 @@ public struct IngestShards: Sendable {
         summaries.map { PartitionedOutput.partPath(folder: IngestShardSummary.folder(base: base, shard: $0.shard), part: part) }
     }
 
+    /// Fails when a shard's partition `part` is gone although its summary says it was written
+    /// (removed by hand or by a clean-up): make, which does not watch the N parts of each
+    /// shard (their names grow the Makefile's work with N²), took the shard as up to date, and
+    /// every later run failed on the same missing file. The shard's summary is taken back first,
+    /// so that the next make runs that ingest shard again.
+    public func refuseMissingPart(_ part: Int) throws {
+        for (index, path) in partPaths(part).enumerated() where !FileSystem.exists(path) {
+            FileSystem.remove(paths[index])
+            throw FieldpackError(
+                path: path,
+                "missing, though ingest shard \(summaries[index].shard.index) of \(count) wrote it (its summary said so): removed since; "
+                    + "that shard's summary is taken back (\(paths[index])), so the next make bundle runs the shard again")
+        }
+    }
+
     /// Writes every shard's rejects into one file in input order (file, then byte range), the
     /// lines an unsharded run writes.
     public func mergeRejects(to path: String) throws {
