@@ -99,6 +99,11 @@ enum ShardedInput {
         let reason = "1 of 3 records rejected (33.33%), over the pipeline's max_reject_rate of 10.0%"
         #expect(whole.message.hasPrefix(reason) && whole.message.hasSuffix("; to allow more, raise it"), "\(whole)")
         #expect(sharded.message.hasPrefix(reason) && sharded.message.hasSuffix("; to allow more, raise it"), "\(sharded)")
+        // The rejects file of the shard that rejected the record, as the whole run names its one.
+        let named = try #require(sharded.path)
+        #expect(FileSystem.exists(named), "\(sharded)")
+        let rejected = try text(named)
+        #expect(rejected.contains("\"outcome\":\"rejected\""), "\(sharded): \(rejected)")
     }
 
     /// The dedupe shards' conflicts reports merged (`fieldpack-dedupe --merge-conflicts`, what

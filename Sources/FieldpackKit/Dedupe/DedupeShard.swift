@@ -43,8 +43,7 @@ public struct DedupeShard: Sendable {
         // job's (the bundle refuses a part without one).
         try ShardPartSidecar.remove(beside: options.output)
         let shards = try IngestShards(base: options.inat, count: options.shard.count)
-        try shards.judge(
-            rejects: "\(options.inat)/shard-*-of-\(options.shard.count)/rejects.jsonl", unwritten: options.output)
+        try shards.judge(unwritten: options.output)
         // The partitions joined into one scratch file beside the output, never published.
         try shards.refuseMissingPart(options.shard.index)
         let joined = try AtomicOutput(path: "\(options.output).joined")

@@ -58,8 +58,10 @@ public struct IngestShards: Sendable {
     }
 
     /// The reject threshold over the whole job, the same rule and message as an unsharded run's
-    /// (`INatIngest.judge`), so the outcome does not depend on the shard count.
-    public func judge(rejects: String, unwritten: String) throws {
+    /// (`INatIngest.judge`), so the outcome does not depend on the shard count. The error names
+    /// the rejects file of the shard that rejected the most (the first of those that tie), as an
+    /// unsharded run's names its one file (it named a glob, `shard-*-of-4/rejects.jsonl`).
+    public func judge(unwritten: String) throws {
         var accepted = 0
         var rejected = 0
         var stopped: [(path: String, at: String)] = []
@@ -68,6 +70,12 @@ public struct IngestShards: Sendable {
             rejected += unit.rejected
             if let at = unit.stoppedAt { stopped.append((unit.path, at)) }
         }
+        var most = 0
+        for (index, summary) in summaries.enumerated()
+        where summary.units.reduce(0, { $0 + $1.rejected }) > summaries[most].units.reduce(0, { $0 + $1.rejected }) {
+            most = index
+        }
+        let rejects = IngestShardSummary.folder(base: base, shard: summaries[most].shard) + "/rejects.jsonl"
         try INatIngest.judge(
             accepted: accepted, rejected: rejected, stopped: stopped, inputCount: summaries[0].inputCount,
             maxRejectRate: summaries[0].maxRejectRate, rejects: rejects, unwritten: unwritten,
