@@ -577,6 +577,12 @@ import Testing
         #expect(mergeError.path == wholeError.path && wholeError.path == a)
         #expect(mergeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(mergeError.message)")
         #expect(wholeError.message.hasPrefix("2 of 11 dump lines rejected (18.18%), over the 15.0% limit"), "\(wholeError.message)")
+        #expect(mergeError.message.contains(failing[1] + "/rejects.jsonl"), "\(mergeError.message)")
+        // Many parts: the first and the last are named, not every one (a thousand paths).
+        let manyFolder = try TemporaryDirectory()
+        let many = try parts([a, b], wants: wants, count: 6, maxRejectRate: 0.15, in: manyFolder)
+        let manyError = try #require(throws: FieldpackError.self) { try WikiMerge(parts: many).reportJSON() }
+        #expect(manyError.message.hasSuffix("see the 6 parts' rejects.jsonl, \(many[0])/rejects.jsonl to \(many[5])/rejects.jsonl"), "\(manyError.message)")
     }
 
     static let binaries = ProcessInfo.processInfo.environment["FIELDPACK_BIN"]

@@ -169,6 +169,13 @@ public struct WikiMerge {
         return (kept.mapValues { ($0.part, $0.entry) }, resolved, report)
     }
 
+    /// The parts' rejects files, as an error names them: each of up to four, else the first and
+    /// the last (a thousand shards' paths made a message of a thousand paths).
+    private var partsRejects: String {
+        let files = reports.map { $0.folder + "/" + WikiPart.rejectsFile }
+        return files.count <= 4 ? files.joined(separator: ", ") : "the \(files.count) parts' \(WikiPart.rejectsFile), \(files[0]) to \(files[files.count - 1])"
+    }
+
     /// Fails as a whole run does when the rejected lines of all parts are over the limit, or no
     /// line of any part is of the pipeline's wiki (`WikiStage.checkSomeLineIsOfTheWiki`).
     public func checkRejects() throws {
@@ -177,7 +184,7 @@ public struct WikiMerge {
         (summary.linesOfTheWiki, summary.otherWikis, summary.filesSkipped, summary.rejected) =
             (report.linesOfTheWiki, report.otherWikis, report.filesSkipped, report.rejected)
         try WikiStage.checkSomeLineIsOfTheWiki(
-            summary, wanted: first.wants, inputCount: first.inputCount, path: nil, rejects: reports.map { $0.folder + "/" + WikiPart.rejectsFile }.joined(separator: ", "))
+            summary, wanted: first.wants, inputCount: first.inputCount, path: nil, rejects: partsRejects)
         let rate = report.lines == 0 ? 0 : Double(report.rejected) / Double(report.lines)
         guard rate > first.maxRejectRate else { return }
         var counts = first.rejectedByInput
@@ -187,7 +194,7 @@ public struct WikiMerge {
         throw WikiStage.overLimit(
             rejected: report.rejected, lines: report.lines, maxRejectRate: first.maxRejectRate, stoppedAt: nil,
             path: WikiStage.mostRejected(counts) ?? first.folder,
-            rejects: reports.map { $0.folder + "/" + WikiPart.rejectsFile }.joined(separator: ", "))
+            rejects: partsRejects)
     }
 
     /// The merged `wiki-report.json`.
