@@ -29,6 +29,8 @@ import Testing
         try directory.write("dumps/chunks.ndjson", H.json(["identifier": "enwiki_namespace_0_chunk_0", "size": ["value": 1]]) + "\n")
         try directory.write("dumps/notes.xml", "<?xml version=\"1.0\"?>\n<notes><note>not a page</note></notes>\n")
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).write(to: URL(fileURLWithPath: directory.file("dumps/logo.png")))
+        // Pages zipped (libarchive reads tar here): said to be a zip, not "binary data".
+        try (Data([0x50, 0x4B, 0x03, 0x04, 0x14, 0, 0, 0, 8, 0]) + Data(repeating: 0x41, count: 40)).write(to: URL(fileURLWithPath: directory.file("dumps/pages.zip")))
         // A page saved as "Unicode" (UTF-16 with its byte order mark).
         try ([0xFF, 0xFE] + Data("<!DOCTYPE html><html><body><p>Great tit</p></body></html>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }))
             .write(to: URL(fileURLWithPath: directory.file("dumps/saved.html")))
@@ -57,9 +59,10 @@ import Testing
             "skipped dumps/logo.png: binary data, not a Wikipedia dump or page: skipped",
             "skipped dumps/metadata.json: JSON that is not a Wikipedia article (no \"article_body\"): skipped",
             "skipped dumps/notes.xml: XML, not an HTML page, not a Wikipedia dump or page: skipped",
+            "skipped dumps/pages.zip: a zip archive (unzip it and give the files inside), not a Wikipedia dump or page: skipped",
             "skipped dumps/saved.html: UTF-16 text (saved as \"Unicode\": save it as UTF-8), not a Wikipedia dump or page: skipped",
         ])
-        #expect(output.report["files_skipped"] as? Int == 9)
+        #expect(output.report["files_skipped"] as? Int == 10)
         #expect(output.report["lines_rejected"] as? Int == 0)
         #expect(output.report["lines"] as? Int == 3)
     }

@@ -51,6 +51,8 @@ enum DumpContent: Equatable {
             if start == 0, head.count >= 2, (head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF) {
                 return .other("UTF-16 text (saved as \"Unicode\": save it as UTF-8)")
             }
+            // libarchive reads only tar here: a zip of pages was "binary data".
+            if start == 0, head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return .other("a zip archive (unzip it and give the files inside)") }
             if namedLikeADump(name) { return .jsonLines }
             let sample = UnsafeRawBufferPointer(rebasing: head[start..<min(head.count, start + 4096)])
             let binary = sample.contains(0) || !HTMLDocument.isValidUTF8(wholeSequencesOf: sample)
