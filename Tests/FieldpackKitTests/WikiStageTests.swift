@@ -306,6 +306,11 @@ import Testing
         #expect(WikiTitle.fromURL("https://zh.wikipedia.org/zh-hans/%E5%A4%A7%E5%B1%B1%E9%9B%80")! == ("zh", "大山雀"))
         #expect(WikiTitle.fromURL("https://zh.wikipedia.org/zh-tw/大山雀")! == ("zh", "大山雀"))
         #expect(WikiTitle.fromURL("https://en.wikipedia.org/zh-hans/Great_tit") == nil)
+        // The script's own address names the article in its query (it was not wanted at all).
+        #expect(WikiTitle.fromURL("https://en.wikipedia.org/w/index.php?title=Great_tit&oldid=1234#Taxonomy")! == ("en", "Great tit"))
+        #expect(WikiTitle.fromURL("https://en.wikipedia.org/w/index.php?oldid=1234&title=Great+tit")! == ("en", "Great tit"))
+        #expect(WikiTitle.fromURL("https://de.wikipedia.org/w/index.php?title=C%2B%2B")! == ("de", "C++"))
+        #expect(WikiTitle.fromURL("https://en.wikipedia.org/w/index.php?curid=1234") == nil)
     }
 
     /// The article's url is the credit link the app opens: a `javascript:` URL, a relative

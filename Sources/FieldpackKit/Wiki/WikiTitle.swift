@@ -110,6 +110,10 @@ public enum WikiTitle {
         } else if host.hasPrefix("zh.") || host.hasPrefix("zh-"), let variant = Self.chineseVariantPath(path) {
             // Chinese Wikipedia's variant links (`/zh-hans/大山雀`, `/zh-tw/…`): the same article.
             path = variant
+        } else if path.hasPrefix("/w/index.php?"), let title = Self.queryTitle(path.dropFirst("/w/index.php?".count)) {
+            // The script's own address (`/w/index.php?title=Great_tit&oldid=…`): the same article
+            // (a query writes a space as `+`, a `+` as `%2B`).
+            path = Substring(String(title).replacingOccurrences(of: "+", with: " "))
         } else {
             return nil
         }
@@ -118,6 +122,15 @@ public enum WikiTitle {
         let title = normalize(String(path), language: language)
         guard !title.isEmpty, !language.isEmpty, language != "www" else { return nil }
         return (language, title)
+    }
+
+    /// The `title` parameter of a query (`title=Great_tit&oldid=12`), up to the next `&` or `#`.
+    private static func queryTitle(_ query: Substring) -> Substring? {
+        for parameter in query.split(separator: "&") where parameter.hasPrefix("title=") {
+            let value = parameter.dropFirst("title=".count)
+            return value.firstIndex(of: "#").map { value[..<$0] } ?? value
+        }
+        return nil
     }
 
     /// The title part of a Chinese variant path (`/zh-hans/大山雀` → `大山雀`), or nil.
