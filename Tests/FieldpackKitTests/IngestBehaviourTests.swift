@@ -240,6 +240,8 @@ import Testing
             #expect(summary.rejected == 1)
             #expect(try records(directory, kind: "obs").count == 3)
         } else {
+            // An earlier run's records (of other inputs) are not left beside this run's rejects.
+            try directory.write("records.jsonl", observationJSON(id: 9) + "\n")
             let error = try #require(throws: FieldpackError.self) { try ingest([input], in: directory) { $0.maxRejectRate = limit } }
             #expect(error.path == directory.file("rejects.jsonl"))
             #expect(error.message == "1 of 4 records rejected (25.0%), over the --max-reject-rate of 24.0%; \(directory.file("records.jsonl")) was not written")

@@ -348,10 +348,17 @@ public struct INatIngest {
         if let depfile = options.depfile {
             try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, keyed: options.keyed, taken: .pending)
         }
-        try Self.judge(
-            accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
-            maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output,
-            limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
+        do {
+            try Self.judge(
+                accepted: summary.accepted, rejected: summary.rejected, stopped: summary.stopped, inputCount: inputs.count,
+                maxRejectRate: options.maxRejectRate, rejects: options.rejects, unwritten: options.output,
+                limitName: options.maxRejectRateName, hint: options.maxRejectRateHint)
+        } catch {
+            // An earlier run's records are not of these inputs: beside the rejects just written
+            // a script that calls the stage took the pair for one run's.
+            if FileSystem.isRegularFile(options.output) { FileSystem.remove(options.output) }
+            throw error
+        }
         try output.commit(durable: true)
         if let depfile = options.depfile {
             try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, keyed: options.keyed, taken: identities)
