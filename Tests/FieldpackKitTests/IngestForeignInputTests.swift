@@ -65,6 +65,24 @@ import Testing
         #expect(error.message == "not iNaturalist JSON: this looks like \(kind.says)")
     }
 
+    /// Stray files among the inputs are named in one error, each with what it looks like (four
+    /// took four runs, one error each, to find); the first one stopped the run and is its path.
+    @Test func everyForeignInputIsNamedInTheOneError() throws {
+        let directory = try TemporaryDirectory()
+        let page1 = try directory.write("a-page.json", page([observationJSON(id: 1)]))
+        let notes = try directory.write("b-notes", "Downloaded from the API on Monday.\n")
+        let error = try directory.write("c-error.html", "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>502</body></html>\n")
+        let archive = try directory.writeGzip("d-notes.gz", "more notes, compressed\n")
+        let page2 = try directory.write("e-page.json", page([observationJSON(id: 2)]))
+        let failure = try ingestError([page1, notes, error, archive, page2], in: directory)
+        #expect(failure.path == notes, "\(failure)")
+        #expect(failure.message.hasPrefix("not iNaturalist JSON: this looks like plain text (first line: \"Downloaded from the API on Monday.\"); "
+            + "and 2 more inputs are not iNaturalist's either: "), "\(failure)")
+        #expect(failure.message.contains("\(error) (an HTML page"), "\(failure)")
+        #expect(failure.message.contains("\(archive) (gzip-compressed plain text"), "\(failure)")
+        #expect(!failure.message.contains(page1) && !failure.message.contains(page2), "\(failure)")
+    }
+
     @Test func aGzipCompressedExportIsToldAsCompressedText() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.writeGzip("occurrence.txt.gz", "gbifID\tdatasetKey\toccurrenceID\n1\t2\t3\n")

@@ -106,6 +106,22 @@ final class FileIngest {
     ///
     /// - Parameter failed: gzip members of this file known to fail their check (a second read).
     /// - Throws: `FailedMembers` when a gzip member's check fails that was not known.
+    /// How the error of an input that is not iNaturalist's starts (`ForeignInput`).
+    static let foreign = "not iNaturalist JSON: this looks like "
+
+    /// What an input looks like when `ingest` refuses it as not iNaturalist's, as its error says
+    /// it (`gzip-compressed plain text`); nil for one it reads, or one it cannot open. For the
+    /// error of a run that stopped on one: the others are named with it, so that a folder with
+    /// four stray files takes one run to mend, not four.
+    static func foreignKind(_ path: String) -> String? {
+        guard path != StandardInput.argument, let (source, _, gzip) = try? openInput(path, hashing: false) else { return nil }
+        let reader = LineReader(source: source)
+        guard let head = try? reader.peek(atLeast: ForeignInput.headBytes), reader.damage == nil else { return nil }
+        if isTar(head) || OpenDataTable.unreadExportTable(head) != nil { return nil }
+        if (try? openDataHeader(head, path: path)) != nil { return nil }
+        return ForeignInput.describe(head).map { (gzip ? "gzip-compressed " : "") + $0 }
+    }
+
     func run(path argument: String, index: Int, output: PartBuffer, failed: FailedMembers? = nil) throws -> Result {
         let path = argument == StandardInput.argument ? StandardInput.name : argument
         let (source, raw, gzip) = try openInput(argument, progress: tally.progress)
@@ -225,7 +241,7 @@ final class FileIngest {
         }
         if let kind = ForeignInput.describe(head) {
             if let damage = headDamage { throw Self.damagedHead(damage, path: path) }
-            throw FieldpackError(path: path, "not iNaturalist JSON: this looks like \(gzip ? "gzip-compressed " : "")\(kind)")
+            throw FieldpackError(path: path, "\(Self.foreign)\(gzip ? "gzip-compressed " : "")\(kind)")
         }
         try reader.detectLineEnd()
         lineEnd = reader.lineEnd

@@ -253,7 +253,7 @@ public struct INatIngest {
         }
         if let failure = sink.failure {
             sink.discardUnwritten()
-            throw failure.error
+            throw Self.withOtherForeignInputs(failure.error, inputs: inputs)
         }
         let (digests, digestFailure) = deferredDigests.withLock { ($0.digests, $0.failure) }
         if let digestFailure { throw digestFailure }
@@ -364,6 +364,19 @@ public struct INatIngest {
             try Depfile.write(depfile, target: options.output, prerequisites: prerequisites, keyed: options.keyed, taken: identities)
         }
         return summary
+    }
+
+    /// A run stopped on an input that is not iNaturalist's: its error names the others that are
+    /// not either, each with what it looks like (a folder with four stray files took four runs to
+    /// mend, one error each). Any other error as it is.
+    static func withOtherForeignInputs(_ error: FieldpackError, inputs: [String]) -> FieldpackError {
+        guard error.message.hasPrefix(FileIngest.foreign), let failed = error.path else { return error }
+        let others = inputs.filter { $0 != failed }.compactMap { path in FileIngest.foreignKind(path).map { "\(path) (\($0))" } }
+        guard !others.isEmpty else { return error }
+        var named = error
+        named.message += "; and \(others.count) more input\(others.count == 1 ? " is" : "s are") not iNaturalist's either: "
+            + others.prefix(10).joined(separator: ", ") + (others.count > 10 ? ", …" : "")
+        return named
     }
 
     /// The whole-file digests of the tables an unsharded run cut into byte ranges, taken after
