@@ -29,7 +29,9 @@ command.main { arguments in
         let blurb = try bytes.withUnsafeBytes { buffer in
             do { return try BlurbMaker(rules: rules).blurb(html: buffer) } catch { throw FieldpackError(path: path, "\(error)") }
         }
-        print("kind: \(blurb.kind)\ntitle: \(blurb.title ?? "-")\nsections: \(blurb.sections)\n\n\(blurb.html)\n\nsummary: \(blurb.summary)")
+        // Named as the wiki stage names a saved page (its link, its <title>, its file's name).
+        let title = WikiTitle.ofPage(url: blurb.page.url, title: blurb.title, fileName: path).title
+        print("kind: \(blurb.kind)\ntitle: \(title)\nsections: \(blurb.sections)\n\n\(blurb.html)\n\nsummary: \(blurb.summary)")
         return
     }
     guard arguments.value("pipeline") == nil else { throw UsageError("--pipeline goes with --article") }

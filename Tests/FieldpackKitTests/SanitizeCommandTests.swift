@@ -102,6 +102,17 @@ import Testing
             summary: The great tit (Parus major) is a passerine bird of woodlands and gardens across Europe.
 
             """)
+        // Named as the wiki stage names a saved page: by its canonical link over its <title> (it
+        // printed "Parus major - Wikipedia"), else by its file's name (it printed "-").
+        let linked = try directory.write("saved.html", """
+            <!DOCTYPE html><html><head><title>Parus major - Wikipedia</title><link rel="canonical" href="https://en.wikipedia.org/wiki/Great_tit"></head>
+            <body><div id="mw-content-text"><div class="mw-parser-output"><p>The great tit is a passerine bird of woodlands and gardens across Europe.</p></div></div></body></html>
+            """)
+        let fragment = try directory.write("Blue_tit.html", "<p>The blue tit is a small passerine bird of woodlands and gardens across Europe.</p>")
+        for (file, title) in [(linked, "Great tit"), (fragment, "Blue tit")] {
+            let printed = try run("\(try #require(Self.binaries))/fieldpack-sanitize", ["--article", file])
+            #expect(printed.stdout.contains("\ntitle: \(title)\n"), "\(printed.stdout)")
+        }
     }
 
     /// With `--pipeline`, the page is read by that guide's rules: its language's capitals

@@ -572,11 +572,7 @@ extension WikiStage {
             }
             return
         }
-        // The page's own link (canonical, or Parsoid's dc:isVersionOf) names its wiki and title;
-        // else its <title>, less the wiki's name; else the file's name.
         let wanted = reading.wanted
-        var name = String(fileName.split(separator: "/").last ?? "")
-        if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
         // A saved page of another wiki (Wiktionary's "dog - Wiktionary") is not the article.
         if let host = blurb.page.url.flatMap(WikiTitle.host), !host.hasSuffix(".wikipedia.org") {
             if reading.counting {
@@ -585,22 +581,17 @@ extension WikiStage {
             }
             return
         }
-        if let fromURL = blurb.page.url.flatMap(WikiTitle.fromURL) {
-            // A page of another language's Wikipedia is skipped, as a dump line of one is: its
-            // title would match a wanted title of the same spelling ("Lion") with another text.
-            guard fromURL.language == wanted.language else {
-                if reading.counting {
-                    run.summary.skipped += 1
-                    run.summary.otherWikis[fromURL.language, default: 0] += 1
-                }
-                return
+        let (title, language) = WikiTitle.ofPage(url: blurb.page.url, title: blurb.title, fileName: fileName)
+        // A page of another language's Wikipedia is skipped, as a dump line of one is: its
+        // title would match a wanted title of the same spelling ("Lion") with another text.
+        if let language, language != wanted.language {
+            if reading.counting {
+                run.summary.skipped += 1
+                run.summary.otherWikis[language, default: 0] += 1
             }
-            name = fromURL.title
-        } else if let title = blurb.title {
-            name = WikiTitle.withoutSiteName(title)
+            return
         }
         if reading.counting { run.summary.linesOfTheWiki += 1 }
-        let title = WikiTitle.normalize(name)
         // The wanted title it was reached through ("Parus major" for a page saved from that
         // address, which shows and names "Great tit"), as an alias in a dump line's redirects.
         let alias = blurb.page.redirectedFrom.map(WikiTitle.normalize).flatMap { $0 != title && wanted.titles[$0] != nil ? $0 : nil }

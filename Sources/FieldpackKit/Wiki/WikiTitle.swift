@@ -124,6 +124,17 @@ public enum WikiTitle {
         return (language, title)
     }
 
+    /// A saved page's title, as the wiki stage names it: from the page's own link (canonical,
+    /// or Parsoid's `dc:isVersionOf`), which names its wiki's language too; else its `<title>`,
+    /// less the wiki's name; else the file's name, less its extension.
+    public static func ofPage(url: String?, title: String?, fileName: String) -> (title: String, language: String?) {
+        if let fromURL = url.flatMap(fromURL) { return (fromURL.title, fromURL.language) }
+        if let title { return (normalize(withoutSiteName(title)), nil) }
+        var name = String(fileName.split(separator: "/").last ?? "")
+        if let dot = name.lastIndex(of: ".") { name = String(name[..<dot]) }
+        return (normalize(name), nil)
+    }
+
     /// The `title` parameter of a query (`title=Great_tit&oldid=12`), up to the next `&` or `#`.
     private static func queryTitle(_ query: Substring) -> Substring? {
         for parameter in query.split(separator: "&") where parameter.hasPrefix("title=") {
