@@ -349,6 +349,56 @@ import Testing
         }
     }
 
+    /// A pipeline without display targets (what `make bundle INAT=…` writes) chooses no tier and
+    /// costs nothing: its three sections said so with empty charts and header-only tables.
+    @Test func aBundleWithoutDisplayTargetsSaysSoInsteadOfEmptyCharts() throws {
+        let directory = try TemporaryDirectory()
+        var policy = try samplePolicy()
+        policy.targets = []
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000, policy: policy)
+        let html = try report(directory)
+        #expect(html.components(separatedBy: "This pipeline defines no display targets").count - 1 == 3)
+        for title in ["Photos per tier and display target", "Photos that fit the memory budget"] { #expect(!html.contains(title), "\(title)") }
+        // The header dates the data, not the run.
+        #expect(html.contains("data as of 2023-11-14T22:13:20Z"))
+    }
+
+    /// Which costs are estimates, and what the bundle stage salvaged of the export's
+    /// observations (said on standard error alone; the ingest section said "nothing salvaged").
+    @Test func theEstimatedCostsAndTheExportsMissingParentsAreSaid() throws {
+        let directory = try TemporaryDirectory()
+        try buildBundle(inputs: Self.sampleInputs, in: directory, name: "sample", epoch: 1_700_000_000)
+        let database = try Database(path: directory.file("content.sqlite"))
+        try database.execute("""
+            UPDATE bundle_info SET value = '3' WHERE key = 'photos.remote';
+            INSERT INTO bundle_info (key, value) VALUES ('observations.without_observer', '12'), ('observations.without_taxon', '4');
+            """)
+        let html = try report(directory)
+        #expect(html.contains("Of the photos shipped, 3 are remote"), "the remote photos' estimate")
+        #expect(html.contains("At the bundle stage, 12 observations of the open-data export were kept without their observer and 4 without their taxon"))
+    }
+
+    /// One scale for every row of a stacked chart: a row of 1 drew as long as a row of 38.
+    @Test func aStackedChartsRowsShareOneScale() throws {
+        let svg = SVGChart.stacked("Findings per input file", segments: ["rejected"], [("big.json", [38]), ("small.json", [1])])
+        let widths = svg.matches(of: /<rect x="\d+" y="\d+" width="(\d+)" height/).map { Int($0.1)! }
+        #expect(widths.count >= 2 && widths[0] > 20 * widths[1], "\(widths)")
+    }
+
+    /// A bidirectional override from the data (`Evil\u{202E}FDP.exe` showed as "EvilexeFDP.")
+    /// is shown replaced, as credits drop it.
+    @Test func bidirectionalOverridesFromTheDataAreShownReplaced() {
+        #expect(HTMLText.escaped("Evil\u{202E}FDP.exe \u{2066}x\u{2069}") == "Evil\u{FFFD}FDP.exe \u{FFFD}x\u{FFFD}")
+        #expect(HTMLText.escaped("Café – “quoted” ‘x’") == "Café – “quoted” ‘x’")
+    }
+
+    /// Blurb lengths of any size are binned at round widths (a 1 MB blurb gave "0–83072").
+    @Test func blurbLengthsAreBinnedAtRoundWidths() {
+        let bins = BundleReport.lengthBins([10, 4_000, 996_872])
+        #expect(bins.count <= 12 && bins.first?.label == "0–99999", "\(bins.map(\.label))")
+        #expect(BundleReport.lengthBins([5, 95]).first?.label == "0–9")
+    }
+
     /// A control character from the data (a NUL in a title, an escape sequence in a file name)
     /// is shown as U+FFFD: written raw, the browser dropped it and the page was not text.
     @Test func controlCharactersFromTheDataAreShownReplaced() {

@@ -215,6 +215,7 @@ public struct BundleBuilder {
                     ("photos.licenses_allowed", options.policy.licenses.map(\.rawValue).sorted().joined(separator: ",")),
                 ] + summary.counts.map { ("rows.\($0.table)", String($0.rows)) }
                     + (summary.report?.bundleInfo() ?? []).map { ($0.key, $0.value) }
+                    + summary.missingParents.bundleInfo
                 inputsJSON = loader.inputsJSON() + "\n"
                 let insert = try scratch.prepare("INSERT INTO bundle_info (key, value) VALUES (?, ?)")
                 for (key, value) in info {

@@ -92,15 +92,27 @@ public struct MissingParents: Sendable, Equatable {
     public static let limit = 100
     /// The findings held whole, for `shown` after `keepOnly`.
     static let candidates = 10 * limit
-    /// The observation of every finding, in order.
+    /// The observation of every finding, in order, and whether it lost its taxon (else its observer).
     private var observations: [Int64] = []
+    private var lostTaxon: [Bool] = []
     private var held: [(observation: Int64, finding: Finding)] = []
 
     public init() {}
 
+    /// Of `count`, the findings of an observer and of a taxon: the report shows them (they were
+    /// said on standard error alone, and the page said nothing was salvaged).
+    public var withoutObserver: Int { lostTaxon.count { !$0 } }
+    public var withoutTaxon: Int { lostTaxon.count { $0 } }
+
+    /// `bundle_info`'s rows of them (none when there are none).
+    var bundleInfo: [(String, String)] {
+        count == 0 ? [] : [("observations.without_observer", String(withoutObserver)), ("observations.without_taxon", String(withoutTaxon))]
+    }
+
     mutating func add(_ finding: Finding, observation: Int64) {
         count += 1
         observations.append(observation)
+        lostTaxon.append(finding.field == "taxon_id")
         if held.count < Self.candidates { held.append((observation, finding)) }
         if shown.count < Self.limit { shown.append(finding) }
     }
@@ -110,9 +122,14 @@ public struct MissingParents: Sendable, Equatable {
     /// them; `count` stays exact.
     mutating func keepOnly(_ isKept: (Int64) throws -> Bool) rethrows {
         var kept: [Int64] = []
-        for observation in observations where try isKept(observation) { kept.append(observation) }
+        var keptLostTaxon: [Bool] = []
+        for (observation, taxon) in zip(observations, lostTaxon) where try isKept(observation) {
+            kept.append(observation)
+            keptLostTaxon.append(taxon)
+        }
         let gone = Set(observations).subtracting(kept)
         observations = kept
+        lostTaxon = keptLostTaxon
         count = kept.count
         held.removeAll { gone.contains($0.observation) }
         shown = held.prefix(Self.limit).map(\.finding)

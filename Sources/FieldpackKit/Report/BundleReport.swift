@@ -45,7 +45,9 @@ public struct BundleReport {
         let pipeline = info["pipeline"] ?? "?"
         var page = ReportPage(
             title: "Bundle report: \(pipeline)",
-            subtitle: "built \(info["build_date"] ?? "?") · schema v\(info["schema_version"] ?? "?") · fieldpack \(info["tool_version"] ?? "?")")
+            // `build_date` is the data's date (SOURCE_DATE_EPOCH, else the newest record's), not
+            // when the build ran: "built" showed a date years from the run (docs/bundle.md).
+            subtitle: "data as of \(info["build_date"] ?? "?") · schema v\(info["schema_version"] ?? "?") · fieldpack \(info["tool_version"] ?? "?")")
         var sections = 0
         func section(_ id: String, _ title: String, _ body: (inout ReportPage) -> Void) {
             sections += 1
@@ -73,7 +75,12 @@ public struct BundleReport {
                        facts.iconic.map { [$0.name, ReportNumber.count($0.taxa), ReportNumber.count($0.observations)] }, numeric: [1, 2])
         }
 
+        // A pipeline without display targets (the INAT=… default) chooses no tier and costs
+        // nothing: its sections said so with empty charts and tables.
+        let noTargets = "This pipeline defines no display targets (\"targets\" in the pipeline file), so no photo tier is chosen and "
+            + "nothing is costed: add the app's targets to see them."
         section("tiers", "Photo tier chosen per display target") { page in
+            guard !facts.targets.isEmpty else { return page.paragraph(noTargets, class: "note") }
             let tierNames = facts.targets.first?.tiers.map(\.tier) ?? []
             page.figure(SVGChart.stacked(
                 "Photos per tier and display target", segments: tierNames,
@@ -85,9 +92,19 @@ public struct BundleReport {
                     [target.name, target.mode, "\(target.box.0) × \(target.box.1)",
                      ReportNumber.count(target.tiers.reduce(0) { $0 + $1.photos }), ReportNumber.count(target.upscaled)]
                 }, numeric: [3, 4])
+            // Which costs are estimates: a remote photo's own URL serves one size (costed at its
+            // original), and a photo of unknown size is costed at an assumed one.
+            let remote = count("photos.remote"), assumed = count("photos.assumed_dimensions")
+            if remote > 0 || assumed > 0 {
+                page.paragraph(
+                    "Of the photos shipped, \(ReportNumber.count(remote)) are remote (their own URL, one size, costed at their original "
+                        + "dimensions) and \(ReportNumber.count(assumed)) have unknown dimensions (costed at an assumed size): their costs "
+                        + "below are estimates.", class: "note")
+            }
         }
 
         section("bytes", "Decoded and download bytes per target") { page in
+            if facts.targets.isEmpty { page.paragraph(noTargets, class: "note") }
             for target in facts.targets {
                 page.html.element("h3", "\(target.name) (\(target.mode), \(target.box.0) × \(target.box.1) px)")
                 page.figure(SVGChart.histogram(
@@ -112,6 +129,7 @@ public struct BundleReport {
         }
 
         section("budget", "Memory budget simulation") { page in
+            guard !facts.targets.isEmpty else { return page.paragraph(noTargets, class: "note") }
             let budget = count("costs.memory_budget_bytes")
             page.paragraph("Budget: \(ReportNumber.bytes(budget)) of decoded photos. Scrolling a list from the top, how many photos fit at once, how many are larger than the whole budget, and how many stay cached at the end.")
             page.figure(SVGChart.stacked(
@@ -165,6 +183,17 @@ public struct BundleReport {
         }
 
         section("ingest", "Records rejected or salvaged at ingest") { page in
+            // What the bundle stage salvaged of the export's observations (a missing observers
+            // or taxa table): said on standard error alone, while this section said "nothing
+            // salvaged".
+            let withoutObserver = count("observations.without_observer"), withoutTaxon = count("observations.without_taxon")
+            if withoutObserver > 0 || withoutTaxon > 0 {
+                page.paragraph(
+                    "At the bundle stage, \(ReportNumber.count(withoutObserver)) observations of the open-data export were kept without their "
+                        + "observer and \(ReportNumber.count(withoutTaxon)) without their taxon: the export's observers or taxa table (nor an API "
+                        + "copy) has no row for them, so their photos have no one to credit and their taxa are unknown (fieldpack-bundle's "
+                        + "warnings name the first \(MissingParents.limit)).", class: "note")
+            }
             guard let groups = facts.ingestFindings else {
                 page.paragraph("No ingest rejects file was given (--rejects).", class: "note")
                 return
@@ -414,8 +443,11 @@ public struct BundleReport {
     /// Counts per bin of a round width, about ten bins over the lengths.
     static func lengthBins(_ lengths: [Int]) -> [(label: String, count: Int64)] {
         guard let longest = lengths.max() else { return [] }
-        let widths = [10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000]
-        let width = widths.first { longest / $0 < 12 } ?? (longest / 12 + 1)
+        // Round widths (1, 2, 2.5 or 5 times a power of ten) at any length: past 10,000 a width
+        // of longest / 12 + 1 drew bins of "0–83072", "83073–166145".
+        var widths = [10, 20, 25, 50]
+        while widths.last! <= longest { widths += widths.suffix(4).map { $0 * 10 } }
+        let width = widths.first { longest / $0 < 12 }!
         var counts = [Int64](repeating: 0, count: longest / width + 1)
         for length in lengths { counts[length / width] += 1 }
         return counts.enumerated().map { ("\($0.offset * width)–\(($0.offset + 1) * width - 1)", $0.element) }

@@ -29,7 +29,21 @@ public struct HTMLText {
     }
 
     static func escape(_ value: String, into out: inout [UInt8]) {
-        for byte in value.utf8 {
+        let bytes = Array(value.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            // A bidirectional embedding, override or isolate (U+202A–U+202E, U+2066–U+2069): a
+            // name holding U+202E showed "Evil\u{202E}FDP.exe" as "EvilexeFDP." turned around,
+            // as credits were before their rule (`License.isInvisibleMark`). Shown as U+FFFD.
+            if byte == 0xE2, index + 1 < bytes.count,
+               (bytes[index] == 0x80 && (0xAA...0xAE).contains(bytes[index + 1])) || (bytes[index] == 0x81 && (0xA6...0xA9).contains(bytes[index + 1]))
+            {
+                out += "\u{FFFD}".utf8
+                index += 2
+                continue
+            }
             switch byte {
             case UInt8(ascii: "&"): out += "&amp;".utf8
             case UInt8(ascii: "<"): out += "&lt;".utf8

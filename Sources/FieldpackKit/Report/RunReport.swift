@@ -43,6 +43,12 @@ public struct RunReport {
                 stages.map { ("fieldpack-\($0.stage)", Int64(($0.seconds * 1000).rounded()), "\(format($0.seconds, 2)) s") }),
                 caption: "Wall-clock time of each stage's own work, as its summary line reports it; for a sharded "
                     + "stage, the sum over its shards (the longest shard is in the table below).")
+            page.table(
+                ["stage", "shards", "seconds", "longest shard", "records", "records/s", "MB read", "MB/s", "peak RSS"],
+                stages.map { stage in
+                    ["fieldpack-\(stage.stage)", stage.shardsShown, format(stage.seconds, 2), format(stage.longest, 2)]
+                        + Self.figures(seconds: stage.seconds, records: stage.records, bytes: stage.bytes, peak: stage.peakResidentBytes)
+                }, numeric: [1, 2, 3, 4, 5, 6, 7, 8])
         }
         page.section("memory", "Peak memory per stage") { page in
             page.figure(SVGChart.bars(
@@ -50,12 +56,6 @@ public struct RunReport {
                 stages.map { ("fieldpack-\($0.stage)", Int64($0.peakResidentBytes), ReportNumber.bytes(Int64($0.peakResidentBytes))) },
                 color: SVGChart.palette[1]),
                 caption: "Peak resident set size (getrusage) of each stage's process; for a sharded stage, its largest shard's.")
-            page.table(
-                ["stage", "shards", "seconds", "longest shard", "records", "records/s", "MB read", "MB/s", "peak RSS"],
-                stages.map { stage in
-                    ["fieldpack-\(stage.stage)", stage.shardsShown, format(stage.seconds, 2), format(stage.longest, 2)]
-                        + Self.figures(seconds: stage.seconds, records: stage.records, bytes: stage.bytes, peak: stage.peakResidentBytes)
-                }, numeric: [1, 2, 3, 4, 5, 6, 7, 8])
         }
         // When each stage's figures were made: a stage make did not rerun, or a build that
         // failed before this page was made again, shows as an earlier time.

@@ -44,6 +44,8 @@ enum SVGChart {
             return "\(row.label): " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
         }
         var svg = open(title, height: height, values: values)
+        // One scale for every row, as `bars` draws: a row of 1 drew as long as a row of 38.
+        let largest = rows.map { $0.values.reduce(0, +) }.max() ?? 0
         for (index, row) in rows.enumerated() {
             let y = top + index * rowHeight
             let total = row.values.reduce(0, +)
@@ -53,7 +55,7 @@ enum SVGChart {
             for (part, value) in row.values.enumerated() where value > 0 {
                 // Cumulative rounding: the segments end exactly at the bar's end.
                 done += value
-                let end = labelWidth + Int(Int64(barSpace) * done / max(1, total))
+                let end = labelWidth + Int(Int64(barSpace) * done / max(1, largest))
                 svg += "<rect x=\"\(x)\" y=\"\(y + 4)\" width=\"\(max(1, end - x))\" height=\"\(rowHeight - 8)\" fill=\"\(color(part))\">"
                 svg += "<title>\(HTMLText.escaped(segments[part])): \(value)</title></rect>"
                 // Drawn inside only when it fits there (a 30-px segment's "60 000" ran onto the
