@@ -147,6 +147,24 @@ import Testing
         let queried = { (id: Int) in "https://static.inaturalist.org/photos/\(id)/square.jpg?media-hidden" }
         let notTakenDown = try winners(copy("cc-by", url: queried), copy("cc-by-nc"))
         #expect(notTakenDown.map { $0["license"] as? String } == ids.map { _ in "cc-by-nc" })
+        // A copy a moderator hid (`hidden: true`, its URL still the photo's): half of such ties
+        // shipped the photo.
+        let flagged = copy("cc-by").replacingOccurrences(of: "\"original_dimensions\"", with: "\"hidden\":true,\"original_dimensions\"")
+        let hiddenWins = try winners(copy("cc-by"), flagged)
+        #expect(hiddenWins.allSatisfy { $0["hidden"] as? Bool == true }, "\(hiddenWins.map { $0["hidden"] ?? "" })")
+        // The current URL: an openly licensed photo's old static-host address with an old
+        // response's `?timestamp` lost to the open-data bucket's only by its content hash.
+        let old = { (id: Int) in "https://static.inaturalist.org/photos/\(id)/square.jpg?1598551272" }
+        let current = try winners(copy("cc-by", url: old), copy("cc-by"))
+        #expect(current.allSatisfy { ($0["url"] as? String)?.hasPrefix("https://inaturalist-open-data.s3.amazonaws.com/") == true },
+                "\(current.map { $0["url"] ?? "" })")
+        // …and an all-rights-reserved photo's static-host address over an open-data one.
+        let current2 = try winners(copy("", url: old), copy(""))
+        #expect(current2.allSatisfy { ($0["url"] as? String)?.hasPrefix("https://static.inaturalist.org/") == true },
+                "\(current2.map { $0["url"] ?? "" })")
+        // Of two static-host addresses, the one without a timestamp.
+        let dated = try winners(copy("", url: old), copy("", url: { "https://static.inaturalist.org/photos/\($0)/square.jpg" }))
+        #expect(dated.allSatisfy { ($0["url"] as? String)?.hasSuffix("square.jpg") == true }, "\(dated.map { $0["url"] ?? "" })")
     }
 
     @Test func linksComeFromTheNewestCopyOfAnObservation() throws {

@@ -227,6 +227,9 @@ import Testing
          #""repeat_filter_bytes" must be a whole number of bytes from 1048576 (1 MiB) to 17179869184 (16 GiB)"#),
         (#"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", "all-mine"]}"#, #""licenses" holds an unknown licence code "all-mine""#),
         (#"{"name": "ok", "inat": ["x"], "licenses": [5]}"#, #""licenses" holds a value that is not a licence code (a string such as "cc-by")"#),
+        // An empty code allowed every unlicensed (all rights reserved) photo, without a word.
+        (#"{"name": "ok", "inat": ["x"], "licenses": ["cc-by", ""]}"#,
+         #""licenses" holds an empty code: write "all-rights-reserved" to ship photos without a licence"#),
         // An empty list shipped no photo, without a word.
         (#"{"name": "ok", "inat": ["x"], "licenses": []}"#,
          #""licenses" is empty, so no photo could ship: list the licences to ship, or leave it out for the default"#),

@@ -31,6 +31,10 @@ public enum License: String, CaseIterable, Sendable {
     /// The case's place in `allCases` (for counts kept per licence).
     var ordinal: Int { Self.allCases.firstIndex(of: self)! }
 
+    /// Whether iNaturalist serves a photo of this licence from its open-data bucket (any CC
+    /// licence, CC0, PD; INAT.md §1.4, §3), else from its static host (all rights reserved, GFDL).
+    var isServedFromOpenData: Bool { self != .allRightsReserved && self != .gfdl }
+
     /// The app sells content: by default only licences that allow commercial use ship.
     public static let commercialDefault: Set<License> = [.cc0, .pd, .ccBy, .ccBySa]
 

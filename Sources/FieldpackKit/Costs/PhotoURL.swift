@@ -123,6 +123,17 @@ public struct PhotoURL: Sendable, Equatable {
         return (true, PlaceholderKind.named(inPath: path))
     }
 
+    /// Whether `url` is on iNaturalist's open-data bucket (`inaturalist-open-data.s3…`), where it
+    /// serves openly licensed photos (INAT.md §1.4), not its static host.
+    static func isOpenDataHost(_ url: JSONText) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)
+        guard let address = Address(bytes) else { return false }
+        let host = bytes[address.host]
+        let bucket = Array("inaturalist-open-data.".utf8)
+        guard host.count > bucket.count else { return false }
+        return zip(host.prefix(bucket.count), bucket).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 + 32 : $0) == $1 } && isHosted(url)
+    }
+
     /// Whether `url` is on one of iNaturalist's hosts (`hosting`).
     static func isHosted(_ url: JSONText) -> Bool {
         let bytes = UnsafeRawBufferPointer(start: url.start, count: url.count)

@@ -30,6 +30,12 @@ public struct ShippingPolicy: Sendable, Equatable {
             }
             var licenses = Set<License>()
             for element in list.elements {
+                // An empty code is all rights reserved in photo data (no licence), never here: a
+                // generated list's trailing comma (`"cc-by", ""`) shipped every unlicensed photo.
+                if element.string?.isEmpty == true {
+                    throw FieldpackError(
+                        path: path, "\"licenses\" holds an empty code: write \"all-rights-reserved\" to ship photos without a licence")
+                }
                 guard let code = element.string, let license = License.parse(code) else {
                     throw FieldpackError(path: path, "\"licenses\" holds \(element.string.map { "an unknown licence code \"\($0)\"" } ?? "a value that is not a licence code (a string such as \"cc-by\")")")
                 }

@@ -306,7 +306,8 @@ public struct Dedupe: Sendable {
                 let position = Int32(clamping: record.int64(C.position) ?? 0)
                 let url = record.text(C.url)
                 let fields = PhotoOccurrence.fields(
-                    license: record.text(C.license), attribution: record.text(C.attribution), url: url, urlWithoutQuery: url.map(Self.withoutQuery))
+                    license: record.text(C.license), attribution: record.text(C.attribution), url: url, urlWithoutQuery: url.map(Self.withoutQuery),
+                    hidden: record[C.hidden]?.bool ?? false)
                 return PhotoOccurrence(
                     id: id, seen: record.int64(C.seen) ?? Int64.min, observation: record.int64(C.observation) ?? 0,
                     content: PhotoOccurrence.content(

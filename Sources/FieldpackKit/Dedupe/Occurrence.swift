@@ -18,7 +18,9 @@ struct PhotoOccurrence {
     var width: Int32
     var height: Int32
     /// The licence (`licenseField`, 21 bits), a hash of the attribution (21 bits) and of the
-    /// URL (query string dropped, 19 bits); bit 61 is set for iNaturalist's still-processing
+    /// URL (query string dropped, 16 bits); bit 58 is set for a hosted URL whose host is the one
+    /// its licence is served from (`hostAgrees`), bit 59 for a URL with a query (`isDated`), bit
+    /// 60 for a copy a moderator hid (`isHidden`), bit 61 for iNaturalist's still-processing
     /// stand-in, bit 62 for a taken-down one (`isProcessing`, `isTakenDown`), the top bit for a
     /// remote URL (`isRemote`).
     var fields: UInt64
@@ -26,13 +28,23 @@ struct PhotoOccurrence {
     static let remoteBit: UInt64 = 1 << 63
     static let takenDownBit: UInt64 = 1 << 62
     static let processingBit: UInt64 = 1 << 61
+    static let hiddenBit: UInt64 = 1 << 60
+    static let datedBit: UInt64 = 1 << 59
+    static let hostAgreesBit: UInt64 = 1 << 58
 
-    /// The fields of a photo copy with these licence, attribution and URL.
-    static func fields(license: JSONText?, attribution: JSONText?, url: JSONText?, urlWithoutQuery: JSONText?) -> UInt64 {
-        var fields = licenseField(license) | fieldHash(attribution) << 21 | (fieldHash(urlWithoutQuery) & 0x7_FFFF) << 42
+    /// The fields of a photo copy with these licence, attribution, URL and `hidden` flag.
+    static func fields(license: JSONText?, attribution: JSONText?, url: JSONText?, urlWithoutQuery: JSONText?, hidden: Bool = false) -> UInt64 {
+        var fields = licenseField(license) | fieldHash(attribution) << 21 | (fieldHash(urlWithoutQuery) & 0xFFFF) << 42
+        if hidden { fields |= hiddenBit }
         guard let url else { return fields }
+        if url.count != urlWithoutQuery?.count { fields |= datedBit }
         let hosting = PhotoURL.hosting(url)
         if !hosting.hosted { return fields | remoteBit }
+        // INAT.md §1.4: an openly licensed photo (any CC licence, CC0, PD) is served from the
+        // open-data bucket, any other from iNaturalist's static host; the host moves with the
+        // licence, so of two copies that tie the one whose host agrees is the current URL.
+        let openData = PhotoURL.isOpenDataHost(url)
+        if let known = License.parse(license), known.isServedFromOpenData == openData { fields |= hostAgreesBit }
         switch hosting.placeholder {
         case .stillProcessing?: fields |= processingBit
         case _?: fields |= takenDownBit
@@ -58,10 +70,15 @@ struct PhotoOccurrence {
     /// beat a remote copy as well: a remote photo flagged and later restored stays out until
     /// iNaturalist hosts it, the safe side of the rule (it is one key, so the order stays total).
     /// Then the newest, the higher observation, the better rank. Copies that tie on all of
-    /// those (two snapshots of one observation that did not change its `updated_at`) are settled
-    /// on the safe side, not by their bytes: a taken-down stand-in first (it never ships), then
-    /// the more restrictive licence (a photo relicensed `cc-by-nc` never ships as `cc-by`), then
-    /// a photo over its still-processing stand-in; only then the content.
+    /// those (two snapshots of one observation that did not change its `updated_at`: moving a
+    /// photo between hosts or hiding it does not) are settled on the safe side, not by their
+    /// bytes: a taken-down stand-in first (it never ships), then a copy a moderator hid (it never
+    /// ships; half of such ties shipped the photo), then the more restrictive licence (a photo
+    /// relicensed `cc-by-nc` never ships as `cc-by`), then a photo over its still-processing
+    /// stand-in; then the current URL: one on the host its licence is served from (an openly
+    /// licensed photo's old `static.inaturalist.org` address lost to the open-data bucket's only
+    /// by its content hash, and the app fetched it again when another copy came), and one without
+    /// an old response's `?timestamp`; only then the content.
     @inline(__always)
     func outranks(_ other: PhotoOccurrence) -> Bool {
         if isRemote != other.isRemote { return !isRemote }
@@ -69,8 +86,11 @@ struct PhotoOccurrence {
         if observation != other.observation { return observation > other.observation }
         if rank != other.rank { return rank > other.rank }
         if isTakenDown != other.isTakenDown { return isTakenDown }
+        if isHidden != other.isHidden { return isHidden }
         if license != other.license { return license > other.license }
         if isProcessing != other.isProcessing { return !isProcessing }
+        if hostAgrees != other.hostAgrees { return hostAgrees }
+        if isDated != other.isDated { return !isDated }
         return content > other.content
     }
 
@@ -86,10 +106,13 @@ struct PhotoOccurrence {
 
     var license: UInt64 { fields & 0x1F_FFFF }
     var attribution: UInt64 { (fields >> 21) & 0x1F_FFFF }
-    var url: UInt64 { (fields >> 42) & 0x7_FFFF }
+    var url: UInt64 { (fields >> 42) & 0xFFFF }
     var isRemote: Bool { fields & Self.remoteBit != 0 }
     var isTakenDown: Bool { fields & Self.takenDownBit != 0 }
     var isProcessing: Bool { fields & Self.processingBit != 0 }
+    var isHidden: Bool { fields & Self.hiddenBit != 0 }
+    var isDated: Bool { fields & Self.datedBit != 0 }
+    var hostAgrees: Bool { fields & Self.hostAgreesBit != 0 }
 }
 
 /// One occurrence of an observation, taxon or user (48 bytes).
