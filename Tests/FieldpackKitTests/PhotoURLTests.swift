@@ -184,6 +184,12 @@ import Testing
         #expect(License.ccBy.credit(name: "\u{202E}evil\u{202C}") == "(c) evil, some rights reserved (CC BY)")
         #expect(License.ccBy.credit(name: "\u{2067}Zoë\u{200B}\u{2069} \u{FEFF}Ito\u{85}") == "(c) Zoë Ito, some rights reserved (CC BY)")
         #expect(License.cc0.credit(name: "\u{9F}\u{202D}") == nil)
+        // Direction marks (a leading RLM turned the credit line's direction), the Arabic letter
+        // mark, and a Hangul filler, a letter that shows nothing: a name of it alone is none.
+        #expect(License.ccBy.credit(name: "\u{200F}سارا\u{061C} \u{200E}Ito") == "(c) سارا Ito, some rights reserved (CC BY)")
+        #expect(License.cc0.credit(name: "\u{3164}") == nil)
+        #expect(UserRecord.usableName("\u{3164}\u{3164}") == nil && UserRecord.usableName("\u{200F}") == nil)
+        #expect(UserRecord.creditName(name: "\u{3164}", login: "kim") == "kim")
         // Persian's zero-width non-joiner and an emoji's joiner are part of the name.
         #expect(License.cc0.credit(name: "می\u{200C}خواهم 👩\u{200D}🔬") == "می\u{200C}خواهم 👩\u{200D}🔬, no rights reserved (CC0)")
     }

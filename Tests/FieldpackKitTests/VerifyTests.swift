@@ -176,6 +176,26 @@ import Testing
         try expectOneProblem(after: tamper, containing: problem)
     }
 
+    /// A hosted photo flagged remote (every target fetched its one URL, `square`), and a photo on
+    /// another host flagged hosted: the remote flag is what the URL's host says.
+    @Test func aPhotoWhoseRemoteFlagIsNotWhatItsHostSaysIsRefused() throws {
+        for (tamper, name) in [
+            ("UPDATE photos SET remote = 1 WHERE id = (SELECT min(id) FROM photos WHERE remote = 0)", "hosted flagged remote"),
+            ("UPDATE photos SET url = replace(url, 'https://inaturalist-open-data.s3.amazonaws.com/', 'https://inaturalist-open-data.s3.amazonaws.xyz/') "
+                + "WHERE id = (SELECT min(id) FROM photos WHERE remote = 0 AND url LIKE 'https://inaturalist-open-data.s3.amazonaws.com/%')",
+             "another host flagged hosted"),
+        ] {
+            let directory = try TemporaryDirectory()
+            try freshBundle(directory)
+            let database = try Database(path: directory.file("content.sqlite"))
+            try database.execute(tamper)
+            try #require(try database.int("SELECT total_changes()") ?? 0 > 0, "\(name): the tamper changed nothing")
+            try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+            let problems = BundleVerifier(directory: directory.file("bundle")).verify()
+            #expect(problems.contains { $0.contains("1 photo(s) whose remote flag is not what their URL's host says") }, "\(name): \(problems)")
+        }
+    }
+
     /// Publishes the sample bundle with `tamper` run on it (and published again, its checksums
     /// right) and expects verify to find one problem of its database, holding `problem` (a row
     /// added or deleted also leaves the counts the bundle recorded behind: those aside).

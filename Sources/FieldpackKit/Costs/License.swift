@@ -69,13 +69,13 @@ public enum License: String, CaseIterable, Sendable {
     /// no control character, direction override or isolate, zero-width space or byte order mark
     /// (a U+202E in a name turned the licence after it around; a BEL was shipped as it was).
     /// Most names are clean already (single inner spaces, no control characters, none of the
-    /// UTF-8 lead bytes that can start a Unicode space or such a mark: C2, E1, E2, E3, EF):
+    /// UTF-8 lead bytes that can start a Unicode space or such a mark: C2, D8, E1, E2, E3, EF):
     /// those are returned as they are.
     static func collapsingWhitespace(_ name: String) -> String {
         var previousSpace = true
         for byte in name.utf8 {
             let space = byte == 0x20
-            if byte < 0x20 || byte == 0x7F || byte == 0xC2 || (byte >= 0xE1 && byte <= 0xE3) || byte == 0xEF
+            if byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xD8 || (byte >= 0xE1 && byte <= 0xE3) || byte == 0xEF
                 || (space && previousSpace)
             {
                 return collapsed(name)
@@ -92,12 +92,17 @@ public enum License: String, CaseIterable, Sendable {
     }
 
     /// A control character that is not whitespace (C0, DEL, C1), a bidirectional embedding,
-    /// override or isolate (U+202A–U+202E, U+2066–U+2069), a zero-width space (U+200B) or a
-    /// byte order mark (U+FEFF). Joiners (U+200C, U+200D), which Persian and emoji need, stay.
+    /// override or isolate (U+202A–U+202E, U+2066–U+2069) or mark (U+200E, U+200F, the Arabic
+    /// letter mark U+061C: a leading one turned the credit line's direction), a zero-width space
+    /// (U+200B), a word joiner or invisible operator (U+2060–U+2064), the Mongolian vowel
+    /// separator (U+180E), a Hangul filler (U+115F, U+1160, U+3164, U+FFA0: letters that show
+    /// nothing, a name of them alone a blank credit) or a byte order mark (U+FEFF). Joiners
+    /// (U+200C, U+200D), which Persian and emoji need, stay.
     static func isInvisibleMark(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return !scalar.properties.isWhitespace
-        case 0x200B, 0x202A...0x202E, 0x2066...0x2069, 0xFEFF: return true
+        case 0x061C, 0x115F, 0x1160, 0x180E, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0x3164, 0xFEFF, 0xFFA0:
+            return true
         default: return false
         }
     }

@@ -71,7 +71,8 @@ public struct UserRecord {
             // Spaces, controls and invisible format characters (U+200B zero width space, U+2060,
             // U+FEFF): a name of them alone would credit the photo to nobody visible.
             return !String(decoding: bytes, as: UTF8.self).allSatisfy { character in
-                character.isWhitespace || character.unicodeScalars.allSatisfy { [.control, .format].contains($0.properties.generalCategory) }
+                character.isWhitespace
+                    || character.unicodeScalars.allSatisfy { [.control, .format].contains($0.properties.generalCategory) || License.isInvisibleMark($0) }
             }
         }
         return false

@@ -328,6 +328,29 @@ package struct DatabaseChecks {
             ORDER BY id
             """,
             "whose URL's size token is not a tier, or whose URL is another photo's")
+        // The remote flag is what the URL says, by the rule the bundle stage decided it by
+        // (`PhotoURL.classify`): a hosted photo flagged remote was fetched at its one URL's size
+        // (`square`) for every target, the detail view included; one flagged hosted on another
+        // host had its tiers derived where nothing serves them.
+        let photos = try database.prepare("SELECT id, url, remote FROM photos ORDER BY id")
+        let parser = PhotoURLParser()
+        var flagged: (count: Int, first: Int64?) = (0, nil)
+        while try photos.step() {
+            guard let url = photos.text(1) else { continue }
+            let isRemote: Bool
+            switch parser.classify(url) {
+            case .remote: isRemote = true
+            case .inaturalist: isRemote = false
+            case .placeholder, .unusable: isRemote = photos.int64(2) == 0  // no shipping URL: counted below as flagged wrong
+            }
+            if isRemote != (photos.int64(2) != 0) {
+                flagged.count += 1
+                if flagged.first == nil { flagged.first = photos.int64(0) }
+            }
+        }
+        if let first = flagged.first {
+            problems.append("\(path): error: \(flagged.count) photo(s) whose remote flag is not what their URL's host says (iNaturalist's or another), first id \(first)")
+        }
         return problems
     }
 
