@@ -81,6 +81,10 @@ import Testing
         (80.0, 80.0, DisplayTarget.Mode.fill, PhotoTier.small),   // 100 × 75 thumb misses 80 high
         (75.0, 75.0, .fill, .square),
         (76.0, 40.0, .fill, .thumb),                              // square only within 75 × 75
+        // …and only for a square box: filling a 75 × 30 strip from the square (the photo's centre
+        // square) cropped the photo otherwise than filling it from the photo (until 2026-12-08).
+        (75.0, 30.0, .fill, .thumb),
+        (40.0, 40.0, .fill, .square),
         (100.0, 100.0, .fit, .thumb),                             // fit: 100 wide is enough
         (480.0, 100.0, .fit, .small),                             // 180 high reaches 100: shown 133 × 100
         (480.0, 400.0, .fit, .medium),

@@ -176,6 +176,27 @@ import Testing
         try expectOneProblem(after: tamper, containing: problem)
     }
 
+    /// A bundle built before 2026-12-08 chose `square` for any fill box within 75 × 75, square or
+    /// not (another crop of the same photo, not another size): it verifies.
+    @Test func aSquareForASmallStripByTheOlderRuleVerifies() throws {
+        let directory = try TemporaryDirectory()
+        try freshBundle(directory)
+        let database = try Database(path: directory.file("content.sqlite"))
+        // A 60 × 20 fill strip at 1x whose rows say `square`, as the older rule chose.
+        try database.execute("""
+            INSERT INTO display_targets (id, name, mode, width_points, height_points, scale, box_width, box_height)
+                SELECT max(id) + 1, 'strip', 'fill', 60, 20, 1, 60, 20 FROM display_targets;
+            INSERT INTO size_costs
+                SELECT remote, original_width, original_height, (SELECT max(id) FROM display_targets), tier, served_width, served_height,
+                       60, 20, decoded_bytes, transient_bytes, download_bytes, upscaled, assumed_dimensions
+                FROM size_costs WHERE target_id = (SELECT min(id) FROM display_targets) AND tier = 'square';
+            """)
+        try #require(try database.int("SELECT count(*) FROM size_costs WHERE target_id = (SELECT max(id) FROM display_targets)") ?? 0 > 0)
+        try BundlePublisher(database: directory.file("content.sqlite"), destination: directory.file("bundle")).publish()
+        let problems = BundleVerifier(directory: directory.file("bundle")).verify().filter { $0.contains("size_costs row(s) do not choose") }
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
     /// A hosted photo flagged remote (every target fetched its one URL, `square`), and a photo on
     /// another host flagged hosted: the remote flag is what the URL's host says.
     @Test func aPhotoWhoseRemoteFlagIsNotWhatItsHostSaysIsRefused() throws {

@@ -28,15 +28,23 @@ public struct DisplayTarget: Sendable, Equatable {
     }
 
     /// Whether an image of `size` from `tier` is enough for this target without enlarging it:
-    /// both sides must reach the box to fill it, either side to fit it. `square` (a 75 px crop)
-    /// only serves fill boxes within 75 × 75.
+    /// both sides must reach the box to fill it, either side to fit it. `square` (a 75 px crop
+    /// of the photo's centre) only serves square fill boxes within 75 × 75: filling another box
+    /// crops the photo otherwise (a 75 × 30 strip showed a panorama's middle quarter from the
+    /// square, where filling it from the photo shows its middle five eighths; until 2026-12-08).
     public func isCovered(by size: PixelSize, tier: PhotoTier) -> Bool {
         let box = self.box
-        if tier == .square { return mode == .fill && box.width <= 75 && box.height <= 75 }
+        if tier == .square { return Self.squareServes(mode: mode, box: box) && box.width == box.height }
         switch mode {
         case .fill: return size.width >= box.width && size.height >= box.height
         case .fit: return size.width >= box.width || size.height >= box.height
         }
+    }
+
+    /// Whether `square` served a box by the rule of bundles built before 2026-12-08: any fill box
+    /// within 75 × 75, square or not (fieldpack-verify accepts their choice).
+    static func squareServes(mode: Mode, box: PixelSize) -> Bool {
+        mode == .fill && box.width <= 75 && box.height <= 75
     }
 
     /// What the app draws: the box when filling; the image scaled into the box when fitting.

@@ -79,7 +79,10 @@ struct PhotoSizeChecks {
                 let covering = PhotoTier.allCases.first { target.isCovered(by: $0.servedSize(original: known), tier: $0) }
                 let largest = PhotoTier.original.servedSize(original: known)
                 let chosen = covering ?? model.estimate(original: known, target: target).tier ?? .original
-                let fits = covering.map { tier == $0 } ?? (tier.map { $0 != .square && $0.servedSize(original: known) == largest } ?? false)
+                // (`square` for a fill box within 75 × 75 that is not square: the rule until
+                // 2026-12-08, another crop of the same photo, not another size.)
+                let fits = covering.map { tier == $0 || (tier == .square && DisplayTarget.squareServes(mode: target.mode, box: target.box)) }
+                    ?? (tier.map { $0 != .square && $0.servedSize(original: known) == largest } ?? false)
                 let tierServed = tier?.servedSize(original: known)
                 if !fits || served != tierServed || display != target.displaySize(of: served)
                     || (rows.int64(9) != 0) != (covering == nil) || rows.int64(10) != 0
