@@ -524,6 +524,7 @@ PREVIOUS_MANIFEST_SHA256 := $(if $(PREVIOUS),$(firstword $(shell sha256sum '$(PR
 # make would record it otherwise.)
 PREVIOUS_FILE_IDENTITY := $(if $(PREVIOUS),$(shell [ -f '$(PREVIOUS)' ] && stat -L -c '%i:%s:%.9Y:%.9Z' '$(PREVIOUS)' 2>/dev/null))
 PUBLISH_SETTINGS := $(OUT)/.publish-settings
+BAG_SETTINGS := $(OUT)/.bag-settings
 # Two pipeline files of one name would share $(OUT) (and a build from one would pass for the
 # other's): the first to build it is recorded, by its path from here, and another is refused.
 PIPELINE_RECORD := $(OUT)/.pipeline
@@ -563,8 +564,18 @@ $(error $(OUT)/ was built from $(CLAIMED_PIPELINE), and $(THIS_PIPELINE) has the
 endif
 $(call record-settings,$(BUNDLE_SETTINGS),PREVIOUS PREVIOUS_MANIFEST_SHA256 PREVIOUS_FILE_IDENTITY SOURCE_DATE_EPOCH)
 $(call record-settings,$(PUBLISH_SETTINGS),SIGNING_KEY PUBLIC_KEY)
+$(call record-settings,$(BAG_SETTINGS),BAGIT)
+# The bag of an earlier build with BAGIT=1, now left out, is not of this build: it verified
+# as the bundle it no longer is, and the run report listed its rows. It goes, with its stamp and
+# timings (the run report is made again: it depends on the setting).
+ifneq ($(BAGIT),1)
+ifneq ($(wildcard $(OUT)/bag $(OUT)/bag.verified),)
+$(info make: removing $(OUT)/bag/, the BagIt bag of an earlier build with BAGIT=1 (this build makes none))
+$(shell rm -rf '$(OUT)/bag' '$(OUT)/bag.verified' '$(OUT)/timings/manifest-bag.json' '$(OUT)/timings/verify-bag.json')
 endif
-$(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS): ;
+endif
+endif
+$(BUNDLE_SETTINGS) $(PUBLISH_SETTINGS) $(BAG_SETTINGS): ;
 # A previous bundle inside this build's folder (its own published bundle/) changes with every
 # build, so the build would never be up to date, and the delta would be taken against itself.
 ifneq ($(PREVIOUS),)
@@ -642,7 +653,7 @@ $(BAG_VERIFIED): $(BAG_PUBLISHED)
 
 # The run's time and memory per stage: beside the bundle, never in it (they vary per run).
 # After every check that writes a timing: the bundle's, and with BAGIT=1 the bag's (make -j).
-$(RUN_REPORT): $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED))
+$(RUN_REPORT): $(VERIFIED) $(if $(filter 1,$(BAGIT)),$(BAG_VERIFIED)) $(BAG_SETTINGS)
 	$(BIN)/fieldpack-report --timings $(OUT)/timings --output $@ --pipeline-name $(PIPELINE_NAME)
 endif
 

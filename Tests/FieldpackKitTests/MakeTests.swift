@@ -932,6 +932,15 @@ import Testing
             try run("/bin/sh", ["-c", "python3 -c 'import bagit'"], environment: python).status == 0,
             "bagit is missing from .build/python; make test installs it (make test-deps)")
         #expect(try run("/bin/sh", ["-c", "python3 -m bagit --validate '\(bag)'"], environment: python).status == 0)
+        // BAGIT=1 left out: the bag is not of this build any more. It stayed, verified, beside
+        // another bundle, and the run report listed its rows.
+        let without = try make(["bundle", "BUILD=\(directory.path)"])
+        #expect(without.status == 0, "\(without.stdout)\(without.stderr)")
+        #expect(without.stdout.contains("removing \(spelled(bag))/, the BagIt bag of an earlier build"), "\(without.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: bag) && !FileManager.default.fileExists(atPath: directory.file("sample/bag.verified")))
+        let report = try text(directory.file("sample/run-report.html"))
+        #expect(!report.contains("manifest-bag") && !report.contains("verify-bag"))
+        #expect(!(try make(["bundle", "BUILD=\(directory.path)"]).stdout.contains("fieldpack-")))
     }
 
     @Test(.enabled(if: binaries != nil))
