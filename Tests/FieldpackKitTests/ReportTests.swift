@@ -237,7 +237,18 @@ import Testing
         #expect(html.contains("2 files skipped whole, holding no Wikipedia articles"), "\(html)")
         #expect(html.components(separatedBy: "<td class=\"wrap\">R0").count - 1 == BundleReport.listedRowLimit)
         #expect(html.contains("R0199") && !html.contains("R0200"))
-        #expect(html.contains("\(extra) more are not listed here: wiki-report.json lists every one."))
+        // Named where it is: the build folder's report, which the published bundle does not hold.
+        #expect(html.contains("\(extra) more are not listed here: the build folder&#39;s wiki/wiki-report.json (not published with the bundle) lists every one."))
+        // A pipeline without Wikipedia inputs: its wanted articles were not looked for, not missing.
+        let none = try directory.write("none-report.json", """
+            {"inputs": 0, "wanted": 7, "found": 0, "missing": ["A", "B", "C", "D", "E", "F", "G"], "redirects_followed": {},
+             "disambiguation_pages_skipped": [], "lines": 0, "files_skipped": 0}
+            """)
+        options.wikiReport = none
+        try BundleReport(options: options).run()
+        let noInputs = try text(directory.file("report.html"))
+        #expect(noInputs.contains("This pipeline names no Wikipedia input"), "\(noInputs)")
+        #expect(!noInputs.contains("<h3>Missing</h3>"))
     }
 
     /// A bar's value text ends inside the chart, however long it is: the longest bar leaves it

@@ -338,7 +338,7 @@ import Testing
         var wanted = wants(["Great tit", "Nowhere"])
         wanted.want(wikidata: "Q1", by: .destination("universe"))
         let report = try run([dump], wants: wanted, in: directory).report
-        #expect(Set(report.keys) == ["wanted", "found", "missing", "redirects_followed", "disambiguation_pages_skipped", "duplicate_pages",
+        #expect(Set(report.keys) == ["inputs", "wanted", "found", "missing", "redirects_followed", "disambiguation_pages_skipped", "duplicate_pages",
                                      "files_skipped", "lines", "lines_skipped", "lines_of_the_wiki", "lines_of_other_wikis", "lines_rejected",
                                      "passes", "bytes_read", "html_bytes_cleaned"])
         #expect(report["lines_of_the_wiki"] as? Int == 2 && (report["lines_of_other_wikis"] as? [String: Int])?.isEmpty == true)

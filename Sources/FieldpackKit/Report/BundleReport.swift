@@ -219,12 +219,17 @@ public struct BundleReport {
                 let findings = groups.reduce(Int64(0)) { $0 + $1.count } - listed.reduce(Int64(0)) { $0 + $1.count }
                 page.paragraph(
                     "\(ReportNumber.count(left)) more rows (\(ReportNumber.count(findings)) findings) are not listed: the \(Self.listedRowLimit) "
-                        + "with the most findings are. The rejects file lists every finding.", class: "note")
+                        + "with the most findings are. The build folder's inat/rejects.jsonl (not published with the bundle) lists every finding.", class: "note")
             }
         }
 
         section("articles", "Wikipedia articles") { page in
-            if let wiki = facts.wiki {
+            if let wiki = facts.wiki, wiki.inputs == 0 {
+                // Not looked for, not missing: the page listed every wanted article as missing.
+                page.paragraph(
+                    "This pipeline names no Wikipedia input (\"wikipedia\" in the pipeline file): the \(ReportNumber.count(wiki.wanted)) "
+                        + "articles its taxa and destinations would show were not looked for.", class: "note")
+            } else if let wiki = facts.wiki {
                 page.tiles([
                     ("wanted", ReportNumber.count(wiki.wanted)), ("found", ReportNumber.count(wiki.found)),
                     ("missing", ReportNumber.count(Int64(wiki.missing.count))),
@@ -235,7 +240,7 @@ public struct BundleReport {
                 // when every file is one, the page said "0 dump lines read" and no more.
                 if wiki.filesSkipped > 0 {
                     page.paragraph(
-                        "\(ReportNumber.count(wiki.filesSkipped)) \(wiki.filesSkipped == 1 ? "file" : "files") skipped whole, holding no Wikipedia articles: the wiki stage's rejects file names \(wiki.filesSkipped == 1 ? "it" : "each") and says why.",
+                        "\(ReportNumber.count(wiki.filesSkipped)) \(wiki.filesSkipped == 1 ? "file" : "files") skipped whole, holding no Wikipedia articles: the build folder's wiki/rejects.jsonl names \(wiki.filesSkipped == 1 ? "it" : "each") and says why.",
                         class: "note")
                 }
                 if !wiki.missing.isEmpty {
@@ -243,7 +248,7 @@ public struct BundleReport {
                     page.list(Array(wiki.missing.prefix(Self.listedRowLimit)))
                     if wiki.missing.count > Self.listedRowLimit {
                         page.paragraph(
-                            "\(ReportNumber.count(wiki.missing.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            "\(ReportNumber.count(wiki.missing.count - Self.listedRowLimit)) more are not listed here: the build folder's wiki/wiki-report.json (not published with the bundle) lists every one.",
                             class: "note")
                     }
                 }
@@ -252,7 +257,7 @@ public struct BundleReport {
                     page.table(["wanted", "article"], wiki.redirects.prefix(Self.listedRowLimit).map { [$0.0, $0.1] })
                     if wiki.redirects.count > Self.listedRowLimit {
                         page.paragraph(
-                            "\(ReportNumber.count(wiki.redirects.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            "\(ReportNumber.count(wiki.redirects.count - Self.listedRowLimit)) more are not listed here: the build folder's wiki/wiki-report.json (not published with the bundle) lists every one.",
                             class: "note")
                     }
                 }
@@ -261,7 +266,7 @@ public struct BundleReport {
                     page.list(Array(wiki.disambiguations.prefix(Self.listedRowLimit)))
                     if wiki.disambiguations.count > Self.listedRowLimit {
                         page.paragraph(
-                            "\(ReportNumber.count(wiki.disambiguations.count - Self.listedRowLimit)) more are not listed here: wiki-report.json lists every one.",
+                            "\(ReportNumber.count(wiki.disambiguations.count - Self.listedRowLimit)) more are not listed here: the build folder's wiki/wiki-report.json (not published with the bundle) lists every one.",
                             class: "note")
                     }
                 }

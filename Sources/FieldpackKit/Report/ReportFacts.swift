@@ -70,6 +70,8 @@ struct ReportFacts {
         var rejected: Int64 = 0
         /// Files (or archive members) that held no articles, passed over whole.
         var filesSkipped: Int64 = 0
+        /// The Wikipedia inputs the stage was given (nil: a report of before 2026-12-08).
+        var inputs: Int64? = nil
     }
 
     static func read(database path: String, ingestRejects: [String], wikiReport: String?, wikiParts: [String] = []) throws -> ReportFacts {
@@ -373,6 +375,7 @@ struct ReportFacts {
         wiki.skipped = try count("lines_skipped", root["lines_skipped"])
         wiki.rejected = try count("lines_rejected", root["lines_rejected"])
         wiki.filesSkipped = try count("files_skipped", root["files_skipped"])
+        if let inputs = root["inputs"] { wiki.inputs = try count("inputs", inputs) }
         return wiki
     }
 }

@@ -165,7 +165,7 @@ public struct WikiMerge {
             lines: sum(\.lines), skipped: sum(\.skipped), linesOfTheWiki: sum(\.linesOfTheWiki),
             otherWikis: reports.reduce(into: [:]) { all, part in all.merge(part.otherWikis, uniquingKeysWith: +) },
             rejected: sum(\.rejected), passes: passes, bytes: sum(\.bytes),
-            htmlBytes: htmlBytes)
+            htmlBytes: htmlBytes, inputs: reports[0].inputCount)
         return (kept.mapValues { ($0.part, $0.entry) }, resolved, report)
     }
 

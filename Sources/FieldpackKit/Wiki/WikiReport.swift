@@ -18,10 +18,14 @@ struct WikiReport: Sendable {
     var passes: Int
     var bytes: Int
     var htmlBytes: Int
+    /// The Wikipedia inputs given: none when the pipeline names no `wikipedia` (its wanted
+    /// articles were not looked for, not missing).
+    var inputs: Int
 
     func json() -> String {
         var writer = JSONWriter()
         writer.beginObject()
+        writer.key("inputs"); writer.int(inputs)
         writer.key("wanted"); writer.int(wanted)
         writer.key("found"); writer.int(found)
         writer.key("missing")

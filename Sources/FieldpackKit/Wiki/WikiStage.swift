@@ -772,6 +772,6 @@ public struct WikiStage {
             filesSkipped: run.summary.filesSkipped,
             lines: run.summary.lines, skipped: run.summary.skipped, linesOfTheWiki: run.summary.linesOfTheWiki,
             otherWikis: run.summary.otherWikis, rejected: run.summary.rejected, passes: run.summary.passes,
-            bytes: run.summary.bytes, htmlBytes: run.summary.htmlBytes)
+            bytes: run.summary.bytes, htmlBytes: run.summary.htmlBytes, inputs: options.inputs.count)
     }
 }
