@@ -171,6 +171,10 @@ import Testing
         ("UPDATE display_targets SET box_width = box_width * 2 WHERE id = 1", "display target 1 ("),
         ("UPDATE photos SET url = url || '?1700000000' WHERE id = (SELECT min(id) FROM photos WHERE remote = 0)",
          "1 photo(s) whose URL has a query or fragment, first id "),
+        // A photo of unknown size fetched as `original` by a map pin (it verified: any tier
+        // with the assumed-dimensions flag did); its size is the assumed one.
+        ("UPDATE size_costs SET tier = 'original', served_width = 2048, served_height = 1536 WHERE original_width = 0 AND remote = 0 AND tier = 'square'",
+         "iNaturalist photos of unknown size in map-pin: tier original, served 2048 × 1536, shown 60 × 60, the shipping rules give tier square"),
     ])
     func aBundleThatFetchesAnotherSizeThanTheRulesChooseIsRefused(tamper: String, problem: String) throws {
         try expectOneProblem(after: tamper, containing: problem)

@@ -8,8 +8,9 @@
 /// target; a photo of known size gets the smallest tier that covers the target (or, when none
 /// does, one that serves as many pixels as the largest, flagged upscaled), served at that tier's
 /// size and shown as the target shows it (no cost setting of the pipeline changes these); a
-/// photo of unknown size a tier and the assumed-dimensions flag; a remote photo its own URL (no
-/// tier). Byte figures (decoded, download) follow the pipeline's cost settings and measured
+/// photo of unknown size the same, of the size the pipeline assumed (`costs.model`'s
+/// `assumed_original` in `bundle_info`), with the assumed-dimensions flag (a map pin's row that
+/// fetched `original` for such a photo verified); a remote photo its own URL (no tier). Byte figures (decoded, download) follow the pipeline's cost settings and measured
 /// sizes, and are not recomputed.
 struct PhotoSizeChecks {
     let path: String
@@ -17,6 +18,20 @@ struct PhotoSizeChecks {
 
     /// At most this many rows are named per rule; the count says how many there were.
     static let named = 3
+
+    /// The original size the pipeline assumed for a photo of unknown size (`costs.model`'s
+    /// `assumed_original` in `bundle_info`); nil when the bundle does not say.
+    static func assumedOriginal(_ database: Database) throws -> PixelSize? {
+        // The parser holds the document the values point into: kept while they are read.
+        let parser = JSONParser()
+        guard let json = try database.scalar("SELECT value FROM bundle_info WHERE key = 'costs.model'"),
+              let root = try? parser.parse(PaddedBuffer(copying: Array(json.utf8))),
+              let pair = root["assumed_original"], pair.isArray
+        else { return nil }
+        let sides = withExtendedLifetime(parser) { pair.elements.compactMap(\.int64) }
+        guard sides.count == 2, sides[0] > 0, sides[1] > 0 else { return nil }
+        return PixelSize(width: Int(sides[0]), height: Int(sides[1]))
+    }
 
     func problems() throws -> [String] {
         var problems: [String] = []
@@ -51,7 +66,8 @@ struct PhotoSizeChecks {
                    display_width, display_height, upscaled, assumed_dimensions
             FROM size_costs ORDER BY remote, original_width, original_height, target_id
             """)
-        let model = CostModel()
+        var model = CostModel()
+        model.assumedOriginal = try Self.assumedOriginal(database) ?? model.assumedOriginal
         while try rows.step() {
             let remote = rows.int64(0) != 0
             let size = PixelSize(width: Int(rows.int64(1)), height: Int(rows.int64(2)))
@@ -72,7 +88,10 @@ struct PhotoSizeChecks {
                 } else if let known, served != known {
                     expected = "served at its own \(known.width) × \(known.height)"
                 }
-            } else if let known {
+            } else {
+                // A photo of unknown size is costed as one of the assumed size (`CostModel`).
+                let unknown = known == nil
+                let known = known ?? model.assumedOriginal
                 // The smallest tier that covers the target; when none does, one that serves as
                 // many pixels as the largest (`CostModel` chooses the smallest such since
                 // 2026-12-06, `original` before: a bundle of either rule verifies).
@@ -85,15 +104,14 @@ struct PhotoSizeChecks {
                     ?? (tier.map { $0 != .square && $0.servedSize(original: known) == largest } ?? false)
                 let tierServed = tier?.servedSize(original: known)
                 if !fits || served != tierServed || display != target.displaySize(of: served)
-                    || (rows.int64(9) != 0) != (covering == nil) || rows.int64(10) != 0
+                    || (rows.int64(9) != 0) != (covering == nil) || rows.int64(10) != (unknown ? 1 : 0)
                 {
                     let size = chosen.servedSize(original: known)
                     let shown = target.displaySize(of: size)
                     expected = "tier \(chosen.rawValue), served \(size.width) × \(size.height), "
                         + "shown \(shown.width) × \(shown.height)\(covering == nil ? ", upscaled" : "")"
+                        + (unknown ? ", assumed_dimensions 1 (its size unknown, \(known.width) × \(known.height) assumed)" : "")
                 }
-            } else if tier == nil || rows.int64(10) != 1 {
-                expected = "a tier, and assumed_dimensions 1 (its size is unknown)"
             }
             guard let expected else { continue }
             wrong += 1
