@@ -367,34 +367,27 @@ fi
 if grep -q "not 'abc' 2" "$E.3.log"; then fail "the error ends with its exit status"; fi
 
 # --- A build stopped by SIGTERM cancels its jobs -------------------------------------------
-I="$WORK/interrupted"
-setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$I" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 >"$I.log" 2>&1 &
-job=$!
-for _ in $(seq 1 100); do grep -q 'publish (bundle' "$I.log" 2>/dev/null && break; sleep 0.1; done
-kill -TERM -- "-$job" 2>/dev/null
-wait "$job"; status=$?
-left=""
-for _ in $(seq 1 50); do left=$(squeue -h -o %i 2>/dev/null); [ -z "$left" ] && break; sleep 0.2; done
-if [ "$status" = 0 ]; then fail "a build stopped by SIGTERM exited 0 (did it finish first?): $(tail -n 2 "$I.log")"
-elif [ -n "$left" ]; then fail "jobs left in the queue after SIGTERM: $left"
-else says "$I.log" "interrupted: cancelling jobs" "a build stopped by SIGTERM cancels every job it submitted"
-fi
-
-# The same with SIGTERM to make's own process alone (a CI runner's timeout, Python's
-# Popen.terminate): the inner make and the engine were children of a shell that died, and went
-# on submitting and publishing, holding the folder's lock.
+# interrupted FOLDER TO WHAT: a build stopped by SIGTERM, sent to its process group (TO=group, as
+# make is when its terminal goes) or to make's own process alone (TO=make: a CI runner's timeout,
+# Python's Popen.terminate; the inner make and the engine were children of a shell that died,
+# and went on submitting and publishing, holding the folder's lock), cancels every job it
+# submitted.
+interrupted() {
+  local folder=$1 to=$2 what=$3 job status left=""
+  setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$folder" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 >"$folder.log" 2>&1 &
+  job=$!
+  for _ in $(seq 1 100); do grep -q 'publish (bundle' "$folder.log" 2>/dev/null && break; sleep 0.1; done
+  if [ "$to" = group ]; then kill -TERM -- "-$job" 2>/dev/null; else kill -TERM "$job" 2>/dev/null; fi
+  wait "$job"; status=$?
+  for _ in $(seq 1 50); do left=$(squeue -h -o %i 2>/dev/null); [ -z "$left" ] && break; sleep 0.2; done
+  if [ "$status" = 0 ]; then fail "$what exited 0 (did it finish first?): $(tail -n 2 "$folder.log")"
+  elif [ -n "$left" ]; then fail "jobs left in the queue after $what: $left"
+  else says "$folder.log" "interrupted: cancelling jobs" "$what cancels every job it submitted"
+  fi
+}
+interrupted "$WORK/interrupted" group "a build stopped by SIGTERM"
 I="$WORK/interrupted-make"
-setsid make --no-print-directory bundle SKIP_TOOLS=1 BIN="$BIN" BUILD="$I" ENGINE=slurm SHARDS="$N" SLURM_POLL=0.2 >"$I.log" 2>&1 &
-job=$!
-for _ in $(seq 1 100); do grep -q 'publish (bundle' "$I.log" 2>/dev/null && break; sleep 0.1; done
-kill -TERM "$job" 2>/dev/null
-wait "$job"; status=$?
-left=""
-for _ in $(seq 1 50); do left=$(squeue -h -o %i 2>/dev/null); [ -z "$left" ] && break; sleep 0.2; done
-if [ "$status" = 0 ]; then fail "a build whose make got SIGTERM exited 0 (did it finish first?): $(tail -n 2 "$I.log")"
-elif [ -n "$left" ]; then fail "jobs left in the queue after SIGTERM to make alone: $left"
-else says "$I.log" "interrupted: cancelling jobs" "SIGTERM to make's own process cancels every job the build submitted"
-fi
+interrupted "$I" make "a build whose make alone got SIGTERM"
 if flock --wait 5 "$I/sample/.make.lock" true; then
   pass "after SIGTERM to make alone nothing holds the build folder's lock"
 else fail "after SIGTERM to make alone the build folder's lock is still held"; fi
